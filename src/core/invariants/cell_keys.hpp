@@ -1,0 +1,42 @@
+// The cells of a release and their keys, dictionary-encoded. The shim hands
+// each key as its text form (or NULL); cells are identified by the tuple of
+// keys, so two cells with the same tuple are a duplicate-cell error.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+
+namespace invariant_dp {
+
+class CellKeys {
+ public:
+  // text: row-major, n_cells * n_columns entries, nullptr for SQL NULL (NULL
+  // is a level of its own, like GROUP BY treats it). Throws InvalidData on a
+  // duplicate cell, naming its key.
+  CellKeys(std::size_t n_cells, std::vector<std::string> column_names,
+           const char* const* text, const Interrupts& interrupts);
+
+  std::size_t n_cells() const { return n_cells_; }
+  std::size_t n_columns() const { return column_names_.size(); }
+  const std::vector<std::string>& column_names() const { return column_names_; }
+
+  // Index of a key column by name; throws InvalidArgument naming the unknown
+  // column and listing the known ones.
+  std::size_t column_index(const std::string& name) const;
+
+  // Code of cell i on column j, in [0, n_levels(j)).
+  std::uint32_t code(std::size_t column, std::size_t cell) const { return codes_[column][cell]; }
+  std::uint32_t n_levels(std::size_t column) const { return n_levels_[column]; }
+
+ private:
+  std::size_t n_cells_;
+  std::vector<std::string> column_names_;
+  std::vector<std::vector<std::uint32_t>> codes_;  // [column][cell]
+  std::vector<std::uint32_t> n_levels_;
+};
+
+}  // namespace invariant_dp

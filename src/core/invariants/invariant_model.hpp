@@ -1,0 +1,67 @@
+// Declared margins compiled to the linear invariant A x = c over the cells,
+// with redundant rows removed, and the orthogonal projector onto null(A)
+// (subspace_dp digest, section 9). Never forms a dense d x d matrix:
+//   - no margin:                          identity;
+//   - one margin (a partition of cells):  centre within each group;
+//   - nested margins:                     only the finest partition counts;
+//   - two margins that cross completely within blocks (row and column totals
+//     of one or many two-way tables, e.g. the WiFi cube): double centring;
+//   - anything else: sparse A, rank-revealing sparse factorisation, and
+//     Pi_N e = e - A_r^T (A_r A_r^T)^{-1} A_r e on the independent rows A_r.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <Eigen/SparseCore>
+
+#include "../interrupts.hpp"
+#include "cell_keys.hpp"
+
+namespace invariant_dp {
+
+// One declared margin: the key columns whose marginal totals stay exact.
+// No column = the grand total.
+struct Margin {
+  std::vector<std::size_t> columns;
+};
+
+class InvariantModel {
+ public:
+  InvariantModel(const CellKeys& keys, std::vector<Margin> margins, const Interrupts& interrupts);
+  ~InvariantModel();
+  InvariantModel(InvariantModel&&) noexcept;
+  InvariantModel& operator=(InvariantModel&&) noexcept;
+
+  std::size_t n_cells() const;
+  // rank(A): the number of independent invariant rows.
+  std::size_t rank() const;
+  // dim null(A) = n_cells - rank: the dimensions the noise lives in.
+  std::size_t null_dimension() const { return n_cells() - rank(); }
+  // "none", "partition", "two_way" or "general": which projector is used.
+  std::string structure() const;
+
+  // e <- Pi_N e, in place, e has n_cells entries. Polls interrupts.
+  void project_onto_null_space(double* e) const;
+
+  // diag(Pi_N): the noise variance of each cell per unit of i.i.d. variance.
+  std::vector<double> null_projector_diagonal() const;
+
+  // The independent invariant rows A_r (rank() x n_cells, 0/1 entries).
+  Eigen::SparseMatrix<double, Eigen::RowMajor> independent_rows() const;
+
+  // The totals of every declared margin (every group of every margin, in a
+  // fixed order), for checking that a release kept them: out has
+  // n_margin_groups() entries.
+  std::size_t n_margin_groups() const;
+  void margin_totals(const double* values, double* out) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace invariant_dp

@@ -1,0 +1,18 @@
+// Real-valued noise for the subspace mechanisms (subspace_dp paper, Cor 3.5
+// and 3.8), whose outputs are real by definition. Built on uniform_open01():
+// Gaussian by the Box-Muller transform with 53-bit uniforms, Laplace by
+// inversion. Floating-point noise is not bit-exact DP (Mironov 2012); the
+// integer mechanisms are the exact ones. README says so.
+#pragma once
+
+#include "../random_source.hpp"
+
+namespace invariant_dp {
+
+// N(0, sigma^2).
+double sample_gaussian(RandomSource& rng, double sigma);
+
+// Laplace with density exp(-|x|/b) / (2b); variance 2 b^2.
+double sample_laplace(RandomSource& rng, double b);
+
+}  // namespace invariant_dp
