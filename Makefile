@@ -1,0 +1,33 @@
+# PGXS build of the invariant_dp extension. The C++ core is built by CMake
+# (CMakeLists.txt) into a static library that the C shim links.
+
+EXTENSION = invariant_dp
+MODULE_big = invariant_dp
+DATA = sql/invariant_dp--0.1.0.sql
+OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
+       src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o
+
+# pg_regress suites: sql/<name>.sql against expected/<name>.out.
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count
+REGRESS_OPTS = --inputdir=.
+
+CORE_BUILD = build/core
+CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
+SHLIB_LINK += $(CORE_LIB) -lstdc++ -lm
+PG_CFLAGS += -Wall -Wmissing-prototypes
+
+# Debian's server is built with LLVM: do not build JIT bitcode (needs clang).
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(CORE_LIB): FORCE
+	cmake -S . -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release -DINVARIANT_DP_TESTS=OFF > /dev/null
+	cmake --build $(CORE_BUILD) --target invariant_dp_core -j$(shell nproc)
+
+$(shlib): $(CORE_LIB)
+
+.PHONY: FORCE
+FORCE:

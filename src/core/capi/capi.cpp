@@ -1,0 +1,129 @@
+// The C entry points. Each converts plain buffers to core types, makes one
+// call into the core, and copies results back, all inside guarded().
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "../invariants/cell_keys.hpp"
+#include "../mechanisms/cell_domain.hpp"
+#include "../mechanisms/noise_calibration.hpp"
+#include "../mechanisms/release.hpp"
+#include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/discrete_laplace.hpp"
+#include "capi_guard.hpp"
+#include "invariant_dp_core.h"
+#include "session_randomness.hpp"
+
+using namespace invariant_dp;
+
+namespace {
+
+RawRequest raw_request(const idp_request* request) {
+  RawRequest raw;
+  raw.mechanism = request->mechanism ? request->mechanism : "";
+  raw.epsilon = request->epsilon;
+  raw.has_delta = request->has_delta;
+  raw.delta = request->delta;
+  for (std::size_t i = 0; i < request->n_margins; ++i) raw.margins.emplace_back(request->margins[i]);
+  for (std::size_t i = 0; i < request->n_options; ++i)
+    raw.options.emplace_back(request->option_keys[i], request->option_values[i]);
+  return raw;
+}
+
+std::vector<std::string> strings(std::size_t n, const char* const* text) {
+  return std::vector<std::string>(text, text + n);
+}
+
+Interrupts interrupts_of(const idp_interrupts* interrupts) {
+  return interrupts ? Interrupts(interrupts->pending, interrupts->context) : Interrupts();
+}
+
+char* malloc_copy(const std::string& text) {
+  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+  if (copy == nullptr) throw std::bad_alloc();
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+void copy_result(const ReleaseResult& result, idp_release_output* output) {
+  const std::size_t n = result.noise_sd.size();
+  if (result.integer_output)
+    std::copy(result.integer_values.begin(), result.integer_values.end(), output->integer_values);
+  else
+    std::copy(result.values.begin(), result.values.end(), output->values);
+  std::copy(result.noise_sd.begin(), result.noise_sd.begin() + n, output->noise_sd);
+  output->metadata_json = malloc_copy(result.metadata_json);
+}
+
+// dp.noisy_count runs once per group: remember the last calibration, since
+// a discrete Gaussian calibration is a numerical search.
+const NoiseLaw& cached_law(const ReleaseRequest& request) {
+  static ReleaseRequest last;
+  static NoiseLaw law;
+  static bool valid = false;
+  if (!valid || last.mechanism != request.mechanism || last.epsilon != request.epsilon ||
+      last.delta != request.delta || last.neighbours != request.neighbours) {
+    valid = false;
+    law = calibrate_noise(request);
+    last = request;
+    valid = true;
+  }
+  return law;
+}
+
+}  // namespace
+
+extern "C" {
+
+idp_status idp_check_request(const idp_request* request, size_t n_key_columns, const char* const* key_columns,
+                             idp_request_info* info, idp_error* error) {
+  return guarded(error, [&] {
+    const ReleaseRequest validated = validate_request(raw_request(request));
+    if (key_columns != nullptr) check_margin_columns(validated, strings(n_key_columns, key_columns));
+    info->integer_output = validated.mechanism->integer_output;
+    info->with_stddev = validated.with_stddev;
+  });
+}
+
+idp_status idp_release(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
+                       const idp_interrupts* interrupts, idp_release_output* output, idp_error* error) {
+  output->metadata_json = nullptr;
+  return guarded(error, [&] {
+    const ReleaseRequest validated = validate_request(raw_request(request));
+    const auto names = strings(cells->n_columns, cells->column_names);
+    check_margin_columns(validated, names);
+    const Interrupts polling = interrupts_of(interrupts);
+    RandomSource& rng = session_random_source(randomness);
+    if (!cells->has_domain) {
+      const CellKeys keys(cells->n_source_rows, names, cells->source_keys, polling);
+      copy_result(run_release(keys, cells->source_counts, validated, rng, polling), output);
+      return;
+    }
+    const auto counts = counts_on_domain(cells->n_columns, cells->n_domain_rows, cells->domain_keys,
+                                         cells->n_source_rows, cells->source_keys, cells->source_counts, names,
+                                         polling);
+    const CellKeys keys(cells->n_domain_rows, names, cells->domain_keys, polling);
+    copy_result(run_release(keys, counts.data(), validated, rng, polling), output);
+  });
+}
+
+idp_status idp_noisy_count(int64_t count, const idp_request* request, const idp_randomness* randomness,
+                           int64_t* noisy, idp_error* error) {
+  return guarded(error, [&] {
+    const ReleaseRequest validated = validate_request(raw_request(request));
+    if (!validated.mechanism->integer_output || validated.mechanism->allows_invariants)
+      throw InvalidArgument(std::string("mechanism \"") + validated.mechanism->name + "\" is not available in dp.noisy_count",
+                            {}, "Use discrete_laplace or discrete_gaussian.");
+    const NoiseLaw& law = cached_law(validated);
+    RandomSource& rng = session_random_source(randomness);
+    const std::int64_t noise = law.kind == NoiseKind::DiscreteLaplace
+                                   ? sample_discrete_laplace(rng, law.exact_parameter)
+                                   : sample_discrete_gaussian(rng, law.exact_parameter);
+    if (__builtin_add_overflow(count, noise, noisy)) throw OutOfRange("noisy count out of range for bigint");
+  });
+}
+
+void idp_free(void* pointer) { std::free(pointer); }
+
+}  // extern "C"

@@ -1,0 +1,18 @@
+// The one exception barrier between the core and PostgreSQL: runs a body,
+// maps whatever it throws to an idp_status with message, detail and hint.
+// Nothing thrown gets past it (catch (...) last).
+#pragma once
+
+#include "invariant_dp_core.h"
+
+namespace invariant_dp {
+
+template <typename Body>
+idp_status guarded(idp_error* error, Body&& body) noexcept;
+
+void record_error(idp_error* error, idp_status status, const char* message, const char* detail = "",
+                  const char* hint = "") noexcept;
+
+}  // namespace invariant_dp
+
+#include "capi_guard_impl.hpp"

@@ -1,0 +1,124 @@
+/*
+ * The C boundary of the C++ core: the only header the PostgreSQL shim
+ * includes. Every function here catches every C++ exception (one guard,
+ * capi_guard.hpp) and reports it as an idp_status plus PostgreSQL-style
+ * message/detail/hint, so no exception and no C++ frame ever meets a
+ * PostgreSQL longjmp. Buffers are caller-allocated, except metadata_json,
+ * which the core allocates with malloc and the caller releases with idp_free.
+ */
+#ifndef INVARIANT_DP_CORE_H
+#define INVARIANT_DP_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum idp_status {
+	IDP_OK = 0,
+	IDP_INVALID_ARGUMENT,		/* 22023 */
+	IDP_OUT_OF_RANGE,			/* 22003 */
+	IDP_INVALID_DATA,			/* 22000 */
+	IDP_INCONSISTENT_INVARIANTS,	/* 22023 */
+	IDP_TOO_LARGE,				/* 54000 */
+	IDP_OUT_OF_MEMORY,			/* 53200 */
+	IDP_INTERRUPTED,			/* 57014 */
+	IDP_INTERNAL				/* XX000 */
+} idp_status;
+
+typedef struct idp_error
+{
+	idp_status	status;
+	char		message[256];
+	char		detail[1024];
+	char		hint[512];
+} idp_error;
+
+/* Polled by long loops; must only read a flag, never raise an error. */
+typedef struct idp_interrupts
+{
+	bool		(*pending) (void *context);
+	void	   *context;
+} idp_interrupts;
+
+/*
+ * Where noise comes from: the OS CSPRNG unless a superuser fixed a seed. A
+ * new seed_generation restarts the seeded stream; otherwise it continues.
+ */
+typedef struct idp_randomness
+{
+	bool		seeded;
+	uint64_t	seed;
+	uint64_t	seed_generation;
+} idp_randomness;
+
+/* dp.privatize's arguments, unvalidated. */
+typedef struct idp_request
+{
+	const char *mechanism;
+	double		epsilon;
+	bool		has_delta;
+	double		delta;
+	size_t		n_margins;
+	const char *const *margins;		/* each "a,b" or "" */
+	size_t		n_options;
+	const char *const *option_keys;
+	const char *const *option_values;	/* jsonb scalars as text */
+} idp_request;
+
+typedef struct idp_request_info
+{
+	bool		integer_output;
+	bool		with_stddev;
+} idp_request_info;
+
+/*
+ * Validates the request against the source's key column names, before the
+ * source runs (pass n_key_columns = 0 and NULL to skip the column check).
+ */
+idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
+							  const char *const *key_columns, idp_request_info *info,
+							  idp_error *error);
+
+/* The cells: source rows, and optionally a domain listing every cell. */
+typedef struct idp_cells
+{
+	size_t		n_columns;
+	const char *const *column_names;
+	size_t		n_source_rows;
+	const char *const *source_keys;	/* row-major; NULL entry = SQL NULL */
+	const int64_t *source_counts;
+	bool		has_domain;
+	size_t		n_domain_rows;
+	const char *const *domain_keys;	/* row-major */
+} idp_cells;
+
+/* Output per released cell: source rows, or domain rows if given. */
+typedef struct idp_release_output
+{
+	double	   *values;			/* real mechanisms */
+	int64_t    *integer_values;	/* integer mechanisms */
+	double	   *noise_sd;
+	char	   *metadata_json;	/* malloc'd by the core */
+} idp_release_output;
+
+idp_status	idp_release(const idp_request *request, const idp_cells *cells,
+						const idp_randomness *randomness,
+						const idp_interrupts *interrupts,
+						idp_release_output *output, idp_error *error);
+
+/* One noisy count for dp.noisy_count (no invariants). */
+idp_status	idp_noisy_count(int64_t count, const idp_request *request,
+							const idp_randomness *randomness, int64_t *noisy,
+							idp_error *error);
+
+void		idp_free(void *pointer);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* INVARIANT_DP_CORE_H */

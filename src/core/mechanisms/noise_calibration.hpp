@@ -1,0 +1,35 @@
+// From (mechanism, epsilon, delta, neighbours) to the noise law: the scale of
+// the i.i.d. noise drawn before any projection, and how it was derived.
+//
+// Neighbours (README "Privacy semantics"): replace_one moves two cells of the
+// histogram by one each (l1 sensitivity 2, l2 sqrt 2); add_remove moves one
+// cell (1, 1). With exact margins only replace_one is meaningful.
+#pragma once
+
+#include <string>
+
+#include "../samplers/rational.hpp"
+#include "release_request.hpp"
+
+namespace invariant_dp {
+
+enum class NoiseKind { DiscreteLaplace, DiscreteGaussian, Gaussian, Laplace };
+
+struct NoiseLaw {
+  NoiseKind kind = NoiseKind::Laplace;
+  double l1_sensitivity = 0;
+  double l2_sensitivity = 0;
+  // Laplace scale b, or Gaussian standard deviation sigma, of one coordinate.
+  double scale = 0;
+  // The exact sampler's parameter: discrete Laplace scale or discrete
+  // Gaussian sigma^2, rounded so the privacy claim still holds.
+  Rational exact_parameter;
+  // Variance of one coordinate before projection.
+  double unit_variance = 0;
+  std::string law;          // e.g. "N(0, sigma^2) i.i.d., projected onto null(A)"
+  std::string calibration;  // how scale follows from (epsilon, delta)
+};
+
+NoiseLaw calibrate_noise(const ReleaseRequest& request);
+
+}  // namespace invariant_dp

@@ -1,0 +1,84 @@
+// Orchestrates a release: calibrate, compile invariants, draw, add.
+#include "release.hpp"
+
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "../samplers/continuous.hpp"
+#include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/discrete_laplace.hpp"
+#include "noise_calibration.hpp"
+#include "release_metadata.hpp"
+
+namespace invariant_dp {
+namespace {
+
+std::vector<Margin> margins_by_index(const CellKeys& cells, const ReleaseRequest& request) {
+  std::vector<Margin> margins;
+  for (const auto& names : request.margins) {
+    Margin margin;
+    for (const auto& name : names) margin.columns.push_back(cells.column_index(name));
+    margins.push_back(std::move(margin));
+  }
+  return margins;
+}
+
+std::int64_t discrete_draw(const NoiseLaw& law, RandomSource& rng) {
+  return law.kind == NoiseKind::DiscreteLaplace ? sample_discrete_laplace(rng, law.exact_parameter)
+                                                : sample_discrete_gaussian(rng, law.exact_parameter);
+}
+
+void release_integers(const std::int64_t* counts, const NoiseLaw& law, RandomSource& rng,
+                      const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
+  result.integer_output = true;
+  result.integer_values.resize(n);
+  result.noise_sd.assign(n, std::sqrt(law.unit_variance));
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (__builtin_add_overflow(counts[i], discrete_draw(law, rng), &result.integer_values[i]))
+      throw OutOfRange("noisy count out of range for bigint");
+  }
+}
+
+void release_reals(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model, RandomSource& rng,
+                   const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
+  result.values.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    result.values[i] = law.kind == NoiseKind::Gaussian ? sample_gaussian(rng, law.scale) : sample_laplace(rng, law.scale);
+  }
+  model.project_onto_null_space(result.values.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (counts[i] > kMaxExactRealCount)
+      throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+    result.values[i] += static_cast<double>(counts[i]);
+  }
+  result.noise_sd = model.null_projector_diagonal();
+  const double unit_sd = std::sqrt(law.unit_variance);
+  for (double& sd : result.noise_sd) sd = unit_sd * std::sqrt(std::max(0.0, sd));
+}
+
+}  // namespace
+
+ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
+                          RandomSource& rng, const Interrupts& interrupts) {
+  const std::size_t n = cells.n_cells();
+  if (n == 0)
+    throw InvalidData("source returned no rows", "There is no cell to release.",
+                      "Pass a domain query listing every public cell, so empty cells are released too.");
+  for (std::size_t i = 0; i < n; ++i)
+    if (counts[i] < 0) throw InvalidData("count must not be negative");
+  const NoiseLaw law = calibrate_noise(request);
+  const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
+
+  ReleaseResult result;
+  if (request.mechanism->integer_output)
+    release_integers(counts, law, rng, interrupts, result, n);
+  else
+    release_reals(counts, law, model, rng, interrupts, result, n);
+  result.metadata_json = release_metadata_json(request, law, model, cells);
+  return result;
+}
+
+}  // namespace invariant_dp

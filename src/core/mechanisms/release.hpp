@@ -1,0 +1,36 @@
+// One private release: cells and true counts in, noisy counts out, with the
+// per-cell noise standard deviation and the published noise law.
+//
+// Output law: y = x + z where z does not depend on x. Integer mechanisms: z
+// i.i.d. exact discrete noise. Subspace mechanisms: z = Pi_N e with e i.i.d.
+// Gaussian or Laplace, so A y = A x (every declared margin exact up to
+// floating round-off) and E[y] = x (subspace_dp Cor 4.1).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/cell_keys.hpp"
+#include "../random_source.hpp"
+#include "release_request.hpp"
+
+namespace invariant_dp {
+
+struct ReleaseResult {
+  bool integer_output = false;
+  std::vector<double> values;                // real mechanisms
+  std::vector<std::int64_t> integer_values;  // integer mechanisms
+  std::vector<double> noise_sd;              // per cell
+  std::string metadata_json;                 // the noise law, see release_metadata.hpp
+};
+
+// counts has cells.n_cells() entries, each >= 0.
+ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
+                          RandomSource& rng, const Interrupts& interrupts);
+
+// Real outputs represent counts exactly only up to 2^53.
+constexpr std::int64_t kMaxExactRealCount = std::int64_t{1} << 53;
+
+}  // namespace invariant_dp

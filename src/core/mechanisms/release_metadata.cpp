@@ -1,0 +1,90 @@
+// Writes the release metadata as JSON. Field names are documented in
+// README.md ("Release metadata") and are part of the SQL contract.
+#include "release_metadata.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+namespace invariant_dp {
+namespace {
+
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+std::string number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+std::string margins_json(const ReleaseRequest& request) {
+  std::string out = "[";
+  for (std::size_t m = 0; m < request.margins.size(); ++m) {
+    out += m ? ", [" : "[";
+    for (std::size_t c = 0; c < request.margins[m].size(); ++c) out += (c ? ", " : "") + quoted(request.margins[m][c]);
+    out += "]";
+  }
+  return out + "]";
+}
+
+std::string privacy_statement(const ReleaseRequest& request) {
+  std::ostringstream out;
+  out << (request.mechanism->needs_delta ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
+      << (request.neighbours == Neighbours::ReplaceOne ? "databases that differ in one person's record"
+                                                       : "databases that differ by one person added or removed");
+  if (!request.margins.empty())
+    out << " and agree on every declared margin; the margins are released exactly and are not protected "
+           "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
+  return out.str();
+}
+
+std::string noise_json(const NoiseLaw& law) {
+  const bool gaussian = law.kind == NoiseKind::Gaussian || law.kind == NoiseKind::DiscreteGaussian;
+  const bool exact = law.kind == NoiseKind::DiscreteGaussian || law.kind == NoiseKind::DiscreteLaplace;
+  std::ostringstream out;
+  out << "{\"law\": " << quoted(law.law) << ", \"scale_parameter\": " << quoted(gaussian ? "sigma" : "b")
+      << ", \"scale\": " << number(law.scale) << ", \"exact_parameter\": "
+      << (exact ? quoted(std::to_string(law.exact_parameter.num) + "/" + std::to_string(law.exact_parameter.den))
+                : std::string("null"))
+      << ", \"unit_variance\": " << number(law.unit_variance) << ", \"calibration\": " << quoted(law.calibration)
+      << "}";
+  return out.str();
+}
+
+}  // namespace
+
+std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
+                                  const CellKeys& cells) {
+  std::ostringstream out;
+  out << "{\"mechanism\": " << quoted(request.mechanism->name)
+      << ", \"output\": " << quoted(request.mechanism->integer_output ? "integer" : "real")
+      << ", \"epsilon\": " << number(request.epsilon)
+      << ", \"delta\": " << (request.mechanism->needs_delta ? number(request.delta) : std::string("null"))
+      << ", \"neighbours\": " << quoted(neighbours_name(request.neighbours))
+      << ", \"privacy\": " << quoted(privacy_statement(request))
+      << ", \"l1_sensitivity\": " << number(law.l1_sensitivity)
+      << ", \"l2_sensitivity\": " << number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
+      << ", \"invariants\": {\"margins\": " << margins_json(request)
+      << ", \"structure\": " << quoted(model.structure()) << ", \"rank\": " << model.rank()
+      << ", \"null_dimension\": " << model.null_dimension() << "}"
+      << ", \"cells\": " << cells.n_cells()
+      << ", \"covariance\": " << quoted(request.margins.empty() ? "unit_variance * I" : "unit_variance * Pi_N")
+      << ", \"expected_total_squared_error\": " << number(law.unit_variance * double(model.null_dimension())) << "}";
+  return out.str();
+}
+
+}  // namespace invariant_dp

@@ -1,0 +1,19 @@
+// The noise law published with a release (DESIGN.md "Privacy semantics"):
+// enough for an analyst to compute the error of any sum of released cells
+// (Var(w . y) = unit_variance * w^T Pi_N w) and for an auditor to check the
+// privacy claim. JSON text; the shim returns it as jsonb.
+#pragma once
+
+#include <string>
+
+#include "../invariants/cell_keys.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "noise_calibration.hpp"
+#include "release_request.hpp"
+
+namespace invariant_dp {
+
+std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
+                                  const CellKeys& cells);
+
+}  // namespace invariant_dp

@@ -1,0 +1,129 @@
+// Validation of dp.privatize's arguments. Every message names the argument
+// and the accepted range, in PostgreSQL's style.
+#include "release_request.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "../errors.hpp"
+
+namespace invariant_dp {
+namespace {
+
+std::string format_number(double value) {
+  std::ostringstream out;
+  out.precision(17);
+  out << value;
+  return out.str();
+}
+
+std::string trim(const std::string& s) {
+  const auto first = s.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return {};
+  const auto last = s.find_last_not_of(" \t\n");
+  return s.substr(first, last - first + 1);
+}
+
+std::vector<std::string> parse_margin(const std::string& text) {
+  std::vector<std::string> columns;
+  if (trim(text).empty()) return columns;  // the grand total
+  std::string::size_type start = 0;
+  while (true) {
+    const auto comma = text.find(',', start);
+    const std::string column = trim(text.substr(start, comma - start));
+    if (column.empty())
+      throw InvalidArgument("invalid margin \"" + text + "\"",
+                            "A margin is a comma-separated list of key columns, or '' for the grand total.");
+    for (const auto& seen : columns)
+      if (seen == column) throw InvalidArgument("margin \"" + text + "\" names column \"" + column + "\" twice");
+    columns.push_back(column);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return columns;
+}
+
+void check_epsilon(double epsilon) {
+  if (!std::isfinite(epsilon) || epsilon <= 0)
+    throw InvalidArgument("epsilon must be positive and finite", "epsilon = " + format_number(epsilon) + ".");
+  if (epsilon > kMaxEpsilon)
+    throw OutOfRange("epsilon must be at most " + format_number(kMaxEpsilon),
+                     "epsilon = " + format_number(epsilon) + ".",
+                     "Above this the noise no longer protects anyone; release the exact counts instead if that is intended.");
+}
+
+void check_delta(const RawRequest& raw, const MechanismTraits& mechanism) {
+  if (!mechanism.needs_delta) {
+    if (raw.has_delta && raw.delta != 0)
+      throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" does not use delta",
+                            "It is pure epsilon-differentially private.", "Omit delta or pass NULL.");
+    return;
+  }
+  if (!raw.has_delta)
+    throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" requires delta",
+                          {}, "Pass delta, e.g. delta => 1e-6 (well below 1/number of people).");
+  if (!std::isfinite(raw.delta) || raw.delta <= 0 || raw.delta >= 1)
+    throw InvalidArgument("delta must be in the open interval (0, 1)", "delta = " + format_number(raw.delta) + ".");
+}
+
+bool parse_bool_option(const std::string& key, const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  throw InvalidArgument("option \"" + key + "\" must be true or false", "Got \"" + value + "\".");
+}
+
+void apply_option(ReleaseRequest& request, const std::string& key, const std::string& value) {
+  if (key == "stddev") {
+    request.with_stddev = parse_bool_option(key, value);
+  } else if (key == "neighbours") {
+    if (value == "replace_one") request.neighbours = Neighbours::ReplaceOne;
+    else if (value == "add_remove") request.neighbours = Neighbours::AddRemove;
+    else throw InvalidArgument("option \"neighbours\" must be \"replace_one\" or \"add_remove\"", "Got \"" + value + "\".");
+  } else {
+    throw InvalidArgument("unknown option \"" + key + "\"", "Known options: stddev, neighbours.");
+  }
+}
+
+}  // namespace
+
+const char* neighbours_name(Neighbours neighbours) {
+  return neighbours == Neighbours::ReplaceOne ? "replace_one" : "add_remove";
+}
+
+ReleaseRequest validate_request(const RawRequest& raw) {
+  ReleaseRequest request;
+  request.mechanism = &mechanism_by_name(raw.mechanism);
+  check_epsilon(raw.epsilon);
+  request.epsilon = raw.epsilon;
+  check_delta(raw, *request.mechanism);
+  request.delta = request.mechanism->needs_delta ? raw.delta : 0;
+  for (const auto& text : raw.margins) request.margins.push_back(parse_margin(text));
+  for (const auto& [key, value] : raw.options) apply_option(request, key, value);
+
+  if (!request.margins.empty() && !request.mechanism->allows_invariants)
+    throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" does not keep invariants",
+                          "It adds independent noise to every cell, so no margin would stay exact.",
+                          "Use subspace_gaussian or subspace_laplace to keep margins exact.");
+  if (!request.margins.empty() && request.neighbours == Neighbours::AddRemove)
+    throw InvalidArgument("exact margins need replace_one neighbours",
+                          "Adding or removing a person changes a margin total, which is released exactly; only "
+                          "databases with equal invariants can be protected.",
+                          "Drop the \"neighbours\" option.");
+  return request;
+}
+
+void check_margin_columns(const ReleaseRequest& request, const std::vector<std::string>& key_columns) {
+  for (const auto& margin : request.margins)
+    for (const auto& column : margin) {
+      bool known = false;
+      for (const auto& key : key_columns) known = known || key == column;
+      if (known) continue;
+      std::string list;
+      for (const auto& key : key_columns) list += (list.empty() ? "" : ", ") + key;
+      throw InvalidArgument("margin names unknown column \"" + column + "\"",
+                            "The source's key columns are: " + (list.empty() ? "(none)" : list) + ".",
+                            "Margins name key columns of the source query; the last column is the count.");
+    }
+}
+
+}  // namespace invariant_dp

@@ -1,0 +1,50 @@
+// A validated release request: everything dp.privatize was asked, checked
+// before the source query runs, so a typo costs nothing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mechanism.hpp"
+
+namespace invariant_dp {
+
+// Which pairs of databases are neighbours (README "Privacy semantics").
+enum class Neighbours {
+  ReplaceOne,  // same size, one person's record changed: two cells move by 1
+  AddRemove,   // one person added or removed: one cell moves by 1
+};
+
+struct ReleaseRequest {
+  const MechanismTraits* mechanism = nullptr;
+  double epsilon = 0;
+  double delta = 0;  // 0 for pure-DP mechanisms
+  Neighbours neighbours = Neighbours::ReplaceOne;
+  // Each margin: the key column names whose marginal totals stay exact.
+  std::vector<std::vector<std::string>> margins;
+  bool with_stddev = false;  // options {"stddev": true}
+};
+
+struct RawRequest {
+  std::string mechanism;
+  double epsilon = 0;
+  bool has_delta = false;
+  double delta = 0;
+  std::vector<std::string> margins;  // each "a,b" or "" (grand total)
+  std::vector<std::pair<std::string, std::string>> options;  // jsonb, flattened to text
+};
+
+// Validates names and ranges; throws InvalidArgument / OutOfRange.
+ReleaseRequest validate_request(const RawRequest& raw);
+
+// Largest epsilon accepted: beyond it a release is not meaningfully private.
+constexpr double kMaxEpsilon = 100.0;
+
+// Margins naming a column the source does not return: InvalidArgument.
+void check_margin_columns(const ReleaseRequest& request, const std::vector<std::string>& key_columns);
+
+const char* neighbours_name(Neighbours neighbours);
+
+}  // namespace invariant_dp

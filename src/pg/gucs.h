@@ -1,0 +1,17 @@
+/* Settings of invariant_dp (README "Settings"). */
+#ifndef INVARIANT_DP_GUCS_H
+#define INVARIANT_DP_GUCS_H
+
+#include "postgres.h"
+
+/* dp.seed: superuser-only fixed seed; empty = OS CSPRNG. */
+extern bool dp_seed_is_set;
+extern uint64 dp_seed_value;
+extern uint64 dp_seed_generation;
+
+/* dp.max_cells: the most cells one release may hold. */
+extern int	dp_max_cells;
+
+extern void define_gucs(void);
+
+#endif

@@ -1,0 +1,16 @@
+/* The extension's module: magic block and load-time set-up. */
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "gucs.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	define_gucs();
+}

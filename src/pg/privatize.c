@@ -1,0 +1,258 @@
+/*
+ * dp.privatize(source, epsilon, mechanism, delta, margins, domain, options):
+ * a private release of a GROUP BY's counts. Three phases, never interleaved:
+ * read the arguments and the source rows into plain buffers; one call into
+ * the core; pack the released cells into a tuplestore.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "arguments.h"
+#include "core_bridge.h"
+#include "last_release.h"
+#include "source_reader.h"
+
+PG_FUNCTION_INFO_V1(dp_privatize);
+
+typedef struct Privatize
+{
+	idp_request request;
+	idp_request_info info;
+	char	   *source;
+	char	   *domain;
+	TupleDesc	result_desc;
+	QueryRows	source_rows;
+	QueryRows	domain_rows;
+} Privatize;
+
+static TupleDesc
+expected_result_desc(FunctionCallInfo fcinfo)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	if (rsinfo == NULL || !IsA(rsinfo, ReturnSetInfo) ||
+		(rsinfo->allowedModes & SFRM_Materialize) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp.privatize must be called in the FROM clause")));
+	if (rsinfo->expectedDesc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("dp.privatize needs a column definition list"),
+				 errhint("Name the key columns and the count, e.g. "
+						 "SELECT * FROM dp.privatize(...) AS t(county text, edu text, n float8).")));
+	return rsinfo->expectedDesc;
+}
+
+static bool
+count_column_fits(Oid type, bool integer_output)
+{
+	if (type == FLOAT8OID || type == NUMERICOID)
+		return true;
+	return integer_output && type == INT8OID;
+}
+
+/* The column definition list must mirror the source: keys, count[, sd]. */
+static void
+check_result_columns(const QueryRows *rows, void *arg)
+{
+	Privatize  *p = (Privatize *) arg;
+	TupleDesc	desc = p->result_desc;
+	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0);
+	int			k;
+	Oid			count_type;
+
+	if (desc->natts != expected)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
+				 errdetail("The source has %d key columns, then the count%s.", rows->n_keys,
+						   p->info.with_stddev ? ", then the noise standard deviation" : "")));
+	for (k = 0; k < rows->n_keys; k++)
+		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column %d of the column definition list must have type %s", k + 1,
+							format_type_be(rows->key_types[k])),
+					 errdetail("The source's key column \"%s\" has type %s, the list declares %s.",
+							   rows->key_names[k], format_type_be(rows->key_types[k]),
+							   format_type_be(TupleDescAttr(desc, k)->atttypid))));
+	count_type = TupleDescAttr(desc, rows->n_keys)->atttypid;
+	if (!count_column_fits(count_type, p->info.integer_output))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the count column cannot be %s for mechanism \"%s\"", format_type_be(count_type),
+						p->request.mechanism),
+				 errhint("Declare it %s.", p->info.integer_output ? "bigint" : "float8")));
+	if (p->info.with_stddev && TupleDescAttr(desc, rows->n_keys + 1)->atttypid != FLOAT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the standard deviation column must be float8")));
+	{
+		idp_error	error;
+
+		if (idp_check_request(&p->request, rows->n_keys, (const char *const *) rows->key_names,
+							  &p->info, &error) != IDP_OK)
+			raise_core_error(&error);
+	}
+}
+
+/* The domain lists the same key columns as the source, with no count. */
+static void
+check_domain_columns(const QueryRows *rows, void *arg)
+{
+	const QueryRows *source = (const QueryRows *) arg;
+	int			k;
+
+	if (rows->n_keys != source->n_keys)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("domain returns %d columns, the source has %d key columns", rows->n_keys, source->n_keys)));
+	for (k = 0; k < rows->n_keys; k++)
+		if (rows->key_types[k] != source->key_types[k])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("domain column %d has type %s, the source's key column \"%s\" has type %s", k + 1,
+							format_type_be(rows->key_types[k]), source->key_names[k],
+							format_type_be(source->key_types[k]))));
+}
+
+static void
+unpack_privatize(FunctionCallInfo fcinfo, Privatize *p)
+{
+	idp_error	error;
+
+	memset(p, 0, sizeof *p);
+	p->source = required_text(fcinfo, 0, "source");
+	p->request.epsilon = required_float8(fcinfo, 1, "epsilon");
+	p->request.mechanism = required_text(fcinfo, 2, "mechanism");
+	p->request.has_delta = !PG_ARGISNULL(3);
+	p->request.delta = p->request.has_delta ? PG_GETARG_FLOAT8(3) : 0;
+	unpack_margins(fcinfo, 4, &p->request);
+	p->domain = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
+	unpack_options(fcinfo, 6, &p->request);
+	/* Refuse a bad mechanism or epsilon before the source runs. */
+	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
+		raise_core_error(&error);
+	p->result_desc = expected_result_desc(fcinfo);
+}
+
+static void
+read_rows(Privatize *p)
+{
+	p->source_rows.what = "source";
+	p->source_rows.has_count = true;
+	p->source_rows.on_columns = check_result_columns;
+	p->source_rows.on_columns_arg = p;
+	read_query_rows(p->source, &p->source_rows);
+	if (p->domain == NULL)
+		return;
+	p->domain_rows.what = "domain";
+	p->domain_rows.has_count = false;
+	p->domain_rows.on_columns = check_domain_columns;
+	p->domain_rows.on_columns_arg = &p->source_rows;
+	read_query_rows(p->domain, &p->domain_rows);
+}
+
+static Datum
+count_datum(double value, int64 integer_value, bool integer_output, Oid type)
+{
+	if (integer_output && type == INT8OID)
+		return Int64GetDatum(integer_value);
+	if (integer_output && type == NUMERICOID)
+		return NumericGetDatum(int64_to_numeric(integer_value));
+	if (integer_output)
+		return Float8GetDatum((double) integer_value);
+	if (type == NUMERICOID)
+		return DirectFunctionCall1(float8_numeric, Float8GetDatum(value));
+	return Float8GetDatum(value);
+}
+
+static void
+pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, const idp_release_output *out)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	Tuplestorestate *store = tuplestore_begin_heap(true, false, work_mem);
+	int			natts = p->result_desc->natts;
+	Oid			count_type = TupleDescAttr(p->result_desc, cells->n_keys)->atttypid;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc0(sizeof(bool) * natts);
+	size_t		i;
+
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < cells->n_rows; i++)
+	{
+		int			k;
+
+		for (k = 0; k < cells->n_keys; k++)
+		{
+			values[k] = cells->key_values[i * cells->n_keys + k];
+			nulls[k] = cells->key_nulls[i * cells->n_keys + k];
+		}
+		values[k] = count_datum(out->values ? out->values[i] : 0, out->integer_values ? out->integer_values[i] : 0,
+								p->info.integer_output, count_type);
+		if (p->info.with_stddev)
+			values[k + 1] = Float8GetDatum(out->noise_sd[i]);
+		tuplestore_putvalues(store, p->result_desc, values, nulls);
+	}
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = store;
+	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
+}
+
+static idp_cells
+core_cells(const Privatize *p)
+{
+	idp_cells	cells;
+
+	cells.n_columns = p->source_rows.n_keys;
+	cells.column_names = (const char *const *) p->source_rows.key_names;
+	cells.n_source_rows = p->source_rows.n_rows;
+	cells.source_keys = (const char *const *) p->source_rows.key_text;
+	cells.source_counts = p->source_rows.counts;
+	cells.has_domain = p->domain != NULL;
+	cells.n_domain_rows = p->domain_rows.n_rows;
+	cells.domain_keys = (const char *const *) p->domain_rows.key_text;
+	return cells;
+}
+
+Datum
+dp_privatize(PG_FUNCTION_ARGS)
+{
+	Privatize	p;
+	idp_cells	cells;
+	idp_release_output out;
+	idp_randomness randomness = current_randomness();
+	idp_interrupts interrupts = pg_interrupts();
+	idp_error	error;
+	const QueryRows *released;
+	size_t		n;
+
+	unpack_privatize(fcinfo, &p);
+	SPI_connect();
+	read_rows(&p);
+	released = p.domain ? &p.domain_rows : &p.source_rows;
+	n = Max(released->n_rows, 1);
+	out.values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
+	out.integer_values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(int64));
+	out.noise_sd = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
+	cells = core_cells(&p);
+
+	if (idp_release(&p.request, &cells, &randomness, &interrupts, &out, &error) != IDP_OK)
+		raise_core_error(&error);
+
+	remember_release(out.metadata_json);
+	idp_free(out.metadata_json);
+	pack_results(fcinfo, &p, released, &out);
+	SPI_finish();
+	return (Datum) 0;
+}
