@@ -31,12 +31,17 @@ class CellKeys {
   // Code of cell i on column j, in [0, n_levels(j)).
   std::uint32_t code(std::size_t column, std::size_t cell) const { return codes_[column][cell]; }
   std::uint32_t n_levels(std::size_t column) const { return n_levels_[column]; }
+  // All n_cells() codes of a column, for loops over every cell.
+  const std::uint32_t* codes(std::size_t column) const { return codes_[column].data(); }
 
  private:
   std::size_t n_cells_;
   std::vector<std::string> column_names_;
   std::vector<std::vector<std::uint32_t>> codes_;  // [column][cell]
   std::vector<std::uint32_t> n_levels_;
+
+  // Throws InvalidData naming the first key tuple that repeats.
+  void check_no_duplicate_cells(const char* const* text, const Interrupts& interrupts) const;
 };
 
 }  // namespace invariant_dp

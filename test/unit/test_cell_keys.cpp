@@ -1,0 +1,144 @@
+// Unit tests of CellKeys: dictionary encoding of key columns (NULL is its own
+// level, distinct from ''), duplicate-cell detection with a PostgreSQL-style
+// message naming the key, column lookup errors, and the large-input paths of
+// the grouping (hashed keys, keys wider than 64 bits, a million cells).
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "errors.hpp"
+#include "invariants/cell_keys.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using Row = std::vector<std::optional<std::string>>;
+
+CellKeys make_keys(const std::vector<std::string>& names, const std::vector<Row>& rows,
+                   const Interrupts& interrupts = Interrupts()) {
+  std::vector<const char*> text;
+  for (const Row& row : rows) {
+    for (const auto& value : row) text.push_back(value ? value->c_str() : nullptr);
+  }
+  return CellKeys(rows.size(), names, text.data(), interrupts);
+}
+
+// n cells whose text in column j is the decimal of (i * multiplier[j]) % modulus[j].
+CellKeys make_numeric_keys(std::size_t n_cells, const std::vector<std::size_t>& multipliers,
+                           const std::vector<std::size_t>& moduli, std::vector<std::string>& storage) {
+  const std::size_t n_columns = moduli.size();
+  storage.clear();
+  storage.reserve(n_cells * n_columns);
+  std::vector<const char*> text;
+  for (std::size_t i = 0; i < n_cells; ++i) {
+    for (std::size_t j = 0; j < n_columns; ++j) storage.push_back(std::to_string(i * multipliers[j] % moduli[j]));
+  }
+  for (const std::string& s : storage) text.push_back(s.c_str());
+  std::vector<std::string> names;
+  for (std::size_t j = 0; j < n_columns; ++j) names.push_back("k" + std::to_string(j));
+  return CellKeys(n_cells, names, text.data(), Interrupts());
+}
+
+TEST(CellKeys, EncodesLevelsInOrderOfFirstAppearance) {
+  const CellKeys keys = make_keys({"county", "edu"}, {{"Beta", "Low"}, {"Alpha", "Low"}, {"Beta", "High"}});
+  EXPECT_EQ(keys.n_cells(), 3u);
+  EXPECT_EQ(keys.n_columns(), 2u);
+  EXPECT_EQ(keys.n_levels(0), 2u);
+  EXPECT_EQ(keys.code(0, 0), 0u);
+  EXPECT_EQ(keys.code(0, 1), 1u);
+  EXPECT_EQ(keys.code(0, 2), 0u);
+  EXPECT_EQ(keys.code(1, 0), 0u);
+  EXPECT_EQ(keys.code(1, 2), 1u);
+  EXPECT_EQ(keys.codes(1)[1], 0u);
+}
+
+TEST(CellKeys, NullIsALevelOfItsOwnDistinctFromEmptyString) {
+  const CellKeys keys = make_keys({"k"}, {{std::nullopt}, {""}, {"x"}});
+  EXPECT_EQ(keys.n_levels(0), 3u);
+  EXPECT_NE(keys.code(0, 0), keys.code(0, 1));
+}
+
+TEST(CellKeys, NullAndEmptyStringAreDifferentCells) {
+  EXPECT_NO_THROW(make_keys({"a", "b"}, {{"x", std::nullopt}, {"x", ""}}));
+}
+
+TEST(CellKeys, DuplicateCellNamesItsKey) {
+  try {
+    make_keys({"county", "edu"}, {{"Alpha", "Low"}, {"Alpha", "High"}, {"Alpha", "Low"}});
+    FAIL() << "expected InvalidData";
+  } catch (const InvalidData& e) {
+    EXPECT_STREQ(e.what(), "duplicate cell in source");
+    EXPECT_EQ(e.detail(), "Key (county, edu)=(Alpha, Low) appears more than once.");
+    EXPECT_EQ(e.hint(), "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
+  }
+}
+
+TEST(CellKeys, DuplicateNullKeyIsShownAsNull) {
+  try {
+    make_keys({"a", "b"}, {{std::nullopt, ""}, {std::nullopt, ""}});
+    FAIL() << "expected InvalidData";
+  } catch (const InvalidData& e) {
+    EXPECT_EQ(e.detail(), "Key (a, b)=(null, ) appears more than once.");
+  }
+}
+
+TEST(CellKeys, NoKeyColumnsAllowOneCellOnly) {
+  const char* none = nullptr;
+  EXPECT_NO_THROW(CellKeys(1, {}, &none, Interrupts()));
+  EXPECT_THROW(CellKeys(2, {}, &none, Interrupts()), InvalidData);
+  EXPECT_NO_THROW(CellKeys(0, {"a"}, &none, Interrupts()));
+}
+
+TEST(CellKeys, ColumnIndexFindsEveryColumn) {
+  const CellKeys keys = make_keys({"state", "county", "edu"}, {{"s", "c", "e"}});
+  EXPECT_EQ(keys.column_index("state"), 0u);
+  EXPECT_EQ(keys.column_index("edu"), 2u);
+}
+
+TEST(CellKeys, UnknownColumnIsNamedAndKnownOnesListed) {
+  const CellKeys keys = make_keys({"state", "county"}, {{"s", "c"}});
+  try {
+    keys.column_index("town");
+    FAIL() << "expected InvalidArgument";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "key column \"town\" does not exist");
+    EXPECT_EQ(e.detail(), "The key columns are: state, county.");
+    EXPECT_FALSE(e.hint().empty());
+  }
+}
+
+TEST(CellKeys, RepeatedColumnNameIsRejected) {
+  EXPECT_THROW(make_keys({"a", "a"}, {{"x", "y"}}), InvalidArgument);
+}
+
+TEST(CellKeys, MillionCellsWithFewLevelsEncode) {
+  std::vector<std::string> storage;
+  const CellKeys keys = make_numeric_keys(1000000, {1, 1}, {1000, 1000003}, storage);
+  EXPECT_EQ(keys.n_levels(0), 1000u);
+  EXPECT_EQ(keys.n_levels(1), 1000000u);
+}
+
+TEST(CellKeys, WideKeysUseHashedAndOverflowingPaths) {
+  // Five columns of ~50k levels each: the packed tuple exceeds 64 bits.
+  std::vector<std::string> storage;
+  const std::size_t n = 50000;
+  EXPECT_NO_THROW(make_numeric_keys(n, {1, 7, 11, 13, 17}, {n, n, n, n, n}, storage));
+  // Same, but cells 0 and n/2 collide on every column: duplicate.
+  EXPECT_THROW(make_numeric_keys(n, {2, 4, 6, 8, 10}, {n, n, n, n, n}, storage), InvalidData);
+  // Two columns of many levels: hashed grouping, duplicate found.
+  EXPECT_THROW(make_numeric_keys(n, {1, 1}, {n / 2, n / 2}, storage), InvalidData);
+  EXPECT_NO_THROW(make_numeric_keys(n, {1, 1}, {n / 2, n / 2 + 1}, storage));
+}
+
+bool always_pending(void*) { return true; }
+
+TEST(CellKeys, InterruptStopsEncoding) {
+  std::vector<Row> rows;
+  for (int i = 0; i < 10000; ++i) rows.push_back({std::to_string(i)});
+  EXPECT_THROW(make_keys({"k"}, rows, Interrupts(&always_pending, nullptr)), Interrupted);
+}
+
+}  // namespace
+}  // namespace invariant_dp
