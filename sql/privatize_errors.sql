@@ -1,0 +1,83 @@
+-- Every bad input gets a clear error with its SQLSTATE, and leaves the
+-- session usable.
+\set q 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'
+SELECT sqlstate_of(format($f$SELECT * FROM dp.privatize(%L, %s, %L, delta => %s, margins => %L)
+                            AS t(county text, edu text, n float8)$f$, :'q', eps, mech, delta, margins)) AS error,
+       eps, mech, delta, margins
+FROM (VALUES (0::text, 'subspace_laplace', 'NULL', '{}'),
+             ('-1', 'subspace_laplace', 'NULL', '{}'),
+             ('''NaN''', 'subspace_laplace', 'NULL', '{}'),
+             ('''Infinity''', 'subspace_laplace', 'NULL', '{}'),
+             ('1000', 'subspace_laplace', 'NULL', '{}'),
+             ('NULL', 'subspace_laplace', 'NULL', '{}'),
+             ('1', 'subspace_gaussian', 'NULL', '{}'),
+             ('1', 'subspace_gaussian', '0', '{}'),
+             ('1', 'subspace_gaussian', '1', '{}'),
+             ('1', 'subspace_gaussian', '''NaN''', '{}'),
+             ('1', 'subspace_laplace', '1e-6', '{}'),
+             ('1', 'laplace', 'NULL', '{}'),
+             ('1', 'subspace_laplace', 'NULL', '{county,state}'),
+             ('1', 'subspace_laplace', 'NULL', '{" , "}'),
+             ('1', 'subspace_laplace', 'NULL', '{"county,county"}'),
+             ('1', 'subspace_laplace', 'NULL', '{"county,edu"}'),
+             ('1', 'subspace_laplace', 'NULL', '{county,"county,edu"}'),
+             ('1', 'subspace_laplace', 'NULL', '{NULL}'))
+     AS cases(eps, mech, delta, margins);
+
+-- Margins need a mechanism that keeps them, and replace-one neighbours.
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', margins => '{county}') AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', margins => '{county}',
+                           options => '{"neighbours": "add_remove"}') AS t(county text, edu text, n float8);
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '{"stdev": true}') AS t(county text, edu text, n float8);
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '{"stddev": "yes"}') AS t(county text, edu text, n float8);
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '[1]') AS t(county text, edu text, n float8);
+-- Invariants that pin every cell leave nothing to protect.
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', margins => '{"county,edu"}') AS t(county text, edu text, n float8);
+SELECT * FROM dp.privatize($$SELECT county, count(*) FROM delinquents GROUP BY 1$$, 1.0, 'subspace_laplace',
+                           margins => '{county}') AS t(county text, n float8);
+
+-- Source problems.
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents WHERE false GROUP BY 1, 2$$, 1.0,
+                           'discrete_laplace') AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize($$VALUES ('a', -1)$$, 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize($$VALUES ('a', NULL::int)$$, 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize($$VALUES ('a', 1.5)$$, 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize($$VALUES ('a', 'many')$$, 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize($$VALUES ('a', 1), ('b', 2), ('a', 3)$$, 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize('DELETE FROM delinquents', 1.0, 'discrete_laplace') AS t(k text, n bigint);
+SELECT * FROM dp.privatize('SELECT 1; SELECT 2', 1.0, 'discrete_laplace') AS t(n bigint);
+SELECT * FROM dp.privatize($$WITH gone AS (DELETE FROM delinquents RETURNING county) SELECT county, count(*) FROM gone GROUP BY 1$$,
+                           1.0, 'discrete_laplace') AS t(county text, n bigint);
+SELECT * FROM dp.privatize('SELECT county, count(*) INTO stolen FROM delinquents GROUP BY 1', 1.0,
+                           'discrete_laplace') AS t(county text, n bigint);
+SELECT * FROM dp.privatize('SELEC 1', 1.0, 'discrete_laplace') AS t(n bigint);
+SELECT * FROM dp.privatize('SELECT * FROM no_such_table', 1.0, 'discrete_laplace') AS t(n bigint);
+SELECT * FROM dp.privatize(NULL, 1.0, 'discrete_laplace') AS t(n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, NULL) AS t(county text, edu text, n bigint);
+SELECT count(*) AS children_still_there FROM delinquents;
+
+-- Domain problems.
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', domain => $$SELECT 'Alpha'::text, 'Low'::text$$)
+    AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace',
+                           domain => $$SELECT DISTINCT county, edu FROM delinquents UNION ALL SELECT 'Alpha', 'Low'$$)
+    AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', domain => $$SELECT DISTINCT county FROM delinquents$$)
+    AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', domain => $$SELECT DISTINCT county, 1 FROM delinquents$$)
+    AS t(county text, edu text, n bigint);
+
+-- Too large for the configured limit (SQLSTATE 54000).
+SET dp.max_cells = 10;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+                     1.0, 'discrete_laplace') AS t(county text, edu text, n bigint)$$) AS too_many_cells;
+RESET dp.max_cells;
+
+-- A cancelled release (statement_timeout) is an ordinary cancel error.
+SET statement_timeout = '300ms';
+SELECT count(*) FROM dp.privatize($$SELECT i, 1 FROM generate_series(1, 50000000) i$$, 1.0, 'discrete_laplace')
+    AS t(i int, n bigint);
+RESET statement_timeout;
+
+-- The session is intact after all of the above.
+SELECT count(*) AS cells FROM dp.privatize(:'q', 1.0, 'discrete_laplace') AS t(county text, edu text, n bigint);

@@ -1,0 +1,50 @@
+-- Keys of any type come back with their own type; NULL is a key of its own.
+CREATE TEMP TABLE visits (day date, ward int, urgent boolean, cost numeric);
+INSERT INTO visits
+SELECT DATE '2026-01-01' + (i % 3), i % 4, i % 2 = 0, (i % 5)::numeric / 2
+FROM generate_series(1, 600) i;
+INSERT INTO visits VALUES (NULL, NULL, NULL, NULL), (NULL, 1, true, 0.5);
+
+SELECT pg_typeof(day) AS day_type, pg_typeof(ward) AS ward_type, pg_typeof(urgent) AS urgent_type,
+       pg_typeof(n) AS n_type, count(*) AS cells
+FROM dp.privatize($$SELECT day, ward, urgent, count(*) FROM visits GROUP BY 1, 2, 3$$, 1.0, 'discrete_laplace')
+     AS t(day date, ward int, urgent boolean, n bigint)
+GROUP BY 1, 2, 3, 4;
+
+-- The released keys are exactly the source's keys, NULLs included.
+SELECT count(*) AS cells_matched
+FROM dp.privatize($$SELECT day, ward, count(*) FROM visits GROUP BY 1, 2$$, 1.0, 'subspace_laplace',
+                  margins => '{day}') AS t(day date, ward int, n float8)
+JOIN (SELECT day, ward FROM visits GROUP BY 1, 2) s ON s.day IS NOT DISTINCT FROM t.day
+                                                     AND s.ward IS NOT DISTINCT FROM t.ward;
+-- The NULL day is a margin group of its own, released exactly.
+SELECT t.day IS NULL AS null_day, abs(sum(t.n) - max(s.total)) < 1e-9 AS total_exact
+FROM dp.privatize($$SELECT day, ward, count(*) FROM visits GROUP BY 1, 2$$, 1.0, 'subspace_laplace',
+                  margins => '{day}') AS t(day date, ward int, n float8)
+JOIN (SELECT day, count(*) AS total FROM visits GROUP BY 1) s ON s.day IS NOT DISTINCT FROM t.day
+GROUP BY t.day IS NULL, t.day ORDER BY 1, t.day;
+
+-- numeric keys and numeric / int4 counts (sum() of int8 is numeric).
+SELECT count(*) AS cells, pg_typeof(min(cost)) AS key_type
+FROM dp.privatize($$SELECT cost, sum(1::int8) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+     AS t(cost numeric, n bigint);
+SELECT count(*) AS cells
+FROM dp.privatize($$SELECT ward, count(*)::int4 FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+     AS t(ward int, n numeric);
+-- A single count with no key column.
+SELECT count(*) AS cells FROM dp.privatize($$SELECT count(*) FROM visits$$, 1.0, 'discrete_laplace') AS t(n bigint);
+
+-- The column definition list must mirror the source.
+SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+    AS t(ward text, n bigint);
+SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+    AS t(ward int, extra int, n bigint);
+SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'subspace_laplace')
+    AS t(ward int, n bigint);
+SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+    AS t(ward int, n integer);
+SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace',
+                           options => '{"stddev": true}') AS t(ward int, n bigint);
+SELECT * FROM dp.privatize($$SELECT ward, ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
+    AS t(ward int, w int, n bigint);
+SELECT dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace');

@@ -1,0 +1,58 @@
+-- pgTAP: every SQL object of invariant_dp is declared as README documents:
+-- types, volatility (anything that draws noise is VOLATILE), strictness,
+-- parallel safety, and a comment.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS invariant_dp;
+SELECT plan(27);
+
+SELECT has_schema('dp');
+SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
+SELECT function_returns('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb'], 'setof record');
+SELECT volatility_is('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb'], 'volatile');
+SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
+          'u'::"char", 'dp.privatize is PARALLEL UNSAFE (it runs the source query through SPI)');
+SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
+          4::int2, 'dp.privatize: delta, margins, domain and options have defaults');
+
+SELECT has_function('dp', 'last_release', ARRAY[]::text[]);
+SELECT function_returns('dp', 'last_release', ARRAY[]::text[], 'jsonb');
+SELECT volatility_is('dp', 'last_release', ARRAY[]::text[], 'volatile');
+
+SELECT is_aggregate('dp', 'noisy_count', ARRAY['double precision']);
+SELECT is_aggregate('dp', 'noisy_count', ARRAY['double precision', 'double precision']);
+SELECT function_returns('dp', 'noisy_count', ARRAY['double precision'], 'bigint');
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count(float8)'::regprocedure),
+          's'::"char", 'dp.noisy_count(float8) is PARALLEL SAFE');
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count(float8, float8)'::regprocedure),
+          's'::"char", 'dp.noisy_count(float8, float8) is PARALLEL SAFE');
+SELECT isnt((SELECT aggcombinefn FROM pg_aggregate WHERE aggfnoid = 'dp.noisy_count(float8)'::regprocedure),
+            0::regproc, 'dp.noisy_count has a combine function');
+SELECT isnt((SELECT aggserialfn FROM pg_aggregate WHERE aggfnoid = 'dp.noisy_count(float8)'::regprocedure),
+            0::regproc, 'dp.noisy_count has a serialize function');
+SELECT isnt((SELECT aggdeserialfn FROM pg_aggregate WHERE aggfnoid = 'dp.noisy_count(float8)'::regprocedure),
+            0::regproc, 'dp.noisy_count has a deserialize function');
+SELECT volatility_is('dp', 'noisy_count_final', ARRAY['internal'], 'volatile');
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count_final(internal)'::regprocedure),
+          'r'::"char", 'the noise-drawing final function is PARALLEL RESTRICTED (leader only)');
+
+-- Every function of the extension has a comment.
+SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND obj_description(p.oid, 'pg_proc') IS NULL), 0, 'every function has a COMMENT');
+-- Anything that draws noise is volatile: no immutable or stable function returns a release.
+SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND p.proname IN ('privatize', 'noisy_count_final', 'last_release') AND p.provolatile <> 'v'), 0,
+          'noise-drawing functions are volatile');
+
+-- Settings.
+SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser', 'dp.seed can only be set by a superuser');
+SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
+SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
+SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.1.0', 'extension version');
+
+SELECT * FROM finish();
+ROLLBACK;
