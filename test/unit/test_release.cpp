@@ -1,0 +1,274 @@
+// The release layer: request validation, calibration choices, invariants
+// kept, metadata, domain handling, and the C boundary's error mapping.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+
+#include "capi/invariant_dp_core.h"
+#include "errors.hpp"
+#include "mechanisms/cell_domain.hpp"
+#include "mechanisms/noise_calibration.hpp"
+#include "mechanisms/release.hpp"
+#include "table_builder.hpp"
+
+using namespace invariant_dp;
+using invariant_dp::test_tables::delinquents;
+using invariant_dp::test_tables::grid;
+
+namespace {
+
+RawRequest raw(const std::string& mechanism, double epsilon, std::vector<std::string> margins = {},
+               bool has_delta = false, double delta = 0) {
+  RawRequest r;
+  r.mechanism = mechanism;
+  r.epsilon = epsilon;
+  r.has_delta = has_delta;
+  r.delta = delta;
+  r.margins = std::move(margins);
+  return r;
+}
+
+double margin_sum(const std::vector<double>& values, int row, bool by_row) {
+  double total = 0;
+  for (int j = 0; j < 4; ++j) total += by_row ? values[row * 4 + j] : values[j * 4 + row];
+  return total;
+}
+
+}  // namespace
+
+TEST(ReleaseRequest, RejectsBadEpsilonDeltaAndNames) {
+  EXPECT_THROW(validate_request(raw("subspace_laplace", 0)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", -1)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", NAN)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", INFINITY)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", 101)), OutOfRange);
+  EXPECT_THROW(validate_request(raw("subspace_gaussian", 1)), InvalidArgument);  // delta missing
+  EXPECT_THROW(validate_request(raw("subspace_gaussian", 1, {}, true, 0)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_gaussian", 1, {}, true, 1)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", 1, {}, true, 1e-6)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("no_such", 1)), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("discrete_laplace", 1, {"a"})), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", 1, {"a,,b"})), InvalidArgument);
+  EXPECT_THROW(validate_request(raw("subspace_laplace", 1, {"a,a"})), InvalidArgument);
+  EXPECT_NO_THROW(validate_request(raw("subspace_laplace", 100, {"", " a , b "})));
+}
+
+TEST(ReleaseRequest, UnknownMechanismListsKnownOnes) {
+  try {
+    validate_request(raw("laplace", 1));
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "unknown mechanism \"laplace\"");
+    EXPECT_NE(e.detail().find("subspace_gaussian"), std::string::npos);
+  }
+}
+
+TEST(ReleaseRequest, OptionsAndNeighbours) {
+  RawRequest r = raw("subspace_laplace", 1);
+  r.options = {{"stddev", "true"}, {"neighbours", "add_remove"}};
+  const auto request = validate_request(r);
+  EXPECT_TRUE(request.with_stddev);
+  EXPECT_EQ(request.neighbours, Neighbours::AddRemove);
+  r.margins = {"a"};
+  EXPECT_THROW(validate_request(r), InvalidArgument);  // exact margins need replace_one
+  r = raw("subspace_laplace", 1);
+  r.options = {{"stddev", "yes"}};
+  EXPECT_THROW(validate_request(r), InvalidArgument);
+  r.options = {{"colour", "blue"}};
+  EXPECT_THROW(validate_request(r), InvalidArgument);
+}
+
+TEST(ReleaseRequest, MarginColumnsMustExist) {
+  const auto request = validate_request(raw("subspace_laplace", 1, {"county", "state"}));
+  EXPECT_THROW(check_margin_columns(request, {"county", "edu"}), InvalidArgument);
+  EXPECT_NO_THROW(check_margin_columns(validate_request(raw("subspace_laplace", 1, {"county"})), {"county", "edu"}));
+}
+
+TEST(NoiseCalibration, SensitivitiesFollowNeighbours) {
+  auto request = validate_request(raw("discrete_laplace", 0.5));
+  NoiseLaw law = calibrate_noise(request);
+  EXPECT_EQ(law.l1_sensitivity, 2);
+  EXPECT_DOUBLE_EQ(law.scale, 4.0);  // b = 2 / 0.5 exactly representable
+  EXPECT_EQ(law.exact_parameter.num, 4u);
+  EXPECT_EQ(law.exact_parameter.den, 1u);
+  RawRequest r = raw("discrete_laplace", 0.5);
+  r.options = {{"neighbours", "add_remove"}};
+  law = calibrate_noise(validate_request(r));
+  EXPECT_DOUBLE_EQ(law.scale, 2.0);
+  // Analytic Gaussian, l2 = sqrt 2: sigma / sqrt 2 = 3.7306 at (1, 1e-5)
+  // (digest 4.3 reference table).
+  law = calibrate_noise(validate_request(raw("subspace_gaussian", 1, {}, true, 1e-5)));
+  EXPECT_NEAR(law.scale / std::sqrt(2.0), 3.7306, 1e-4);
+  EXPECT_DOUBLE_EQ(law.unit_variance, law.scale * law.scale);
+  law = calibrate_noise(validate_request(raw("subspace_laplace", 0.192)));
+  EXPECT_DOUBLE_EQ(law.scale, 2 / 0.192);
+  EXPECT_DOUBLE_EQ(law.unit_variance, 2 * law.scale * law.scale);
+}
+
+TEST(Release, SubspaceKeepsBothMarginsOfTheDelinquentTable) {
+  const auto table = delinquents();
+  const auto keys = table.keys();
+  auto rng = make_seeded_random_source(7);
+  for (const char* mechanism : {"subspace_gaussian", "subspace_laplace"}) {
+    const bool gaussian = std::string(mechanism) == "subspace_gaussian";
+    const auto request = validate_request(raw(mechanism, 0.25, {"county", "edu"}, gaussian, 1e-6));
+    for (int draw = 0; draw < 50; ++draw) {
+      const auto result = run_release(keys, table.counts.data(), request, *rng, Interrupts());
+      ASSERT_FALSE(result.integer_output);
+      ASSERT_EQ(result.values.size(), 16u);
+      std::vector<double> truth(table.counts.begin(), table.counts.end());
+      for (int k = 0; k < 4; ++k) {
+        EXPECT_NEAR(margin_sum(result.values, k, true), margin_sum(truth, k, true), 1e-9);
+        EXPECT_NEAR(margin_sum(result.values, k, false), margin_sum(truth, k, false), 1e-9);
+      }
+    }
+  }
+}
+
+TEST(Release, NoiseSdIsSigmaTimesSqrtOfProjectorDiagonal) {
+  const auto table = delinquents();
+  auto rng = make_seeded_random_source(1);
+  const auto request = validate_request(raw("subspace_gaussian", 0.5, {"county", "edu"}, true, 1e-6));
+  const auto result = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts());
+  const double sigma = calibrate_noise(request).scale;
+  for (double sd : result.noise_sd) EXPECT_NEAR(sd, sigma * 0.75, 1e-12);  // (1-1/4)(1-1/4) = 9/16
+}
+
+TEST(Release, IntegerMechanismsReturnIntegersPerCell) {
+  const auto table = delinquents();
+  auto rng = make_seeded_random_source(3);
+  const auto result = run_release(table.keys(), table.counts.data(), validate_request(raw("discrete_laplace", 1)),
+                                  *rng, Interrupts());
+  ASSERT_TRUE(result.integer_output);
+  ASSERT_EQ(result.integer_values.size(), 16u);
+  bool any_noise = false;
+  for (std::size_t i = 0; i < 16; ++i) any_noise = any_noise || result.integer_values[i] != table.counts[i];
+  EXPECT_TRUE(any_noise);
+}
+
+TEST(Release, SameSeedSameRelease) {
+  const auto table = delinquents();
+  const auto request = validate_request(raw("subspace_gaussian", 1, {"county"}, true, 1e-6));
+  auto a = make_seeded_random_source(99), b = make_seeded_random_source(99);
+  const auto x = run_release(table.keys(), table.counts.data(), request, *a, Interrupts());
+  const auto y = run_release(table.keys(), table.counts.data(), request, *b, Interrupts());
+  EXPECT_EQ(x.values, y.values);
+}
+
+TEST(Release, NoiseDoesNotDependOnTheData) {
+  // Same seed, different counts: the difference of releases is exactly the
+  // difference of the data (the noise is drawn independently of x).
+  auto table = delinquents();
+  auto other = table;
+  for (auto& c : other.counts) c = c * 3 + 1;
+  const auto request = validate_request(raw("subspace_laplace", 1, {"county", "edu"}));
+  auto a = make_seeded_random_source(5), b = make_seeded_random_source(5);
+  const auto x = run_release(table.keys(), table.counts.data(), request, *a, Interrupts());
+  const auto y = run_release(other.keys(), other.counts.data(), request, *b, Interrupts());
+  for (std::size_t i = 0; i < 16; ++i)
+    EXPECT_NEAR(y.values[i] - x.values[i], double(other.counts[i] - table.counts[i]), 1e-9);
+}
+
+TEST(Release, RefusesEmptyNegativeAndPinnedInputs) {
+  auto rng = make_seeded_random_source(1);
+  const auto table = delinquents();
+  const auto laplace = validate_request(raw("subspace_laplace", 1));
+  const test_tables::TestTable empty{{"county"}, {}, {}};
+  EXPECT_THROW(run_release(empty.keys(), nullptr, laplace, *rng, Interrupts()), InvalidData);
+  auto negative = table;
+  negative.counts[3] = -1;
+  EXPECT_THROW(run_release(negative.keys(), negative.counts.data(), laplace, *rng, Interrupts()), InvalidData);
+  const auto pinned = validate_request(raw("subspace_laplace", 1, {"county,edu"}));
+  EXPECT_THROW(run_release(table.keys(), table.counts.data(), pinned, *rng, Interrupts()), InconsistentInvariants);
+}
+
+TEST(Release, MetadataDescribesTheNoiseLaw) {
+  const auto table = delinquents();
+  auto rng = make_seeded_random_source(1);
+  const auto request = validate_request(raw("subspace_gaussian", 0.5, {"county", "edu"}, true, 1e-6));
+  const auto json = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts()).metadata_json;
+  for (const char* field : {"\"mechanism\": \"subspace_gaussian\"", "\"rank\": 7", "\"null_dimension\": 9",
+                            "\"structure\": \"two_way\"", "\"neighbours\": \"replace_one\"", "\"cells\": 16",
+                            "\"margins\": [[\"county\"], [\"edu\"]]", "\"delta\": 9.99999"})
+    EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+}
+
+TEST(Release, PollsForCancellation) {
+  const auto table = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
+  auto rng = make_seeded_random_source(1);
+  const Interrupts cancelled([](void*) { return true; }, nullptr);
+  EXPECT_THROW(run_release(table.keys(), table.counts.data(), validate_request(raw("discrete_laplace", 1)), *rng,
+                           cancelled),
+               Interrupted);
+}
+
+TEST(CellDomain, ZeroCellsAndErrors) {
+  const char* domain[] = {"a", "b", "c"};
+  const char* source[] = {"c", "a"};
+  const std::int64_t counts[] = {4, 2};
+  auto merged = counts_on_domain(1, 3, domain, 2, source, counts, {"k"}, Interrupts());
+  EXPECT_EQ(merged, (std::vector<std::int64_t>{2, 0, 4}));
+  const char* outside[] = {"z"};
+  EXPECT_THROW(counts_on_domain(1, 3, domain, 1, outside, counts, {"k"}, Interrupts()), InvalidData);
+  const char* repeated[] = {"a", "a"};
+  EXPECT_THROW(counts_on_domain(1, 3, domain, 2, repeated, counts, {"k"}, Interrupts()), InvalidData);
+  const char* duplicate_domain[] = {"a", "a"};
+  EXPECT_THROW(counts_on_domain(1, 2, duplicate_domain, 0, nullptr, nullptr, {"k"}, Interrupts()), InvalidData);
+  const char* with_null[] = {nullptr, ""};  // NULL and '' are different cells
+  const char* source_null[] = {nullptr};
+  merged = counts_on_domain(1, 2, with_null, 1, source_null, counts, {"k"}, Interrupts());
+  EXPECT_EQ(merged, (std::vector<std::int64_t>{4, 0}));
+}
+
+TEST(CApi, MapsErrorsToStatusesWithMessages) {
+  idp_request request{};
+  request.mechanism = "subspace_gaussian";
+  request.epsilon = 1;
+  idp_request_info info{};
+  idp_error error{};
+  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_STREQ(error.message, "mechanism \"subspace_gaussian\" requires delta");
+  request.epsilon = 1000;
+  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_OUT_OF_RANGE);
+  request.epsilon = 1;
+  request.has_delta = true;
+  request.delta = 1e-6;
+  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_OK);
+  EXPECT_FALSE(info.integer_output);
+  EXPECT_EQ(error.message[0], '\0');
+}
+
+TEST(CApi, ReleaseThroughTheBoundary) {
+  const auto table = delinquents();
+  const auto keys = table.pointers();
+  const char* names[] = {"county", "edu"};
+  const char* margins[] = {"county", "edu"};
+  idp_request request{};
+  request.mechanism = "subspace_laplace";
+  request.epsilon = 1;
+  request.n_margins = 2;
+  request.margins = margins;
+  idp_cells cells{2, names, 16, keys.data(), table.counts.data(), false, 0, nullptr};
+  std::vector<double> values(16), sd(16);
+  std::vector<std::int64_t> integers(16);
+  idp_release_output out{values.data(), integers.data(), sd.data(), nullptr};
+  idp_randomness randomness{true, 11, 1};
+  idp_error error{};
+  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_NE(out.metadata_json, nullptr);
+  EXPECT_NEAR(std::accumulate(values.begin(), values.end(), 0.0), 135.0, 1e-9);
+  idp_free(out.metadata_json);
+  // An interrupted release reports IDP_INTERRUPTED.
+  request.n_margins = 0;
+  idp_interrupts interrupts{[](void*) { return true; }, nullptr};
+  const auto big = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
+  const auto big_keys = big.pointers();
+  const char* big_names[] = {"a", "b"};
+  idp_cells big_cells{2, big_names, 90000, big_keys.data(), big.counts.data(), false, 0, nullptr};
+  std::vector<double> v(90000), s(90000);
+  std::vector<std::int64_t> w(90000);
+  idp_release_output big_out{v.data(), w.data(), s.data(), nullptr};
+  EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &big_out, &error), IDP_INTERRUPTED);
+  EXPECT_EQ(big_out.metadata_json, nullptr);
+}
