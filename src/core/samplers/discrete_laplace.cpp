@@ -1,0 +1,78 @@
+// Exact discrete Laplace: P(X = x) = (1-a)/(1+a) * a^|x|, a = exp(-den/num),
+// for scale = num/den > 0.
+//
+// Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
+// Privacy", Algorithm 2. With t = num, s = den:
+//   U uniform on {0..t-1}, kept with probability exp(-U/t), and V ~
+//   Geometric(1 - exp(-1)) make X = U + t*V exactly Geometric(1 - exp(-1/t))
+//   (U and V are the remainder and quotient of X by t);
+//   Y = floor(X/s) is then exactly Geometric(1 - exp(-s/t));
+//   a fair sign B, rejecting (B = minus, Y = 0) so that 0 is not counted
+//   twice, gives (1-2B)*Y with the two-sided law above.
+// Exact because every coin is an exact Bernoulli(exp(-rational)) from
+// Algorithm 1 (bernoulli_exp.cpp) or an exactly uniform integer; the only
+// arithmetic is integer and checked.
+#include "discrete_laplace.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "../errors.hpp"
+#include "bernoulli_exp.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using u128 = Uint128;
+
+// scale <= 2^57 makes |X| > INT64_MAX (the only overflow left) need
+// X/scale > 64, an event of probability below exp(-64).
+constexpr u128 kMaxScale = static_cast<u128>(1) << 57;
+
+void check_scale(Rational scale) {
+  if (scale.num == 0 || scale.den == 0)
+    throw InvalidArgument("discrete laplace scale must be positive");
+  if (scale.num > kMaxScale * scale.den)
+    throw OutOfRange("discrete laplace scale is too large",
+                     "The scale is " + std::to_string(scale.num) + "/" +
+                         std::to_string(scale.den) + "; at most 2^57 is supported.");
+}
+
+// X ~ Geometric(1 - exp(-1/t)) on {0, 1, ...}, or false when U is rejected.
+bool sample_geometric_unit_scale(RandomSource& rng, std::uint64_t t, u128& x) {
+  const std::uint64_t u = rng.uniform_below(t);
+  if (!sample_bernoulli_exp_neg(rng, Rational{u, t})) return false;
+  std::uint64_t v = 0;
+  while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
+  x = static_cast<u128>(t) * v + u;  // < 2^128: t, v < 2^64
+  return true;
+}
+
+}  // namespace
+
+std::int64_t sample_discrete_laplace(RandomSource& rng, Rational scale) {
+  check_scale(scale);
+  for (;;) {
+    u128 x;
+    if (!sample_geometric_unit_scale(rng, scale.num, x)) continue;
+    const u128 y = x / scale.den;
+    if (y > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
+      throw OutOfRange("discrete laplace draw does not fit in a bigint");
+    const bool negative = rng.fair_bit();
+    if (negative && y == 0) continue;
+    const auto magnitude = static_cast<std::int64_t>(y);
+    return negative ? -magnitude : magnitude;
+  }
+}
+
+double discrete_laplace_variance(Rational scale) {
+  check_scale(scale);
+  const double r = static_cast<double>(scale.den) / static_cast<double>(scale.num);
+  const double a = std::exp(-r);
+  const double one_minus_a = -std::expm1(-r);  // no cancellation for large scales
+  return 2.0 * a / (one_minus_a * one_minus_a);
+}
+
+}  // namespace invariant_dp
