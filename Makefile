@@ -25,7 +25,7 @@ include $(PGXS)
 
 $(CORE_LIB): FORCE
 	cmake -S . -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release -DINVARIANT_DP_TESTS=OFF > /dev/null
-	cmake --build $(CORE_BUILD) --target invariant_dp_core -j$(shell nproc)
+	+cmake --build $(CORE_BUILD) --target invariant_dp_core
 
 $(shlib): $(CORE_LIB)
 

@@ -4,6 +4,10 @@
 
 \echo Use "CREATE EXTENSION invariant_dp" to load this file. \quit
 
+-- Every role may call the release functions: they run with the caller's own
+-- privileges (the source query can read only what the caller can read).
+GRANT USAGE ON SCHEMA dp TO PUBLIC;
+
 -- dp.privatize ----------------------------------------------------------------
 
 CREATE FUNCTION dp.privatize(

@@ -123,7 +123,7 @@ SELECT (SELECT array_agg(n ORDER BY county, edu) FROM first) = (SELECT array_agg
        AS stream_continues;
 RESET dp.seed;
 
--- Nobody else can set or read the seed.
+-- Nobody else can set or read the seed; anyone may release what they can read.
 CREATE ROLE dp_regress_analyst;
 GRANT SELECT ON delinquents TO dp_regress_analyst;
 SET ROLE dp_regress_analyst;
@@ -133,7 +133,7 @@ SELECT count(*) AS analyst_release_cells
 FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0, 'discrete_laplace')
      AS t(county text, edu text, n bigint);
 RESET ROLE;
--- The source runs with the caller's privileges.
+-- The source runs with the caller's privileges: no read, no release.
 REVOKE SELECT ON delinquents FROM dp_regress_analyst;
 SET ROLE dp_regress_analyst;
 SELECT count(*) FROM dp.privatize($$SELECT county, count(*) FROM delinquents GROUP BY 1$$, 1.0, 'discrete_laplace')

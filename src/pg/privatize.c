@@ -74,7 +74,7 @@ check_result_columns(const QueryRows *rows, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
-				 errdetail("The source has %d key columns, then the count%s.", rows->n_keys,
+				 errdetail("The source has %d key column%s, then the count%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
 						   p->info.with_stddev ? ", then the noise standard deviation" : "")));
 	for (k = 0; k < rows->n_keys; k++)
 		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
@@ -115,7 +115,8 @@ check_domain_columns(const QueryRows *rows, void *arg)
 	if (rows->n_keys != source->n_keys)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("domain returns %d columns, the source has %d key columns", rows->n_keys, source->n_keys)));
+				 errmsg("domain returns %d column%s, the source has %d key column%s", rows->n_keys,
+						rows->n_keys == 1 ? "" : "s", source->n_keys, source->n_keys == 1 ? "" : "s")));
 	for (k = 0; k < rows->n_keys; k++)
 		if (rows->key_types[k] != source->key_types[k])
 			ereport(ERROR,

@@ -31,11 +31,41 @@ typedef struct RowCollector
 	Oid			count_type;
 } RowCollector;
 
+/* A syntax error's position points into the query text, as SPI does it. */
+static void
+query_error_callback(void *arg)
+{
+	const char *query = (const char *) arg;
+	int			position = geterrposition();
+
+	if (position > 0)
+	{
+		errposition(0);
+		internalerrposition(position);
+		internalerrquery(query);
+	}
+}
+
+static List *
+parse_query(const char *query)
+{
+	ErrorContextCallback callback;
+	List	   *statements;
+
+	callback.callback = query_error_callback;
+	callback.arg = unconstify(char *, query);
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	statements = raw_parser(query, RAW_PARSE_DEFAULT);
+	error_context_stack = callback.previous;
+	return statements;
+}
+
 /* Only a single plain SELECT (or VALUES/TABLE), without INTO, is accepted. */
 static void
 check_single_select(const char *query, const char *what)
 {
-	List	   *statements = raw_parser(query, RAW_PARSE_DEFAULT);
+	List	   *statements = parse_query(query);
 	Node	   *statement;
 	ListCell   *cell;
 
@@ -123,7 +153,8 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 
 		rows->key_names[k] = pstrdup(NameStr(attr->attname));
 		rows->key_types[k] = attr->atttypid;
-		for (j = 0; j < k; j++)
+		/* Source columns are named in margins; domain columns match by position. */
+		for (j = 0; rows->has_count && j < k; j++)
 			if (strcmp(rows->key_names[j], rows->key_names[k]) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_DUPLICATE_COLUMN),
