@@ -190,7 +190,7 @@ TEST(Release, MetadataDescribesTheNoiseLaw) {
   const auto json = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts()).metadata_json;
   for (const char* field : {"\"mechanism\": \"subspace_gaussian\"", "\"rank\": 7", "\"null_dimension\": 9",
                             "\"structure\": \"two_way\"", "\"neighbours\": \"replace_one\"", "\"cells\": 16",
-                            "\"margins\": [[\"county\"], [\"edu\"]]", "\"delta\": 9.99999"})
+                            "\"margins\": [[\"county\"], [\"edu\"]]", "\"delta\": 1e-06"})
     EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
 }
 

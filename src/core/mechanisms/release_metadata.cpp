@@ -3,6 +3,7 @@
 #include "release_metadata.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace invariant_dp {
@@ -25,9 +26,13 @@ std::string quoted(const std::string& text) {
   return out + "\"";
 }
 
+// The shortest decimal that reads back as the same double.
 std::string number(double value) {
   char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  for (int precision = 15; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
   return buffer;
 }
 
