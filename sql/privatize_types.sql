@@ -48,3 +48,13 @@ SELECT * FROM dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0
 SELECT * FROM dp.privatize($$SELECT ward, ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace')
     AS t(ward int, w int, n bigint);
 SELECT dp.privatize($$SELECT ward, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace');
+
+-- Repeated large releases in one session: a regression test for the result
+-- descriptor, which must live in per-query memory (SPI_finish frees SPI's).
+CREATE TEMP TABLE persons AS SELECT (i % 50) AS state, (i % 100000) AS cell FROM generate_series(1, 1000000) i;
+SELECT count(*) AS cells FROM dp.privatize('SELECT state, cell, count(*) FROM persons GROUP BY 1, 2', 1.0,
+    'discrete_laplace') AS t(state int, cell int, n bigint);
+SELECT count(*) AS cells FROM dp.privatize('SELECT state, cell, count(*) FROM persons GROUP BY 1, 2', 1.0,
+    'discrete_laplace') AS t(state int, cell int, n bigint);
+SELECT count(*) AS cells FROM dp.privatize('SELECT state, cell, count(*) FROM persons GROUP BY 1, 2', 1.0,
+    'subspace_laplace', margins => '{state}') AS t(state int, cell int, n float8);

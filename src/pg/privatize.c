@@ -189,6 +189,8 @@ pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, cons
 	bool	   *nulls = palloc0(sizeof(bool) * natts);
 	size_t		i;
 
+	/* The executor frees setDesc: it must outlive SPI_finish. */
+	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
 	MemoryContextSwitchTo(old);
 	for (i = 0; i < cells->n_rows; i++)
 	{
@@ -207,7 +209,6 @@ pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, cons
 	}
 	rsinfo->returnMode = SFRM_Materialize;
 	rsinfo->setResult = store;
-	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
 }
 
 static idp_cells
