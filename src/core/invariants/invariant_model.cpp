@@ -8,7 +8,7 @@
 // total next to any margin, {state} next to {state, county}); (3) the rest
 // picks the projector: none, one partition, two margins (exact rank
 // g1 + g2 - #blocks; double centring when they cross completely), or three
-// and more (rank-revealing sparse QR, then the general sparse projector,
+// and more (rank-revealing sparse LDL^T of A A^T, then the general projector,
 // verified against every dropped row).
 #include "invariant_model.hpp"
 

@@ -74,7 +74,7 @@ std::unique_ptr<NullProjector> make_sparse_projector(RowSparse independent_rows,
                                                      const Interrupts& interrupts);
 
 // Indices of a maximal set of linearly independent rows of a 0/1 matrix, in
-// increasing order (rank-revealing sparse QR of A^T with COLAMD ordering).
+// increasing order (rank-revealing sparse LDL^T of A A^T, see sparse_ldlt.hpp).
 std::vector<std::size_t> select_independent_rows(const RowSparse& rows,
                                                  const Interrupts& interrupts);
 

@@ -14,12 +14,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include <Eigen/OrderingMethods>
 #include <Eigen/SparseCholesky>
 
 #include "../errors.hpp"
 #include "null_projectors.hpp"
 #include "selected_inverse.hpp"
+#include "sparse_ldlt.hpp"
 
 namespace invariant_dp {
 namespace detail {
@@ -31,7 +31,6 @@ constexpr double kMaxSelectedInverseWork = 3e9;
 // were not independent after all (a rank decision went wrong upstream).
 constexpr double kMinRelativePivot = 1e-10;
 
-using ColSparse = Eigen::SparseMatrix<double>;
 // The rows are ordered by AMD here, so the factor itself keeps that order.
 using Factor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
 
@@ -41,37 +40,13 @@ TooLarge too_complex(const std::string& what) {
                   "Declare fewer or coarser margins, or release smaller tables.");
 }
 
-// Entries of the LDL^T factor of the (already permuted) SPD matrix, counted
-// symbolically through its elimination tree in O(n) memory, stopping as soon
-// as the count passes `limit`: true when the factor stays within it.
-bool factor_fits(const ColSparse& permuted, double limit) {
-  const Eigen::Index n = permuted.cols();
-  std::vector<Eigen::Index> parent(static_cast<std::size_t>(n), -1), tag(static_cast<std::size_t>(n), -1);
-  double entries = 0;
-  for (Eigen::Index k = 0; k < n; ++k) {
-    tag[k] = k;
-    for (ColSparse::InnerIterator it(permuted, k); it; ++it) {
-      for (Eigen::Index i = it.index(); i < k && tag[i] != k; i = parent[i]) {
-        if (parent[i] == -1) parent[i] = k;
-        tag[i] = k;
-        ++entries;  // L(k, i) != 0
-      }
-    }
-    if (entries > limit) return false;
-  }
-  return true;
-}
-
 class SparseProjector final : public NullProjector {
  public:
   SparseProjector(RowSparse rows, const Interrupts& interrupts) : rows_(std::move(rows)) {
     const ColSparse gram = ColSparse(rows_ * rows_.transpose());
     interrupts.poll();
-    Permutation inverse_order;
-    Eigen::AMDOrdering<int>()(gram, inverse_order);
-    order_ = inverse_order.inverse();
     ColSparse permuted;
-    permuted = gram.twistedBy(order_);
+    order_for_factoring(gram, order_, permuted);
     interrupts.poll();
     if (!factor_fits(permuted, kMaxFactorEntries)) throw too_complex("apply them");
     factor_.compute(permuted);
@@ -102,7 +77,6 @@ class SparseProjector final : public NullProjector {
   RowSparse independent_rows(const Interrupts&) const override { return rows_; }
 
  private:
-  using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int>;
   RowSparse rows_;
   Permutation order_;  // row r of A_r is row order_.indices()[r] of the factor
   Factor factor_;      // of order_ (A_r A_r^T) order_^T

@@ -1,20 +1,30 @@
 // Building and choosing rows of the invariant matrix A (see null_projectors.hpp):
 // indicator rows of margin groups, filled straight into compressed row-major
 // storage (no triplets: a million cells times a few margins stays cheap), and
-// the rank-revealing selection of independent rows for the general case.
+// the selection of independent rows for three or more margins: a
+// rank-revealing sparse LDL^T of the Gram matrix A A^T under AMD ordering
+// (sparse QR of A^T was tried first; its Householder vectors fill in along
+// all d cells and it took minutes where this takes milliseconds).
 #include <algorithm>
 #include <stdexcept>
 
-#include <Eigen/OrderingMethods>
-#include <Eigen/SparseQR>
-
+#include "../errors.hpp"
 #include "null_projectors.hpp"
+#include "sparse_ldlt.hpp"
 
 namespace invariant_dp {
 namespace detail {
 namespace {
 
 using Index = RowSparse::StorageIndex;
+
+// Same memory limit as the projector's factor (sparse_projector.cpp).
+constexpr double kMaxRankFactorEntries = 3e7;
+// A pivot of G = A A^T below this fraction of its diagonal entry marks a
+// dependent row. For 0/1 margin rows independent pivots stay far above it and
+// dependent ones sit at round-off (~1e-15); InvariantModel verifies the
+// decision against every dropped row anyway.
+constexpr double kDependentPivot = 1e-9;
 
 // Compressed row-major matrix with the given row lengths, entries unset.
 RowSparse empty_rows(const std::vector<std::size_t>& row_lengths, std::size_t n_cells) {
@@ -71,18 +81,22 @@ RowSparse take_rows(const RowSparse& rows, const std::vector<std::size_t>& which
 
 std::vector<std::size_t> select_independent_rows(const RowSparse& rows,
                                                  const Interrupts& interrupts) {
+  const ColSparse gram = ColSparse(rows * rows.transpose());
   interrupts.poll();
-  // A^T (column-major view of the row-major A) P = Q R: the first rank()
-  // columns of A^T P are independent, i.e. rows P(0..rank) of A.
-  const Eigen::SparseMatrix<double> rows_transposed = rows.transpose();
-  Eigen::SparseQR<Eigen::SparseMatrix<double>, Eigen::COLAMDOrdering<int>> qr(rows_transposed);
+  Permutation order;
+  ColSparse permuted;
+  order_for_factoring(gram, order, permuted);
   interrupts.poll();
-  if (qr.info() != Eigen::Success) throw std::logic_error("sparse QR of the invariant rows failed");
-  std::vector<std::size_t> chosen;
-  for (Eigen::Index k = 0; k < qr.rank(); ++k) {
-    chosen.push_back(static_cast<std::size_t>(qr.colsPermutation().indices()[k]));
+  if (!factor_fits(permuted, kMaxRankFactorEntries)) {
+    throw TooLarge("the declared margins are too entangled to apply them",
+                   "Finding which invariant rows are independent needs too large a factorisation.",
+                   "Declare fewer or coarser margins, or release smaller tables.");
   }
-  std::sort(chosen.begin(), chosen.end());
+  const std::vector<bool> independent = independent_pivots(permuted, kDependentPivot, interrupts);
+  std::vector<std::size_t> chosen;
+  for (Eigen::Index r = 0; r < rows.rows(); ++r) {
+    if (independent[static_cast<std::size_t>(order.indices()[r])]) chosen.push_back(static_cast<std::size_t>(r));
+  }
   return chosen;
 }
 
