@@ -2,7 +2,7 @@
 -- (4x4 delinquent children, one row per child) and a helper that turns an
 -- error into "SQLSTATE: message" so suites can assert the code.
 CREATE EXTENSION invariant_dp;
-\ir ../demo/delinquents.sql
+\i demo/delinquents.sql
 SELECT count(*) AS children FROM delinquents;
 
 CREATE FUNCTION sqlstate_of(query text) RETURNS text LANGUAGE plpgsql AS $$
