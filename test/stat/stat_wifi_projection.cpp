@@ -130,11 +130,12 @@ TEST(WifiProjection, PerCellVarianceMatchesDiagonal) {
 
 // Pi_N of an r x c table with both margins: (I - J/r) (x) (I - J/c).
 Eigen::MatrixXd double_centring(int r, int c) {
-  const Eigen::MatrixXd centre_r = Eigen::MatrixXd::Identity(r, r) - Eigen::MatrixXd::Constant(r, r, 1.0 / r);
-  const Eigen::MatrixXd centre_c = Eigen::MatrixXd::Identity(c, c) - Eigen::MatrixXd::Constant(c, c, 1.0 / c);
   Eigen::MatrixXd out(r * c, r * c);
-  for (int a = 0; a < r; ++a) {
-    for (int b = 0; b < r; ++b) out.block(a * c, b * c, c, c) = centre_r(a, b) * centre_c;
+  for (int a = 0; a < r * c; ++a) {
+    for (int b = 0; b < r * c; ++b) {
+      const double rows = (a / c == b / c) - 1.0 / r, columns = (a % c == b % c) - 1.0 / c;
+      out(a, b) = rows * columns;
+    }
   }
   return out;
 }
