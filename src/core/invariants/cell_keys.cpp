@@ -5,6 +5,7 @@
 // so no key text is kept after construction.
 #include "cell_keys.hpp"
 
+#include <cstring>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
@@ -36,6 +37,8 @@ std::uint32_t encode_column(std::size_t n_cells, std::size_t n_columns, std::siz
   std::unordered_map<std::string_view, std::uint32_t> code_of_text;
   std::uint32_t null_code = kNoCode;
   std::uint32_t n_levels = 0;
+  const char* previous = nullptr;  // sources sorted by key repeat the last value
+  std::uint32_t previous_code = kNoCode;
   codes.resize(n_cells);
   for (std::size_t i = 0; i < n_cells; ++i) {
     interrupts.poll_every(i);
@@ -45,9 +48,13 @@ std::uint32_t encode_column(std::size_t n_cells, std::size_t n_columns, std::siz
       codes[i] = null_code;
       continue;
     }
-    auto inserted = code_of_text.try_emplace(std::string_view(value), n_levels);
-    if (inserted.second) ++n_levels;
-    codes[i] = inserted.first->second;
+    if (previous == nullptr || std::strcmp(value, previous) != 0) {
+      auto inserted = code_of_text.try_emplace(std::string_view(value), n_levels);
+      if (inserted.second) ++n_levels;
+      previous = value;
+      previous_code = inserted.first->second;
+    }
+    codes[i] = previous_code;
   }
   return n_levels;
 }
