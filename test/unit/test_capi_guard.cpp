@@ -1,0 +1,59 @@
+// The one exception barrier: every exception type maps to its status, with
+// message, detail and hint copied (and truncated, never overflowing).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+#include "capi/capi_guard.hpp"
+
+using namespace invariant_dp;
+
+namespace {
+
+template <typename Exception>
+idp_status status_of(Exception exception, idp_error* error) {
+  return guarded(error, [&] { throw exception; });
+}
+
+}  // namespace
+
+TEST(CApiGuard, MapsEveryExceptionType) {
+  idp_error error{};
+  EXPECT_EQ(guarded(&error, [] {}), IDP_OK);
+  EXPECT_EQ(status_of(InvalidArgument("bad", "d", "h"), &error), IDP_INVALID_ARGUMENT);
+  EXPECT_STREQ(error.message, "bad");
+  EXPECT_STREQ(error.detail, "d");
+  EXPECT_STREQ(error.hint, "h");
+  EXPECT_EQ(status_of(OutOfRange("x"), &error), IDP_OUT_OF_RANGE);
+  EXPECT_EQ(status_of(InvalidData("x"), &error), IDP_INVALID_DATA);
+  EXPECT_EQ(status_of(InconsistentInvariants("x"), &error), IDP_INCONSISTENT_INVARIANTS);
+  EXPECT_EQ(status_of(TooLarge("x"), &error), IDP_TOO_LARGE);
+  EXPECT_EQ(status_of(Interrupted(), &error), IDP_INTERRUPTED);
+  EXPECT_EQ(status_of(Error("x"), &error), IDP_INTERNAL);
+  EXPECT_EQ(status_of(std::bad_alloc(), &error), IDP_OUT_OF_MEMORY);
+  EXPECT_STREQ(error.message, "out of memory");
+  EXPECT_EQ(status_of(std::length_error("vector"), &error), IDP_OUT_OF_MEMORY);
+  EXPECT_EQ(status_of(std::logic_error("oops"), &error), IDP_INTERNAL);
+  EXPECT_STREQ(error.detail, "oops");
+  EXPECT_EQ(status_of(42, &error), IDP_INTERNAL);
+}
+
+TEST(CApiGuard, LongMessagesAreTruncatedNotOverflowed) {
+  idp_error error{};
+  const std::string huge(10000, 'x');
+  EXPECT_EQ(status_of(InvalidArgument(huge, huge, huge), &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(std::strlen(error.message), sizeof error.message - 1);
+  EXPECT_EQ(std::strlen(error.detail), sizeof error.detail - 1);
+  EXPECT_EQ(std::strlen(error.hint), sizeof error.hint - 1);
+}
+
+TEST(CApiGuard, SuccessClearsAPreviousError) {
+  idp_error error{};
+  status_of(InvalidArgument("bad"), &error);
+  EXPECT_EQ(guarded(&error, [] {}), IDP_OK);
+  EXPECT_EQ(error.message[0], '\0');
+  EXPECT_EQ(error.status, IDP_OK);
+}
