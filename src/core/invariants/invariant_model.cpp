@@ -7,7 +7,9 @@
 // are sums of the finer margin's rows, so it is dropped (duplicates, the grand
 // total next to any margin, {state} next to {state, county}); (3) the rest
 // picks the projector: none, one partition, two margins (exact rank
-// g1 + g2 - #blocks; double centring when they cross completely), or three
+// g1 + g2 - #blocks; double centring when they cross completely, else a
+// dense Schur complement on the smaller margin or the sparse general
+// projector), or three
 // and more (rank-revealing sparse LDL^T of A A^T, then the general projector,
 // verified against every dropped row).
 #include "invariant_model.hpp"
@@ -157,6 +159,8 @@ std::unique_ptr<detail::NullProjector> two_margin_projector(const SharedGrouping
   if (rank >= first->n_cells()) return nullptr;
   auto two_way = detail::make_two_way_projector(first, second, blocks, interrupts);
   if (two_way) return two_way;
+  auto incomplete = detail::make_incomplete_two_way_projector(first, second, blocks, interrupts);
+  if (incomplete) return incomplete;
   return detail::make_sparse_projector(
       detail::two_margin_independent_rows(*first, *second, blocks, interrupts), interrupts);
 }

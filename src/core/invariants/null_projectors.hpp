@@ -68,6 +68,13 @@ std::unique_ptr<NullProjector> make_two_way_projector(SharedGrouping first, Shar
                                                       const BipartiteComponents& components,
                                                       const Interrupts& interrupts);
 
+// Two partitions that do not cross completely: exact elimination of the
+// larger margin's rows and a dense Cholesky of the Schur complement on the
+// smaller one's. Returns nullptr when those dense matrices would be too big.
+std::unique_ptr<NullProjector> make_incomplete_two_way_projector(SharedGrouping first, SharedGrouping second,
+                                                                 const BipartiteComponents& components,
+                                                                 const Interrupts& interrupts);
+
 // Any set of independent 0/1 rows: Pi_N e = e - A_r^T (A_r A_r^T)^{-1} A_r e
 // with a sparse LDL^T factorisation of A_r A_r^T.
 std::unique_ptr<NullProjector> make_sparse_projector(RowSparse independent_rows,
@@ -77,6 +84,10 @@ std::unique_ptr<NullProjector> make_sparse_projector(RowSparse independent_rows,
 // increasing order (rank-revealing sparse LDL^T of A A^T, see sparse_ldlt.hpp).
 std::vector<std::size_t> select_independent_rows(const RowSparse& rows,
                                                  const Interrupts& interrupts);
+
+// G = A A^T of 0/1 rows: G(p, q) = the number of cells rows p and q share.
+// Accumulated row by row through each cell's rows (linear memory).
+Eigen::SparseMatrix<double> gram_matrix(const RowSparse& rows, const Interrupts& interrupts);
 
 // The listed rows of a row-major matrix, in the given order.
 RowSparse take_rows(const RowSparse& rows, const std::vector<std::size_t>& which);

@@ -73,9 +73,12 @@ void order_for_factoring(const ColSparse& matrix, Permutation& order, ColSparse&
   permuted = matrix.twistedBy(order);
 }
 
-bool factor_fits(const ColSparse& permuted, double limit) {
+bool factor_fits(const ColSparse& permuted, double max_entries, double max_work) {
   Symbolic symbolic;
-  return analyse(permuted, limit, symbolic);
+  if (!analyse(permuted, max_entries, symbolic)) return false;
+  double work = 0;
+  for (Index count : symbolic.column_count) work += double(count) * double(count);
+  return work <= max_work;
 }
 
 std::vector<bool> independent_pivots(const ColSparse& permuted, double relative_tolerance,
@@ -91,7 +94,7 @@ std::vector<bool> independent_pivots(const ColSparse& permuted, double relative_
       pivot(static_cast<std::size_t>(n), 1.0);
   std::vector<bool> independent(static_cast<std::size_t>(n), true);
   for (Index k = 0; k < n; ++k) {
-    interrupts.poll_every(static_cast<std::uint64_t>(k));
+    interrupts.poll();  // rows can be long: one check per row is cheap
     Index top = row_pattern(permuted, k, symbolic.parent, tag, pattern, y);
     const double diagonal = y[k];
     double d = y[k];

@@ -24,9 +24,20 @@ using Permutation = Eigen::PermutationMatrix<Eigen::Dynamic, Eigen::Dynamic, int
 void order_for_factoring(const ColSparse& matrix, Permutation& order, ColSparse& permuted);
 
 // True when the strictly lower LDL^T factor of the symmetric pattern
-// `permuted` has at most `limit` entries (counted through the elimination
-// tree in O(n) memory, stopping early once past the limit).
-bool factor_fits(const ColSparse& permuted, double limit);
+// `permuted` has at most `max_entries` entries and its numeric factorisation
+// takes at most `max_work` multiply-adds (sum of squared column counts).
+// Counted through the elimination tree in O(n) memory, stopping early once
+// past the entry limit.
+bool factor_fits(const ColSparse& permuted, double max_entries, double max_work);
+
+// The limits every factorisation of invariant rows is held to: 3e7 entries
+// (~360 MB with indices) and 3e9 multiply-adds (a few seconds, during which
+// Eigen's factorisation cannot poll for a cancel). A few intersecting
+// margins with rank up to ~10^4 stay inside unless their groups are densely
+// coupled, like the three two-way margins of a cube: 20^3 (rank 1141) fits,
+// 40^3 (rank 4681) does not. Beyond them InvariantModel throws TooLarge.
+constexpr double kMaxFactorEntries = 3e7;
+constexpr double kMaxFactorWork = 3e9;
 
 // Up-looking LDL^T of a symmetric PSD matrix (full pattern, already ordered)
 // that treats row k as dependent, and removes it, when its pivot falls below

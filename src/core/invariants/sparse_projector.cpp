@@ -7,10 +7,9 @@
 // diagonal 1 - a_i^T H^{-1} a_i needs H^{-1} only where two groups share a
 // cell, i.e. on the pattern of H, which the selected inverse provides.
 //
-// Limits (TooLarge beyond them, documented for the SQL reference): the factor
-// may hold at most kMaxFactorEntries entries (memory), and the diagonal may
-// take at most kMaxSelectedInverseWork multiply-adds (seconds). A few
-// intersecting margins with rank up to ~10^4 stay far inside both.
+// Limits (TooLarge beyond them): the factor is held to kMaxFactorEntries and
+// kMaxFactorWork (sparse_ldlt.hpp), and the diagonal to
+// kMaxSelectedInverseWork multiply-adds (seconds).
 #include <algorithm>
 #include <stdexcept>
 
@@ -25,7 +24,6 @@ namespace invariant_dp {
 namespace detail {
 namespace {
 
-constexpr double kMaxFactorEntries = 3e7;
 constexpr double kMaxSelectedInverseWork = 3e9;
 // A pivot this small relative to H's largest diagonal entry means the rows
 // were not independent after all (a rank decision went wrong upstream).
@@ -43,12 +41,11 @@ TooLarge too_complex(const std::string& what) {
 class SparseProjector final : public NullProjector {
  public:
   SparseProjector(RowSparse rows, const Interrupts& interrupts) : rows_(std::move(rows)) {
-    const ColSparse gram = ColSparse(rows_ * rows_.transpose());
-    interrupts.poll();
+    const ColSparse gram = gram_matrix(rows_, interrupts);
     ColSparse permuted;
     order_for_factoring(gram, order_, permuted);
     interrupts.poll();
-    if (!factor_fits(permuted, kMaxFactorEntries)) throw too_complex("apply them");
+    if (!factor_fits(permuted, kMaxFactorEntries, kMaxFactorWork)) throw too_complex("apply them");
     factor_.compute(permuted);
     interrupts.poll();
     check_pivots(permuted);

@@ -18,8 +18,6 @@ namespace {
 
 using Index = RowSparse::StorageIndex;
 
-// Same memory limit as the projector's factor (sparse_projector.cpp).
-constexpr double kMaxRankFactorEntries = 3e7;
 // A pivot of G = A A^T below this fraction of its diagonal entry marks a
 // dependent row. For 0/1 margin rows independent pivots stay far above it and
 // dependent ones sit at round-off (~1e-15); InvariantModel verifies the
@@ -79,15 +77,39 @@ RowSparse take_rows(const RowSparse& rows, const std::vector<std::size_t>& which
   return out;
 }
 
+ColSparse gram_matrix(const RowSparse& rows, const Interrupts& interrupts) {
+  const Eigen::SparseMatrix<double> columns = rows;  // the rows of each cell
+  const Eigen::Index n_rows = rows.rows();
+  std::vector<double> accumulated(static_cast<std::size_t>(n_rows), 0.0);
+  std::vector<Index> touched;
+  std::vector<Eigen::Triplet<double, Index>> entries;
+  for (Eigen::Index p = 0; p < n_rows; ++p) {
+    interrupts.poll_every(static_cast<std::uint64_t>(p));
+    for (RowSparse::InnerIterator cell(rows, p); cell; ++cell) {
+      for (Eigen::SparseMatrix<double>::InnerIterator q(columns, cell.index()); q; ++q) {
+        if (accumulated[q.index()] == 0.0) touched.push_back(static_cast<Index>(q.index()));
+        accumulated[q.index()] += cell.value() * q.value();
+      }
+    }
+    for (Index q : touched) {
+      entries.emplace_back(static_cast<Index>(p), q, accumulated[q]);
+      accumulated[q] = 0.0;
+    }
+    touched.clear();
+  }
+  ColSparse gram(n_rows, n_rows);
+  gram.setFromTriplets(entries.begin(), entries.end());
+  return gram;
+}
+
 std::vector<std::size_t> select_independent_rows(const RowSparse& rows,
                                                  const Interrupts& interrupts) {
-  const ColSparse gram = ColSparse(rows * rows.transpose());
-  interrupts.poll();
+  const ColSparse gram = gram_matrix(rows, interrupts);
   Permutation order;
   ColSparse permuted;
   order_for_factoring(gram, order, permuted);
   interrupts.poll();
-  if (!factor_fits(permuted, kMaxRankFactorEntries)) {
+  if (!factor_fits(permuted, kMaxFactorEntries, kMaxFactorWork)) {
     throw TooLarge("the declared margins are too entangled to apply them",
                    "Finding which invariant rows are independent needs too large a factorisation.",
                    "Declare fewer or coarser margins, or release smaller tables.");
