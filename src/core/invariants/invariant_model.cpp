@@ -110,11 +110,9 @@ std::vector<SharedGrouping> drop_nested(const std::vector<SharedGrouping>& decla
   });
   std::vector<std::size_t> kept;
   for (std::size_t candidate : order) {
-    bool redundant = false;
-    for (std::size_t k : kept) {
-      if (refines(*declared[k], *declared[candidate], interrupts)) redundant = true;
-      if (redundant) break;
-    }
+    const bool redundant = std::any_of(kept.begin(), kept.end(), [&](std::size_t k) {
+      return refines(*declared[k], *declared[candidate], interrupts);
+    });
     if (!redundant) kept.push_back(candidate);
   }
   std::sort(kept.begin(), kept.end());
@@ -126,7 +124,8 @@ std::vector<SharedGrouping> drop_nested(const std::vector<SharedGrouping>& decla
 InconsistentInvariants pins_every_cell(const CellKeys& keys, const std::vector<Margin>& margins) {
   return InconsistentInvariants(
       "the invariants leave no cell to protect",
-      "The margins " + describe_margins(keys, margins) + " fix all " + std::to_string(keys.n_cells()) +
+      std::string(margins.size() == 1 ? "The margin " : "The margins ") + describe_margins(keys, margins) +
+          (margins.size() == 1 ? " fixes all " : " fix all ") + std::to_string(keys.n_cells()) +
           " cells exactly, so no noise can be added.",
       "Drop a margin, or remove a key column from one, so that some cells stay free.");
 }
@@ -142,6 +141,7 @@ void verify_null_space(const detail::RowSparse& all_rows, const detail::NullProj
   std::vector<double> projected = v;
   projector.project(projected.data(), interrupts);
   for (Eigen::Index r = 0; r < all_rows.rows(); ++r) {
+    interrupts.poll_every(static_cast<std::uint64_t>(r));
     double residual = 0, scale = 1;
     for (detail::RowSparse::InnerIterator it(all_rows, r); it; ++it) {
       residual += projected[it.index()];

@@ -31,6 +31,10 @@ struct Margin {
 
 class InvariantModel {
  public:
+  // Throws InconsistentInvariants when the margins pin every cell, TooLarge
+  // when the general projector would need too large a factorisation, and
+  // InvalidData when there is no cell. `interrupts` is kept for the later
+  // calls too, so its context must outlive the model.
   InvariantModel(const CellKeys& keys, std::vector<Margin> margins, const Interrupts& interrupts);
   ~InvariantModel();
   InvariantModel(InvariantModel&&) noexcept;
@@ -48,14 +52,17 @@ class InvariantModel {
   void project_onto_null_space(double* e) const;
 
   // diag(Pi_N): the noise variance of each cell per unit of i.i.d. variance.
+  // Exact; for the general structure it may throw TooLarge (selected
+  // inverse past its work limit, see sparse_projector.cpp).
   std::vector<double> null_projector_diagonal() const;
 
   // The independent invariant rows A_r (rank() x n_cells, 0/1 entries).
   Eigen::SparseMatrix<double, Eigen::RowMajor> independent_rows() const;
 
   // The totals of every declared margin (every group of every margin, in a
-  // fixed order), for checking that a release kept them: out has
-  // n_margin_groups() entries.
+  // fixed order: margins as declared, redundant ones included, and each
+  // margin's groups in order of first appearance among the cells), for
+  // checking that a release kept them: out has n_margin_groups() entries.
   std::size_t n_margin_groups() const;
   void margin_totals(const double* values, double* out) const;
 
