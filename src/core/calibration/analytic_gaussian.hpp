@@ -14,7 +14,8 @@ double gaussian_mechanism_delta(double epsilon, double sigma, double l2_sensitiv
 
 // The smallest sigma (to relative precision 1e-12, rounded up) with
 // gaussian_mechanism_delta(epsilon, sigma, D) <= delta. epsilon > 0,
-// 0 < delta < 1, D > 0.
+// 0 < delta < 1, D > 0 (all finite), else InvalidArgument; OutOfRange if
+// sigma would overflow a double.
 double analytic_gaussian_sigma(double epsilon, double delta, double l2_sensitivity);
 
 }  // namespace invariant_dp

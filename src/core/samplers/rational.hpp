@@ -15,8 +15,10 @@ struct Rational {
 };
 
 // The smallest rational with denominator <= max_den that is >= x (x > 0,
-// finite). Used to round a noise scale *up*, so the privacy guarantee of the
-// requested scale still holds. Throws OutOfRange if x is too large to fit.
+// finite), compared exactly, in lowest terms; so x <= r < x + 1/max_den.
+// Used to round a noise scale *up*, so the privacy guarantee of the
+// requested scale still holds. Throws OutOfRange if x is not positive and
+// finite, if x >= 2^64 (too large to fit), or if max_den is 0.
 Rational rational_at_least(double x, std::uint64_t max_den = (1ull << 20));
 
 }  // namespace invariant_dp
