@@ -13,7 +13,7 @@ REGRESS_OPTS = --inputdir=.
 
 CORE_BUILD = build/core
 CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
-SHLIB_LINK += $(CORE_LIB) -lstdc++ -lm
+SHLIB_LINK += $(CORE_LIB) -lflint -lmpfr -lgmp -lstdc++ -lm
 PG_CFLAGS += -Wall -Wmissing-prototypes
 
 # Debian's server is built with LLVM: do not build JIT bitcode (needs clang).
