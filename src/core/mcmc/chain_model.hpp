@@ -1,0 +1,64 @@
+// The fixed, shared part of a lattice MCMC sampler (integer_subspace_dp
+// digest 4.2-4.3): the target, the basis of Lambda_A as sparse columns (the
+// paper's C_A, the last d-k columns of V), the double-geometric parameter a
+// of Eq. 11, and optional extra "moves": sparse integer vectors of Lambda_A
+// (e.g. the +-1 2x2 swaps of a two-way table) proposed as symmetric random
+// walk steps z -> z + s m with s symmetric, so Metropolis acceptance keeps
+// the target exact. Each move also carries its coordinates in the basis, so
+// chains can keep lattice coordinates v (z = B v) that Algorithm 2 couples.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../lattice/lattice_basis.hpp"
+#include "double_geometric.hpp"
+#include "targets.hpp"
+
+namespace invariant_dp::mcmc {
+
+struct SparseVector {
+  std::vector<std::uint32_t> index;
+  std::vector<std::int64_t> value;
+};
+
+struct SamplerConfig {
+  Target target;
+  double proposal_a = 0.36787944117144233;  // e^-1, the paper's l1 choice
+  std::vector<SparseVector> moves;           // extra moves, each in Lambda_A
+  std::size_t moves_per_iteration = 0;       // extra-move proposals after each sweep
+  double move_step_a = 0;                    // |s| = 1 + Geometric(move_step_a); 0: |s| = 1
+};
+
+class ChainModel {
+ public:
+  // Throws InvalidArgument on an empty basis, bad parameters, or a move that
+  // is not an integer combination of the basis (i.e. not in Lambda_A).
+  ChainModel(const LatticeBasis& basis, SamplerConfig config);
+
+  std::size_t dimension() const { return dimension_; }
+  std::size_t rank() const { return columns_.size(); }
+  const SamplerConfig& config() const { return config_; }
+  const DoubleGeometric& step_law() const { return step_law_; }
+  const SparseVector& column(std::size_t j) const { return columns_[j]; }
+  std::size_t move_count() const { return moves_.size(); }
+  const SparseVector& move(std::size_t k) const { return config_.moves[k]; }
+  const SparseVector& move_coordinates(std::size_t k) const { return moves_[k]; }
+  // |s| of an extra move: 1, or 1 + Geometric(move_step_a).
+  std::int64_t move_magnitude(RandomSource& rng) const;
+
+ private:
+  std::size_t dimension_;
+  SamplerConfig config_;
+  DoubleGeometric step_law_;
+  std::vector<SparseVector> columns_;
+  std::vector<SparseVector> moves_;  // basis coordinates of config_.moves
+};
+
+// All 2x2 swaps +1 at (i,j),(i',j'), -1 at (i,j'),(i',j) of a rows x cols
+// table stored row-major: the minimal moves that keep both margins (the
+// Markov basis of the two-way independence model).
+std::vector<SparseVector> two_way_swap_moves(std::size_t rows, std::size_t cols);
+
+}  // namespace invariant_dp::mcmc

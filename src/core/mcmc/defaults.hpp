@@ -1,0 +1,36 @@
+// Default sampler settings, measured on the paper's 4x4 example (d = 16,
+// both margins, eps = 0.25; integer_subspace_dp digest 5.2, 5.6) with 200
+// coupled pairs (test/bench/bench_mcmc.cpp, seed 42): iterations until the
+// L-lag TV upper bound falls below 0.05, beside the paper's figures:
+//   l1, a = e^-1, paper proposal:      ~5e3 (L = 1000)   paper: ~1e4
+//   l1, a = e^-1, + 9 swaps/iteration: ~6e2 (L = 1000)
+//   l2, a = e^-2, paper proposal:      ~5e4-1e5 (L = 1e3-3e4)   paper: ~1e5
+//   l2, a = e^-2, + 9 swaps/iteration: ~3.5e3 (L = 3000)
+// The burn-ins below are these figures rounded up with a factor >= 2 of
+// margin. They are defaults for tables of this size only; larger lattices
+// need their own diagnosis (dp.diagnose), which is why the diagnostics API
+// exists. The lattice Gaussian reuses the l1 settings (no paper figure).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "targets.hpp"
+
+namespace invariant_dp::mcmc {
+
+struct SamplerDefaults {
+  double proposal_a;            // Eq. 11 double-geometric parameter
+  std::uint64_t burn_in;        // iterations before the draw is used
+  std::int64_t coupling_lag;    // L for the TV bound
+};
+
+// with_swaps: the two-way-table 2x2 swaps are proposed, rank(Lambda) of them
+// per iteration (moves_per_iteration = basis rank).
+inline SamplerDefaults default_sampler(TargetKind kind, bool with_swaps) {
+  if (kind == TargetKind::laplace_l2)
+    return with_swaps ? SamplerDefaults{std::exp(-2.0), 10000, 3000} : SamplerDefaults{std::exp(-2.0), 200000, 10000};
+  return with_swaps ? SamplerDefaults{std::exp(-1.0), 2000, 1000} : SamplerDefaults{std::exp(-1.0), 20000, 1000};
+}
+
+}  // namespace invariant_dp::mcmc

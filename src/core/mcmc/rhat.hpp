@@ -1,0 +1,43 @@
+// Split R-hat (Gelman et al., Bayesian Data Analysis 3rd ed., 11.4) over
+// several chains on scalar summaries of z (||z||_1 and z_1), as the paper
+// checks convergence on the Census example with 4 over-dispersed chains and
+// R-hat < 1.01 (integer_subspace_dp digest 5.3, 7 "Diagnostics").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../random_source.hpp"
+#include "lattice_chain.hpp"
+
+namespace invariant_dp::mcmc {
+
+// Each chain is split in halves; with the 2M halves of length n, W = mean
+// within-half variance, B/n = variance of the half means, and
+// R = sqrt(((n-1)/n W + B/n) / W). Needs >= 2 chains of >= 4 draws, equal
+// lengths (InvalidArgument otherwise). Returns 1 when every draw is equal.
+double split_rhat(const std::vector<std::vector<double>>& chains);
+
+struct RhatReport {
+  double rhat_l1 = 0;  // on ||z||_1
+  double rhat_z1 = 0;  // on the first cell
+  AcceptanceCounts acceptance;
+};
+
+// `chains` chains from over-dispersed starts (overdispersion_iterations at
+// widened(target, overdispersion_factor)), `burn_in` iterations each, then
+// `draws` recorded iterations, one every `thin` iterations.
+struct RhatConfig {
+  int chains = 4;
+  std::uint64_t burn_in = 0;
+  std::uint64_t draws = 1000;
+  std::uint64_t thin = 1;
+  double overdispersion_factor = 0.4;
+  std::uint64_t overdispersion_iterations = 0;
+};
+
+RhatReport run_rhat(const ChainModel& model, const RhatConfig& config, RandomSource& rng,
+                    const Interrupts& interrupts);
+
+}  // namespace invariant_dp::mcmc
