@@ -1,0 +1,232 @@
+// Exact sampler of the group total N; the law, the envelope and the argument
+// for exactness are in composition_total.hpp.
+#include "composition_total.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "../errors.hpp"
+#include "lazy_bernoulli.hpp"
+
+namespace invariant_dp {
+namespace {
+
+static_assert(sizeof(unsigned long) == 8 && sizeof(long) == 8, "LP64 is assumed by the MPFR calls");
+
+constexpr mpfr_prec_t kBasePrecision = 128;  // makes (n - m) * den exact
+// With the mode below 2^50 a right-tail proposal reaches 2^62 only after
+// thousands of heads in a row, so the OutOfRange there never happens.
+constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
+constexpr int kGridCells = 64;
+
+struct Mp {
+  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v, prec); }
+  ~Mp() { mpfr_clear(v); }
+  Mp(const Mp&) = delete;
+  Mp& operator=(const Mp&) = delete;
+  mpfr_t v;
+};
+
+// lo <= ln Gamma(x) <= hi for an integer x >= 1 (exact in MPFR at prec >= 64).
+void lngamma_bounds(mpfr_prec_t prec, std::uint64_t x, mpfr_ptr lo, mpfr_ptr hi) {
+  Mp arg(prec);
+  mpfr_set_ui(arg.v, x, MPFR_RNDN);
+  mpfr_lngamma(lo, arg.v, MPFR_RNDD);
+  mpfr_lngamma(hi, arg.v, MPFR_RNDU);
+}
+
+// Enclosure of a = exp(-den/num).
+void a_bounds(mpfr_prec_t prec, Rational scale, mpfr_ptr lo, mpfr_ptr hi) {
+  Mp q(prec);
+  mpfr_set_ui(q.v, scale.den, MPFR_RNDN);
+  mpfr_div_ui(q.v, q.v, scale.num, MPFR_RNDU);
+  mpfr_neg(q.v, q.v, MPFR_RNDN);
+  mpfr_exp(lo, q.v, MPFR_RNDD);
+  mpfr_set_ui(q.v, scale.den, MPFR_RNDN);
+  mpfr_div_ui(q.v, q.v, scale.num, MPFR_RNDD);
+  mpfr_neg(q.v, q.v, MPFR_RNDN);
+  mpfr_exp(hi, q.v, MPFR_RNDU);
+}
+
+// Sign of (n+k) a - (n+1), which is never 0 (a is transcendental).
+bool ratio_above_one(Rational scale, std::uint64_t n, std::uint64_t k) {
+  for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
+    Mp lo(prec), hi(prec);
+    a_bounds(prec, scale, lo.v, hi.v);
+    mpfr_mul_ui(lo.v, lo.v, n + k, MPFR_RNDD);
+    mpfr_sub_ui(lo.v, lo.v, n + 1, MPFR_RNDD);
+    mpfr_mul_ui(hi.v, hi.v, n + k, MPFR_RNDU);
+    mpfr_sub_ui(hi.v, hi.v, n + 1, MPFR_RNDU);
+    if (mpfr_sgn(lo.v) > 0) return true;
+    if (mpfr_sgn(hi.v) < 0) return false;
+    if (prec > (mpfr_prec_t{1} << 20)) throw Error("could not locate the mode of a group total");
+  }
+}
+
+std::uint64_t ceil_u64(long double x) { return x <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(x)); }
+
+}  // namespace
+
+CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k, bool with_squeeze)
+    : scale_(scale), k_(k) {
+  if (scale.num == 0 || scale.den == 0)
+    throw InvalidArgument("laplace scale must be positive");
+  if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
+  m_ = find_mode();
+  choose_envelope();
+  if (with_squeeze) build_squeeze();
+}
+
+// The mode estimated in long double, then moved to the exact one.
+std::uint64_t CompositionTotalSampler::find_mode() const {
+  const long double r = static_cast<long double>(scale_.den) / scale_.num;
+  const long double a = std::exp(-r), one_minus_a = -std::expm1(-r);
+  const long double estimate = (k_ * a - 1) / one_minus_a;
+  if (!(estimate <= static_cast<long double>(kMaxMode)))
+    throw OutOfRange("laplace scale is too large for a group of " + std::to_string(k_) + " cells",
+                     "The expected group total k * a / (1 - a) must stay below 2^50.");
+  std::uint64_t m = ceil_u64(estimate);
+  while (m > 0 && !ratio_above_one(scale_, m - 1, k_)) --m;
+  while (ratio_above_one(scale_, m, k_)) ++m;
+  return m;
+}
+
+void CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j,
+                                               mpfr_ptr lo, mpfr_ptr hi) const {
+  if (prec < kBasePrecision) prec = kBasePrecision;
+  Mp glo(prec), ghi(prec), r(prec);
+  // 2 [lnG(n+k) - lnG(n+1) - lnG(m+k) + lnG(m+1)], rounded outwards.
+  lngamma_bounds(prec, n + k_, glo.v, ghi.v);
+  mpfr_set(lo, glo.v, MPFR_RNDD);
+  mpfr_set(hi, ghi.v, MPFR_RNDU);
+  lngamma_bounds(prec, n + 1, glo.v, ghi.v);
+  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
+  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
+  lngamma_bounds(prec, m_ + k_, glo.v, ghi.v);
+  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
+  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
+  lngamma_bounds(prec, m_ + 1, glo.v, ghi.v);
+  mpfr_add(lo, lo, glo.v, MPFR_RNDD);
+  mpfr_add(hi, hi, ghi.v, MPFR_RNDU);
+  mpfr_mul_2ui(lo, lo, 1, MPFR_RNDD);
+  mpfr_mul_2ui(hi, hi, 1, MPFR_RNDU);
+  // - 2 (n - m) den / num: (n - m) den is exact at 128 bits.
+  const long diff = n >= m_ ? static_cast<long>(n - m_) : -static_cast<long>(m_ - n);
+  mpfr_set_si(r.v, diff, MPFR_RNDN);
+  mpfr_mul_ui(r.v, r.v, scale_.den, MPFR_RNDN);
+  mpfr_mul_2ui(r.v, r.v, 1, MPFR_RNDN);
+  Mp rlo(prec), rhi(prec);
+  mpfr_div_ui(rlo.v, r.v, scale_.num, MPFR_RNDD);
+  mpfr_div_ui(rhi.v, r.v, scale_.num, MPFR_RNDU);
+  mpfr_sub(lo, lo, rhi.v, MPFR_RNDD);
+  mpfr_sub(hi, hi, rlo.v, MPFR_RNDU);
+  if (j > 0) {  // + j ln 2
+    mpfr_const_log2(glo.v, MPFR_RNDD);
+    mpfr_const_log2(ghi.v, MPFR_RNDU);
+    mpfr_mul_ui(glo.v, glo.v, j, MPFR_RNDD);
+    mpfr_mul_ui(ghi.v, ghi.v, j, MPFR_RNDU);
+    mpfr_add(lo, lo, glo.v, MPFR_RNDD);
+    mpfr_add(hi, hi, ghi.v, MPFR_RNDU);
+  }
+}
+
+// Certifies w(to) <= w(from) / 2, i.e. log w(to) - log w(from) + ln 2 <= 0.
+bool CompositionTotalSampler::halves_within(std::uint64_t from, std::uint64_t to) const {
+  Mp flo(kBasePrecision), fhi(kBasePrecision), tlo(kBasePrecision), thi(kBasePrecision);
+  log_ratio_bounds(kBasePrecision, from, 0, flo.v, fhi.v);
+  log_ratio_bounds(kBasePrecision, to, 1, tlo.v, thi.v);
+  mpfr_sub(thi.v, thi.v, flo.v, MPFR_RNDU);
+  return mpfr_sgn(thi.v) <= 0;
+}
+
+void CompositionTotalSampler::choose_envelope() {
+  // Var N ~ 1 / |d/dn log(w(n+1)/w(n))| at the mode = (m+k)(m+1) / (2(k-1)).
+  const long double var = (static_cast<long double>(m_) + k_) * (m_ + 1.0L) / (2.0L * (k_ - 1));
+  const std::uint64_t s = std::max<std::uint64_t>(1, ceil_u64(std::sqrt(var)));
+  const std::uint64_t h = std::max<std::uint64_t>(1, ceil_u64(0.6L * std::sqrt(var)));
+  R_ = m_ + s;
+  L_ = m_ > s ? m_ - s : 0;
+  for (hR_ = h; !halves_within(R_, R_ + hR_); hR_ *= 2) {
+    if (R_ + 2 * hR_ > kMaxCompositionTotal) throw OutOfRange("laplace scale is too large for a zero-sum group");
+  }
+  for (hL_ = h; L_ >= hL_ && !halves_within(L_, L_ - hL_); hL_ *= 2) {
+  }
+  total_ = (R_ - L_) + 2 * hR_ + (L_ > 0 ? 2 * hL_ : 0);
+}
+
+// Certified double bounds of w(x)/M at the grid points (see the header).
+void CompositionTotalSampler::build_squeeze() {
+  grid_start_ = L_ > 2 * hL_ ? L_ - 2 * hL_ : 0;
+  const std::uint64_t end = R_ + 2 * hR_;
+  grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + kGridCells - 1) / kGridCells);
+  const std::uint64_t points = (end - grid_start_ + grid_step_ - 1) / grid_step_ + 1;
+  Mp lo(kBasePrecision), hi(kBasePrecision);
+  for (std::uint64_t i = 0; i < points; ++i) {
+    log_ratio_bounds(kBasePrecision, grid_start_ + i * grid_step_, 0, lo.v, hi.v);
+    mpfr_exp(lo.v, lo.v, MPFR_RNDD);
+    mpfr_exp(hi.v, hi.v, MPFR_RNDU);
+    grid_lo_.push_back(mpfr_get_d(lo.v, MPFR_RNDD));
+    grid_hi_.push_back(mpfr_get_d(hi.v, MPFR_RNDU));
+  }
+}
+
+// Decides 1[U < p] from U's first 64 digits when the grid bounds allow.
+bool CompositionTotalSampler::squeeze_decides(std::uint64_t n, std::uint64_t j, std::uint64_t word,
+                                              bool& accept) const {
+  if (grid_lo_.empty() || n < grid_start_ || j > 60) return false;
+  const std::uint64_t i = (n - grid_start_) / grid_step_;
+  if (i + 1 >= grid_lo_.size()) return false;
+  const std::uint64_t x0 = grid_start_ + i * grid_step_, x1 = x0 + grid_step_;
+  const double plo = std::ldexp(std::min(grid_lo_[i], grid_lo_[i + 1]), static_cast<int>(j));
+  double phi = 1.0;  // w <= M
+  if (x0 >= m_) phi = std::ldexp(grid_hi_[i], static_cast<int>(j));
+  else if (x1 <= m_) phi = std::ldexp(grid_hi_[i + 1], static_cast<int>(j));
+  // U in [word, word + 1) / 2^64; the products by 2^64 are exact.
+  if (plo >= 1.0 || static_cast<double>(word) < std::floor(std::ldexp(plo, 64)) - 4096.0) {
+    accept = true;
+    return true;
+  }
+  if (phi < 1.0 && static_cast<double>(word) > std::ceil(std::ldexp(phi, 64)) + 4096.0) {
+    accept = false;
+    return true;
+  }
+  return false;
+}
+
+std::uint64_t CompositionTotalSampler::sample(RandomSource& rng, const Interrupts& interrupts) const {
+  for (std::uint64_t attempt = 0;; ++attempt) {
+    interrupts.poll_every(attempt);
+    const std::uint64_t t = rng.uniform_below(total_);
+    std::uint64_t n, j = 0;
+    if (t < R_ - L_) {
+      n = L_ + t;
+    } else {
+      while (rng.fair_bit()) ++j;
+      const bool right = t < (R_ - L_) + 2 * hR_;
+      const std::uint64_t h = right ? hR_ : hL_;
+      const std::uint64_t offset = rng.uniform_below(h);
+      if (right) {
+        if (j >= (kMaxCompositionTotal - R_) / h) throw OutOfRange("group total of the laplace noise does not fit in a bigint");
+        n = R_ + j * h + offset;
+      } else {
+        if (j >= L_ / h + 1 || j * h + offset + 1 > L_) continue;  // below 0: w = 0
+        n = L_ - j * h - offset - 1;
+      }
+    }
+    LazyUniform u(rng);
+    bool accept;
+    if (squeeze_decides(n, j, u.first_word(), accept)) {
+      if (accept) return n;
+      continue;
+    }
+    const ProbabilityBounds p = [this, n, j](mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) {
+      log_ratio_bounds(prec, n, j, lo, hi);
+      mpfr_exp(lo, lo, MPFR_RNDD);
+      mpfr_exp(hi, hi, MPFR_RNDU);
+    };
+    if (u.less_than(p, kBasePrecision)) return n;
+  }
+}
+
+}  // namespace invariant_dp

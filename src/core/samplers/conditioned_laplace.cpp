@@ -1,0 +1,119 @@
+// Discrete Laplace conditioned on zero group sums; the argument for
+// exactness is in conditioned_laplace.hpp.
+#include "conditioned_laplace.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "../errors.hpp"
+#include "composition_total.hpp"
+
+namespace invariant_dp {
+namespace {
+
+// Floyd's algorithm: a uniform sample of `count` distinct positions among
+// [0, positions), returned sorted. For j = positions - count, ...,
+// positions - 1 draw t uniform on [0, j]; insert t, or j if t is taken.
+// A bitmap when it is no larger than a few words per part, else a hash set.
+void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t count,
+                  std::vector<std::uint64_t>& out, const Interrupts& interrupts) {
+  out.clear();
+  if (positions <= 128 * count + 4096) {
+    std::vector<std::uint64_t> bits((positions + 63) / 64, 0);
+    for (std::uint64_t j = positions - count; j < positions; ++j) {
+      interrupts.poll_every(j);
+      const std::uint64_t t = rng.uniform_below(j + 1);
+      const std::uint64_t pick = (bits[t >> 6] >> (t & 63)) & 1 ? j : t;
+      bits[pick >> 6] |= std::uint64_t{1} << (pick & 63);
+    }
+    for (std::uint64_t w = 0; w < bits.size(); ++w)
+      for (std::uint64_t word = bits[w]; word != 0; word &= word - 1)
+        out.push_back(w * 64 + static_cast<std::uint64_t>(__builtin_ctzll(word)));
+    return;
+  }
+  // Open addressing on position + 1 (0 marks an empty slot).
+  std::uint64_t size = 16;
+  while (size < 2 * count) size *= 2;
+  std::vector<std::uint64_t> table(size, 0);
+  auto insert_if_absent = [&](std::uint64_t key) {
+    std::uint64_t slot = (key * 0x9e3779b97f4a7c15ull) & (size - 1);
+    for (; table[slot] != 0; slot = (slot + 1) & (size - 1))
+      if (table[slot] == key + 1) return false;
+    table[slot] = key + 1;
+    return true;
+  };
+  for (std::uint64_t j = positions - count; j < positions; ++j) {
+    interrupts.poll_every(j);
+    const std::uint64_t t = rng.uniform_below(j + 1);
+    out.push_back(insert_if_absent(t) ? t : j);
+    if (out.back() == j) insert_if_absent(j);
+  }
+  std::sort(out.begin(), out.end());
+}
+
+void check_arguments(Rational scale, const std::uint32_t* group_of_cell, std::size_t n_cells,
+                     std::size_t n_groups, const std::int64_t* z) {
+  if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
+  if (n_cells > 0 && (group_of_cell == nullptr || z == nullptr))
+    throw InvalidArgument("cells of a zero-sum release must not be null");
+  for (std::size_t i = 0; i < n_cells; ++i)
+    if (group_of_cell[i] >= n_groups)
+      throw InvalidArgument("group number " + std::to_string(group_of_cell[i]) + " is out of range",
+                            "There are " + std::to_string(n_groups) + " groups.");
+}
+
+}  // namespace
+
+void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
+                                std::vector<std::uint64_t>& parts, const Interrupts& interrupts) {
+  const std::uint64_t k = parts.size();
+  if (k == 0) throw InvalidArgument("a composition needs at least one part");
+  if (total > kMaxCompositionTotal || k - 1 > kMaxCompositionTotal)
+    throw OutOfRange("composition total does not fit in a bigint");
+  std::vector<std::uint64_t> bars;
+  floyd_sorted(rng, total + k - 1, k - 1, bars, interrupts);
+  std::uint64_t next = 0;  // first position after the previous bar
+  for (std::uint64_t i = 0; i + 1 < k; ++i) {
+    parts[i] = bars[i] - next;
+    next = bars[i] + 1;
+  }
+  parts[k - 1] = total + k - 1 - next;
+}
+
+void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
+                                         const std::uint32_t* group_of_cell, std::size_t n_cells,
+                                         std::size_t n_groups, std::int64_t* z,
+                                         const Interrupts& interrupts) {
+  check_arguments(scale, group_of_cell, n_cells, n_groups, z);
+  // Cells of each group, in cell order (counting sort).
+  std::vector<std::size_t> start(n_groups + 1, 0), cells(n_cells);
+  for (std::size_t i = 0; i < n_cells; ++i) ++start[group_of_cell[i] + 1];
+  for (std::size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
+  std::vector<std::size_t> fill(start.begin(), start.end() - 1);
+  for (std::size_t i = 0; i < n_cells; ++i) cells[fill[group_of_cell[i]]++] = i;
+  // One N sampler per group size; a size shared by many groups gets the squeeze.
+  std::map<std::uint64_t, std::size_t> groups_of_size;
+  for (std::size_t g = 0; g < n_groups; ++g) ++groups_of_size[start[g + 1] - start[g]];
+  std::map<std::uint64_t, std::unique_ptr<CompositionTotalSampler>> samplers;
+  std::vector<std::uint64_t> g1, g2;
+  for (std::size_t g = 0; g < n_groups; ++g) {
+    interrupts.poll();
+    const std::uint64_t k = start[g + 1] - start[g];
+    const std::size_t* members = cells.data() + start[g];
+    if (k == 1) z[members[0]] = 0;
+    if (k < 2) continue;
+    auto& sampler = samplers[k];
+    if (!sampler) sampler = std::make_unique<CompositionTotalSampler>(scale, k, groups_of_size[k] >= 8);
+    const std::uint64_t total = sampler->sample(rng, interrupts);
+    g1.assign(k, 0);
+    g2.assign(k, 0);
+    sample_uniform_composition(rng, total, g1, interrupts);
+    sample_uniform_composition(rng, total, g2, interrupts);
+    for (std::uint64_t t = 0; t < k; ++t)
+      z[members[t]] = static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]);
+  }
+}
+
+}  // namespace invariant_dp
