@@ -11,6 +11,7 @@ const MechanismTraits kMechanisms[] = {
     {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true},
     {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true},
     {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false},
+    {Mechanism::IntegerLaplace, "integer_laplace", true, true, false},
 };
 
 }  // namespace

@@ -12,6 +12,7 @@ enum class Mechanism {
   DiscreteGaussian,  // independent exact discrete Gaussian per cell; no invariants
   SubspaceGaussian,  // x + Pi_N e, e ~ N(0, sigma^2 I) (subspace_dp Cor 3.5)
   SubspaceLaplace,   // x + Pi_N e, e ~ Lap(b)^d (subspace_dp Cor 3.8)
+  IntegerLaplace,    // discrete Laplace conditioned on the invariants (integer_subspace_dp, l1)
 };
 
 struct MechanismTraits {

@@ -57,6 +57,17 @@ NoiseLaw laplace_law(const ReleaseRequest& r, double l1) {
   return law;
 }
 
+// The l1 generalized Laplace q(z) ~ exp(-|z|_1 / b) on the invariant
+// lattice (integer_subspace_dp Def. 9 with its epsilon = 1/b): i.i.d.
+// discrete Laplace conditioned on A z = 0. A person's change within one
+// margin group moves two cells by one: l1 distance 2, loss 2/b = epsilon.
+NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1) {
+  NoiseLaw law = discrete_laplace_law(r, l1);
+  law.law = "discrete Laplace, P(z) proportional to exp(-|z|_1/b), conditioned on every declared margin "
+            "(z sums to 0 over each margin group)";
+  return law;
+}
+
 }  // namespace
 
 NoiseLaw calibrate_noise(const ReleaseRequest& request) {
@@ -69,6 +80,7 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
     case Mechanism::DiscreteGaussian: law = discrete_gaussian_law(request); break;
     case Mechanism::SubspaceGaussian: law = gaussian_law(request, l2); break;
     case Mechanism::SubspaceLaplace: law = laplace_law(request, l1); break;
+    case Mechanism::IntegerLaplace: law = integer_laplace_law(request, l1); break;
   }
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;

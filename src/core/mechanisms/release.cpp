@@ -8,6 +8,7 @@
 #include "../samplers/continuous.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
+#include "conditioned_release.hpp"
 #include "noise_calibration.hpp"
 #include "release_metadata.hpp"
 
@@ -73,11 +74,14 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
 
   ReleaseResult result;
-  if (request.mechanism->integer_output)
+  result.integer_output = request.mechanism->integer_output;
+  if (request.mechanism->mechanism == Mechanism::IntegerLaplace && !request.margins.empty())
+    release_conditioned_laplace(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
+  else if (request.mechanism->integer_output)
     release_integers(counts, law, rng, interrupts, result, n);
   else
     release_reals(counts, law, model, rng, interrupts, result, n);
-  result.metadata_json = release_metadata_json(request, law, model, cells);
+  result.metadata_json = release_metadata_json(request, law, model, cells, result.noise_sd);
   return result;
 }
 

@@ -70,10 +70,21 @@ std::string noise_json(const NoiseLaw& law) {
   return out.str();
 }
 
+// How the released cells' noise covaries, in words an analyst can use.
+std::string covariance_text(const ReleaseRequest& request) {
+  if (request.margins.empty()) return "unit_variance * I (independent cells)";
+  if (request.mechanism->mechanism == Mechanism::IntegerLaplace)
+    return "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
+           "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
+  return "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
+}
+
 }  // namespace
 
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
-                                  const CellKeys& cells) {
+                                  const CellKeys& cells, const std::vector<double>& noise_sd) {
+  double total_variance = 0;
+  for (double sd : noise_sd) total_variance += sd * sd;
   std::ostringstream out;
   out << "{\"mechanism\": " << quoted(request.mechanism->name)
       << ", \"output\": " << quoted(request.mechanism->integer_output ? "integer" : "real")
@@ -87,8 +98,8 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"structure\": " << quoted(model.structure()) << ", \"rank\": " << model.rank()
       << ", \"null_dimension\": " << model.null_dimension() << "}"
       << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << quoted(request.margins.empty() ? "unit_variance * I" : "unit_variance * Pi_N")
-      << ", \"expected_total_squared_error\": " << number(law.unit_variance * double(model.null_dimension())) << "}";
+      << ", \"covariance\": " << quoted(covariance_text(request))
+      << ", \"expected_total_squared_error\": " << number(total_variance) << "}";
   return out.str();
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "../invariants/cell_keys.hpp"
 #include "../invariants/invariant_model.hpp"
@@ -13,7 +14,8 @@
 
 namespace invariant_dp {
 
+// noise_sd: the per-cell noise standard deviations of the release.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
-                                  const CellKeys& cells);
+                                  const CellKeys& cells, const std::vector<double>& noise_sd);
 
 }  // namespace invariant_dp

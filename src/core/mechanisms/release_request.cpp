@@ -103,7 +103,7 @@ ReleaseRequest validate_request(const RawRequest& raw) {
   if (!request.margins.empty() && !request.mechanism->allows_invariants)
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" does not keep invariants",
                           "It adds independent noise to every cell, so no margin would stay exact.",
-                          "Use subspace_gaussian or subspace_laplace to keep margins exact.");
+                          "Use integer_laplace, subspace_gaussian or subspace_laplace to keep margins exact.");
   if (!request.margins.empty() && request.neighbours == Neighbours::AddRemove)
     throw InvalidArgument("exact margins need replace_one neighbours",
                           "Adding or removing a person changes a margin total, which is released exactly; only "
