@@ -1,0 +1,244 @@
+// Deterministic unit tests of the lattice MCMC (src/core/mcmc; digest 4.2-
+// 4.6): every state stays in Lambda_A on the paper's 4x4 table (A z = 0
+// exactly, z = B v, exact norms), seeded runs reproduce, interrupts stop
+// the loops, coupled chains that met stay equal, the TV-bound arithmetic
+// and split R-hat on hand-made inputs, and argument checks.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <vector>
+
+#include "mcmc/coupling.hpp"
+#include "mcmc/diagnostics.hpp"
+#include "mcmc/lattice_chain.hpp"
+#include "mcmc/rhat.hpp"
+#include "random_source.hpp"
+
+namespace invariant_dp::mcmc {
+namespace {
+
+// Basis of {z : all row and column sums 0} of an r x c table (row-major):
+// b_(i,j) = e_(i,j) - e_(i,c-1) - e_(r-1,j) + e_(r-1,c-1), i < r-1, j < c-1.
+LatticeBasis table_basis(std::size_t r, std::size_t c) {
+  LatticeBasis b;
+  b.dimension = r * c;
+  b.rank = (r - 1) * (c - 1);
+  b.vectors.assign(b.dimension * b.rank, 0);
+  std::size_t j = 0;
+  for (std::size_t i = 0; i + 1 < r; ++i)
+    for (std::size_t k = 0; k + 1 < c; ++k, ++j) {
+      std::int64_t* col = b.vectors.data() + j * b.dimension;
+      col[i * c + k] = 1;
+      col[i * c + c - 1] = -1;
+      col[(r - 1) * c + k] = -1;
+      col[(r - 1) * c + c - 1] = 1;
+    }
+  return b;
+}
+
+SamplerConfig config_4x4(Target target, bool swaps) {
+  SamplerConfig cfg;
+  cfg.target = target;
+  cfg.proposal_a = std::exp(-1.0);
+  if (swaps) {
+    cfg.moves = two_way_swap_moves(4, 4);
+    cfg.moves_per_iteration = 9;
+  }
+  return cfg;
+}
+
+void expect_in_lattice(const LatticeChain& chain, const LatticeBasis& basis) {
+  const auto& z = chain.z();
+  for (std::size_t r = 0; r < 4; ++r) {
+    std::int64_t row = 0, col = 0;
+    for (std::size_t c = 0; c < 4; ++c) {
+      row += z[r * 4 + c];
+      col += z[c * 4 + r];
+    }
+    ASSERT_EQ(row, 0);
+    ASSERT_EQ(col, 0);
+  }
+  std::int64_t l1 = 0, l2 = 0;
+  for (std::size_t i = 0; i < 16; ++i) {
+    std::int64_t bv = 0;
+    for (std::size_t j = 0; j < basis.rank; ++j) bv += basis.column(j)[i] * chain.v()[j];
+    ASSERT_EQ(bv, z[i]);
+    l1 += std::llabs(z[i]);
+    l2 += z[i] * z[i];
+  }
+  ASSERT_EQ(l1, chain.l1());
+  ASSERT_EQ(l2, chain.l2_squared());
+}
+
+TEST(McmcTargets, LogDensities) {
+  const std::int64_t z[3] = {3, -4, 1};
+  EXPECT_DOUBLE_EQ(log_density(laplace_l1(0.5), z, 3), -4.0);
+  EXPECT_DOUBLE_EQ(log_density(laplace_l2(0.5), z, 3), -0.5 * std::sqrt(26.0));
+  EXPECT_DOUBLE_EQ(log_density(lattice_gaussian(2.0), z, 3), -26.0 / 4.0);
+  EXPECT_THROW(validate(laplace_l1(0)), InvalidArgument);
+  EXPECT_THROW(validate(lattice_gaussian(NAN)), InvalidArgument);
+  EXPECT_DOUBLE_EQ(widened(laplace_l2(0.25), 0.4).epsilon, 0.1);
+  EXPECT_DOUBLE_EQ(widened(lattice_gaussian(1.0), 0.5).sigma2, 4.0);
+}
+
+TEST(McmcChain, StaysInLatticeOn4x4) {
+  const LatticeBasis basis = table_basis(4, 4);
+  for (Target target : {laplace_l1(0.25), laplace_l2(0.25), lattice_gaussian(50.0)})
+    for (bool swaps : {false, true}) {
+      ChainModel model(basis, config_4x4(target, swaps));
+      LatticeChain chain(model);
+      auto rng = make_seeded_random_source(7);
+      chain.reset_from_proposal(*rng);
+      for (int it = 0; it < 5000; ++it) {
+        chain.iterate(*rng);
+        expect_in_lattice(chain, basis);
+      }
+      EXPECT_GT(chain.acceptance().basis_accepted, 0u);
+      EXPECT_LT(chain.acceptance().basis_accepted, chain.acceptance().basis_proposed);
+      if (swaps) {
+        EXPECT_EQ(chain.acceptance().move_proposed, 5000u * 9u);
+      }
+    }
+}
+
+TEST(McmcChain, SeedReproducesTheRun) {
+  const LatticeBasis basis = table_basis(4, 4);
+  ChainModel model(basis, config_4x4(laplace_l1(0.25), true));
+  auto run = [&](std::uint64_t seed) {
+    auto rng = make_seeded_random_source(seed);
+    return draw_lattice_noise(model, 3000, *rng, Interrupts());
+  };
+  EXPECT_EQ(run(11), run(11));
+  EXPECT_NE(run(11), run(12));
+}
+
+bool stop_after_counter(void* context) { return --*static_cast<int*>(context) < 0; }
+
+TEST(McmcChain, InterruptsStopLongLoops) {
+  const LatticeBasis basis = table_basis(4, 4);
+  ChainModel model(basis, config_4x4(laplace_l1(0.25), false));
+  LatticeChain chain(model);
+  auto rng = make_seeded_random_source(1);
+  int polls = 3;  // the fourth poll (iteration 3 * 4096) asks to stop
+  const Interrupts interrupts(stop_after_counter, &polls);
+  EXPECT_THROW(chain.run(1000000, *rng, interrupts), Interrupted);
+  EXPECT_EQ(chain.acceptance().basis_proposed, 3u * 4096u);
+  int none = 0;
+  EXPECT_THROW(sample_meeting_time(model, 10, 1000000, StartKind::proposal, *rng, Interrupts(stop_after_counter, &none)),
+               Interrupted);
+}
+
+TEST(McmcCoupling, MetChainsStayEqual) {
+  const LatticeBasis basis = table_basis(4, 4);
+  for (bool swaps : {false, true}) {
+    ChainModel model(basis, config_4x4(laplace_l1(0.25), swaps));
+    auto rng = make_seeded_random_source(3);
+    LatticeChain x(model), y(model);
+    x.reset_from_proposal(*rng);
+    y.reset_from_proposal(*rng);
+    CoupledKernel kernel(model);
+    int it = 0;
+    while (!x.same_state(y) && it < 1000000) {
+      kernel.iterate(x, y, *rng);
+      ++it;
+    }
+    ASSERT_TRUE(x.same_state(y));
+    for (int k = 0; k < 2000; ++k) {
+      kernel.iterate(x, y, *rng);
+      ASSERT_EQ(x.z(), y.z());
+      expect_in_lattice(x, basis);
+    }
+  }
+}
+
+TEST(McmcCoupling, MaximalCouplingOfEqualCentersIsEqual) {
+  DoubleGeometric eta(std::exp(-1.0));
+  auto rng = make_seeded_random_source(5);
+  int coupled = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const auto [a, b] = eta.maximal_coupling(4, 4, *rng);
+    EXPECT_EQ(a, b);
+    const auto [c, d] = eta.maximal_coupling(0, 1, *rng);
+    coupled += c == d;
+  }
+  // P(meet) = 2a/(1+a) = 0.538 for a shift of 1; 1000 trials: 538 +- 16.
+  EXPECT_GT(coupled, 538 - 5 * 16);
+  EXPECT_LT(coupled, 538 + 5 * 16);
+}
+
+TEST(McmcCoupling, TvBoundArithmetic) {
+  const std::vector<MeetingTime> times = {{10, true}, {20, true}};
+  EXPECT_DOUBLE_EQ(tv_upper_bound(times, 5, 0), 1.0);   // (1 + 3) / 2 clamped
+  EXPECT_DOUBLE_EQ(tv_upper_bound(times, 5, 6), 1.0);   // (0 + ceil(9/5)=2) / 2
+  EXPECT_DOUBLE_EQ(tv_upper_bound(times, 5, 10), 0.5);  // (0 + 1) / 2
+  EXPECT_DOUBLE_EQ(tv_upper_bound(times, 5, 14), 0.5);
+  EXPECT_DOUBLE_EQ(tv_upper_bound(times, 5, 15), 0.0);
+  EXPECT_EQ(first_iteration_below(times, 5, 0.05), 15);
+  EXPECT_EQ(first_iteration_below(times, 5, 0.6), 10);
+  const auto curve = tv_upper_bound_curve(times, 5, 4);
+  ASSERT_EQ(curve.size(), 4u);
+  EXPECT_EQ(curve.back().iteration, 15);
+  const std::vector<MeetingTime> censored = {{10, true}, {100, false}};
+  EXPECT_DOUBLE_EQ(tv_upper_bound(censored, 5, 1000), 1.0);
+  EXPECT_EQ(first_iteration_below(censored, 5, 0.05), -1);
+}
+
+TEST(McmcRhat, SplitRhat) {
+  auto rng = make_seeded_random_source(9);
+  std::vector<std::vector<double>> same(4), shifted(4);
+  for (int c = 0; c < 4; ++c)
+    for (int i = 0; i < 2000; ++i) {
+      const double u = rng->uniform_open01();
+      same[c].push_back(u);
+      shifted[c].push_back(u + (c == 0 ? 1.0 : 0.0));
+    }
+  EXPECT_LT(split_rhat(same), 1.01);
+  EXPECT_GT(split_rhat(shifted), 1.2);
+  std::vector<std::vector<double>> trend(2);
+  for (int i = 0; i < 100; ++i) trend[0].push_back(i), trend[1].push_back(i);  // split R-hat sees a trend
+  EXPECT_GT(split_rhat(trend), 1.5);
+  EXPECT_THROW(split_rhat({{1, 2, 3, 4}}), InvalidArgument);
+}
+
+TEST(McmcModel, RejectsBadInput) {
+  const LatticeBasis basis = table_basis(4, 4);
+  SamplerConfig cfg = config_4x4(laplace_l1(0.25), false);
+  cfg.moves = {SparseVector{{0}, {1}}};  // e_0 is not in the lattice
+  cfg.moves_per_iteration = 1;
+  EXPECT_THROW(ChainModel(basis, cfg), InvalidArgument);
+  cfg.moves = {SparseVector{{0, 0, 1, 1}, {1, -1, 1, -1}}};  // a cell listed twice
+  EXPECT_THROW(ChainModel(basis, cfg), InvalidArgument);
+  cfg = config_4x4(laplace_l1(0.25), false);
+  cfg.proposal_a = 1.0;
+  EXPECT_THROW(ChainModel(basis, cfg), InvalidArgument);
+  EXPECT_THROW(ChainModel(LatticeBasis{}, config_4x4(laplace_l1(0.25), false)), InvalidArgument);
+  ChainModel swaps(basis, config_4x4(laplace_l1(0.25), true));
+  EXPECT_EQ(swaps.move_count(), 36u);
+  for (std::size_t k = 0; k < swaps.move_count(); ++k) EXPECT_LE(swaps.move_coordinates(k).index.size(), 4u);
+}
+
+TEST(McmcDiagnostics, ReportOnSmallRun) {
+  const LatticeBasis basis = table_basis(4, 4);
+  ChainModel model(basis, config_4x4(laplace_l1(0.25), true));
+  auto rng = make_seeded_random_source(21);
+  DiagnosticsConfig cfg;
+  cfg.lag = 200;
+  cfg.pairs = 20;
+  cfg.rhat.burn_in = 1000;
+  cfg.rhat.draws = 200;
+  cfg.rhat.overdispersion_iterations = 500;
+  const DiagnosticsReport r = diagnose(model, cfg, *rng, Interrupts());
+  EXPECT_EQ(r.censored, 0);
+  ASSERT_GE(r.tv_curve.size(), 2u);
+  EXPECT_EQ(r.tv_curve.front().iteration, 0);
+  for (std::size_t i = 1; i < r.tv_curve.size(); ++i)
+    EXPECT_LE(r.tv_curve[i].tv_upper_bound, r.tv_curve[i - 1].tv_upper_bound);
+  EXPECT_GE(r.iterations_below, 0);
+  EXPECT_GT(r.basis_acceptance, 0);
+  EXPECT_GT(r.move_acceptance, 0);
+  EXPECT_GT(r.rhat_l1, 0.9);
+}
+
+}  // namespace
+}  // namespace invariant_dp::mcmc
