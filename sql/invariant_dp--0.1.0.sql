@@ -105,3 +105,15 @@ COMMENT ON FUNCTION dp.noisy_count_combine(internal, internal) IS 'Combine funct
 COMMENT ON FUNCTION dp.noisy_count_serialize(internal) IS 'Serializes a partial dp.noisy_count state for parallel query.';
 COMMENT ON FUNCTION dp.noisy_count_deserialize(bytea, internal) IS 'Deserializes a partial dp.noisy_count state.';
 COMMENT ON FUNCTION dp.noisy_count_final(internal) IS 'Final function of dp.noisy_count: adds the noise, once per group.';
+
+-- dp.total_preserving_count ---------------------------------------------------
+
+CREATE FUNCTION dp.total_preserving_count(n bigint, epsilon float8) RETURNS bigint
+AS 'MODULE_PATHNAME', 'dp_total_preserving_count'
+LANGUAGE C WINDOW VOLATILE CALLED ON NULL INPUT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION dp.total_preserving_count(bigint, float8) IS
+'Window function: n plus exact discrete Laplace noise (scale 2/epsilon) conditioned on the window '
+'partition''s total, so each partition total is released exactly, counts stay integers and the noise is '
+'unbiased (integer_laplace). epsilon-DP for one person''s record moving between rows of a partition. '
+'Use: dp.total_preserving_count(n, 0.192) OVER (PARTITION BY state).';

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(27);
+SELECT plan(28);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
@@ -37,6 +37,8 @@ SELECT volatility_is('dp', 'noisy_count_final', ARRAY['internal'], 'volatile');
 SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count_final(internal)'::regprocedure),
           'r'::"char", 'the noise-drawing final function is PARALLEL RESTRICTED (leader only)');
 
+SELECT volatility_is('dp', 'total_preserving_count', ARRAY['bigint', 'double precision'], 'volatile');
+
 -- Every function of the extension has a comment.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
@@ -44,7 +46,8 @@ SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.o
 -- Anything that draws noise is volatile: no immutable or stable function returns a release.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
-             AND p.proname IN ('privatize', 'noisy_count_final', 'last_release') AND p.provolatile <> 'v'), 0,
+             AND p.proname IN ('privatize', 'noisy_count_final', 'last_release', 'total_preserving_count')
+             AND p.provolatile <> 'v'), 0,
           'noise-drawing functions are volatile');
 
 -- Settings.

@@ -10,6 +10,7 @@
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
 #include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/discrete_laplace.hpp"
 #include "capi_guard.hpp"
 #include "invariant_dp_core.h"
@@ -121,6 +122,22 @@ idp_status idp_noisy_count(int64_t count, const idp_request* request, const idp_
                                    ? sample_discrete_laplace(rng, law.exact_parameter)
                                    : sample_discrete_gaussian(rng, law.exact_parameter);
     if (__builtin_add_overflow(count, noise, noisy)) throw OutOfRange("noisy count out of range for bigint");
+  });
+}
+
+idp_status idp_total_preserving(const int64_t* counts, size_t n, double epsilon, const idp_randomness* randomness,
+                                const idp_interrupts* interrupts, int64_t* noisy, idp_error* error) {
+  return guarded(error, [&] {
+    RawRequest raw;
+    raw.mechanism = "integer_laplace";
+    raw.epsilon = epsilon;
+    const NoiseLaw law = calibrate_noise(validate_request(raw));
+    const std::vector<std::uint32_t> one_group(n, 0);
+    std::vector<std::int64_t> z(n);
+    sample_laplace_with_zero_group_sums(session_random_source(randomness), law.exact_parameter, one_group.data(), n,
+                                        1, z.data(), interrupts_of(interrupts));
+    for (std::size_t i = 0; i < n; ++i)
+      if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
   });
 }
 

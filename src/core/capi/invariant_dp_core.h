@@ -115,6 +115,16 @@ idp_status	idp_noisy_count(int64_t count, const idp_request *request,
 							const idp_randomness *randomness, int64_t *noisy,
 							idp_error *error);
 
+/*
+ * dp.total_preserving_count: the counts of one window partition plus
+ * integer_laplace noise conditioned on the partition's total, so the total
+ * stays exact. noisy has n entries.
+ */
+idp_status	idp_total_preserving(const int64_t *counts, size_t n, double epsilon,
+								 const idp_randomness *randomness,
+								 const idp_interrupts *interrupts, int64_t *noisy,
+								 idp_error *error);
+
 void		idp_free(void *pointer);
 
 #ifdef __cplusplus
