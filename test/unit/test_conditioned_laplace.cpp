@@ -236,7 +236,7 @@ TEST(UniformComposition, PartsSumToTheTotal) {
 TEST(CompositionTotal, ModeIsTheArgmaxOfTheWeights) {
   for (Rational b : {kCensus, kTwo, kQuarter, Rational{1000, 3}}) {
     for (std::uint64_t k : {2, 3, 50, 1000, 100000}) {
-      const CompositionTotalSampler s(b, k, false);
+      const CompositionTotalSampler s(b, k, 0);
       // w(n+1)/w(n) = ((n+k)/(n+1))^2 a^2 crosses 1 between m-1 and m.
       const double a = std::exp(-1.0 / b.to_double());
       const double m = double(s.mode());
@@ -246,7 +246,7 @@ TEST(CompositionTotal, ModeIsTheArgmaxOfTheWeights) {
       EXPECT_LT((m + k) * a, (m + 1) * (1 + 1e-12)) << k;
     }
   }
-  EXPECT_THROW(CompositionTotalSampler(kTwo, 1, false), InvalidArgument);
+  EXPECT_THROW(CompositionTotalSampler(kTwo, 1, 0), InvalidArgument);
 }
 
 TEST(CompositionTotal, SqueezeDoesNotChangeTheDraws) {
@@ -255,7 +255,7 @@ TEST(CompositionTotal, SqueezeDoesNotChangeTheDraws) {
   // 2^-52 of some p, which has probability < 1e-10 here).
   for (Rational b : {kCensus, kTwo, kQuarter}) {
     for (std::uint64_t k : {2, 7, 300}) {
-      const CompositionTotalSampler plain(b, k, false), squeezed(b, k, true);
+      const CompositionTotalSampler plain(b, k, 0), squeezed(b, k, 256);
       auto r1 = make_seeded_random_source(k), r2 = make_seeded_random_source(k);
       for (int i = 0; i < 100; ++i) ASSERT_EQ(plain.sample(*r1, {}), squeezed.sample(*r2, {})) << k << " " << i;
     }

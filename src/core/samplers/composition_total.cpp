@@ -18,7 +18,6 @@ constexpr mpfr_prec_t kBasePrecision = 128;  // makes (n - m) * den exact
 // With the mode below 2^50 a right-tail proposal reaches 2^62 only after
 // thousands of heads in a row, so the OutOfRange there never happens.
 constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
-constexpr int kGridCells = 64;
 
 struct Mp {
   explicit Mp(mpfr_prec_t prec) { mpfr_init2(v, prec); }
@@ -68,14 +67,31 @@ std::uint64_t ceil_u64(long double x) { return x <= 0 ? 0 : static_cast<std::uin
 
 }  // namespace
 
-CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k, bool with_squeeze)
+CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells)
     : scale_(scale), k_(k) {
   if (scale.num == 0 || scale.den == 0)
     throw InvalidArgument("laplace scale must be positive");
   if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
   m_ = find_mode();
+  mpfr_init2(mode_lo_, kBasePrecision);
+  mpfr_init2(mode_hi_, kBasePrecision);
+  mode_term_bounds(kBasePrecision, mode_lo_, mode_hi_);
   choose_envelope();
-  if (with_squeeze) build_squeeze();
+  if (squeeze_cells > 0) build_squeeze(squeeze_cells);
+}
+
+CompositionTotalSampler::~CompositionTotalSampler() {
+  mpfr_clear(mode_lo_);
+  mpfr_clear(mode_hi_);
+}
+
+// lnG(m+k) - lnG(m+1), rounded outwards.
+void CompositionTotalSampler::mode_term_bounds(mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) const {
+  Mp glo(prec), ghi(prec);
+  lngamma_bounds(prec, m_ + k_, lo, hi);
+  lngamma_bounds(prec, m_ + 1, glo.v, ghi.v);
+  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
+  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
 }
 
 // The mode estimated in long double, then moved to the exact one.
@@ -103,12 +119,14 @@ void CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n
   lngamma_bounds(prec, n + 1, glo.v, ghi.v);
   mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
   mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
-  lngamma_bounds(prec, m_ + k_, glo.v, ghi.v);
-  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
-  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
-  lngamma_bounds(prec, m_ + 1, glo.v, ghi.v);
-  mpfr_add(lo, lo, glo.v, MPFR_RNDD);
-  mpfr_add(hi, hi, ghi.v, MPFR_RNDU);
+  if (prec == kBasePrecision) {  // the mode's term, computed once
+    mpfr_sub(lo, lo, mode_hi_, MPFR_RNDD);
+    mpfr_sub(hi, hi, mode_lo_, MPFR_RNDU);
+  } else {
+    mode_term_bounds(prec, glo.v, ghi.v);
+    mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
+    mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
+  }
   mpfr_mul_2ui(lo, lo, 1, MPFR_RNDD);
   mpfr_mul_2ui(hi, hi, 1, MPFR_RNDU);
   // - 2 (n - m) den / num: (n - m) den is exact at 128 bits.
@@ -156,10 +174,11 @@ void CompositionTotalSampler::choose_envelope() {
 }
 
 // Certified double bounds of w(x)/M at the grid points (see the header).
-void CompositionTotalSampler::build_squeeze() {
-  grid_start_ = L_ > 2 * hL_ ? L_ - 2 * hL_ : 0;
-  const std::uint64_t end = R_ + 2 * hR_;
-  grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + kGridCells - 1) / kGridCells);
+// The grid spans left blocks j < 3 and right blocks j < 6.
+void CompositionTotalSampler::build_squeeze(unsigned cells) {
+  grid_start_ = L_ > 3 * hL_ ? L_ - 3 * hL_ : 0;
+  const std::uint64_t end = std::min(R_ + 6 * hR_, kMaxCompositionTotal);
+  grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + cells - 1) / cells);
   const std::uint64_t points = (end - grid_start_ + grid_step_ - 1) / grid_step_ + 1;
   Mp lo(kBasePrecision), hi(kBasePrecision);
   for (std::uint64_t i = 0; i < points; ++i) {
@@ -178,10 +197,17 @@ bool CompositionTotalSampler::squeeze_decides(std::uint64_t n, std::uint64_t j, 
   const std::uint64_t i = (n - grid_start_) / grid_step_;
   if (i + 1 >= grid_lo_.size()) return false;
   const std::uint64_t x0 = grid_start_ + i * grid_step_, x1 = x0 + grid_step_;
-  const double plo = std::ldexp(std::min(grid_lo_[i], grid_lo_[i + 1]), static_cast<int>(j));
-  double phi = 1.0;  // w <= M
-  if (x0 >= m_) phi = std::ldexp(grid_hi_[i], static_cast<int>(j));
-  else if (x1 <= m_) phi = std::ldexp(grid_hi_[i + 1], static_cast<int>(j));
+  double plo = std::min(grid_lo_[i], grid_lo_[i + 1]), phi = 1.0;  // w <= M
+  if (n == x0) {
+    plo = grid_lo_[i];
+    phi = grid_hi_[i];
+  } else if (x0 >= m_) {
+    phi = grid_hi_[i];
+  } else if (x1 <= m_) {
+    phi = grid_hi_[i + 1];
+  }
+  plo = std::ldexp(plo, static_cast<int>(j));
+  phi = std::ldexp(phi, static_cast<int>(j));
   // U in [word, word + 1) / 2^64; the products by 2^64 are exact.
   if (plo >= 1.0 || static_cast<double>(word) < std::floor(std::ldexp(plo, 64)) - 4096.0) {
     accept = true;

@@ -31,7 +31,7 @@
 // With L = m - s, R = m + s, s ~ the standard deviation of N and h ~ 0.6 s,
 // the acceptance rate is about 0.6.
 // Squeeze (speed only). For a size shared by many groups, certified double
-// bounds plo <= w(n)/M <= phi on a grid of 64 cells (log-concavity: on a cell
+// bounds plo <= w(n)/M <= phi on a grid of up to 256 cells (log-concavity: on a cell
 // w >= the smaller end value; beside the mode w <= the nearer end value) let
 // most decisions be read from the first 64 digits of the same U; the rest go
 // to MPFR. The decision is 1[U < p] either way.
@@ -56,7 +56,12 @@ class CompositionTotalSampler {
  public:
   // Throws InvalidArgument for k < 2 or a non-positive scale, OutOfRange if
   // the mode of N exceeds 2^50 (about k * scale > 2^50).
-  CompositionTotalSampler(Rational scale, std::uint64_t k, bool with_squeeze);
+  // squeeze_cells > 0 builds the squeeze on that many grid cells (about
+  // 4 lngamma evaluations each): worth it when many groups share k.
+  CompositionTotalSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells);
+  ~CompositionTotalSampler();
+  CompositionTotalSampler(const CompositionTotalSampler&) = delete;
+  CompositionTotalSampler& operator=(const CompositionTotalSampler&) = delete;
 
   std::uint64_t sample(RandomSource& rng, const Interrupts& interrupts) const;
 
@@ -71,7 +76,8 @@ class CompositionTotalSampler {
   std::uint64_t find_mode() const;
   bool halves_within(std::uint64_t from, std::uint64_t to) const;
   void choose_envelope();
-  void build_squeeze();
+  void mode_term_bounds(mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) const;
+  void build_squeeze(unsigned cells);
   bool squeeze_decides(std::uint64_t n, std::uint64_t j, std::uint64_t word, bool& accept) const;
 
   Rational scale_;
@@ -80,6 +86,7 @@ class CompositionTotalSampler {
   // Squeeze grid: points grid_start_ + i * grid_step_, certified bounds of w/M.
   std::uint64_t grid_start_ = 0, grid_step_ = 1;
   std::vector<double> grid_lo_, grid_hi_;
+  mpfr_t mode_lo_, mode_hi_;  // lnG(m+k) - lnG(m+1) at 128 bits, outwards
 };
 
 }  // namespace invariant_dp

@@ -105,7 +105,11 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
     if (k == 1) z[members[0]] = 0;
     if (k < 2) continue;
     auto& sampler = samplers[k];
-    if (!sampler) sampler = std::make_unique<CompositionTotalSampler>(scale, k, groups_of_size[k] >= 8);
+    if (!sampler) {
+      const std::size_t sharing = groups_of_size[k];
+      const unsigned squeeze_cells = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(256, 4 * sharing));
+      sampler = std::make_unique<CompositionTotalSampler>(scale, k, squeeze_cells);
+    }
     const std::uint64_t total = sampler->sample(rng, interrupts);
     g1.assign(k, 0);
     g2.assign(k, 0);
