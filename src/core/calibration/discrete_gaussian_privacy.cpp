@@ -35,6 +35,7 @@
 // re-certifies the rational itself. The bound is not monotone in sigma2, so
 // this is not a plain bisection: see "The calibration problem" below.
 #include "discrete_gaussian_privacy.hpp"
+#include "zcdp.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -138,28 +139,6 @@ double exact_delta_two_cells(double eps, double sigma2) {
       },
       [&](double z) { return (1 - z) / sigma2; });
   return sum / (z_lower * z_lower);
-}
-
-// log of the CKS Corollary 13 bound at order a = 1 + e^u, written in u so
-// that a - 1 is exact even for a close to 1.
-double log_zcdp_bound(double u, double rho, double eps) {
-  const double a_minus_1 = std::exp(u), a = 1 + a_minus_1;
-  const double log_1_minus_inv_a = -std::log1p(1 / a_minus_1);  // log(1 - 1/a)
-  return a_minus_1 * (a * rho - eps) + a * log_1_minus_inv_a - u;
-}
-
-// inf over a > 1 of the CKS bound; the log of the bound is convex in a with
-// derivative (2a - 1) rho - eps + log(1 - 1/a), increasing from -inf, so
-// bisect on its sign over u = log(a - 1) (the minimiser has a - 1 below
-// (eps + 1) / (2 rho) + 1, where the derivative is positive).
-double zcdp_delta(double eps, double rho) {
-  double u_lo = -60, u_hi = std::log((eps + 1) / (2 * rho) + 1);
-  for (int i = 0; i < 200 && u_hi - u_lo > 1e-13; ++i) {
-    const double u = (u_lo + u_hi) / 2, a_minus_1 = std::exp(u);
-    const double slope = (1 + 2 * a_minus_1) * rho - eps - std::log1p(1 / a_minus_1);
-    if (slope < 0) u_lo = u; else u_hi = u;
-  }
-  return std::min(1.0, std::exp(log_zcdp_bound(u_hi, rho, eps)));
 }
 
 // The smaller of the two bounds for sigma2 (a double standing for the exact
