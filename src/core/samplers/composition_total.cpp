@@ -174,10 +174,11 @@ void CompositionTotalSampler::choose_envelope() {
 }
 
 // Certified double bounds of w(x)/M at the grid points (see the header).
-// The grid spans left blocks j < 3 and right blocks j < 6.
+// The grid spans left blocks j < 6 and right blocks j < 8 (all but 1/64 and
+// 1/256 of the tail proposals).
 void CompositionTotalSampler::build_squeeze(unsigned cells) {
-  grid_start_ = L_ > 3 * hL_ ? L_ - 3 * hL_ : 0;
-  const std::uint64_t end = std::min(R_ + 6 * hR_, kMaxCompositionTotal);
+  grid_start_ = L_ > 6 * hL_ ? L_ - 6 * hL_ : 0;
+  const std::uint64_t end = std::min(R_ + 8 * hR_, kMaxCompositionTotal);
   grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + cells - 1) / cells);
   const std::uint64_t points = (end - grid_start_ + grid_step_ - 1) / grid_step_ + 1;
   Mp lo(kBasePrecision), hi(kBasePrecision);

@@ -107,7 +107,8 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
     auto& sampler = samplers[k];
     if (!sampler) {
       const std::size_t sharing = groups_of_size[k];
-      const unsigned squeeze_cells = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(256, 4 * sharing));
+      // About one grid point (4 lngamma evaluations) per group sharing k.
+      const unsigned squeeze_cells = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(1024, sharing));
       sampler = std::make_unique<CompositionTotalSampler>(scale, k, squeeze_cells);
     }
     const std::uint64_t total = sampler->sample(rng, interrupts);
