@@ -163,6 +163,15 @@ TEST(ConditionedLaplace, EmptyAndSingletonGroupsNeedNoRandomness) {
   sample_laplace_with_zero_group_sums(none, kTwo, nullptr, 0, 0, nullptr, {});
 }
 
+TEST(ConditionedLaplace, SparseGroupNumbersNeedNoTableOfGroups) {
+  // 2^31 groups, 5 cells: sorted instead of counted.
+  auto rng = make_seeded_random_source(8);
+  const std::vector<std::uint32_t> groups = {2000000000u, 7, 2000000000u, 7, 2000000000u};
+  const auto z = release(*rng, kTwo, groups, std::size_t{1} << 31);
+  EXPECT_EQ(z[0] + z[2] + z[4], 0);
+  EXPECT_EQ(z[1], -z[3]);
+}
+
 TEST(ConditionedLaplace, ReproducibleWithASeed) {
   const auto groups = partition({3, 1000, 1, 20, 20, 20, 20, 20, 20, 20, 20, 20});
   auto a = make_seeded_random_source(99), b = make_seeded_random_source(99), c = make_seeded_random_source(100);

@@ -64,6 +64,24 @@ void check_arguments(Rational scale, const std::uint32_t* group_of_cell, std::si
                             "There are " + std::to_string(n_groups) + " groups.");
 }
 
+// Counting sort when the group numbers are dense, else a stable sort (so a
+// huge n_groups with few cells costs no memory).
+std::vector<std::size_t> cells_by_group(const std::uint32_t* group_of_cell, std::size_t n_cells,
+                                        std::size_t n_groups) {
+  std::vector<std::size_t> cells(n_cells);
+  if (n_groups > 2 * n_cells + 1024) {
+    for (std::size_t i = 0; i < n_cells; ++i) cells[i] = i;
+    std::stable_sort(cells.begin(), cells.end(),
+                     [group_of_cell](std::size_t x, std::size_t y) { return group_of_cell[x] < group_of_cell[y]; });
+    return cells;
+  }
+  std::vector<std::size_t> next(n_groups + 1, 0);
+  for (std::size_t i = 0; i < n_cells; ++i) ++next[group_of_cell[i] + 1];
+  for (std::size_t g = 0; g < n_groups; ++g) next[g + 1] += next[g];
+  for (std::size_t i = 0; i < n_cells; ++i) cells[next[group_of_cell[i]]++] = i;
+  return cells;
+}
+
 }  // namespace
 
 void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
@@ -87,18 +105,18 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
                                          std::size_t n_groups, std::int64_t* z,
                                          const Interrupts& interrupts) {
   check_arguments(scale, group_of_cell, n_cells, n_groups, z);
-  // Cells of each group, in cell order (counting sort).
-  std::vector<std::size_t> start(n_groups + 1, 0), cells(n_cells);
-  for (std::size_t i = 0; i < n_cells; ++i) ++start[group_of_cell[i] + 1];
-  for (std::size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
-  std::vector<std::size_t> fill(start.begin(), start.end() - 1);
-  for (std::size_t i = 0; i < n_cells; ++i) cells[fill[group_of_cell[i]]++] = i;
+  // Cells ordered by group, each group in cell order; runs are the groups.
+  const std::vector<std::size_t> cells = cells_by_group(group_of_cell, n_cells, n_groups);
+  std::vector<std::size_t> start{0};  // start of each non-empty group in cells
+  for (std::size_t i = 1; i <= n_cells; ++i)
+    if (i == n_cells || group_of_cell[cells[i]] != group_of_cell[cells[i - 1]]) start.push_back(i);
+  if (n_cells == 0) start.clear();
   // One N sampler per group size; a size shared by many groups gets the squeeze.
   std::map<std::uint64_t, std::size_t> groups_of_size;
-  for (std::size_t g = 0; g < n_groups; ++g) ++groups_of_size[start[g + 1] - start[g]];
+  for (std::size_t g = 0; g + 1 < start.size(); ++g) ++groups_of_size[start[g + 1] - start[g]];
   std::map<std::uint64_t, std::unique_ptr<CompositionTotalSampler>> samplers;
   std::vector<std::uint64_t> g1, g2;
-  for (std::size_t g = 0; g < n_groups; ++g) {
+  for (std::size_t g = 0; g + 1 < start.size(); ++g) {
     interrupts.poll();
     const std::uint64_t k = start[g + 1] - start[g];
     const std::size_t* members = cells.data() + start[g];
