@@ -97,13 +97,74 @@ TEST(IntegerLaplaceRelease, WithoutMarginsIsDiscreteLaplace) {
   EXPECT_NEAR(result.noise_sd[0], std::sqrt(2 * std::exp(-0.5) / std::pow(1 - std::exp(-0.5), 2)), 1e-12);
 }
 
-TEST(IntegerLaplaceRelease, CrossingMarginsAreRefusedClearly) {
+// Crossing margins: the lattice sampler (MCMC). Every draw keeps both
+// margins of the 4x4 table exactly, whatever the mechanism.
+TEST(LatticeRelease, CrossingMarginsStayExactForEveryLatticeMechanism) {
   const auto table = test_tables::delinquents();
-  auto rng = make_seeded_random_source(1);
-  try {
-    run_release(table.keys(), table.counts.data(), integer_laplace(1, {"county", "edu"}), *rng, Interrupts());
-    FAIL() << "crossing margins accepted";
-  } catch (const InvalidArgument& e) {
-    EXPECT_STREQ(e.what(), "integer_laplace cannot keep crossing margins in this version");
+  const auto keys = table.keys();
+  auto rng = make_seeded_random_source(4);
+  for (const char* mechanism : {"integer_laplace", "integer_laplace_l2", "integer_gaussian"}) {
+    RawRequest raw;
+    raw.mechanism = mechanism;
+    raw.epsilon = 0.5;
+    raw.has_delta = std::string(mechanism) == "integer_gaussian";
+    raw.delta = 1e-6;
+    raw.margins = {"county", "edu"};
+    raw.options = {{"iterations", "2000"}};
+    const auto request = validate_request(raw);
+    for (int draw = 0; draw < 5; ++draw) {
+      const auto result = run_release(keys, table.counts.data(), request, *rng, Interrupts());
+      ASSERT_TRUE(result.integer_output);
+      for (int k = 0; k < 4; ++k) {
+        std::int64_t row = 0, column = 0, true_row = 0, true_column = 0;
+        for (int j = 0; j < 4; ++j) {
+          row += result.integer_values[k * 4 + j];
+          column += result.integer_values[j * 4 + k];
+          true_row += table.counts[k * 4 + j];
+          true_column += table.counts[j * 4 + k];
+        }
+        ASSERT_EQ(row, true_row) << mechanism;
+        ASSERT_EQ(column, true_column) << mechanism;
+      }
+      for (double sd : result.noise_sd) ASSERT_GT(sd, 0) << mechanism;
+      if (draw == 0) {
+        EXPECT_NE(result.metadata_json.find("\"exact\": false"), std::string::npos) << result.metadata_json;
+        EXPECT_NE(result.metadata_json.find("\"iterations\": 2000"), std::string::npos);
+      }
+    }
   }
+}
+
+// The shortest protected move of a two-way table is a 2x2 swap (l1 norm 4),
+// so integer_laplace runs at b = 4 / epsilon there.
+TEST(LatticeRelease, TwoWayCalibrationUsesTheSwap) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(5);
+  RawRequest raw;
+  raw.mechanism = "integer_laplace";
+  raw.epsilon = 0.5;
+  raw.margins = {"county", "edu"};
+  raw.options = {{"iterations", "100"}};
+  const auto json = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts())
+                        .metadata_json;
+  EXPECT_NE(json.find("\"l1_sensitivity\": 4"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"exact_parameter\": \"8/1\""), std::string::npos) << json;
+}
+
+TEST(LatticeRelease, OptionsAreValidated) {
+  RawRequest raw;
+  raw.mechanism = "integer_laplace";
+  raw.epsilon = 1;
+  for (const char* bad : {"0", "1.5", "-3", "x", "1e11"}) {
+    raw.options = {{"iterations", bad}};
+    EXPECT_THROW(validate_request(raw), InvalidArgument) << bad;
+  }
+  for (const char* bad : {"0", "1", "2", "y"}) {
+    raw.options = {{"proposal_a", bad}};
+    EXPECT_THROW(validate_request(raw), InvalidArgument) << bad;
+  }
+  raw.options = {{"iterations", "500"}, {"proposal_a", "0.2"}};
+  const auto request = validate_request(raw);
+  EXPECT_EQ(request.iterations, 500u);
+  EXPECT_DOUBLE_EQ(request.proposal_a, 0.2);
 }

@@ -12,6 +12,8 @@ const MechanismTraits kMechanisms[] = {
     {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true},
     {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false},
     {Mechanism::IntegerLaplace, "integer_laplace", true, true, false},
+    {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false},
+    {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true},
 };
 
 }  // namespace

@@ -13,6 +13,8 @@ enum class Mechanism {
   SubspaceGaussian,  // x + Pi_N e, e ~ N(0, sigma^2 I) (subspace_dp Cor 3.5)
   SubspaceLaplace,   // x + Pi_N e, e ~ Lap(b)^d (subspace_dp Cor 3.8)
   IntegerLaplace,    // discrete Laplace conditioned on the invariants (integer_subspace_dp, l1)
+  IntegerLaplaceL2,  // q(z) ~ exp(-eps |z|_2) on the invariant lattice (integer_subspace_dp, l2)
+  IntegerGaussian,   // lattice Gaussian on the invariant lattice (integer_subspace_dp Eq. 8)
 };
 
 struct MechanismTraits {

@@ -5,6 +5,7 @@
 
 #include "../calibration/analytic_gaussian.hpp"
 #include "../calibration/discrete_gaussian_privacy.hpp"
+#include "../calibration/zcdp.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
 
@@ -70,6 +71,33 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1) {
 
 }  // namespace
 
+NoiseLaw lattice_noise_law(const ReleaseRequest& r, double l1, double l2_squared) {
+  NoiseLaw law;
+  switch (r.mechanism->mechanism) {
+    case Mechanism::IntegerLaplaceL2:
+      law.kind = NoiseKind::Laplace;
+      law.scale = std::sqrt(l2_squared) / r.epsilon;
+      law.law = "P(z) proportional to exp(-|z|_2/b) on the integer vectors that keep every declared margin";
+      law.calibration = "b = l2 norm of the shortest protected move / epsilon";
+      break;
+    case Mechanism::IntegerGaussian:
+      law.kind = NoiseKind::DiscreteGaussian;
+      law.exact_parameter = lattice_gaussian_sigma2(r.epsilon, r.delta, l2_squared);
+      law.scale = std::sqrt(law.exact_parameter.to_double());
+      law.unit_variance = discrete_gaussian_variance(law.exact_parameter);
+      law.law = "lattice Gaussian, P(z) proportional to exp(-|z|_2^2/(2 sigma^2)) on the integer vectors that "
+                "keep every declared margin";
+      law.calibration = "smallest sigma^2 whose (|v|_2^2 / (2 sigma^2))-zCDP converts to (epsilon, delta) "
+                        "(Canonne, Kamath, Steinke 2020, Cor. 13); |v| the shortest protected move";
+      break;
+    default:
+      law = integer_laplace_law(r, l1);
+  }
+  law.l1_sensitivity = l1;
+  law.l2_sensitivity = std::sqrt(l2_squared);
+  return law;
+}
+
 NoiseLaw calibrate_noise(const ReleaseRequest& request) {
   const bool replace = request.neighbours == Neighbours::ReplaceOne;
   const double l1 = replace ? 2.0 : 1.0;
@@ -81,6 +109,8 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
     case Mechanism::SubspaceGaussian: law = gaussian_law(request, l2); break;
     case Mechanism::SubspaceLaplace: law = laplace_law(request, l1); break;
     case Mechanism::IntegerLaplace: law = integer_laplace_law(request, l1); break;
+    case Mechanism::IntegerLaplaceL2:
+    case Mechanism::IntegerGaussian: return lattice_noise_law(request, l1, l2 * l2);
   }
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;

@@ -32,4 +32,9 @@ struct NoiseLaw {
 
 NoiseLaw calibrate_noise(const ReleaseRequest& request);
 
+// The integer lattice mechanisms (integer_laplace, integer_laplace_l2,
+// integer_gaussian) for protected moves of l1 norm `l1` and squared l2 norm
+// `l2_squared` (lattice_release.hpp explains which moves).
+NoiseLaw lattice_noise_law(const ReleaseRequest& request, double l1, double l2_squared);
+
 }  // namespace invariant_dp

@@ -9,6 +9,7 @@
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
 #include "conditioned_release.hpp"
+#include "lattice_release.hpp"
 #include "noise_calibration.hpp"
 #include "release_metadata.hpp"
 
@@ -70,18 +71,24 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
                       "Pass a domain query listing every public cell, so empty cells are released too.");
   for (std::size_t i = 0; i < n; ++i)
     if (counts[i] < 0) throw InvalidData("count must not be negative");
-  const NoiseLaw law = calibrate_noise(request);
+  NoiseLaw law = calibrate_noise(request);
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
 
   ReleaseResult result;
   result.integer_output = request.mechanism->integer_output;
-  if (request.mechanism->mechanism == Mechanism::IntegerLaplace && !request.margins.empty())
+  SamplerReport report;
+  const Mechanism mechanism = request.mechanism->mechanism;
+  const bool margins = !request.margins.empty();
+  if (mechanism == Mechanism::IntegerLaplace && margins && model.structure() == "partition")
     release_conditioned_laplace(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
+  else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||
+           (mechanism == Mechanism::IntegerGaussian && margins))
+    release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
   else if (request.mechanism->integer_output)
     release_integers(counts, law, rng, interrupts, result, n);
   else
     release_reals(counts, law, model, rng, interrupts, result, n);
-  result.metadata_json = release_metadata_json(request, law, model, cells, result.noise_sd);
+  result.metadata_json = release_metadata_json(request, law, model, cells, result.noise_sd, report);
   return result;
 }
 

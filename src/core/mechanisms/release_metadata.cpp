@@ -70,9 +70,26 @@ std::string noise_json(const NoiseLaw& law) {
   return out.str();
 }
 
+// Exact samplers draw the stated law; MCMC draws it up to the chain's total
+// variation distance, which dp.diagnose bounds.
+std::string sampler_json(const SamplerReport& sampler) {
+  std::ostringstream out;
+  out << "{\"method\": " << quoted(sampler.sampler) << ", \"exact\": " << (sampler.iterations ? "false" : "true");
+  if (sampler.iterations)
+    out << ", \"iterations\": " << sampler.iterations << ", \"move_acceptance\": " << number(sampler.acceptance)
+        << ", \"caveat\": " << quoted("the noise follows the stated law up to the chain's total variation distance "
+                                      "after these iterations (bounded by dp.diagnose); the privacy guarantee holds "
+                                      "up to that distance added to delta");
+  out << ", \"stddev\": " << quoted(sampler.sd_estimated ? "Monte Carlo estimate from the same chain" : "exact")
+      << "}";
+  return out.str();
+}
+
 // How the released cells' noise covaries, in words an analyst can use.
 std::string covariance_text(const ReleaseRequest& request) {
   if (request.margins.empty()) return "unit_variance * I (independent cells)";
+  if (request.mechanism->mechanism != Mechanism::IntegerLaplace && request.mechanism->integer_output)
+    return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin";
   if (request.mechanism->mechanism == Mechanism::IntegerLaplace)
     return "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
            "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
@@ -82,7 +99,8 @@ std::string covariance_text(const ReleaseRequest& request) {
 }  // namespace
 
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
-                                  const CellKeys& cells, const std::vector<double>& noise_sd) {
+                                  const CellKeys& cells, const std::vector<double>& noise_sd,
+                                  const SamplerReport& sampler) {
   double total_variance = 0;
   for (double sd : noise_sd) total_variance += sd * sd;
   std::ostringstream out;
@@ -97,7 +115,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"invariants\": {\"margins\": " << margins_json(request)
       << ", \"structure\": " << quoted(model.structure()) << ", \"rank\": " << model.rank()
       << ", \"null_dimension\": " << model.null_dimension() << "}"
-      << ", \"cells\": " << cells.n_cells()
+      << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
       << ", \"covariance\": " << quoted(covariance_text(request))
       << ", \"expected_total_squared_error\": " << number(total_variance) << "}";
   return out.str();

@@ -9,6 +9,7 @@
 
 #include "../invariants/cell_keys.hpp"
 #include "../invariants/invariant_model.hpp"
+#include "lattice_release.hpp"
 #include "noise_calibration.hpp"
 #include "release_request.hpp"
 
@@ -16,6 +17,7 @@ namespace invariant_dp {
 
 // noise_sd: the per-cell noise standard deviations of the release.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
-                                  const CellKeys& cells, const std::vector<double>& noise_sd);
+                                  const CellKeys& cells, const std::vector<double>& noise_sd,
+                                  const SamplerReport& sampler);
 
 }  // namespace invariant_dp

@@ -3,6 +3,7 @@
 #include "release_request.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "../errors.hpp"
@@ -79,8 +80,20 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
     if (value == "replace_one") request.neighbours = Neighbours::ReplaceOne;
     else if (value == "add_remove") request.neighbours = Neighbours::AddRemove;
     else throw InvalidArgument("option \"neighbours\" must be \"replace_one\" or \"add_remove\"", "Got \"" + value + "\".");
+  } else if (key == "iterations") {
+    char* end = nullptr;
+    const double n = std::strtod(value.c_str(), &end);
+    if (*end != '\0' || !(n >= 1 && n <= 1e10) || n != std::floor(n))
+      throw InvalidArgument("option \"iterations\" must be a whole number from 1 to 1e10", "Got \"" + value + "\".");
+    request.iterations = static_cast<std::uint64_t>(n);
+  } else if (key == "proposal_a") {
+    char* end = nullptr;
+    const double a = std::strtod(value.c_str(), &end);
+    if (*end != '\0' || !(a > 0 && a < 1))
+      throw InvalidArgument("option \"proposal_a\" must be between 0 and 1", "Got \"" + value + "\".");
+    request.proposal_a = a;
   } else {
-    throw InvalidArgument("unknown option \"" + key + "\"", "Known options: stddev, neighbours.");
+    throw InvalidArgument("unknown option \"" + key + "\"", "Known options: stddev, neighbours, iterations, proposal_a.");
   }
 }
 

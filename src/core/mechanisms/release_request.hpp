@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,9 @@ struct ReleaseRequest {
   // Each margin: the key column names whose marginal totals stay exact.
   std::vector<std::vector<std::string>> margins;
   bool with_stddev = false;  // options {"stddev": true}
+  // MCMC settings of the lattice mechanisms (0: the default).
+  std::uint64_t iterations = 0;  // options {"iterations": n}
+  double proposal_a = 0;         // options {"proposal_a": a}, 0 < a < 1
 };
 
 struct RawRequest {

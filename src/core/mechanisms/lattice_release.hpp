@@ -1,0 +1,52 @@
+// Integer noise on the invariant lattice Lambda_A = {z in Z^d : A z = 0} by
+// MCMC (integer_subspace_dp Algorithm 1, src/core/mcmc), for the integer
+// mechanisms where no exact sampler applies: integer_laplace with crossing
+// margins, integer_laplace_l2, integer_gaussian with margins.
+//
+// Calibration. epsilon (and delta) bound the privacy loss between databases
+// with equal invariants whose histograms differ by a shortest nonzero
+// lattice vector v (for one margin, one person's record moving between two
+// cells of a group, |v|_1 = 2; for crossing margins of a two-way table, a
+// 2x2 swap, |v|_1 = 4). The shortest basis vector's norm is used for |v|:
+// it is at least the lattice minimum, so the stated guarantee is never
+// weaker than claimed. l1: q ~ exp(-(epsilon/|v|_1) |z|_1); l2: q ~
+// exp(-(epsilon/|v|_2) |z|_2); Gaussian: (|v|_2^2 / 2 sigma^2)-zCDP
+// converted to (epsilon, delta) (calibration/zcdp.hpp).
+//
+// The chain starts from the symmetric proposal law, never from the data, and
+// runs `iterations` sweeps; each sweep is one joint basis jump plus one
+// single-basis-vector move per basis vector. The released z is its state.
+// MCMC is not exact: the law of z is within the chain's total variation
+// distance of the target (dp.diagnose bounds it), and the metadata says so.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "../random_source.hpp"
+#include "noise_calibration.hpp"
+#include "release_request.hpp"
+
+namespace invariant_dp {
+
+struct SamplerReport {
+  std::string sampler = "exact";
+  std::uint64_t iterations = 0;
+  double acceptance = 0;
+  bool sd_estimated = false;
+};
+
+// Writes noisy = counts + z and a Monte Carlo estimate of each cell's noise
+// sd (from as many further iterations of the chain); fills law and report.
+void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
+                        RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
+                        std::vector<double>& noise_sd, NoiseLaw& law, SamplerReport& report);
+
+// Defaults: enough sweeps for the 4x4 delinquent table's TV bound to fall
+// below 0.05 with margin (test/bench/bench_mcmc.cpp measures it).
+constexpr std::uint64_t kDefaultLatticeIterations = 20000;
+
+}  // namespace invariant_dp
