@@ -42,24 +42,33 @@ void LatticeChain::reset_zero() {
   std::fill(z_.begin(), z_.end(), 0);
   std::fill(v_.begin(), v_.end(), 0);
   l1_ = l2_ = 0;
+  log_q_ = 0;  // log q(0) = 0 for every target
+}
+
+void LatticeChain::reset_to(const std::vector<std::int64_t>& v) {
+  if (v.size() != v_.size()) throw InvalidArgument("lattice coordinates have the wrong length");
+  reset_zero();
+  propose_basis(v);
+  finish_basis(true);
+  --counts_.basis_proposed;  // a reset is not a proposal
+  --counts_.basis_accepted;
 }
 
 void LatticeChain::reset_from_proposal(RandomSource& rng) {
-  reset_zero();
   for (auto& e : draw_) e = model_->step_law().sample(rng);
-  propose_basis(draw_);
-  finish_basis(true);
+  reset_to(draw_);
 }
 
 void LatticeChain::reset_overdispersed(RandomSource& rng, const Interrupts& interrupts, double factor,
                                        std::uint64_t iterations) {
   const Target target = target_;
   target_ = widened(target, factor);
-  reset_from_proposal(rng);
+  reset_from_proposal(rng);  // sets log_q_ under the widened target
   const AcceptanceCounts saved = counts_;
   run(iterations, rng, interrupts);
   counts_ = saved;
   target_ = target;
+  log_q_ = mcmc::log_density(target_, l1_, l2_);
 }
 
 // Lines 4-6 of Algorithm 1 build u = B e on the union of the supports of
@@ -86,7 +95,8 @@ double LatticeChain::propose_basis(const std::vector<std::int64_t>& e) {
     pending_l1_ += std::llabs(next) - std::llabs(now);
     pending_l2_ += next * next - now * now;
   }
-  return mcmc::log_density(target_, pending_l1_, pending_l2_) - log_density();
+  pending_log_q_ = mcmc::log_density(target_, pending_l1_, pending_l2_);
+  return pending_log_q_ - log_q_;
 }
 
 void LatticeChain::finish_basis(bool accept) {
@@ -97,6 +107,7 @@ void LatticeChain::finish_basis(bool accept) {
     for (std::size_t j = 0; j < v_.size(); ++j) v_[j] += pending_e_[j];
     l1_ = pending_l1_;
     l2_ = pending_l2_;
+    log_q_ = pending_log_q_;
   }
   for (const std::uint32_t i : touched_) {
     delta_[i] = 0;
@@ -130,6 +141,7 @@ void LatticeChain::finish_move(std::size_t k, std::int64_t s, bool accept) {
   ++counts_.move_accepted;
   const SparseVector& mv = model_->move(k);
   for (std::size_t t = 0; t < mv.index.size(); ++t) add_cell(mv.index[t], s * mv.value[t]);
+  log_q_ = mcmc::log_density(target_, l1_, l2_);
   const SparseVector& c = model_->move_coordinates(k);
   for (std::size_t t = 0; t < c.index.size(); ++t) v_[c.index[t]] += s * c.value[t];
 }

@@ -38,6 +38,8 @@ class LatticeChain {
   explicit LatticeChain(const ChainModel& model);
 
   void reset_zero();
+  // z = B v for given lattice coordinates v (size rank()).
+  void reset_to(const std::vector<std::int64_t>& v);
   // pi0 = g (digest 4.3): v_j ~ eta i.i.d., z = B v. Symmetric, small.
   void reset_from_proposal(RandomSource& rng);
   // Over-dispersed start (digest 5.3): from pi0 = g, `iterations` steps
@@ -59,7 +61,7 @@ class LatticeChain {
   const std::vector<std::int64_t>& v() const { return v_; }
   std::int64_t l1() const { return l1_; }
   std::int64_t l2_squared() const { return l2_; }
-  double log_density() const { return mcmc::log_density(target_, l1_, l2_); }
+  double log_density() const { return log_q_; }
   const AcceptanceCounts& acceptance() const { return counts_; }
   void clear_acceptance() { counts_ = {}; }
   const ChainModel& model() const { return *model_; }
@@ -71,12 +73,14 @@ class LatticeChain {
   Target target_;
   std::vector<std::int64_t> z_, v_;
   std::int64_t l1_ = 0, l2_ = 0;
+  double log_q_ = 0;  // log q(z) + const, cached
   // Pending basis jump: delta_ on the touched_ cells, its new norms and e.
   std::vector<std::int64_t> delta_;
   std::vector<std::uint32_t> touched_;
   std::vector<std::uint8_t> marked_;
   std::vector<std::int64_t> pending_e_;
   std::int64_t pending_l1_ = 0, pending_l2_ = 0;
+  double pending_log_q_ = 0;
   std::vector<std::int64_t> draw_;  // scratch for e
   AcceptanceCounts counts_;
 };
