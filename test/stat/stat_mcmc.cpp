@@ -420,7 +420,7 @@ std::int64_t crossing(const ChainModel& model, std::int64_t lag, std::int64_t li
     for (auto& t : resample) t = times[rng->uniform_below(times.size())];
     over += first_iteration_below(resample, lag, 0.05) > limit;
   }
-  std::printf("4x4 %-22s L=%6ld TV < 0.05 at %7ld (default burn-in %ld; bootstrap P(> it) = %.3f)\n", name,
+  std::printf("4x4 %-22s L=%6ld TV < 0.05 at %7ld (limit %ld; bootstrap P(> it) = %.3f)\n", name,
               long(lag), long(at), long(limit), over / 1000.0);
   EXPECT_GE(at, 0) << name;
   EXPECT_LE(at, limit) << name;
