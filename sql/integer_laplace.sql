@@ -23,9 +23,35 @@ FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$
                   margins => '{""}') AS t(county text, edu text, n bigint);
 SELECT dp.last_release()->'invariants' AS invariants;
 
--- Crossing margins need the lattice sampler: refused clearly.
-SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0, 'integer_laplace',
-                           margins => '{county,edu}') AS t(county text, edu text, n bigint);
+-- Crossing margins: integer noise on the lattice by MCMC (the delinquent
+-- table with both margins: rank 7, lattice dimension 9). Every draw keeps
+-- every row and column total, for each lattice mechanism.
+CREATE TEMP TABLE lattice_releases AS
+SELECT mechanism, draw, t.*
+FROM unnest('{integer_laplace,integer_laplace_l2,integer_gaussian}'::text[]) mechanism,
+     generate_series(1, 3) draw,
+     LATERAL dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, mechanism,
+                          delta => CASE WHEN mechanism = 'integer_gaussian' THEN 1e-6 END,
+                          margins => '{county,edu}', options => '{"stddev": true}')
+     AS t(county text, edu text, n bigint, sd float8);
+SELECT count(*) AS released_cells FROM lattice_releases;
+SELECT mechanism, count(*) AS checks,
+       bool_and(county_ok) AS county_totals_exact, bool_and(edu_ok) AS edu_totals_exact
+FROM (SELECT mechanism, draw,
+             bool_and(c.total = (SELECT count(*) FROM delinquents d WHERE d.county = c.county)) AS county_ok,
+             NULL::boolean AS edu_ok, 0 AS n
+      FROM (SELECT mechanism, draw, county, sum(n) AS total FROM lattice_releases GROUP BY 1, 2, 3) c
+      GROUP BY 1, 2
+      UNION ALL
+      SELECT mechanism, draw, NULL, bool_and(e.total = (SELECT count(*) FROM delinquents d WHERE d.edu = e.edu)), 0
+      FROM (SELECT mechanism, draw, edu, sum(n) AS total FROM lattice_releases GROUP BY 1, 2, 3) e
+      GROUP BY 1, 2) checks
+GROUP BY mechanism ORDER BY mechanism;
+SELECT m->>'mechanism' AS mechanism, m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS iterations,
+       m->>'l1_sensitivity' AS shortest_move_l1, m->'noise'->>'exact_parameter' AS sigma2
+FROM dp.last_release() AS m;
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
+                           margins => '{county,edu}', options => '{"iterations": 0}') AS t(county text, edu text, n bigint);
 
 -- The window function: each state's total exact.
 CREATE TEMP TABLE counties AS
