@@ -31,10 +31,12 @@
 // With L = m - s, R = m + s, s ~ the standard deviation of N and h ~ 0.6 s,
 // the acceptance rate is about 0.6.
 // Squeeze (speed only). For a size shared by many groups, certified double
-// bounds plo <= w(n)/M <= phi on a grid of up to 1024 cells (log-concavity: on a cell
-// w >= the smaller end value; beside the mode w <= the nearer end value) let
-// most decisions be read from the first 64 digits of the same U; the rest go
-// to MPFR. The decision is 1[U < p] either way.
+// bounds plo <= w(n)/M <= phi on a grid of up to 1024 cells (log-concavity:
+// on a cell w >= the smaller end value; beside the mode w <= the nearer end
+// value; the bounds are MPFR values rounded outwards to double) decide most
+// comparisons from the first 64 digits of the same U, with a margin of 2^12
+// units of the last digit for the rounding of the word to double; the rest
+// go to MPFR. The decision is 1[U < p] either way.
 #pragma once
 
 #include <mpfr.h>
