@@ -6,10 +6,10 @@ MODULE_big = invariant_dp
 DATA = sql/invariant_dp--0.1.0.sql
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
-       src/pg/total_preserving.o
+       src/pg/total_preserving.o src/pg/diagnose.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose
 REGRESS_OPTS = --inputdir=.
 
 CORE_BUILD = build/core

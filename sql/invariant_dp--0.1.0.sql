@@ -117,3 +117,24 @@ COMMENT ON FUNCTION dp.total_preserving_count(bigint, float8) IS
 'partition''s total, so each partition total is released exactly, counts stay integers and the noise is '
 'unbiased (integer_laplace). epsilon-DP for one person''s record moving between rows of a partition. '
 'Use: dp.total_preserving_count(n, 0.192) OVER (PARTITION BY state).';
+
+-- dp.diagnose -------------------------------------------------------------------
+
+CREATE FUNCTION dp.diagnose(
+    source    text,
+    epsilon   float8,
+    mechanism text,
+    delta     float8 DEFAULT NULL,
+    margins   text[] DEFAULT '{}',
+    options   jsonb  DEFAULT '{}'
+) RETURNS TABLE (metric text, iteration bigint, value float8)
+AS 'MODULE_PATHNAME', 'dp_diagnose'
+-- PARALLEL UNSAFE: it runs the source query through SPI.
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.diagnose(text, float8, text, float8, text[], jsonb) IS
+'MCMC health of the lattice sampler that dp.privatize would use with the same arguments '
+'(integer_laplace with crossing margins, integer_laplace_l2, integer_gaussian), as rows: '
+'tv_upper_bound per iteration (L-lag coupling), iterations_to_tv_below_0.05, release_iterations, '
+'tv_upper_bound_at_release, acceptance_moves, acceptance_basis, rhat_l1, rhat_z1. '
+'Reads the source''s keys only, never its counts. Extra options: coupled_pairs (default 100), lag.';

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(28);
+SELECT plan(31);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
@@ -38,6 +38,11 @@ SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count_final(int
           'r'::"char", 'the noise-drawing final function is PARALLEL RESTRICTED (leader only)');
 
 SELECT volatility_is('dp', 'total_preserving_count', ARRAY['bigint', 'double precision'], 'volatile');
+
+SELECT has_function('dp', 'diagnose', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'jsonb']);
+SELECT function_returns('dp', 'diagnose', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'jsonb'], 'setof record');
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.diagnose(text, float8, text, float8, text[], jsonb)'::regprocedure),
+          'u'::"char", 'dp.diagnose is PARALLEL UNSAFE (it runs the source query through SPI)');
 
 -- Every function of the extension has a comment.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid

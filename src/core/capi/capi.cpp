@@ -1,5 +1,7 @@
 // The C entry points. Each converts plain buffers to core types, makes one
 // call into the core, and copies results back, all inside guarded().
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "../invariants/cell_keys.hpp"
 #include "../mechanisms/cell_domain.hpp"
+#include "../mechanisms/diagnostics.hpp"
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
 #include "../samplers/discrete_gaussian.hpp"
@@ -71,6 +74,26 @@ const NoiseLaw& cached_law(const ReleaseRequest& request) {
     valid = true;
   }
   return law;
+}
+
+// Takes dp.diagnose's own options (coupled_pairs, lag) out of the list, so
+// the rest validates like dp.privatize's.
+DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, std::string>>& options) {
+  DiagnosticsSettings settings;
+  std::vector<std::pair<std::string, std::string>> rest;
+  for (const auto& [key, value] : options) {
+    if (key != "coupled_pairs" && key != "lag") {
+      rest.emplace_back(key, value);
+      continue;
+    }
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    if (*end != '\0' || !(number >= 1 && number <= 1e7) || number != std::floor(number))
+      throw InvalidArgument("option \"" + key + "\" must be a whole number from 1 to 1e7", "Got \"" + value + "\".");
+    (key == "lag" ? settings.lag : settings.coupled_pairs) = static_cast<std::int64_t>(number);
+  }
+  options = std::move(rest);
+  return settings;
 }
 
 }  // namespace
@@ -138,6 +161,34 @@ idp_status idp_total_preserving(const int64_t* counts, size_t n, double epsilon,
                                         1, z.data(), interrupts_of(interrupts));
     for (std::size_t i = 0; i < n; ++i)
       if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+  });
+}
+
+idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
+                        const idp_interrupts* interrupts, idp_diagnostic_row** rows, size_t* n_rows,
+                        idp_error* error) {
+  *rows = nullptr;
+  *n_rows = 0;
+  return guarded(error, [&] {
+    RawRequest raw = raw_request(request);
+    const DiagnosticsSettings settings = take_diagnostics_options(raw.options);
+    const ReleaseRequest validated = validate_request(raw);
+    const auto names = strings(cells->n_columns, cells->column_names);
+    check_margin_columns(validated, names);
+    const Interrupts polling = interrupts_of(interrupts);
+    const CellKeys keys(cells->n_source_rows, names, cells->source_keys, polling);
+    const auto records = run_diagnostics(keys, validated, settings, session_random_source(randomness), polling);
+    auto* out = static_cast<idp_diagnostic_row*>(std::calloc(std::max<std::size_t>(records.size(), 1),
+                                                             sizeof(idp_diagnostic_row)));
+    if (out == nullptr) throw std::bad_alloc();
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      std::snprintf(out[i].metric, sizeof out[i].metric, "%s", records[i].metric.c_str());
+      out[i].has_iteration = records[i].iteration >= 0;
+      out[i].iteration = records[i].iteration;
+      out[i].value = records[i].value;
+    }
+    *rows = out;
+    *n_rows = records.size();
   });
 }
 

@@ -125,6 +125,25 @@ idp_status	idp_total_preserving(const int64_t *counts, size_t n, double epsilon,
 								 const idp_interrupts *interrupts, int64_t *noisy,
 								 idp_error *error);
 
+/* dp.diagnose: one row of MCMC diagnostics. */
+typedef struct idp_diagnostic_row
+{
+	char		metric[64];
+	bool		has_iteration;
+	int64_t		iteration;
+	double		value;
+} idp_diagnostic_row;
+
+/*
+ * Diagnoses the MCMC sampler a release with this request would use; reads
+ * only the cells' keys, never their counts. *rows is malloc'd (idp_free).
+ * Options beyond dp.privatize's: coupled_pairs, lag.
+ */
+idp_status	idp_diagnose(const idp_request *request, const idp_cells *cells,
+						 const idp_randomness *randomness,
+						 const idp_interrupts *interrupts,
+						 idp_diagnostic_row **rows, size_t *n_rows, idp_error *error);
+
 void		idp_free(void *pointer);
 
 #ifdef __cplusplus

@@ -68,18 +68,26 @@ mcmc::SamplerConfig chain_config(const ReleaseRequest& request, const NoiseLaw& 
 
 }  // namespace
 
+LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
+                             const Interrupts& interrupts) {
+  LatticeSetup setup;
+  setup.basis = invariant_lattice_basis(model.independent_rows(), interrupts);
+  const ShortestMove move = shortest_move(setup.basis, !request.margins.empty());
+  setup.law = lattice_noise_law(request, move.l1, move.l2_squared);
+  setup.chain_model = std::make_unique<mcmc::ChainModel>(setup.basis, chain_config(request, setup.law, setup.basis));
+  setup.iterations = request.iterations > 0 ? request.iterations : kDefaultLatticeIterations;
+  return setup;
+}
+
 void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
                         RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                         std::vector<double>& noise_sd, NoiseLaw& law, SamplerReport& report) {
-  const LatticeBasis basis = invariant_lattice_basis(model.independent_rows(), interrupts);
-  const ShortestMove move = shortest_move(basis, !request.margins.empty());
-  law = lattice_noise_law(request, move.l1, move.l2_squared);
-  const mcmc::ChainModel chain_model(basis, chain_config(request, law, basis));
-
+  const LatticeSetup setup = prepare_lattice(request, model, interrupts);
+  law = setup.law;
   report.sampler = "mcmc: Gibbs-within-Metropolis on an LLL-reduced lattice basis with single-vector moves "
                    "(integer_subspace_dp Algorithm 1), started from the symmetric proposal law";
-  report.iterations = request.iterations > 0 ? request.iterations : kDefaultLatticeIterations;
-  mcmc::LatticeChain chain(chain_model);
+  report.iterations = setup.iterations;
+  mcmc::LatticeChain chain(*setup.chain_model);
   chain.reset_from_proposal(rng);
   chain.run(report.iterations, rng, interrupts);
   const std::vector<std::int64_t> z = chain.z();

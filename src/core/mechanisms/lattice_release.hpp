@@ -21,11 +21,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "../interrupts.hpp"
 #include "../invariants/invariant_model.hpp"
+#include "../lattice/lattice_basis.hpp"
+#include "../mcmc/chain_model.hpp"
 #include "../random_source.hpp"
 #include "noise_calibration.hpp"
 #include "release_request.hpp"
@@ -38,6 +41,17 @@ struct SamplerReport {
   double acceptance = 0;
   bool sd_estimated = false;
 };
+
+// Everything a chain for this request needs: the lattice, the calibrated
+// law, the chain model and the number of sweeps.
+struct LatticeSetup {
+  LatticeBasis basis;
+  NoiseLaw law;
+  std::unique_ptr<mcmc::ChainModel> chain_model;
+  std::uint64_t iterations = 0;
+};
+LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
+                             const Interrupts& interrupts);
 
 // Writes noisy = counts + z and a Monte Carlo estimate of each cell's noise
 // sd (from as many further iterations of the chain); fills law and report.

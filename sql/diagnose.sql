@@ -1,0 +1,23 @@
+-- dp.diagnose: MCMC health of the lattice sampler as rows. Values are
+-- random; only properties that hold for every run are printed.
+SET dp.seed = 7;
+CREATE TEMP TABLE d AS
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
+                          margins => '{county,edu}', options => '{"coupled_pairs": 40}');
+RESET dp.seed;
+SELECT metric, count(*) AS rows, bool_and(iteration IS NULL) AS no_iteration FROM d GROUP BY 1 ORDER BY 1;
+-- The TV bound never increases and ends below 0.05; R-hat near 1.
+SELECT bool_and(ok) AS tv_bound_non_increasing
+FROM (SELECT value <= lag(value, 1, 1.0) OVER (ORDER BY iteration) AS ok FROM d WHERE metric = 'tv_upper_bound') x;
+SELECT (SELECT value FROM d WHERE metric = 'tv_upper_bound_at_release') < 0.05 AS converged_at_release,
+       (SELECT value FROM d WHERE metric = 'iterations_to_tv_below_0.05')
+         <= (SELECT value FROM d WHERE metric = 'release_iterations') AS default_iterations_suffice,
+       (SELECT bool_and(value BETWEEN 0.99 AND 1.1) FROM d WHERE metric LIKE 'rhat%') AS rhat_near_one,
+       (SELECT bool_and(value > 0 AND value < 1) FROM d WHERE metric LIKE 'acceptance%') AS acceptance_rates;
+-- Errors.
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'subspace_laplace',
+                          margins => '{county,edu}');
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
+                          margins => '{county,edu}', options => '{"coupled_pairs": 0}');
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
+                          margins => '{county,state}');
