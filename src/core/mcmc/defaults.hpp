@@ -2,10 +2,12 @@
 // both margins, eps = 0.25; integer_subspace_dp digest 5.2, 5.6) with 200
 // coupled pairs (test/bench/bench_mcmc.cpp, seed 42): iterations until the
 // L-lag TV upper bound falls below 0.05, beside the paper's figures:
-//   l1, a = e^-1, paper proposal:      ~5e3 (L = 1000)   paper: ~1e4
-//   l1, a = e^-1, + 9 swaps/iteration: ~6e2 (L = 1000)
-//   l2, a = e^-2, paper proposal:      ~5e4-1e5 (L = 1e3-3e4)   paper: ~1e5
-//   l2, a = e^-2, + 9 swaps/iteration: ~3.5e3 (L = 3000)
+//   l1, a = e^-1, paper proposal:       4946 (L = 1000), 3977 (L = 3000)   paper ~1e4
+//   l1, a = e^-1, + 9 swaps/iteration:   641 (L = 1000)
+//   l2, a = e^-2, paper proposal:      85099 (L = 1000), 59191 (L = 1e4)  paper ~1e5
+//   l2, a = e^-2, + 9 swaps/iteration:  3361 (L = 3000)
+// An iteration with swaps costs ~2.5-3.5x one without (0.5M vs 1.2-1.9M
+// it/s), so the swaps still win 3-15x in time to TV < 0.05.
 // The burn-ins below are these figures rounded up with a factor >= 2 of
 // margin. They are defaults for tables of this size only; larger lattices
 // need their own diagnosis (dp.diagnose), which is why the diagnostics API
