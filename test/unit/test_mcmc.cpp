@@ -102,6 +102,21 @@ TEST(McmcChain, StaysInLatticeOn4x4) {
     }
 }
 
+TEST(McmcChain, EntryRangeIsCheckedAndLeavesTheChainUsable) {
+  const LatticeBasis basis = table_basis(4, 4);
+  ChainModel model(basis, config_4x4(laplace_l1(0.25), false));
+  LatticeChain chain(model);
+  std::vector<std::int64_t> huge(9, 0);
+  huge[0] = (std::int64_t(1) << 20) + 1;
+  EXPECT_THROW(chain.reset_to(huge), OutOfRange);
+  auto rng = make_seeded_random_source(2);
+  chain.reset_zero();
+  for (int it = 0; it < 100; ++it) {
+    chain.iterate(*rng);
+    expect_in_lattice(chain, basis);
+  }
+}
+
 TEST(McmcChain, SeedReproducesTheRun) {
   const LatticeBasis basis = table_basis(4, 4);
   ChainModel model(basis, config_4x4(laplace_l1(0.25), true));

@@ -89,11 +89,17 @@ double LatticeChain::propose_basis(const std::vector<std::int64_t>& e) {
   }
   pending_l1_ = l1_;
   pending_l2_ = l2_;
+  bool in_range = true;
   for (const std::uint32_t i : touched_) {
     const std::int64_t now = z_[i], next = now + delta_[i];
-    check_entry(next);
+    in_range = in_range && next <= kMaxEntry && next >= -kMaxEntry;
     pending_l1_ += std::llabs(next) - std::llabs(now);
     pending_l2_ += next * next - now * now;
+  }
+  if (!in_range) {  // leave the scratch clean before throwing
+    finish_basis(false);
+    --counts_.basis_proposed;
+    check_entry(kMaxEntry + 1);
   }
   pending_log_q_ = mcmc::log_density(target_, pending_l1_, pending_l2_);
   return pending_log_q_ - log_q_;
