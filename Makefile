@@ -32,3 +32,7 @@ $(shlib): $(CORE_LIB)
 
 .PHONY: FORCE
 FORCE:
+
+# PGXS tracks no header dependencies: rebuild the shim when the C boundary
+# or a shim header changes (a stale struct layout would crash the backend).
+$(OBJS): src/core/capi/invariant_dp_core.h $(wildcard src/pg/*.h)

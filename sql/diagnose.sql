@@ -21,3 +21,13 @@ SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP 
                           margins => '{county,edu}', options => '{"coupled_pairs": 0}');
 SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
                           margins => '{county,state}');
+
+-- Progress of long runs as NOTICEs, opt-in (0: every step; -1, the default: off).
+SET dp.progress_interval = 0;
+SELECT count(*) AS cells
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
+                  margins => '{county,edu}', options => '{"iterations": 1000}') AS t(county text, edu text, n bigint);
+RESET dp.progress_interval;
+SELECT count(*) AS cells_without_notices
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
+                  margins => '{county,edu}', options => '{"iterations": 1000}') AS t(county text, edu text, n bigint);

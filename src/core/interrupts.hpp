@@ -13,9 +13,19 @@ namespace invariant_dp {
 class Interrupts {
  public:
   using PendingFn = bool (*)(void* context);
+  // Told how far a long computation is; the caller decides whether and when
+  // to show it (the core never reads the clock).
+  using ProgressFn = void (*)(void* context, const char* stage, std::uint64_t done, std::uint64_t total);
 
   Interrupts() = default;
-  Interrupts(PendingFn pending, void* context) : pending_(pending), context_(context) {}
+  Interrupts(PendingFn pending, void* context, ProgressFn progress = nullptr)
+      : pending_(pending), context_(context), progress_(progress) {}
+
+  // Reports progress, then polls (a failed report asks the caller to stop).
+  void progress(const char* stage, std::uint64_t done, std::uint64_t total) const {
+    if (progress_ != nullptr) progress_(context_, stage, done, total);
+    poll();
+  }
 
   // Throws Interrupted if the caller asked to stop.
   void poll() const {
@@ -30,6 +40,7 @@ class Interrupts {
  private:
   PendingFn pending_ = nullptr;
   void* context_ = nullptr;
+  ProgressFn progress_ = nullptr;
 };
 
 }  // namespace invariant_dp

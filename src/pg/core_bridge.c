@@ -5,21 +5,61 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "core_bridge.h"
 #include "gucs.h"
 
+/* Set when a progress NOTICE could not be sent: the core is asked to stop. */
+static bool progress_failed = false;
+static TimestampTz last_progress = 0;
+
 static bool
 interrupt_pending(void *context)
 {
-	return QueryCancelPending || ProcDiePending;
+	return QueryCancelPending || ProcDiePending || progress_failed;
+}
+
+/*
+ * Called from inside the core: a C-only frame, so an error while sending the
+ * NOTICE is caught here, its state flushed, and the core asked to stop;
+ * raise_core_error then reports it. No longjmp crosses a C++ frame.
+ */
+static void
+report_progress(void *context, const char *stage, uint64_t done, uint64_t total)
+{
+	MemoryContext saved = CurrentMemoryContext;
+	TimestampTz now;
+
+	if (dp_progress_interval < 0 || progress_failed)
+		return;
+	now = GetCurrentTimestamp();
+	if (!TimestampDifferenceExceeds(last_progress, now, dp_progress_interval))
+		return;
+	last_progress = now;
+	PG_TRY();
+	{
+		ereport(NOTICE,
+				(errmsg("invariant_dp: %s " UINT64_FORMAT " of " UINT64_FORMAT " (%d%%)", stage, done, total,
+						total ? (int) (100.0 * done / total) : 100)));
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(saved);
+		FlushErrorState();
+		progress_failed = true;
+	}
+	PG_END_TRY();
 }
 
 idp_interrupts
 pg_interrupts(void)
 {
-	idp_interrupts interrupts = {interrupt_pending, NULL};
+	idp_interrupts interrupts = {interrupt_pending, NULL, report_progress};
 
+	progress_failed = false;
+	last_progress = GetCurrentTimestamp();
 	return interrupts;
 }
 
@@ -62,6 +102,11 @@ raise_core_error(const idp_error *error)
 	/* A cancel is reported by PostgreSQL itself, with its usual message. */
 	if (error->status == IDP_INTERRUPTED)
 		CHECK_FOR_INTERRUPTS();
+	if (error->status == IDP_INTERRUPTED && progress_failed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not report the progress of a release"),
+				 errhint("Set dp.progress_interval to -1 to turn progress reports off.")));
 
 	ereport(ERROR,
 			(errcode(sqlstate_of(error->status)),

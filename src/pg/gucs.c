@@ -18,6 +18,7 @@ bool		dp_seed_is_set = false;
 uint64		dp_seed_value = 0;
 uint64		dp_seed_generation = 0;
 int			dp_max_cells = 10000000;
+int			dp_progress_interval = -1;
 
 static char *dp_seed_text = NULL;
 
@@ -63,5 +64,10 @@ define_gucs(void)
 							"A source or domain returning more rows is refused before memory runs out.",
 							&dp_max_cells, 10000000, 1, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dp.progress_interval",
+							"Report progress of long releases as NOTICEs at most this often (milliseconds).",
+							"-1 (the default) turns progress reports off; 0 reports every step.",
+							&dp_progress_interval, -1, -1, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dp");
 }

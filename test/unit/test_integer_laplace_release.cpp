@@ -8,6 +8,7 @@
 
 #include "errors.hpp"
 #include "mechanisms/release.hpp"
+#include "mechanisms/noise_calibration.hpp"
 #include "samplers/conditioned_laplace_variance.hpp"
 #include "table_builder.hpp"
 
@@ -167,4 +168,42 @@ TEST(LatticeRelease, OptionsAreValidated) {
   const auto request = validate_request(raw);
   EXPECT_EQ(request.iterations, 500u);
   EXPECT_DOUBLE_EQ(request.proposal_a, 0.2);
+}
+
+// integer_gaussian with one margin: the exact conditioned sampler (no MCMC),
+// totals exact, sd = sigma sqrt(1 - 1/k).
+TEST(IntegerGaussianRelease, PartitionIsExactWithPublishedSd) {
+  const auto table = grid({"state", "county"}, {3, 7}, std::vector<std::int64_t>(21, 100));
+  RawRequest raw;
+  raw.mechanism = "integer_gaussian";
+  raw.epsilon = 1;
+  raw.has_delta = true;
+  raw.delta = 1e-6;
+  raw.margins = {"state"};
+  const auto request = validate_request(raw);
+  auto rng = make_seeded_random_source(8);
+  const auto result = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts());
+  for (int s = 0; s < 3; ++s) {
+    std::int64_t total = 0;
+    for (int c = 0; c < 7; ++c) total += result.integer_values[s * 7 + c];
+    EXPECT_EQ(total, 700);
+  }
+  EXPECT_NE(result.metadata_json.find("\"exact\": true"), std::string::npos) << result.metadata_json;
+  const double sigma2 = calibrate_noise(request).exact_parameter.to_double();
+  for (double sd : result.noise_sd) EXPECT_NEAR(sd, std::sqrt(sigma2 * 6.0 / 7.0), 1e-12);
+}
+
+// The published Gaussian sd against enumeration: for k = 2 the lattice is
+// m (1, -1) with P(m) proportional to exp(-m^2 / sigma2), and Var(z_1) =
+// E[m^2] should be sigma2 / 2 up to Poisson-summation terms ~exp(-pi^2 sigma2).
+TEST(IntegerGaussianRelease, ContinuousSdMatchesTheLatticeForK2) {
+  for (double sigma2 : {2.0, 10.0, 60.0}) {
+    double total = 0, second = 0;
+    for (int m = -2000; m <= 2000; ++m) {
+      const double w = std::exp(-double(m) * m / sigma2);
+      total += w;
+      second += w * m * m;
+    }
+    EXPECT_NEAR(second / total, sigma2 / 2, 1e-6 * sigma2);
+  }
 }

@@ -40,7 +40,7 @@ std::vector<std::string> strings(std::size_t n, const char* const* text) {
 }
 
 Interrupts interrupts_of(const idp_interrupts* interrupts) {
-  return interrupts ? Interrupts(interrupts->pending, interrupts->context) : Interrupts();
+  return interrupts ? Interrupts(interrupts->pending, interrupts->context, interrupts->progress) : Interrupts();
 }
 
 char* malloc_copy(const std::string& text) {

@@ -37,11 +37,16 @@ typedef struct idp_error
 	char		hint[512];
 } idp_error;
 
-/* Polled by long loops; must only read a flag, never raise an error. */
+/*
+ * Polled by long loops; pending must only read a flag, never raise an
+ * error. progress (optional) is told how far a long computation is; it must
+ * not raise either (report a failure by making pending return true).
+ */
 typedef struct idp_interrupts
 {
 	bool		(*pending) (void *context);
 	void	   *context;
+	void		(*progress) (void *context, const char *stage, uint64_t done, uint64_t total);
 } idp_interrupts;
 
 /*

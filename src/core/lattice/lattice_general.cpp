@@ -49,6 +49,15 @@ TooLarge too_entangled(const std::string& detail) {
                   "Declare fewer intersecting margins, or margins that form complete two-way tables.");
 }
 
+double lll_work(std::size_t m, std::size_t d) {
+  return static_cast<double>(m) * static_cast<double>(m) * static_cast<double>(d);
+}
+
+TooLarge too_long_to_reduce(std::size_t m, std::size_t d) {
+  return too_entangled("Reducing the " + std::to_string(m) + " or more basis vectors of a group of " +
+                       std::to_string(d) + " linked cells would take too long.");
+}
+
 // A_c as a dense k x d FLINT matrix over the component's local cells.
 void fill_rows(const Component& component, const std::vector<SparseVector>& rows, FmpzMat& a) {
   for (std::size_t lr = 0; lr < component.rows.size(); ++lr)
@@ -181,6 +190,8 @@ ComponentBasis general_basis(const Component& component, const std::vector<Spars
   if (d > kMaxGeneralCells)
     throw too_entangled("A group of " + std::to_string(d) + " cells linked by intersecting margins exceeds the limit of " +
                         std::to_string(kMaxGeneralCells) + " cells for the exact integer basis.");
+  // m >= d - k: refuse before any elimination when even that is too much LLL work
+  if (d > k && lll_work(d - k, d) > kMaxLllWork) throw too_long_to_reduce(d - k, d);
   FmpzMat a(k, d);
   fill_rows(component, rows, a);
   interrupts.poll();
@@ -199,9 +210,7 @@ ComponentBasis general_basis(const Component& component, const std::vector<Spars
   interrupts.poll();
   const std::size_t m = kernel->rows();
   if (m == 0) return out;
-  if (static_cast<double>(m) * static_cast<double>(m) * static_cast<double>(d) > kMaxLllWork)
-    throw too_entangled("Reducing the " + std::to_string(m) + " basis vectors of a group of " + std::to_string(d) +
-                        " linked cells would take too long.");
+  if (lll_work(m, d) > kMaxLllWork) throw too_long_to_reduce(m, d);
   lll_reduce(*kernel);
   interrupts.poll();
   if (!full_row_rank(*kernel)) throw std::logic_error("lattice: the reduced basis lost rank");

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "../errors.hpp"
+#include "../samplers/conditioned_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
 
@@ -24,7 +25,7 @@ std::vector<std::uint32_t> groups_of_partition(const InvariantModel& model, std:
 
 }  // namespace
 
-void release_conditioned_laplace(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
+void release_conditioned(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
                                  RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                                  std::vector<double>& noise_sd) {
   if (model.structure() != "partition")
@@ -37,7 +38,11 @@ void release_conditioned_laplace(const std::int64_t* counts, const NoiseLaw& law
   std::size_t n_groups = 0;
   const auto group = groups_of_partition(model, n_groups);
   std::vector<std::int64_t> z(n);
-  sample_laplace_with_zero_group_sums(rng, law.exact_parameter, group.data(), n, n_groups, z.data(), interrupts);
+  const bool gaussian = law.kind == NoiseKind::DiscreteGaussian;
+  if (gaussian)
+    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, group.data(), n, n_groups, z.data(), interrupts);
+  else
+    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, group.data(), n, n_groups, z.data(), interrupts);
 
   std::vector<std::size_t> group_size(n_groups, 0);
   for (std::uint32_t g : group) ++group_size[g];
@@ -48,8 +53,11 @@ void release_conditioned_laplace(const std::int64_t* counts, const NoiseLaw& law
     if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
     const std::size_t k = group_size[group[i]];
     auto found = sd_of_size.find(k);
-    if (found == sd_of_size.end())
-      found = sd_of_size.emplace(k, std::sqrt(conditioned_laplace_variance(law.exact_parameter, k))).first;
+    if (found == sd_of_size.end()) {
+      const double variance = gaussian ? law.exact_parameter.to_double() * (1 - 1.0 / double(k))
+                                       : conditioned_laplace_variance(law.exact_parameter, k);
+      found = sd_of_size.emplace(k, std::sqrt(variance)).first;
+    }
     noise_sd[i] = found->second;
   }
 }

@@ -1,8 +1,10 @@
-// integer_laplace with margins: i.i.d. discrete Laplace noise conditioned on
-// every declared margin, so y = x + z is integer, keeps every margin exactly
-// and E[y] = x (the law is symmetric). Sampled exactly where the kept
-// invariant is one partition of the cells (one margin, or nested margins):
-// conditioned_laplace.hpp. Crossing margins need the lattice sampler.
+// integer_laplace and integer_gaussian where the kept invariant is one
+// partition of the cells (one margin, or nested margins): i.i.d. discrete
+// Laplace (conditioned_laplace.hpp) or discrete Gaussian
+// (conditioned_gaussian.hpp) noise conditioned on zero sums over every
+// group, sampled exactly; y = x + z is integer, keeps every margin exactly
+// and E[y] = x (the laws are symmetric). Crossing margins use the lattice
+// sampler (lattice_release.hpp).
 #pragma once
 
 #include <cstdint>
@@ -15,8 +17,11 @@
 
 namespace invariant_dp {
 
-// Writes noisy[i] = counts[i] + z[i] and the exact per-cell noise sd.
-void release_conditioned_laplace(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
+// Writes noisy[i] = counts[i] + z[i] and the per-cell noise sd: exact for
+// the Laplace; sigma sqrt(1 - 1/k) for the Gaussian, the continuous value,
+// which the lattice's discreteness changes by a negligible amount for
+// sigma^2 >= 1 (Poisson summation; checked by enumeration in the tests).
+void release_conditioned(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
                                  RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                                  std::vector<double>& noise_sd);
 

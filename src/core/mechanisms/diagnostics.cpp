@@ -43,9 +43,11 @@ std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const Relea
 
   std::vector<mcmc::MeetingTime> times;
   mcmc::AcceptanceCounts acceptance;
-  for (std::int64_t pair = 0; pair < settings.coupled_pairs; ++pair)
+  for (std::int64_t pair = 0; pair < settings.coupled_pairs; ++pair) {
     times.push_back(mcmc::sample_meeting_time(*setup.chain_model, lag, cap, mcmc::StartKind::proposal, rng,
                                               interrupts, &acceptance));
+    interrupts.progress("coupled chain pairs", pair + 1, settings.coupled_pairs);
+  }
 
   std::vector<DiagnosticRecord> rows;
   for (const auto& point : mcmc::tv_upper_bound_curve(times, lag, settings.curve_points))

@@ -7,6 +7,7 @@
 #include "../errors.hpp"
 #include "../lattice/lattice_basis.hpp"
 #include "../mcmc/chain_model.hpp"
+#include "../mcmc/defaults.hpp"
 #include "../mcmc/lattice_chain.hpp"
 
 namespace invariant_dp {
@@ -49,9 +50,8 @@ mcmc::Target chain_target(const ReleaseRequest& request, const NoiseLaw& law) {
 mcmc::SamplerConfig chain_config(const ReleaseRequest& request, const NoiseLaw& law, const LatticeBasis& basis) {
   mcmc::SamplerConfig config;
   config.target = chain_target(request, law);
-  config.proposal_a = request.proposal_a > 0 ? request.proposal_a
-                      : request.mechanism->mechanism == Mechanism::IntegerLaplaceL2 ? std::exp(-2.0)
-                                                                                    : std::exp(-1.0);
+  config.proposal_a =
+      request.proposal_a > 0 ? request.proposal_a : mcmc::default_sampler(config.target.kind, true).proposal_a;
   for (std::size_t j = 0; j < basis.rank; ++j) {
     mcmc::SparseVector move;
     for (std::size_t i = 0; i < basis.dimension; ++i)
@@ -66,6 +66,18 @@ mcmc::SamplerConfig chain_config(const ReleaseRequest& request, const NoiseLaw& 
   return config;
 }
 
+// The chain in chunks of a tenth of its sweeps, reporting after each.
+void run_with_progress(mcmc::LatticeChain& chain, std::uint64_t iterations, RandomSource& rng,
+                       const Interrupts& interrupts) {
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, iterations / 10);
+  for (std::uint64_t done = 0; done < iterations;) {
+    const std::uint64_t step = std::min(chunk, iterations - done);
+    chain.run(step, rng, interrupts);
+    done += step;
+    interrupts.progress("mcmc sweeps", done, iterations);
+  }
+}
+
 }  // namespace
 
 LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
@@ -75,7 +87,9 @@ LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel
   const ShortestMove move = shortest_move(setup.basis, !request.margins.empty());
   setup.law = lattice_noise_law(request, move.l1, move.l2_squared);
   setup.chain_model = std::make_unique<mcmc::ChainModel>(setup.basis, chain_config(request, setup.law, setup.basis));
-  setup.iterations = request.iterations > 0 ? request.iterations : kDefaultLatticeIterations;
+  setup.iterations = request.iterations > 0 ? request.iterations
+                                            : kDefaultIterationsFactor *
+                                                  mcmc::default_sampler(setup.chain_model->config().target.kind, true).burn_in;
   return setup;
 }
 
@@ -89,7 +103,7 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
   report.iterations = setup.iterations;
   mcmc::LatticeChain chain(*setup.chain_model);
   chain.reset_from_proposal(rng);
-  chain.run(report.iterations, rng, interrupts);
+  run_with_progress(chain, report.iterations, rng, interrupts);
   const std::vector<std::int64_t> z = chain.z();
   report.acceptance = chain.acceptance().move_rate();
 

@@ -79,8 +79,10 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   SamplerReport report;
   const Mechanism mechanism = request.mechanism->mechanism;
   const bool margins = !request.margins.empty();
-  if (mechanism == Mechanism::IntegerLaplace && margins && model.structure() == "partition")
-    release_conditioned_laplace(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
+  const bool exact_partition = (mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) &&
+                               margins && model.structure() == "partition";
+  if (exact_partition)
+    release_conditioned(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||
            (mechanism == Mechanism::IntegerGaussian && margins))
     release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
