@@ -461,6 +461,8 @@ TEST(LatticeBasisErrors, TooLargeGeneralComponentAndDenseOutput) {
   for (std::size_t i = 0; i + 1 < 2101; ++i) chain.push_back({i, i + 1});
   chain.resize(2000);
   EXPECT_THROW(invariant_lattice_basis(rows_of(chain, 2101), Interrupts()), TooLarge);
+  // 12^3 cube, three two-way margins: 1331 vectors in 1728 cells, too much LLL work
+  EXPECT_THROW(invariant_lattice_basis(rows_of(cube_sets(12), 1728), Interrupts()), TooLarge);
   Sets one_sum(1);
   for (std::size_t i = 0; i < 12000; ++i) one_sum[0].push_back(i);  // 12000 x 11999 > 2^27 entries
   EXPECT_THROW(invariant_lattice_basis(rows_of(one_sum, 12000), Interrupts()), TooLarge);
