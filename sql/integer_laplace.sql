@@ -90,3 +90,9 @@ SELECT dp.total_preserving_count(-1, 1) OVER ();
 SELECT dp.total_preserving_count(n, random() + 0.5) OVER () FROM counties;
 -- A partition of one row releases its count exactly: its total is the count.
 SELECT dp.total_preserving_count(7, 1) OVER () AS single_row;
+
+-- integer_laplace is the default mechanism.
+SELECT sum(n) AS released_total, pg_typeof(sum(n)) AS type
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0, margins => '{""}')
+     AS t(county text, edu text, n bigint);
+SELECT dp.last_release()->>'mechanism' AS default_mechanism;

@@ -13,7 +13,7 @@ GRANT USAGE ON SCHEMA dp TO PUBLIC;
 CREATE FUNCTION dp.privatize(
     source    text,
     epsilon   float8,
-    mechanism text,
+    mechanism text   DEFAULT 'integer_laplace',
     delta     float8 DEFAULT NULL,
     margins   text[] DEFAULT '{}',
     domain    text   DEFAULT NULL,
@@ -26,7 +26,8 @@ LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
 COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb) IS
 'Private release of the counts of a GROUP BY query (last column = count). '
-'Mechanisms: discrete_laplace, discrete_gaussian (integer, no invariants), '
+'Mechanisms: integer_laplace (the default), integer_laplace_l2, integer_gaussian (integer, margins exact), '
+'discrete_laplace, discrete_gaussian (integer, no invariants), '
 'subspace_gaussian, subspace_laplace (real, margins exact). '
 'margins: each element lists key columns whose totals stay exact ('''' = grand total). '
 'domain: a query listing every cell, zero cells included. '
@@ -123,7 +124,7 @@ COMMENT ON FUNCTION dp.total_preserving_count(bigint, float8) IS
 CREATE FUNCTION dp.diagnose(
     source    text,
     epsilon   float8,
-    mechanism text,
+    mechanism text   DEFAULT 'integer_laplace',
     delta     float8 DEFAULT NULL,
     margins   text[] DEFAULT '{}',
     options   jsonb  DEFAULT '{}'

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(31);
+SELECT plan(32);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
@@ -14,7 +14,10 @@ SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 
 SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
           'u'::"char", 'dp.privatize is PARALLEL UNSAFE (it runs the source query through SPI)');
 SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
-          4::int2, 'dp.privatize: delta, margins, domain and options have defaults');
+          5::int2, 'dp.privatize: mechanism (integer_laplace), delta, margins, domain and options have defaults');
+SELECT is((SELECT pg_get_function_arg_default(oid, 3) FROM pg_proc
+           WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
+          '''integer_laplace''::text', 'the default mechanism is integer_laplace');
 
 SELECT has_function('dp', 'last_release', ARRAY[]::text[]);
 SELECT function_returns('dp', 'last_release', ARRAY[]::text[], 'jsonb');
