@@ -56,6 +56,7 @@
 #include "mcmc/defaults.hpp"
 #include "mcmc/lattice_chain.hpp"
 #include "mcmc/rhat.hpp"
+#include "chi_square.hpp"
 #include "random_source.hpp"
 
 namespace invariant_dp::mcmc {
@@ -64,47 +65,8 @@ namespace {
 // ---- chi-square critical values -----------------------------------------
 
 // Regularized upper incomplete gamma Q(a, x) (Numerical Recipes 6.2).
-double gamma_q(double a, double x) {
-  if (x <= 0) return 1.0;
-  const double log_prefix = a * std::log(x) - x - std::lgamma(a);
-  if (x < a + 1) {
-    double term = 1.0 / a, sum = term;
-    for (int n = 1; n < 100000 && std::fabs(term) > std::fabs(sum) * 1e-17; ++n) {
-      term *= x / (a + n);
-      sum += term;
-    }
-    return 1.0 - sum * std::exp(log_prefix);
-  }
-  double b = x + 1 - a, c = 1e300, d = 1 / b, h = d;
-  for (int i = 1; i < 100000; ++i) {
-    const double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < 1e-300) d = 1e-300;
-    c = b + an / c;
-    if (std::fabs(c) < 1e-300) c = 1e-300;
-    d = 1 / d;
-    const double delta = d * c;
-    h *= delta;
-    if (std::fabs(delta - 1) < 1e-16) break;
-  }
-  return std::exp(log_prefix) * h;
-}
+using chi_square_test::chi2_critical;
 
-// x with P(chi2_df > x) = alpha, by bisection.
-double chi2_critical(int df, double alpha) {
-  double lo = 0, hi = df + 100 + 20 * std::sqrt(double(df));
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (gamma_q(df / 2.0, mid / 2) > alpha ? lo : hi) = mid;
-  }
-  return hi;
-}
-
-// ---- exact laws on a box of lattice coordinates ---------------------------
-
-// A lattice of rank 1 or 2 in data space with its basis and the states
-// v in [-R, R]^m, indexed flat.
 struct SmallLattice {
   LatticeBasis basis;
   int radius;

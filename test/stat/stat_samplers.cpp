@@ -32,6 +32,7 @@
 #include <map>
 #include <vector>
 
+#include "chi_square.hpp"
 #include "random_source.hpp"
 #include "samplers/bernoulli_exp.hpp"
 #include "samplers/continuous.hpp"
@@ -41,7 +42,10 @@
 namespace invariant_dp {
 namespace {
 
-constexpr double kAlpha = 1e-6;
+using chi_square_test::ChiSquare;
+using chi_square_test::chi2_critical;
+using chi_square_test::gamma_q;
+using chi_square_test::kAlpha;
 constexpr double kZCritical = 4.8916;  // two-sided normal quantile at 1e-6
 constexpr double kKsCritical = 2.6941; // sqrt(ln(2/1e-6) / 2)
 constexpr int kDraws = 1000000;
@@ -50,50 +54,8 @@ constexpr int kDraws = 1000000;
 
 // Regularized upper incomplete gamma Q(a, x): series below a + 1, Lentz's
 // continued fraction above (Numerical Recipes 6.2).
-double gamma_q(double a, double x) {
-  if (x <= 0) return 1.0;
-  const double log_prefix = a * std::log(x) - x - std::lgamma(a);
-  if (x < a + 1) {
-    double term = 1.0 / a, sum = term;
-    for (int n = 1; n < 100000 && std::fabs(term) > std::fabs(sum) * 1e-17; ++n) {
-      term *= x / (a + n);
-      sum += term;
-    }
-    return 1.0 - sum * std::exp(log_prefix);
-  }
-  constexpr double kTiny = 1e-300;
-  double b = x + 1 - a, c = 1 / kTiny, d = 1 / b, h = d;
-  for (int i = 1; i < 100000; ++i) {
-    const double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = b + an / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    h *= d * c;
-    if (std::fabs(d * c - 1) < 1e-16) break;
-  }
-  return std::exp(log_prefix) * h;
-}
-
 double chi2_sf(double x, int df) { return gamma_q(df / 2.0, x / 2.0); }
 
-double chi2_critical(int df, double p) {
-  double lo = 0, hi = df + 10.0;
-  while (chi2_sf(hi, df) > p) hi *= 2;
-  for (int i = 0; i < 200; ++i) {
-    const double mid = (lo + hi) / 2;
-    (chi2_sf(mid, df) > p ? lo : hi) = mid;
-  }
-  return hi;
-}
-
-struct ChiSquare {
-  double statistic;
-  int df;
-  double critical;
-};
 
 ChiSquare chi_square(const std::vector<double>& observed, const std::vector<double>& expected) {
   double statistic = 0;
@@ -105,7 +67,8 @@ ChiSquare chi_square(const std::vector<double>& observed, const std::vector<doub
   return {statistic, df, chi2_critical(df, kAlpha)};
 }
 
-void report(const std::string& what, const ChiSquare& r) {
+// report_with_p() with the p-value too.
+void report_with_p(const std::string& what, const ChiSquare& r) {
   std::cout << "[stat] " << what << ": chi2 = " << r.statistic << ", df = " << r.df
             << ", critical(p=1e-6) = " << r.critical << ", p = " << chi2_sf(r.statistic, r.df) << "\n";
 }
@@ -232,7 +195,7 @@ TEST_P(StatDiscreteLaplace, FitsExactLawAndVariance) {
   const std::string name = "discrete laplace scale " + std::to_string(scale.num) + "/" + std::to_string(scale.den);
 
   const ChiSquare fit = chi_square_integer(counts, discrete_laplace_pmf(b), far, kDraws);
-  report(name, fit);
+  report_with_p(name, fit);
   EXPECT_LT(fit.statistic, fit.critical);
 
   const Moments law = law_moments(discrete_laplace_pmf(b), far);
@@ -242,7 +205,7 @@ TEST_P(StatDiscreteLaplace, FitsExactLawAndVariance) {
   // WrongLaw: the same draws must be rejected against a scale 3% off.
   for (double wrong : {b * 0.97, b * 1.03}) {
     const ChiSquare bad = chi_square_integer(counts, discrete_laplace_pmf(wrong), far, kDraws);
-    report(name + " vs wrong scale " + std::to_string(wrong), bad);
+    report_with_p(name + " vs wrong scale " + std::to_string(wrong), bad);
     EXPECT_GT(bad.statistic, bad.critical);
   }
 }
@@ -275,7 +238,7 @@ TEST_P(StatDiscreteGaussian, FitsExactLawAndVariance) {
   const std::string name = "discrete gaussian sigma2 " + std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den);
 
   const ChiSquare fit = chi_square_integer(counts, discrete_gaussian_pmf(s, far), far, kDraws);
-  report(name, fit);
+  report_with_p(name, fit);
   EXPECT_LT(fit.statistic, fit.critical);
 
   const Moments law = law_moments(discrete_gaussian_pmf(s, far), far);
@@ -286,7 +249,7 @@ TEST_P(StatDiscreteGaussian, FitsExactLawAndVariance) {
   // itself differs from the discrete variance by 4% at sigma2 = 1/2).
   for (double wrong : {s * 0.96, s * 1.04}) {
     const ChiSquare bad = chi_square_integer(counts, discrete_gaussian_pmf(wrong, far), far, kDraws);
-    report(name + " vs wrong variance " + std::to_string(wrong), bad);
+    report_with_p(name + " vs wrong variance " + std::to_string(wrong), bad);
     EXPECT_GT(bad.statistic, bad.critical);
   }
 }
@@ -324,7 +287,7 @@ TEST_P(StatBernoulliExp, FitsExpMinusGamma) {
   for (int i = 0; i < kDraws; ++i) trues += sample_bernoulli_exp_neg(*rng, Rational{num, den});
   const std::string name = "bernoulli exp(-" + std::to_string(num) + "/" + std::to_string(den) + ")";
   const ChiSquare fit = bernoulli_fit(trues, kDraws, std::exp(-gamma));
-  report(name, fit);
+  report_with_p(name, fit);
   EXPECT_LT(fit.statistic, fit.critical);
   // WrongLaw: a gamma off by 0.1 (a wrong integer/fraction split is off by
   // far more) must be rejected.
@@ -352,7 +315,7 @@ TEST(StatBernoulliExpWide, FitsWithDenominatorAbove64Bits) {
   std::int64_t trues = 0;
   for (int i = 0; i < kDraws; ++i) trues += sample_bernoulli_exp_neg_wide(*rng, num, den);
   const ChiSquare fit = bernoulli_fit(trues, kDraws, std::exp(-5.0 / 3.0));
-  report("bernoulli exp(-5e20/3e20)", fit);
+  report_with_p("bernoulli exp(-5e20/3e20)", fit);
   EXPECT_LT(fit.statistic, fit.critical);
 }
 
@@ -370,21 +333,21 @@ ChiSquare uniform_fit(std::uint64_t n, unsigned buckets, std::uint64_t seed) {
 
 TEST(StatUniformBelow, SmallBound) {
   const ChiSquare fit = uniform_fit(10, 10, 401);
-  report("uniform_below(10)", fit);
+  report_with_p("uniform_below(10)", fit);
   EXPECT_LT(fit.statistic, fit.critical);
 }
 
 TEST(StatUniformBelow, NoModuloBiasForLargeBound) {
   // n = 3 * 2^62: x mod n would put half the mass in the first third.
   const ChiSquare fit = uniform_fit(3ull << 62, 3, 402);
-  report("uniform_below(3*2^62) in thirds", fit);
+  report_with_p("uniform_below(3*2^62) in thirds", fit);
   EXPECT_LT(fit.statistic, fit.critical);
 }
 
 TEST(StatUniformBelow, LargestBound) {
   // n = 2^64 - 1 = 15 * 1229782938247303441: 15 equal buckets.
   const ChiSquare fit = uniform_fit(~0ull, 15, 403);
-  report("uniform_below(2^64-1) in 15ths", fit);
+  report_with_p("uniform_below(2^64-1) in 15ths", fit);
   EXPECT_LT(fit.statistic, fit.critical);
 }
 

@@ -11,16 +11,6 @@
 namespace invariant_dp {
 namespace {
 
-std::vector<Margin> margins_by_index(const CellKeys& cells, const ReleaseRequest& request) {
-  std::vector<Margin> margins;
-  for (const auto& names : request.margins) {
-    Margin margin;
-    for (const auto& name : names) margin.columns.push_back(cells.column_index(name));
-    margins.push_back(std::move(margin));
-  }
-  return margins;
-}
-
 void check_lattice_mechanism(const ReleaseRequest& request) {
   const Mechanism m = request.mechanism->mechanism;
   if (m != Mechanism::IntegerLaplace && m != Mechanism::IntegerLaplaceL2 && m != Mechanism::IntegerGaussian)

@@ -16,16 +16,6 @@
 namespace invariant_dp {
 namespace {
 
-std::vector<Margin> margins_by_index(const CellKeys& cells, const ReleaseRequest& request) {
-  std::vector<Margin> margins;
-  for (const auto& names : request.margins) {
-    Margin margin;
-    for (const auto& name : names) margin.columns.push_back(cells.column_index(name));
-    margins.push_back(std::move(margin));
-  }
-  return margins;
-}
-
 std::int64_t discrete_draw(const NoiseLaw& law, RandomSource& rng) {
   return law.kind == NoiseKind::DiscreteLaplace ? sample_discrete_laplace(rng, law.exact_parameter)
                                                 : sample_discrete_gaussian(rng, law.exact_parameter);

@@ -139,4 +139,14 @@ void check_margin_columns(const ReleaseRequest& request, const std::vector<std::
     }
 }
 
+std::vector<Margin> margins_by_index(const CellKeys& cells, const ReleaseRequest& request) {
+  std::vector<Margin> margins;
+  for (const auto& names : request.margins) {
+    Margin margin;
+    for (const auto& name : names) margin.columns.push_back(cells.column_index(name));
+    margins.push_back(std::move(margin));
+  }
+  return margins;
+}
+
 }  // namespace invariant_dp

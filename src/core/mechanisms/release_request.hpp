@@ -52,3 +52,13 @@ void check_margin_columns(const ReleaseRequest& request, const std::vector<std::
 const char* neighbours_name(Neighbours neighbours);
 
 }  // namespace invariant_dp
+
+#include "../invariants/invariant_model.hpp"
+
+namespace invariant_dp {
+
+// The request's margins as column indices of the cells (InvalidArgument for
+// an unknown column).
+std::vector<Margin> margins_by_index(const CellKeys& cells, const ReleaseRequest& request);
+
+}  // namespace invariant_dp
