@@ -533,3 +533,6 @@ TEST(LatticeBasisLarger, FortyByFortyTableAndSixCube) {
   EXPECT_EQ(c.rank, 125u);
   expect_lattice_of(cube, c);
 }
+
+}  // namespace
+}  // namespace invariant_dp
