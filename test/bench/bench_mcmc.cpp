@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "lattice_tables.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/defaults.hpp"
 #include "mcmc/lattice_chain.hpp"
@@ -18,22 +19,7 @@ using namespace invariant_dp::mcmc;
 
 namespace {
 
-LatticeBasis table_basis(std::size_t r, std::size_t c) {
-  LatticeBasis b;
-  b.dimension = r * c;
-  b.rank = (r - 1) * (c - 1);
-  b.vectors.assign(b.dimension * b.rank, 0);
-  std::size_t j = 0;
-  for (std::size_t i = 0; i + 1 < r; ++i)
-    for (std::size_t k = 0; k + 1 < c; ++k, ++j) {
-      std::int64_t* col = b.vectors.data() + j * b.dimension;
-      col[i * c + k] = 1;
-      col[i * c + c - 1] = -1;
-      col[(r - 1) * c + k] = -1;
-      col[(r - 1) * c + c - 1] = 1;
-    }
-  return b;
-}
+using test_tables::table_basis;
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

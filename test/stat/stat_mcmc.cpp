@@ -52,6 +52,7 @@
 #include <functional>
 #include <vector>
 
+#include "lattice_tables.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/defaults.hpp"
 #include "mcmc/lattice_chain.hpp"
@@ -306,22 +307,7 @@ TEST(StatMcmc, SingleSumOfThreeMatchesEnumeratedPmf) {
 
 // ---- the paper's 4x4 table (d = 16, both margins, eps = 0.25) --------------
 
-LatticeBasis table_basis(std::size_t r, std::size_t c) {
-  LatticeBasis b;
-  b.dimension = r * c;
-  b.rank = (r - 1) * (c - 1);
-  b.vectors.assign(b.dimension * b.rank, 0);
-  std::size_t j = 0;
-  for (std::size_t i = 0; i + 1 < r; ++i)
-    for (std::size_t k = 0; k + 1 < c; ++k, ++j) {
-      std::int64_t* col = b.vectors.data() + j * b.dimension;
-      col[i * c + k] = 1;
-      col[i * c + c - 1] = -1;
-      col[(r - 1) * c + k] = -1;
-      col[(r - 1) * c + c - 1] = 1;
-    }
-  return b;
-}
+using test_tables::table_basis;
 
 SamplerConfig table_config(Target t, bool swaps) {
   const SamplerDefaults def = default_sampler(t.kind, swaps);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "lattice_tables.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/diagnostics.hpp"
 #include "mcmc/lattice_chain.hpp"
@@ -18,24 +19,7 @@
 namespace invariant_dp::mcmc {
 namespace {
 
-// Basis of {z : all row and column sums 0} of an r x c table (row-major):
-// b_(i,j) = e_(i,j) - e_(i,c-1) - e_(r-1,j) + e_(r-1,c-1), i < r-1, j < c-1.
-LatticeBasis table_basis(std::size_t r, std::size_t c) {
-  LatticeBasis b;
-  b.dimension = r * c;
-  b.rank = (r - 1) * (c - 1);
-  b.vectors.assign(b.dimension * b.rank, 0);
-  std::size_t j = 0;
-  for (std::size_t i = 0; i + 1 < r; ++i)
-    for (std::size_t k = 0; k + 1 < c; ++k, ++j) {
-      std::int64_t* col = b.vectors.data() + j * b.dimension;
-      col[i * c + k] = 1;
-      col[i * c + c - 1] = -1;
-      col[(r - 1) * c + k] = -1;
-      col[(r - 1) * c + c - 1] = 1;
-    }
-  return b;
-}
+using test_tables::table_basis;
 
 SamplerConfig config_4x4(Target target, bool swaps) {
   SamplerConfig cfg;
