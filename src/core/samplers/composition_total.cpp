@@ -1,5 +1,6 @@
 // Exact sampler of the group total N; the law, the envelope and the argument
 // for exactness are in composition_total.hpp.
+#include "mpfr_scoped.hpp"
 #include "composition_total.hpp"
 
 #include <algorithm>
@@ -19,13 +20,6 @@ constexpr mpfr_prec_t kBasePrecision = 128;  // makes (n - m) * den exact
 // thousands of heads in a row, so the OutOfRange there never happens.
 constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
 
-struct Mp {
-  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v, prec); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  mpfr_t v;
-};
 
 // lo <= ln Gamma(x) <= hi for an integer x >= 1 (exact in MPFR at prec >= 64).
 void lngamma_bounds(mpfr_prec_t prec, std::uint64_t x, mpfr_ptr lo, mpfr_ptr hi) {

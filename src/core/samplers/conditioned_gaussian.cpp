@@ -1,5 +1,6 @@
 // Discrete Gaussian conditioned on zero group sums; the argument for
 // exactness is in conditioned_gaussian.hpp (steps 1-5 below refer to it).
+#include "zero_sum_groups.hpp"
 #include "conditioned_gaussian.hpp"
 
 #include <gmp.h>
@@ -465,12 +466,7 @@ void check_arguments(Rational sigma2, const std::uint32_t* group_of_cell, std::s
     throw OutOfRange("gaussian variance is too large for a zero-sum release",
                      "The variance is " + std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den) +
                          "; it must be below 2^40.");
-  if (n_cells > 0 && (group_of_cell == nullptr || z == nullptr))
-    throw InvalidArgument("cells of a zero-sum release must not be null");
-  for (std::size_t i = 0; i < n_cells; ++i)
-    if (group_of_cell[i] >= n_groups)
-      throw InvalidArgument("group number " + std::to_string(group_of_cell[i]) + " is out of range",
-                            "There are " + std::to_string(n_groups) + " groups.");
+  check_zero_sum_groups(group_of_cell, n_cells, n_groups, z);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Discrete Laplace conditioned on zero group sums; the argument for
 // exactness is in conditioned_laplace.hpp.
+#include "zero_sum_groups.hpp"
 #include "conditioned_laplace.hpp"
 
 #include <algorithm>
@@ -56,12 +57,7 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
 void check_arguments(Rational scale, const std::uint32_t* group_of_cell, std::size_t n_cells,
                      std::size_t n_groups, const std::int64_t* z) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
-  if (n_cells > 0 && (group_of_cell == nullptr || z == nullptr))
-    throw InvalidArgument("cells of a zero-sum release must not be null");
-  for (std::size_t i = 0; i < n_cells; ++i)
-    if (group_of_cell[i] >= n_groups)
-      throw InvalidArgument("group number " + std::to_string(group_of_cell[i]) + " is out of range",
-                            "There are " + std::to_string(n_groups) + " groups.");
+  check_zero_sum_groups(group_of_cell, n_cells, n_groups, z);
 }
 
 // Counting sort when the group numbers are dense, else a stable sort (so a

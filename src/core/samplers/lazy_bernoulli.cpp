@@ -1,5 +1,6 @@
 // Lazy comparison of a uniform with an enclosed probability; the argument for
 // exactness is in lazy_bernoulli.hpp.
+#include "mpfr_scoped.hpp"
 #include "lazy_bernoulli.hpp"
 
 #include "../errors.hpp"
@@ -11,14 +12,6 @@ static_assert(sizeof(unsigned long) == 8, "a 64-bit word must fit an unsigned lo
 
 constexpr mpfr_prec_t kMaxPrecision = mpfr_prec_t{1} << 24;
 
-// Scoped mpfr_t of a given precision.
-struct Mp {
-  explicit Mp(mpfr_prec_t prec) { mpfr_init2(v, prec); }
-  ~Mp() { mpfr_clear(v); }
-  Mp(const Mp&) = delete;
-  Mp& operator=(const Mp&) = delete;
-  mpfr_t v;
-};
 
 }  // namespace
 
