@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "bench_checks.hpp"
 #include "random_source.hpp"
 #include "samplers/conditioned_gaussian.hpp"
 
@@ -24,6 +25,7 @@ void run(const char* name, std::size_t cells, std::size_t groups, Rational s2, b
   const auto t0 = std::chrono::steady_clock::now();
   sample_gaussian_with_zero_group_sums(*rng, s2, g.data(), cells, groups, z.data(), {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bench_checks::assert_zero_group_sums(z, g.data(), groups);
   double sq = 0;
   for (auto v : z) sq += double(v) * double(v);
   std::printf("%-22s sigma2=%-5g %-6s %9.3f s %12.0f cells/s   mean z^2 %.2f\n", name, s2.to_double(),

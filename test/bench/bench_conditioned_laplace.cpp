@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_checks.hpp"
 #include "random_source.hpp"
 #include "samplers/conditioned_laplace.hpp"
 
@@ -45,6 +46,7 @@ void run(const char* name, std::size_t cells, std::size_t groups, Rational b, co
   const auto t0 = std::chrono::steady_clock::now();
   sample_laplace_with_zero_group_sums(*rng, b, group_of.data(), cells, groups, z.data(), {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  bench_checks::assert_zero_group_sums(z, group_of.data(), groups);
   double sq = 0;
   for (auto v : z) sq += double(v) * double(v);
   std::printf("%-22s b=%-9s %-6s %9.3f s %12.0f cells/s   mean z^2 %.2f\n", name, b_name,

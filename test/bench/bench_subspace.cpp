@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "bench_checks.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
 
@@ -54,7 +55,7 @@ void bench(const char* label, int rows, int columns, const std::vector<std::stri
     const auto result = run_release(keys, table.counts.data(), request, *rng, Interrupts());
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     best = std::min(best, seconds);
-    if (result.values.empty()) std::puts("empty");
+    bench_checks::assert_two_way_margins(result.values, table.counts, size_t(rows), size_t(columns), margins.size() == 2);
   }
   // Each bench runs in its own process: the peak above the resident size
   // just before the releases is what a release needs beyond its input.
