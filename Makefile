@@ -3,16 +3,20 @@
 
 EXTENSION = invariant_dp
 MODULE_big = invariant_dp
-DATA = sql/invariant_dp--0.1.0.sql
+DATA = sql/invariant_dp--0.1.0.sql sql/invariant_dp--0.1.0--0.2.0.sql
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
-       src/pg/total_preserving.o src/pg/diagnose.o
+       src/pg/total_preserving.o src/pg/diagnose.o \
+       src/pg/check_request.o src/pg/source_relations.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance
 REGRESS_OPTS = --inputdir=.
 
-CORE_BUILD = build/core
+# CORE_SRC: the tree the core is built from (another checkout's, to link
+# the shim against a known core).
+CORE_SRC ?= .
+CORE_BUILD ?= build/core
 CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
 SHLIB_LINK += $(CORE_LIB) -lflint -lmpfr -lgmp -lstdc++ -lm
 PG_CFLAGS += -Wall -Wmissing-prototypes
@@ -25,7 +29,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 $(CORE_LIB): FORCE
-	cmake -S . -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release -DINVARIANT_DP_TESTS=OFF > /dev/null
+	cmake -S $(CORE_SRC) -B $(CORE_BUILD) -DCMAKE_BUILD_TYPE=Release -DINVARIANT_DP_TESTS=OFF > /dev/null
 	+cmake --build $(CORE_BUILD) --target invariant_dp_core
 
 $(shlib): $(CORE_LIB)

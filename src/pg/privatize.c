@@ -12,6 +12,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
@@ -21,6 +22,7 @@
 #include "source_reader.h"
 
 PG_FUNCTION_INFO_V1(dp_privatize);
+PG_FUNCTION_INFO_V1(dp_privatize_as_owner);
 
 typedef struct Privatize
 {
@@ -126,20 +128,25 @@ check_domain_columns(const QueryRows *rows, void *arg)
 							format_type_be(source->key_types[k]))));
 }
 
+/*
+ * dp.privatize's arguments start at fcinfo argument "base": 0 for
+ * dp.privatize itself, 1 for dp.privatize_as_owner (whose first argument is
+ * the role the source runs as).
+ */
 static void
-unpack_privatize(FunctionCallInfo fcinfo, Privatize *p)
+unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 {
 	idp_error	error;
 
 	memset(p, 0, sizeof *p);
-	p->source = required_text(fcinfo, 0, "source");
-	p->request.epsilon = required_float8(fcinfo, 1, "epsilon");
-	p->request.mechanism = required_text(fcinfo, 2, "mechanism");
-	p->request.has_delta = !PG_ARGISNULL(3);
-	p->request.delta = p->request.has_delta ? PG_GETARG_FLOAT8(3) : 0;
-	unpack_margins(fcinfo, 4, &p->request);
-	p->domain = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
-	unpack_options(fcinfo, 6, &p->request);
+	p->source = required_text(fcinfo, base + 0, "source");
+	p->request.epsilon = required_float8(fcinfo, base + 1, "epsilon");
+	p->request.mechanism = required_text(fcinfo, base + 2, "mechanism");
+	p->request.has_delta = !PG_ARGISNULL(base + 3);
+	p->request.delta = p->request.has_delta ? PG_GETARG_FLOAT8(base + 3) : 0;
+	unpack_margins(fcinfo, base + 4, &p->request);
+	p->domain = PG_ARGISNULL(base + 5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(base + 5));
+	unpack_options(fcinfo, base + 6, &p->request);
 	/* Refuse a bad mechanism or epsilon before the source runs. */
 	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
 		raise_core_error(&error);
@@ -161,6 +168,37 @@ read_rows(Privatize *p)
 	p->domain_rows.on_columns = check_domain_columns;
 	p->domain_rows.on_columns_arg = &p->source_rows;
 	read_query_rows(p->domain, &p->domain_rows);
+}
+
+/*
+ * read_rows with another role's privileges and search_path, the way REFRESH
+ * MATERIALIZED VIEW runs its query as the view's owner: a local user-id
+ * switch plus a security-restricted operation (no SET ROLE, no temporary
+ * objects inside), and the search_path the source was registered under, so
+ * neither the caller's role nor the caller's search_path reaches it.
+ */
+static void
+read_rows_as(Privatize *p, Oid role, const char *search_path)
+{
+	Oid			saved_user;
+	int			saved_context;
+	int			guc_level;
+
+	GetUserIdAndSecContext(&saved_user, &saved_context);
+	SetUserIdAndSecContext(role, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	guc_level = NewGUCNestLevel();
+	PG_TRY();
+	{
+		(void) set_config_option("search_path", search_path, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+		read_rows(p);
+	}
+	PG_FINALLY();
+	{
+		AtEOXact_GUC(false, guc_level);
+		SetUserIdAndSecContext(saved_user, saved_context);
+	}
+	PG_END_TRY();
 }
 
 static Datum
@@ -227,8 +265,13 @@ core_cells(const Privatize *p)
 	return cells;
 }
 
-Datum
-dp_privatize(PG_FUNCTION_ARGS)
+/*
+ * The release itself. run_as: InvalidOid to read the source with the
+ * caller's privileges, else the role whose privileges (and search_path)
+ * it runs with.
+ */
+static Datum
+privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path)
 {
 	Privatize	p;
 	idp_cells	cells;
@@ -239,9 +282,12 @@ dp_privatize(PG_FUNCTION_ARGS)
 	const QueryRows *released;
 	size_t		n;
 
-	unpack_privatize(fcinfo, &p);
+	unpack_privatize(fcinfo, base, &p);
 	SPI_connect();
-	read_rows(&p);
+	if (OidIsValid(run_as))
+		read_rows_as(&p, run_as, search_path);
+	else
+		read_rows(&p);
 	released = p.domain ? &p.domain_rows : &p.source_rows;
 	n = Max(released->n_rows, 1);
 	out.values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
@@ -257,4 +303,28 @@ dp_privatize(PG_FUNCTION_ARGS)
 	pack_results(fcinfo, &p, released, &out);
 	SPI_finish();
 	return (Datum) 0;
+}
+
+Datum
+dp_privatize(PG_FUNCTION_ARGS)
+{
+	return privatize(fcinfo, 0, InvalidOid, NULL);
+}
+
+/*
+ * dp.privatize_as_owner(owner, search_path, source, ...): the governed
+ * releases' draw. Only the extension's own SECURITY DEFINER functions call
+ * it (EXECUTE is revoked from PUBLIC): they pass the role that registered
+ * the release and its search_path then, so the stored source runs with that
+ * role's privileges, never the extension owner's, and never with SQL an
+ * analyst supplied.
+ */
+Datum
+dp_privatize_as_owner(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("owner and search_path must not be NULL")));
+	return privatize(fcinfo, 2, PG_GETARG_OID(0), text_to_cstring(PG_GETARG_TEXT_PP(1)));
 }

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(32);
+SELECT plan(39);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
@@ -63,7 +63,33 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser',
 SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
 SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
 SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.1.0', 'extension version');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.2.0', 'extension version');
+
+-- Governed releases.
+SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND p.prosecdef AND NOT ('search_path=pg_catalog, pg_temp' = ANY (coalesce(p.proconfig, '{}')))),
+          0, 'every SECURITY DEFINER function pins search_path to pg_catalog, pg_temp');
+SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND p.prosecdef AND has_function_privilege('public', p.oid, 'EXECUTE')),
+          ARRAY['release_cost'], 'the only SECURITY DEFINER function PUBLIC may call is dp.release_cost');
+SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
+          ARRAY['draw', 'drop_release', 'grant_release', 'privatize_as_owner', 'refresh_release', 'register_release',
+                'set_budget'],
+          'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
+SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
+           FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
+           WHERE e.extname = 'invariant_dp'),
+          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'releases'], 'the catalog is kept by pg_dump');
+SELECT is((SELECT count(*)::int FROM pg_class c
+           WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'r'
+             AND has_any_column_privilege('public', c.oid, 'SELECT')),
+          0, 'PUBLIC cannot read the catalog');
+SELECT volatility_is('dp', 'refresh_release', ARRAY['regclass'], 'volatile');
+SELECT volatility_is('dp', 'draw', ARRAY['anyelement'], 'volatile');
 
 SELECT * FROM finish();
 ROLLBACK;

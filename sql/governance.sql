@@ -1,0 +1,127 @@
+-- Governed releases: budgets, registration, analysts without raw access,
+-- refreshes that charge atomically, the audit log, and attempts to read
+-- around the release.
+\set VERBOSITY terse
+CREATE ROLE regress_dp_analyst;
+CREATE ROLE regress_dp_refresher;
+CREATE SCHEMA regress_evil AUTHORIZATION regress_dp_analyst;
+
+-- Administrator: a budget for the dataset, then a release of its counts.
+SELECT dp.set_budget('delinquency survey', 1.0);
+SELECT dp.register_release('county_edu_counts', 'delinquency survey',
+    source    => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+    columns   => 'county text, edu text, n bigint',
+    epsilon   => 0.25,
+    margins   => '{county}');
+SELECT release, dataset, owner, mechanism, epsilon, delta, margins FROM dp.releases;
+
+-- Deny-by-default: a source PUBLIC can read is refused, and so is a bad
+-- mechanism or an unknown dataset, before anything is created.
+CREATE TABLE open_survey AS SELECT * FROM delinquents;
+GRANT SELECT ON open_survey TO PUBLIC;
+SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
+    'SELECT county, count(*) FROM open_survey GROUP BY 1', 'county text, n bigint', 0.5)$$);
+CREATE VIEW open_view AS SELECT * FROM open_survey;
+REVOKE ALL ON open_view FROM PUBLIC;
+SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
+    'SELECT county, count(*) FROM open_view GROUP BY 1', 'county text, n bigint', 0.5)$$);
+SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'delinquency survey',
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, 'integer_laplase')$$);
+SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'no such dataset',
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5)$$);
+SELECT sqlstate_of($$SELECT dp.set_budget('delinquency survey', -1)$$);
+SELECT to_regclass('open_counts') IS NULL AND to_regclass('typo_counts') IS NULL AS nothing_half_created;
+
+-- Before spending: the cost of a draw and the budget left.
+SELECT dataset, epsilon, delta, epsilon_remaining, delta_remaining, draws_remaining, last_drawn_at
+FROM dp.release_cost('county_edu_counts');
+
+-- An analyst who can read the raw table cannot be granted the release.
+GRANT SELECT ON delinquents TO regress_dp_analyst;
+SELECT sqlstate_of($$SELECT dp.grant_release('county_edu_counts', 'regress_dp_analyst')$$);
+REVOKE SELECT ON delinquents FROM regress_dp_analyst;
+SELECT dp.grant_release('county_edu_counts', 'regress_dp_analyst');
+GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass) TO regress_dp_refresher;
+
+-- Refresh: four draws fit in the budget of 1.0 (numeric: exactly), the fifth fails.
+SET ROLE regress_dp_refresher;
+SELECT dp.refresh_release('county_edu_counts') > 0 AS drawn;
+RESET ROLE;
+SELECT epsilon_spent FROM dp.budgets;
+
+-- The analyst reads typed rows; the county totals are the true ones.
+SET ROLE regress_dp_analyst;
+SELECT county, sum(n) AS total FROM county_edu_counts GROUP BY county ORDER BY county;
+SELECT count(*) AS cells FROM county_edu_counts;
+-- Re-reading returns the stored draw, never a fresh one.
+CREATE TEMP TABLE first_read AS SELECT * FROM county_edu_counts;
+SELECT count(*) AS differences FROM (SELECT * FROM county_edu_counts EXCEPT SELECT * FROM first_read) d;
+-- Reads around the release fail: the raw table, the catalog, privatize, the
+-- internal runner, refreshing without a grant.
+SELECT sqlstate_of('SELECT count(*) FROM delinquents');
+SELECT sqlstate_of('SELECT * FROM dp.releases');
+SELECT sqlstate_of('SELECT * FROM dp.budgets');
+SELECT sqlstate_of('SELECT * FROM dp.draws');
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
+                     AS t(county text, n bigint)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_dp_analyst', 'public', 'SELECT 1::text, 1::bigint', 1.0,
+                     'integer_laplace', NULL, '{}', NULL, '{}') AS t(k text, n bigint)$$);
+SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
+SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::county_edu_counts)$$);
+SELECT sqlstate_of($$SELECT dp.register_release('mine', 'delinquency survey',
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5)$$);
+SELECT sqlstate_of($$SELECT dp.set_budget('delinquency survey', 100)$$);
+-- A crafted search_path cannot redirect the definer functions: they pin
+-- theirs, so the analyst's floor() (which would run with the definer's
+-- rights) is never called, and neither is the analyst's table "releases".
+SET search_path = regress_evil, pg_catalog, public;
+CREATE FUNCTION regress_evil.floor(numeric) RETURNS numeric LANGUAGE plpgsql
+    AS $$ BEGIN RAISE EXCEPTION 'hijacked: running as %', current_user; END $$;
+CREATE TABLE regress_evil.releases (release regclass, dataset text);
+SELECT sqlstate_of('SELECT floor(1.5::numeric)') AS unpinned_code_would_be_hijacked;
+SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('county_edu_counts');
+RESET search_path;
+-- A crafted release argument is a regclass: a name, never SQL.
+SELECT sqlstate_of($$SELECT dp.release_cost('county_edu_counts; DELETE FROM dp.budgets')$$);
+SELECT sqlstate_of($$SELECT dp.release_cost('delinquents')$$);
+RESET ROLE;
+
+-- Three more draws spend the rest; the fifth is refused with 53Z01 and
+-- leaves the last draw and the budget exactly as they were.
+SELECT dp.refresh_release('county_edu_counts') > 0 FROM generate_series(1, 3);
+CREATE TEMP TABLE before_refusal AS SELECT * FROM county_edu_counts;
+SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
+SELECT count(*) AS differences FROM (SELECT * FROM county_edu_counts EXCEPT SELECT * FROM before_refusal) d;
+SELECT epsilon_spent, epsilon_total FROM dp.budgets;
+SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('county_edu_counts');
+
+-- Audit: four draws, each with who, when, mechanism, epsilon, invariants and the noise law.
+SELECT count(*) AS draws, count(DISTINCT drawn_at) AS distinct_times, bool_and(drawn_by = session_user) AS who,
+       bool_and(noise_law->>'mechanism' = 'integer_laplace') AS law, bool_and(margins = '{county}') AS margins,
+       sum(epsilon) AS epsilon, min(cells) AS cells
+FROM dp.draws;
+
+-- Materialized view over a release: each REFRESH is a draw and is charged.
+SELECT dp.set_budget('delinquency survey', 1.5);
+CREATE MATERIALIZED VIEW county_edu_view AS SELECT * FROM dp.draw(NULL::county_edu_counts) WITH NO DATA;
+REFRESH MATERIALIZED VIEW county_edu_view;
+SELECT county, sum(n) AS total FROM county_edu_view GROUP BY county ORDER BY county;
+SELECT epsilon_spent FROM dp.budgets;
+REFRESH MATERIALIZED VIEW county_edu_view;
+SELECT sqlstate_of('REFRESH MATERIALIZED VIEW county_edu_view');
+SELECT count(*) AS rows_still_readable FROM county_edu_view;
+SELECT epsilon_spent FROM dp.budgets;
+SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::first_read)$$);
+
+-- Clean up.
+DROP MATERIALIZED VIEW county_edu_view;
+SELECT dp.drop_release('county_edu_counts');
+SELECT count(*) AS releases_left FROM dp.releases;
+DROP VIEW open_view;
+DROP TABLE open_survey;
+DELETE FROM dp.draws;
+DELETE FROM dp.budgets;
+DROP SCHEMA regress_evil CASCADE;
+DROP OWNED BY regress_dp_analyst, regress_dp_refresher;
+DROP ROLE regress_dp_analyst;
+DROP ROLE regress_dp_refresher;
