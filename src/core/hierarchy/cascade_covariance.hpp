@@ -1,0 +1,30 @@
+// The closed-form covariance of cascade noise (digest §2.1, §2.8, §2.9;
+// conditioned laws as in cascade_law.hpp), for the published noise law and
+// for range queries over the ordered leaves.
+//
+// Write the noise as the root X plus independent split increments: a split
+// s into m children adds D_s with Cov(D_s) = tau_s^2 (I - J/m). A weighted
+// sum w.Z of leaves is then f(root) X + sum_s sum_c f(c) D_{s,c}, where
+// f(u) = (1/m_u) sum_c f(c) and f(leaf) = w_leaf, so
+//   Var(w.Z) = f(root)^2 v_0 + sum_s tau_s^2 (sum_c f(c)^2 - (sum_c f(c))^2 / m_s)
+// (pinned nodes drop their terms). For a range only the nodes the range cuts
+// partially have unequal f among their children: O(depth * fan-out).
+#pragma once
+
+#include <cstdint>
+
+#include "cascade_law.hpp"
+#include "hierarchy_tree.hpp"
+
+namespace invariant_dp::hierarchy {
+
+// Cov(Z_i, Z_j) of leaves i and j (leaf order): O(depth).
+double leaf_covariance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t i, std::uint32_t j);
+
+// Var of the sum of the released leaves lo..hi (leaf order, inclusive).
+double range_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t lo, std::uint32_t hi);
+
+// Var of the noise of a node (v_depth unconditioned; smaller below a cut).
+double node_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t node);
+
+}  // namespace invariant_dp::hierarchy

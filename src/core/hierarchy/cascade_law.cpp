@@ -1,0 +1,128 @@
+// Validation of per-level variance targets and of fixed nodes (cascade_law.hpp).
+#include "cascade_law.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "../errors.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+std::string number(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+std::string level_label(const HierarchyTree& tree, unsigned d) {
+  return "level " + std::to_string(d) + " (" + tree.level_name(d) + ")";
+}
+
+// Refuses the variance targets if some split of the tree cannot reach them.
+void check_feasible(const HierarchyTree& tree, const std::vector<double>& v) {
+  for (unsigned d = 0; d < tree.height(); ++d) {
+    std::uint32_t min_split = 0;  // smallest fan-out >= 2 at this depth (the binding one)
+    bool has_chain = false;
+    for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
+      const std::uint32_t m = tree.n_children(node);
+      if (m == 1) has_chain = true;
+      if (m >= 2 && (min_split == 0 || m < min_split)) min_split = m;
+    }
+    const double vp = v[d], vc = v[d + 1];
+    if (has_chain && std::fabs(vc - vp) > 1e-12 * std::max(vc, vp)) {
+      throw InvalidArgument(
+          "per-level variance targets are infeasible at " + level_label(tree, d),
+          "A node of " + level_label(tree, d) + " has a single child, which must carry the same noise; its variance " +
+              number(vp) + " differs from the " + number(vc) + " asked for " + level_label(tree, d + 1) + ".",
+          "Give both levels the same variance, or remove the one-child level.");
+    }
+    if (min_split != 0) {
+      const double m = min_split, floor = vp / (m * m);
+      if (!(vc > floor)) {
+        throw InvalidArgument(
+            "per-level variance targets are infeasible at " + level_label(tree, d),
+            "A node of " + level_label(tree, d) + " with variance " + number(vp) + " splits into " +
+                std::to_string(min_split) + " children, so each child's variance must exceed " + number(vp) + "/" +
+                number(m * m) + " = " + number(floor) + "; " + level_label(tree, d + 1) + " asks for " + number(vc) +
+                ".",
+            "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
+            "variance of " + level_label(tree, d + 1) + " or lower that of " + level_label(tree, d) + ".");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance)
+    : level_variance_(std::move(level_variance)) {
+  if (level_variance_.size() != tree.height() + 1) {
+    throw InvalidArgument("wrong number of per-level variance targets",
+                          "The hierarchy has " + std::to_string(tree.height() + 1) + " levels (total included); " +
+                              std::to_string(level_variance_.size()) + " targets were given.");
+  }
+  for (unsigned d = 0; d < level_variance_.size(); ++d) {
+    if (!std::isfinite(level_variance_[d]) || level_variance_[d] <= 0) {
+      throw InvalidArgument("variance target of " + level_label(tree, d) + " must be finite and positive",
+                            "It is " + number(level_variance_[d]) + ".");
+    }
+  }
+  check_feasible(tree, level_variance_);
+}
+
+CascadeLaw CascadeLaw::uniform(const HierarchyTree& tree, double variance) {
+  return CascadeLaw(tree, std::vector<double>(tree.height() + 1, variance));
+}
+
+CascadeLaw CascadeLaw::scaled(double factor) const {
+  if (!std::isfinite(factor) || factor <= 0) throw InvalidArgument("variance scale must be finite and positive");
+  CascadeLaw out = *this;
+  for (double& v : out.level_variance_) v *= factor;
+  return out;
+}
+
+CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const {
+  const std::size_t n = tree.n_nodes();
+  std::vector<std::uint8_t> fixed(n, 0);
+  for (std::uint32_t node : fixed_nodes) {
+    if (node >= n) throw InvalidArgument("fixed node out of range", "Node " + std::to_string(node) + " was given.");
+    fixed[node] = 1;
+  }
+  CascadeLaw out = *this;
+  out.pinned_ = fixed;
+  out.n_fixed_ = 0;
+  for (std::uint8_t f : fixed) out.n_fixed_ += f;
+  // Pinned: fixed, or an ancestor of a fixed node (its total is then a sum of
+  // fixed totals only if the cut is clean, which is checked next).
+  for (std::size_t v = n; v-- > 0;) {
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v) && !out.pinned_[v]; ++c)
+      out.pinned_[v] = out.pinned_[c];
+  }
+  std::vector<std::uint8_t> covered = fixed;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    std::uint32_t pinned_children = 0;
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) {
+      covered[c] |= covered[v];
+      pinned_children += out.pinned_[c];
+    }
+    if (pinned_children != 0 && pinned_children != tree.n_children(v)) {
+      throw InvalidArgument(
+          "exact totals do not cut the hierarchy into whole nodes",
+          "A node of " + level_label(tree, tree.depth(v)) + " has " + std::to_string(pinned_children) + " of its " +
+              std::to_string(tree.n_children(v)) +
+              " children under exact totals; its other children's totals would be fixed by difference.",
+          "Keep whole levels exact (e.g. every state), or the grand total.");
+    }
+    if (tree.is_leaf(v) && !covered[v]) {
+      throw InvalidArgument("exact totals leave cells outside every fixed node",
+                            "Leaf " + std::to_string(tree.leaf_begin(v)) + " lies under no node with an exact total.",
+                            "Exact totals of a hierarchy must cover every cell, e.g. every state.");
+    }
+  }
+  return out;
+}
+
+}  // namespace invariant_dp::hierarchy

@@ -1,0 +1,80 @@
+// The law of cascade noise on a hierarchy: a target variance per depth and,
+// optionally, the nodes whose totals stay exact (papers/cascade_sampling.
+// digest.md §2.2, §2.8, §2.9).
+//
+// The law (digest §2.8-2.9, checked in test_cascade_covariance.cpp against
+// an explicitly built covariance). The root gets N(0, v_0). A node s of
+// depth d with noise X and m children of depth d+1:
+//   m = 1: the child copies X (so v_{d+1} must equal v_d);
+//   m = 2: X/2 +- h Y, Y ~ N(0,1), h^2 = v_{d+1} - v_d/4 (paper eq. 2);
+//   m > 2: X/m + tau (G_c - mean G), G_c iid N(0,1),
+//          tau^2 = (v_{d+1} - v_d/m^2) m/(m-1).
+// Every node of depth d is then N(0, v_d), children sum to their parent, and
+// siblings have covariance v_d/m^2 - tau^2/m (-v/m when v_d = v_{d+1} = v).
+// Feasibility (digest §2.9): v_d < m^2 v_{d+1} for every split, v_d = v_{d+1}
+// for every one-child node; otherwise the constructor refuses, naming the
+// level and the numbers.
+//
+// Conditioning (digest §6.3 leaves exact margins out; derived here): with
+// the totals of a set of nodes fixed, the Gaussian noise conditioned on
+// their noise being 0 is its projection (Sigma-orthogonal) onto that
+// subspace. When the fixed nodes cut the tree (every leaf lies under exactly
+// one deepest fixed node; every fixed node is a union of those), the nodes
+// at or above the cut are 0 and, by the Markov structure of the cascade
+// (a subtree's increments are independent of everything outside it), each
+// cut node's subtree is an independent cascade started from 0 with the
+// same splits. test_cascade_conditioning.cpp checks this against the
+// explicit projection Sigma - Sigma A^T (A Sigma A^T)^-1 A Sigma.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hierarchy_tree.hpp"
+
+namespace invariant_dp::hierarchy {
+
+class CascadeLaw {
+ public:
+  // level_variance[d]: the target variance of the noise of a depth-d node,
+  // d = 0 .. tree.height(). InvalidArgument if a value is not finite and
+  // positive, the count differs from the depths, or a split is infeasible.
+  CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance);
+
+  // Every node at the same variance (the paper's setting).
+  static CascadeLaw uniform(const HierarchyTree& tree, double variance);
+
+  // The same law with every variance multiplied by factor (> 0).
+  CascadeLaw scaled(double factor) const;
+
+  // The law conditioned on the noise of fixed_nodes being 0 (their totals
+  // exact). InvalidArgument naming a node if the fixed nodes do not cut the
+  // tree into whole subtrees.
+  CascadeLaw conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const;
+
+  double level_variance(unsigned depth) const { return level_variance_[depth]; }
+  const std::vector<double>& level_variances() const { return level_variance_; }
+
+  bool conditioned() const { return !pinned_.empty(); }
+  // The node's noise is 0 (a fixed node or an ancestor of one).
+  bool pinned(std::uint32_t node) const { return !pinned_.empty() && pinned_[node] != 0; }
+  // Its children draw fresh increments (not pinned themselves).
+  bool splits_freely(const HierarchyTree& tree, std::uint32_t node) const {
+    return !tree.is_leaf(node) && !pinned(tree.first_child(node));
+  }
+  std::size_t n_fixed_nodes() const { return n_fixed_; }
+
+  // tau^2 of a split of a depth-d node into m >= 2 children: each child's
+  // deviation from X/m has variance tau^2 (m-1)/m, pairs -tau^2/m.
+  double split_tau2(unsigned depth, std::uint32_t m) const {
+    const double vp = level_variance_[depth], vc = level_variance_[depth + 1], mm = double(m);
+    return (vc - vp / (mm * mm)) * mm / (mm - 1);
+  }
+
+ private:
+  std::vector<double> level_variance_;
+  std::vector<std::uint8_t> pinned_;  // empty when unconditioned
+  std::size_t n_fixed_ = 0;
+};
+
+}  // namespace invariant_dp::hierarchy

@@ -1,0 +1,44 @@
+// Privacy of cascade noise: the Mahalanobis sensitivity of the protected
+// moves (digest §2.6, Thm 3.8, and its [DERIVED] general-tree form).
+//
+// Releasing x + Z, Z ~ N(0, Sigma), is for a move dx the scalar Gaussian
+// mechanism with sensitivity sqrt(dx^T Sigma^-1 dx) and unit noise, so the
+// privacy of the release is set by the largest such quadratic form over the
+// neighbouring moves. In the increment form (cascade_covariance.hpp) the
+// quadratic form is (sum dx)^2 / v_0 + sum_s ||dD_s||^2 / tau_s^2, with
+// dD_{s,c} = dx(c) - dx(s)/m_s. Hence, with a_s = (m_s - 1)/(m_s tau_s^2)
+// (= (m-1)^2/(m^2 v_child - v_s), digest §2.9) over the splits s:
+//   add_remove, move e_i:     Sigma^-1_ii = 1/v_0 + sum_{s ancestor of i} a_s
+//   replace_one, e_i - e_j:   2/tau_w^2 + sum_{s on i's path below w} a_s
+//                                       + sum_{s on j's path below w} a_s
+// where w is the lowest common ancestor (the ancestors above w see no change;
+// this equals Sigma^-1_ii + Sigma^-1_jj - 2 Sigma^-1_ij). No matrix is ever
+// inverted; the maxima are one bottom-up pass (the largest path sums below
+// each node). Under a conditioned law only replace_one moves inside one cut
+// node keep the exact totals; the same formula is the quadratic form under
+// the pseudo-inverse of the conditioned covariance (the increments above the
+// cut vanish). test_cascade_privacy.cpp checks all of it against Eigen.
+#pragma once
+
+#include <cstdint>
+
+#include "../mechanisms/release_request.hpp"
+#include "cascade_law.hpp"
+#include "hierarchy_tree.hpp"
+
+namespace invariant_dp::hierarchy {
+
+// Sigma^-1_ij of an unconditioned law (leaf order): O(depth).
+double precision_entry(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t i, std::uint32_t j);
+
+// dx^T Sigma^+ dx for dx = e_i - e_j. InvalidArgument under a conditioned law
+// if the move changes an exact total.
+double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t i, std::uint32_t j);
+
+// max over the protected moves of dx^T Sigma^+ dx: O(nodes), two levels of
+// memory. add_remove under a conditioned law: InvalidArgument (one added
+// person changes an exact total). 0 when no move is possible (one cell under
+// replace_one, or every cell pinned).
+double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours);
+
+}  // namespace invariant_dp::hierarchy

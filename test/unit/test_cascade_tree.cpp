@@ -1,0 +1,136 @@
+// Unit tests of the hierarchy tree (src/core/hierarchy/hierarchy_tree.hpp):
+// node order, parents, children, leaf ranges and representative leaves for
+// the three constructors, and the errors they raise.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "errors.hpp"
+#include "hierarchy/hierarchy_tree.hpp"
+#include "hierarchy/rollup.hpp"
+#include "table_builder.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+// Three states; s2 and s3 have one county; s3's county one tract. Rows are
+// out of order on purpose: the leaf order follows the keys' codes.
+test_tables::TestTable geography() {
+  return {{"state", "county", "tract"},
+          {"s1", "c1", "t1", "s2", "c3", "t4", "s1", "c2", "t3", "s1", "c1", "t2", "s2", "c3", "t5", "s3", "c4", "t6"},
+          {10, 20, 30, 40, 50, 60}};
+}
+
+TEST(CascadeTree, FromCellKeysLevelOrderAndLeafOrder) {
+  const auto table = geography();
+  const auto keys = table.keys();
+  const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
+  ASSERT_EQ(tree.n_nodes(), 14u);
+  ASSERT_EQ(tree.n_leaves(), 6u);
+  EXPECT_EQ(tree.height(), 3u);
+  EXPECT_EQ(tree.level_name(0), "total");
+  EXPECT_EQ(tree.level_name(2), "county");
+  // Leaf order: s1/c1/t1, s1/c1/t2, s1/c2/t3, s2/c3/t4, s2/c3/t5, s3/c4/t6.
+  const std::vector<std::uint32_t> cells{0, 3, 2, 1, 4, 5};
+  for (std::uint32_t leaf = 0; leaf < 6; ++leaf) {
+    EXPECT_EQ(tree.leaf_cell(leaf), cells[leaf]);
+    EXPECT_EQ(tree.leaf_node(leaf), 8 + leaf);
+    EXPECT_EQ(tree.depth(tree.leaf_node(leaf)), 3u);
+  }
+  const std::vector<std::uint32_t> first_child{1, 4, 6, 7, 8, 10, 11, 13};
+  const std::vector<std::uint32_t> n_children{3, 2, 1, 1, 2, 1, 2, 1};
+  for (std::uint32_t v = 0; v < 8; ++v) {
+    EXPECT_EQ(tree.first_child(v), first_child[v]) << v;
+    EXPECT_EQ(tree.n_children(v), n_children[v]) << v;
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) EXPECT_EQ(tree.parent(c), v);
+  }
+  EXPECT_EQ(tree.parent(0), kNoNode);
+  EXPECT_EQ(tree.leaf_begin(1), 0u);
+  EXPECT_EQ(tree.leaf_end(1), 3u);
+  EXPECT_EQ(tree.leaf_begin(2), 3u);
+  EXPECT_EQ(tree.leaf_end(2), 5u);
+  EXPECT_EQ(tree.leaf_end(0), 6u);
+  // The rollup row of state s2 prints the keys of its first cell (s2, c3, t4)
+  // down to its depth: cell 1.
+  EXPECT_EQ(tree.leaf_cell(tree.representative_leaf(2)), 1u);
+  EXPECT_EQ(tree.depth(2), 1u);
+}
+
+TEST(CascadeTree, LeafLevelBelowTheLevelColumns) {
+  const auto table = geography();
+  const auto keys = table.keys();
+  const auto tree = HierarchyTree::from_cell_keys(keys, {0}, Interrupts());
+  EXPECT_EQ(tree.height(), 2u);
+  EXPECT_EQ(tree.level_name(1), "state");
+  EXPECT_EQ(tree.level_name(2), "cell");
+  EXPECT_EQ(tree.n_nodes(), 1u + 3u + 6u);
+  EXPECT_EQ(tree.n_children(1), 3u);  // s1 holds three cells
+}
+
+TEST(CascadeTree, FromCellKeysRefusesBadColumns) {
+  const auto table = geography();
+  const auto keys = table.keys();
+  EXPECT_THROW(HierarchyTree::from_cell_keys(keys, {0, 0}, Interrupts()), InvalidArgument);
+  EXPECT_THROW(HierarchyTree::from_cell_keys(keys, {5}, Interrupts()), InvalidArgument);
+}
+
+TEST(CascadeTree, FromParentsRenumbersBreadthFirst) {
+  // 4 is the root; 0 and 2 its children (in index order); 1, 3 under 2.
+  const auto tree = HierarchyTree::from_parents({4, 2, 4, 2, -1}, Interrupts());
+  ASSERT_EQ(tree.n_nodes(), 5u);
+  EXPECT_EQ(tree.source_node(0), 4u);
+  EXPECT_EQ(tree.source_node(1), 0u);
+  EXPECT_EQ(tree.source_node(2), 2u);
+  EXPECT_EQ(tree.source_node(3), 1u);
+  EXPECT_EQ(tree.source_node(4), 3u);
+  EXPECT_EQ(tree.n_leaves(), 3u);
+  EXPECT_EQ(tree.leaf_node(0), 1u);  // old 0
+  EXPECT_EQ(tree.leaf_node(1), 3u);  // old 1
+  EXPECT_EQ(tree.leaf_begin(2), 1u);
+  EXPECT_EQ(tree.leaf_end(2), 3u);
+  EXPECT_EQ(tree.height(), 2u);
+}
+
+TEST(CascadeTree, FromParentsRefusesMalformedArrays) {
+  EXPECT_THROW(HierarchyTree::from_parents({}, Interrupts()), InvalidArgument);
+  EXPECT_THROW(HierarchyTree::from_parents({-1, -1}, Interrupts()), InvalidArgument);
+  EXPECT_THROW(HierarchyTree::from_parents({1, 0}, Interrupts()), InvalidArgument);
+  EXPECT_THROW(HierarchyTree::from_parents({-1, 2, 1}, Interrupts()), InvalidArgument);  // cycle 1 <-> 2
+  EXPECT_THROW(HierarchyTree::from_parents({-1, 7}, Interrupts()), InvalidArgument);
+}
+
+TEST(CascadeTree, PerfectBinaryIsDyadic) {
+  const auto tree = HierarchyTree::perfect_binary(3, Interrupts());
+  EXPECT_EQ(tree.n_nodes(), 15u);
+  EXPECT_EQ(tree.n_leaves(), 8u);
+  for (std::uint32_t v = 0; v < 15; ++v) {
+    const unsigned d = tree.depth(v);
+    const std::uint32_t width = 8u >> d, position = v - ((1u << d) - 1);
+    EXPECT_EQ(tree.leaf_begin(v), position * width);
+    EXPECT_EQ(tree.leaf_end(v), (position + 1) * width);
+    if (v > 0) EXPECT_EQ(tree.parent(v), (v - 1) / 2);
+  }
+  EXPECT_THROW(HierarchyTree::perfect_binary(29, Interrupts()), TooLarge);
+  const auto single = HierarchyTree::perfect_binary(0, Interrupts());
+  EXPECT_EQ(single.n_nodes(), 1u);
+  EXPECT_TRUE(single.is_leaf(0));
+}
+
+TEST(CascadeTree, RollupIsTheFoldOfChildren) {
+  const auto table = geography();
+  const auto keys = table.keys();
+  const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
+  const auto counts = tree.to_leaf_order(table.counts.data());
+  const auto nodes = rollup(tree, counts, Interrupts());
+  EXPECT_EQ(nodes[0], 210);
+  EXPECT_EQ(nodes[1], 10 + 40 + 30);
+  EXPECT_EQ(nodes[2], 20 + 50);
+  EXPECT_EQ(nodes[3], 60);
+  EXPECT_THROW(rollup(tree, std::vector<std::int64_t>(5), Interrupts()), InvalidArgument);
+  std::vector<std::int64_t> huge(6, INT64_MAX / 2);
+  EXPECT_THROW(rollup(tree, huge, Interrupts()), OutOfRange);
+}
+
+}  // namespace
+}  // namespace invariant_dp::hierarchy
