@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Nothing is lost or half-charged when the server stops mid-refresh. A release
+# whose source sleeps (a delay the administrator sets in a protected table, so
+# the first draw is quick) is drawn once; a second refresh starts in the
+# background, and while it is inside its source (the release table's old rows
+# already deleted, the budget row locked) the cluster is stopped with
+# `pg_ctlcluster ... stop -m immediate` and started again. Crash recovery must
+# leave the first draw, its charge and its audit row exactly as they were, and
+# the release must still refresh afterwards.
+set -uo pipefail
+source "$(dirname "$0")/common.bash"
+
+db=dp_test_shutdown
+[ -n "${DP_TEST_CLUSTER:-}" ] || { fail "DP_TEST_CLUSTER names the cluster to stop"; finish; }
+new_db $db || { fail "create database $db"; finish; }
+
+q $db "
+CREATE TABLE source_delay (seconds float8 NOT NULL);
+INSERT INTO source_delay VALUES (0);
+SELECT dp.set_budget('dp_test shutdown', 1.0);
+SELECT dp.register_release('slow_counts', 'dp_test shutdown',
+    source => 'SELECT county, edu, count(*) FROM delinquents
+               WHERE (SELECT 1 FROM source_delay, pg_sleep(source_delay.seconds)) = 1 GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+SELECT dp.refresh_release('slow_counts');
+CREATE TABLE first_draw AS SELECT * FROM slow_counts;
+UPDATE source_delay SET seconds = 30;" > /dev/null || fail "set up the slow release and draw it once"
+
+is "the first draw is stored: 16 cells" "$(q $db "SELECT count(*) FROM slow_counts")" 16
+
+psql -X -q -A -t -v VERBOSITY=sqlstate -d $db -c "SELECT dp.refresh_release('slow_counts')" \
+  > /dev/null 2> "${TMPDIR:-/tmp}/dp_test_shutdown.$$.err" &
+refresh=$!
+on_exit "rm -f ${TMPDIR:-/tmp}/dp_test_shutdown.$$.err"
+# Wait until the refresh is sleeping inside its source.
+in_source=
+for i in $(seq 1 100); do
+  in_source=$(q $db "SELECT count(*) FROM pg_stat_activity
+                     WHERE query LIKE 'SELECT dp.refresh_release%' AND wait_event = 'PgSleep'")
+  [ "$in_source" = 1 ] && break
+  sleep 0.1
+done
+is "the second refresh is running its source (pg_stat_activity shows it in pg_sleep)" "$in_source" 1
+is "it holds the budget row: a concurrent charge would wait (lock_timeout 100 ms, 55P03)" \
+   "$(sqlstate_of $db "SET lock_timeout = '100ms'; SELECT FROM dp.budgets WHERE dataset = 'dp_test shutdown' FOR UPDATE")" 55P03
+
+start=$(date +%s.%N)
+ok "pg_ctlcluster $DP_TEST_CLUSTER stop -m immediate" cluster_ctl stop -m immediate
+wait $refresh
+ok "the interrupted refresh did not succeed (psql exit status $?)" test $? -ne 0
+ok "pg_ctlcluster $DP_TEST_CLUSTER start" cluster_ctl start
+ok "the server accepts connections again" wait_ready
+echo "# stopped and recovered in $(echo "$(date +%s.%N) - $start" | bc) s"
+
+is "the budget shows only the first draw spent" \
+   "$(q $db "SELECT epsilon_spent, epsilon_total FROM dp.budgets WHERE dataset = 'dp_test shutdown'")" "0.25|1.0"
+is "the audit log has exactly one draw" "$(q $db "SELECT count(*) FROM dp.draws")" 1
+is "the release table holds the first draw intact (16 cells, none changed)" \
+   "$(q $db "SELECT count(*) FROM slow_counts")|$(q $db "SELECT count(*) FROM (
+        (SELECT * FROM slow_counts EXCEPT ALL SELECT * FROM first_draw)
+        UNION ALL (SELECT * FROM first_draw EXCEPT ALL SELECT * FROM slow_counts)) d")" "16|0"
+is "release_cost still allows 3 draws" "$(q $db "SELECT draws_remaining FROM dp.release_cost('slow_counts')")" 3
+
+q $db "UPDATE source_delay SET seconds = 0" > /dev/null
+ok "a refresh after recovery works (no lock or half-written state left)" \
+   q $db "SELECT dp.refresh_release('slow_counts') > 0"
+is "and is charged once: spent 0.50, two draws audited" \
+   "$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test shutdown'")|$(q $db "SELECT count(*) FROM dp.draws")" \
+   "0.50|2"
+is "the new draw keeps the true margins" "$(q $db "SELECT county, sum(n) FROM slow_counts GROUP BY 1 ORDER BY 1")" "$true_margins"
+
+finish
