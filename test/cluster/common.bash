@@ -20,6 +20,9 @@ ok() {
   if "$@"; then pass "$what"; else fail "$what"; fi
 }
 
+# quiet COMMAND...: the command with its standard output discarded.
+quiet() { "$@" > /dev/null; }
+
 pass() { echo "ok - $1"; tap_passed=$((tap_passed + 1)); }
 fail() { echo "not ok - $1"; tap_failed=$((tap_failed + 1)); }
 
