@@ -57,6 +57,7 @@ run_cleanups() {
   for c in "${cleanups[@]}"; do eval "$c" > /dev/null 2>&1 || true; done
 }
 trap run_cleanups EXIT
+trap "exit 143" TERM INT
 
 # drop_db DB / drop_role ROLE: quiet, forced, idempotent.
 drop_db() { psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $1 WITH (FORCE)"; }

@@ -63,7 +63,7 @@ is "release_cost still allows 3 draws" "$(q $db "SELECT draws_remaining FROM dp.
 
 q $db "UPDATE source_delay SET seconds = 0" > /dev/null
 ok "a refresh after recovery works (no lock or half-written state left)" \
-   q $db "SELECT dp.refresh_release('slow_counts') > 0"
+   quiet q $db "SELECT dp.refresh_release('slow_counts') > 0"
 is "and is charged once: spent 0.50, two draws audited" \
    "$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test shutdown'")|$(q $db "SELECT count(*) FROM dp.draws")" \
    "0.50|2"

@@ -64,9 +64,9 @@ true_totals=$( { shard_sql 0 "SELECT county, count(*) FROM person GROUP BY 1"
 is "the shards together hold the demo table's county totals" "$true_totals" "$true_margins"
 
 # --- the main cluster: a partitioned table of foreign partitions --------------
-new_db $db || { fail "create database $db"; finish; }
-on_exit "drop_role dp_test_shards_analyst"
+on_exit "drop_role dp_test_shards_analyst"   # after the database (it holds the role's grant)
 drop_role dp_test_shards_analyst > /dev/null 2>&1
+new_db $db || { fail "create database $db"; finish; }
 ok "postgres_fdw servers, user mappings (password over localhost) and foreign partitions" quiet q $db "
 CREATE EXTENSION postgres_fdw;
 CREATE SERVER shard1 FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host 'localhost', port '${ports[0]}', dbname 'postgres');
