@@ -6,7 +6,9 @@
 # analyst re-reads the release in a loop. A second release (epsilon 0.3, budget
 # 2.1: exactly seven draws) is refreshed by six parallel psql clients of a
 # refresher role, 30 attempts in all; every refused attempt must fail with
-# SQLSTATE 53Z01 and nothing else.
+# SQLSTATE 53Z01 and nothing else. A third release (epsilon 0.2, budget 1.0:
+# five draws) is refreshed by pgbench in REPEATABLE READ transactions, where a
+# refresh that waited for the budget row fails with 40001 and pgbench retries it.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -30,6 +32,10 @@ SELECT dp.set_budget('dp_test psql', 2.1);
 SELECT dp.register_release('psql_counts', 'dp_test psql',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
     columns => 'county text, edu text, n bigint', epsilon => 0.3, margins => '{county}');
+SELECT dp.set_budget('dp_test repeatable read', 1.0);
+SELECT dp.register_release('rr_counts', 'dp_test repeatable read',
+    source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.2, margins => '{county}');
 SELECT dp.refresh_release('pgbench_counts');" > /dev/null || fail "set up budgets and releases"
 
 is "release_cost says 9 draws are left after the first" \
@@ -41,16 +47,20 @@ is "release_cost says 9 draws are left after the first" \
 psql -X -q -d $db -v ON_ERROR_STOP=1 > "$work/reader.log" 2>&1 <<'SQL' &
 SET ROLE dp_test_conc_analyst;
 DO $$
-DECLARE reads int := 0; bad int := 0; cells bigint; margins text;
+DECLARE reads int := 0; bad int := 0; cells bigint; margins text; version text; versions text[] := '{}';
 BEGIN
   WHILE clock_timestamp() < now() + interval '3 s' LOOP
     SELECT sum(c), string_agg(county || '=' || total, ',' ORDER BY county) INTO cells, margins
     FROM (SELECT county, sum(n) AS total, count(*) AS c FROM pgbench_counts GROUP BY county) m;
     IF cells <> 16 OR margins <> 'Alpha=20,Beta=55,Delta=35,Gamma=25' THEN bad := bad + 1; END IF;
+    -- Which draw this read saw (two draws of 16 noisy cells coincide with negligible probability).
+    SELECT md5(string_agg(format('%s,%s,%s', county, edu, n), ';' ORDER BY county, edu)) INTO version
+    FROM pgbench_counts;
+    IF version <> ALL (versions) THEN versions := versions || version; END IF;
     reads := reads + 1;
     PERFORM pg_sleep(0.005);
   END LOOP;
-  RAISE NOTICE 'reads=% bad=%', reads, bad;
+  RAISE NOTICE 'reads=% bad=% draws_seen=%', reads, bad, cardinality(versions);
 END $$;
 SQL
 reader=$!
@@ -79,10 +89,13 @@ is "the release table holds one complete draw: 16 cells" \
    "$(q $db "SELECT count(*), count(DISTINCT (county, edu)) FROM pgbench_counts")" "16|16"
 is "its county margins are the true ones" \
    "$(q $db "SELECT county, sum(n) FROM pgbench_counts GROUP BY 1 ORDER BY 1")" "$true_margins"
-reads=$(grep -oE 'reads=[0-9]+ bad=[0-9]+' "$work/reader.log")
+reads=$(grep -oE 'reads=[0-9]+ bad=[0-9]+ draws_seen=[0-9]+' "$work/reader.log")
 echo "# analyst reader during pgbench: $reads"
-ok "the analyst's reader ran during the refreshes" test "$reader_status" -eq 0 -a -n "$reads"
-is "no read saw a torn, empty or wrong release" "${reads#* }" "bad=0"
+seen=${reads##*=}
+ok "the analyst's reader ran during the refreshes: it saw ${seen:-no} different draws" \
+   test "$reader_status" -eq 0 -a "${seen:-0}" -ge 2
+bad=${reads#* }
+is "no read saw a torn, empty or wrong release" "${bad%% *}" "bad=0"
 is "an 11th refresh is refused with 53Z01" "$(sqlstate_of $db "SELECT dp.refresh_release('pgbench_counts')")" 53Z01
 
 # --- parallel psql clients of a refresher role --------------------------------
@@ -106,8 +119,26 @@ is "psql_counts holds one complete draw with the true margins" \
    "$(q $db "SELECT count(*) FROM psql_counts"; q $db "SELECT county, sum(n) FROM psql_counts GROUP BY 1 ORDER BY 1")" \
    "16
 $true_margins"
-is "no draw of one dataset was charged to the other" \
+# --- pgbench in REPEATABLE READ, retrying serialization failures --------------
+printf '%s\n' 'BEGIN ISOLATION LEVEL REPEATABLE READ;' "SELECT dp.refresh_release('rr_counts');" 'END;' > "$work/rr.sql"
+pgbench -n -f "$work/rr.sql" -c 8 -j 2 -t 3 --max-tries=100 $db > "$work/rr.out" 2> "$work/rr.err"
+processed=$(grep -oE 'number of transactions actually processed: [0-9]+' "$work/rr.out" | grep -oE '[0-9]+$')
+retried=$(grep -oE 'total number of retries: [0-9]+' "$work/rr.out" | grep -oE '[0-9]+$')
+echo "# pgbench, repeatable read: $processed committed, ${retried:-?} retries after serialization failures"
+is "repeatable read: pgbench committed exactly the 5 draws of the budget" "$processed" 5
+is "every aborted client was refused by the budget, none by anything else" \
+   "$(grep 'aborted in command' "$work/rr.err" | grep -vc 'privacy budget of dataset "dp_test repeatable read" is exhausted')" 0
+is "the audit log has exactly 5 draws of rr_counts and epsilon_spent is exactly 1.0" \
+   "$(q $db "SELECT count(*) FROM dp.draws WHERE release = 'rr_counts'::regclass")|$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test repeatable read'")" \
+   "5|1.0"
+is "rr_counts holds one complete draw with the true margins" \
+   "$(q $db "SELECT count(*) FROM rr_counts"; q $db "SELECT county, sum(n) FROM rr_counts GROUP BY 1 ORDER BY 1")" \
+   "16
+$true_margins"
+
+is "no draw of one dataset was charged to another" \
    "$(q $db "SELECT dataset, count(*) FROM dp.draws GROUP BY 1 ORDER BY 1")" "dp_test pgbench|10
-dp_test psql|7"
+dp_test psql|7
+dp_test repeatable read|5"
 
 finish

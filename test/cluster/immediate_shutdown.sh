@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Nothing is lost or half-charged when the server stops mid-refresh. A release
-# whose source sleeps (a delay the administrator sets in a protected table, so
-# the first draw is quick) is drawn once; a second refresh starts in the
-# background, and while it is inside its source (the release table's old rows
-# already deleted, the budget row locked) the cluster is stopped with
-# `pg_ctlcluster ... stop -m immediate` and started again. Crash recovery must
-# leave the first draw, its charge and its audit row exactly as they were, and
-# the release must still refresh afterwards.
+# Nothing is lost or half-charged when a refresh is cancelled or the server
+# stops mid-refresh. A release whose source sleeps (a delay the administrator
+# sets in a protected table, so the first draw is quick) is drawn once. A
+# refresh started in the background is cancelled while it runs its source;
+# another is started, and while it is inside its source (the release table's
+# old rows already deleted, the budget row locked) the cluster is stopped with
+# `pg_ctlcluster ... stop -m immediate` and started again. Each time the first
+# draw, its charge and its audit row must be exactly as they were, and after
+# recovery the release must still refresh.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -28,19 +29,46 @@ UPDATE source_delay SET seconds = 30;" > /dev/null || fail "set up the slow rele
 
 is "the first draw is stored: 16 cells" "$(q $db "SELECT count(*) FROM slow_counts")" 16
 
-psql -X -q -A -t -v VERBOSITY=sqlstate -d $db -c "SELECT dp.refresh_release('slow_counts')" \
-  > /dev/null 2> "${TMPDIR:-/tmp}/dp_test_shutdown.$$.err" &
-refresh=$!
-on_exit "rm -f ${TMPDIR:-/tmp}/dp_test_shutdown.$$.err"
-# Wait until the refresh is sleeping inside its source.
-in_source=
-for i in $(seq 1 100); do
-  in_source=$(q $db "SELECT count(*) FROM pg_stat_activity
-                     WHERE query LIKE 'SELECT dp.refresh_release%' AND wait_event = 'PgSleep'")
-  [ "$in_source" = 1 ] && break
-  sleep 0.1
-done
-is "the second refresh is running its source (pg_stat_activity shows it in pg_sleep)" "$in_source" 1
+err=${TMPDIR:-/tmp}/dp_test_shutdown.$$.err
+on_exit "rm -f $err"
+# start_refresh: a refresh in the background ($refresh its psql), returns
+# once it sleeps inside its source; sets $refresh_pid to its backend.
+start_refresh() {
+  psql -X -q -A -t -v VERBOSITY=sqlstate -d $db -c "SELECT dp.refresh_release('slow_counts')" > /dev/null 2> "$err" &
+  refresh=$!
+  refresh_pid=
+  for i in $(seq 1 100); do
+    refresh_pid=$(q $db "SELECT pid FROM pg_stat_activity
+                         WHERE query LIKE 'SELECT dp.refresh_release%' AND wait_event = 'PgSleep'")
+    [ -n "$refresh_pid" ] && break
+    sleep 0.1
+  done
+  ok "a refresh is running its source (pg_stat_activity shows backend ${refresh_pid:-none} in pg_sleep)" \
+     test -n "$refresh_pid"
+}
+# first_draw_intact WHEN: the budget, the audit and the release table show only the first draw.
+first_draw_intact() {
+  is "$1: the budget shows only the first draw spent" \
+     "$(q $db "SELECT epsilon_spent, epsilon_total FROM dp.budgets WHERE dataset = 'dp_test shutdown'")" "0.25|1.0"
+  is "$1: the audit log has exactly one draw" "$(q $db "SELECT count(*) FROM dp.draws")" 1
+  is "$1: the release table holds the first draw intact (16 cells, none changed)" \
+     "$(q $db "SELECT count(*) FROM slow_counts")|$(q $db "SELECT count(*) FROM (
+          (SELECT * FROM slow_counts EXCEPT ALL SELECT * FROM first_draw)
+          UNION ALL (SELECT * FROM first_draw EXCEPT ALL SELECT * FROM slow_counts)) d")" "16|0"
+}
+
+# A cancelled refresh first (pg_cancel_backend: what statement_timeout does).
+start_refresh
+ok "cancel it" quiet q $db "SELECT pg_cancel_backend($refresh_pid)"
+wait $refresh
+is "the cancelled refresh failed with 57014" "$(grep -oE 'ERROR: +[0-9A-Z]{5}' "$err" | grep -oE '[0-9A-Z]{5}$')" 57014
+first_draw_intact "after the cancel"
+
+# Then the immediate shutdown.
+start_refresh
+is "it has deleted the old rows already (holds RowExclusiveLock on the release table)" \
+   "$(q $db "SELECT count(*) FROM pg_locks WHERE pid = ${refresh_pid:-0} AND granted
+             AND relation = 'slow_counts'::regclass AND mode = 'RowExclusiveLock'")" 1
 is "it holds the budget row: a concurrent charge would wait (lock_timeout 100 ms, 55P03)" \
    "$(sqlstate_of $db "SET lock_timeout = '100ms'; SELECT FROM dp.budgets WHERE dataset = 'dp_test shutdown' FOR UPDATE")" 55P03
 
@@ -52,13 +80,7 @@ ok "pg_ctlcluster $DP_TEST_CLUSTER start" cluster_ctl start
 ok "the server accepts connections again" wait_ready
 echo "# stopped and recovered in $(echo "$(date +%s.%N) - $start" | bc) s"
 
-is "the budget shows only the first draw spent" \
-   "$(q $db "SELECT epsilon_spent, epsilon_total FROM dp.budgets WHERE dataset = 'dp_test shutdown'")" "0.25|1.0"
-is "the audit log has exactly one draw" "$(q $db "SELECT count(*) FROM dp.draws")" 1
-is "the release table holds the first draw intact (16 cells, none changed)" \
-   "$(q $db "SELECT count(*) FROM slow_counts")|$(q $db "SELECT count(*) FROM (
-        (SELECT * FROM slow_counts EXCEPT ALL SELECT * FROM first_draw)
-        UNION ALL (SELECT * FROM first_draw EXCEPT ALL SELECT * FROM slow_counts)) d")" "16|0"
+first_draw_intact "after the immediate shutdown"
 is "release_cost still allows 3 draws" "$(q $db "SELECT draws_remaining FROM dp.release_cost('slow_counts')")" 3
 
 q $db "UPDATE source_delay SET seconds = 0" > /dev/null
