@@ -4,6 +4,9 @@
 # registered releases whose regclass resolves to the restored tables, the
 # audit log and its sequence, the release tables with their draws and grants.
 # A refresh in the restored database is charged on the restored budget.
+# Last, a database with a populated materialized view over dp.draw(): its
+# restore should not draw and charge (known bug, TODO: pg_restore's REFRESH
+# MATERIALIZED VIEW is a draw).
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -16,6 +19,10 @@ drop_role dp_test_dump_analyst > /dev/null 2>&1
 new_db $db || { fail "create database $db"; finish; }
 drop_db $restored > /dev/null 2>&1
 on_exit "drop_db $restored"
+mv_db=dp_test_dump_mv
+mv_restored=dp_test_restored_mv
+drop_db $mv_restored > /dev/null 2>&1
+on_exit "drop_db $mv_restored"
 
 q $db "
 CREATE ROLE dp_test_dump_analyst;
@@ -92,5 +99,24 @@ is "the original database is untouched by it (0.50 spent)" \
 q $restored "SELECT dp.refresh_release('releases.county_edu')" > /dev/null
 is "the restored budget still stops at its total (53Z01 on the 5th draw)" \
    "$(sqlstate_of $restored "SELECT dp.refresh_release('releases.county_edu')")" 53Z01
+
+# --- a materialized view over the release --------------------------------------
+new_db $mv_db || fail "create database $mv_db"
+ok "a release with a populated materialized view over dp.draw() (one draw)" quiet q $mv_db "
+SELECT dp.set_budget('dp_test mv', 1.0);
+SELECT dp.register_release('mv_release', 'dp_test mv',
+    source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+CREATE MATERIALIZED VIEW mv_counts AS SELECT * FROM dp.draw(NULL::mv_release);"
+ok "pg_dump -Fc and pg_restore of it" eval "pg_dump -Fc -f '$dump.mv' $mv_db &&
+   psql -X -q -d postgres -c 'CREATE DATABASE $mv_restored' && pg_restore -d $mv_restored '$dump.mv'"
+mv_state() {
+  q "$1" "SELECT epsilon_spent FROM dp.budgets"
+  q "$1" "SELECT count(*) FROM dp.draws"
+  q "$1" "SELECT md5(string_agg(format('%s,%s,%s', county, edu, n), ';' ORDER BY county, edu)) FROM mv_release"
+}
+todo_is "restoring does not draw again: same budget spent, same draws, same release content" \
+   "$(mv_state $mv_restored)" "$(mv_state $mv_db)" \
+   "pg_restore runs REFRESH MATERIALIZED VIEW, which calls dp.draw(): a new draw is charged and replaces the release"
 
 finish
