@@ -160,4 +160,26 @@ is "parallel noisy counts combine every worker's partial count (within 60 of 500
 is "and ungrouped (within 60 of 200000)" \
    "$(q $db "$parallel SELECT abs(dp.noisy_count(1.0) - 200000) < 60 FROM people")" t
 
+# The source dp.privatize runs (through SPI) may use a parallel plan of its
+# own, ad hoc and in a governed refresh (an INSERT ... SELECT, which itself
+# never runs in parallel).
+notices=$(psql -X -q -A -t -v ON_ERROR_STOP=1 -d $db 2>&1 > /dev/null <<SQL
+$parallel
+SELECT dp.set_budget('dp_test people', 2.0);
+SELECT dp.register_release('people_counts', 'dp_test people', source => 'SELECT county, count(*) FROM people GROUP BY 1',
+    columns => 'county text, n bigint', epsilon => 1.0);
+LOAD 'auto_explain';
+SET auto_explain.log_min_duration = 0;
+SET auto_explain.log_nested_statements = on;
+SET auto_explain.log_analyze = on;
+SET auto_explain.log_timing = off;
+SET auto_explain.log_level = notice;
+SELECT count(*) FROM dp.privatize('SELECT county, count(*) FROM people GROUP BY 1', 1.0) AS t(county text, n bigint);
+SELECT dp.refresh_release('people_counts');
+SQL
+)
+is "dp.privatize's source ran in parallel, ad hoc and in dp.refresh_release (2 Gathers, workers launched)" \
+   "$(grep -A12 'Query Text: SELECT county, count(\*) FROM people GROUP BY 1' <<<"$notices" | grep -cE 'Workers Launched: [1-9]')" 2
+is "the parallel refresh stored its 4 cells" "$(q $db "SELECT count(*) FROM people_counts")" 4
+
 finish
