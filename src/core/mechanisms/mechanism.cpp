@@ -7,16 +7,29 @@ namespace invariant_dp {
 namespace {
 
 const MechanismTraits kMechanisms[] = {
-    {Mechanism::DiscreteLaplace, "discrete_laplace", true, false, false},
-    {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true},
-    {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true},
-    {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false},
-    {Mechanism::IntegerLaplace, "integer_laplace", true, true, false},
-    {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false},
-    {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true},
+    {Mechanism::DiscreteLaplace, "discrete_laplace", true, false, false, Family::None},
+    {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true, Family::None},
+    {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true, Family::Conditioning},
+    {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false, Family::Projection},
+    {Mechanism::IntegerLaplace, "integer_laplace", true, true, false, Family::Conditioning},
+    {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false, Family::Conditioning},
+    {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true, Family::Conditioning},
+    {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection},
+    {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection},
+    {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection},
+    {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning},
 };
 
 }  // namespace
+
+const char* family_name(Family family) {
+  switch (family) {
+    case Family::Conditioning: return "conditioning";
+    case Family::Projection: return "projection";
+    case Family::None: return "none";
+  }
+  return "none";
+}
 
 std::string known_mechanism_names() {
   std::string names;

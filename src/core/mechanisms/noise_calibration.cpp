@@ -69,7 +69,35 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1) {
   return law;
 }
 
+// The unconstrained noise of project_l2, project_nn_l2, project_nn_integer:
+// eps-DP discrete Laplace, then a projection that reads only the public
+// invariant totals (release_metadata.cpp states what that does and does not
+// cover).
+NoiseLaw projection_law(const ReleaseRequest& r, double l1) {
+  NoiseLaw law = discrete_laplace_law(r, l1);
+  law.law = "discrete Laplace, P(e) proportional to exp(-|e|/b), independent per cell, then the least-squares "
+            "projection of x + e onto the invariants";
+  if (r.mechanism->mechanism != Mechanism::ProjectL2) law.law += " with every cell non-negative";
+  if (r.mechanism->mechanism == Mechanism::ProjectNnInteger)
+    law.law += ", then controlled rounding to the nearest (l1) integer table that keeps the invariants";
+  return law;
+}
+
 }  // namespace
+
+NoiseLaw congenial_noise_law(const ReleaseRequest& r, double l1) {
+  ReleaseRequest base = r;
+  base.epsilon = r.epsilon / 2;
+  NoiseLaw law = discrete_laplace_law(base, l1);
+  law.law = "discrete Laplace, P(y) proportional to exp(-|y - x|_1/b), conditioned on every declared margin and "
+            "on y >= 0 in every cell";
+  law.calibration = "b = l1_sensitivity / (epsilon / 2), rounded up to a rational: the base mechanism is "
+                    "(epsilon/2)-DP and conditioning on data-dependent invariants costs at most a factor "
+                    "1 + gamma <= 2 (Gong and Meng 2020, Thm 2.1)";
+  law.l1_sensitivity = l1;
+  law.l2_sensitivity = std::sqrt(l1);
+  return law;
+}
 
 NoiseLaw lattice_noise_law(const ReleaseRequest& r, double l1, double l2_squared) {
   NoiseLaw law;
@@ -111,6 +139,12 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
     case Mechanism::IntegerLaplace: law = integer_laplace_law(request, l1); break;
     case Mechanism::IntegerLaplaceL2:
     case Mechanism::IntegerGaussian: return lattice_noise_law(request, l1, l2 * l2);
+    case Mechanism::Congenial: return congenial_noise_law(request, l1);
+    case Mechanism::ProjectL2:
+    case Mechanism::ProjectNnL2:
+    case Mechanism::ProjectNnInteger: law = projection_law(request, l1); break;
+    case Mechanism::Cascade:  // calibrated on its tree: rollups/hierarchy_release.cpp
+      throw InvalidArgument("mechanism \"cascade\" needs a hierarchy");
   }
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;

@@ -37,4 +37,8 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request);
 // `l2_squared` (lattice_release.hpp explains which moves).
 NoiseLaw lattice_noise_law(const ReleaseRequest& request, double l1, double l2_squared);
 
+// congenial: discrete Laplace at epsilon/2 for moves of l1 norm `l1` (the
+// shortest protected move), so that the conditioned release is epsilon-DP.
+NoiseLaw congenial_noise_law(const ReleaseRequest& request, double l1);
+
 }  // namespace invariant_dp

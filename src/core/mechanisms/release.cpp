@@ -11,6 +11,7 @@
 #include "conditioned_release.hpp"
 #include "lattice_release.hpp"
 #include "noise_calibration.hpp"
+#include "projection_release.hpp"
 #include "release_metadata.hpp"
 
 namespace invariant_dp {
@@ -71,7 +72,11 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   const bool margins = !request.margins.empty();
   const bool exact_partition = (mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) &&
                                margins && model.structure() == "partition";
-  if (exact_partition)
+  const bool projection = mechanism == Mechanism::ProjectL2 || mechanism == Mechanism::ProjectNnL2 ||
+                          mechanism == Mechanism::ProjectNnInteger;
+  if (projection)
+    release_projected(counts, request, law, model, rng, interrupts, result);
+  else if (exact_partition)
     release_conditioned(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||
            (mechanism == Mechanism::IntegerGaussian && margins))

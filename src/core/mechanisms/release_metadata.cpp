@@ -46,6 +46,11 @@ std::string margins_json(const ReleaseRequest& request) {
   return out + "]";
 }
 
+bool non_negative(const ReleaseRequest& request) {
+  const Mechanism m = request.mechanism->mechanism;
+  return m == Mechanism::Congenial || m == Mechanism::ProjectNnL2 || m == Mechanism::ProjectNnInteger;
+}
+
 std::string privacy_statement(const ReleaseRequest& request) {
   std::ostringstream out;
   out << (request.mechanism->needs_delta ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
@@ -54,6 +59,10 @@ std::string privacy_statement(const ReleaseRequest& request) {
   if (!request.margins.empty())
     out << " and agree on every declared margin; the margins are released exactly and are not protected "
            "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
+  if (request.mechanism->family == Family::Projection && !request.margins.empty())
+    out << "; the projection reads the data through the margin totals, so it is not post-processing in the "
+           "sense of the post-processing theorem (Gong and Meng 2020, section 4) and nothing is claimed for "
+           "databases with different totals";
   return out.str();
 }
 
@@ -87,6 +96,9 @@ std::string sampler_json(const SamplerReport& sampler) {
 
 // How the released cells' noise covaries, in words an analyst can use.
 std::string covariance_text(const ReleaseRequest& request) {
+  if (non_negative(request))
+    return "not published: non-negativity makes the noise law depend on the data near zero (small cells are "
+           "biased upwards); the per-cell sd is that of the same noise without non-negativity";
   if (request.margins.empty()) return "unit_variance * I (independent cells)";
   if (request.mechanism->mechanism != Mechanism::IntegerLaplace && request.mechanism->integer_output)
     return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin";
@@ -106,6 +118,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
   std::ostringstream out;
   out << "{\"mechanism\": " << quoted(request.mechanism->name)
       << ", \"output\": " << quoted(request.mechanism->integer_output ? "integer" : "real")
+      << ", \"family\": " << quoted(family_name(request.mechanism->family))
       << ", \"epsilon\": " << number(request.epsilon)
       << ", \"delta\": " << (request.mechanism->needs_delta ? number(request.delta) : std::string("null"))
       << ", \"neighbours\": " << quoted(neighbours_name(request.neighbours))
@@ -115,6 +128,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"invariants\": {\"margins\": " << margins_json(request)
       << ", \"structure\": " << quoted(model.structure()) << ", \"rank\": " << model.rank()
       << ", \"null_dimension\": " << model.null_dimension() << "}"
+      << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
       << ", \"covariance\": " << quoted(covariance_text(request))
       << ", \"expected_total_squared_error\": " << number(total_variance) << "}";

@@ -92,8 +92,14 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
     if (*end != '\0' || !(a > 0 && a < 1))
       throw InvalidArgument("option \"proposal_a\" must be between 0 and 1", "Got \"" + value + "\".");
     request.proposal_a = a;
+  } else if (key == "sampler") {
+    if (value != "auto" && value != "rejection" && value != "lattice" && value != "mis")
+      throw InvalidArgument("option \"sampler\" must be \"auto\", \"rejection\", \"lattice\" or \"mis\"",
+                            "Got \"" + value + "\".");
+    request.sampler = value;
   } else {
-    throw InvalidArgument("unknown option \"" + key + "\"", "Known options: stddev, neighbours, iterations, proposal_a.");
+    throw InvalidArgument("unknown option \"" + key + "\"",
+                          "Known options: stddev, neighbours, iterations, proposal_a, sampler.");
   }
 }
 
@@ -117,6 +123,8 @@ ReleaseRequest validate_request(const RawRequest& raw) {
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" does not keep invariants",
                           "It adds independent noise to every cell, so no margin would stay exact.",
                           "Use integer_laplace, subspace_gaussian or subspace_laplace to keep margins exact.");
+  if (request.sampler != "auto" && request.mechanism->mechanism != Mechanism::Congenial)
+    throw InvalidArgument("option \"sampler\" applies to the congenial mechanism only");
   if (!request.margins.empty() && request.neighbours == Neighbours::AddRemove)
     throw InvalidArgument("exact margins need replace_one neighbours",
                           "Adding or removing a person changes a margin total, which is released exactly; only "

@@ -29,6 +29,8 @@ struct ReleaseRequest {
   // MCMC settings of the lattice mechanisms (0: the default).
   std::uint64_t iterations = 0;  // options {"iterations": n}
   double proposal_a = 0;         // options {"proposal_a": a}, 0 < a < 1
+  // congenial's sampler: options {"sampler": "auto" | "rejection" | "lattice" | "mis"}.
+  std::string sampler = "auto";
 };
 
 struct RawRequest {

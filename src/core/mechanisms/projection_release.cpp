@@ -1,0 +1,52 @@
+#include "projection_release.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../projection/controlled_rounding.hpp"
+#include "../projection/linear_invariants.hpp"
+#include "../projection/nonneg_projection.hpp"
+#include "../samplers/discrete_laplace.hpp"
+
+namespace invariant_dp {
+
+void release_projected(const std::int64_t* counts, const ReleaseRequest& request, const NoiseLaw& law,
+                       const InvariantModel& model, RandomSource& rng, const Interrupts& interrupts,
+                       ReleaseResult& result) {
+  const std::size_t n = model.n_cells();
+  for (std::size_t i = 0; i < n; ++i)
+    if (counts[i] > kMaxExactRealCount)
+      throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+  // The equality projection x + Pi_N e: project the noise, not the noisy
+  // table, so x enters exactly (no cancellation of large counts).
+  std::vector<double> y(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    y[i] = static_cast<double>(sample_discrete_laplace(rng, law.exact_parameter));
+  }
+  model.project_onto_null_space(y.data());
+  for (std::size_t i = 0; i < n; ++i) y[i] += static_cast<double>(counts[i]);
+
+  const Mechanism mechanism = request.mechanism->mechanism;
+  if (mechanism != Mechanism::ProjectL2 && !request.margins.empty()) {
+    // The QP's optimum is the same whether it starts from x + e or from its
+    // equality projection: they differ by a vector in the row space of A.
+    const LinearInvariants invariants = linear_invariants(model, counts);
+    y = project_nonnegative(invariants, y, interrupts).y;
+    if (mechanism == Mechanism::ProjectNnInteger) result.integer_values = round_keeping_invariants(invariants, y);
+  } else if (mechanism != Mechanism::ProjectL2) {
+    // No margin: the projection onto y >= 0 is the clamp.
+    for (double& v : y) v = std::max(0.0, v);
+    if (mechanism == Mechanism::ProjectNnInteger) {
+      result.integer_values.resize(n);
+      for (std::size_t i = 0; i < n; ++i) result.integer_values[i] = static_cast<std::int64_t>(std::llround(y[i]));
+    }
+  }
+  result.integer_output = mechanism == Mechanism::ProjectNnInteger;
+  if (!result.integer_output) result.values = std::move(y);
+  result.noise_sd = model.null_projector_diagonal();
+  for (double& sd : result.noise_sd) sd = std::sqrt(law.unit_variance * std::max(0.0, sd));
+}
+
+}  // namespace invariant_dp

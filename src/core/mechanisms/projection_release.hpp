@@ -1,0 +1,41 @@
+// The projection family (DESIGN.md "Mechanisms"; two_views digest 4: belief
+// update / imaging), post-processing baselines in the style of the Census
+// TopDown algorithm:
+//   project_l2:         y = argmin { |y - (x + e)|_2 : A y = A x }
+//                         = x + Pi_N e  (closed form, real output);
+//   project_nn_l2:      y = argmin { |y - (x + e)|_2 : A y = A x, y >= 0 }
+//                         (a QP, projection/nonneg_projection.hpp, real);
+//   project_nn_integer: project_nn_l2, then the l1-nearest integer table
+//                         that keeps A y = A x and y >= 0
+//                         (projection/controlled_rounding.hpp).
+// e: i.i.d. exact discrete Laplace of scale b = l1_sensitivity / epsilon.
+//
+// Privacy. x + e is epsilon-DP. The projection reads the data only through
+// the totals A x, which are released exactly, so the output is epsilon-DP
+// for neighbouring databases with equal invariants (same statement as the
+// conditioning mechanisms). It is NOT post-processing in the sense of the
+// post-processing theorem: the target set depends on the confidential data
+// (congenial digest §5, eq. 4.3-4.4); nothing is claimed for pairs with
+// different totals, and those totals are disclosed.
+//
+// Bias. project_l2 is unbiased (E y = x). With y >= 0 it is not: the
+// projection pushes small cells up and, to keep the totals, the others
+// down; the published noise sd is that of the equality-only projection.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "../random_source.hpp"
+#include "noise_calibration.hpp"
+#include "release.hpp"
+
+namespace invariant_dp {
+
+void release_projected(const std::int64_t* counts, const ReleaseRequest& request, const NoiseLaw& law,
+                       const InvariantModel& model, RandomSource& rng, const Interrupts& interrupts,
+                       ReleaseResult& result);
+
+}  // namespace invariant_dp

@@ -1,0 +1,214 @@
+// The projection family: project_l2 (closed form), project_nn_l2 (Clp QP +
+// KKT certificate), project_nn_integer (controlled rounding), and the
+// "family" every mechanism publishes. Deterministic: fixed seeds, exact or
+// round-off tolerances.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <random>
+
+#include "errors.hpp"
+#include "invariants/invariant_model.hpp"
+#include "mechanisms/release.hpp"
+#include "projection/controlled_rounding.hpp"
+#include "projection/linear_invariants.hpp"
+#include "projection/nonneg_projection.hpp"
+#include "table_builder.hpp"
+
+using namespace invariant_dp;
+using invariant_dp::test_tables::grid;
+using invariant_dp::test_tables::TestTable;
+
+namespace {
+
+ReleaseRequest request(const std::string& mechanism, std::vector<std::string> margins, double delta = 0) {
+  RawRequest raw;
+  raw.mechanism = mechanism;
+  raw.epsilon = 1.0;
+  raw.has_delta = delta > 0;
+  raw.delta = delta;
+  raw.margins = std::move(margins);
+  return validate_request(raw);
+}
+
+std::vector<std::int64_t> random_counts(std::size_t n, std::mt19937_64& g, double mean) {
+  std::geometric_distribution<int> counts(1 / (1 + mean));
+  std::vector<std::int64_t> out(n);
+  for (auto& c : out) c = counts(g);
+  return out;
+}
+
+Eigen::MatrixXd dense(const LinearInvariants& inv) { return Eigen::MatrixXd(inv.rows); }
+
+// min |y - t|^2 s.t. A y = a by the normal (KKT) equations, densely.
+Eigen::VectorXd equality_projection(const LinearInvariants& inv, const Eigen::VectorXd& t) {
+  const Eigen::MatrixXd a = dense(inv);
+  const Eigen::VectorXd totals = Eigen::Map<const Eigen::VectorXd>(inv.totals.data(), inv.totals.size());
+  const Eigen::VectorXd lambda = (a * a.transpose()).ldlt().solve(totals - a * t);
+  return t + a.transpose() * lambda;
+}
+
+double distance2(const std::vector<double>& y, const std::vector<double>& t) {
+  double s = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) s += (y[i] - t[i]) * (y[i] - t[i]);
+  return s;
+}
+
+}  // namespace
+
+TEST(Family, EveryMechanismPublishesItsFamily) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(1);
+  const struct {
+    const char* mechanism;
+    bool margins;
+    double delta;
+    const char* family;
+  } cases[] = {{"discrete_laplace", false, 0, "none"},          {"discrete_gaussian", false, 1e-6, "none"},
+               {"subspace_gaussian", true, 1e-6, "conditioning"}, {"subspace_laplace", true, 0, "projection"},
+               {"integer_laplace", true, 0, "conditioning"},      {"integer_gaussian", true, 1e-6, "conditioning"},
+               {"integer_laplace_l2", true, 0, "conditioning"},   {"project_l2", true, 0, "projection"},
+               {"project_nn_l2", true, 0, "projection"},          {"project_nn_integer", true, 0, "projection"}};
+  for (const auto& c : cases) {
+    auto r = request(c.mechanism, c.margins ? std::vector<std::string>{"county"} : std::vector<std::string>{}, c.delta);
+    r.iterations = 50;
+    const auto json = run_release(table.keys(), table.counts.data(), r, *rng, Interrupts()).metadata_json;
+    EXPECT_NE(json.find(std::string("\"family\": \"") + c.family + "\""), std::string::npos) << c.mechanism << json;
+  }
+}
+
+TEST(ProjectL2, LandsOnTheInvariantsIsIdempotentAndNearest) {
+  std::mt19937_64 g(7);
+  const auto table = grid({"a", "b"}, {5, 7}, random_counts(35, g, 6));
+  const auto keys = table.keys();
+  const InvariantModel model(keys, {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const LinearInvariants inv = linear_invariants(model, table.counts.data());
+  std::normal_distribution<double> noise(0, 3);
+  for (int trial = 0; trial < 20; ++trial) {
+    // y = x + Pi_N (t - x): what project_l2 computes for t = x + e.
+    std::vector<double> t(35), y(35);
+    for (int i = 0; i < 35; ++i) t[i] = double(table.counts[i]) + std::round(noise(g));
+    for (int i = 0; i < 35; ++i) y[i] = t[i] - double(table.counts[i]);
+    model.project_onto_null_space(y.data());
+    for (int i = 0; i < 35; ++i) y[i] += double(table.counts[i]);
+    EXPECT_LT(invariant_residual(inv, y.data()), 1e-9);
+    // Idempotent.
+    std::vector<double> again(35);
+    for (int i = 0; i < 35; ++i) again[i] = y[i] - double(table.counts[i]);
+    model.project_onto_null_space(again.data());
+    for (int i = 0; i < 35; ++i) EXPECT_NEAR(again[i] + double(table.counts[i]), y[i], 1e-9);
+    // The normal equations give the same point.
+    const Eigen::VectorXd reference = equality_projection(inv, Eigen::Map<Eigen::VectorXd>(t.data(), 35));
+    for (int i = 0; i < 35; ++i) EXPECT_NEAR(y[i], reference[i], 1e-9);
+    // Nearest: every perturbed feasible point is farther from t.
+    for (int k = 0; k < 20; ++k) {
+      std::vector<double> step(35);
+      for (auto& s : step) s = noise(g);
+      model.project_onto_null_space(step.data());
+      std::vector<double> z(35);
+      for (int i = 0; i < 35; ++i) z[i] = y[i] + 0.1 * step[i];
+      EXPECT_GT(distance2(z, t), distance2(y, t));
+    }
+  }
+}
+
+TEST(ProjectL2, ReleaseIsRealAndKeepsEveryMargin) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(2);
+  const InvariantModel model(table.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const auto result =
+      run_release(table.keys(), table.counts.data(), request("project_l2", {"county", "edu"}), *rng, Interrupts());
+  ASSERT_FALSE(result.integer_output);
+  std::vector<double> x(table.counts.begin(), table.counts.end());
+  std::vector<double> want(model.n_margin_groups()), got(model.n_margin_groups());
+  model.margin_totals(x.data(), want.data());
+  model.margin_totals(result.values.data(), got.data());
+  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-9);
+  EXPECT_NE(result.metadata_json.find("\"non_negative\": false"), std::string::npos);
+  EXPECT_NE(result.metadata_json.find("not post-processing"), std::string::npos);
+}
+
+// The QP answer is certified by KKT and beats every feasible perturbation.
+TEST(ProjectNnL2, SatisfiesKktAndIsNearestAmongNonNegativeTables) {
+  std::mt19937_64 g(11);
+  std::normal_distribution<double> noise(0, 4);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int rows = 2 + trial % 4, cols = 3 + trial % 5;
+    const auto table = grid({"a", "b"}, {rows, cols}, random_counts(rows * cols, g, 2));
+    const std::vector<Margin> margins =
+        trial % 3 == 0 ? std::vector<Margin>{Margin{{0}}} : std::vector<Margin>{Margin{{0}}, Margin{{1}}};
+    const InvariantModel model(table.keys(), margins, Interrupts());
+    const LinearInvariants inv = linear_invariants(model, table.counts.data());
+    std::vector<double> t(table.counts.size());
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = double(table.counts[i]) + noise(g);
+    const NonnegProjection p = project_nonnegative(inv, t, Interrupts());
+    ASSERT_TRUE(p.kkt.holds());
+    EXPECT_LT(invariant_residual(inv, p.y.data()), 1e-9 * (1 + inv.totals[0]) + p.kkt.tolerance);
+    for (double v : p.y) EXPECT_GE(v, 0.0);
+    // Feasible perturbations along null-space directions, shortened so every
+    // cell stays non-negative, never get closer to t.
+    for (int k = 0; k < 30; ++k) {
+      std::vector<double> step(t.size());
+      for (auto& s : step) s = noise(g);
+      model.project_onto_null_space(step.data());
+      double scale = 0.05;
+      for (std::size_t i = 0; i < t.size(); ++i)
+        if (step[i] < 0) scale = std::min(scale, p.y[i] / -step[i]);
+      if (scale < 1e-6) continue;
+      std::vector<double> z(t.size());
+      for (std::size_t i = 0; i < t.size(); ++i) z[i] = p.y[i] + scale * step[i];
+      EXPECT_GE(distance2(z, t), distance2(p.y, t) - 1e-9);
+    }
+  }
+}
+
+TEST(ProjectNnL2, NegativeTotalsAreInconsistent) {
+  const auto table = grid({"a", "b"}, {2, 3}, {1, 2, 3, 4, 5, 6});
+  const InvariantModel model(table.keys(), {Margin{{0}}}, Interrupts());
+  LinearInvariants inv = linear_invariants(model, table.counts.data());
+  inv.totals[0] = -1;
+  EXPECT_THROW(project_nonnegative(inv, std::vector<double>(6, 1.0), Interrupts()), InconsistentInvariants);
+}
+
+TEST(ProjectNnInteger, IntegerNonNegativeAndExactOnRandomTables) {
+  std::mt19937_64 g(13);
+  auto rng = make_seeded_random_source(4);
+  for (int trial = 0; trial < 60; ++trial) {
+    const int rows = 2 + trial % 5, cols = 2 + (trial / 5) % 6;
+    const double mean = trial % 2 ? 0.7 : 8;  // sparse tables make non-negativity bind
+    const auto table = grid({"a", "b"}, {rows, cols}, random_counts(rows * cols, g, mean));
+    std::vector<std::string> margins = trial % 3 == 0 ? std::vector<std::string>{"a"}
+                                       : trial % 3 == 1 ? std::vector<std::string>{"a", "b"}
+                                                        : std::vector<std::string>{"", "b"};
+    if (rows * cols <= 4 && margins.size() == 2) margins = {"a"};
+    const auto keys = table.keys();
+    ReleaseResult result;
+    try {
+      result = run_release(keys, table.counts.data(), request("project_nn_integer", margins), *rng, Interrupts());
+    } catch (const Error& e) {
+      FAIL() << "trial " << trial << ": " << e.what() << " " << e.detail();
+    }
+    ASSERT_TRUE(result.integer_output);
+    std::vector<Margin> m;
+    for (const auto& name : margins)
+      m.push_back(name.empty() ? Margin{} : Margin{{keys.column_index(name)}});
+    const InvariantModel model(keys, m, Interrupts());
+    std::vector<double> x(table.counts.begin(), table.counts.end()), y(result.integer_values.begin(), result.integer_values.end());
+    std::vector<double> want(model.n_margin_groups()), got(model.n_margin_groups());
+    model.margin_totals(x.data(), want.data());
+    model.margin_totals(y.data(), got.data());
+    EXPECT_EQ(got, want) << "trial " << trial;
+    for (auto v : result.integer_values) EXPECT_GE(v, 0);
+  }
+}
+
+TEST(ProjectNnInteger, RoundingStaysWithinOneOfTheRealTable) {
+  const auto table = grid({"a", "b"}, {3, 4}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const InvariantModel model(table.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const LinearInvariants inv = linear_invariants(model, table.counts.data());
+  const std::vector<double> t = {0.4, 1.2, -3, 5, 4.5, 4.5, 6.2, 6.1, 8.3, 8.8, 10.1, 12};
+  const auto y = project_nonnegative(inv, t, Interrupts()).y;
+  const auto z = round_keeping_invariants(inv, y);
+  for (std::size_t i = 0; i < z.size(); ++i) EXPECT_LT(std::fabs(double(z[i]) - y[i]), 1.0);
+}
