@@ -14,6 +14,7 @@ source "$(dirname "$0")/common.bash"
 db=dp_test_shutdown
 [ -n "${DP_TEST_CLUSTER:-}" ] || { fail "DP_TEST_CLUSTER names the cluster to stop"; finish; }
 new_db $db || { fail "create database $db"; finish; }
+on_exit "cluster_ctl status || cluster_ctl start"   # whatever happened, leave the cluster running
 
 q $db "
 CREATE TABLE source_delay (seconds float8 NOT NULL);
