@@ -44,6 +44,14 @@ public final class ReleaseClient {
         }
     }
 
+    /** A check of a known bug of the extension: TAP "# TODO", reported but not counted as a failure. */
+    private static void checkTodo(String what, boolean condition, String reason) {
+        if (condition) {
+            passed++;
+        }
+        System.out.println((condition ? "ok - " : "not ok - ") + what + " # TODO " + reason);
+    }
+
     /** The SQLSTATE a prepared statement fails with, or "ok". */
     private interface Binder {
         void bind(PreparedStatement statement) throws SQLException;
@@ -226,6 +234,28 @@ public final class ReleaseClient {
                         sqlstateOf(connection, "SELECT * FROM dp.budgets WHERE dataset = ?",
                                    s -> s.setString(1, "x")), "42501");
             check("the connection is still usable after the errors", connection.isValid(5));
+
+            // --- the test seed is a secret (run-jdbc.sh sets one for the superuser) ---
+            checkEquals("current_setting('dp.seed') is refused (42501)",
+                        sqlstateOf(connection, "SELECT current_setting(?)", s -> s.setString(1, "dp.seed")), "42501");
+            try (PreparedStatement settings = connection.prepareStatement(
+                     "SELECT count(*) FROM pg_settings WHERE name = ?")) {
+                settings.setString(1, "dp.seed");
+                try (ResultSet result = settings.executeQuery()) {
+                    result.next();
+                    checkEquals("pg_settings does not show dp.seed to the analyst", result.getLong(1), 0L);
+                }
+            }
+            try (PreparedStatement settings = connection.prepareStatement(
+                     "SELECT count(*) FROM pg_db_role_setting WHERE array_to_string(setconfig, ',') LIKE ?")) {
+                settings.setString(1, "%dp.seed=%");
+                try (ResultSet result = settings.executeQuery()) {
+                    result.next();
+                    checkTodo("a seed set with ALTER ROLE ... SET dp.seed is not readable in pg_db_role_setting",
+                              result.getLong(1) == 0,
+                              "PUBLIC can read pg_db_role_setting; the dp.seed check hook accepts role/database settings");
+                }
+            }
 
             // --- spending the budget: refreshes until 53Z01 -------------------
             PreparedStatement refresh = connection.prepareStatement("SELECT dp.refresh_release(?::regclass)");

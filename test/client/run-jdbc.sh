@@ -26,7 +26,9 @@ SELECT dp.register_release('county_edu_counts', 'dp_test jdbc survey',
     columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
 SELECT dp.grant_release('county_edu_counts', '$analyst');
 GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass) TO $analyst;
-SELECT dp.refresh_release('county_edu_counts') > 0;"
+SELECT dp.refresh_release('county_edu_counts') > 0;
+-- A test seed an administrator keeps for their own sessions: a secret.
+ALTER ROLE CURRENT_USER IN DATABASE $db SET dp.seed = '20261122';"
 margins=$(q $db "SELECT string_agg(county || '=' || n, ',' ORDER BY county)
                  FROM (SELECT county, count(*) AS n FROM delinquents GROUP BY 1) t")
 
