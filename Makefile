@@ -3,14 +3,14 @@
 
 EXTENSION = invariant_dp
 MODULE_big = invariant_dp
-DATA = sql/invariant_dp--0.1.0.sql sql/invariant_dp--0.1.0--0.2.0.sql
+DATA = sql/invariant_dp--0.1.0.sql sql/invariant_dp--0.1.0--0.2.0.sql sql/invariant_dp--0.2.0--0.3.0.sql
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
-       src/pg/check_request.o src/pg/source_relations.o
+       src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link
@@ -18,7 +18,7 @@ REGRESS_OPTS = --inputdir=.
 CORE_SRC ?= .
 CORE_BUILD ?= build/core
 CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
-SHLIB_LINK += $(CORE_LIB) -lflint -lmpfr -lgmp -lstdc++ -lm
+SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lstdc++ -lm
 PG_CFLAGS += -Wall -Wmissing-prototypes
 
 # Debian's server is built with LLVM: do not build JIT bitcode (needs clang).

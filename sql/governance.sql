@@ -65,7 +65,7 @@ SELECT sqlstate_of('SELECT * FROM dp.draws');
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
                      AS t(county text, n bigint)$$);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_dp_analyst', 'public', 'SELECT 1::text, 1::bigint', 1.0,
-                     'integer_laplace', NULL, '{}', NULL, '{}') AS t(k text, n bigint)$$);
+                     'integer_laplace', NULL, '{}', NULL, '{}', NULL) AS t(k text, n bigint)$$);
 SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::county_edu_counts)$$);
 SELECT sqlstate_of($$SELECT dp.register_release('mine', 'delinquency survey',
@@ -112,6 +112,19 @@ SELECT sqlstate_of('REFRESH MATERIALIZED VIEW county_edu_view');
 SELECT count(*) AS rows_still_readable FROM county_edu_view;
 SELECT epsilon_spent FROM dp.budgets;
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::first_read)$$);
+
+-- A governed hierarchy: county rows and their exact rollups, drawn from the same budget.
+SELECT dp.set_budget('delinquency survey', 2.0);
+SELECT dp.register_release('county_rollup', 'delinquency survey',
+    source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.5, margins => '{county}',
+    hierarchy => '{county,edu}');
+SELECT dp.refresh_release('county_rollup') > 0 AS drawn;
+SELECT count(*) AS rows, count(*) FILTER (WHERE edu IS NULL) AS rollups,
+       max(n) FILTER (WHERE county IS NULL) AS grand_total FROM county_rollup;
+SELECT (SELECT hierarchy FROM dp.releases WHERE release = 'county_rollup'::regclass) AS hierarchy,
+       (SELECT noise_law->'hierarchy'->>'leaves' FROM dp.draws ORDER BY draw_id DESC LIMIT 1) AS leaves;
+SELECT dp.drop_release('county_rollup');
 
 -- Clean up.
 DROP MATERIALIZED VIEW county_edu_view;

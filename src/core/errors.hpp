@@ -31,6 +31,10 @@ class InvalidArgument : public Error {
 class OutOfRange : public Error {
   using Error::Error;
 };
+// A required value is NULL (SQLSTATE 22004).
+class NullValue : public Error {
+  using Error::Error;
+};
 // The input data is invalid: duplicate cells, negative counts, ... (22000).
 class InvalidData : public Error {
   using Error::Error;

@@ -28,33 +28,49 @@ required_float8(FunctionCallInfo fcinfo, int arg, const char *name)
 	return PG_GETARG_FLOAT8(arg);
 }
 
-void
-unpack_margins(FunctionCallInfo fcinfo, int arg, idp_request *request)
+/* A text[] argument as C strings; NULL elements are refused, naming it. */
+static int
+text_array(FunctionCallInfo fcinfo, int arg, const char *name, const char *null_hint, char ***strings)
 {
 	Datum	   *elements;
 	bool	   *nulls;
 	int			count;
 	int			i;
-	char	  **margins;
 
-	request->n_margins = 0;
-	request->margins = NULL;
+	*strings = NULL;
 	if (PG_ARGISNULL(arg))
-		return;
+		return 0;
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(arg), TEXTOID, -1, false, TYPALIGN_INT,
 					  &elements, &nulls, &count);
-	margins = palloc(sizeof(char *) * Max(count, 1));
+	*strings = palloc(sizeof(char *) * Max(count, 1));
 	for (i = 0; i < count; i++)
 	{
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("margins must not contain NULL"),
-					 errhint("Use '' for the grand total.")));
-		margins[i] = TextDatumGetCString(elements[i]);
+					 errmsg("%s must not contain NULL", name),
+					 null_hint ? errhint("%s", null_hint) : 0));
+		(*strings)[i] = TextDatumGetCString(elements[i]);
 	}
-	request->n_margins = count;
+	return count;
+}
+
+void
+unpack_margins(FunctionCallInfo fcinfo, int arg, idp_request *request)
+{
+	char	  **margins;
+
+	request->n_margins = text_array(fcinfo, arg, "margins", "Use '' for the grand total.", &margins);
 	request->margins = (const char *const *) margins;
+}
+
+void
+unpack_hierarchy(FunctionCallInfo fcinfo, int arg, idp_request *request)
+{
+	char	  **levels = NULL;
+
+	request->n_hierarchy = arg < PG_NARGS() ? text_array(fcinfo, arg, "hierarchy", NULL, &levels) : 0;
+	request->hierarchy = (const char *const *) levels;
 }
 
 static char *
@@ -70,10 +86,13 @@ scalar_text(const JsonbValue *value, const char *key)
 			return DatumGetCString(DirectFunctionCall1(numeric_out, NumericGetDatum(value->val.numeric)));
 		case jbvNull:
 			return pstrdup("null");
+		case jbvBinary:
+			/* an array or object, e.g. level_variance: its JSON text */
+			return JsonbToCString(NULL, value->val.binary.data, value->val.binary.len);
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("option \"%s\" must be a string, number or boolean", key)));
+					 errmsg("option \"%s\" must be a string, number, boolean or array", key)));
 	}
 	return NULL;
 }

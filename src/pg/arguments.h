@@ -17,6 +17,12 @@ extern double required_float8(FunctionCallInfo fcinfo, int arg, const char *name
 /* margins text[]: one C string per element; NULL elements are refused. */
 extern void unpack_margins(FunctionCallInfo fcinfo, int arg, idp_request *request);
 
+/*
+ * hierarchy text[]: the level columns, coarsest first. arg may be beyond
+ * PG_NARGS() (a function declared before the argument existed): no hierarchy.
+ */
+extern void unpack_hierarchy(FunctionCallInfo fcinfo, int arg, idp_request *request);
+
 /* options jsonb: a flat object of scalars, as key/value text pairs. */
 extern void unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request);
 

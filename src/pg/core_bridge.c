@@ -89,6 +89,8 @@ sqlstate_of(idp_status status)
 			return ERRCODE_OUT_OF_MEMORY;
 		case IDP_INTERRUPTED:
 			return ERRCODE_QUERY_CANCELED;
+		case IDP_NULL_VALUE:
+			return ERRCODE_NULL_VALUE_NOT_ALLOWED;
 		case IDP_OK:
 		case IDP_INTERNAL:
 			break;

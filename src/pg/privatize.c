@@ -68,7 +68,7 @@ check_result_columns(const QueryRows *rows, void *arg)
 {
 	Privatize  *p = (Privatize *) arg;
 	TupleDesc	desc = p->result_desc;
-	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0);
+	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + (p->info.with_level ? 1 : 0);
 	int			k;
 	Oid			count_type;
 
@@ -76,8 +76,9 @@ check_result_columns(const QueryRows *rows, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
-				 errdetail("The source has %d key column%s, then the count%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
-						   p->info.with_stddev ? ", then the noise standard deviation" : "")));
+				 errdetail("The source has %d key column%s, then the count%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
+						   p->info.with_stddev ? ", then the noise standard deviation" : "",
+						   p->info.with_level ? ", then the level" : "")));
 	for (k = 0; k < rows->n_keys; k++)
 		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
 			ereport(ERROR,
@@ -98,6 +99,10 @@ check_result_columns(const QueryRows *rows, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the standard deviation column must be float8")));
+	if (p->info.with_level && TupleDescAttr(desc, desc->natts - 1)->atttypid != INT4OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the level column must be integer")));
 	{
 		idp_error	error;
 
@@ -130,8 +135,9 @@ check_domain_columns(const QueryRows *rows, void *arg)
 
 /*
  * dp.privatize's arguments start at fcinfo argument "base": 0 for
- * dp.privatize itself, 1 for dp.privatize_as_owner (whose first argument is
- * the role the source runs as).
+ * dp.privatize itself, 2 for dp.privatize_as_owner (whose first arguments
+ * are the role and search_path the source runs with). Versions before 0.3.0
+ * declare no hierarchy argument.
  */
 static void
 unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
@@ -140,13 +146,16 @@ unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 
 	memset(p, 0, sizeof *p);
 	p->source = required_text(fcinfo, base + 0, "source");
-	p->request.epsilon = required_float8(fcinfo, base + 1, "epsilon");
+	/* NULL epsilon: only a cascade calibrated from rho or targets (the core decides). */
+	p->request.epsilon_is_null = PG_ARGISNULL(base + 1);
+	p->request.epsilon = p->request.epsilon_is_null ? 0 : PG_GETARG_FLOAT8(base + 1);
 	p->request.mechanism = required_text(fcinfo, base + 2, "mechanism");
 	p->request.has_delta = !PG_ARGISNULL(base + 3);
 	p->request.delta = p->request.has_delta ? PG_GETARG_FLOAT8(base + 3) : 0;
 	unpack_margins(fcinfo, base + 4, &p->request);
 	p->domain = PG_ARGISNULL(base + 5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(base + 5));
 	unpack_options(fcinfo, base + 6, &p->request);
+	unpack_hierarchy(fcinfo, base + 7, &p->request);
 	/* Refuse a bad mechanism or epsilon before the source runs. */
 	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
 		raise_core_error(&error);
@@ -249,6 +258,90 @@ pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, cons
 	rsinfo->setResult = store;
 }
 
+/*
+ * A NULL key in a hierarchy column would print like a rollup row: refuse
+ * it, unless the level column tells the rows apart.
+ */
+static void
+check_hierarchy_keys(const Privatize *p, const QueryRows *cells)
+{
+	size_t		h;
+
+	if (p->info.with_level)
+		return;
+	for (h = 0; h < p->request.n_hierarchy; h++)
+	{
+		int			k;
+		size_t		i;
+
+		for (k = 0; k < cells->n_keys; k++)
+			if (strcmp(cells->key_names[k], p->request.hierarchy[h]) == 0)
+				break;
+		for (i = 0; k < cells->n_keys && i < cells->n_rows; i++)
+			if (cells->key_nulls[i * cells->n_keys + k])
+				ereport(ERROR,
+						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+						 errmsg("hierarchy column \"%s\" has a NULL key", p->request.hierarchy[h]),
+						 errdetail("In a hierarchy release NULL marks the rollup rows."),
+						 errhint("COALESCE the key in the source, or add {\"level\": true} to the options "
+								 "and a trailing integer column: level 0 is the grand total.")));
+	}
+}
+
+/*
+ * One row per node: an internal node prints its first node_depth levels and
+ * NULL for every other key, a leaf every key; then the count, the sd and
+ * the level as asked.
+ */
+static void
+pack_hierarchy_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells,
+					   const idp_hierarchy_output *out)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
+	Tuplestorestate *store = tuplestore_begin_heap(true, false, work_mem);
+	int			natts = p->result_desc->natts;
+	Oid			count_type = TupleDescAttr(p->result_desc, cells->n_keys)->atttypid;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc0(sizeof(bool) * natts);
+	int		   *level_rank = palloc(sizeof(int) * Max(cells->n_keys, 1));
+	size_t		v;
+	int			k;
+
+	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
+	MemoryContextSwitchTo(old);
+	/* level_rank[k]: the depth from which key k is printed (INT_MAX: only at the leaves) */
+	for (k = 0; k < cells->n_keys; k++)
+		level_rank[k] = INT_MAX;
+	for (v = 0; v < out->n_levels; v++)
+		level_rank[out->level_columns[v]] = (int) v + 1;
+	for (v = 0; v < out->n_nodes; v++)
+	{
+		size_t		cell = out->node_cell[v];
+		int			column = cells->n_keys;
+
+		CHECK_FOR_INTERRUPTS();
+		for (k = 0; k < cells->n_keys; k++)
+		{
+			bool		printed = out->node_is_leaf[v] || level_rank[k] <= (int) out->node_depth[v];
+
+			values[k] = printed ? cells->key_values[cell * cells->n_keys + k] : (Datum) 0;
+			nulls[k] = !printed || cells->key_nulls[cell * cells->n_keys + k];
+		}
+		values[column++] = count_datum(out->values ? out->values[v] : 0,
+									   out->integer_values ? out->integer_values[v] : 0,
+									   out->integer_output, count_type);
+		if (p->info.with_stddev)
+			values[column++] = Float8GetDatum(out->noise_sd[v]);
+		if (p->info.with_level)
+			values[column++] = Int32GetDatum((int32) out->node_depth[v]);
+		tuplestore_putvalues(store, p->result_desc, values, nulls);
+	}
+	rsinfo->returnMode = SFRM_Materialize;
+	rsinfo->setResult = store;
+}
+
+
 static idp_cells
 core_cells(const Privatize *p)
 {
@@ -263,6 +356,31 @@ core_cells(const Privatize *p)
 	cells.n_domain_rows = p->domain_rows.n_rows;
 	cells.domain_keys = (const char *const *) p->domain_rows.key_text;
 	return cells;
+}
+
+/* The core's hierarchy output lives in malloc'd memory until it is packed. */
+static void
+release_hierarchy(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *released)
+{
+	idp_cells	cells = core_cells(p);
+	idp_randomness randomness = current_randomness();
+	idp_interrupts interrupts = pg_interrupts();
+	idp_hierarchy_output out;
+	idp_error	error;
+
+	check_hierarchy_keys(p, released);
+	if (idp_release_hierarchy(&p->request, &cells, &randomness, &interrupts, &out, &error) != IDP_OK)
+		raise_core_error(&error);
+	PG_TRY();
+	{
+		remember_release(out.metadata_json);
+		pack_hierarchy_results(fcinfo, p, released, &out);
+	}
+	PG_FINALLY();
+	{
+		idp_free_hierarchy_output(&out);
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -289,6 +407,12 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 	else
 		read_rows(&p);
 	released = p.domain ? &p.domain_rows : &p.source_rows;
+	if (p.request.n_hierarchy > 0)
+	{
+		release_hierarchy(fcinfo, &p, released);
+		SPI_finish();
+		return (Datum) 0;
+	}
 	n = Max(released->n_rows, 1);
 	out.values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
 	out.integer_values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(int64));

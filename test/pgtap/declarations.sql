@@ -7,16 +7,16 @@ CREATE EXTENSION IF NOT EXISTS invariant_dp;
 SELECT plan(39);
 
 SELECT has_schema('dp');
-SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
-SELECT function_returns('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb'], 'setof record');
-SELECT volatility_is('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb'], 'volatile');
-SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb']);
-SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
+SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
+SELECT function_returns('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]'], 'setof record');
+SELECT volatility_is('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]'], 'volatile');
+SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
           'u'::"char", 'dp.privatize is PARALLEL UNSAFE (it runs the source query through SPI)');
-SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
-          5::int2, 'dp.privatize: mechanism (integer_laplace), delta, margins, domain and options have defaults');
+SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
+          6::int2, 'dp.privatize: mechanism (integer_laplace), delta, margins, domain, options and hierarchy have defaults');
 SELECT is((SELECT pg_get_function_arg_default(oid, 3) FROM pg_proc
-           WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb)'::regprocedure),
+           WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
           '''integer_laplace''::text', 'the default mechanism is integer_laplace');
 
 SELECT has_function('dp', 'last_release', ARRAY[]::text[]);
@@ -63,7 +63,7 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser',
 SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
 SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
 SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.2.0', 'extension version');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.3.0', 'extension version');
 
 -- Governed releases.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid

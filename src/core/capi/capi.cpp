@@ -8,47 +8,21 @@
 #include <vector>
 
 #include "../invariants/cell_keys.hpp"
-#include "../mechanisms/cell_domain.hpp"
 #include "../mechanisms/diagnostics.hpp"
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/discrete_laplace.hpp"
+#include "capi_convert.hpp"
 #include "capi_guard.hpp"
 #include "invariant_dp_core.h"
 #include "session_randomness.hpp"
 
 using namespace invariant_dp;
+using namespace invariant_dp::capi;
 
 namespace {
-
-RawRequest raw_request(const idp_request* request) {
-  RawRequest raw;
-  raw.mechanism = request->mechanism ? request->mechanism : "";
-  raw.epsilon = request->epsilon;
-  raw.has_delta = request->has_delta;
-  raw.delta = request->delta;
-  for (std::size_t i = 0; i < request->n_margins; ++i) raw.margins.emplace_back(request->margins[i]);
-  for (std::size_t i = 0; i < request->n_options; ++i)
-    raw.options.emplace_back(request->option_keys[i], request->option_values[i]);
-  return raw;
-}
-
-std::vector<std::string> strings(std::size_t n, const char* const* text) {
-  return std::vector<std::string>(text, text + n);
-}
-
-Interrupts interrupts_of(const idp_interrupts* interrupts) {
-  return interrupts ? Interrupts(interrupts->pending, interrupts->context, interrupts->progress) : Interrupts();
-}
-
-char* malloc_copy(const std::string& text) {
-  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
-  if (copy == nullptr) throw std::bad_alloc();
-  std::memcpy(copy, text.c_str(), text.size() + 1);
-  return copy;
-}
 
 void copy_result(const ReleaseResult& result, idp_release_output* output) {
   const std::size_t n = result.noise_sd.size();
@@ -103,10 +77,11 @@ extern "C" {
 idp_status idp_check_request(const idp_request* request, size_t n_key_columns, const char* const* key_columns,
                              idp_request_info* info, idp_error* error) {
   return guarded(error, [&] {
-    const ReleaseRequest validated = validate_request(raw_request(request));
-    if (key_columns != nullptr) check_margin_columns(validated, strings(n_key_columns, key_columns));
-    info->integer_output = validated.mechanism->integer_output;
-    info->with_stddev = validated.with_stddev;
+    const CheckedRequest checked = check_request(request);
+    if (key_columns != nullptr) check_columns(checked, strings(n_key_columns, key_columns));
+    info->integer_output = checked.release.mechanism->integer_output;
+    info->with_stddev = checked.release.with_stddev;
+    info->with_level = checked.hierarchy.with_level;
   });
 }
 
@@ -114,21 +89,13 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
                        const idp_interrupts* interrupts, idp_release_output* output, idp_error* error) {
   output->metadata_json = nullptr;
   return guarded(error, [&] {
-    const ReleaseRequest validated = validate_request(raw_request(request));
-    const auto names = strings(cells->n_columns, cells->column_names);
-    check_margin_columns(validated, names);
+    const CheckedRequest checked = check_request(request);
+    if (checked.hierarchy.active()) throw InvalidArgument("a hierarchy release needs idp_release_hierarchy");
+    check_columns(checked, strings(cells->n_columns, cells->column_names));
     const Interrupts polling = interrupts_of(interrupts);
     RandomSource& rng = session_random_source(randomness);
-    if (!cells->has_domain) {
-      const CellKeys keys(cells->n_source_rows, names, cells->source_keys, polling);
-      copy_result(run_release(keys, cells->source_counts, validated, rng, polling), output);
-      return;
-    }
-    const auto counts = counts_on_domain(cells->n_columns, cells->n_domain_rows, cells->domain_keys,
-                                         cells->n_source_rows, cells->source_keys, cells->source_counts, names,
-                                         polling);
-    const CellKeys keys(cells->n_domain_rows, names, cells->domain_keys, polling);
-    copy_result(run_release(keys, counts.data(), validated, rng, polling), output);
+    const ReleasedCells released = released_cells(cells, polling);
+    copy_result(run_release(*released.keys, released.counts, checked.release, rng, polling), output);
   });
 }
 

@@ -24,6 +24,8 @@ idp_status guarded(idp_error* error, Body&& body) noexcept {
     record_error(error, IDP_INVALID_DATA, e.what(), e.detail().c_str(), e.hint().c_str());
   } catch (const InconsistentInvariants& e) {
     record_error(error, IDP_INCONSISTENT_INVARIANTS, e.what(), e.detail().c_str(), e.hint().c_str());
+  } catch (const NullValue& e) {
+    record_error(error, IDP_NULL_VALUE, e.what(), e.detail().c_str(), e.hint().c_str());
   } catch (const TooLarge& e) {
     record_error(error, IDP_TOO_LARGE, e.what(), e.detail().c_str(), e.hint().c_str());
   } catch (const Error& e) {

@@ -26,7 +26,8 @@ typedef enum idp_status {
 	IDP_TOO_LARGE,				/* 54000 */
 	IDP_OUT_OF_MEMORY,			/* 53200 */
 	IDP_INTERRUPTED,			/* 57014 */
-	IDP_INTERNAL				/* XX000 */
+	IDP_INTERNAL,				/* XX000 */
+	IDP_NULL_VALUE				/* 22004 */
 } idp_status;
 
 typedef struct idp_error
@@ -65,19 +66,23 @@ typedef struct idp_request
 {
 	const char *mechanism;
 	double		epsilon;
+	bool		epsilon_is_null;	/* the cascade may be calibrated otherwise */
 	bool		has_delta;
 	double		delta;
 	size_t		n_margins;
 	const char *const *margins;		/* each "a,b" or "" */
 	size_t		n_options;
 	const char *const *option_keys;
-	const char *const *option_values;	/* jsonb scalars as text */
+	const char *const *option_values;	/* jsonb scalars as text, arrays as JSON */
+	size_t		n_hierarchy;
+	const char *const *hierarchy;	/* level columns, coarsest first; none = flat */
 } idp_request;
 
 typedef struct idp_request_info
 {
 	bool		integer_output;
 	bool		with_stddev;
+	bool		with_level;		/* hierarchy option {"level": true} */
 } idp_request_info;
 
 /*
@@ -114,6 +119,46 @@ idp_status	idp_release(const idp_request *request, const idp_cells *cells,
 						const idp_randomness *randomness,
 						const idp_interrupts *interrupts,
 						idp_release_output *output, idp_error *error);
+
+/*
+ * A hierarchy release (request->n_hierarchy > 0): one row per node, the
+ * leaves (the cells) and every rollup. Every array is malloc'd by the core;
+ * release them with idp_free_hierarchy_output.
+ */
+typedef struct idp_hierarchy_output
+{
+	bool		integer_output;
+	size_t		n_levels;
+	uint32_t   *level_columns;	/* key column index of each level, coarsest first */
+	size_t		n_nodes;
+	uint32_t   *node_cell;		/* the released cell whose keys the row prints */
+	uint32_t   *node_depth;		/* 0 = grand total; an internal node prints its
+								 * first node_depth levels, NULL for the rest */
+	bool	   *node_is_leaf;	/* leaves print every key column */
+	double	   *values;			/* real mechanisms, else NULL */
+	int64_t    *integer_values;	/* integer mechanisms, else NULL */
+	double	   *noise_sd;		/* when stddev was asked, else NULL */
+	char	   *metadata_json;
+} idp_hierarchy_output;
+
+idp_status	idp_release_hierarchy(const idp_request *request, const idp_cells *cells,
+								  const idp_randomness *randomness,
+								  const idp_interrupts *interrupts,
+								  idp_hierarchy_output *output, idp_error *error);
+
+void		idp_free_hierarchy_output(idp_hierarchy_output *output);
+
+/*
+ * dp.range_variance: the exact variance of the sum of released leaves
+ * first..last (0-based, leaf order) of a cascade release, rebuilt from its
+ * published law: children per internal node (level order), variance per
+ * depth, and the nodes whose totals are exact.
+ */
+idp_status	idp_cascade_range_variance(const uint32_t *children, size_t n_internal,
+									   const double *level_variance, size_t n_levels,
+									   const uint32_t *fixed_nodes, size_t n_fixed,
+									   uint64_t first, uint64_t last, double *variance,
+									   idp_error *error);
 
 /* One noisy count for dp.noisy_count (no invariants). */
 idp_status	idp_noisy_count(int64_t count, const idp_request *request,

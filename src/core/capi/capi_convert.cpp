@@ -1,0 +1,87 @@
+#include "capi_convert.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "../errors.hpp"
+#include "../mechanisms/cell_domain.hpp"
+
+namespace invariant_dp::capi {
+
+RawRequest raw_request(const idp_request* request) {
+  RawRequest raw;
+  raw.mechanism = request->mechanism ? request->mechanism : "";
+  raw.epsilon = request->epsilon;
+  raw.has_delta = request->has_delta;
+  raw.delta = request->delta;
+  for (std::size_t i = 0; i < request->n_margins; ++i) raw.margins.emplace_back(request->margins[i]);
+  for (std::size_t i = 0; i < request->n_options; ++i)
+    raw.options.emplace_back(request->option_keys[i], request->option_values[i]);
+  return raw;
+}
+
+std::vector<std::string> strings(std::size_t n, const char* const* text) {
+  return n == 0 ? std::vector<std::string>{} : std::vector<std::string>(text, text + n);
+}
+
+Interrupts interrupts_of(const idp_interrupts* interrupts) {
+  return interrupts ? Interrupts(interrupts->pending, interrupts->context, interrupts->progress) : Interrupts();
+}
+
+char* malloc_copy(const std::string& text) {
+  char* copy = static_cast<char*>(std::malloc(text.size() + 1));
+  if (copy == nullptr) throw std::bad_alloc();
+  std::memcpy(copy, text.c_str(), text.size() + 1);
+  return copy;
+}
+
+ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts) {
+  ReleasedCells out;
+  const auto names = strings(cells->n_columns, cells->column_names);
+  if (!cells->has_domain) {
+    out.keys = std::make_unique<CellKeys>(cells->n_source_rows, names, cells->source_keys, interrupts);
+    out.counts = cells->source_counts;
+    return out;
+  }
+  out.domain_counts = counts_on_domain(cells->n_columns, cells->n_domain_rows, cells->domain_keys, cells->n_source_rows,
+                                       cells->source_keys, cells->source_counts, names, interrupts);
+  out.keys = std::make_unique<CellKeys>(cells->n_domain_rows, names, cells->domain_keys, interrupts);
+  out.counts = out.domain_counts.data();
+  return out;
+}
+
+CheckedRequest check_request(const idp_request* request) {
+  RawRequest raw = raw_request(request);
+  CheckedRequest checked;
+  checked.hierarchy = take_hierarchy_request(strings(request->n_hierarchy, request->hierarchy), raw.options);
+  checked.budget.has_epsilon = !request->epsilon_is_null;
+  // Without epsilon only the cascade can be calibrated (from rho or absolute
+  // targets); validate the rest with a stand-in epsilon never used to draw.
+  if (!checked.budget.has_epsilon) raw.epsilon = 1.0;
+  checked.release = validate_request(raw);
+  const bool cascade = checked.release.mechanism->mechanism == Mechanism::Cascade;
+  if (cascade && !checked.hierarchy.active())
+    throw InvalidArgument("mechanism \"cascade\" needs a hierarchy", {},
+                          "Pass hierarchy => '{state,county,tract}', coarsest level first.");
+  if (!checked.budget.has_epsilon && !cascade)
+    throw NullValue("epsilon must not be NULL");
+  if (!cascade && (checked.hierarchy.rho > 0 || !checked.hierarchy.level_variance.empty()))
+    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanism \"cascade\"");
+  return checked;
+}
+
+void check_columns(const CheckedRequest& checked, const std::vector<std::string>& key_columns) {
+  check_margin_columns(checked.release, key_columns);
+  for (const std::string& level : checked.hierarchy.levels) {
+    bool found = false;
+    for (const std::string& column : key_columns) found = found || column == level;
+    if (found) continue;
+    std::string known;
+    for (const std::string& column : key_columns) known += (known.empty() ? "" : ", ") + column;
+    throw InvalidArgument("hierarchy names column \"" + level + "\", which the source does not return",
+                          "The source's key columns are: " + known + ".");
+  }
+}
+
+}  // namespace invariant_dp::capi

@@ -1,0 +1,44 @@
+// Conversions shared by the C entry points: plain C buffers to core types,
+// and core results back to malloc'd buffers the shim frees with idp_free.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/cell_keys.hpp"
+#include "../mechanisms/release_request.hpp"
+#include "../rollups/hierarchy_release.hpp"
+#include "invariant_dp_core.h"
+
+namespace invariant_dp::capi {
+
+RawRequest raw_request(const idp_request* request);
+std::vector<std::string> strings(std::size_t n, const char* const* text);
+Interrupts interrupts_of(const idp_interrupts* interrupts);
+char* malloc_copy(const std::string& text);
+
+// The cells a release covers (the domain's, when one is given) and their
+// counts (0 for domain cells the source lacks).
+struct ReleasedCells {
+  std::unique_ptr<CellKeys> keys;
+  std::vector<std::int64_t> domain_counts;
+  const std::int64_t* counts = nullptr;
+};
+ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts);
+
+// A request checked as dp.privatize checks it before its source runs:
+// the hierarchy and its options taken out, then the rest validated.
+struct CheckedRequest {
+  ReleaseRequest release;
+  HierarchyRequest hierarchy;
+  HierarchyBudget budget;
+};
+CheckedRequest check_request(const idp_request* request);
+
+// InvalidArgument naming a margin or hierarchy column the source lacks.
+void check_columns(const CheckedRequest& checked, const std::vector<std::string>& key_columns);
+
+}  // namespace invariant_dp::capi

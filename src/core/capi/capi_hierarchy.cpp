@@ -1,0 +1,109 @@
+// The C entry points of hierarchy releases (dp.privatize with `hierarchy`)
+// and of dp.range_variance.
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "../errors.hpp"
+#include "../hierarchy/cascade_covariance.hpp"
+#include "../hierarchy/cascade_law.hpp"
+#include "../hierarchy/hierarchy_tree.hpp"
+#include "../rollups/hierarchy_release.hpp"
+#include "capi_convert.hpp"
+#include "capi_guard.hpp"
+#include "invariant_dp_core.h"
+#include "session_randomness.hpp"
+
+using namespace invariant_dp;
+using namespace invariant_dp::capi;
+
+namespace {
+
+template <class T, class U>
+T* malloc_array(const std::vector<U>& values) {
+  T* out = static_cast<T*>(std::malloc(std::max<std::size_t>(values.size(), 1) * sizeof(T)));
+  if (out == nullptr) throw std::bad_alloc();
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
+  return out;
+}
+
+void copy_hierarchy_result(const HierarchyReleaseResult& result, idp_hierarchy_output* output) {
+  output->integer_output = result.integer_output;
+  output->n_levels = result.level_columns.size();
+  output->level_columns = malloc_array<uint32_t>(result.level_columns);
+  output->n_nodes = result.node_cell.size();
+  output->node_cell = malloc_array<uint32_t>(result.node_cell);
+  output->node_depth = malloc_array<uint32_t>(result.node_depth);
+  output->node_is_leaf = malloc_array<bool>(result.node_is_leaf);
+  if (result.integer_output)
+    output->integer_values = malloc_array<int64_t>(result.integer_values);
+  else
+    output->values = malloc_array<double>(result.values);
+  if (!result.noise_sd.empty()) output->noise_sd = malloc_array<double>(result.noise_sd);
+  output->metadata_json = malloc_copy(result.metadata_json);
+}
+
+// Parent array of a tree given by its internal nodes' child counts in level
+// order (the root first; children of a node are consecutive ids).
+std::vector<std::int64_t> parents_from_children(const uint32_t* children, std::size_t n_internal) {
+  std::vector<std::int64_t> parent{-1};
+  for (std::size_t v = 0; v < n_internal; ++v) {
+    if (v >= parent.size())
+      throw InvalidArgument("the published tree is malformed", "An internal node has no parent.");
+    for (uint32_t c = 0; c < children[v]; ++c) parent.push_back(static_cast<std::int64_t>(v));
+  }
+  return parent;
+}
+
+}  // namespace
+
+extern "C" {
+
+idp_status idp_release_hierarchy(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
+                                 const idp_interrupts* interrupts, idp_hierarchy_output* output, idp_error* error) {
+  std::memset(output, 0, sizeof *output);
+  const idp_status status = guarded(error, [&] {
+    const CheckedRequest checked = check_request(request);
+    if (!checked.hierarchy.active()) throw InvalidArgument("idp_release_hierarchy needs a hierarchy");
+    check_columns(checked, strings(cells->n_columns, cells->column_names));
+    const Interrupts polling = interrupts_of(interrupts);
+    RandomSource& rng = session_random_source(randomness);
+    const ReleasedCells released = released_cells(cells, polling);
+    copy_hierarchy_result(run_hierarchy_release(*released.keys, released.counts, checked.release, checked.hierarchy,
+                                                checked.budget, rng, polling),
+                          output);
+  });
+  if (status != IDP_OK) idp_free_hierarchy_output(output);
+  return status;
+}
+
+void idp_free_hierarchy_output(idp_hierarchy_output* output) {
+  std::free(output->level_columns);
+  std::free(output->node_cell);
+  std::free(output->node_depth);
+  std::free(output->node_is_leaf);
+  std::free(output->values);
+  std::free(output->integer_values);
+  std::free(output->noise_sd);
+  std::free(output->metadata_json);
+  std::memset(output, 0, sizeof *output);
+}
+
+idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_internal, const double* level_variance,
+                                      size_t n_levels, const uint32_t* fixed_nodes, size_t n_fixed, uint64_t first,
+                                      uint64_t last, double* variance, idp_error* error) {
+  return guarded(error, [&] {
+    const hierarchy::HierarchyTree tree =
+        hierarchy::HierarchyTree::from_parents(parents_from_children(children, n_internal), Interrupts());
+    hierarchy::CascadeLaw law(tree, std::vector<double>(level_variance, level_variance + n_levels));
+    if (n_fixed > 0) law = law.conditioned_on(tree, std::vector<std::uint32_t>(fixed_nodes, fixed_nodes + n_fixed));
+    if (first > last || last >= tree.n_leaves())
+      throw InvalidArgument("leaf range out of bounds",
+                            "The release has " + std::to_string(tree.n_leaves()) + " leaves, numbered from 0; got " +
+                                std::to_string(first) + ".." + std::to_string(last) + ".");
+    *variance = hierarchy::range_variance(tree, law, static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last));
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,210 @@
+// Orchestrates a hierarchy release (hierarchy_release.hpp).
+#include "hierarchy_release.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "../errors.hpp"
+#include "../hierarchy/cascade_calibration.hpp"
+#include "../hierarchy/cascade_covariance.hpp"
+#include "../hierarchy/cascade_margins.hpp"
+#include "../hierarchy/cascade_sampler.hpp"
+#include "../hierarchy/hierarchy_tree.hpp"
+#include "../hierarchy/rollup.hpp"
+#include "../json_text.hpp"
+#include "../mechanisms/release.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using hierarchy::CascadeLaw;
+using hierarchy::HierarchyTree;
+
+// Trees with more internal nodes than this publish their shape without the
+// per-node child counts (they would dominate the metadata).
+constexpr std::size_t kMaxPublishedInternalNodes = 100000;
+
+std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names) {
+  std::vector<std::size_t> indices;
+  for (const std::string& name : names) indices.push_back(cells.column_index(name));
+  return indices;
+}
+
+void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
+  const std::size_t n = tree.n_nodes();
+  out.node_cell.resize(n);
+  out.node_depth.resize(n);
+  out.node_is_leaf.resize(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    out.node_cell[v] = tree.leaf_cell(tree.representative_leaf(v));
+    out.node_is_leaf[v] = tree.is_leaf(v);
+    out.node_depth[v] = tree.depth(v);
+  }
+}
+
+// The tree's shape for the metadata: enough to rebuild it (dp.range_variance).
+std::string tree_json(const HierarchyTree& tree, const HierarchyRequest& request) {
+  std::ostringstream out;
+  out << "{\"levels\": [";
+  for (std::size_t i = 0; i < request.levels.size(); ++i) out << (i ? ", " : "") << json_quoted(request.levels[i]);
+  out << "], \"level_names\": [";
+  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_quoted(tree.level_name(d));
+  std::size_t internal = 0;
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) internal += !tree.is_leaf(v);
+  out << "], \"nodes\": " << tree.n_nodes() << ", \"leaves\": " << tree.n_leaves()
+      << ", \"internal_nodes\": " << internal
+      << ", \"node_order\": \"level order: the grand total, then each depth in leaf order\""
+      << ", \"rollup\": \"every internal node is the sum of its children's released values, in a fixed order\"";
+  if (internal <= kMaxPublishedInternalNodes) {
+    out << ", \"children\": [";
+    bool first = true;
+    for (std::uint32_t v = 0; v < tree.n_nodes() && !tree.is_leaf(v); ++v) {
+      out << (first ? "" : ", ") << tree.n_children(v);
+      first = false;
+    }
+    out << "]";
+  }
+  out << "}";
+  return out.str();
+}
+
+// Splices "hierarchy": {...} into a release's metadata object.
+std::string with_hierarchy(const std::string& metadata, const std::string& hierarchy_json) {
+  const std::size_t close = metadata.rfind('}');
+  return metadata.substr(0, close) + ", \"hierarchy\": " + hierarchy_json + "}";
+}
+
+std::vector<std::uint32_t> fixed_nodes_of_margins(const HierarchyTree& tree, const CellKeys& cells,
+                                                  const ReleaseRequest& request, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> fixed;
+  for (const auto& margin : request.margins) {
+    const auto nodes = hierarchy::margin_nodes(tree, cells, column_indices(cells, margin), interrupts);
+    fixed.insert(fixed.end(), nodes.begin(), nodes.end());
+  }
+  return fixed;
+}
+
+hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
+                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+  if (budget.has_epsilon && hierarchy.rho > 0)
+    throw InvalidArgument("give epsilon or the option \"rho\", not both",
+                          "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
+  if (budget.has_epsilon)
+    return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, request.neighbours);
+  if (hierarchy.rho > 0) return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, request.neighbours);
+  if (!hierarchy.level_variance.empty())
+    return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, request.neighbours)};
+  throw NullValue("epsilon must not be NULL", {},
+                  "Pass epsilon, or the option \"rho\", or absolute per-level targets "
+                  "{\"level_variance\": [...]} whose privacy cost the release reports.");
+}
+
+std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
+                             const HierarchyRequest& hierarchy, const hierarchy::CalibratedLaw& calibrated,
+                             const std::vector<std::uint32_t>& fixed) {
+  const auto& c = calibrated.calibration;
+  std::ostringstream out;
+  out << "{\"mechanism\": \"cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
+      << ", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
+      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho)
+      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+      << ", \"privacy\": " << json_quoted(
+             std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
+             (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
+                                                           : "differ by one person added or removed") +
+             (fixed.empty() ? "" : " and agree on every declared margin; the margins are released exactly"))
+      << ", \"noise\": {\"law\": "
+      << json_quoted("Gaussian cascade (Cascade Sampling): every node's noise is N(0, level_variance[depth]), "
+                     "children sum to their parent; floating-point Gaussian draws (Mironov 2012 caveat)")
+      << ", \"level_variance\": [";
+  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_number(calibrated.law.level_variance(d));
+  out << "], \"calibration\": " << c.to_json() << "}, \"invariants\": {\"margins\": [";
+  for (std::size_t m = 0; m < request.margins.size(); ++m) {
+    out << (m ? ", [" : "[");
+    for (std::size_t k = 0; k < request.margins[m].size(); ++k) out << (k ? ", " : "") << json_quoted(request.margins[m][k]);
+    out << "]";
+  }
+  out << "], \"fixed_nodes\": [";
+  for (std::size_t i = 0; i < fixed.size() && fixed.size() <= kMaxPublishedInternalNodes; ++i)
+    out << (i ? ", " : "") << fixed[i];
+  out << "]}, \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << tree_json(tree, hierarchy) << "}";
+  return out.str();
+}
+
+HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
+                                       const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                       RandomSource& rng, const Interrupts& interrupts) {
+  HierarchyReleaseResult out;
+  out.level_columns = column_indices(cells, hierarchy.levels);
+  const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
+  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0)
+                                                      : CascadeLaw(tree, hierarchy.level_variance);
+  const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
+  if (!fixed.empty()) shape = shape.conditioned_on(tree, fixed);
+  const auto calibrated = calibrate(tree, shape, request, hierarchy, budget);
+
+  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
+    if (counts[i] > kMaxExactRealCount)
+      throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+  }
+  auto released = hierarchy::release_cascade(tree, calibrated.law, counts, rng, interrupts);
+  out.values = std::move(released.node_values);
+  describe_nodes(tree, out);
+  if (request.with_stddev) {
+    out.noise_sd.resize(tree.n_nodes());
+    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v)
+      out.noise_sd[v] = std::sqrt(std::max(0.0, hierarchy::node_variance(tree, calibrated.law, v)));
+  }
+  out.metadata_json = cascade_metadata(tree, request, hierarchy, calibrated, fixed);
+  return out;
+}
+
+HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64_t* counts,
+                                         const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                         RandomSource& rng, const Interrupts& interrupts) {
+  if (request.with_stddev && !request.margins.empty())
+    throw InvalidArgument("stddev of rollup rows needs mechanism \"cascade\" or no margins",
+                          "With exact margins the leaves' noise is correlated in a way only the cascade publishes "
+                          "in closed form.",
+                          "Drop {\"stddev\": true}, or use mechanism => 'cascade'.");
+  HierarchyReleaseResult out;
+  out.level_columns = column_indices(cells, hierarchy.levels);
+  const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
+  const ReleaseResult leaves = run_release(cells, counts, request, rng, interrupts);
+  out.integer_output = leaves.integer_output;
+  if (leaves.integer_output)
+    out.integer_values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.integer_values.data()), interrupts);
+  else
+    out.values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.values.data()), interrupts);
+  describe_nodes(tree, out);
+  if (request.with_stddev) {
+    // Without margins the leaves' noise is independent: variances add.
+    std::vector<double> variance(cells.n_cells());
+    for (std::size_t i = 0; i < variance.size(); ++i) variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
+    out.noise_sd = hierarchy::rollup(tree, tree.to_leaf_order(variance.data()), interrupts);
+    for (double& sd : out.noise_sd) sd = std::sqrt(sd);
+  }
+  out.metadata_json = with_hierarchy(leaves.metadata_json, tree_json(tree, hierarchy));
+  return out;
+}
+
+}  // namespace
+
+HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
+                                             const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                             const HierarchyBudget& budget, RandomSource& rng,
+                                             const Interrupts& interrupts) {
+  if (cells.n_cells() == 0)
+    throw InvalidData("source returned no rows", "There is no cell to release.",
+                      "Pass a domain query listing every public cell, so empty cells are released too.");
+  for (std::size_t i = 0; i < cells.n_cells(); ++i)
+    if (counts[i] < 0) throw InvalidData("count must not be negative");
+  if (request.mechanism->mechanism == Mechanism::Cascade)
+    return cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
+  if (!budget.has_epsilon) throw NullValue("epsilon must not be NULL");
+  if (!hierarchy.level_variance.empty() || hierarchy.rho > 0)
+    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanism \"cascade\"");
+  return rolled_up_release(cells, counts, request, hierarchy, rng, interrupts);
+}
+
+}  // namespace invariant_dp

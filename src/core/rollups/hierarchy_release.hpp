@@ -1,0 +1,55 @@
+// A release of every level of a hierarchy (dp.privatize's `hierarchy`):
+// the leaves are the cells, the internal nodes their totals, ROLLUP-style.
+//
+// Two ways to noise it:
+// - mechanism "cascade": Gaussian cascade noise on the leaves
+//   (hierarchy/cascade_sampler.hpp), every node at its level's target
+//   variance; declared margins must be whole nodes and stay exact
+//   (conditioning, which equals projection for Gaussian noise).
+// - any other mechanism: the leaves are released by it as usual (margins
+//   exact, integers stay integers), then rolled up.
+// Either way every internal node is the fold of its children's released
+// values in a fixed order (hierarchy/rollup.hpp), so "parent = sum of
+// children" holds exactly, in integers and bit-exactly in float8.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/cell_keys.hpp"
+#include "../mechanisms/release_request.hpp"
+#include "../random_source.hpp"
+#include "hierarchy_request.hpp"
+
+namespace invariant_dp {
+
+// How epsilon was given: the cascade can also be calibrated from rho or
+// from absolute per-level variance targets, with epsilon left NULL.
+struct HierarchyBudget {
+  bool has_epsilon = true;
+};
+
+struct HierarchyReleaseResult {
+  bool integer_output = false;
+  std::vector<std::size_t> level_columns;  // key column index of each level, coarsest first
+  // Per node, in output order (the grand total first, then each depth in
+  // leaf order): the cell whose keys the row prints, its depth (0 for the
+  // grand total; an internal node prints its first `depth` levels and NULL
+  // for every other key; a leaf prints every key), whether it is a leaf.
+  std::vector<std::uint32_t> node_cell;
+  std::vector<std::uint32_t> node_depth;
+  std::vector<std::uint8_t> node_is_leaf;
+  std::vector<double> values;                // real mechanisms
+  std::vector<std::int64_t> integer_values;  // integer mechanisms
+  std::vector<double> noise_sd;              // empty unless requested
+  std::string metadata_json;
+};
+
+HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
+                                             const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                             const HierarchyBudget& budget, RandomSource& rng,
+                                             const Interrupts& interrupts);
+
+}  // namespace invariant_dp

@@ -1,0 +1,81 @@
+#include "hierarchy_request.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "../errors.hpp"
+
+namespace invariant_dp {
+namespace {
+
+// "[1, 0.5, 2]" -> {1, 0.5, 2}: the jsonb array the shim passes as text.
+std::vector<double> parse_number_array(const std::string& text) {
+  const std::string hint = "Give one positive variance per level, the grand total first: "
+                           "{\"level_variance\": [4, 2, 1, 1]}.";
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']')
+    throw InvalidArgument("option \"level_variance\" must be an array of numbers", "Got " + text + ".", hint);
+  std::vector<double> values;
+  const char* p = text.c_str() + 1;
+  while (true) {
+    while (*p == ' ') ++p;
+    if (*p == ']' && values.empty()) break;
+    char* end = nullptr;
+    const double v = std::strtod(p, &end);
+    if (end == p || !std::isfinite(v) || v <= 0)
+      throw InvalidArgument("option \"level_variance\" must hold positive numbers", "Got " + text + ".", hint);
+    values.push_back(v);
+    p = end;
+    while (*p == ' ') ++p;
+    if (*p == ']') break;
+    if (*p != ',')
+      throw InvalidArgument("option \"level_variance\" must be an array of numbers", "Got " + text + ".", hint);
+    ++p;
+  }
+  if (values.empty()) throw InvalidArgument("option \"level_variance\" is empty", {}, hint);
+  return values;
+}
+
+bool parse_bool(const std::string& key, const std::string& value) {
+  if (value == "true") return true;
+  if (value == "false") return false;
+  throw InvalidArgument("option \"" + key + "\" must be true or false", "Got \"" + value + "\".");
+}
+
+}  // namespace
+
+HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
+                                        std::vector<std::pair<std::string, std::string>>& options) {
+  HierarchyRequest request;
+  std::set<std::string> seen;
+  for (const std::string& level : levels) {
+    if (level.empty()) throw InvalidArgument("hierarchy names an empty column");
+    if (!seen.insert(level).second)
+      throw InvalidArgument("hierarchy names column \"" + level + "\" twice",
+                            "Each level is one key column, coarsest first.");
+  }
+  request.levels = std::move(levels);
+  std::vector<std::pair<std::string, std::string>> rest;
+  for (const auto& [key, value] : options) {
+    if (key == "level") {
+      request.with_level = parse_bool(key, value);
+    } else if (key == "level_variance") {
+      request.level_variance = parse_number_array(value);
+    } else if (key == "rho") {
+      char* end = nullptr;
+      request.rho = std::strtod(value.c_str(), &end);
+      if (*end != '\0' || !std::isfinite(request.rho) || request.rho <= 0)
+        throw InvalidArgument("option \"rho\" must be a positive number", "Got \"" + value + "\".");
+    } else {
+      rest.emplace_back(key, value);
+      continue;
+    }
+    if (!request.active())
+      throw InvalidArgument("option \"" + key + "\" needs a hierarchy", {},
+                            "Pass hierarchy => '{level1,level2,...}', coarsest level first.");
+  }
+  options = std::move(rest);
+  return request;
+}
+
+}  // namespace invariant_dp

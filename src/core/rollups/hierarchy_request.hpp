@@ -1,0 +1,30 @@
+// What dp.privatize's `hierarchy` argument and its options ask for, checked
+// before the source runs: the level columns (coarsest first) and the
+// cascade's per-level settings.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace invariant_dp {
+
+struct HierarchyRequest {
+  std::vector<std::string> levels;     // hierarchy => '{state,county,tract}'
+  bool with_level = false;             // options {"level": true}: a trailing level column
+  // cascade only. level_variance: per depth, the grand total first, either
+  // relative (scaled to epsilon/delta or rho) or, with epsilon NULL,
+  // absolute targets whose privacy cost the release reports.
+  std::vector<double> level_variance;  // options {"level_variance": [v0, v1, ...]}
+  double rho = 0;                      // options {"rho": r}: calibrate to rho-zCDP instead
+  bool active() const { return !levels.empty(); }
+};
+
+// Takes the hierarchy options ("level", "level_variance", "rho") out of
+// options, so the rest validates like any release's. InvalidArgument for a
+// repeated or empty level, a malformed value, or a hierarchy option without
+// a hierarchy.
+HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
+                                        std::vector<std::pair<std::string, std::string>>& options);
+
+}  // namespace invariant_dp
