@@ -39,10 +39,10 @@ host=$PGHOST
 case $host in /*|'') host=localhost ;; esac   # a socket directory: JDBC needs TCP
 url="jdbc:postgresql://$host:${PGPORT:-5432}/$db"
 echo "# $url as $analyst"
-start=$(date +%s.%N)
+start=$EPOCHREALTIME
 java -cp "$classes:$jar" ReleaseClient "$url" $analyst "$password" county_edu_counts delinquents "$margins" 3
 status=$?
-echo "# java client ran in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "# java client ran in $(since $start) s"
 ok "the Java client exited with status 0" test $status -eq 0
 
 is "the server saw the client's refreshes: 4 draws audited, drawn by the analyst" \

@@ -93,6 +93,9 @@ Beta|55
 Delta|35
 Gamma|25'
 
+# since START: seconds elapsed since START (an $EPOCHREALTIME), one decimal.
+since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }'; }
+
 # finish: a summary comment, exit status 1 if any assertion failed.
 finish() {
   echo "# $tap_passed passed, $tap_failed failed"

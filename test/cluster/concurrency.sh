@@ -42,14 +42,16 @@ is "release_cost says 9 draws are left after the first" \
    "$(q $db "SELECT draws_remaining, epsilon_remaining FROM dp.release_cost('pgbench_counts')")" "9|0.9"
 
 # --- pgbench, with an analyst reading all along --------------------------------
-# The reader runs for 3 s: each statement of the DO block takes a fresh
+# The reader runs until release_cost (which analysts may call) shows the
+# budget spent, 30 s at most: each statement of the DO block takes a fresh
 # snapshot, so it sees every committed draw; a torn or empty release would show.
 psql -X -q -d $db -v ON_ERROR_STOP=1 > "$work/reader.log" 2>&1 <<'SQL' &
 SET ROLE dp_test_conc_analyst;
 DO $$
 DECLARE reads int := 0; bad int := 0; cells bigint; margins text; version text; versions text[] := '{}';
 BEGIN
-  WHILE clock_timestamp() < now() + interval '3 s' LOOP
+  WHILE clock_timestamp() < now() + interval '30 s'
+        AND (SELECT draws_remaining FROM dp.release_cost('pgbench_counts')) > 0 LOOP
     SELECT sum(c), string_agg(county || '=' || total, ',' ORDER BY county) INTO cells, margins
     FROM (SELECT county, sum(n) AS total, count(*) AS c FROM pgbench_counts GROUP BY county) m;
     IF cells <> 16 OR margins <> 'Alpha=20,Beta=55,Delta=35,Gamma=25' THEN bad := bad + 1; END IF;
@@ -66,9 +68,10 @@ SQL
 reader=$!
 sleep 0.5
 echo "SELECT dp.refresh_release('pgbench_counts');" > "$work/refresh.sql"
-start=$(date +%s.%N)
+start=$EPOCHREALTIME
 pgbench -n -f "$work/refresh.sql" -c 8 -j 2 -t 5 $db > "$work/pgbench.out" 2> "$work/pgbench.err"
-echo "# pgbench exit status $? in $(echo "$(date +%s.%N) - $start" | bc) s (clients abort on their first refused refresh)"
+status=$?
+echo "# pgbench exit status $status in $(since $start) s (clients abort on their first refused refresh)"
 wait $reader
 reader_status=$?
 processed=$(grep -oE 'number of transactions actually processed: [0-9]+' "$work/pgbench.out" | grep -oE '[0-9]+$')

@@ -73,13 +73,13 @@ is "it has deleted the old rows already (holds RowExclusiveLock on the release t
 is "it holds the budget row: a concurrent charge would wait (lock_timeout 100 ms, 55P03)" \
    "$(sqlstate_of $db "SET lock_timeout = '100ms'; SELECT FROM dp.budgets WHERE dataset = 'dp_test shutdown' FOR UPDATE")" 55P03
 
-start=$(date +%s.%N)
+start=$EPOCHREALTIME
 ok "pg_ctlcluster $DP_TEST_CLUSTER stop -m immediate" cluster_ctl stop -m immediate
 wait $refresh
 ok "the interrupted refresh did not succeed (psql exit status $?)" test $? -ne 0
 ok "pg_ctlcluster $DP_TEST_CLUSTER start" cluster_ctl start
 ok "the server accepts connections again" wait_ready
-echo "# stopped and recovered in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "# stopped and recovered in $(since $start) s"
 
 first_draw_intact "after the immediate shutdown"
 is "release_cost still allows 3 draws" "$(q $db "SELECT draws_remaining FROM dp.release_cost('slow_counts')")" 3

@@ -20,10 +20,12 @@ shard_counties=("'Alpha', 'Beta'" "'Gamma', 'Delta'")
 
 # free_port FIRST: sets $port to a port from FIRST on that no cluster is
 # configured for and nothing listens on (nor was handed out before).
-used_ports=" $(pg_lsclusters -h | awk '{print $3}' | tr '\n' ' ') $(ss -Hltn | awk '{print $4}' | sed 's/.*://' | tr '\n' ' ') "
+used_ports=" $(pg_lsclusters -h | awk '{print $3}' | tr '\n' ' ') "
 free_port() {
   port=$1
-  while [[ $used_ports == *" $port "* ]]; do port=$((port + 1)); done
+  while [[ $used_ports == *" $port "* ]] || (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; do
+    port=$((port + 1))
+  done
   used_ports+="$port "
 }
 
@@ -42,7 +44,7 @@ for i in 0 1; do
   free_port "${DP_TEST_SHARD_PORT:-5489}"
   ports[$i]=$port
 done
-start=$(date +%s.%N)
+start=$EPOCHREALTIME
 for i in 0 1; do
   pg_createcluster --quiet "$version" "${shards[$i]}" -p "${ports[$i]}" --start \
     --pgoption fsync=off -- --no-sync > /dev/null 2>&1 &
@@ -58,7 +60,7 @@ for i in 0 1; do
     GRANT SELECT ON person TO dp_test_shard;
     ANALYZE person;"
 done
-echo "# two shard clusters created and loaded in $(echo "$(date +%s.%N) - $start" | bc) s"
+echo "# two shard clusters created and loaded in $(since $start) s"
 true_totals=$( { shard_sql 0 "SELECT county, count(*) FROM person GROUP BY 1"
                  shard_sql 1 "SELECT county, count(*) FROM person GROUP BY 1"; } | sort)
 is "the shards together hold the demo table's county totals" "$true_totals" "$true_margins"
