@@ -6,6 +6,15 @@ CREATE ROLE regress_dp_analyst;
 CREATE ROLE regress_dp_refresher;
 CREATE SCHEMA regress_evil AUTHORIZATION regress_dp_analyst;
 
+-- A fixed seed kept in the catalog would be readable by every role
+-- (pg_db_role_setting, pg_proc.proconfig): refused once the library is
+-- loaded (and a value stored before that is ignored when it loads).
+LOAD 'invariant_dp';
+SELECT sqlstate_of($$ALTER ROLE regress_dp_analyst SET dp.seed = '1'$$);
+SELECT sqlstate_of(format('ALTER DATABASE %I SET dp.seed = %L', current_database(), '1'));
+SELECT sqlstate_of($$CREATE FUNCTION seeded() RETURNS int LANGUAGE sql SET dp.seed = '1' AS 'SELECT 1'$$);
+SELECT count(*) AS stored_seeds FROM pg_db_role_setting WHERE array_to_string(setconfig, ',') LIKE '%dp.seed%';
+
 -- Administrator: a budget for the dataset, then a release of its counts.
 SELECT dp.set_budget('delinquency survey', 1.0);
 SELECT dp.register_release('county_edu_counts', 'delinquency survey',

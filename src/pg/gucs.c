@@ -30,6 +30,20 @@ check_seed(char **newval, void **extra, GucSource source)
 
 	if (*newval == NULL || (*newval)[0] == '\0')
 		return true;
+	/*
+	 * ALTER DATABASE/ROLE ... SET (validated as PGC_S_TEST, applied from
+	 * PGC_S_DATABASE/USER) and CREATE FUNCTION ... SET store the value in
+	 * pg_db_role_setting or pg_proc, which every role can read: a seed kept
+	 * there is no secret.
+	 */
+	if (source == PGC_S_TEST || source == PGC_S_DATABASE || source == PGC_S_USER ||
+		source == PGC_S_DATABASE_USER)
+	{
+		GUC_check_errdetail("A dp.seed stored with ALTER DATABASE, ALTER ROLE or a function's SET clause is "
+							"readable by every role, and whoever knows the seed can remove the noise.");
+		GUC_check_errhint("Set it for a session with SET, or in postgresql.conf.");
+		return false;
+	}
 	errno = 0;
 	value = strtoull(*newval, &end, 10);
 	if (errno != 0 || *end != '\0' || (*newval)[0] == '-')
