@@ -122,6 +122,7 @@ is "psql_counts holds one complete draw with the true margins" \
    "$(q $db "SELECT count(*) FROM psql_counts"; q $db "SELECT county, sum(n) FROM psql_counts GROUP BY 1 ORDER BY 1")" \
    "16
 $true_margins"
+
 # --- pgbench in REPEATABLE READ, retrying serialization failures --------------
 printf '%s\n' 'BEGIN ISOLATION LEVEL REPEATABLE READ;' "SELECT dp.refresh_release('rr_counts');" 'END;' > "$work/rr.sql"
 pgbench -n -f "$work/rr.sql" -c 8 -j 2 -t 3 --max-tries=100 $db > "$work/rr.out" 2> "$work/rr.err"

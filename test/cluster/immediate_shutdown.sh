@@ -76,7 +76,8 @@ is "it holds the budget row: a concurrent charge would wait (lock_timeout 100 ms
 start=$EPOCHREALTIME
 ok "pg_ctlcluster $DP_TEST_CLUSTER stop -m immediate" cluster_ctl stop -m immediate
 wait $refresh
-ok "the interrupted refresh did not succeed (psql exit status $?)" test $? -ne 0
+refresh_status=$?
+ok "the interrupted refresh did not succeed (psql exit status $refresh_status)" test $refresh_status -ne 0
 ok "pg_ctlcluster $DP_TEST_CLUSTER start" cluster_ctl start
 ok "the server accepts connections again" wait_ready
 echo "# stopped and recovered in $(since $start) s"

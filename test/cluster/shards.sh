@@ -12,7 +12,7 @@ set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
 db=dp_test_shards
-version=${DP_TEST_CLUSTER%%/*}
+version=${DP_TEST_CLUSTER:-}; version=${version%%/*}
 [ -n "$version" ] || version=$(psql -X -A -t -d postgres -c 'SHOW server_version_num' | cut -c1-2)
 shard_password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 shards=(dp_test_shard1 dp_test_shard2)
