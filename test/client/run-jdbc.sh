@@ -26,9 +26,12 @@ SELECT dp.register_release('county_edu_counts', 'dp_test jdbc survey',
     columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
 SELECT dp.grant_release('county_edu_counts', '$analyst');
 GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass) TO $analyst;
-SELECT dp.refresh_release('county_edu_counts') > 0;
--- A test seed an administrator keeps for their own sessions: a secret.
-ALTER ROLE CURRENT_USER IN DATABASE $db SET dp.seed = '20261122';"
+SELECT dp.refresh_release('county_edu_counts') > 0;"
+# A fixed seed is a secret: it may not be stored where every role can read it.
+# Refused in a session that has loaded invariant_dp (any C function of it does).
+store_seed="ALTER ROLE CURRENT_USER IN DATABASE $db SET dp.seed = '20261122'"
+is "ALTER ROLE ... SET dp.seed is refused once the library is loaded (22023: pg_db_role_setting is public)" \
+   "$(sqlstate_of $db "SELECT dp.check_request('integer_laplace', 1.0); $store_seed")" 22023
 margins=$(q $db "SELECT string_agg(county || '=' || n, ',' ORDER BY county)
                  FROM (SELECT county, count(*) AS n FROM delinquents GROUP BY 1) t")
 
@@ -44,6 +47,16 @@ java -cp "$classes:$jar" ReleaseClient "$url" $analyst "$password" county_edu_co
 status=$?
 echo "# java client ran in $(since $start) s"
 ok "the Java client exited with status 0" test $status -eq 0
+
+# Known bug: in a session that has not loaded the library yet, dp.seed is an
+# unchecked placeholder and the setting is stored (later sessions ignore it
+# with a warning, but every role can read it in pg_db_role_setting).
+todo_is "ALTER ROLE ... SET dp.seed is refused in a fresh session too" "$(sqlstate_of $db "$store_seed")" 22023 \
+   "the check hook runs only once invariant_dp is loaded; before, the seed lands in pg_db_role_setting"
+todo_is "so the analyst reads no dp.seed in pg_db_role_setting" \
+   "$(q $db "SET ROLE $analyst; SELECT c FROM pg_db_role_setting, unnest(setconfig) c WHERE c LIKE 'dp.seed=%'")" "" \
+   "the seed stored above is readable by every role"
+q $db "ALTER ROLE CURRENT_USER IN DATABASE $db RESET dp.seed" > /dev/null 2>&1
 
 is "the server saw the client's refreshes: 4 draws audited, drawn by the analyst" \
    "$(q $db "SELECT drawn_by, count(*) FROM dp.draws GROUP BY 1 ORDER BY 1")" "$analyst|3
