@@ -4,9 +4,10 @@
 # registered releases whose regclass resolves to the restored tables, the
 # audit log and its sequence, the release tables with their draws and grants.
 # A refresh in the restored database is charged on the restored budget.
-# Last, a database with a populated materialized view over dp.draw(): its
-# restore should not draw and charge (known bug, TODO: pg_restore's REFRESH
-# MATERIALIZED VIEW is a draw).
+# A dump of a database still at 0.2.0 (the first version with the catalog)
+# restores onto the current default version. Last, a database with a
+# populated materialized view over dp.draw(): its restore should not draw and
+# charge (known bug, TODO: pg_restore's REFRESH MATERIALIZED VIEW is a draw).
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -19,6 +20,10 @@ drop_role dp_test_dump_analyst > /dev/null 2>&1
 new_db $db || { fail "create database $db"; finish; }
 drop_db $restored > /dev/null 2>&1
 on_exit "drop_db $restored"
+old_db=dp_test_dump_old
+old_restored=dp_test_restored_old
+drop_db $old_restored > /dev/null 2>&1
+on_exit "drop_db $old_restored"
 mv_db=dp_test_dump_mv
 mv_restored=dp_test_restored_mv
 drop_db $mv_restored > /dev/null 2>&1
@@ -100,6 +105,31 @@ is "the original database is untouched by it (0.50 spent)" \
 q $restored "SELECT dp.refresh_release('releases.county_edu')" > /dev/null
 is "the restored budget still stops at its total (53Z01 on the 5th draw)" \
    "$(sqlstate_of $restored "SELECT dp.refresh_release('releases.county_edu')")" 53Z01
+
+# --- a dump of a 0.2.0 database, restored with the default version -----------
+drop_db $old_db > /dev/null 2>&1
+on_exit "drop_db $old_db"
+ok "a database at invariant_dp 0.2.0 with a release drawn once" eval "
+  psql -X -q -d postgres -c 'CREATE DATABASE $old_db' &&
+  { echo \"CREATE EXTENSION invariant_dp VERSION '0.2.0';\"; cat '$repo/demo/delinquents.sql'; echo \"
+    SELECT dp.set_budget('dp_test old', 1.0);
+    SELECT dp.register_release('old_counts', 'dp_test old',
+        source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+        columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    SELECT dp.refresh_release('old_counts');\"; } | psql -X -q -v ON_ERROR_STOP=1 -d $old_db > /dev/null"
+ok "pg_dump -Fc of it and pg_restore --exit-on-error into a new database" eval "pg_dump -Fc -f '$dump.old' $old_db &&
+   psql -X -q -d postgres -c 'CREATE DATABASE $old_restored' && pg_restore --exit-on-error -d $old_restored '$dump.old'"
+is "the restored extension has the default version" \
+   "$(q $old_restored "SELECT extversion = default_version FROM pg_extension JOIN pg_available_extensions ON name = extname
+                       WHERE extname = 'invariant_dp'")" t
+is "its catalog rows survive: 0.25 spent, one draw, the release resolves" \
+   "$(q $old_restored "SELECT epsilon_spent FROM dp.budgets")|$(q $old_restored "SELECT count(*) FROM dp.draws")|$(q $old_restored "SELECT release = 'old_counts'::regclass FROM dp.releases")" \
+   "0.25|1|t"
+is "the release content is identical" \
+   "$(q $old_restored "SELECT county, edu, n FROM old_counts ORDER BY 1, 2")" "$(q $old_db "SELECT county, edu, n FROM old_counts ORDER BY 1, 2")"
+is "and it refreshes on the new version, charged on the restored budget" \
+   "$(q $old_restored "SELECT dp.refresh_release('old_counts') > 0"; q $old_restored "SELECT epsilon_spent FROM dp.budgets")" "t
+0.50"
 
 # --- a materialized view over the release --------------------------------------
 new_db $mv_db || fail "create database $mv_db"
