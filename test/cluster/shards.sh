@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Sources beyond one table. Two more local clusters act as shards, each holding
+# Sources beyond one table. Two more local clusters act as shards (created
+# here, dropped at exit: dp_test_shard1_PORT, dp_test_shard2_PORT), each holding
 # two counties of a person-level table (the demo rows); on the main cluster a
 # partitioned table whose partitions are postgres_fdw foreign tables on them.
 # With enable_partitionwise_aggregate the source's GROUP BY runs on the shards
@@ -15,7 +16,8 @@ db=dp_test_shards
 version=${DP_TEST_CLUSTER:-}; version=${version%%/*}
 [ -n "$version" ] || version=$(psql -X -A -t -d postgres -c 'SHOW server_version_num' | cut -c1-2)
 shard_password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-shards=(dp_test_shard1 dp_test_shard2)
+# Named after the main cluster's port, so runs against two clusters at once do not clash.
+shards=(dp_test_shard1_${PGPORT:-5432} dp_test_shard2_${PGPORT:-5432})
 shard_counties=("'Alpha', 'Beta'" "'Gamma', 'Delta'")
 
 # free_port FIRST: sets $port to a port from FIRST on that no cluster is
