@@ -1,0 +1,97 @@
+// Unit tests of crossed hierarchies (crossed_cascade.hpp): rectangle
+// variances and the Kronecker privacy constants against Eigen (explicit
+// Sigma_r (x) Sigma_c and its inverse), the digest's (1 + k1/3)(1 + k2/3),
+// and the crossed rollup.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <vector>
+
+#include "errors.hpp"
+#include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/crossed_cascade.hpp"
+#include "random_source.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+Eigen::MatrixXd dense(const HierarchyTree& tree, const CascadeLaw& law) {
+  const Eigen::Index n = tree.n_leaves();
+  Eigen::MatrixXd s(n, n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < n; ++j) s(i, j) = leaf_covariance(tree, law, i, j);
+  return s;
+}
+
+Eigen::MatrixXd kron(const Eigen::MatrixXd& a, const Eigen::MatrixXd& b) {
+  Eigen::MatrixXd k(a.rows() * b.rows(), a.cols() * b.cols());
+  for (Eigen::Index i = 0; i < a.rows(); ++i)
+    for (Eigen::Index j = 0; j < a.cols(); ++j) k.block(i * b.rows(), j * b.cols(), b.rows(), b.cols()) = a(i, j) * b;
+  return k;
+}
+
+void expect_privacy_matches_dense(const HierarchyTree& rows, const CascadeLaw& rl, const HierarchyTree& cols,
+                                  const CascadeLaw& cl) {
+  const Eigen::MatrixXd precision = kron(dense(rows, rl), dense(cols, cl)).inverse();
+  double add = 0, replace = 0;
+  for (Eigen::Index a = 0; a < precision.rows(); ++a) {
+    add = std::max(add, precision(a, a));
+    for (Eigen::Index b = 0; b < precision.rows(); ++b)
+      replace = std::max(replace, precision(a, a) + precision(b, b) - 2 * precision(a, b));
+  }
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove), add, 1e-8 * add);
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::ReplaceOne), replace, 1e-8 * replace);
+}
+
+TEST(CascadeCrossed, PerfectBinaryPrivacyIsTheProductOfConstants) {
+  const auto rows = HierarchyTree::perfect_binary(2, Interrupts()), cols = HierarchyTree::perfect_binary(3, Interrupts());
+  const auto rl = CascadeLaw::uniform(rows, 1.0), cl = CascadeLaw::uniform(cols, 1.0);
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove), (1 + 2 / 3.0) * (1 + 1.0), 1e-12);
+  expect_privacy_matches_dense(rows, rl, cols, cl);
+}
+
+TEST(CascadeCrossed, GeneralTreesAndPerLevelTargets) {
+  const auto rows = HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2, 2, 3, 3, 3}, Interrupts());
+  const auto cols = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 1, 2, 2}, Interrupts());
+  const CascadeLaw rl(rows, {4.0, 2.0, 1.0}), cl(cols, {3.0, 1.5, 1.0});
+  expect_privacy_matches_dense(rows, rl, cols, cl);
+  // Every (row node, column node) rectangle at v_r(s) v_c(t).
+  for (std::uint32_t s = 0; s < rows.n_nodes(); ++s)
+    for (std::uint32_t t = 0; t < cols.n_nodes(); ++t)
+      EXPECT_NEAR(crossed_rectangle_variance(rows, rl, cols, cl, rows.leaf_begin(s), rows.leaf_end(s) - 1,
+                                             cols.leaf_begin(t), cols.leaf_end(t) - 1),
+                  rl.level_variance(rows.depth(s)) * cl.level_variance(cols.depth(t)), 1e-12);
+  const Eigen::MatrixXd k = kron(dense(rows, rl), dense(cols, cl));
+  const Eigen::Index nc = cols.n_leaves();
+  // An arbitrary rectangle against the dense sum.
+  double sum = 0;
+  for (Eigen::Index i = 1; i <= 4; ++i)
+    for (Eigen::Index j = 0; j <= 2; ++j)
+      for (Eigen::Index i2 = 1; i2 <= 4; ++i2)
+        for (Eigen::Index j2 = 0; j2 <= 2; ++j2) sum += k(i * nc + j, i2 * nc + j2);
+  EXPECT_NEAR(crossed_rectangle_variance(rows, rl, cols, cl, 1, 4, 0, 2), sum, 1e-12);
+}
+
+TEST(CascadeCrossed, RollupAndRefusals) {
+  const auto rows = HierarchyTree::perfect_binary(2, Interrupts()), cols = HierarchyTree::perfect_binary(1, Interrupts());
+  const auto rl = CascadeLaw::uniform(rows, 1.0), cl = CascadeLaw::uniform(cols, 1.0);
+  auto rng = make_seeded_random_source(3);
+  const auto grid = crossed_cascade_noise(rows, rl, cols, cl, *rng, Interrupts());
+  ASSERT_EQ(grid.size(), 8u);
+  const auto nodes = crossed_rollup(rows, cols, grid, Interrupts());
+  const std::size_t w = cols.n_nodes();
+  for (std::uint32_t s = 0; s < rows.n_nodes(); ++s) {
+    if (rows.is_leaf(s)) continue;
+    for (std::size_t t = 0; t < w; ++t)
+      EXPECT_EQ(nodes[s * w + t], nodes[rows.first_child(s) * w + t] + nodes[(rows.first_child(s) + 1) * w + t]);
+    EXPECT_NEAR(nodes[s * w], nodes[s * w + 1] + nodes[s * w + 2], 1e-12);
+  }
+  const std::vector<std::int64_t> counts{1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(crossed_rollup(rows, cols, counts, Interrupts())[0], 36);
+  const auto fixed = rl.conditioned_on(rows, {0});
+  EXPECT_THROW(crossed_cascade_noise(rows, fixed, cols, cl, *rng, Interrupts()), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace invariant_dp::hierarchy
