@@ -20,6 +20,7 @@
 #include "hierarchy/crossed_cascade.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 #include "hierarchy/normal_stream.hpp"
+#include "hierarchy/streaming_cascade.hpp"
 #include "hierarchy/rollup.hpp"
 #include "random_source.hpp"
 
@@ -263,6 +264,55 @@ TEST(CascadeStat, CrossedNoiseHasTheKroneckerCovariance) {
   EXPECT_TRUE(crossed_passes(rows, rl, cols, cl, cl, 100000, 10, true));
   // Power: column leaves at 1.3 instead of 1 (siblings -0.43 instead of -1/3).
   EXPECT_FALSE(crossed_passes(rows, rl, cols, cl, CascadeLaw(cols, {1.0, 1.3}), 100000, 11, false));
+}
+
+// Streaming: 6 leaves appended in chunks 2, 1, 3 through serialized states
+// against the first 6 leaves of the batch depth-3 tree (digest §6.4 item 9).
+bool streaming_passes(const HierarchyTree& reference_tree, const CascadeLaw& reference, int runs, std::uint64_t seed,
+                      bool verbose) {
+  const std::size_t n = 6;
+  auto rng = make_seeded_random_source(seed);
+  std::vector<double> sum(n, 0), cross(n * n, 0);
+  for (int r = 0; r < runs; ++r) {
+    std::vector<double> z;
+    std::string state = StreamingCascade(1.0, 3).serialize();
+    for (std::uint64_t chunk : {2u, 1u, 3u}) {
+      auto stream = StreamingCascade::deserialize(state);
+      const auto more = stream.append(chunk, *rng, Interrupts());
+      z.insert(z.end(), more.begin(), more.end());
+      state = stream.serialize();
+    }
+    for (std::size_t a = 0; a < n; ++a) {
+      sum[a] += z[a];
+      for (std::size_t b = a; b < n; ++b) cross[a * n + b] += z[a] * z[b];
+    }
+  }
+  const double z2 = chi2_critical(1, kAlpha / (n * (n + 1) / 2));
+  bool ok = true;
+  for (std::uint32_t a = 0; a < n; ++a) {
+    for (std::uint32_t b = a; b < n; ++b) {
+      const double empirical = (cross[a * n + b] - sum[a] * sum[b] / runs) / (runs - 1);
+      const double c = leaf_covariance(reference_tree, reference, a, b);
+      const double se = std::sqrt((leaf_covariance(reference_tree, reference, a, a) *
+                                       leaf_covariance(reference_tree, reference, b, b) + c * c) / runs);
+      const double z = (empirical - c) / se;
+      if (z * z > z2) {
+        if (verbose) std::printf("[stat] streaming cov(%u, %u) = %.4f, batch %.4f, z = %.1f\n", a, b, empirical, c, z);
+        ok = false;
+      }
+    }
+  }
+  return ok;
+}
+
+TEST(CascadeStat, StreamingHasTheBatchLaw) {
+  const auto batch = HierarchyTree::perfect_binary(3, Interrupts());
+  EXPECT_TRUE(streaming_passes(batch, CascadeLaw::uniform(batch, 1.0), 60000, 12, true));
+  // Power: the prefix tree of the 6 leaves read as a general tree (its
+  // one-child node copied) is a different law: leaves 0 and 4 at -1/16, not
+  // -1/32.
+  const auto prefix = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 3, 3, 4, 4, 5, 5}, Interrupts());
+  EXPECT_FALSE(streaming_passes(prefix, CascadeLaw::uniform(prefix, 1.0), 60000, 13, false));
 }
 
 }  // namespace
