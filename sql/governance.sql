@@ -24,7 +24,8 @@ SELECT dp.register_release('county_edu_counts', 'delinquency survey',
     margins   => '{county}');
 SELECT release, dataset, owner, mechanism, epsilon, delta, margins FROM dp.releases;
 
--- Deny-by-default: a source PUBLIC can read is refused, and so is a bad
+-- Deny-by-default: a source PUBLIC can read is refused (directly, through a
+-- view, or through a function the check cannot see into), and so is a bad
 -- mechanism or an unknown dataset, before anything is created.
 CREATE TABLE open_survey AS SELECT * FROM delinquents;
 GRANT SELECT ON open_survey TO PUBLIC;
@@ -34,6 +35,10 @@ CREATE VIEW open_view AS SELECT * FROM open_survey;
 REVOKE ALL ON open_view FROM PUBLIC;
 SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
     'SELECT county, count(*) FROM open_view GROUP BY 1', 'county text, n bigint', 0.5)$$);
+CREATE FUNCTION open_rows() RETURNS SETOF open_survey LANGUAGE sql STABLE AS 'SELECT * FROM open_survey';
+SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
+    'SELECT county, count(*) FROM open_rows() GROUP BY 1', 'county text, n bigint', 0.5)$$);
+SELECT dp.source_functions('SELECT county, count(*) FROM open_rows(), generate_series(1, 2) GROUP BY 1');
 SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'delinquency survey',
     'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, 'integer_laplase')$$);
 SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'no such dataset',
@@ -50,7 +55,12 @@ GRANT SELECT ON delinquents TO regress_dp_analyst;
 SELECT sqlstate_of($$SELECT dp.grant_release('county_edu_counts', 'regress_dp_analyst')$$);
 REVOKE SELECT ON delinquents FROM regress_dp_analyst;
 SELECT dp.grant_release('county_edu_counts', 'regress_dp_analyst');
+-- EXECUTE alone does not let a role spend a release's budget; grant_refresh does.
 GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass) TO regress_dp_refresher;
+SET ROLE regress_dp_refresher;
+SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
+RESET ROLE;
+SELECT dp.grant_refresh('county_edu_counts', 'regress_dp_refresher');
 
 -- Refresh: four draws fit in the budget of 1.0 (numeric: exactly), the fifth fails.
 SET ROLE regress_dp_refresher;
@@ -105,6 +115,7 @@ SELECT epsilon_spent, epsilon_total FROM dp.budgets;
 SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('county_edu_counts');
 
 -- Audit: four draws, each with who, when, mechanism, epsilon, invariants and the noise law.
+SELECT release, drawn_as, count(*) FROM dp.draws GROUP BY 1, 2 ORDER BY 2;
 SELECT count(*) AS draws, count(DISTINCT drawn_at) AS distinct_times, bool_and(drawn_by = session_user) AS who,
        bool_and(noise_law->>'mechanism' = 'integer_laplace') AS law, bool_and(margins = '{county}') AS margins,
        sum(epsilon) AS epsilon, min(cells) AS cells
@@ -121,6 +132,13 @@ SELECT sqlstate_of('REFRESH MATERIALIZED VIEW county_edu_view');
 SELECT count(*) AS rows_still_readable FROM county_edu_view;
 SELECT epsilon_spent FROM dp.budgets;
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::first_read)$$);
+-- pg_restore replays REFRESH MATERIALIZED VIEW: it restores the stored draw
+-- and neither draws nor charges.
+SET application_name = 'pg_restore';
+REFRESH MATERIALIZED VIEW county_edu_view;
+RESET application_name;
+SELECT epsilon_spent, (SELECT count(*) FROM dp.draws) AS draws FROM dp.budgets;
+SELECT count(*) AS same_rows FROM (SELECT * FROM county_edu_view INTERSECT SELECT * FROM county_edu_counts) s;
 
 -- A governed hierarchy: county rows and their exact rollups, drawn from the same budget.
 SELECT dp.set_budget('delinquency survey', 2.0);
@@ -139,7 +157,10 @@ SELECT dp.drop_release('county_rollup');
 DROP MATERIALIZED VIEW county_edu_view;
 SELECT dp.drop_release('county_edu_counts');
 SELECT count(*) AS releases_left FROM dp.releases;
+-- The audit keeps the dropped release's name.
+SELECT DISTINCT release FROM dp.draws ORDER BY 1;
 DROP VIEW open_view;
+DROP FUNCTION open_rows();
 DROP TABLE open_survey;
 DELETE FROM dp.draws;
 DELETE FROM dp.budgets;

@@ -6,6 +6,9 @@
 -- releases can be hierarchies too. PostgreSQL cannot add an argument to an
 -- existing function, so the functions that gain one are dropped and created
 -- again (a view over dp.privatize must be dropped before this update).
+-- Governed releases also get per-release refreshers, audit rows that keep the
+-- release's name, a protection check that refuses sources reading through
+-- opaque functions, and restores that do not draw.
 
 \echo Use "ALTER EXTENSION invariant_dp UPDATE TO '0.3.0'" to load this file. \quit
 
@@ -183,6 +186,93 @@ COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, fl
 REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[])
     FROM PUBLIC;
 
+-- Audit rows keep the release's name after it is dropped or restored
+-- elsewhere (a regclass would print a bare oid), and the role in effect.
+ALTER TABLE dp.draws ALTER COLUMN release TYPE text USING release::text;
+ALTER TABLE dp.draws ADD COLUMN drawn_as name;
+COMMENT ON COLUMN dp.draws.drawn_by IS 'The session user.';
+COMMENT ON COLUMN dp.draws.drawn_as IS 'The role in effect (SET ROLE), or the session user.';
+
+-- Who may spend a release's budget: its owner, superusers, and the roles an
+-- administrator names per release (EXECUTE on the functions alone is not enough).
+CREATE TABLE dp.refreshers (
+    release   regclass NOT NULL REFERENCES dp.releases ON DELETE CASCADE,
+    refresher regrole NOT NULL,
+    PRIMARY KEY (release, refresher)
+);
+COMMENT ON TABLE dp.refreshers IS 'Roles allowed to draw (and so spend the budget of) each governed release.';
+SELECT pg_catalog.pg_extension_config_dump('dp.refreshers', '');
+REVOKE ALL ON dp.refreshers FROM PUBLIC;
+
+CREATE FUNCTION dp.source_functions(source text) RETURNS regprocedure[]
+AS 'MODULE_PATHNAME', 'dp_source_functions'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION dp.source_functions(text) IS
+'The functions a query reads rows from (in FROM) that are not PostgreSQL''s own. The query is analysed, never run.';
+
+-- Functions are opaque to the relation check: a source reading rows through
+-- one could read a table PUBLIC can see. Views are expanded and checked.
+CREATE OR REPLACE FUNCTION dp.check_source_protected(source text) RETURNS void
+LANGUAGE plpgsql STABLE
+AS $$
+DECLARE
+    relation regclass;
+    fn regprocedure;
+BEGIN
+    FOREACH fn IN ARRAY dp.source_functions(source) LOOP
+        RAISE EXCEPTION USING ERRCODE = '42501',
+            MESSAGE = format('source reads rows through function %s, which the protection check cannot see into', fn),
+            DETAIL = 'A governed source must name the relations it reads, so that none of them is readable by PUBLIC.',
+            HINT = 'Read the tables directly, or through a view.';
+    END LOOP;
+    FOREACH relation IN ARRAY dp.source_relations(source) LOOP
+        IF has_any_column_privilege('public', relation, 'SELECT') THEN
+            RAISE EXCEPTION USING ERRCODE = '42501',
+                MESSAGE = format('source reads %s, which PUBLIC can read', relation),
+                DETAIL = 'A governed release is private only if its raw rows cannot be read around it.',
+                HINT = format('REVOKE SELECT ON %s FROM PUBLIC, then register again.', relation);
+        END IF;
+    END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION dp.check_source_protected(text) IS
+'Raises 42501 if PUBLIC can read any relation the query reads, or if it reads rows through a function.';
+
+CREATE FUNCTION dp.grant_refresh(release regclass, refresher regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.releases r WHERE r.release = grant_refresh.release) THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    INSERT INTO dp.refreshers VALUES (release, refresher) ON CONFLICT DO NOTHING;
+    EXECUTE format('GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass), dp.draw(anyelement) TO %I',
+                   refresher::text);
+END
+$$;
+
+COMMENT ON FUNCTION dp.grant_refresh(regclass, regrole) IS
+'Lets a role draw a governed release, spending its dataset''s budget (by hand, through a materialized view, '
+'or on a schedule).';
+
+CREATE FUNCTION dp.revoke_refresh(release regclass, refresher regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    DELETE FROM dp.refreshers r WHERE r.release = revoke_refresh.release AND r.refresher = revoke_refresh.refresher;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('role %s may not refresh %s anyway', refresher, release);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.revoke_refresh(regclass, regrole) IS 'Withdraws dp.grant_refresh.';
+
+REVOKE EXECUTE ON FUNCTION dp.grant_refresh(regclass, regrole), dp.revoke_refresh(regclass, regrole) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION dp.refresh_release(release regclass) RETURNS bigint
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -192,10 +282,20 @@ DECLARE
     cost_delta numeric;
     cells bigint;
     draw bigint;
+    -- Inside a SECURITY DEFINER function current_user is the definer: the
+    -- caller is the role set with SET ROLE, else the session user.
+    caller name := CASE current_setting('role') WHEN 'none' THEN session_user ELSE current_setting('role') END;
 BEGIN
     SELECT * INTO r FROM dp.releases WHERE dp.releases.release = refresh_release.release;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    IF NOT pg_has_role(caller, r.owner, 'MEMBER')
+       AND NOT EXISTS (SELECT FROM dp.refreshers f
+                       WHERE f.release = r.release AND pg_has_role(caller, f.refresher, 'MEMBER')) THEN
+        RAISE EXCEPTION USING ERRCODE = '42501',
+            MESSAGE = format('role %s may not refresh %s', caller, release),
+            HINT = format('An administrator can allow it: SELECT dp.grant_refresh(%L, %L).', release::text, caller);
     END IF;
     cost_delta := coalesce(r.delta, 0)::numeric;
     -- The row lock serializes every draw against this dataset's budget.
@@ -216,10 +316,61 @@ BEGIN
     GET DIAGNOSTICS cells = ROW_COUNT;
     UPDATE dp.budgets SET epsilon_spent = epsilon_spent + r.epsilon::numeric, delta_spent = delta_spent + cost_delta
     WHERE dp.budgets.dataset = r.dataset;
-    INSERT INTO dp.draws (release, dataset, drawn_by, mechanism, epsilon, delta, margins, options, noise_law, cells)
-    VALUES (release, r.dataset, session_user, r.mechanism, r.epsilon, r.delta, r.margins, r.options,
+    INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
+                          noise_law, cells)
+    VALUES (release::text, r.dataset, session_user, caller, r.mechanism, r.epsilon, r.delta, r.margins, r.options,
             dp.last_release(), cells)
     RETURNING draw_id INTO draw;
     RETURN draw;
+END
+$$;
+
+-- pg_restore replays REFRESH MATERIALIZED VIEW: that must restore the
+-- published draw, not draw (and charge) a new one.
+CREATE OR REPLACE FUNCTION dp.draw(release anyelement) RETURNS SETOF anyelement
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    target regclass;
+BEGIN
+    SELECT c.oid INTO target FROM pg_class c WHERE c.reltype = pg_typeof(release)::oid;
+    IF target IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('type %s is not the row type of a governed release', pg_typeof(release)),
+            HINT = 'Pass NULL cast to the release table''s type: dp.draw(NULL::state_counts).';
+    END IF;
+    IF current_setting('application_name') = 'pg_restore' THEN
+        RAISE NOTICE 'pg_restore: % returns its stored draw; nothing is drawn or charged', target;
+    ELSE
+        PERFORM dp.refresh_release(target);
+    END IF;
+    RETURN QUERY EXECUTE format('SELECT * FROM %s', target);
+END
+$$;
+
+COMMENT ON FUNCTION dp.draw(anyelement) IS
+'Draws a new release (charging the budget, like dp.refresh_release) and returns its rows. '
+'For materialized views: CREATE MATERIALIZED VIEW v AS SELECT * FROM dp.draw(NULL::release_table). '
+'Under pg_restore (application_name pg_restore) it returns the stored draw without drawing.';
+
+CREATE OR REPLACE FUNCTION dp.release_cost(release regclass)
+RETURNS TABLE (dataset text, epsilon float8, delta float8, epsilon_remaining numeric,
+               delta_remaining numeric, draws_remaining bigint, last_drawn_at timestamptz)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN QUERY
+    SELECT r.dataset, r.epsilon, r.delta,
+           b.epsilon_total - b.epsilon_spent,
+           b.delta_total - b.delta_spent,
+           floor(least((b.epsilon_total - b.epsilon_spent) / r.epsilon::numeric,
+                       CASE WHEN coalesce(r.delta, 0) > 0
+                            THEN (b.delta_total - b.delta_spent) / r.delta::numeric END))::bigint,
+           (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text)
+    FROM dp.releases r JOIN dp.budgets b ON b.dataset = r.dataset
+    WHERE r.release = release_cost.release;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
 END
 $$;

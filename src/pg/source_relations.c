@@ -2,10 +2,13 @@
  * dp.source_relations(query): every table, view and partition a query
  * reads, after view expansion. Governed releases use it to refuse a source
  * that PUBLIC can read and an analyst who could read around the release.
+ * dp.source_functions(query): the functions it reads rows from (in FROM)
+ * that are not PostgreSQL's own: their bodies are opaque to that check.
  * Analysis only: the query is parsed and rewritten, never planned or run.
  */
 #include "postgres.h"
 
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
@@ -15,16 +18,38 @@
 #include "tcop/tcopprot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "storage/lockdefs.h"
 
 #include "arguments.h"
 
 PG_FUNCTION_INFO_V1(dp_source_relations);
+PG_FUNCTION_INFO_V1(dp_source_functions);
 
-static bool collect_relations(Node *node, List **relids);
+typedef struct SourceObjects
+{
+	List	   *relids;			/* tables, views, partitions */
+	List	   *funcids;		/* row-returning functions in FROM, not pg_catalog's */
+} SourceObjects;
+
+static bool collect_objects(Node *node, SourceObjects *objects);
+
+static void
+collect_functions(RangeTblEntry *rte, SourceObjects *objects)
+{
+	ListCell   *cell;
+
+	foreach(cell, rte->functions)
+	{
+		Node	   *expr = lfirst_node(RangeTblFunction, cell)->funcexpr;
+
+		if (IsA(expr, FuncExpr) && get_func_namespace(((FuncExpr *) expr)->funcid) != PG_CATALOG_NAMESPACE)
+			objects->funcids = list_append_unique_oid(objects->funcids, ((FuncExpr *) expr)->funcid);
+	}
+}
 
 static bool
-collect_from_query(Query *query, List **relids)
+collect_from_query(Query *query, SourceObjects *objects)
 {
 	ListCell   *cell;
 
@@ -33,20 +58,22 @@ collect_from_query(Query *query, List **relids)
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, cell);
 
 		if (rte->rtekind == RTE_RELATION)
-			*relids = list_append_unique_oid(*relids, rte->relid);
+			objects->relids = list_append_unique_oid(objects->relids, rte->relid);
+		else if (rte->rtekind == RTE_FUNCTION)
+			collect_functions(rte, objects);
 	}
-	return query_tree_walker(query, collect_relations, relids, 0);
+	return query_tree_walker(query, collect_objects, objects, 0);
 }
 
 /* Every range table of every (sub)query, CTE and sublink. */
 static bool
-collect_relations(Node *node, List **relids)
+collect_objects(Node *node, SourceObjects *objects)
 {
 	if (node == NULL)
 		return false;
 	if (IsA(node, Query))
-		return collect_from_query((Query *) node, relids);
-	return expression_tree_walker(node, collect_relations, relids);
+		return collect_from_query((Query *) node, objects);
+	return expression_tree_walker(node, collect_objects, objects);
 }
 
 /* A partitioned or inherited table is readable through each child too. */
@@ -67,15 +94,13 @@ with_descendants(List *relids)
 	return all;
 }
 
-Datum
-dp_source_relations(PG_FUNCTION_ARGS)
+static SourceObjects
+source_objects(FunctionCallInfo fcinfo)
 {
 	char	   *query = required_text(fcinfo, 0, "source");
 	List	   *statements = raw_parser(query, RAW_PARSE_DEFAULT);
-	List	   *relids = NIL;
+	SourceObjects objects = {NIL, NIL};
 	ListCell   *cell;
-	Datum	   *elements;
-	int			n = 0;
 
 	if (list_length(statements) != 1)
 		ereport(ERROR,
@@ -83,11 +108,31 @@ dp_source_relations(PG_FUNCTION_ARGS)
 				 errmsg("source must be a single SELECT query"),
 				 errdetail("It contains %d statements.", list_length(statements))));
 	foreach(cell, pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, statements), query, NULL, 0, NULL))
-		collect_from_query(lfirst_node(Query, cell), &relids);
-	relids = with_descendants(relids);
+		collect_from_query(lfirst_node(Query, cell), &objects);
+	objects.relids = with_descendants(objects.relids);
+	return objects;
+}
 
-	elements = palloc(sizeof(Datum) * Max(list_length(relids), 1));
-	foreach(cell, relids)
+static ArrayType *
+oid_array(List *oids, Oid type)
+{
+	Datum	   *elements = palloc(sizeof(Datum) * Max(list_length(oids), 1));
+	ListCell   *cell;
+	int			n = 0;
+
+	foreach(cell, oids)
 		elements[n++] = ObjectIdGetDatum(lfirst_oid(cell));
-	PG_RETURN_ARRAYTYPE_P(construct_array(elements, n, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT));
+	return construct_array(elements, n, type, sizeof(Oid), true, TYPALIGN_INT);
+}
+
+Datum
+dp_source_relations(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_ARRAYTYPE_P(oid_array(source_objects(fcinfo).relids, REGCLASSOID));
+}
+
+Datum
+dp_source_functions(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_ARRAYTYPE_P(oid_array(source_objects(fcinfo).funcids, REGPROCEDUREOID));
 }

@@ -36,16 +36,9 @@ is() {
   fi
 }
 
-# todo_is DESCRIPTION GOT EXPECTED REASON: like is, for a known bug of the
-# extension (TAP "# TODO": reported, not counted as a failure). Once the bug
-# is fixed it prints "ok ... # TODO", and the marker should be removed.
-todo_is() {
-  if [ "$2" == "$3" ]; then
-    echo "ok - $1 # TODO $4"; tap_passed=$((tap_passed + 1))
-  else
-    echo "not ok - $1 # TODO $4"
-    printf '#   got:      %s\n#   expected: %s\n' "${2//$'\n'/$'\n#             '}" "${3//$'\n'/$'\n#             '}"
-  fi
+# isnt DESCRIPTION GOT UNEXPECTED: ok if the two strings differ.
+isnt() {
+  if [ "$2" != "$3" ]; then pass "$1"; else fail "$1"; printf '#   both: %s\n' "$2"; fi
 }
 
 # q DB SQL: runs SQL in DB, prints unaligned tuples; errors go to stderr.

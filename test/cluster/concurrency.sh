@@ -22,7 +22,6 @@ new_db $db || { fail "create database $db"; finish; }
 q $db "
 CREATE ROLE dp_test_conc_analyst;
 CREATE ROLE dp_test_conc_refresher;
-GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass) TO dp_test_conc_refresher;
 SELECT dp.set_budget('dp_test pgbench', 1.0);
 SELECT dp.register_release('pgbench_counts', 'dp_test pgbench',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
@@ -36,6 +35,7 @@ SELECT dp.set_budget('dp_test repeatable read', 1.0);
 SELECT dp.register_release('rr_counts', 'dp_test repeatable read',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
     columns => 'county text, edu text, n bigint', epsilon => 0.2, margins => '{county}');
+SELECT dp.grant_refresh('psql_counts', 'dp_test_conc_refresher');
 SELECT dp.refresh_release('pgbench_counts');" > /dev/null || fail "set up budgets and releases"
 
 is "release_cost says 9 draws are left after the first" \
@@ -82,7 +82,7 @@ is "pgbench committed exactly the 9 draws the budget had left" "$processed" 9
 ok "every aborted pgbench client was refused by the budget ($budget_aborts of $aborts)" \
    test "$aborts" -ge 1 -a "$aborts" -eq "$budget_aborts"
 is "the audit log has exactly 10 draws of pgbench_counts" \
-   "$(q $db "SELECT count(*) FROM dp.draws WHERE release = 'pgbench_counts'::regclass")" 10
+   "$(q $db "SELECT count(*) FROM dp.draws WHERE release = 'public.pgbench_counts'")" 10
 is "epsilon_spent is exactly 10 * 0.1 = epsilon_total (numeric)" \
    "$(q $db "SELECT epsilon_spent = 10 * 0.1::numeric, epsilon_spent = epsilon_total, epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test pgbench'")" \
    "t|t|1.0"
@@ -115,7 +115,7 @@ echo "# parallel psql: $succeeded draws, $refused refused with 53Z01, $other oth
 is "6 psql clients x 5 refreshes: exactly 7 draws succeeded" "$succeeded" 7
 is "the 23 others were refused with 53Z01, no other error" "$refused|$other" "23|0"
 is "the audit log has exactly 7 draws of psql_counts" \
-   "$(q $db "SELECT count(*), count(DISTINCT draw_id) FROM dp.draws WHERE release = 'psql_counts'::regclass")" "7|7"
+   "$(q $db "SELECT count(*), count(DISTINCT draw_id) FROM dp.draws WHERE release = 'public.psql_counts'")" "7|7"
 is "epsilon_spent is exactly 7 * 0.3 = 2.1" \
    "$(q $db "SELECT epsilon_spent = 7 * 0.3::numeric, epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test psql'")" "t|2.1"
 is "psql_counts holds one complete draw with the true margins" \
@@ -133,7 +133,7 @@ is "repeatable read: pgbench committed exactly the 5 draws of the budget" "$proc
 is "every aborted client was refused by the budget, none by anything else" \
    "$(grep 'aborted in command' "$work/rr.err" | grep -vc 'privacy budget of dataset "dp_test repeatable read" is exhausted')" 0
 is "the audit log has exactly 5 draws of rr_counts and epsilon_spent is exactly 1.0" \
-   "$(q $db "SELECT count(*) FROM dp.draws WHERE release = 'rr_counts'::regclass")|$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test repeatable read'")" \
+   "$(q $db "SELECT count(*) FROM dp.draws WHERE release = 'public.rr_counts'")|$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test repeatable read'")" \
    "5|1.0"
 is "rr_counts holds one complete draw with the true margins" \
    "$(q $db "SELECT count(*) FROM rr_counts"; q $db "SELECT county, sum(n) FROM rr_counts GROUP BY 1 ORDER BY 1")" \

@@ -77,13 +77,13 @@ SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C"
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['draw', 'drop_release', 'grant_release', 'privatize_as_owner', 'refresh_release', 'register_release',
-                'set_budget'],
+          ARRAY['draw', 'drop_release', 'grant_refresh', 'grant_release', 'privatize_as_owner', 'refresh_release',
+                'register_release', 'revoke_refresh', 'set_budget'],
           'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
            WHERE e.extname = 'invariant_dp'),
-          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'releases'], 'the catalog is kept by pg_dump');
+          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'releases'], 'the catalog is kept by pg_dump');
 SELECT is((SELECT count(*)::int FROM pg_class c
            WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'r'
              AND has_any_column_privilege('public', c.oid, 'SELECT')),
