@@ -69,7 +69,8 @@ TEST(Family, EveryMechanismPublishesItsFamily) {
                {"subspace_gaussian", true, 1e-6, "conditioning"}, {"subspace_laplace", true, 0, "projection"},
                {"integer_laplace", true, 0, "conditioning"},      {"integer_gaussian", true, 1e-6, "conditioning"},
                {"integer_laplace_l2", true, 0, "conditioning"},   {"project_l2", true, 0, "projection"},
-               {"project_nn_l2", true, 0, "projection"},          {"project_nn_integer", true, 0, "projection"}};
+               {"project_nn_l2", true, 0, "projection"},          {"project_nn_integer", true, 0, "projection"},
+               {"congenial", true, 0, "conditioning"}};
   for (const auto& c : cases) {
     auto r = request(c.mechanism, c.margins ? std::vector<std::string>{"county"} : std::vector<std::string>{}, c.delta);
     r.iterations = 50;

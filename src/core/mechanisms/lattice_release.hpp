@@ -40,6 +40,10 @@ struct SamplerReport {
   std::uint64_t iterations = 0;
   double acceptance = 0;
   bool sd_estimated = false;
+  // congenial: the chain's start, and the sd's meaning when it is neither
+  // exact nor estimated (empty: not published).
+  std::string start;
+  std::string stddev;
 };
 
 // Everything a chain for this request needs: the lattice, the calibrated

@@ -14,6 +14,7 @@ const MechanismTraits kMechanisms[] = {
     {Mechanism::IntegerLaplace, "integer_laplace", true, true, false, Family::Conditioning},
     {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false, Family::Conditioning},
     {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true, Family::Conditioning},
+    {Mechanism::Congenial, "congenial", true, true, false, Family::Conditioning},
     {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection},
     {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection},
     {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection},

@@ -9,6 +9,7 @@
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
 #include "conditioned_release.hpp"
+#include "congenial_release.hpp"
 #include "lattice_release.hpp"
 #include "noise_calibration.hpp"
 #include "projection_release.hpp"
@@ -76,6 +77,8 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
                           mechanism == Mechanism::ProjectNnInteger;
   if (projection)
     release_projected(counts, request, law, model, rng, interrupts, result);
+  else if (mechanism == Mechanism::Congenial)
+    release_congenial(counts, request, model, rng, interrupts, result, law, report);
   else if (exact_partition)
     release_conditioned(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||

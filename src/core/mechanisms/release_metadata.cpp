@@ -53,6 +53,18 @@ bool non_negative(const ReleaseRequest& request) {
 
 std::string privacy_statement(const ReleaseRequest& request) {
   std::ostringstream out;
+  if (request.mechanism->mechanism == Mechanism::Congenial) {
+    out << "epsilon-differential privacy for "
+        << (request.neighbours == Neighbours::ReplaceOne ? "databases that differ in one person's record"
+                                                         : "databases that differ by one person added or removed")
+        << (request.margins.empty() ? "" : " (or, with crossing margins, by one shortest margin-preserving move) "
+                                           "and agree on every declared margin; the margins are released exactly "
+                                           "and are not protected")
+        << ": the base discrete Laplace is (epsilon/2)-DP and conditioning it on the margins and on "
+           "non-negativity, a set that depends on the data, costs at most the factor 1 + gamma <= 2 (Gong and "
+           "Meng 2020, Theorem 2.1, gamma = 1)";
+    return out.str();
+  }
   out << (request.mechanism->needs_delta ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
       << (request.neighbours == Neighbours::ReplaceOne ? "databases that differ in one person's record"
                                                        : "databases that differ by one person added or removed");
@@ -89,8 +101,30 @@ std::string sampler_json(const SamplerReport& sampler) {
         << ", \"caveat\": " << quoted("the noise follows the stated law up to the chain's total variation distance "
                                       "after these iterations (bounded by dp.diagnose); the privacy guarantee holds "
                                       "up to that distance added to delta");
-  out << ", \"stddev\": " << quoted(sampler.sd_estimated ? "Monte Carlo estimate from the same chain" : "exact")
-      << "}";
+  if (!sampler.start.empty()) out << ", \"start\": " << quoted(sampler.start);
+  const std::string stddev = !sampler.stddev.empty() ? sampler.stddev
+                             : sampler.sd_estimated  ? "Monte Carlo estimate from the same chain"
+                                                     : "exact";
+  out << ", \"stddev\": " << quoted(stddev) << "}";
+  return out.str();
+}
+
+// The privacy budget's split, for the mechanisms whose guarantee is not the
+// base noise's alone (empty for the others, whose metadata is unchanged).
+std::string accounting_json(const ReleaseRequest& request) {
+  std::ostringstream out;
+  if (request.mechanism->mechanism == Mechanism::Congenial) {
+    out << ", \"accounting\": {\"epsilon\": " << number(request.epsilon)
+        << ", \"base_epsilon\": " << number(request.epsilon / 2) << ", \"gamma\": 1"
+        << ", \"rule\": " << quoted("epsilon = (1 + gamma) * base_epsilon, Gong and Meng 2020 Theorem 2.1") << "}";
+  } else if (request.mechanism->family == Family::Projection && request.mechanism->mechanism != Mechanism::SubspaceLaplace) {
+    out << ", \"accounting\": {\"epsilon\": " << number(request.epsilon)
+        << ", \"base_epsilon\": " << number(request.epsilon) << ", \"rule\": "
+        << quoted("the noisy table is base_epsilon-DP; the projection uses only the disclosed margin totals, so "
+                  "the guarantee holds between databases with equal totals (not by the post-processing theorem: "
+                  "the target set is data-derived, Gong and Meng 2020 section 4)")
+        << "}";
+  }
   return out.str();
 }
 
@@ -122,7 +156,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"epsilon\": " << number(request.epsilon)
       << ", \"delta\": " << (request.mechanism->needs_delta ? number(request.delta) : std::string("null"))
       << ", \"neighbours\": " << quoted(neighbours_name(request.neighbours))
-      << ", \"privacy\": " << quoted(privacy_statement(request))
+      << ", \"privacy\": " << quoted(privacy_statement(request)) << accounting_json(request)
       << ", \"l1_sensitivity\": " << number(law.l1_sensitivity)
       << ", \"l2_sensitivity\": " << number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
       << ", \"invariants\": {\"margins\": " << margins_json(request)

@@ -1,0 +1,203 @@
+#include "congenial_release.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../congenial/group_rejection.hpp"
+#include "../congenial/independence_sampler.hpp"
+#include "../congenial/lattice_walk.hpp"
+#include "../congenial/public_start.hpp"
+#include "../errors.hpp"
+#include "../lattice/lattice_basis.hpp"
+#include "../samplers/conditioned_laplace_variance.hpp"
+#include "../samplers/discrete_laplace.hpp"
+
+namespace invariant_dp {
+namespace {
+
+bool grouped(const std::string& structure) { return structure == "partition" || structure == "none"; }
+
+// Each cell's group: a row of A_r for a partition, itself with no margin.
+void fill_groups(const InvariantModel& model, CongenialSetup& setup) {
+  const std::size_t d = model.n_cells();
+  setup.group_of_cell.resize(d);
+  if (setup.structure == "none") {
+    for (std::uint32_t i = 0; i < d; ++i) setup.group_of_cell[i] = i;
+    setup.n_groups = d;
+    return;
+  }
+  const auto& rows = setup.target.invariants.rows;
+  for (int r = 0; r < rows.outerSize(); ++r)
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(rows, r); it; ++it)
+      setup.group_of_cell[it.col()] = static_cast<std::uint32_t>(r);
+  setup.n_groups = static_cast<std::size_t>(rows.rows());
+}
+
+std::vector<mcmc::SparseVector> walk_moves(const CongenialSetup& setup, const InvariantModel* model,
+                                           const Interrupts& interrupts) {
+  if (setup.structure == "none") {
+    std::vector<mcmc::SparseVector> unit(setup.target.n_cells());
+    for (std::uint32_t i = 0; i < unit.size(); ++i) unit[i] = {{i}, {1}};
+    return unit;
+  }
+  return lattice_walk_moves(invariant_lattice_basis(setup.target.invariants.rows, interrupts));
+}
+
+double shortest_move_l1(const std::vector<mcmc::SparseVector>& moves) {
+  double shortest = INFINITY;
+  for (const auto& m : moves) {
+    double l1 = 0;
+    for (auto v : m.value) l1 += std::fabs(double(v));
+    shortest = std::min(shortest, l1);
+  }
+  return shortest;
+}
+
+std::unique_ptr<UnimodularCompletion> try_completion(const LinearInvariants& invariants) {
+  try {
+    return std::make_unique<UnimodularCompletion>(invariants);
+  } catch (const InvalidArgument&) {
+    return nullptr;  // the walk runs without independence proposals
+  } catch (const TooLarge&) {
+    return nullptr;
+  }
+}
+
+double acceptance(std::uint64_t accepted, std::uint64_t proposed) {
+  return proposed ? double(accepted) / double(proposed) : 0;
+}
+
+std::vector<std::int64_t> run_walk(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSource& rng,
+                                   const Interrupts& interrupts, SamplerReport& report) {
+  std::unique_ptr<IndependenceSampler> independence;
+  if (setup.completion)
+    independence = std::make_unique<IndependenceSampler>(setup.target, *setup.completion, setup.proposal_a, start);
+  LatticeWalk walk(setup.target, setup.moves, independence.get(), std::move(start));
+  for (std::uint64_t t = 0; t < setup.iterations; ++t) {
+    interrupts.poll_every(t);
+    walk.sweep(rng);
+  }
+  report.acceptance = acceptance(walk.accepted(), walk.proposed());
+  return walk.state();
+}
+
+}  // namespace
+
+CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseRequest& request,
+                                 const InvariantModel& model, const Interrupts& interrupts) {
+  CongenialSetup setup;
+  setup.structure = model.structure();
+  setup.target.invariants = linear_invariants(model, counts);
+  setup.target.center.assign(counts, counts + model.n_cells());
+  setup.sampler = request.sampler;
+  if (setup.sampler == "rejection" && !grouped(setup.structure))
+    throw InvalidArgument("the rejection sampler needs one margin or nested margins",
+                          "The declared margins cross (structure \"" + setup.structure +
+                              "\"), so there is no exact sampler to reject from.",
+                          "Use options {\"sampler\": \"lattice\"} or omit the sampler option.");
+  const bool walk = setup.sampler == "lattice" || (setup.sampler == "auto" && !grouped(setup.structure));
+  if (walk) setup.moves = walk_moves(setup, &model, interrupts);
+
+  // The shortest protected move: two cells of a group (partition), one
+  // person's change (no margin), else the shortest lattice move.
+  double l1 = request.neighbours == Neighbours::ReplaceOne ? 2 : 1;
+  if (!grouped(setup.structure))
+    l1 = shortest_move_l1(setup.moves.empty() ? walk_moves(setup, &model, interrupts) : setup.moves);
+  setup.law = congenial_noise_law(request, l1);
+  setup.target.inverse_scale = 1 / setup.law.exact_parameter.to_double();
+  setup.proposal_a =
+      request.proposal_a > 0 ? request.proposal_a : default_independence_proposal_a(setup.target.inverse_scale);
+
+  if (grouped(setup.structure)) fill_groups(model, setup);
+  setup.start = public_start(setup.target.invariants, interrupts);
+  if (setup.sampler == "mis") setup.completion = std::make_unique<UnimodularCompletion>(setup.target.invariants);
+  else if (walk) setup.completion = try_completion(setup.target.invariants);
+  setup.iterations = request.iterations > 0              ? request.iterations
+                     : setup.sampler == "mis"             ? kCongenialMisSteps
+                                                          : kCongenialWalkSweeps;
+  return setup;
+}
+
+std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rng, const Interrupts& interrupts,
+                                         SamplerReport& report) {
+  report.start = "a table computed from the public margin totals only (nearest non-negative table to zero, "
+                 "rounded keeping the totals), never the confidential table";
+  if (setup.sampler == "mis") {
+    report.sampler = "mcmc: Metropolized independence sampler (Gong and Meng 2020, Algorithm 1), double-geometric "
+                     "proposal on the free cells, pivot cells completed from the margins";
+    report.iterations = setup.iterations;
+    IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, setup.start);
+    for (std::uint64_t t = 0; t < setup.iterations; ++t) {
+      interrupts.poll_every(t);
+      chain.step(rng);
+    }
+    report.acceptance = acceptance(chain.accepted(), chain.proposed());
+    return chain.state();
+  }
+  const bool walk_only = setup.sampler == "lattice" || !grouped(setup.structure);
+  if (walk_only) {
+    report.sampler = "mcmc: Metropolis walk with margin-preserving lattice moves restricted to y >= 0, plus one "
+                     "independence proposal per sweep where the margins admit it";
+    report.iterations = setup.iterations;
+    return run_walk(setup, setup.start, rng, interrupts, report);
+  }
+  const bool strict = setup.sampler == "rejection";
+  std::vector<std::int64_t> y = setup.start;
+  std::uint64_t proposals = 0;
+  const auto failed = sample_groups_by_rejection(setup.target, setup.law.exact_parameter, setup.group_of_cell,
+                                                 setup.n_groups, setup.structure == "partition",
+                                                 strict ? kCongenialRejectionBudget : kCongenialAutoBudget,
+                                                 setup.total_samplers, rng, interrupts, y, proposals);
+  if (strict) {
+    if (!failed.empty())
+      throw OutOfRange("the rejection sampler exceeded its proposal budget",
+                       "A group needed more than " + std::to_string(kCongenialRejectionBudget) +
+                           " proposals: its cells are too small for its noise scale.",
+                       "Omit the sampler option (the default falls back to MCMC) or use \"lattice\".");
+    report.sampler = "exact: rejection per margin group from the exact discrete Laplace conditioned on the group "
+                     "sum, accepting non-negative groups";
+    report.iterations = 0;
+    report.acceptance = acceptance(setup.target.n_cells() ? setup.n_groups : 0, proposals);
+    return y;
+  }
+  report.sampler = "exact rejection per margin group (up to " + std::to_string(kCongenialAutoBudget) +
+                   " proposals), groups that exhaust it finished by the lattice walk; whether that happened is "
+                   "not published (its probability depends on the data)";
+  report.iterations = setup.iterations;
+  if (!failed.empty()) {
+    if (setup.moves.empty()) setup.moves = walk_moves(setup, nullptr, interrupts);
+    if (!setup.completion) setup.completion = try_completion(setup.target.invariants);
+    SamplerReport walk_report;
+    y = run_walk(setup, std::move(y), rng, interrupts, walk_report);
+  }
+  return y;
+}
+
+void release_congenial(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
+                       RandomSource& rng, const Interrupts& interrupts, ReleaseResult& result, NoiseLaw& law,
+                       SamplerReport& report) {
+  CongenialSetup setup = prepare_congenial(counts, request, model, interrupts);
+  result.integer_output = true;
+  result.integer_values = draw_congenial(setup, rng, interrupts, report);
+  law = setup.law;
+  // The sd of the same noise without non-negativity: data-independent, so
+  // publishable (the truncated law's sd depends on the data).
+  const std::size_t d = model.n_cells();
+  result.noise_sd.assign(d, std::sqrt(law.unit_variance));
+  if (setup.structure == "partition") {
+    std::vector<std::size_t> size(setup.n_groups, 0);
+    for (auto g : setup.group_of_cell) ++size[g];
+    for (std::size_t i = 0; i < d; ++i)
+      result.noise_sd[i] = std::sqrt(conditioned_laplace_variance(law.exact_parameter, size[setup.group_of_cell[i]]));
+    report.stddev = "exact sd of the noise without non-negativity";
+  } else if (setup.structure != "none") {
+    const auto diagonal = model.null_projector_diagonal();
+    for (std::size_t i = 0; i < d; ++i) result.noise_sd[i] = std::sqrt(law.unit_variance * std::max(0.0, diagonal[i]));
+    report.stddev = "approximate sd of the noise without non-negativity: unit_variance times the null projector's "
+                    "diagonal (exact for Gaussian noise)";
+  } else {
+    report.stddev = "exact sd of the noise without non-negativity";
+  }
+}
+
+}  // namespace invariant_dp

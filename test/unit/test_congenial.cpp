@@ -1,0 +1,129 @@
+// congenial through the release path: integer, non-negative, every margin
+// exact for every sampler; the public start depends on the margins only
+// and is what a chain that never moves releases (congenial digest §8 test 8);
+// the metadata states family, accounting and sampler.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "congenial/public_start.hpp"
+#include "errors.hpp"
+#include "invariants/invariant_model.hpp"
+#include "mechanisms/congenial_release.hpp"
+#include "mechanisms/release.hpp"
+#include "table_builder.hpp"
+
+using namespace invariant_dp;
+using invariant_dp::test_tables::grid;
+
+namespace {
+
+ReleaseRequest congenial(std::vector<std::string> margins, const std::string& sampler, double epsilon = 1,
+                         std::uint64_t iterations = 0) {
+  RawRequest raw;
+  raw.mechanism = "congenial";
+  raw.epsilon = epsilon;
+  raw.margins = std::move(margins);
+  raw.options = {{"sampler", sampler}};
+  if (iterations) raw.options.push_back({"iterations", std::to_string(iterations)});
+  return validate_request(raw);
+}
+
+void expect_kept(const test_tables::TestTable& table, const std::vector<std::string>& margins,
+                 const std::vector<std::int64_t>& y) {
+  const auto keys = table.keys();
+  std::vector<Margin> m;
+  for (const auto& name : margins) m.push_back(name.empty() ? Margin{} : Margin{{keys.column_index(name)}});
+  const InvariantModel model(keys, m, Interrupts());
+  std::vector<double> x(table.counts.begin(), table.counts.end()), yd(y.begin(), y.end());
+  std::vector<double> want(model.n_margin_groups()), got(model.n_margin_groups());
+  model.margin_totals(x.data(), want.data());
+  model.margin_totals(yd.data(), got.data());
+  EXPECT_EQ(got, want);
+  for (auto v : y) EXPECT_GE(v, 0);
+}
+
+}  // namespace
+
+TEST(Congenial, EverySamplerKeepsMarginsAndNonNegativity) {
+  std::mt19937_64 g(5);
+  std::geometric_distribution<int> counts(0.5);
+  auto rng = make_seeded_random_source(9);
+  for (int trial = 0; trial < 12; ++trial) {
+    std::vector<std::int64_t> c(12);
+    for (auto& v : c) v = counts(g);
+    const auto table = grid({"a", "b"}, {3, 4}, c);
+    const bool crossing = trial % 2;
+    const std::vector<std::string> margins = crossing ? std::vector<std::string>{"a", "b"} : std::vector<std::string>{"a"};
+    std::vector<std::string> samplers = {"auto", "lattice", "mis"};
+    if (!crossing) samplers.push_back("rejection");
+    for (const auto& sampler : samplers) {
+      const auto result = run_release(table.keys(), table.counts.data(), congenial(margins, sampler, 1, 50), *rng,
+                                      Interrupts());
+      ASSERT_TRUE(result.integer_output);
+      expect_kept(table, margins, result.integer_values);
+    }
+  }
+}
+
+TEST(Congenial, NoMarginMeansCellwiseTruncatedNoise) {
+  const auto table = grid({"a"}, {20}, std::vector<std::int64_t>(20, 0));
+  auto rng = make_seeded_random_source(3);
+  const auto result = run_release(table.keys(), table.counts.data(), congenial({}, "auto"), *rng, Interrupts());
+  for (auto v : result.integer_values) EXPECT_GE(v, 0);
+  EXPECT_NE(result.metadata_json.find("\"exact\": false"), std::string::npos);
+}
+
+TEST(Congenial, StartDependsOnTheMarginsOnlyAndIsNotTheData) {
+  // Two tables with the same row and column totals.
+  const auto a = grid({"r", "c"}, {2, 3}, {3, 0, 1, 0, 2, 2});
+  const auto b = grid({"r", "c"}, {2, 3}, {2, 1, 1, 1, 1, 2});
+  const InvariantModel ma(a.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const InvariantModel mb(b.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const auto sa = public_start(linear_invariants(ma, a.counts.data()), Interrupts());
+  const auto sb = public_start(linear_invariants(mb, b.counts.data()), Interrupts());
+  EXPECT_EQ(sa, sb);
+  EXPECT_NE(sa, a.counts);
+  // A chain that never moves (zero steps) releases the public start, not x.
+  for (const char* sampler : {"mis", "lattice"}) {
+    CongenialSetup setup = prepare_congenial(a.counts.data(), congenial({"r", "c"}, sampler), ma, Interrupts());
+    setup.iterations = 0;
+    auto rng = make_seeded_random_source(1);
+    SamplerReport report;
+    EXPECT_EQ(draw_congenial(setup, *rng, Interrupts(), report), sa) << sampler;
+  }
+}
+
+TEST(Congenial, MetadataStatesFamilyAccountingAndSampler) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(2);
+  const auto json =
+      run_release(table.keys(), table.counts.data(), congenial({"county"}, "rejection", 0.5), *rng, Interrupts())
+          .metadata_json;
+  for (const char* field : {"\"family\": \"conditioning\"", "\"base_epsilon\": 0.25", "\"gamma\": 1",
+                            "\"exact\": true", "\"non_negative\": true", "\"exact_parameter\": \"8/1\"",
+                            "public margin totals only"})
+    EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+  const auto crossing =
+      run_release(table.keys(), table.counts.data(), congenial({"county", "edu"}, "auto", 0.5, 100), *rng, Interrupts())
+          .metadata_json;
+  // Crossing margins: the shortest move is a 2x2 swap, |v|_1 = 4, b = 4 / 0.25.
+  EXPECT_NE(crossing.find("\"exact_parameter\": \"16/1\""), std::string::npos) << crossing;
+  EXPECT_NE(crossing.find("\"exact\": false"), std::string::npos);
+}
+
+TEST(Congenial, RejectsSamplersThatCannotApply) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(2);
+  EXPECT_THROW(run_release(table.keys(), table.counts.data(), congenial({"county", "edu"}, "rejection"), *rng,
+                           Interrupts()),
+               InvalidArgument);
+  RawRequest raw;
+  raw.mechanism = "integer_laplace";
+  raw.epsilon = 1;
+  raw.options = {{"sampler", "mis"}};
+  EXPECT_THROW(validate_request(raw), InvalidArgument);
+  raw.mechanism = "congenial";
+  raw.options = {{"sampler", "gibbs"}};
+  EXPECT_THROW(validate_request(raw), InvalidArgument);
+}
