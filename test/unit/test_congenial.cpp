@@ -4,12 +4,14 @@
 // the metadata states family, accounting and sampler.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "congenial/public_start.hpp"
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/congenial_release.hpp"
+#include "mechanisms/diagnostics.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
 
@@ -126,4 +128,22 @@ TEST(Congenial, RejectsSamplersThatCannotApply) {
   raw.mechanism = "congenial";
   raw.options = {{"sampler", "gibbs"}};
   EXPECT_THROW(validate_request(raw), InvalidArgument);
+}
+
+TEST(Congenial, DiagnoseRunsOnAPublicStandInOnly) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(4);
+  DiagnosticsSettings settings;
+  auto request = congenial({"county", "edu"}, "lattice", 1, 200);
+  const auto rows = run_diagnostics(table.keys(), request, settings, *rng, Interrupts());
+  std::map<std::string, double> by_metric;
+  for (const auto& r : rows) by_metric[r.metric] = r.value;
+  ASSERT_EQ(by_metric.count("rhat_l1"), 1u);
+  EXPECT_LT(by_metric["rhat_l1"], 1.1);
+  EXPECT_GT(by_metric["acceptance_moves"], 0.0);
+  EXPECT_EQ(by_metric["release_iterations"], 200.0);
+  // Partitions report the exact sampler's acceptance instead.
+  const auto exact = run_diagnostics(table.keys(), congenial({"county"}, "auto"), settings, *rng, Interrupts());
+  ASSERT_EQ(exact.front().metric, "rejection_acceptance");
+  EXPECT_GT(exact.front().value, 0.0);
 }

@@ -6,6 +6,7 @@
 #include "../invariants/invariant_model.hpp"
 #include "../mcmc/coupling.hpp"
 #include "../mcmc/rhat.hpp"
+#include "congenial_diagnostics.hpp"
 #include "lattice_release.hpp"
 
 namespace invariant_dp {
@@ -16,7 +17,7 @@ void check_lattice_mechanism(const ReleaseRequest& request) {
   if (m != Mechanism::IntegerLaplace && m != Mechanism::IntegerLaplaceL2 && m != Mechanism::IntegerGaussian)
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" has no MCMC sampler to diagnose",
                           "Its noise is drawn exactly.",
-                          "Diagnose integer_laplace, integer_laplace_l2 or integer_gaussian.");
+                          "Diagnose integer_laplace, integer_laplace_l2, integer_gaussian or congenial.");
 }
 
 }  // namespace
@@ -24,6 +25,8 @@ void check_lattice_mechanism(const ReleaseRequest& request) {
 std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const ReleaseRequest& request,
                                               const DiagnosticsSettings& settings, RandomSource& rng,
                                               const Interrupts& interrupts) {
+  if (request.mechanism->mechanism == Mechanism::Congenial)
+    return congenial_diagnostics(cells, request, settings.surrogate_count, rng, interrupts);
   check_lattice_mechanism(request);
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
   const LatticeSetup setup = prepare_lattice(request, model, interrupts);

@@ -12,6 +12,7 @@
 //   acceptance_moves, acceptance_basis: Metropolis acceptance rates;
 //   rhat_l1, rhat_z1: split R-hat over over-dispersed chains, on |z|_1 and
 //     on the first cell.
+// congenial: its own rows, on a public stand-in table (congenial_diagnostics.hpp).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct DiagnosticsSettings {
   std::int64_t coupled_pairs = 100;  // options {"coupled_pairs": n}
   std::int64_t lag = 0;              // options {"lag": L}; 0: a tenth of the release's sweeps
   std::int64_t curve_points = 50;
+  std::int64_t surrogate_count = 1;  // congenial: options {"surrogate_count": c}, the public stand-in's cells
 };
 
 std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const ReleaseRequest& request,

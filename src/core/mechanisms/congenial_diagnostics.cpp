@@ -1,0 +1,116 @@
+#include "congenial_diagnostics.hpp"
+
+#include <cstdlib>
+#include <memory>
+
+#include "../congenial/independence_sampler.hpp"
+#include "../congenial/lattice_walk.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "../mcmc/rhat.hpp"
+#include "congenial_release.hpp"
+
+namespace invariant_dp {
+namespace {
+
+constexpr int kChains = 4;
+constexpr std::uint64_t kDraws = 1000;
+
+struct Trace {
+  std::vector<double> l1, y1;
+};
+
+void record(const CongenialTarget& target, const std::vector<std::int64_t>& y, Trace& trace) {
+  double l1 = 0;
+  for (std::size_t i = 0; i < y.size(); ++i) l1 += double(std::llabs(y[i] - target.center[i]));
+  trace.l1.push_back(l1);
+  trace.y1.push_back(double(y[0]));
+}
+
+// One chain of the release's kind (MIS or walk), from `start`.
+Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSource& rng,
+                const Interrupts& interrupts, double& acceptance) {
+  Trace trace;
+  if (setup.sampler == "mis") {
+    IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, std::move(start));
+    for (std::uint64_t t = 0; t < setup.iterations + kDraws; ++t) {
+      interrupts.poll_every(t);
+      chain.step(rng);
+      if (t >= setup.iterations) record(setup.target, chain.state(), trace);
+    }
+    acceptance = chain.proposed() ? double(chain.accepted()) / double(chain.proposed()) : 0;
+    return trace;
+  }
+  std::unique_ptr<IndependenceSampler> independence;
+  if (setup.completion)
+    independence = std::make_unique<IndependenceSampler>(setup.target, *setup.completion, setup.proposal_a, start);
+  LatticeWalk walk(setup.target, setup.moves, independence.get(), std::move(start));
+  for (std::uint64_t t = 0; t < setup.iterations + kDraws; ++t) {
+    interrupts.poll_every(t);
+    walk.sweep(rng);
+    if (t >= setup.iterations) record(setup.target, walk.state(), trace);
+  }
+  acceptance = walk.proposed() ? double(walk.accepted()) / double(walk.proposed()) : 0;
+  return trace;
+}
+
+// The public start moved by a flatter walk: spread-out starting tables.
+std::vector<std::int64_t> overdispersed_start(const CongenialSetup& setup, RandomSource& rng) {
+  CongenialTarget flat = setup.target;
+  flat.inverse_scale /= 4;
+  LatticeWalk walk(flat, setup.moves, nullptr, setup.start);
+  for (int t = 0; t < 200; ++t) walk.sweep(rng);
+  return walk.state();
+}
+
+}  // namespace
+
+std::vector<DiagnosticRecord> congenial_diagnostics(const CellKeys& cells, const ReleaseRequest& request,
+                                                    std::int64_t surrogate_count, RandomSource& rng,
+                                                    const Interrupts& interrupts) {
+  const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
+  const std::vector<std::int64_t> surrogate(model.n_cells(), surrogate_count);
+  ReleaseRequest chain_request = request;
+  CongenialSetup setup = prepare_congenial(surrogate.data(), chain_request, model, interrupts);
+  std::vector<DiagnosticRecord> rows;
+  const bool grouped = setup.structure == "partition" || setup.structure == "none";
+  if (grouped && setup.sampler != "mis" && setup.sampler != "lattice") {
+    // Exact rejection: its acceptance is the whole story; R-hat is moot.
+    std::vector<std::int64_t> y = setup.start;
+    std::uint64_t proposals = 0;
+    const auto failed = sample_groups_by_rejection(setup.target, setup.law.exact_parameter, setup.group_of_cell,
+                                                   setup.n_groups, setup.structure == "partition",
+                                                   kCongenialAutoBudget, setup.total_samplers, rng, interrupts, y,
+                                                   proposals);
+    const double accepted = double(setup.n_groups - failed.size());
+    rows.push_back({"rejection_acceptance", -1, proposals ? accepted / double(proposals) : 0});
+    rows.push_back({"rejection_groups_over_budget", -1, double(failed.size())});
+    return rows;
+  }
+  if (setup.moves.empty()) {
+    // The walk's moves also drive the over-dispersed starts of MIS chains.
+    ReleaseRequest walk_request = request;
+    walk_request.sampler = "lattice";
+    setup.moves = prepare_congenial(surrogate.data(), walk_request, model, interrupts).moves;
+  }
+  std::vector<std::vector<double>> l1_chains, y1_chains;
+  double acceptance = 0;
+  for (int c = 0; c < kChains; ++c) {
+    const Trace trace = run_chain(setup, c == 0 ? setup.start : overdispersed_start(setup, rng), rng, interrupts,
+                                  acceptance);
+    l1_chains.push_back(trace.l1);
+    y1_chains.push_back(trace.y1);
+    interrupts.progress("congenial chains", c + 1, kChains);
+  }
+  rows.push_back({"release_iterations", -1, double(setup.iterations)});
+  if (setup.sampler == "mis") {
+    rows.push_back({"acceptance_independence", -1, acceptance});
+  } else {
+    rows.push_back({"acceptance_moves", -1, acceptance});
+    rows.push_back({"independence_proposals", -1, setup.completion ? 1.0 : 0.0});
+  }
+  rows.push_back({"rhat_l1", -1, mcmc::split_rhat(l1_chains)});
+  rows.push_back({"rhat_y1", -1, mcmc::split_rhat(y1_chains)});
+  return rows;
+}
+
+}  // namespace invariant_dp
