@@ -40,7 +40,7 @@ Eigen::MatrixXd leaf_map(const HierarchyTree& tree, const CascadeLaw& law) {
       continue;
     }
     const unsigned d = tree.depth(v);
-    const double tau = std::sqrt(law.split_tau2(d, m));
+    const double tau = std::sqrt(law.split_tau2(v, d, m));
     for (std::uint32_t k = 0; k < m; ++k) {
       map.row(c0 + k) = map.row(v) / m;
       for (std::uint32_t j = 0; j < m; ++j) map(c0 + k, next + j) += tau * ((j == k ? 1.0 : 0.0) - 1.0 / m);

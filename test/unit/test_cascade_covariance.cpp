@@ -34,7 +34,7 @@ Eigen::MatrixXd node_map(const HierarchyTree& tree, const CascadeLaw& law) {
     const std::uint32_t m = tree.n_children(v), c0 = tree.first_child(v);
     if (m == 0) continue;
     const unsigned d = tree.depth(v);
-    const double vp = law.level_variance(d), vc = law.level_variance(d + 1);
+    const double vp = law.node_variance(v, d), vc = law.level_variance(d + 1);
     const bool pinned = law.pinned(c0);
     if (m == 1) {
       if (!pinned) map.row(c0) = map.row(v);
@@ -102,9 +102,10 @@ void expect_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
   const Eigen::MatrixXd sigma = leaf_cov(tree, law);
   const Eigen::Index n = sigma.rows();
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
-    // Every node at its level's variance.
-    EXPECT_NEAR(map.row(v).squaredNorm(), law.level_variance(tree.depth(v)), 1e-12) << v;
-    EXPECT_NEAR(node_variance(tree, law, v), law.level_variance(tree.depth(v)), 1e-12) << v;
+    // Every node at its level's variance (its chain top's below a one-child node).
+    const double target = law.node_variance(v, tree.depth(v));
+    EXPECT_NEAR(map.row(v).squaredNorm(), target, 1e-12) << v;
+    EXPECT_NEAR(node_variance(tree, law, v), target, 1e-12) << v;
   }
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < n; ++j)
@@ -142,8 +143,10 @@ TEST(CascadeCovariance, PerfectBinaryMatchesTheDigestRecursion) {
     EXPECT_LT((precision.diagonal().array() - (1 + k / 3.0)).abs().maxCoeff(), 1e-9) << k;
     EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::AddRemove), 1 + k / 3.0, 1e-12);
     // Replace-one: (2(k - d_w) + 2)/3, largest across the root: (2k + 2)/3.
-    if (k > 0) EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne), (2 * k + 2) / 3.0, 1e-12);
-    if (k > 0) EXPECT_NEAR(replace_one_cost(tree, law, 0, 1), (2 * 1 + 2) / 3.0 - 0 * k, 1e-12);
+    if (k > 0) {
+      EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne), (2 * k + 2) / 3.0, 1e-12);
+      EXPECT_NEAR(replace_one_cost(tree, law, 0, 1), 4 / 3.0, 1e-12);  // siblings: d_w = k - 1
+    }
   }
 }
 
@@ -215,6 +218,16 @@ TEST(CascadeCovariance, PerLevelTargetsAgainstDense) {
   }
 }
 
+TEST(CascadeCovariance, PerLevelTargetsWithOneChildChainsAgainstDense) {
+  std::mt19937_64 gen(13);
+  for (int trial = 0; trial < 5; ++trial) {
+    const auto tree = random_tree(gen, 3, 1, 3);
+    const CascadeLaw law(tree, {4.0, 3.0, 2.0, 1.5});
+    expect_matches_dense(tree, law);
+    expect_matches_dense(tree, law.scaled(2.5));
+  }
+}
+
 TEST(CascadeCovariance, RangeVarianceOracles) {
   // digest §3.2: the largest range variance (6k + 4 - 4^(1-k))/9 and the sum
   // over all n(n+1)/2 ranges n(n+1)(2k-1)/8 + n + 1/4 (sigma = 1).
@@ -249,9 +262,19 @@ TEST(CascadeCovariance, InfeasibleTargetsAreRefused) {
   EXPECT_NO_THROW(CascadeLaw(tree, {1.0, 0.2501, 0.07}));
   EXPECT_THROW(CascadeLaw(tree, {1.0, 1.0}), InvalidArgument);
   EXPECT_THROW(CascadeLaw(tree, {1.0, -1.0, 1.0}), InvalidArgument);
+  // A one-child node passes its noise down: its child has the parent's
+  // variance, and a split below a chain starts from it.
   const auto chain = HierarchyTree::from_parents({-1, 0, 1}, Interrupts());
-  EXPECT_THROW(CascadeLaw(chain, {1.0, 2.0, 2.0}), InvalidArgument);
-  EXPECT_NO_THROW(CascadeLaw(chain, {2.0, 2.0, 2.0}));
+  const CascadeLaw chain_law(chain, {1.0, 2.0, 2.0});
+  EXPECT_EQ(chain_law.node_variance(2, 2), 1.0);
+  const auto chain_split = HierarchyTree::from_parents({-1, 0, 1, 1}, Interrupts());
+  try {
+    CascadeLaw(chain_split, {9.0, 1.0, 2.0});  // the chain carries 9 down; 9/4 > 2
+    FAIL() << "accepted an infeasible split below a chain";
+  } catch (const InvalidArgument& e) {
+    EXPECT_NE(e.detail().find("inherited"), std::string::npos) << e.detail();
+  }
+  EXPECT_NO_THROW(CascadeLaw(chain_split, {7.9, 1.0, 2.0}));
 }
 
 TEST(CascadeCovariance, DegenerateTrees) {

@@ -61,7 +61,7 @@ TEST(CascadeSampler, ReleaseIsBitExactlyConsistent) {
   const auto table = geography();
   const auto keys = table.keys();
   const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
-  const auto law = CascadeLaw::uniform(tree, 10.0);  // s3 has one county: equal levels
+  const CascadeLaw law(tree, {40.0, 20.0, 10.0, 5.0});  // s3's one county carries 20
   auto rng = make_seeded_random_source(5);
   const auto release = release_cascade(tree, law, table.counts.data(), *rng, Interrupts());
   ASSERT_EQ(release.node_values.size(), tree.n_nodes());

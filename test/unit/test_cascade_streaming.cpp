@@ -64,7 +64,7 @@ TEST(CascadeStreaming, HorizonAndMalformedStates) {
   EXPECT_EQ(stream.append(2, *rng, Interrupts()).size(), 2u);
   const std::string good = StreamingCascade(1.0, 3).serialize();
   EXPECT_NO_THROW(StreamingCascade::deserialize(good));
-  for (const std::string bad : {std::string(""), std::string("cascade_stream/2 variance=0x1p+0"), good + " extra",
+  for (const std::string& bad : {std::string(""), std::string("cascade_stream/2 variance=0x1p+0"), good + " extra",
                                 std::string("cascade_stream/1 variance=0x1p+0 horizon=3 n=3 height=2 root=0x0p+0 pending="),
                                 std::string("cascade_stream/1 variance=0x1p+0 horizon=3 n=3 height=2 root=0x0p+0 pending=1:0x1p+0"),
                                 std::string("cascade_stream/1 variance=-1 horizon=3 n=0 height=0 root=0x0p+0 pending=")}) {

@@ -109,7 +109,9 @@ TEST(CascadeTree, PerfectBinaryIsDyadic) {
     const std::uint32_t width = 8u >> d, position = v - ((1u << d) - 1);
     EXPECT_EQ(tree.leaf_begin(v), position * width);
     EXPECT_EQ(tree.leaf_end(v), (position + 1) * width);
-    if (v > 0) EXPECT_EQ(tree.parent(v), (v - 1) / 2);
+    if (v > 0) {
+      EXPECT_EQ(tree.parent(v), (v - 1) / 2);
+    }
   }
   EXPECT_THROW(HierarchyTree::perfect_binary(29, Interrupts()), TooLarge);
   const auto single = HierarchyTree::perfect_binary(0, Interrupts());

@@ -118,7 +118,7 @@ std::string CascadeCalibration::to_json() const {
   }
   return out +
          "], \"noise_law\": \"N(0, Sigma): cascade sampling; each node of a level N(0, variance), children sum to "
-         "their parent, closed-form covariance\"}";
+         "their parent (the only child of a node has its parent's variance), closed-form covariance\"}";
 }
 
 }  // namespace invariant_dp::hierarchy

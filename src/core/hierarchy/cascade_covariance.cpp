@@ -39,7 +39,7 @@ std::vector<double> path_variances(const HierarchyTree& tree, const CascadeLaw& 
     } else if (m == 1) {
       var[k] = var[k - 1];
     } else {
-      var[k] = var[k - 1] / (m * m) + law.level_variance(d + 1) - law.level_variance(d) / (m * m);
+      var[k] = var[k - 1] / (m * m) + law.level_variance(d + 1) - law.node_variance(u, d) / (m * m);
     }
   }
   return var;
@@ -76,7 +76,7 @@ struct RangeSum {
       sum_sq += f * f;
     }
     if (m >= 2 && law.splits_freely(tree, u)) {
-      variance += law.split_tau2(tree.depth(u), m) * (sum_sq - sum * sum / m);
+      variance += law.split_tau2(u, tree.depth(u), m) * (sum_sq - sum * sum / m);
     }
     return sum / m;
   }
@@ -93,9 +93,9 @@ double leaf_covariance(const HierarchyTree& tree, const CascadeLaw& law, std::ui
   while (w + 1 < path_i.size() && w + 1 < path_j.size() && path_i[w + 1] == path_j[w + 1]) ++w;
   const std::uint32_t lca = path_i[w];
   if (!law.splits_freely(tree, lca)) return 0;  // pinned children: independent subtrees
-  const double var_w = path_variances(tree, law, path_i)[w];
+  const double var_w = path_variances(tree, law, path_i)[w];  // conditioned, if pinned above
   const std::uint32_t m = tree.n_children(lca);
-  const double siblings = var_w / (double(m) * m) - law.split_tau2(static_cast<unsigned>(w), m) / m;
+  const double siblings = var_w / (double(m) * m) - law.split_tau2(lca, static_cast<unsigned>(w), m) / m;
   return siblings * share_down(tree, path_i, w + 1) * share_down(tree, path_j, w + 1);
 }
 

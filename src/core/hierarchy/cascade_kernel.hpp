@@ -39,8 +39,7 @@ void run_cascade(const HierarchyTree& tree, const CascadeLaw& law, std::size_t w
     // The deepest level holds only leaves: write them in place.
     const bool last = next_end == tree.n_nodes();
     if (!last) next.assign(std::size_t(next_end - next_begin) * width, 0.0);
-    const double vp = law.level_variance(d), vc = law.level_variance(d + 1);
-    const double h = std::sqrt(std::max(0.0, vc - vp / 4));  // feasibility checked by CascadeLaw
+    const double vc = law.level_variance(d + 1);
     for (std::uint32_t v = begin; v < end; ++v) {
       interrupts.poll_every(visited++);
       const std::uint32_t m = tree.n_children(v);
@@ -56,6 +55,7 @@ void run_cascade(const HierarchyTree& tree, const CascadeLaw& law, std::size_t w
       } else if (m == 1) {
         std::copy(x, x + width, child(0));
       } else if (m == 2) {
+        const double h = std::sqrt(std::max(0.0, vc - law.node_variance(v, d) / 4));  // feasible by CascadeLaw
         g.resize(width);
         draw(g.data());
         double* a = child(0);
@@ -65,7 +65,7 @@ void run_cascade(const HierarchyTree& tree, const CascadeLaw& law, std::size_t w
           b[i] = x[i] * 0.5 - h * g[i];
         }
       } else {
-        const double tau = std::sqrt(law.split_tau2(d, m)), share = 1.0 / m;
+        const double tau = std::sqrt(law.split_tau2(v, d, m)), share = 1.0 / m;
         g.resize(std::size_t(m + 1) * width);
         double* mean = &g[std::size_t(m) * width];
         std::fill(mean, mean + width, 0.0);

@@ -21,38 +21,22 @@ std::string level_label(const HierarchyTree& tree, unsigned d) {
   return "level " + std::to_string(d) + " (" + tree.level_name(d) + ")";
 }
 
-// Refuses the variance targets if some split of the tree cannot reach them.
-void check_feasible(const HierarchyTree& tree, const std::vector<double>& v) {
+// The variance of every node when some one-child node sits between levels
+// with different targets (its child carries its noise); empty otherwise.
+std::vector<double> inherited_variances(const HierarchyTree& tree, const std::vector<double>& v) {
+  bool needed = false;
+  for (std::uint32_t node = 0; node < tree.n_nodes() && !needed; ++node)
+    needed = tree.n_children(node) == 1 && v[tree.depth(node) + 1] != v[tree.depth(node)];
+  if (!needed) return {};
+  std::vector<double> out(tree.n_nodes());
+  out[0] = v[0];
   for (unsigned d = 0; d < tree.height(); ++d) {
-    std::uint32_t min_split = 0;  // smallest fan-out >= 2 at this depth (the binding one)
-    bool has_chain = false;
     for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
-      const std::uint32_t m = tree.n_children(node);
-      if (m == 1) has_chain = true;
-      if (m >= 2 && (min_split == 0 || m < min_split)) min_split = m;
-    }
-    const double vp = v[d], vc = v[d + 1];
-    if (has_chain && std::fabs(vc - vp) > 1e-12 * std::max(vc, vp)) {
-      throw InvalidArgument(
-          "per-level variance targets are infeasible at " + level_label(tree, d),
-          "A node of " + level_label(tree, d) + " has a single child, which must carry the same noise; its variance " +
-              number(vp) + " differs from the " + number(vc) + " asked for " + level_label(tree, d + 1) + ".",
-          "Give both levels the same variance, or remove the one-child level.");
-    }
-    if (min_split != 0) {
-      const double m = min_split, floor = vp / (m * m);
-      if (!(vc > floor)) {
-        throw InvalidArgument(
-            "per-level variance targets are infeasible at " + level_label(tree, d),
-            "A node of " + level_label(tree, d) + " with variance " + number(vp) + " splits into " +
-                std::to_string(min_split) + " children, so each child's variance must exceed " + number(vp) + "/" +
-                number(m * m) + " = " + number(floor) + "; " + level_label(tree, d + 1) + " asks for " + number(vc) +
-                ".",
-            "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
-            "variance of " + level_label(tree, d + 1) + " or lower that of " + level_label(tree, d) + ".");
-      }
+      const bool chain = tree.n_children(node) == 1;
+      for (std::uint32_t c = tree.first_child(node); c < tree.child_end(node); ++c) out[c] = chain ? out[node] : v[d + 1];
     }
   }
+  return out;
 }
 
 }  // namespace
@@ -70,7 +54,26 @@ CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_vari
                             "It is " + number(level_variance_[d]) + ".");
     }
   }
-  check_feasible(tree, level_variance_);
+  inherited_ = inherited_variances(tree, level_variance_);
+  // Refuse the targets if some split cannot reach them (digest §2.9).
+  for (unsigned d = 0; d < tree.height(); ++d) {
+    for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
+      const std::uint32_t fanout = tree.n_children(node);
+      if (fanout < 2) continue;
+      const double vp = node_variance(node, d), vc = level_variance_[d + 1], m = fanout, floor = vp / (m * m);
+      if (vc > floor) continue;
+      const std::string inherited =
+          vp != level_variance_[d] ? " (inherited from a one-child chain above it)" : std::string();
+      throw InvalidArgument(
+          "per-level variance targets are infeasible at " + level_label(tree, d),
+          "A node of " + level_label(tree, d) + " with variance " + number(vp) + inherited + " splits into " +
+              std::to_string(fanout) + " children, so each child's variance must exceed " + number(vp) + "/" +
+              number(m * m) + " = " + number(floor) + "; " + level_label(tree, d + 1) + " asks for " + number(vc) +
+              ".",
+          "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
+          "variance of " + level_label(tree, d + 1) + " or lower that of " + level_label(tree, d) + ".");
+    }
+  }
 }
 
 CascadeLaw CascadeLaw::uniform(const HierarchyTree& tree, double variance) {
@@ -81,6 +84,7 @@ CascadeLaw CascadeLaw::scaled(double factor) const {
   if (!std::isfinite(factor) || factor <= 0) throw InvalidArgument("variance scale must be finite and positive");
   CascadeLaw out = *this;
   for (double& v : out.level_variance_) v *= factor;
+  for (double& v : out.inherited_) v *= factor;
   return out;
 }
 

@@ -5,15 +5,17 @@
 // The law (digest §2.8-2.9, checked in test_cascade_covariance.cpp against
 // an explicitly built covariance). The root gets N(0, v_0). A node s of
 // depth d with noise X and m children of depth d+1:
-//   m = 1: the child copies X (so v_{d+1} must equal v_d);
+//   m = 1: the child copies X, so it has its parent's variance, not its
+//          level's target (a one-county state's county has the state's
+//          variance; node_variance() says which);
 //   m = 2: X/2 +- h Y, Y ~ N(0,1), h^2 = v_{d+1} - v_d/4 (paper eq. 2);
 //   m > 2: X/m + tau (G_c - mean G), G_c iid N(0,1),
 //          tau^2 = (v_{d+1} - v_d/m^2) m/(m-1).
-// Every node of depth d is then N(0, v_d), children sum to their parent, and
-// siblings have covariance v_d/m^2 - tau^2/m (-v/m when v_d = v_{d+1} = v).
-// Feasibility (digest §2.9): v_d < m^2 v_{d+1} for every split, v_d = v_{d+1}
-// for every one-child node; otherwise the constructor refuses, naming the
-// level and the numbers.
+// with v_d replaced by the parent's node_variance(). Every node is then
+// N(0, node_variance), children sum to their parent, and siblings have
+// covariance v_p/m^2 - tau^2/m (-v/m when all levels are at v).
+// Feasibility (digest §2.9): v_p < m^2 v_{d+1} for every split; otherwise the
+// constructor refuses, naming the level and the numbers.
 //
 // Conditioning (digest §6.3 leaves exact margins out; derived here): with
 // the totals of a set of nodes fixed, the Gaussian noise conditioned on
@@ -53,6 +55,11 @@ class CascadeLaw {
   CascadeLaw conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const;
 
   double level_variance(unsigned depth) const { return level_variance_[depth]; }
+  // The unconditioned variance of a node of that depth: its level's target,
+  // or, below a one-child node, the variance of the top of that chain.
+  double node_variance(std::uint32_t node, unsigned depth) const {
+    return inherited_.empty() ? level_variance_[depth] : inherited_[node];
+  }
   const std::vector<double>& level_variances() const { return level_variance_; }
 
   bool conditioned() const { return !pinned_.empty(); }
@@ -64,15 +71,16 @@ class CascadeLaw {
   }
   std::size_t n_fixed_nodes() const { return n_fixed_; }
 
-  // tau^2 of a split of a depth-d node into m >= 2 children: each child's
-  // deviation from X/m has variance tau^2 (m-1)/m, pairs -tau^2/m.
-  double split_tau2(unsigned depth, std::uint32_t m) const {
-    const double vp = level_variance_[depth], vc = level_variance_[depth + 1], mm = double(m);
+  // tau^2 of the split of `node` (at `depth`) into m >= 2 children: each
+  // child's deviation from X/m has variance tau^2 (m-1)/m, pairs -tau^2/m.
+  double split_tau2(std::uint32_t node, unsigned depth, std::uint32_t m) const {
+    const double vp = node_variance(node, depth), vc = level_variance_[depth + 1], mm = double(m);
     return (vc - vp / (mm * mm)) * mm / (mm - 1);
   }
 
  private:
   std::vector<double> level_variance_;
+  std::vector<double> inherited_;     // per node; empty when every node is at its level's target
   std::vector<std::uint8_t> pinned_;  // empty when unconditioned
   std::size_t n_fixed_ = 0;
 };

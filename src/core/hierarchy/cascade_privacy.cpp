@@ -13,7 +13,7 @@ namespace {
 double split_precision(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t node, unsigned depth) {
   const std::uint32_t m = tree.n_children(node);
   if (m < 2 || !law.splits_freely(tree, node)) return 0;
-  return (m - 1.0) / (m * law.split_tau2(depth, m));
+  return (m - 1.0) / (m * law.split_tau2(node, depth, m));
 }
 
 std::vector<std::uint32_t> ancestors_of_leaf(const HierarchyTree& tree, std::uint32_t leaf) {
@@ -54,7 +54,7 @@ double precision_entry(const HierarchyTree& tree, const CascadeLaw& law, std::ui
   const std::size_t w = lca_index(path_i, path_j);
   const std::uint32_t m = tree.n_children(path_i[w]);
   return 1 / law.level_variance(0) + path_precision(tree, law, path_i, 0, w) -
-         1 / (m * law.split_tau2(static_cast<unsigned>(w), m));
+         1 / (m * law.split_tau2(path_i[w], static_cast<unsigned>(w), m));
 }
 
 double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t i, std::uint32_t j) {
@@ -65,7 +65,7 @@ double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::u
     throw InvalidArgument("the move changes an exact total",
                           "Leaves " + std::to_string(i) + " and " + std::to_string(j) + " lie under different fixed nodes.");
   }
-  return 2 / law.split_tau2(static_cast<unsigned>(w), tree.n_children(path_i[w])) +
+  return 2 / law.split_tau2(path_i[w], static_cast<unsigned>(w), tree.n_children(path_i[w])) +
          path_precision(tree, law, path_i, w + 1, path_i.size() - 1) +
          path_precision(tree, law, path_j, w + 1, path_j.size() - 1);
 }
@@ -95,7 +95,7 @@ double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law,
       here[v - begin] = split_precision(tree, law, v, d) + top1;
       const std::uint32_t m = tree.n_children(v);
       if (m >= 2 && law.splits_freely(tree, v))
-        best_pair = std::max(best_pair, 2 / law.split_tau2(d, m) + top1 + top2);
+        best_pair = std::max(best_pair, 2 / law.split_tau2(v, d, m) + top1 + top2);
     }
     below.swap(here);
   }

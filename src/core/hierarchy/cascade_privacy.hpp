@@ -7,7 +7,8 @@
 // neighbouring moves. In the increment form (cascade_covariance.hpp) the
 // quadratic form is (sum dx)^2 / v_0 + sum_s ||dD_s||^2 / tau_s^2, with
 // dD_{s,c} = dx(c) - dx(s)/m_s. Hence, with a_s = (m_s - 1)/(m_s tau_s^2)
-// (= (m-1)^2/(m^2 v_child - v_s), digest §2.9) over the splits s:
+// (= (m-1)^2/(m^2 v_child - v_s), digest §2.9, v_s = node_variance) over the
+// splits s (one-child nodes add nothing):
 //   add_remove, move e_i:     Sigma^-1_ii = 1/v_0 + sum_{s ancestor of i} a_s
 //   replace_one, e_i - e_j:   2/tau_w^2 + sum_{s on i's path below w} a_s
 //                                       + sum_{s on j's path below w} a_s

@@ -37,7 +37,7 @@ TreePrecision summarize(const HierarchyTree& tree, const CascadeLaw& law) {
   std::vector<double> a(n, 0), prefix(n, 0), best_down(n, 0);
   for (std::uint32_t v = 0; v < n; ++v) {
     const std::uint32_t m = tree.n_children(v);
-    if (m >= 2) a[v] = (m - 1.0) / (m * law.split_tau2(tree.depth(v), m));
+    if (m >= 2) a[v] = (m - 1.0) / (m * law.split_tau2(v, tree.depth(v), m));
   }
   prefix[0] = 1 / law.level_variance(0);  // 1/v_0 + a of the strict ancestors
   for (std::uint32_t v = 0; v < n; ++v)
@@ -53,7 +53,7 @@ TreePrecision summarize(const HierarchyTree& tree, const CascadeLaw& law) {
   for (std::uint32_t w = 0; w < n; ++w) {
     const std::uint32_t m = tree.n_children(w);
     if (m < 2) continue;
-    SplitSummary s{prefix[w] - 1 / (m * law.split_tau2(tree.depth(w), m)), 0, 0};
+    SplitSummary s{prefix[w] - 1 / (m * law.split_tau2(w, tree.depth(w), m)), 0, 0};
     for (std::uint32_t c = tree.first_child(w); c < tree.child_end(w); ++c) {
       const double p = prefix[c] + best_down[c];  // largest diagonal below c
       if (p > s.top1) {
