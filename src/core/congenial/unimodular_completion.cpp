@@ -1,5 +1,6 @@
 #include "unimodular_completion.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <Eigen/Dense>
@@ -10,9 +11,9 @@ namespace invariant_dp {
 
 UnimodularCompletion::UnimodularCompletion(const LinearInvariants& invariants) : rows_(invariants.rows) {
   const std::size_t d = invariants.n_cells(), m = invariants.n_rows();
-  if (d > kMaxCells)
-    throw TooLarge("too many cells for the independence sampler",
-                   "It supports up to " + std::to_string(kMaxCells) + " cells.",
+  if (d * std::max<std::size_t>(m, 1) > kMaxDenseEntries)
+    throw TooLarge("too many cells and margin groups for the independence sampler",
+                   "Cells times independent margin rows must stay below " + std::to_string(kMaxDenseEntries) + ".",
                    "Use options {\"sampler\": \"lattice\"}.");
   const Eigen::MatrixXd a = Eigen::MatrixXd(invariants.rows);
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(a);

@@ -17,7 +17,8 @@ namespace invariant_dp {
 class UnimodularCompletion {
  public:
   // Throws InvalidArgument when the pivot columns are not unimodular, and
-  // TooLarge beyond kMaxCells cells (the pivot search is dense).
+  // TooLarge when rank x cells exceeds kMaxDenseEntries (the pivot search
+  // factors A_r densely: 4e6 doubles, 32 MB).
   explicit UnimodularCompletion(const LinearInvariants& invariants);
 
   const std::vector<std::uint32_t>& free_cells() const { return free_; }       // I
@@ -25,7 +26,7 @@ class UnimodularCompletion {
   // Overwrites y's pivot cells from its free cells.
   void complete(std::vector<std::int64_t>& y) const;
 
-  static constexpr std::size_t kMaxCells = 20000;
+  static constexpr std::size_t kMaxDenseEntries = 4000000;
 
  private:
   Eigen::SparseMatrix<double, Eigen::RowMajor> rows_;  // a copy: setups holding this are moved
