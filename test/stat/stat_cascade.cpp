@@ -193,6 +193,24 @@ TEST(CascadeStat, ConditionedLawMatchesTheProjection) {
   EXPECT_FALSE(covariance_passes(tree, law, too_deep, 100000, 8, false));
 }
 
+TEST(CascadeStat, OneChildChainsWithPerLevelTargets) {
+  // State 2 has a single county (node 5, which carries the state's variance
+  // 4, not the county level's 2); county 4 a single tract (at 2, not 1.5).
+  const auto tree = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 3, 3, 3, 4, 5, 5}, Interrupts());
+  const CascadeLaw law(tree, {9.0, 4.0, 2.0, 1.5});
+  std::vector<double> target(tree.n_nodes());
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) target[v] = law.node_variance(v, tree.depth(v));
+  const Sampler cascade = [&](RandomSource& rng) {
+    return rollup(tree, cascade_leaf_noise(tree, law, rng, Interrupts()), Interrupts());
+  };
+  EXPECT_TRUE(moments_pass(node_moments(tree.n_nodes(), cascade, 40000, 14), target, true));
+  EXPECT_TRUE(covariance_passes(tree, law, law, 100000, 15, true));
+  // Power: the targets read per level (the chained county at 2) are rejected.
+  std::vector<double> per_level(tree.n_nodes());
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) per_level[v] = law.level_variance(tree.depth(v));
+  EXPECT_FALSE(moments_pass(node_moments(tree.n_nodes(), cascade, 40000, 16), per_level, false));
+}
+
 // Goodness of fit of the standardized noise of one node to N(0,1) in 20
 // equiprobable bins.
 chi_square_test::ChiSquare normal_fit(const std::vector<double>& standardized) {
