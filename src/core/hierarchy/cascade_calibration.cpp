@@ -14,9 +14,11 @@ namespace {
 double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, Neighbours neighbours) {
   const double m = max_sensitivity_squared(tree, shape, neighbours);
   if (!(m > 0)) {
-    throw InconsistentInvariants("the exact totals leave no change of one person to protect",
-                                 "Every protected move would change an exact total or there is a single cell.",
-                                 "Keep fewer totals exact, or use add_remove neighbours without exact totals.");
+    throw InconsistentInvariants(
+        "the release leaves no change of one person to protect",
+        "Under replace_one neighbours a person can only move between cells whose totals are not exact; here "
+        "there is a single cell, or every such move would change an exact total.",
+        "Keep fewer totals exact, or use add_remove neighbours when no total is exact.");
   }
   return m;
 }

@@ -1,6 +1,7 @@
 // Margins to tree nodes (cascade_margins.hpp).
 #include "cascade_margins.hpp"
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 
@@ -56,6 +57,7 @@ std::vector<std::uint32_t> margin_nodes(const HierarchyTree& tree, const CellKey
     if (tree.leaf_begin(v) != g.first || tree.leaf_end(v) != g.last + 1) refuse(keys, margin_columns);
     nodes.push_back(v);
   }
+  std::sort(nodes.begin(), nodes.end());  // independent of the hash order
   return nodes;
 }
 

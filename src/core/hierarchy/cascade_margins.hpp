@@ -15,7 +15,7 @@
 namespace invariant_dp::hierarchy {
 
 // The node of each group of the margin (key column indices of `keys`; empty
-// for the grand total). tree must be built from keys. InvalidArgument naming
+// for the grand total), ascending; in a one-child chain, the deepest node. tree must be built from keys. InvalidArgument naming
 // the margin when a group's cells are not exactly one node's leaves.
 std::vector<std::uint32_t> margin_nodes(const HierarchyTree& tree, const CellKeys& keys,
                                         const std::vector<std::size_t>& margin_columns, const Interrupts& interrupts);
