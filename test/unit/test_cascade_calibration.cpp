@@ -8,6 +8,7 @@
 
 #include "calibration/analytic_gaussian.hpp"
 #include "errors.hpp"
+#include "hierarchy/cascade.hpp"
 #include "hierarchy/cascade_calibration.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"

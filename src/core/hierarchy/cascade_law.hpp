@@ -51,7 +51,8 @@ class CascadeLaw {
 
   // The law conditioned on the noise of fixed_nodes being 0 (their totals
   // exact). InvalidArgument naming a node if the fixed nodes do not cut the
-  // tree into whole subtrees.
+  // tree into whole subtrees. Replaces any earlier conditioning: pass the
+  // nodes of every margin in one call.
   CascadeLaw conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const;
 
   double level_variance(unsigned depth) const { return level_variance_[depth]; }
