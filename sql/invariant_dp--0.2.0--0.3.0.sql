@@ -477,6 +477,9 @@ BEGIN
             MESSAGE = format('dataset "%s" has no budget', dataset),
             HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
     END IF;
+    IF release IS NULL OR source IS NULL OR columns IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'release, source and columns must not be NULL';
+    END IF;
     IF epsilon IS NULL OR delta IS NULL OR horizon IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'epsilon, delta and horizon must not be NULL',
             DETAIL = 'A stream charges its dataset''s budget epsilon and delta once, for 2^horizon periods.';
@@ -521,7 +524,7 @@ REVOKE EXECUTE ON FUNCTION dp.register_stream(text, text, text, text, float8, fl
 
 CREATE FUNCTION dp.stream_range_variance(release regclass, first_period bigint, last_period bigint)
 RETURNS float8
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STABLE STRICT SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     s dp.streams;
