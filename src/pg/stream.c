@@ -70,7 +70,8 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 	s->variance = PG_GETARG_FLOAT8(6);
 	s->horizon = PG_GETARG_INT32(7);
 	s->key_type = get_atttype(s->release, 1);
-	if (get_atttype(s->release, 2) != FLOAT8OID || get_atttype(s->release, 3) != InvalidOid || s->horizon < 0)
+	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
+		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the release table of a stream must have two columns, the period and a float8 count")));
@@ -168,23 +169,37 @@ insert_new_rows(const StreamAppend *s, const double *noise)
 	}
 }
 
+/* (appended, last_key, new_state) for the catalog; last_key NULL if none. */
+static Datum
+stream_result(FunctionCallInfo fcinfo, uint64 count, const char *last_key, const char *state)
+{
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, last_key == NULL, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "dp.stream_append_as_owner must return a record");
+	values[0] = Int64GetDatum((int64) count);
+	values[1] = last_key == NULL ? (Datum) 0 : CStringGetTextDatum(last_key);
+	values[2] = CStringGetTextDatum(state);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+}
+
 Datum
 dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 {
 	StreamAppend s;
-	TupleDesc	desc;
 	uint64		count;
 	double	   *noise;
 	char	   *new_state = NULL;
 	char	   *state_copy;
+	char	   *last_key;
 	idp_error	error;
+	/* SPI_finish frees everything allocated after SPI_connect. */
+	MemoryContext caller_cxt = CurrentMemoryContext;
 	idp_randomness randomness = current_randomness();
 	idp_interrupts interrupts = pg_interrupts();
-	Datum		values[3];
-	bool		nulls[3] = {false, false, false};
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "dp.stream_append_as_owner must return a record");
 	unpack_stream(fcinfo, &s);
 	SPI_connect();
 	run_as_role(s.owner, s.search_path, read_stream_rows, &s);
@@ -195,16 +210,13 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 	if (idp_stream_append(s.state, s.variance, (uint32) s.horizon, (uint64) s.n_past, count, &randomness,
 						  &interrupts, noise, &new_state, &error) != IDP_OK)
 		raise_core_error(&error);
-	state_copy = pstrdup(new_state);
+	state_copy = MemoryContextStrdup(caller_cxt, new_state);
 	idp_free(new_state);
 
 	insert_new_rows(&s, noise);
+	last_key = s.rows.n_rows == 0 ? NULL : MemoryContextStrdup(caller_cxt, s.rows.key_text[s.rows.n_rows - 1]);
 	SPI_finish();
-	values[0] = Int64GetDatum((int64) count);
-	nulls[1] = s.rows.n_rows == 0;
-	values[1] = nulls[1] ? (Datum) 0 : CStringGetTextDatum(s.rows.key_text[s.rows.n_rows - 1]);
-	values[2] = CStringGetTextDatum(state_copy);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
+	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
 }
 
 /* dp.cascade_stream_variance(epsilon, delta, horizon, neighbours): public calibration. */
