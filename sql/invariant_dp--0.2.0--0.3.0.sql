@@ -664,3 +664,12 @@ BEGIN
     END IF;
 END
 $$;
+
+COMMENT ON FUNCTION dp.refresh_release(regclass) IS
+'Draws a new release into the release''s table and charges its dataset''s budget, atomically. '
+'A stream instead appends its new periods (the released ones are never redrawn); only its first draw charges. '
+'SQLSTATE 53Z01 when the budget would be exceeded (the previous draw stays). Returns the draw''s audit id.';
+
+COMMENT ON FUNCTION dp.release_cost(regclass) IS
+'What one draw of a governed release costs and what its dataset''s budget has left, without drawing. '
+'A stream whose first draw is paid costs nothing more; draws_remaining is then its periods left.';
