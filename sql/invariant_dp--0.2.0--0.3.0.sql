@@ -273,57 +273,8 @@ COMMENT ON FUNCTION dp.revoke_refresh(regclass, regrole) IS 'Withdraws dp.grant_
 
 REVOKE EXECUTE ON FUNCTION dp.grant_refresh(regclass, regrole), dp.revoke_refresh(regclass, regrole) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION dp.refresh_release(release regclass) RETURNS bigint
-LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    r dp.releases;
-    b dp.budgets;
-    cost_delta numeric;
-    cells bigint;
-    draw bigint;
-    -- Inside a SECURITY DEFINER function current_user is the definer: the
-    -- caller is the role set with SET ROLE, else the session user.
-    caller name := CASE current_setting('role') WHEN 'none' THEN session_user ELSE current_setting('role') END;
-BEGIN
-    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = refresh_release.release;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
-    END IF;
-    IF NOT pg_has_role(caller, r.owner, 'MEMBER')
-       AND NOT EXISTS (SELECT FROM dp.refreshers f
-                       WHERE f.release = r.release AND pg_has_role(caller, f.refresher, 'MEMBER')) THEN
-        RAISE EXCEPTION USING ERRCODE = '42501',
-            MESSAGE = format('role %s may not refresh %s', caller, release),
-            HINT = format('An administrator can allow it: SELECT dp.grant_refresh(%L, %L).', release::text, caller);
-    END IF;
-    cost_delta := coalesce(r.delta, 0)::numeric;
-    -- The row lock serializes every draw against this dataset's budget.
-    SELECT * INTO b FROM dp.budgets WHERE dp.budgets.dataset = r.dataset FOR UPDATE;
-    IF b.epsilon_spent + r.epsilon::numeric > b.epsilon_total OR b.delta_spent + cost_delta > b.delta_total THEN
-        RAISE EXCEPTION USING ERRCODE = '53Z01',
-            MESSAGE = format('privacy budget of dataset "%s" is exhausted', r.dataset),
-            DETAIL = format('A draw of %s costs epsilon %s, delta %s; the budget has epsilon %s, delta %s left.',
-                            release, r.epsilon, cost_delta, b.epsilon_total - b.epsilon_spent,
-                            b.delta_total - b.delta_spent),
-            HINT = 'The previous draw stays readable. An administrator can raise the budget with dp.set_budget.';
-    END IF;
-    EXECUTE format('DELETE FROM %s', release);
-    EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS t(%s)',
-                   release, dp.release_columns(release))
-        USING r.owner, r.search_path, r.source, r.epsilon, r.mechanism, r.delta, r.margins, r.domain, r.options,
-              r.hierarchy;
-    GET DIAGNOSTICS cells = ROW_COUNT;
-    UPDATE dp.budgets SET epsilon_spent = epsilon_spent + r.epsilon::numeric, delta_spent = delta_spent + cost_delta
-    WHERE dp.budgets.dataset = r.dataset;
-    INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
-                          noise_law, cells)
-    VALUES (release::text, r.dataset, session_user, caller, r.mechanism, r.epsilon, r.delta, r.margins, r.options,
-            dp.last_release(), cells)
-    RETURNING draw_id INTO draw;
-    RETURN draw;
-END
-$$;
+-- dp.refresh_release gains the refresher check, the role in effect and
+-- streams: defined once, after the streams' catalog, below.
 
 -- pg_restore replays REFRESH MATERIALIZED VIEW: that must restore the
 -- published draw, not draw (and charge) a new one.
@@ -352,28 +303,6 @@ COMMENT ON FUNCTION dp.draw(anyelement) IS
 'Draws a new release (charging the budget, like dp.refresh_release) and returns its rows. '
 'For materialized views: CREATE MATERIALIZED VIEW v AS SELECT * FROM dp.draw(NULL::release_table). '
 'Under pg_restore (application_name pg_restore) it returns the stored draw without drawing.';
-
-CREATE OR REPLACE FUNCTION dp.release_cost(release regclass)
-RETURNS TABLE (dataset text, epsilon float8, delta float8, epsilon_remaining numeric,
-               delta_remaining numeric, draws_remaining bigint, last_drawn_at timestamptz)
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    RETURN QUERY
-    SELECT r.dataset, r.epsilon, r.delta,
-           b.epsilon_total - b.epsilon_spent,
-           b.delta_total - b.delta_spent,
-           floor(least((b.epsilon_total - b.epsilon_spent) / r.epsilon::numeric,
-                       CASE WHEN coalesce(r.delta, 0) > 0
-                            THEN (b.delta_total - b.delta_spent) / r.delta::numeric END))::bigint,
-           (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text)
-    FROM dp.releases r JOIN dp.budgets b ON b.dataset = r.dataset
-    WHERE r.release = release_cost.release;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
-    END IF;
-END
-$$;
 
 -- Streams: a growing time series appended without redrawing --------------------
 --
