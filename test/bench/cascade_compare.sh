@@ -5,10 +5,10 @@
 # programs verify consistency and exit non-zero otherwise; so does this.
 # The baseline is the authors' structure (node objects); the lean numpy
 # recursion (no node objects) is printed too, for an honest second figure.
-# Usage: test/bench/cascade_compare.sh [build dir] (default build/h-cascade)
+# Usage: test/bench/cascade_compare.sh [build dir] (default build/tests, as scripts/bench builds it)
 set -eu
 here=$(dirname "$0")
-build=${1:-build/h-cascade}
+build=${1:-build/tests}
 sizes="10 12 14 16 18 20"
 # The first python3 that has numpy (Debian's python3-numpy lives in /usr/bin).
 python=
