@@ -20,6 +20,7 @@
 #include "core_bridge.h"
 #include "crossed_release.h"
 #include "last_release.h"
+#include "run_as.h"
 #include "source_reader.h"
 
 PG_FUNCTION_INFO_V1(dp_privatize);
@@ -185,35 +186,17 @@ read_rows(Privatize *p)
 	read_query_rows(p->domain, &p->domain_rows);
 }
 
-/*
- * read_rows with another role's privileges and search_path, the way REFRESH
- * MATERIALIZED VIEW runs its query as the view's owner: a local user-id
- * switch plus a security-restricted operation (no SET ROLE, no temporary
- * objects inside), and the search_path the source was registered under, so
- * neither the caller's role nor the caller's search_path reaches it.
- */
+static void
+read_rows_callback(void *arg)
+{
+	read_rows((Privatize *) arg);
+}
+
+/* read_rows as the release's owner under its search_path (run_as.h). */
 static void
 read_rows_as(Privatize *p, Oid role, const char *search_path)
 {
-	Oid			saved_user;
-	int			saved_context;
-	int			guc_level;
-
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	SetUserIdAndSecContext(role, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	guc_level = NewGUCNestLevel();
-	PG_TRY();
-	{
-		(void) set_config_option("search_path", search_path, PGC_USERSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-		read_rows(p);
-	}
-	PG_FINALLY();
-	{
-		AtEOXact_GUC(false, guc_level);
-		SetUserIdAndSecContext(saved_user, saved_context);
-	}
-	PG_END_TRY();
+	run_as_role(role, search_path, read_rows_callback, p);
 }
 
 Datum

@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(39);
+SELECT plan(42);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
@@ -73,23 +73,34 @@ SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.o
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND p.prosecdef AND has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['release_cost'], 'the only SECURITY DEFINER function PUBLIC may call is dp.release_cost');
+          ARRAY['release_cost', 'stream_range_variance'],
+          'the only SECURITY DEFINER functions PUBLIC may call are dp.release_cost and dp.stream_range_variance');
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
           ARRAY['draw', 'drop_release', 'grant_refresh', 'grant_release', 'privatize_as_owner', 'refresh_release',
-                'register_release', 'revoke_refresh', 'set_budget'],
+                'register_release', 'register_stream', 'revoke_refresh', 'set_budget', 'stream_append_as_owner'],
           'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
            WHERE e.extname = 'invariant_dp'),
-          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'releases'], 'the catalog is kept by pg_dump');
+          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'releases', 'streams'],
+          'the catalog (a stream''s secret state included) is kept by pg_dump');
 SELECT is((SELECT count(*)::int FROM pg_class c
            WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'r'
              AND has_any_column_privilege('public', c.oid, 'SELECT')),
           0, 'PUBLIC cannot read the catalog');
 SELECT volatility_is('dp', 'refresh_release', ARRAY['regclass'], 'volatile');
 SELECT volatility_is('dp', 'draw', ARRAY['anyelement'], 'volatile');
+-- Streams: the append draws noise; calibration and range variances are pure.
+SELECT volatility_is('dp', 'stream_append_as_owner',
+                     ARRAY['regclass', 'regrole', 'text', 'text', 'text[]', 'text', 'double precision', 'integer'], 'volatile');
+SELECT volatility_is('dp', 'cascade_stream_variance', ARRAY['double precision', 'double precision', 'integer', 'text'], 'immutable');
+SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
+             AND has_function_privilege('public', p.oid, 'EXECUTE')
+             AND pg_get_function_result(p.oid) ~ 'state'), 0,
+          'no function PUBLIC may call returns a stream''s state');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -50,13 +50,13 @@ const NoiseLaw& cached_law(const ReleaseRequest& request) {
   return law;
 }
 
-// Takes dp.diagnose's own options (coupled_pairs, lag) out of the list, so
-// the rest validates like dp.privatize's.
+// Takes dp.diagnose's own options (coupled_pairs, lag, surrogate_count) out
+// of the list, so the rest validates like dp.privatize's.
 DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, std::string>>& options) {
   DiagnosticsSettings settings;
   std::vector<std::pair<std::string, std::string>> rest;
   for (const auto& [key, value] : options) {
-    if (key != "coupled_pairs" && key != "lag") {
+    if (key != "coupled_pairs" && key != "lag" && key != "surrogate_count") {
       rest.emplace_back(key, value);
       continue;
     }
@@ -64,7 +64,8 @@ DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, 
     const double number = std::strtod(value.c_str(), &end);
     if (*end != '\0' || !(number >= 1 && number <= 1e7) || number != std::floor(number))
       throw InvalidArgument("option \"" + key + "\" must be a whole number from 1 to 1e7", "Got \"" + value + "\".");
-    (key == "lag" ? settings.lag : settings.coupled_pairs) = static_cast<std::int64_t>(number);
+    (key == "lag" ? settings.lag : key == "coupled_pairs" ? settings.coupled_pairs : settings.surrogate_count) =
+        static_cast<std::int64_t>(number);
   }
   options = std::move(rest);
   return settings;

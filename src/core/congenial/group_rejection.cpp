@@ -1,63 +1,98 @@
+// Exact per-group rejection with tilted truncated proposals and a closing
+// cell; see group_rejection.hpp for the law and the argument.
 #include "group_rejection.hpp"
 
-#include "../samplers/composition_total.hpp"
-#include "../samplers/conditioned_laplace.hpp"
-#include "../samplers/discrete_laplace.hpp"
+#include <algorithm>
+#include <cmath>
+
+#include "tilted_laplace.hpp"
 
 namespace invariant_dp {
 namespace {
 
-// The exact zero-sum discrete Laplace of conditioned_laplace.hpp for one
-// group of k >= 2 cells: N from its law, then G - G' for two independent
-// uniform compositions of N.
-void zero_sum_noise(const CompositionTotalSampler& totals, RandomSource& rng, const Interrupts& interrupts,
-                    std::vector<std::uint64_t>& g1, std::vector<std::uint64_t>& g2, std::vector<std::int64_t>& z) {
-  const std::uint64_t total = totals.sample(rng, interrupts);
-  g1.assign(z.size(), 0);
-  g2.assign(z.size(), 0);
-  sample_uniform_composition(rng, total, g1, interrupts);
-  sample_uniform_composition(rng, total, g2, interrupts);
-  for (std::size_t t = 0; t < z.size(); ++t) z[t] = static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]);
+constexpr double kPi = 3.14159265358979323846;
+constexpr double kBudgetFactor = 50;     // proposals per unit of 1 / acceptance
+constexpr double kMaxBudget = 1e8;
+
+// One proposal for a planned group: true when accepted, z filled in the
+// order of plan.cells.
+bool propose_group(const GroupPlan& plan, const TiltedRates& rates, const std::vector<std::int64_t>& center,
+                   RandomSource& rng, std::vector<std::int64_t>& z) {
+  const std::size_t k = plan.cells.size() - 1;
+  std::int64_t sum = 0;
+  for (std::size_t t = 0; t < k; ++t) {
+    z[t] = sample_truncated_tilted(rng, rates, center[plan.cells[t]]);
+    sum += z[t];
+  }
+  z[k] = -sum;
+  return accept_against_mode(rng, rates, z[k], center[plan.cells[k]]);
 }
 
 }  // namespace
 
+GroupPlan plan_group(const std::vector<std::int64_t>& center, std::vector<std::uint32_t> cells, Rational scale,
+                     std::uint64_t min_budget, TiltedRates& rates) {
+  std::vector<std::int64_t> counts;
+  for (auto c : cells) counts.push_back(center[c]);
+  rates = balancing_tilt(scale, counts);
+  double mean = 0, variance = 0, widest = 2;
+  std::size_t closing = 0;
+  for (std::size_t t = 0; t < cells.size(); ++t) {
+    const CellMoments m = truncated_moments(rates, counts[t]);
+    mean += m.mean;
+    variance += m.variance;
+    if (m.mass_at_zero < widest) {
+      widest = m.mass_at_zero;
+      closing = t;
+    }
+  }
+  std::swap(cells[closing], cells.back());
+  GroupPlan plan;
+  plan.cells = std::move(cells);
+  const double p_zero_sum = std::exp(-mean * mean / (2 * variance)) / std::sqrt(2 * kPi * variance);
+  plan.estimated_acceptance = std::min(1.0, p_zero_sum / widest);
+  const double wanted = std::min(kMaxBudget, std::ceil(kBudgetFactor / plan.estimated_acceptance));
+  plan.budget = std::max<std::uint64_t>(min_budget, static_cast<std::uint64_t>(wanted));
+  return plan;
+}
+
 std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& target, Rational scale,
                                                       const std::vector<std::uint32_t>& group_of_cell,
                                                       std::size_t n_groups, bool constrained, std::uint64_t budget,
-                                                      CompositionSamplers& samplers, RandomSource& rng,
+                                                      CompositionSamplers& /*samplers*/, RandomSource& rng,
                                                       const Interrupts& interrupts, std::vector<std::int64_t>& y,
                                                       std::uint64_t& proposals) {
+  const std::vector<std::int64_t>& x = target.center;
+  if (!constrained) {  // no margin: each cell from its truncated law, no rejection at group level
+    const TiltedRates plain = untilted_rates(scale);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      interrupts.poll_every(++proposals);
+      y[i] = x[i] + sample_truncated_tilted(rng, plain, x[i]);
+    }
+    return {};
+  }
   std::vector<std::vector<std::uint32_t>> cells(n_groups);
   for (std::uint32_t i = 0; i < group_of_cell.size(); ++i) cells[group_of_cell[i]].push_back(i);
   std::vector<std::uint32_t> failed;
   std::vector<std::int64_t> z;
-  std::vector<std::uint64_t> g1, g2;
   for (std::uint32_t g = 0; g < n_groups; ++g) {
-    const auto& members = cells[g];
-    z.assign(members.size(), 0);
-    const CompositionTotalSampler* totals = nullptr;
-    if (constrained && members.size() >= 2) {
-      auto& cached = samplers[members.size()];
-      if (!cached) cached = std::make_unique<CompositionTotalSampler>(scale, members.size(), 64);
-      totals = cached.get();
+    if (cells[g].size() < 2) {  // a group of one cell is pinned
+      for (auto c : cells[g]) y[c] = x[c];
+      continue;
     }
+    TiltedRates rates;
+    const GroupPlan plan = plan_group(x, cells[g], scale, budget, rates);
+    z.assign(plan.cells.size(), 0);
     bool accepted = false;
-    for (std::uint64_t t = 0; t < budget && !accepted; ++t) {
+    for (std::uint64_t t = 0; t < plan.budget && !accepted; ++t) {
       interrupts.poll_every(++proposals);
-      if (totals != nullptr)
-        zero_sum_noise(*totals, rng, interrupts, g1, g2, z);
-      else if (!constrained)
-        for (auto& v : z) v = sample_discrete_laplace(rng, scale);
-      // else: a group of one cell is pinned, z = 0
-      accepted = true;
-      for (std::size_t k = 0; k < members.size() && accepted; ++k) accepted = target.center[members[k]] + z[k] >= 0;
+      accepted = propose_group(plan, rates, x, rng, z);
     }
     if (!accepted) {
       failed.push_back(g);
       continue;
     }
-    for (std::size_t k = 0; k < members.size(); ++k) y[members[k]] = target.center[members[k]] + z[k];
+    for (std::size_t t = 0; t < plan.cells.size(); ++t) y[plan.cells[t]] = x[plan.cells[t]] + z[t];
   }
   return failed;
 }

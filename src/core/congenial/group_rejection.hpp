@@ -1,12 +1,26 @@
 // Exact congenial draws where the margins form one partition of the cells
 // (or there is no margin): the target factorises over the groups, so each
-// group is drawn on its own by rejection (congenial digest 3.1, 7.5): propose
-// the group's noise z from the exact discrete Laplace conditioned on a zero
-// group sum (samplers/conditioned_laplace.hpp; with no margin, the plain
-// discrete Laplace of each cell) and accept iff x_g + z >= 0. The proposal
-// is the target without the indicator, so accepted draws follow the target
-// exactly. A group's acceptance is P(x_g + Z >= 0), which depends on the
-// data; each group gets at most `budget` proposals.
+// group is drawn on its own (congenial digest 3.1, 7.5).
+//
+// Within a group of cells i with counts x_i and a fixed total, the noise z
+// has the law of independent discrete Laplace(b) variables truncated to
+// z_i >= -x_i, conditioned on sum z = 0. With no margin every cell is its own
+// unconstrained group and is drawn directly from its truncated law.
+//
+// The sampler (tilted_laplace.hpp for the per-cell law and its exactness):
+//   1. theta = balancing_tilt: the same exponential tilt for every cell of
+//      the group, chosen so that the tilted truncated means sum to about 0
+//      (zero cells push the sum up; without the tilt a group with many small
+//      cells almost never sums to 0). Any theta gives the same conditional law.
+//   2. closing cell k: the cell with the smallest P(Z_k = 0) (the widest).
+//      Propose z_i, i != k, exactly from the tilted truncated laws; set
+//      z_k = -sum_{i != k} z_i; accept with probability p_k(z_k) / p_k(0)
+//      (p_k's mode is 0), an exact Bernoulli(exp(-rational)). The accepted
+//      z has density proportional to prod_i p_i(z_i) on sum z = 0: the target.
+// Acceptance is P_theta(S = 0) / p_k(0), estimated by a normal approximation
+// of S = sum z; it depends on the data. Each group gets at most
+// max(budget, 50 / estimated acceptance) proposals (capped at 10^8), so a
+// correct estimate leaves a failure probability near e^-50.
 #pragma once
 
 #include <cstdint>
@@ -19,17 +33,30 @@
 #include "../samplers/composition_total.hpp"
 #include "../samplers/rational.hpp"
 #include "congenial_target.hpp"
+#include "tilted_laplace.hpp"
 
 namespace invariant_dp {
 
-// group_of_cell: each cell's group (n_groups of them); constrained = the
-// groups' sums are kept (false: no margin, every group one free cell).
-// samplers: the composition-total samplers by group size, kept across calls
-// (building one costs MPFR work; conditioned_laplace.hpp step 3).
+// Kept for callers that cache composition-total samplers across draws; the
+// tilted group sampler does not use them.
 using CompositionSamplers = std::map<std::uint64_t, std::unique_ptr<CompositionTotalSampler>>;
 
-// Writes accepted groups into y and returns the groups that exhausted the
-// budget (their cells in y untouched).
+// One group's proposal plan: the tilt, the closing cell and the budget.
+struct GroupPlan {
+  std::vector<std::uint32_t> cells;  // the group's cells, closing cell last
+  double estimated_acceptance = 1;
+  std::uint64_t budget = 0;
+};
+
+// The plan of a constrained group of >= 2 cells with the given counts (in
+// the order of `cells`), and its tilt.
+GroupPlan plan_group(const std::vector<std::int64_t>& center, std::vector<std::uint32_t> cells, Rational scale,
+                     std::uint64_t min_budget, TiltedRates& rates);
+
+// Writes accepted groups into y and returns the groups that exhausted their
+// budget (their cells in y untouched). group_of_cell: each cell's group
+// (n_groups of them); constrained = the groups' sums are kept (false: no
+// margin, every group one free cell). `samplers` is unused (see above).
 std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& target, Rational scale,
                                                       const std::vector<std::uint32_t>& group_of_cell,
                                                       std::size_t n_groups, bool constrained, std::uint64_t budget,

@@ -6,6 +6,7 @@
 
 #include "../calibration/analytic_gaussian.hpp"
 #include "../errors.hpp"
+#include "../json_text.hpp"
 #include "cascade_privacy.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -32,29 +33,6 @@ CascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Ne
   for (unsigned d = 0; d <= tree.height(); ++d) c.level_names.push_back(tree.level_name(d));
   c.n_fixed_nodes = law.n_fixed_nodes();
   return c;
-}
-
-std::string json_number(double x) {
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%.17g", x);
-  return buffer;
-}
-
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", ch);
-      out += buffer;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
 }
 
 }  // namespace
@@ -108,15 +86,15 @@ CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& 
 }
 
 std::string CascadeCalibration::to_json() const {
-  std::string out = "{\"mechanism\": \"cascade\", \"derived_from\": " + json_string(derived_from) +
-                    ", \"neighbours\": " + json_string(neighbours_name(neighbours));
+  std::string out = "{\"mechanism\": \"cascade\", \"derived_from\": " + json_quoted(derived_from) +
+                    ", \"neighbours\": " + json_quoted(neighbours_name(neighbours));
   if (epsilon > 0) out += ", \"epsilon\": " + json_number(epsilon);
   if (delta > 0) out += ", \"delta\": " + json_number(delta);
   out += ", \"rho\": " + json_number(rho) + ", \"sensitivity_squared\": " + json_number(sensitivity_squared) +
          ", \"fixed_nodes\": " + std::to_string(n_fixed_nodes) + ", \"levels\": [";
   for (std::size_t d = 0; d < level_variance.size(); ++d) {
     out += (d ? ", " : "") + std::string("{\"depth\": ") + std::to_string(d) + ", \"name\": " +
-           json_string(level_names[d]) + ", \"variance\": " + json_number(level_variance[d]) + "}";
+           json_quoted(level_names[d]) + ", \"variance\": " + json_number(level_variance[d]) + "}";
   }
   return out +
          "], \"noise_law\": \"N(0, Sigma): cascade sampling; each node of a level N(0, variance), children sum to "

@@ -157,6 +157,16 @@ double StreamingCascade::range_variance(std::uint64_t lo, std::uint64_t hi) cons
   return var + f * f * variance_;
 }
 
+double StreamingCascade::prefix_range_variance(double variance, std::uint64_t lo, std::uint64_t hi) {
+  if (!std::isfinite(variance) || variance <= 0) throw InvalidArgument("streaming variance must be finite and positive");
+  if (lo > hi || hi >= (std::uint64_t(1) << kMaxHorizon)) throw InvalidArgument("range of leaves out of bounds");
+  unsigned height = 0;
+  while ((std::uint64_t(1) << height) <= hi) ++height;  // the least tree holding leaf hi
+  double var = 0;
+  const double f = range_weight(height, 0, lo, hi + 1, 1.5 * variance, var);
+  return var + f * f * variance;
+}
+
 double StreamingCascade::unit_sensitivity_squared(unsigned horizon, Neighbours neighbours) {
   if (neighbours == Neighbours::AddRemove) return 1 + horizon / 3.0;
   return horizon == 0 ? 0 : (2.0 * horizon + 2) / 3;  // a pair across the root

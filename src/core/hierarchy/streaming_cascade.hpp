@@ -63,6 +63,11 @@ class StreamingCascade {
   // Var of the sum of released leaves lo..hi (inclusive): O(log n).
   double range_variance(std::uint64_t lo, std::uint64_t hi) const;
 
+  // The same variance from public parameters only (no state): a prefix of
+  // the stream has the law of any perfect cascade above it, so the variance
+  // of leaves lo..hi does not depend on how many leaves follow them.
+  static double prefix_range_variance(double variance, std::uint64_t lo, std::uint64_t hi);
+
   // max dx' Sigma^-1 dx of the depth-horizon cascade at unit variance.
   static double unit_sensitivity_squared(unsigned horizon, Neighbours neighbours);
 

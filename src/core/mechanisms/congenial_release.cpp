@@ -151,18 +151,20 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
   if (strict) {
     if (!failed.empty())
       throw OutOfRange("the rejection sampler exceeded its proposal budget",
-                       "A group needed more than " + std::to_string(kCongenialRejectionBudget) +
-                           " proposals: its cells are too small for its noise scale.",
+                       "A group exhausted its budget of at least " + std::to_string(kCongenialRejectionBudget) +
+                           " proposals (more when its estimated acceptance is lower).",
                        "Omit the sampler option (the default falls back to MCMC) or use \"lattice\".");
-    report.sampler = "exact: rejection per margin group from the exact discrete Laplace conditioned on the group "
-                     "sum, accepting non-negative groups";
+    report.sampler = "exact: rejection per margin group; each cell's noise drawn exactly from an exponentially "
+                     "tilted discrete Laplace truncated at the cell's non-negativity bound, one cell closing the group "
+                     "sum and accepted with its exact probability ratio";
     report.iterations = 0;
     report.acceptance = acceptance(setup.target.n_cells() ? setup.n_groups : 0, proposals);
     return y;
   }
-  report.sampler = "exact rejection per margin group (up to " + std::to_string(kCongenialAutoBudget) +
-                   " proposals), groups that exhaust it finished by the lattice walk; whether that happened is "
-                   "not published (its probability depends on the data)";
+  report.sampler = "exact rejection per margin group (tilted truncated discrete Laplace proposals, one cell closing "
+                   "the group sum; at least " + std::to_string(kCongenialAutoBudget) +
+                   " proposals, more when the estimated acceptance is lower), groups that exhaust it finished by "
+                   "the lattice walk; whether that happened is not published (its probability depends on the data)";
   report.iterations = setup.iterations;
   if (!failed.empty()) {
     if (setup.moves.empty()) setup.moves = walk_moves(setup, nullptr, interrupts);

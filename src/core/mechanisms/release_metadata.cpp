@@ -2,6 +2,8 @@
 // README.md ("Release metadata") and are part of the SQL contract.
 #include "release_metadata.hpp"
 
+#include "../json_text.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -9,38 +11,11 @@
 namespace invariant_dp {
 namespace {
 
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-// The shortest decimal that reads back as the same double.
-std::string number(double value) {
-  char buffer[32];
-  for (int precision = 15; precision <= 17; ++precision) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
-  }
-  return buffer;
-}
-
 std::string margins_json(const ReleaseRequest& request) {
   std::string out = "[";
   for (std::size_t m = 0; m < request.margins.size(); ++m) {
     out += m ? ", [" : "[";
-    for (std::size_t c = 0; c < request.margins[m].size(); ++c) out += (c ? ", " : "") + quoted(request.margins[m][c]);
+    for (std::size_t c = 0; c < request.margins[m].size(); ++c) out += (c ? ", " : "") + json_quoted(request.margins[m][c]);
     out += "]";
   }
   return out + "]";
@@ -82,11 +57,11 @@ std::string noise_json(const NoiseLaw& law) {
   const bool gaussian = law.kind == NoiseKind::Gaussian || law.kind == NoiseKind::DiscreteGaussian;
   const bool exact = law.kind == NoiseKind::DiscreteGaussian || law.kind == NoiseKind::DiscreteLaplace;
   std::ostringstream out;
-  out << "{\"law\": " << quoted(law.law) << ", \"scale_parameter\": " << quoted(gaussian ? "sigma" : "b")
-      << ", \"scale\": " << number(law.scale) << ", \"exact_parameter\": "
-      << (exact ? quoted(std::to_string(law.exact_parameter.num) + "/" + std::to_string(law.exact_parameter.den))
+  out << "{\"law\": " << json_quoted(law.law) << ", \"scale_parameter\": " << json_quoted(gaussian ? "sigma" : "b")
+      << ", \"scale\": " << json_number(law.scale) << ", \"exact_parameter\": "
+      << (exact ? json_quoted(std::to_string(law.exact_parameter.num) + "/" + std::to_string(law.exact_parameter.den))
                 : std::string("null"))
-      << ", \"unit_variance\": " << number(law.unit_variance) << ", \"calibration\": " << quoted(law.calibration)
+      << ", \"unit_variance\": " << json_number(law.unit_variance) << ", \"calibration\": " << json_quoted(law.calibration)
       << "}";
   return out.str();
 }
@@ -95,17 +70,17 @@ std::string noise_json(const NoiseLaw& law) {
 // variation distance, which dp.diagnose bounds.
 std::string sampler_json(const SamplerReport& sampler) {
   std::ostringstream out;
-  out << "{\"method\": " << quoted(sampler.sampler) << ", \"exact\": " << (sampler.iterations ? "false" : "true");
+  out << "{\"method\": " << json_quoted(sampler.sampler) << ", \"exact\": " << (sampler.iterations ? "false" : "true");
   if (sampler.iterations)
-    out << ", \"iterations\": " << sampler.iterations << ", \"move_acceptance\": " << number(sampler.acceptance)
-        << ", \"caveat\": " << quoted("the noise follows the stated law up to the chain's total variation distance "
+    out << ", \"iterations\": " << sampler.iterations << ", \"move_acceptance\": " << json_number(sampler.acceptance)
+        << ", \"caveat\": " << json_quoted("the noise follows the stated law up to the chain's total variation distance "
                                       "after these iterations (bounded by dp.diagnose); the privacy guarantee holds "
                                       "up to that distance added to delta");
-  if (!sampler.start.empty()) out << ", \"start\": " << quoted(sampler.start);
+  if (!sampler.start.empty()) out << ", \"start\": " << json_quoted(sampler.start);
   const std::string stddev = !sampler.stddev.empty() ? sampler.stddev
                              : sampler.sd_estimated  ? "Monte Carlo estimate from the same chain"
                                                      : "exact";
-  out << ", \"stddev\": " << quoted(stddev) << "}";
+  out << ", \"stddev\": " << json_quoted(stddev) << "}";
   return out.str();
 }
 
@@ -114,13 +89,13 @@ std::string sampler_json(const SamplerReport& sampler) {
 std::string accounting_json(const ReleaseRequest& request) {
   std::ostringstream out;
   if (request.mechanism->mechanism == Mechanism::Congenial) {
-    out << ", \"accounting\": {\"epsilon\": " << number(request.epsilon)
-        << ", \"base_epsilon\": " << number(request.epsilon / 2) << ", \"gamma\": 1"
-        << ", \"rule\": " << quoted("epsilon = (1 + gamma) * base_epsilon, Gong and Meng 2020 Theorem 2.1") << "}";
+    out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
+        << ", \"base_epsilon\": " << json_number(request.epsilon / 2) << ", \"gamma\": 1"
+        << ", \"rule\": " << json_quoted("epsilon = (1 + gamma) * base_epsilon, Gong and Meng 2020 Theorem 2.1") << "}";
   } else if (request.mechanism->family == Family::Projection && request.mechanism->mechanism != Mechanism::SubspaceLaplace) {
-    out << ", \"accounting\": {\"epsilon\": " << number(request.epsilon)
-        << ", \"base_epsilon\": " << number(request.epsilon) << ", \"rule\": "
-        << quoted("the noisy table is base_epsilon-DP; the projection uses only the disclosed margin totals, so "
+    out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
+        << ", \"base_epsilon\": " << json_number(request.epsilon) << ", \"rule\": "
+        << json_quoted("the noisy table is base_epsilon-DP; the projection uses only the disclosed margin totals, so "
                   "the guarantee holds between databases with equal totals (not by the post-processing theorem: "
                   "the target set is data-derived, Gong and Meng 2020 section 4)")
         << "}";
@@ -150,22 +125,22 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
   double total_variance = 0;
   for (double sd : noise_sd) total_variance += sd * sd;
   std::ostringstream out;
-  out << "{\"mechanism\": " << quoted(request.mechanism->name)
-      << ", \"output\": " << quoted(request.mechanism->integer_output ? "integer" : "real")
-      << ", \"family\": " << quoted(family_name(request.mechanism->family))
-      << ", \"epsilon\": " << number(request.epsilon)
-      << ", \"delta\": " << (request.mechanism->needs_delta ? number(request.delta) : std::string("null"))
-      << ", \"neighbours\": " << quoted(neighbours_name(request.neighbours))
-      << ", \"privacy\": " << quoted(privacy_statement(request)) << accounting_json(request)
-      << ", \"l1_sensitivity\": " << number(law.l1_sensitivity)
-      << ", \"l2_sensitivity\": " << number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
+  out << "{\"mechanism\": " << json_quoted(request.mechanism->name)
+      << ", \"output\": " << json_quoted(request.mechanism->integer_output ? "integer" : "real")
+      << ", \"family\": " << json_quoted(family_name(request.mechanism->family))
+      << ", \"epsilon\": " << json_number(request.epsilon)
+      << ", \"delta\": " << (request.mechanism->needs_delta ? json_number(request.delta) : std::string("null"))
+      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+      << ", \"privacy\": " << json_quoted(privacy_statement(request)) << accounting_json(request)
+      << ", \"l1_sensitivity\": " << json_number(law.l1_sensitivity)
+      << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
       << ", \"invariants\": {\"margins\": " << margins_json(request)
-      << ", \"structure\": " << quoted(model.structure()) << ", \"rank\": " << model.rank()
+      << ", \"structure\": " << json_quoted(model.structure()) << ", \"rank\": " << model.rank()
       << ", \"null_dimension\": " << model.null_dimension() << "}"
       << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << quoted(covariance_text(request))
-      << ", \"expected_total_squared_error\": " << number(total_variance) << "}";
+      << ", \"covariance\": " << json_quoted(covariance_text(request))
+      << ", \"expected_total_squared_error\": " << json_number(total_variance) << "}";
   return out.str();
 }
 

@@ -29,12 +29,16 @@ Eigen::VectorXd residual_of(const LinearInvariants& inv, const Eigen::VectorXd& 
 // Semi-smooth Newton on the dual equation A max(0, t + A^T lambda) = a
 // from Clp's duals: the Jacobian is A D A^T with D the indicator of the
 // free cells (minimum-norm solve: it is singular when a group has no free
-// cell), halving the step until the residual shrinks.
+// cell), halving the step until the residual shrinks. It runs to round-off
+// (not just to the KKT tolerance): once the active set is right Newton is
+// exact, so the released margins are as exact as float8 allows.
 Eigen::VectorXd newton_polish(const LinearInvariants& inv, const Eigen::VectorXd& t, Eigen::VectorXd lambda,
-                              double tol, const Interrupts& interrupts) {
+                              const Interrupts& interrupts) {
   constexpr int kMaxSteps = 50;
+  const double scale = 1 + Eigen::Map<const Eigen::VectorXd>(inv.totals.data(), inv.totals.size()).lpNorm<Eigen::Infinity>();
+  const double round_off = 16 * std::numeric_limits<double>::epsilon() * scale;
   Eigen::VectorXd r = residual_of(inv, primal_of(inv, t, lambda));
-  for (int step = 0; step < kMaxSteps && r.lpNorm<Eigen::Infinity>() > tol / 10; ++step) {
+  for (int step = 0; step < kMaxSteps && r.lpNorm<Eigen::Infinity>() > round_off; ++step) {
     interrupts.poll();
     const Eigen::VectorXd shifted = t + inv.rows.transpose() * lambda;
     std::vector<Eigen::Triplet<double>> entries;
@@ -83,10 +87,9 @@ NonnegProjection project_nonnegative(const LinearInvariants& invariants, const s
 
   // Polish: the interior point stops near, not on, the optimum; Newton on
   // the dual lands on it (margins exact to round-off, zeros exactly zero).
-  const double tol = kkt_tolerance(invariants, target);
   const Eigen::VectorXd t = Eigen::Map<const Eigen::VectorXd>(target.data(), d);
   const Eigen::VectorXd lambda = newton_polish(
-      invariants, t, Eigen::Map<const Eigen::VectorXd>(clp.lambda.data(), clp.lambda.size()), tol, interrupts);
+      invariants, t, Eigen::Map<const Eigen::VectorXd>(clp.lambda.data(), clp.lambda.size()), interrupts);
   const Eigen::VectorXd y = primal_of(invariants, t, lambda);
   NonnegProjection out;
   out.y.assign(y.data(), y.data() + d);

@@ -1,0 +1,139 @@
+// Exact truncated tilted discrete Laplace; see tilted_laplace.hpp for the law
+// and the argument.
+#include "tilted_laplace.hpp"
+
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "../errors.hpp"
+#include "../samplers/bernoulli_exp.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using u128 = Uint128;
+constexpr unsigned kTiltBits = 16;
+
+Rational reduced(u128 num, u128 den) {
+  u128 a = num, c = den;
+  while (c != 0) {
+    const u128 t = a % c;
+    a = c;
+    c = t;
+  }
+  num /= a;
+  den /= a;
+  if (num == 0 || num > std::numeric_limits<std::uint64_t>::max() || den > std::numeric_limits<std::uint64_t>::max())
+    throw OutOfRange("the congenial noise scale is too large for the exact group sampler");
+  return Rational{static_cast<std::uint64_t>(num), static_cast<std::uint64_t>(den)};
+}
+
+unsigned bit_length(std::uint64_t v) { return v == 0 ? 0 : 64 - static_cast<unsigned>(__builtin_clzll(v)); }
+
+// Bits of the tilt grid such that num * 2^bits stays below 2^63.
+unsigned tilt_bits(Rational scale) {
+  const unsigned used = bit_length(scale.num);
+  return used >= 62 ? 0 : std::min(kTiltBits, 62 - used);
+}
+
+// G with P(G = g) proportional to exp(-g * rate): CKS Algorithm 2 with
+// t = rate.den, s = rate.num (U kept with probability exp(-U/t), V counts
+// exp(-1) successes, G = floor((U + t V) / s)).
+std::int64_t sample_geometric(RandomSource& rng, Rational rate) {
+  for (;;) {
+    const std::uint64_t u = rng.uniform_below(rate.den);
+    if (!sample_bernoulli_exp_neg(rng, Rational{u, rate.den})) continue;
+    std::uint64_t v = 0;
+    while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
+    const u128 g = (static_cast<u128>(rate.den) * v + u) / rate.num;
+    if (g > static_cast<u128>(std::numeric_limits<std::int64_t>::max() / 2))
+      throw OutOfRange("a congenial noise draw does not fit in a bigint");
+    return static_cast<std::int64_t>(g);
+  }
+}
+
+// Sums over one side: S0 = sum_{k>=1} r^k, S1 = sum k r^k, S2 = sum k^2 r^k,
+// with om = 1 - r computed without cancellation.
+struct SideSums {
+  double s0, s1, s2;
+};
+SideSums side_sums(double rate) {
+  const double r = std::exp(-rate), om = -std::expm1(-rate);
+  return {r / om, r / (om * om), r * (1 + r) / (om * om * om)};
+}
+
+double rate_of(Rational q) { return static_cast<double>(q.num) / static_cast<double>(q.den); }
+
+}  // namespace
+
+TiltedRates tilted_rates(Rational scale, std::int64_t steps, unsigned bits) {
+  const u128 one = static_cast<u128>(1) << bits;
+  const u128 mag = static_cast<u128>(steps < 0 ? -steps : steps);
+  if (mag >= one) throw InvalidArgument("a tilt must stay below the discrete laplace rate");
+  const u128 den = static_cast<u128>(scale.num) << bits;
+  const u128 plus = steps < 0 ? one + mag : one - mag, minus = steps < 0 ? one - mag : one + mag;
+  TiltedRates rates;
+  rates.up = reduced(static_cast<u128>(scale.den) * plus, den);
+  rates.down = reduced(static_cast<u128>(scale.den) * minus, den);
+  rates.theta_times_b = static_cast<double>(steps) / static_cast<double>(one);
+  return rates;
+}
+
+TiltedRates untilted_rates(Rational scale) { return tilted_rates(scale, 0, 0); }
+
+CellMoments truncated_moments(const TiltedRates& rates, std::int64_t count) {
+  // Positive side z = 0, 1, ...: weight 1 + S0, first moment S1, second S2.
+  const SideSums up = side_sums(rate_of(rates.up));
+  const double x = static_cast<double>(count);
+  // Negative side z = -1 .. -x: the infinite sums minus the tail beyond x,
+  // sum_{k>x} k^p r^k = r^x sum_{j>=1} (j + x)^p r^j.
+  const double alpha = rate_of(rates.down);
+  const SideSums dn = side_sums(alpha);
+  const double tail = std::exp(-alpha * x);
+  const double w_neg = dn.s0 * (1 - tail);
+  const double m1_neg = dn.s1 - tail * (dn.s1 + x * dn.s0);
+  const double m2_neg = dn.s2 - tail * (dn.s2 + 2 * x * dn.s1 + x * x * dn.s0);
+  const double weight = 1 + up.s0 + w_neg;
+  CellMoments m;
+  m.mean = (up.s1 - m1_neg) / weight;
+  m.variance = std::max(0.0, (up.s2 + m2_neg) / weight - m.mean * m.mean);
+  m.mass_at_zero = 1 / weight;
+  return m;
+}
+
+TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& counts) {
+  const unsigned bits = tilt_bits(scale);
+  const std::int64_t limit = static_cast<std::int64_t>((std::uint64_t{9} << bits) / 10);
+  auto mean_sum = [&](std::int64_t steps) {
+    const TiltedRates r = tilted_rates(scale, steps, bits);
+    double s = 0;
+    for (auto x : counts) s += truncated_moments(r, x).mean;
+    return s;
+  };
+  std::int64_t lo = -limit, hi = limit;
+  if (mean_sum(lo) >= 0) return tilted_rates(scale, lo, bits);
+  if (mean_sum(hi) <= 0) return tilted_rates(scale, hi, bits);
+  while (hi - lo > 1) {  // invariant: sum(lo) < 0 < sum(hi)
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (mean_sum(mid) < 0 ? lo : hi) = mid;
+  }
+  return tilted_rates(scale, std::fabs(mean_sum(lo)) < std::fabs(mean_sum(hi)) ? lo : hi, bits);
+}
+
+std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates, std::int64_t count) {
+  for (;;) {
+    const std::int64_t z = sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
+    if (z >= -count) return z;
+  }
+}
+
+bool accept_against_mode(RandomSource& rng, const TiltedRates& rates, std::int64_t z, std::int64_t count) {
+  if (z < -count) return false;
+  if (z == 0) return true;
+  const Rational rate = z > 0 ? rates.up : rates.down;
+  const u128 magnitude = static_cast<u128>(z > 0 ? z : -z);
+  return sample_bernoulli_exp_neg_wide(rng, magnitude * rate.num, rate.den);
+}
+
+}  // namespace invariant_dp

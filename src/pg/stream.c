@@ -1,0 +1,264 @@
+/*
+ * dp.stream_append_as_owner(release, owner, search_path, source, past_keys,
+ * state, variance, horizon): one refresh of a governed stream. Called only
+ * by dp.refresh_release (EXECUTE is revoked from PUBLIC), inside its
+ * transaction and after its budget and refresher checks. Three phases: read
+ * the stored source as its owner, in key order, and check that its first
+ * periods are exactly the released ones; one core call draws the new
+ * periods' noise from the secret state; insert the new rows into the release
+ * table and return (appended, last_key, state) for the catalog.
+ *
+ * dp.cascade_stream_variance and dp.cascade_stream_range_variance expose the
+ * public calibration and range variance (no state involved).
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "../core/capi/invariant_dp_stream.h"
+#include "arguments.h"
+#include "core_bridge.h"
+#include "run_as.h"
+#include "source_reader.h"
+#include "stream.h"
+
+PG_FUNCTION_INFO_V1(dp_stream_append_as_owner);
+PG_FUNCTION_INFO_V1(dp_cascade_stream_variance);
+PG_FUNCTION_INFO_V1(dp_cascade_stream_range_variance);
+
+typedef struct StreamAppend
+{
+	Oid			release;
+	Oid			owner;
+	char	   *search_path;
+	char	   *query;
+	Datum	   *past_keys;		/* text, in key order */
+	int			n_past;
+	char	   *state;			/* NULL before the first draw */
+	double		variance;
+	int32		horizon;
+	Oid			key_type;
+	QueryRows	rows;
+} StreamAppend;
+
+static void
+unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
+{
+	int			i;
+
+	memset(s, 0, sizeof *s);
+	for (i = 0; i < 8; i++)
+		if (i != 5 && PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("only the state of a stream may be NULL")));
+	s->release = PG_GETARG_OID(0);
+	s->owner = PG_GETARG_OID(1);
+	s->search_path = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	/* Key order is the stream's time order: the source need not sort. */
+	s->query = psprintf("SELECT * FROM (%s) AS stream_source ORDER BY 1", required_text(fcinfo, 3, "source"));
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(4), TEXTOID, -1, false, TYPALIGN_INT, &s->past_keys, NULL, &s->n_past);
+	s->state = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
+	s->variance = PG_GETARG_FLOAT8(6);
+	s->horizon = PG_GETARG_INT32(7);
+	s->key_type = get_atttype(s->release, 1);
+	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
+		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the release table of a stream must have two columns, the period and a float8 count")));
+}
+
+/* One key column, of the release table's period type, then the count. */
+static void
+check_stream_columns(const QueryRows *rows, void *arg)
+{
+	const StreamAppend *s = (const StreamAppend *) arg;
+
+	if (rows->n_keys != 1 || rows->key_types[0] != s->key_type)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the source of a stream must return one period column of type %s, then the count",
+						format_type_be(s->key_type)),
+				 errdetail("It returns %d key column%s%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
+						   rows->n_keys >= 1 ? ", the first of type " : "",
+						   rows->n_keys >= 1 ? format_type_be(rows->key_types[0]) : "")));
+}
+
+static void
+read_stream_rows(void *arg)
+{
+	StreamAppend *s = (StreamAppend *) arg;
+
+	s->rows.what = "source";
+	s->rows.has_count = true;
+	s->rows.on_columns = check_stream_columns;
+	s->rows.on_columns_arg = s;
+	read_query_rows(s->query, &s->rows);
+}
+
+static void
+past_changed(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("the stream's past changed"),
+			 errdetail_internal("%s", detail),
+			 errhint("A stream appends new periods only: released periods must stay in the source with their keys. "
+					 "Nothing was drawn, charged or changed.")));
+}
+
+/*
+ * The source's first periods must be the released ones, and every period
+ * after them new (the noise of a period is drawn once: a period released
+ * twice, or a past period changed, would average or leak it).
+ */
+static void
+check_past(const StreamAppend *s)
+{
+	const QueryRows *rows = &s->rows;
+	size_t		i;
+
+	for (i = 0; i < rows->n_rows; i++)
+	{
+		const char *key = rows->key_text[i];
+
+		if (key == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the source of a stream returned a NULL period")));
+		if (i < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[i])) != 0)
+			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", i + 1,
+								  TextDatumGetCString(s->past_keys[i]), key));
+		if (i > 0 && i >= (size_t) s->n_past && strcmp(key, rows->key_text[i - 1]) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("the source of a stream returned period %s twice", key),
+					 errhint("Periods must be strictly increasing: GROUP BY the period.")));
+	}
+	if (rows->n_rows < (size_t) s->n_past)
+		past_changed(psprintf("The source returns %zu periods; %d were released.", rows->n_rows, s->n_past));
+}
+
+/* Appends the new periods (count + noise) to the release table, as the definer. */
+static void
+insert_new_rows(const StreamAppend *s, const double *noise)
+{
+	const char *table = quote_qualified_identifier(get_namespace_name(get_rel_namespace(s->release)),
+												   get_rel_name(s->release));
+	Oid			types[2] = {s->key_type, FLOAT8OID};
+	SPIPlanPtr	plan = SPI_prepare(psprintf("INSERT INTO %s VALUES ($1, $2)", table), 2, types);
+	size_t		i;
+
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for the stream's release table: %s", SPI_result_code_string(SPI_result));
+	for (i = s->n_past; i < s->rows.n_rows; i++)
+	{
+		Datum		values[2] = {s->rows.key_values[i], Float8GetDatum((double) s->rows.counts[i] + noise[i - s->n_past])};
+
+		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT)
+			elog(ERROR, "could not append to the stream's release table");
+	}
+}
+
+/* (appended, last_key, new_state) for the catalog; last_key NULL if none. */
+static Datum
+stream_result(FunctionCallInfo fcinfo, uint64 count, const char *last_key, const char *state)
+{
+	TupleDesc	desc;
+	Datum		values[3];
+	bool		nulls[3] = {false, last_key == NULL, false};
+
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "dp.stream_append_as_owner must return a record");
+	values[0] = Int64GetDatum((int64) count);
+	values[1] = last_key == NULL ? (Datum) 0 : CStringGetTextDatum(last_key);
+	values[2] = CStringGetTextDatum(state);
+	return HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls));
+}
+
+Datum
+dp_stream_append_as_owner(PG_FUNCTION_ARGS)
+{
+	StreamAppend s;
+	uint64		count;
+	double	   *noise;
+	char	   *new_state = NULL;
+	char	   *state_copy;
+	char	   *last_key;
+	idp_error	error;
+	/* SPI_finish frees everything allocated after SPI_connect. */
+	MemoryContext caller_cxt = CurrentMemoryContext;
+	idp_randomness randomness = current_randomness();
+	idp_interrupts interrupts = pg_interrupts();
+
+	unpack_stream(fcinfo, &s);
+	SPI_connect();
+	run_as_role(s.owner, s.search_path, read_stream_rows, &s);
+	check_past(&s);
+	count = s.rows.n_rows - s.n_past;
+	noise = palloc(Max(count, 1) * sizeof(double));
+
+	if (idp_stream_append(s.state, s.variance, (uint32) s.horizon, (uint64) s.n_past, count, &randomness,
+						  &interrupts, noise, &new_state, &error) != IDP_OK)
+		raise_core_error(&error);
+	state_copy = MemoryContextStrdup(caller_cxt, new_state);
+	idp_free(new_state);
+
+	insert_new_rows(&s, noise);
+	last_key = s.rows.n_rows == 0 ? NULL : MemoryContextStrdup(caller_cxt, s.rows.key_text[s.rows.n_rows - 1]);
+	SPI_finish();
+	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
+}
+
+/* dp.cascade_stream_variance(epsilon, delta, horizon, neighbours): public calibration. */
+Datum
+dp_cascade_stream_variance(PG_FUNCTION_ARGS)
+{
+	char	   *neighbours = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	int32		horizon = PG_GETARG_INT32(2);
+	double		variance;
+	idp_error	error;
+
+	if (strcmp(neighbours, "add_remove") != 0 && strcmp(neighbours, "replace_one") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown neighbours \"%s\"", neighbours),
+				 errhint("Use \"replace_one\" or \"add_remove\".")));
+	if (horizon < 0 || horizon > 62)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("horizon must be between 0 and 62"),
+				 errdetail("A stream releases at most 2^horizon periods.")));
+	if (idp_stream_variance(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), (uint32) horizon,
+							strcmp(neighbours, "add_remove") == 0, &variance, &error) != IDP_OK)
+		raise_core_error(&error);
+	PG_RETURN_FLOAT8(variance);
+}
+
+/* dp.cascade_stream_range_variance(variance, first, last): from public parameters. */
+Datum
+dp_cascade_stream_range_variance(PG_FUNCTION_ARGS)
+{
+	int64		first = PG_GETARG_INT64(1);
+	int64		last = PG_GETARG_INT64(2);
+	double		variance;
+	idp_error	error;
+
+	if (first < 0 || last < first)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid period range %lld..%lld", (long long) first, (long long) last),
+				 errhint("Periods are numbered from 0; first must not exceed last.")));
+	if (idp_stream_range_variance(PG_GETARG_FLOAT8(0), (uint64) first, (uint64) last, &variance, &error) != IDP_OK)
+		raise_core_error(&error);
+	PG_RETURN_FLOAT8(variance);
+}
