@@ -8,10 +8,10 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
-       src/pg/run_as.o src/pg/stream.o
+       src/pg/run_as.o src/pg/stream.o src/pg/crossed_release.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy stream conditioning_projection upgrade
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed stream conditioning_projection upgrade
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link
@@ -40,4 +40,5 @@ FORCE:
 
 # PGXS tracks no header dependencies: rebuild the shim when the C boundary
 # or a shim header changes (a stale struct layout would crash the backend).
-$(OBJS): src/core/capi/invariant_dp_core.h src/core/capi/invariant_dp_stream.h $(wildcard src/pg/*.h)
+$(OBJS): src/core/capi/invariant_dp_core.h src/core/capi/invariant_dp_stream.h src/core/capi/invariant_dp_crossed.h \
+         $(wildcard src/pg/*.h)

@@ -18,6 +18,7 @@
 
 #include "arguments.h"
 #include "core_bridge.h"
+#include "crossed_release.h"
 #include "last_release.h"
 #include "run_as.h"
 #include "source_reader.h"
@@ -29,6 +30,7 @@ typedef struct Privatize
 {
 	idp_request request;
 	idp_request_info info;
+	bool		crossed;		/* two crossed hierarchies (crossed_release.c) */
 	char	   *source;
 	char	   *domain;
 	TupleDesc	result_desc;
@@ -69,7 +71,9 @@ check_result_columns(const QueryRows *rows, void *arg)
 {
 	Privatize  *p = (Privatize *) arg;
 	TupleDesc	desc = p->result_desc;
-	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + (p->info.with_level ? 1 : 0);
+	/* {"level": true}: one level column, two (row, column) when crossed */
+	int			n_level = p->info.with_level ? (p->crossed ? 2 : 1) : 0;
+	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + n_level;
 	int			k;
 	Oid			count_type;
 
@@ -79,7 +83,7 @@ check_result_columns(const QueryRows *rows, void *arg)
 				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
 				 errdetail("The source has %d key column%s, then the count%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
 						   p->info.with_stddev ? ", then the noise standard deviation" : "",
-						   p->info.with_level ? ", then the level" : "")));
+						   n_level == 2 ? ", then the row and column levels" : n_level == 1 ? ", then the level" : "")));
 	for (k = 0; k < rows->n_keys; k++)
 		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
 			ereport(ERROR,
@@ -100,10 +104,11 @@ check_result_columns(const QueryRows *rows, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the standard deviation column must be float8")));
-	if (p->info.with_level && TupleDescAttr(desc, desc->natts - 1)->atttypid != INT4OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the level column must be integer")));
+	for (k = desc->natts - n_level; k < desc->natts; k++)
+		if (TupleDescAttr(desc, k)->atttypid != INT4OID)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the level column must be integer")));
 	{
 		idp_error	error;
 
@@ -160,6 +165,7 @@ unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 	/* Refuse a bad mechanism or epsilon before the source runs. */
 	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
 		raise_core_error(&error);
+	p->crossed = request_is_crossed(&p->request);
 	p->result_desc = expected_result_desc(fcinfo);
 }
 
@@ -193,7 +199,7 @@ read_rows_as(Privatize *p, Oid role, const char *search_path)
 	run_as_role(role, search_path, read_rows_callback, p);
 }
 
-static Datum
+Datum
 count_datum(double value, int64 integer_value, bool integer_output, Oid type)
 {
 	if (integer_output && type == INT8OID)
@@ -392,7 +398,11 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 	released = p.domain ? &p.domain_rows : &p.source_rows;
 	if (p.request.n_hierarchy > 0)
 	{
-		release_hierarchy(fcinfo, &p, released);
+		cells = core_cells(&p);
+		if (p.crossed)
+			release_crossed(fcinfo, &p.request, &p.info, &cells, released, p.result_desc);
+		else
+			release_hierarchy(fcinfo, &p, released);
 		SPI_finish();
 		return (Datum) 0;
 	}

@@ -6,6 +6,8 @@
 
 #include "../errors.hpp"
 #include "../mechanisms/cell_domain.hpp"
+#include "../rollups/crossed_grid.hpp"
+#include "../rollups/crossed_release.hpp"
 
 namespace invariant_dp::capi {
 
@@ -68,6 +70,7 @@ CheckedRequest check_request(const idp_request* request) {
     throw NullValue("epsilon must not be NULL");
   if (!cascade && (checked.hierarchy.rho > 0 || !checked.hierarchy.level_variance.empty()))
     throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanism \"cascade\"");
+  check_crossed_request(checked.release, checked.hierarchy);
   return checked;
 }
 
@@ -82,6 +85,7 @@ void check_columns(const CheckedRequest& checked, const std::vector<std::string>
     throw InvalidArgument("hierarchy names column \"" + level + "\", which the source does not return",
                           "The source's key columns are: " + known + ".");
   }
+  if (checked.hierarchy.is_crossed()) check_crossed_columns(checked.hierarchy.levels, checked.hierarchy.crossed, key_columns);
 }
 
 }  // namespace invariant_dp::capi

@@ -2,8 +2,11 @@
 // and core results back to malloc'd buffers the shim frees with idp_free.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -19,6 +22,16 @@ RawRequest raw_request(const idp_request* request);
 std::vector<std::string> strings(std::size_t n, const char* const* text);
 Interrupts interrupts_of(const idp_interrupts* interrupts);
 char* malloc_copy(const std::string& text);
+
+// A malloc'd copy of a vector, element-converted (at least one element, so
+// never NULL): the output arrays the shim frees with the idp_free_* calls.
+template <class T, class U>
+T* malloc_array(const std::vector<U>& values) {
+  T* out = static_cast<T*>(std::malloc(std::max<std::size_t>(values.size(), 1) * sizeof(T)));
+  if (out == nullptr) throw std::bad_alloc();
+  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
+  return out;
+}
 
 // The cells a release covers (the domain's, when one is given) and their
 // counts (0 for domain cells the source lacks).

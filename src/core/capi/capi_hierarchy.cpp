@@ -20,14 +20,6 @@ using namespace invariant_dp::capi;
 
 namespace {
 
-template <class T, class U>
-T* malloc_array(const std::vector<U>& values) {
-  T* out = static_cast<T*>(std::malloc(std::max<std::size_t>(values.size(), 1) * sizeof(T)));
-  if (out == nullptr) throw std::bad_alloc();
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
-  return out;
-}
-
 void copy_hierarchy_result(const HierarchyReleaseResult& result, idp_hierarchy_output* output) {
   output->integer_output = result.integer_output;
   output->n_levels = result.level_columns.size();
@@ -66,6 +58,7 @@ idp_status idp_release_hierarchy(const idp_request* request, const idp_cells* ce
   const idp_status status = guarded(error, [&] {
     const CheckedRequest checked = check_request(request);
     if (!checked.hierarchy.active()) throw InvalidArgument("idp_release_hierarchy needs a hierarchy");
+    if (checked.hierarchy.is_crossed()) throw InvalidArgument("a crossed release needs idp_release_crossed");
     check_columns(checked, strings(cells->n_columns, cells->column_names));
     const Interrupts polling = interrupts_of(interrupts);
     RandomSource& rng = session_random_source(randomness);

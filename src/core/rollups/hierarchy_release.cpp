@@ -42,32 +42,6 @@ void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
   }
 }
 
-// The tree's shape for the metadata: enough to rebuild it (dp.range_variance).
-std::string tree_json(const HierarchyTree& tree, const HierarchyRequest& request) {
-  std::ostringstream out;
-  out << "{\"levels\": [";
-  for (std::size_t i = 0; i < request.levels.size(); ++i) out << (i ? ", " : "") << json_quoted(request.levels[i]);
-  out << "], \"level_names\": [";
-  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_quoted(tree.level_name(d));
-  std::size_t internal = 0;
-  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) internal += !tree.is_leaf(v);
-  out << "], \"nodes\": " << tree.n_nodes() << ", \"leaves\": " << tree.n_leaves()
-      << ", \"internal_nodes\": " << internal
-      << ", \"node_order\": \"level order: the grand total, then each depth in leaf order\""
-      << ", \"rollup\": \"every internal node is the sum of its children's released values, in a fixed order\"";
-  if (internal <= kMaxPublishedInternalNodes) {
-    out << ", \"children\": [";
-    bool first = true;
-    for (std::uint32_t v = 0; v < tree.n_nodes() && !tree.is_leaf(v); ++v) {
-      out << (first ? "" : ", ") << tree.n_children(v);
-      first = false;
-    }
-    out << "]";
-  }
-  out << "}";
-  return out.str();
-}
-
 // Splices "hierarchy": {...} into a release's metadata object.
 std::string with_hierarchy(const std::string& metadata, const std::string& hierarchy_json) {
   const std::size_t close = metadata.rfind('}');
@@ -127,7 +101,7 @@ std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& re
   out << "], \"fixed_nodes\": [";
   for (std::size_t i = 0; i < fixed.size() && fixed.size() <= kMaxPublishedInternalNodes; ++i)
     out << (i ? ", " : "") << fixed[i];
-  out << "]}, \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << tree_json(tree, hierarchy) << "}";
+  out << "]}, \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << hierarchy_tree_json(tree, hierarchy.levels) << "}";
   return out.str();
 }
 
@@ -184,11 +158,37 @@ HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64
     out.noise_sd = hierarchy::rollup(tree, tree.to_leaf_order(variance.data()), interrupts);
     for (double& sd : out.noise_sd) sd = std::sqrt(sd);
   }
-  out.metadata_json = with_hierarchy(leaves.metadata_json, tree_json(tree, hierarchy));
+  out.metadata_json = with_hierarchy(leaves.metadata_json, hierarchy_tree_json(tree, hierarchy.levels));
   return out;
 }
 
 }  // namespace
+
+// The tree's shape for the metadata: enough to rebuild it (dp.range_variance).
+std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels) {
+  std::ostringstream out;
+  out << "{\"levels\": [";
+  for (std::size_t i = 0; i < levels.size(); ++i) out << (i ? ", " : "") << json_quoted(levels[i]);
+  out << "], \"level_names\": [";
+  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_quoted(tree.level_name(d));
+  std::size_t internal = 0;
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) internal += !tree.is_leaf(v);
+  out << "], \"nodes\": " << tree.n_nodes() << ", \"leaves\": " << tree.n_leaves()
+      << ", \"internal_nodes\": " << internal
+      << ", \"node_order\": \"level order: the grand total, then each depth in leaf order\""
+      << ", \"rollup\": \"every internal node is the sum of its children's released values, in a fixed order\"";
+  if (internal <= kMaxPublishedInternalNodes) {
+    out << ", \"children\": [";
+    bool first = true;
+    for (std::uint32_t v = 0; v < tree.n_nodes() && !tree.is_leaf(v); ++v) {
+      out << (first ? "" : ", ") << tree.n_children(v);
+      first = false;
+    }
+    out << "]";
+  }
+  out << "}";
+  return out.str();
+}
 
 HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
                                              const ReleaseRequest& request, const HierarchyRequest& hierarchy,

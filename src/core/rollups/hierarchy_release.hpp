@@ -25,6 +25,10 @@
 
 namespace invariant_dp {
 
+namespace hierarchy {
+class HierarchyTree;
+}
+
 // How epsilon was given: the cascade can also be calibrated from rho or
 // from absolute per-level variance targets, with epsilon left NULL.
 struct HierarchyBudget {
@@ -51,5 +55,10 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
                                              const ReleaseRequest& request, const HierarchyRequest& hierarchy,
                                              const HierarchyBudget& budget, RandomSource& rng,
                                              const Interrupts& interrupts);
+
+// A tree's shape for the release metadata ("levels", "nodes", "children",
+// ...): enough to rebuild it (dp.range_variance). Crossed releases publish
+// one per hierarchy.
+std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels);
 
 }  // namespace invariant_dp

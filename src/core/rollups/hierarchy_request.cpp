@@ -36,6 +36,48 @@ std::vector<double> parse_number_array(const std::string& text) {
   return values;
 }
 
+// "[\"age_group\", \"age\"]" -> {"age_group", "age"}: a jsonb array of
+// plain column names, as the shim passes it (JSON text).
+std::vector<std::string> parse_name_array(const std::string& text) {
+  const std::string hint = "Name the second hierarchy's level columns, coarsest first: "
+                           "{\"crossed\": [\"age_group\", \"age\"]}.";
+  const auto malformed = [&] {
+    return InvalidArgument("option \"crossed\" must be an array of column names", "Got " + text + ".", hint);
+  };
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') throw malformed();
+  std::vector<std::string> names;
+  std::size_t i = 1;
+  while (true) {
+    while (text[i] == ' ') ++i;
+    if (text[i] == ']' && names.empty()) break;
+    if (text[i] != '"') throw malformed();
+    const std::size_t end = text.find('"', i + 1);
+    // An escaped character would need JSON unescaping; column names with
+    // quotes or backslashes are not worth it.
+    if (end == std::string::npos || text.find('\\', i) < end) throw malformed();
+    names.push_back(text.substr(i + 1, end - i - 1));
+    i = end + 1;
+    while (text[i] == ' ') ++i;
+    if (text[i] == ']') break;
+    if (text[i] != ',') throw malformed();
+    ++i;
+  }
+  if (names.empty()) throw InvalidArgument("option \"crossed\" is empty", {}, hint);
+  return names;
+}
+
+// The crossed hierarchy's columns: each once, none also a level.
+void check_crossed_levels(const HierarchyRequest& request) {
+  std::set<std::string> seen(request.levels.begin(), request.levels.end());
+  for (const std::string& column : request.crossed) {
+    if (column.empty()) throw InvalidArgument("option \"crossed\" names an empty column");
+    if (!seen.insert(column).second)
+      throw InvalidArgument("column \"" + column + "\" is in both crossed hierarchies, or twice in one",
+                            "Two crossed hierarchies split the key columns between them: each column is a level "
+                            "of exactly one.");
+  }
+}
+
 bool parse_bool(const std::string& key, const std::string& value) {
   if (value == "true") return true;
   if (value == "false") return false;
@@ -66,6 +108,8 @@ HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
       request.rho = std::strtod(value.c_str(), &end);
       if (*end != '\0' || !std::isfinite(request.rho) || request.rho <= 0)
         throw InvalidArgument("option \"rho\" must be a positive number", "Got \"" + value + "\".");
+    } else if (key == "crossed") {
+      request.crossed = parse_name_array(value);
     } else {
       rest.emplace_back(key, value);
       continue;
@@ -75,6 +119,7 @@ HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
                             "Pass hierarchy => '{level1,level2,...}', coarsest level first.");
   }
   options = std::move(rest);
+  check_crossed_levels(request);
   return request;
 }
 

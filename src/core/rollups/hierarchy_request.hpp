@@ -17,13 +17,17 @@ struct HierarchyRequest {
   // absolute targets whose privacy cost the release reports.
   std::vector<double> level_variance;  // options {"level_variance": [v0, v1, ...]}
   double rho = 0;                      // options {"rho": r}: calibrate to rho-zCDP instead
+  // options {"crossed": ["age_group", "age"]}: a second hierarchy's level
+  // columns, coarsest first, crossed with `levels` (crossed_release.hpp).
+  std::vector<std::string> crossed;
   bool active() const { return !levels.empty(); }
+  bool is_crossed() const { return !crossed.empty(); }
 };
 
-// Takes the hierarchy options ("level", "level_variance", "rho") out of
+// Takes the hierarchy options ("level", "level_variance", "rho", "crossed") out of
 // options, so the rest validates like any release's. InvalidArgument for a
 // repeated or empty level, a malformed value, or a hierarchy option without
-// a hierarchy.
+// a hierarchy, a crossed column that repeats or is also a level.
 HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
                                         std::vector<std::pair<std::string, std::string>>& options);
 

@@ -1,0 +1,221 @@
+// Orchestrates a release over two crossed hierarchies (crossed_release.hpp).
+#include "crossed_release.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "../calibration/analytic_gaussian.hpp"
+#include "../errors.hpp"
+#include "../hierarchy/cascade_covariance.hpp"
+#include "../hierarchy/crossed_cascade.hpp"
+#include "../json_text.hpp"
+#include "../mechanisms/release.hpp"
+#include "crossed_grid.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using hierarchy::CascadeLaw;
+using hierarchy::HierarchyTree;
+
+// The two trees' shapes and how the rows print (crossed_release.hpp).
+std::string crossed_json(const CrossedGrid& grid, const HierarchyRequest& hierarchy) {
+  return "{\"crossed\": true, \"rows\": " + hierarchy_tree_json(grid.rows, hierarchy.levels) +
+         ", \"columns\": " + hierarchy_tree_json(grid.cols, hierarchy.crossed) +
+         ", \"node_order\": \"every (row node, column node) pair, row-major: row nodes in level order, then column "
+         "nodes in level order\", \"rollup\": \"every value is the sum of released grid cells in a fixed order: "
+         "over the column tree within each row leaf, then over the row tree\"}";
+}
+
+void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out) {
+  const std::size_t width = grid.cols.n_nodes();
+  std::vector<std::uint32_t> col_depth(width);
+  for (std::uint32_t t = 0; t < width; ++t) col_depth[t] = grid.cols.depth(t);
+  out.node_cell.resize(grid.rows.n_nodes() * width);
+  out.row_depth.resize(out.node_cell.size());
+  out.col_depth.resize(out.node_cell.size());
+  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
+    const unsigned depth = grid.rows.depth(s);
+    const std::uint32_t row_leaf = grid.rows.representative_leaf(s);
+    for (std::uint32_t t = 0; t < width; ++t) {
+      const std::size_t v = std::size_t(s) * width + t;
+      out.node_cell[v] = grid.cell_at(row_leaf, grid.cols.representative_leaf(t));
+      out.row_depth[v] = depth;
+      out.col_depth[v] = col_depth[t];
+    }
+  }
+}
+
+// Cell-order values to the grid's row-major leaf order.
+template <class T>
+std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell) {
+  std::vector<T> out(grid.grid_cell.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = by_cell[grid.grid_cell[i]];
+  return out;
+}
+
+// sigma^2: the row law's scale (the column law stays at unit levels), from
+// (epsilon, delta) or rho as the one-tree cascade does
+// (cascade_calibration.hpp), with the Kronecker sensitivity.
+struct CrossedCalibration {
+  std::string derived_from;
+  double sigma_squared = 0, epsilon = 0, delta = 0, rho = 0, sensitivity_squared = 0;
+};
+
+CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& request,
+                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+  if (budget.has_epsilon && hierarchy.rho > 0)
+    throw InvalidArgument("give epsilon or the option \"rho\", not both",
+                          "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
+  if (!budget.has_epsilon && !(hierarchy.rho > 0))
+    throw NullValue("epsilon must not be NULL", {},
+                    "Pass epsilon, or the option \"rho\" (per-level targets are not available with \"crossed\").");
+  const double m =
+      hierarchy::crossed_max_sensitivity_squared(grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols,
+                                                 CascadeLaw::uniform(grid.cols, 1.0), request.neighbours);
+  if (!(m > 0))
+    throw InconsistentInvariants("the release leaves no change of one person to protect",
+                                 "Under replace_one neighbours a person can only move between cells; here there is "
+                                 "a single cell.",
+                                 "Use add_remove neighbours, or release more than one cell.");
+  CrossedCalibration c;
+  if (budget.has_epsilon) {
+    const double s = analytic_gaussian_sigma(request.epsilon, request.delta, std::sqrt(m));
+    c = {"epsilon_delta", s * s, request.epsilon, request.delta, 0, 0};
+  } else {
+    c = {"rho", m / (2 * hierarchy.rho), 0, request.delta, hierarchy.rho, 0};
+  }
+  c.sensitivity_squared = m / c.sigma_squared;
+  c.rho = c.sensitivity_squared / 2;
+  return c;
+}
+
+std::string level_variances_json(const HierarchyTree& tree, const CascadeLaw& law) {
+  std::string out = "[";
+  for (unsigned d = 0; d <= tree.height(); ++d) out += (d ? ", " : "") + json_number(law.level_variance(d));
+  return out + "]";
+}
+
+std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                             const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law) {
+  std::ostringstream out;
+  out << "{\"mechanism\": \"cascade\", \"family\": \"none\", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
+      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho)
+      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+      << ", \"privacy\": " << json_quoted(
+             std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
+             (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
+                                                           : "differ by one person added or removed"))
+      << ", \"noise\": {\"law\": "
+      << json_quoted("Kronecker Gaussian cascade (Cascade Sampling, two crossed hierarchies): covariance "
+                     "Sigma_rows (x) Sigma_columns; the rectangle of row node s and column node t is "
+                     "N(0, row_level_variance[depth s] * column_level_variance[depth t]); floating-point Gaussian "
+                     "draws (Mironov 2012 caveat)")
+      << ", \"row_level_variance\": " << level_variances_json(grid.rows, row_law)
+      << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law)
+      << ", \"calibration\": {\"mechanism\": \"cascade\", \"derived_from\": " << json_quoted(c.derived_from)
+      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+      << ", \"sigma_squared\": " << json_number(c.sigma_squared) << ", \"rho\": " << json_number(c.rho)
+      << ", \"sensitivity_squared\": " << json_number(c.sensitivity_squared)
+      << "}}, \"invariants\": {\"margins\": [], \"fixed_nodes\": []}, \"cells\": " << grid.grid_cell.size()
+      << ", \"hierarchy\": " << crossed_json(grid, hierarchy) << "}";
+  return out.str();
+}
+
+CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t* counts, const ReleaseRequest& request,
+                                     const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                     RandomSource& rng, const Interrupts& interrupts) {
+  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget);
+  const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared);
+  const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0);
+  std::vector<double> released = hierarchy::crossed_cascade_noise(grid.rows, row_law, grid.cols, col_law, rng, interrupts);
+  for (std::size_t i = 0; i < released.size(); ++i) {
+    const std::int64_t count = counts[grid.grid_cell[i]];
+    if (count > kMaxExactRealCount)
+      throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+    released[i] += static_cast<double>(count);
+  }
+  CrossedReleaseResult out;
+  out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, released, interrupts);
+  if (request.with_stddev) {
+    // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t).
+    const std::size_t width = grid.cols.n_nodes();
+    out.noise_sd.resize(out.values.size());
+    for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
+      const double vr = hierarchy::node_variance(grid.rows, row_law, s);
+      for (std::uint32_t t = 0; t < width; ++t)
+        out.noise_sd[std::size_t(s) * width + t] = std::sqrt(vr * hierarchy::node_variance(grid.cols, col_law, t));
+    }
+  }
+  out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law);
+  return out;
+}
+
+CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& cells, const std::int64_t* counts,
+                                       const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                       RandomSource& rng, const Interrupts& interrupts) {
+  const ReleaseResult leaves = run_release(cells, counts, request, rng, interrupts);
+  CrossedReleaseResult out;
+  out.integer_output = leaves.integer_output;
+  if (leaves.integer_output)
+    out.integer_values =
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.integer_values.data()), interrupts);
+  else
+    out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.values.data()), interrupts);
+  if (request.with_stddev) {
+    // Without margins (checked before) the cells' noise is independent: variances add.
+    std::vector<double> variance(cells.n_cells());
+    for (std::size_t i = 0; i < variance.size(); ++i) variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
+    out.noise_sd = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, variance.data()), interrupts);
+    for (double& sd : out.noise_sd) sd = std::sqrt(sd);
+  }
+  const std::size_t close = leaves.metadata_json.rfind('}');
+  out.metadata_json =
+      leaves.metadata_json.substr(0, close) + ", \"hierarchy\": " + crossed_json(grid, hierarchy) + "}";
+  return out;
+}
+
+}  // namespace
+
+void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
+  if (!hierarchy.is_crossed()) return;
+  if (!hierarchy.level_variance.empty())
+    throw InvalidArgument("option \"level_variance\" is not supported with \"crossed\"",
+                          "Crossed cascade noise uses uniform levels: every rectangle of a row node and a column "
+                          "node has the same variance.",
+                          "Drop \"level_variance\"; calibrate with epsilon and delta, or with \"rho\".");
+  const bool cascade = request.mechanism->mechanism == Mechanism::Cascade;
+  if (cascade && !request.margins.empty())
+    throw InvalidArgument("margins are not supported with mechanism \"cascade\" and \"crossed\"",
+                          "Crossed cascade noise is drawn without conditioning on exact totals.",
+                          "Drop margins, or use an integer mechanism, whose margins stay exact.");
+  if (request.with_stddev && !request.margins.empty())
+    throw InvalidArgument("stddev of rollup rows needs mechanism \"cascade\" or no margins",
+                          "With exact margins the leaves' noise is correlated in a way only the cascade publishes "
+                          "in closed form.",
+                          "Drop {\"stddev\": true}, or use mechanism => 'cascade'.");
+}
+
+CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
+                                         const char* const* key_text, const ReleaseRequest& request,
+                                         const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                         RandomSource& rng, const Interrupts& interrupts) {
+  check_crossed_request(request, hierarchy);
+  if (!hierarchy.is_crossed()) throw InvalidArgument("a crossed release needs the option \"crossed\"");
+  if (cells.n_cells() == 0)
+    throw InvalidData("source returned no rows", "There is no cell to release.",
+                      "Pass a domain query listing every public cell, so empty cells are released too.");
+  for (std::size_t i = 0; i < cells.n_cells(); ++i)
+    if (counts[i] < 0) throw InvalidData("count must not be negative");
+  const CrossedGrid grid = build_crossed_grid(cells, key_text, hierarchy.levels, hierarchy.crossed, interrupts);
+  CrossedReleaseResult out =
+      request.mechanism->mechanism == Mechanism::Cascade
+          ? cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)
+          : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
+  out.row_level_columns = grid.row_columns;
+  out.col_level_columns = grid.col_columns;
+  describe_nodes(grid, out);
+  return out;
+}
+
+}  // namespace invariant_dp

@@ -1,0 +1,59 @@
+// A release over two crossed hierarchies (dp.privatize with `hierarchy` and
+// the option "crossed"; digest §2.10): the cells are the full grid of (row
+// leaf, column leaf) pairs, and the release has one row per (row node,
+// column node) pair, e.g. (state, age_group) or (county, all ages).
+//
+// Two ways to noise it, as in one hierarchy (hierarchy_release.hpp):
+// - mechanism "cascade": Kronecker cascade noise on the grid
+//   (hierarchy/crossed_cascade.hpp): every rectangle (s, t) has variance
+//   v_rows(s) * v_cols(t); with uniform levels, the paper's "every dyadic
+//   rectangle at sigma^2". Calibrated from (epsilon, delta) or rho through
+//   crossed_max_sensitivity_squared. No exact margins, no per-level targets.
+// - any other mechanism: the grid cells are released by it as usual
+//   (margins exact, integers stay integers), then rolled up over both trees.
+// Either way every value is a fixed-order fold of released grid cells
+// (crossed_rollup): exact for integers; for float8, (s, t) is bit-exactly
+// the sum over the children of s, and the sum over the children of t agrees
+// to rounding.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../invariants/cell_keys.hpp"
+#include "../mechanisms/release_request.hpp"
+#include "../random_source.hpp"
+#include "hierarchy_release.hpp"
+#include "hierarchy_request.hpp"
+
+namespace invariant_dp {
+
+struct CrossedReleaseResult {
+  bool integer_output = false;
+  std::vector<std::size_t> row_level_columns, col_level_columns;  // key column indices, coarsest first
+  // Per output row, row-major over (row node, column node), each in its
+  // tree's level order: the cell whose keys the row prints, and the two
+  // depths (a row prints the row levels down to row_depth and the column
+  // levels down to col_depth, NULL below).
+  std::vector<std::uint32_t> node_cell, row_depth, col_depth;
+  std::vector<double> values;                // real mechanisms
+  std::vector<std::int64_t> integer_values;  // integer mechanisms
+  std::vector<double> noise_sd;              // empty unless requested
+  std::string metadata_json;
+};
+
+// What a crossed request may not combine, checked before the source runs:
+// per-level targets, and exact margins with the cascade. No-op when the
+// request is not crossed.
+void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
+
+// key_text: the cells' keys (row-major, nullptr = NULL), to name a missing
+// grid cell in the error.
+CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
+                                         const char* const* key_text, const ReleaseRequest& request,
+                                         const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                         RandomSource& rng, const Interrupts& interrupts);
+
+}  // namespace invariant_dp
