@@ -93,7 +93,7 @@ TEST(CascadeCalibration, MetadataJson) {
   const auto out = calibrate_epsilon_delta(tree, CascadeLaw::uniform(tree, 1.0), 1.0, 1e-9, Neighbours::ReplaceOne);
   const std::string json = out.calibration.to_json();
   for (const char* key : {"\"mechanism\": \"cascade\"", "\"neighbours\": \"replace_one\"", "\"epsilon\": 1,",
-                          "\"delta\": 1.0000000000000001e-09", "\"rho\"", "\"levels\": [{\"depth\": 0",
+                          "\"delta\": 1e-09,", "\"rho\"", "\"levels\": [{\"depth\": 0",
                           "\"name\": \"depth 2\"", "\"noise_law\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
 }
