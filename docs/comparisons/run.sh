@@ -71,5 +71,9 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   section county_bias
   echo
   echo '![mean error against county size](county_bias.png)'
+  echo
+  echo "## Reading the results"
+  echo
+  cat "$here/reading.md"
 } > "$here/results.md"
 echo "wrote $here/results.md"
