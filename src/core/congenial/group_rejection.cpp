@@ -12,7 +12,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr double kBudgetFactor = 50;     // proposals per unit of 1 / acceptance
-constexpr double kMaxBudget = 1e8;
+constexpr double kMaxCellDraws = 16777216;  // 2^24: a few seconds
 
 // One proposal for a planned group: true when accepted, z filled in the
 // order of plan.cells.
@@ -51,8 +51,9 @@ GroupPlan plan_group(const std::vector<std::int64_t>& center, std::vector<std::u
   plan.cells = std::move(cells);
   const double p_zero_sum = std::exp(-mean * mean / (2 * variance)) / std::sqrt(2 * kPi * variance);
   plan.estimated_acceptance = std::min(1.0, p_zero_sum / widest);
-  const double wanted = std::min(kMaxBudget, std::ceil(kBudgetFactor / plan.estimated_acceptance));
-  plan.budget = std::max<std::uint64_t>(min_budget, static_cast<std::uint64_t>(wanted));
+  const double wanted = std::ceil(kBudgetFactor / plan.estimated_acceptance);
+  const double cap = kMaxCellDraws / static_cast<double>(plan.cells.size());
+  plan.budget = wanted <= cap ? std::max<std::uint64_t>(min_budget, static_cast<std::uint64_t>(wanted)) : min_budget;
   return plan;
 }
 
@@ -78,6 +79,12 @@ std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& tar
   for (std::uint32_t g = 0; g < n_groups; ++g) {
     if (cells[g].size() < 2) {  // a group of one cell is pinned
       for (auto c : cells[g]) y[c] = x[c];
+      continue;
+    }
+    std::int64_t total = 0;
+    for (auto c : cells[g]) total += x[c];
+    if (total == 0) {  // the only non-negative table with a zero total
+      for (auto c : cells[g]) y[c] = 0;
       continue;
     }
     TiltedRates rates;

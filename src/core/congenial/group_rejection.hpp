@@ -18,9 +18,13 @@
 //      (p_k's mode is 0), an exact Bernoulli(exp(-rational)). The accepted
 //      z has density proportional to prod_i p_i(z_i) on sum z = 0: the target.
 // Acceptance is P_theta(S = 0) / p_k(0), estimated by a normal approximation
-// of S = sum z; it depends on the data. Each group gets at most
-// max(budget, 50 / estimated acceptance) proposals (capped at 10^8), so a
-// correct estimate leaves a failure probability near e^-50.
+// of S = sum z; it depends on the data. Each group gets
+// max(budget, 50 / estimated acceptance) proposals, so a correct estimate
+// leaves a failure probability near e^-50, unless that many proposals would
+// draw more than 2^24 cells: then the estimate says rejection is hopeless
+// (many small cells with a small total: no tilt balances them) and only
+// `budget` proposals are tried. A group with a zero total is set to 0 (its
+// only table).
 #pragma once
 
 #include <cstdint>

@@ -122,6 +122,8 @@ TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& coun
 }
 
 std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates, std::int64_t count) {
+  // On z >= 0 the law is exactly Geometric(alpha_+): no rejection needed.
+  if (count == 0) return sample_geometric(rng, rates.up);
   for (;;) {
     const std::int64_t z = sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
     if (z >= -count) return z;

@@ -16,7 +16,8 @@
 // G_- ~ Geometric(rate alpha_-) (P(G = g) proportional to exp(-alpha g)) has
 // P(Z = z) proportional to exp(-alpha_+ z) for z >= 0 and exp(-alpha_- |z|)
 // for z <= 0 (sum the joint law over G_- = g - z); redrawing while Z < -x
-// gives the truncated law. Each geometric is drawn as in Canonne, Kamath,
+// gives the truncated law (for x = 0 that law is Geometric(alpha_+) itself,
+// drawn directly). Each geometric is drawn as in Canonne, Kamath,
 // Steinke (2020), Algorithm 2 (samplers/discrete_laplace.cpp): only exact
 // Bernoulli(exp(-rational)) coins (samplers/bernoulli_exp.hpp) and exactly
 // uniform integers. The doubles below choose theta and estimate acceptance;

@@ -19,15 +19,17 @@
 //   "rejection": exact, per group (congenial/group_rejection.hpp: tilted
 //       truncated discrete Laplace proposals, one cell closing the group
 //       sum); one margin (a partition) or none; per group max(10^6, 50 /
-//       estimated acceptance) proposals (at most 10^8), then an error;
+//       estimated acceptance) proposals (the second term dropped above 2^24
+//       cell draws), then an error;
 //   "mis": the paper's Algorithm 1 (congenial/independence_sampler.hpp),
 //       `iterations` proposals (default 200000);
 //   "lattice": margin-preserving lattice moves restricted to y >= 0 plus one
 //       independence proposal per sweep (congenial/lattice_walk.hpp),
 //       `iterations` sweeps (default 2000);
 //   "auto" (default): partitions and no margin use per-group rejection with
-//       max(4096, 50 / estimated acceptance) proposals per group (at most
-//       10^8), and any group that exhausts them is
+//       max(4096, 50 / estimated acceptance) proposals per group (the
+//       second term dropped above 2^24 cell draws), and any group that
+//       exhausts them is
 //       finished by the lattice walk; other margins use the lattice walk.
 //       Whether a fallback happened is NOT published: its probability depends
 //       on the data (a group's acceptance P(x_g + Z >= 0)), so the metadata
