@@ -4,6 +4,7 @@
 // the metadata states family, accounting and sampler.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -146,4 +147,23 @@ TEST(Congenial, DiagnoseRunsOnAPublicStandInOnly) {
   const auto exact = run_diagnostics(table.keys(), congenial({"county"}, "auto"), settings, *rng, Interrupts());
   ASSERT_EQ(exact.front().metric, "rejection_acceptance");
   EXPECT_GT(exact.front().value, 0.0);
+}
+
+// One state of 100 counties from 0 to 88000 people, epsilon 0.192 (b ~ 20.8):
+// the old rejection almost never accepted here. The strict exact sampler now
+// finishes, keeps the state total and non-negativity, and says how it drew.
+TEST(Congenial, CountyPartitionIsDrawnExactlyByRejection) {
+  test_tables::TestTable table{{"state", "county"}, {}, {}};
+  for (int i = 0; i < 100; ++i) {
+    table.text.push_back("S");
+    table.text.push_back("c" + std::to_string(i));
+    table.counts.push_back(static_cast<std::int64_t>(std::floor(std::exp(i / 99.0 * std::log(88001.0)))) - 1);
+  }
+  auto rng = make_seeded_random_source(5);
+  for (const char* sampler : {"rejection", "auto"}) {
+    const auto result =
+        run_release(table.keys(), table.counts.data(), congenial({"state"}, sampler, 0.192), *rng, Interrupts());
+    expect_kept(table, {"state"}, result.integer_values);
+    EXPECT_NE(result.metadata_json.find("tilted"), std::string::npos) << result.metadata_json;
+  }
 }
