@@ -122,6 +122,31 @@ COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, flo
 REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[])
     FROM PUBLIC;
 
+-- The table a governed release is stored in, named table or schema.table,
+-- created with the caller's rights and schema resolution (SECURITY INVOKER).
+CREATE FUNCTION dp.create_release_table(release text, columns text) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    name text[] := parse_ident(release);
+    target text;
+BEGIN
+    IF array_length(name, 1) NOT IN (1, 2) THEN
+        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', release),
+            HINT = 'Use table or schema.table.';
+    END IF;
+    target := CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1])
+                                         ELSE format('%I.%I', name[1], name[2]) END;
+    EXECUTE format('CREATE TABLE %s (%s)', target, columns);
+    RETURN target::regclass;
+END
+$$;
+
+COMMENT ON FUNCTION dp.create_release_table(text, text) IS
+'Internal: creates a governed release''s table (table or schema.table) from a column definition list.';
+
+REVOKE EXECUTE ON FUNCTION dp.create_release_table(text, text) FROM PUBLIC;
+
 DROP FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb);
 
 CREATE FUNCTION dp.register_release(
@@ -140,8 +165,6 @@ CREATE FUNCTION dp.register_release(
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    name text[] := parse_ident(release);
-    target text;
     created regclass;
 BEGIN
     IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = register_release.dataset) THEN
@@ -160,15 +183,7 @@ BEGIN
     IF domain IS NOT NULL THEN
         PERFORM dp.check_source_protected(domain);
     END IF;
-    IF array_length(name, 1) NOT IN (1, 2) THEN
-        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', release),
-            HINT = 'Use table or schema.table.';
-    END IF;
-    -- The caller's own schema resolution: the release lives where they say.
-    target := CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1])
-                                         ELSE format('%I.%I', name[1], name[2]) END;
-    EXECUTE format('CREATE TABLE %s (%s)', target, columns);
-    created := target::regclass;
+    created := dp.create_release_table(release, columns);
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, margins,
                              domain, options, hierarchy)
     VALUES (created, dataset, current_user::regrole, current_setting('search_path'), source, mechanism, epsilon, delta,
@@ -394,8 +409,6 @@ CREATE FUNCTION dp.register_stream(
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    name text[] := parse_ident(release);
-    target text;
     created regclass;
     neighbours text := coalesce(options->>'neighbours', 'replace_one');
     variance float8;
@@ -421,14 +434,7 @@ BEGIN
     -- Validates epsilon, delta, horizon and neighbours before anything is created.
     variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours);
     PERFORM dp.check_source_protected(source);
-    IF array_length(name, 1) NOT IN (1, 2) THEN
-        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', release),
-            HINT = 'Use table or schema.table.';
-    END IF;
-    target := CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1])
-                                         ELSE format('%I.%I', name[1], name[2]) END;
-    EXECUTE format('CREATE TABLE %s (%s)', target, columns);
-    created := target::regclass;
+    created := dp.create_release_table(release, columns);
     IF (SELECT array_agg(atttypid ORDER BY attnum) FROM pg_attribute
         WHERE attrelid = created AND attnum > 0 AND NOT attisdropped) IS DISTINCT FROM
        ARRAY[(SELECT atttypid FROM pg_attribute WHERE attrelid = created AND attnum = 1), 'float8'::regtype::oid] THEN

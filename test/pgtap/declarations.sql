@@ -78,7 +78,7 @@ SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C"
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['draw', 'drop_release', 'grant_refresh', 'grant_release', 'privatize_as_owner', 'refresh_release',
+          ARRAY['create_release_table', 'draw', 'drop_release', 'grant_refresh', 'grant_release', 'privatize_as_owner', 'refresh_release',
                 'register_release', 'register_stream', 'revoke_refresh', 'set_budget', 'stream_append_as_owner'],
           'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")

@@ -16,7 +16,6 @@ using namespace invariant_dp::capi;
 namespace {
 
 void copy_crossed_result(const CrossedReleaseResult& result, idp_crossed_output* output) {
-  output->integer_output = result.integer_output;
   output->n_row_levels = result.row_level_columns.size();
   output->row_level_columns = malloc_array<uint32_t>(result.row_level_columns);
   output->n_column_levels = result.col_level_columns.size();
@@ -25,12 +24,7 @@ void copy_crossed_result(const CrossedReleaseResult& result, idp_crossed_output*
   output->node_cell = malloc_array<uint32_t>(result.node_cell);
   output->row_depth = malloc_array<uint32_t>(result.row_depth);
   output->column_depth = malloc_array<uint32_t>(result.col_depth);
-  if (result.integer_output)
-    output->integer_values = malloc_array<int64_t>(result.integer_values);
-  else
-    output->values = malloc_array<double>(result.values);
-  if (!result.noise_sd.empty()) output->noise_sd = malloc_array<double>(result.noise_sd);
-  output->metadata_json = malloc_copy(result.metadata_json);
+  copy_release_values(result, output);
 }
 
 }  // namespace

@@ -21,19 +21,13 @@ using namespace invariant_dp::capi;
 namespace {
 
 void copy_hierarchy_result(const HierarchyReleaseResult& result, idp_hierarchy_output* output) {
-  output->integer_output = result.integer_output;
   output->n_levels = result.level_columns.size();
   output->level_columns = malloc_array<uint32_t>(result.level_columns);
   output->n_nodes = result.node_cell.size();
   output->node_cell = malloc_array<uint32_t>(result.node_cell);
   output->node_depth = malloc_array<uint32_t>(result.node_depth);
   output->node_is_leaf = malloc_array<bool>(result.node_is_leaf);
-  if (result.integer_output)
-    output->integer_values = malloc_array<int64_t>(result.integer_values);
-  else
-    output->values = malloc_array<double>(result.values);
-  if (!result.noise_sd.empty()) output->noise_sd = malloc_array<double>(result.noise_sd);
-  output->metadata_json = malloc_copy(result.metadata_json);
+  copy_release_values(result, output);
 }
 
 // Parent array of a tree given by its internal nodes' child counts in level
