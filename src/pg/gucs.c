@@ -31,17 +31,20 @@ check_seed(char **newval, void **extra, GucSource source)
 	if (*newval == NULL || (*newval)[0] == '\0')
 		return true;
 	/*
-	 * ALTER DATABASE/ROLE ... SET (validated as PGC_S_TEST, applied from
-	 * PGC_S_DATABASE/USER) and CREATE FUNCTION ... SET store the value in
-	 * pg_db_role_setting or pg_proc, which every role can read: a seed kept
-	 * there is no secret.
+	 * Only a superuser's SET in one session. A seed in postgresql.conf, on
+	 * the command line or in the environment would give every session the
+	 * same noise stream: an analyst who releases an all-zero table in a fresh
+	 * session learns the noise of the next scheduled draw. ALTER
+	 * DATABASE/ROLE ... SET (validated as PGC_S_TEST, applied from
+	 * PGC_S_DATABASE/USER) and CREATE FUNCTION ... SET store it where every
+	 * role can read it.
 	 */
-	if (source == PGC_S_TEST || source == PGC_S_DATABASE || source == PGC_S_USER ||
-		source == PGC_S_DATABASE_USER)
+	if (source != PGC_S_SESSION && source != PGC_S_DEFAULT)
 	{
-		GUC_check_errdetail("A dp.seed stored with ALTER DATABASE, ALTER ROLE or a function's SET clause is "
-							"readable by every role, and whoever knows the seed can remove the noise.");
-		GUC_check_errhint("Set it for a session with SET, or in postgresql.conf.");
+		GUC_check_errdetail("dp.seed is accepted only from SET in a session: set anywhere else it would be "
+							"shared by other sessions or readable by every role, and whoever knows the seed "
+							"can remove the noise.");
+		GUC_check_errhint("Run SET dp.seed = ... as a superuser in the session that needs it.");
 		return false;
 	}
 	errno = 0;

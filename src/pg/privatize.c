@@ -20,6 +20,7 @@
 #include "core_bridge.h"
 #include "crossed_release.h"
 #include "last_release.h"
+#include "refresh_worker.h"
 #include "run_as.h"
 #include "source_reader.h"
 
@@ -430,15 +431,16 @@ dp_privatize(PG_FUNCTION_ARGS)
 
 /*
  * dp.privatize_as_owner(owner, search_path, source, ...): the governed
- * releases' draw. Only the extension's own SECURITY DEFINER functions call
- * it (EXECUTE is revoked from PUBLIC): they pass the role that registered
- * the release and its search_path then, so the stored source runs with that
- * role's privileges, never the extension owner's, and never with SQL an
- * analyst supplied.
+ * releases' draw. Only dp.draw_in_worker calls it, inside a draw worker
+ * (refresh_worker.h); it passes the role that registered the release, the
+ * schemas pinned then and the release's source view, so the stored source
+ * runs with that role's privileges, never the extension owner's, and never
+ * with SQL or objects a caller supplied.
  */
 Datum
 dp_privatize_as_owner(PG_FUNCTION_ARGS)
 {
+	require_refresh_worker("dp.privatize_as_owner");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -5,6 +5,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -280,6 +281,7 @@ read_query_rows(const char *query, QueryRows *rows)
 	RowCollector collector;
 	SPIExecuteOptions options;
 	int			rc;
+	bool		saved_read_only;
 
 	check_single_select(query, rows->what);
 	memset(&collector, 0, sizeof collector);
@@ -295,7 +297,23 @@ read_query_rows(const char *query, QueryRows *rows)
 	memset(&options, 0, sizeof options);
 	options.read_only = true;
 	options.dest = (DestReceiver *) &collector;
-	rc = SPI_execute_extended(query, &options);
+	/*
+	 * SPI's read_only refuses data-modifying statements in the query itself;
+	 * a read-only transaction state also stops the functions it calls from
+	 * writing (INSERT, nextval, ...). Restored afterwards: the caller's own
+	 * transaction may write (a governed draw stores what it read).
+	 */
+	saved_read_only = XactReadOnly;
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		rc = SPI_execute_extended(query, &options);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = saved_read_only;
+	}
+	PG_END_TRY();
 	if (rc != SPI_OK_SELECT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

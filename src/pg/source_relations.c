@@ -4,13 +4,18 @@
  * that PUBLIC can read and an analyst who could read around the release.
  * dp.source_functions(query): the functions it reads rows from (in FROM)
  * that are not PostgreSQL's own: their bodies are opaque to that check.
+ * dp.check_source_objects(query): refuses a source a governed release may
+ * not store (see there).
  * Analysis only: the query is parsed and rewritten, never planned or run.
  */
 #include "postgres.h"
 
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "fmgr.h"
 #include "nodes/nodeFuncs.h"
 #include "nodes/pg_list.h"
@@ -19,6 +24,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/regproc.h"
+#include "utils/syscache.h"
 #include "storage/lockdefs.h"
 
 #include "arguments.h"
@@ -30,6 +37,8 @@ typedef struct SourceObjects
 {
 	List	   *relids;			/* tables, views, partitions */
 	List	   *funcids;		/* row-returning functions in FROM, not pg_catalog's */
+	List	   *called;			/* every function called anywhere (operators' too) */
+	List	   *domains;		/* domains coerced to (their checks run code) */
 } SourceObjects;
 
 static bool collect_objects(Node *node, SourceObjects *objects);
@@ -65,7 +74,16 @@ collect_from_query(Query *query, SourceObjects *objects)
 	return query_tree_walker(query, collect_objects, objects, 0);
 }
 
-/* Every range table of every (sub)query, CTE and sublink. */
+static bool
+note_called(Oid funcid, void *context)
+{
+	SourceObjects *objects = (SourceObjects *) context;
+
+	objects->called = list_append_unique_oid(objects->called, funcid);
+	return false;
+}
+
+/* Every range table of every (sub)query, CTE and sublink; every call. */
 static bool
 collect_objects(Node *node, SourceObjects *objects)
 {
@@ -73,6 +91,9 @@ collect_objects(Node *node, SourceObjects *objects)
 		return false;
 	if (IsA(node, Query))
 		return collect_from_query((Query *) node, objects);
+	(void) check_functions_in_node(node, note_called, objects);
+	if (IsA(node, CoerceToDomain))
+		objects->domains = list_append_unique_oid(objects->domains, ((CoerceToDomain *) node)->resulttype);
 	return expression_tree_walker(node, collect_objects, objects);
 }
 
@@ -99,7 +120,7 @@ source_objects(FunctionCallInfo fcinfo)
 {
 	char	   *query = required_text(fcinfo, 0, "source");
 	List	   *statements = raw_parser(query, RAW_PARSE_DEFAULT);
-	SourceObjects objects = {NIL, NIL};
+	SourceObjects objects = {NIL, NIL, NIL, NIL};
 	ListCell   *cell;
 
 	if (list_length(statements) != 1)
@@ -135,4 +156,87 @@ Datum
 dp_source_functions(PG_FUNCTION_ARGS)
 {
 	PG_RETURN_ARRAYTYPE_P(oid_array(source_objects(fcinfo).funcids, REGPROCEDUREOID));
+}
+
+/* Whose objects a governed source may use: the registering role's, a superuser's. */
+static bool
+trusted_owner(Oid owner)
+{
+	return owner == GetUserId() || superuser_arg(owner);
+}
+
+static void
+refuse_object(const char *what, const char *name, Oid owner)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("source uses %s %s, owned by role %s", what, name, GetUserNameFromId(owner, false)),
+			 errdetail("A governed source runs later with your privileges; the owner of an object it uses can "
+					   "redefine that object and so redirect the release or read what you can read."),
+			 errhint("Use objects owned by you or by a superuser.")));
+}
+
+/*
+ * dp.check_source_objects(query): a governed source is read-only and can
+ * be redirected by nobody but its owner and superusers. Refuses (42501) a
+ * volatile function (it could write, or draw its own randomness), and any
+ * function, view or domain owned by another role than the caller (who is
+ * registering the source) or a superuser.
+ */
+PG_FUNCTION_INFO_V1(dp_check_source_objects);
+
+Datum
+dp_check_source_objects(PG_FUNCTION_ARGS)
+{
+	SourceObjects objects = source_objects(fcinfo);
+	ListCell   *cell;
+
+	foreach(cell, objects.called)
+	{
+		Oid			funcid = lfirst_oid(cell);
+		HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+		Form_pg_proc proc;
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for function %u", funcid);
+		proc = (Form_pg_proc) GETSTRUCT(tuple);
+		if (proc->provolatile == PROVOLATILE_VOLATILE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("source calls volatile function %s", format_procedure(funcid)),
+					 errdetail("A governed source must be read-only and deterministic for its data: a volatile "
+							   "function may write or change the data between draws."),
+					 errhint("Use a STABLE or IMMUTABLE function, or leave the call out of the source.")));
+		if (!trusted_owner(proc->proowner))
+			refuse_object("function", format_procedure(funcid), proc->proowner);
+		ReleaseSysCache(tuple);
+	}
+	foreach(cell, objects.relids)
+	{
+		Oid			relid = lfirst_oid(cell);
+		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		Form_pg_class rel;
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for relation %u", relid);
+		rel = (Form_pg_class) GETSTRUCT(tuple);
+		if ((rel->relkind == RELKIND_VIEW || rel->relkind == RELKIND_MATVIEW) && !trusted_owner(rel->relowner))
+			refuse_object("view", quote_qualified_identifier(get_namespace_name(rel->relnamespace),
+															 NameStr(rel->relname)), rel->relowner);
+		ReleaseSysCache(tuple);
+	}
+	foreach(cell, objects.domains)
+	{
+		Oid			typid = lfirst_oid(cell);
+		HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
+		Oid			owner;
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "cache lookup failed for type %u", typid);
+		owner = ((Form_pg_type) GETSTRUCT(tuple))->typowner;
+		ReleaseSysCache(tuple);
+		if (!trusted_owner(owner))
+			refuse_object("domain", format_type_be(typid), owner);
+	}
+	PG_RETURN_VOID();
 }

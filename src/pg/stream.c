@@ -26,6 +26,7 @@
 #include "../core/capi/invariant_dp_stream.h"
 #include "arguments.h"
 #include "core_bridge.h"
+#include "refresh_worker.h"
 #include "run_as.h"
 #include "source_reader.h"
 #include "stream.h"
@@ -200,6 +201,7 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 	idp_randomness randomness = current_randomness();
 	idp_interrupts interrupts = pg_interrupts();
 
+	require_refresh_worker("dp.stream_append_as_owner");
 	unpack_stream(fcinfo, &s);
 	SPI_connect();
 	run_as_role(s.owner, s.search_path, read_stream_rows, &s);

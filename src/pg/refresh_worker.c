@@ -1,0 +1,411 @@
+/*
+ * dp.refresh_release(release) and dp.draw(NULL::release): every governed
+ * draw runs in a background worker (refresh_worker.h says why). The caller
+ * launches it, waits for it interruptibly and re-raises its error; the
+ * worker runs dp.draw_in_worker in one transaction and commits it before it
+ * reports, so a caller that reads the draw reads a draw that was paid for.
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "parser/parse_type.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "tcop/tcopprot.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "refresh_worker.h"
+
+PG_FUNCTION_INFO_V1(dp_refresh_release);
+PG_FUNCTION_INFO_V1(dp_draw);
+
+PGDLLEXPORT void dp_refresh_worker_main(Datum main_arg);
+
+bool		dp_in_refresh_worker = false;
+
+/* How long a draw waits for a free background-worker slot. */
+#define WORKER_SLOT_WAIT_MS 30000
+/* How often the caller looks at its worker while waiting. */
+#define WORKER_POLL_MS 100
+
+/* The request and its outcome, in a shared memory segment both attach. */
+typedef struct DrawTask
+{
+	/* set by the caller */
+	Oid			database;
+	Oid			connect_as;		/* the owner of the extension's catalog */
+	Oid			release;
+	Oid			caller;			/* the role in effect when the caller asked */
+	Oid			session_user;
+	bool		may_restore;	/* dp.draw: a restored release returns its stored draw */
+
+	/* set by the worker, after its transaction has committed or aborted */
+	bool		finished;
+	bool		failed;
+	int64		draw_id;		/* 0: nothing drawn (a restored release) */
+	Oid			release_owner;
+	int			sqlerrcode;
+	char		message[1024];
+	char		detail[1024];
+	char		hint[512];
+} DrawTask;
+
+void
+require_refresh_worker(const char *function)
+{
+	if (!dp_in_refresh_worker)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s runs only inside a governed draw", function),
+				 errhint("Use dp.refresh_release(release) or dp.draw(NULL::release); if they call this "
+						 "function directly, the extension's SQL is older than its library: "
+						 "ALTER EXTENSION invariant_dp UPDATE.")));
+}
+
+/* ---------------------------------------------------------------- worker */
+
+static void
+copy_text(char *target, size_t size, const char *text)
+{
+	strlcpy(target, text ? text : "", size);
+}
+
+/* The draw, charge and audit in one transaction of the worker's own. */
+static void
+run_draw(DrawTask *task)
+{
+	MemoryContext outer = CurrentMemoryContext;
+	Datum		args[4];
+	Oid			types[4] = {REGCLASSOID, REGROLEOID, REGROLEOID, BOOLOID};
+	bool		isnull;
+
+	args[0] = ObjectIdGetDatum(task->release);
+	args[1] = ObjectIdGetDatum(task->caller);
+	args[2] = ObjectIdGetDatum(task->session_user);
+	args[3] = BoolGetDatum(task->may_restore);
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		int64		draw_id;
+		Oid			owner;
+
+		SPI_connect();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pgstat_report_activity(STATE_RUNNING, "invariant_dp: governed draw");
+		if (SPI_execute_with_args("SELECT draw_id, release_owner FROM dp.draw_in_worker($1, $2, $3, $4)",
+								  4, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "dp.draw_in_worker returned no row");
+		draw_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+		if (isnull)
+			draw_id = 0;
+		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+		SPI_finish();
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		/* Reported only now: the charge is durable before anyone can read. */
+		task->draw_id = draw_id;
+		task->release_owner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *error;
+
+		MemoryContextSwitchTo(outer);
+		error = CopyErrorData();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		task->failed = true;
+		task->sqlerrcode = error->sqlerrcode;
+		copy_text(task->message, sizeof task->message, error->message);
+		copy_text(task->detail, sizeof task->detail, error->detail);
+		copy_text(task->hint, sizeof task->hint, error->hint);
+	}
+	PG_END_TRY();
+	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+void
+dp_refresh_worker_main(Datum main_arg)
+{
+	dsm_segment *segment;
+	DrawTask   *task;
+
+	/* SIGTERM (the caller cancelled, or shutdown) aborts the transaction. */
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	/* No resource owner yet: the mapping lasts until the worker exits. */
+	segment = dsm_attach(DatumGetUInt32(main_arg));
+	if (segment == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("invariant_dp draw worker: the request is gone")));
+	task = dsm_segment_address(segment);
+	BackgroundWorkerInitializeConnectionByOid(task->database, task->connect_as, 0);
+	dp_in_refresh_worker = true;
+	/* Nothing of the connecting role's or database's settings reaches names. */
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	run_draw(task);
+	pg_write_barrier();
+	task->finished = true;
+	proc_exit(0);
+}
+
+/* ---------------------------------------------------------------- caller */
+
+/* The role that owns the extension's catalog: the worker connects as it. */
+static Oid
+catalog_owner(void)
+{
+	Oid			budgets = get_relname_relid("budgets", get_namespace_oid("dp", false));
+	HeapTuple	tuple;
+	Oid			owner;
+
+	if (!OidIsValid(budgets))
+		elog(ERROR, "dp.budgets is missing");
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(budgets));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", budgets);
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+static BackgroundWorkerHandle *
+start_worker(dsm_segment *segment, Oid release)
+{
+	BackgroundWorker worker;
+	BackgroundWorkerHandle *handle;
+	TimestampTz start = GetCurrentTimestamp();
+
+	memset(&worker, 0, sizeof worker);
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	worker.bgw_restart_time = BGW_NEVER_RESTART;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "invariant_dp");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "dp_refresh_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "invariant_dp draw of release %u", release);
+	snprintf(worker.bgw_type, BGW_MAXLEN, "invariant_dp draw");
+	worker.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(segment));
+	worker.bgw_notify_pid = MyProcPid;
+
+	/* Under load every slot may be busy: wait for one, interruptibly. */
+	while (!RegisterDynamicBackgroundWorker(&worker, &handle))
+	{
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), WORKER_SLOT_WAIT_MS))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+					 errmsg("no background worker slot became free for a governed draw"),
+					 errdetail("Each draw runs in a background worker of its own; all %d were busy for %d seconds.",
+							   max_worker_processes, WORKER_SLOT_WAIT_MS / 1000),
+					 errhint("Raise max_worker_processes, or draw less often at once.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 20L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	return handle;
+}
+
+/* Does the worker wait for a lock this backend holds? Then it never will. */
+static bool
+worker_blocked_by_caller(pid_t worker_pid)
+{
+	ArrayType  *blockers = DatumGetArrayTypeP(DirectFunctionCall1(pg_blocking_pids, Int32GetDatum(worker_pid)));
+	int32	   *pids = (int32 *) ARR_DATA_PTR(blockers);
+	int			n = ArrayGetNItems(ARR_NDIM(blockers), ARR_DIMS(blockers));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == MyProcPid)
+			return true;
+	return false;
+}
+
+static void
+wait_for_worker(BackgroundWorkerHandle *handle)
+{
+	for (;;)
+	{
+		pid_t		pid;
+		BgwHandleStatus status = GetBackgroundWorkerPid(handle, &pid);
+
+		if (status == BGWH_STOPPED)
+			return;
+		if (status == BGWH_STARTED && worker_blocked_by_caller(pid))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_IN_USE),
+					 errmsg("the draw waits for a lock held by this transaction"),
+					 errdetail("A governed draw commits in a transaction of its own; this transaction has changed "
+							   "a row or table the draw must change too."),
+					 errhint("Commit or roll back first, then draw.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, WORKER_POLL_MS,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Draws release in a worker and returns the task's outcome (the worker's
+ * error re-raised). Cancelling the caller terminates the worker: its
+ * transaction aborts, and nothing was drawn, unless it had already
+ * committed, and then the draw was charged.
+ */
+static DrawTask
+draw_in_worker(Oid release, bool may_restore)
+{
+	dsm_segment *segment;
+	DrawTask   *task;
+	DrawTask	outcome;
+	BackgroundWorkerHandle *volatile handle = NULL;
+
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot draw a governed release during recovery"),
+				 errhint("Draw on the primary; standbys replicate the stored draw.")));
+	PreventCommandIfReadOnly("a governed draw");
+
+	segment = dsm_create(sizeof(DrawTask), 0);
+	task = dsm_segment_address(segment);
+	memset(task, 0, sizeof *task);
+	task->database = MyDatabaseId;
+	task->connect_as = catalog_owner();
+	task->release = release;
+	task->caller = GetUserId();
+	task->session_user = GetSessionUserId();
+	task->may_restore = may_restore;
+
+	PG_TRY();
+	{
+		handle = start_worker(segment, release);
+		wait_for_worker(handle);
+	}
+	PG_CATCH();
+	{
+		if (handle != NULL)
+			TerminateBackgroundWorker(handle);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	pg_read_barrier();
+	outcome = *task;
+	dsm_detach(segment);
+	if (!outcome.finished)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("the governed draw's worker ended without a result"),
+				 errhint("The server log says why. Nothing was drawn unless dp.draws shows it.")));
+	if (outcome.failed)
+		ereport(ERROR,
+				(errcode(outcome.sqlerrcode ? outcome.sqlerrcode : ERRCODE_INTERNAL_ERROR),
+				 errmsg_internal("%s", outcome.message),
+				 outcome.detail[0] ? errdetail_internal("%s", outcome.detail) : 0,
+				 outcome.hint[0] ? errhint("%s", outcome.hint) : 0));
+	return outcome;
+}
+
+/* dp.refresh_release(release): a new draw; returns its audit id. */
+Datum
+dp_refresh_release(PG_FUNCTION_ARGS)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("release must not be NULL")));
+	PG_RETURN_INT64(draw_in_worker(PG_GETARG_OID(0), false).draw_id);
+}
+
+/*
+ * The release's rows as committed by the worker, read as the release's
+ * owner with a snapshot taken now (the caller's own snapshot may predate
+ * the draw under REPEATABLE READ).
+ */
+static void
+return_release_rows(FunctionCallInfo fcinfo, Oid release, Oid owner)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	char	   *query = psprintf("SELECT t FROM ONLY %s AS t",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(release)),
+															get_rel_name(release)));
+	Oid			saved_user;
+	int			saved_context;
+	uint64		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	SPI_connect();
+	GetUserIdAndSecContext(&saved_user, &saved_context);
+	SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		PushActiveSnapshot(GetLatestSnapshot());
+		if (SPI_execute(query, true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read release %u", release);
+		PopActiveSnapshot();
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(saved_user, saved_context);
+	}
+	PG_END_TRY();
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		HeapTupleHeader row = DatumGetHeapTupleHeader(SPI_getbinval(SPI_tuptable->vals[i],
+																	SPI_tuptable->tupdesc, 1, &isnull));
+		HeapTupleData tuple;
+
+		tuple.t_len = HeapTupleHeaderGetDatumLength(row);
+		ItemPointerSetInvalid(&tuple.t_self);
+		tuple.t_tableOid = InvalidOid;
+		tuple.t_data = row;
+		tuplestore_puttuple(rsinfo->setResult, &tuple);
+	}
+	SPI_finish();
+}
+
+/*
+ * dp.draw(NULL::release): a new draw, returned with the release's row type
+ * (for REFRESH MATERIALIZED VIEW). A release whose table was recreated by a
+ * restore returns its restored draw instead, without drawing.
+ */
+Datum
+dp_draw(PG_FUNCTION_ARGS)
+{
+	Oid			type = get_fn_expr_argtype(fcinfo->flinfo, 0);
+	Oid			release = OidIsValid(type) ? typeidTypeRelid(type) : InvalidOid;
+	DrawTask	outcome;
+
+	if (!OidIsValid(release))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("type %s is not the row type of a governed release", format_type_be(type)),
+				 errhint("Pass NULL cast to the release table's type: dp.draw(NULL::state_counts).")));
+	outcome = draw_in_worker(release, true);
+	return_release_rows(fcinfo, release, outcome.release_owner);
+	return (Datum) 0;
+}
