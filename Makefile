@@ -3,7 +3,7 @@
 
 EXTENSION = invariant_dp
 MODULE_big = invariant_dp
-DATA = sql/invariant_dp--0.1.0.sql sql/invariant_dp--0.1.0--0.2.0.sql sql/invariant_dp--0.2.0--0.3.0.sql
+DATA = sql/invariant_dp--0.1.0.sql sql/invariant_dp--0.1.0--0.2.0.sql sql/invariant_dp--0.2.0--0.3.0.sql sql/invariant_dp--0.3.0--0.4.0.sql
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
@@ -11,7 +11,7 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/run_as.o src/pg/stream.o src/pg/crossed_release.o src/pg/refresh_worker.o src/pg/column_list.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed stream conditioning_projection upgrade
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed stream conditioning_projection security upgrade
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link

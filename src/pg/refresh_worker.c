@@ -13,6 +13,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -282,6 +283,12 @@ draw_in_worker(Oid release, bool may_restore)
 	DrawTask	outcome;
 	BackgroundWorkerHandle *volatile handle = NULL;
 
+	/* Only a permanent table can be one (refused here, named as the caller names it). */
+	if (get_rel_relkind(release) != RELKIND_RELATION || get_rel_persistence(release) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("%s is not a governed release",
+						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(release))))));
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
