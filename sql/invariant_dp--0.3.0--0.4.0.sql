@@ -155,9 +155,11 @@ BEGIN
     END IF;
     IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = r.source_view) THEN
         RAISE EXCEPTION USING ERRCODE = '55000',
-            MESSAGE = format('the registered source of %s is missing', release),
-            DETAIL = 'A governed source is kept as a view in schema dp; it was dropped.',
-            HINT = 'Drop the release with dp.drop_release and register it again.';
+            MESSAGE = format('the registered source of %s is not pinned', release),
+            DETAIL = 'A governed source is kept as a view in schema dp; this one was dropped, or the release was '
+                     'registered before 0.4.0 and restored from a dump.',
+            HINT = format('An administrator can pin it: SELECT dp.pin_registered_source(%L); or drop the release '
+                          'and register it again.', release::text);
     END IF;
     -- The row lock serializes every draw against this dataset's budget.
     SELECT * INTO b FROM dp.budgets WHERE dp.budgets.dataset = r.dataset FOR UPDATE;
@@ -543,38 +545,71 @@ END
 $$;
 
 
--- The sources of releases registered before 0.4.0, pinned now under the
--- search_path and role they were registered with. A source that no longer
--- passes the checks is left unpinned, with a warning: it refuses to draw
--- until it is registered again.
+-- Pins the stored source (and domain) of a release registered before 0.4.0,
+-- as it resolves now under the search_path it was registered with: ALTER
+-- EXTENSION UPDATE does it for every release, an administrator does it for
+-- a release restored from an older dump. Run it only where nobody can have
+-- planted look-alike objects since.
+CREATE FUNCTION dp.pin_registered_source(release regclass) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    r dp.releases;
+    saved text := current_setting('search_path');
+    pinned regclass;
+    pinned_domain regclass;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = pin_registered_source.release;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    IF EXISTS (SELECT FROM pg_class c WHERE c.oid = r.source_view) THEN
+        RETURN r.source_view;
+    END IF;
+    -- "$user" meant the owner when it was registered, not whoever pins now.
+    PERFORM set_config('search_path',
+                       regexp_replace(r.search_path, '"?\$user"?', quote_ident(r.owner::text), 'g'), true);
+    PERFORM dp.check_source_objects(r.source);
+    pinned := dp.pin_query(r.release, 'source', r.source);
+    IF r.domain IS NOT NULL THEN
+        PERFORM dp.check_source_objects(r.domain);
+        pinned_domain := dp.pin_query(r.release, 'domain', r.domain);
+    END IF;
+    UPDATE dp.releases SET source_view = pinned, domain_view = pinned_domain,
+                           search_path = dp.pinned_search_path(), table_oid = r.release::oid
+    WHERE dp.releases.release = r.release;
+    PERFORM set_config('search_path', saved, true);
+    EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned, r.owner::text);
+    IF pinned_domain IS NOT NULL THEN
+        EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned_domain, r.owner::text);
+    END IF;
+    RETURN pinned;
+END
+$$;
+
+COMMENT ON FUNCTION dp.pin_registered_source(regclass) IS
+'Pins the source (and domain) of a governed release registered before 0.4.0, or restored from a dump of one, '
+'as it resolves now under the search_path it was registered with. ALTER EXTENSION UPDATE does it for every '
+'release; run it only where nobody can have planted look-alike objects since.';
+
+REVOKE EXECUTE ON FUNCTION dp.pin_registered_source(regclass) FROM PUBLIC;
+
+-- Every release registered before 0.4.0 is pinned now. One that no longer
+-- passes the checks stays unpinned, with a warning, and refuses to draw.
 DO $$
 DECLARE
     r record;
-    pinned regclass;
-    pinned_domain regclass;
-    saved text := current_setting('search_path');
 BEGIN
-    FOR r IN SELECT * FROM dp.releases ORDER BY release LOOP
+    FOR r IN SELECT release FROM dp.releases ORDER BY release LOOP
         BEGIN
-            -- "$user" meant the owner when it was registered, not whoever updates now.
-            PERFORM set_config('search_path',
-                               regexp_replace(r.search_path, '"?\$user"?', quote_ident(r.owner::text), 'g'), true);
-            pinned := dp.pin_query(r.release, 'source', r.source);
-            pinned_domain := CASE WHEN r.domain IS NOT NULL THEN dp.pin_query(r.release, 'domain', r.domain) END;
-            UPDATE dp.releases SET source_view = pinned, domain_view = pinned_domain,
-                                   search_path = dp.pinned_search_path(), table_oid = r.release::oid
-            WHERE release = r.release;
-            PERFORM set_config('search_path', saved, true);
+            PERFORM dp.pin_registered_source(r.release);
             -- Views made by an extension script would belong to the extension
             -- (not dumped); a pinned source belongs to its release.
-            EXECUTE format('ALTER EXTENSION invariant_dp DROP VIEW %s', pinned);
-            EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned, r.owner::text);
-            IF pinned_domain IS NOT NULL THEN
-                EXECUTE format('ALTER EXTENSION invariant_dp DROP VIEW %s', pinned_domain);
-                EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned_domain, r.owner::text);
-            END IF;
+            EXECUTE (SELECT string_agg(format('ALTER EXTENSION invariant_dp DROP VIEW %s', v), '; ')
+                     FROM (SELECT source_view AS v FROM dp.releases WHERE release = r.release
+                           UNION ALL SELECT domain_view FROM dp.releases
+                           WHERE release = r.release AND domain_view IS NOT NULL) p);
         EXCEPTION WHEN OTHERS THEN
-            PERFORM set_config('search_path', saved, true);
             RAISE WARNING 'the source of governed release % could not be pinned: %', r.release, SQLERRM
                 USING HINT = 'It refuses to draw until it is dropped and registered again.';
         END;

@@ -11,6 +11,7 @@
 
 #include "access/htup_details.h"
 #include "access/xact.h"
+#include "access/transam.h"
 #include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
@@ -270,6 +271,35 @@ wait_for_worker(BackgroundWorkerHandle *handle)
 }
 
 /*
+ * Refused here, named as the caller names it: what cannot be a governed
+ * release (only a permanent table can), and a release table created by the
+ * caller's own transaction, which the worker's snapshot cannot see yet.
+ */
+static void
+check_release_relation(Oid release)
+{
+	char	   *name = DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(release)));
+	HeapTuple	tuple;
+	bool		uncommitted;
+
+	if (get_rel_relkind(release) != RELKIND_RELATION || get_rel_persistence(release) == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("%s is not a governed release", name)));
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(release));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", release);
+	uncommitted = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data));
+	ReleaseSysCache(tuple);
+	if (uncommitted)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("release %s was registered in this transaction", name),
+				 errdetail("A draw commits in a transaction of its own, which sees only committed registrations."),
+				 errhint("Commit after dp.register_release, then draw.")));
+}
+
+/*
  * Draws release in a worker and returns the task's outcome (the worker's
  * error re-raised). Cancelling the caller terminates the worker: its
  * transaction aborts, and nothing was drawn, unless it had already
@@ -283,12 +313,7 @@ draw_in_worker(Oid release, bool may_restore)
 	DrawTask	outcome;
 	BackgroundWorkerHandle *volatile handle = NULL;
 
-	/* Only a permanent table can be one (refused here, named as the caller names it). */
-	if (get_rel_relkind(release) != RELKIND_RELATION || get_rel_persistence(release) == RELPERSISTENCE_TEMP)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("%s is not a governed release",
-						DatumGetCString(DirectFunctionCall1(regclassout, ObjectIdGetDatum(release))))));
+	check_release_relation(release);
 	if (RecoveryInProgress())
 		ereport(ERROR,
 				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),

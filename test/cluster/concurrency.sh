@@ -35,8 +35,8 @@ SELECT dp.set_budget('dp_test repeatable read', 1.0);
 SELECT dp.register_release('rr_counts', 'dp_test repeatable read',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
     columns => 'county text, edu text, n bigint', epsilon => 0.2, margins => '{county}');
-SELECT dp.grant_refresh('psql_counts', 'dp_test_conc_refresher');
-SELECT dp.refresh_release('pgbench_counts');" > /dev/null || fail "set up budgets and releases"
+SELECT dp.grant_refresh('psql_counts', 'dp_test_conc_refresher');" > /dev/null &&
+  q $db "SELECT dp.refresh_release('pgbench_counts')" > /dev/null || fail "set up budgets and releases"
 
 is "release_cost says 9 draws are left after the first" \
    "$(q $db "SELECT draws_remaining, epsilon_remaining FROM dp.release_cost('pgbench_counts')")" "9|0.9"

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Nothing is lost or half-charged when a refresh is cancelled or the server
 # stops mid-refresh. A release whose source sleeps (a delay the administrator
-# sets in a protected table, so the first draw is quick) is drawn once. A
-# refresh started in the background is cancelled while it runs its source;
+# sets in a protected table, read by a STABLE function of theirs, so the first
+# draw is quick) is drawn once. A refresh started in the background is
+# cancelled while its draw worker runs the source (the caller is cancelled; it
+# stops its worker);
 # another is started, and while it is inside its source (the release table's
 # old rows already deleted, the budget row locked) the cluster is stopped with
 # `pg_ctlcluster ... stop -m immediate` and started again. Each time the first
@@ -19,11 +21,13 @@ on_exit "cluster_ctl status || cluster_ctl start"   # whatever happened, leave t
 q $db "
 CREATE TABLE source_delay (seconds float8 NOT NULL);
 INSERT INTO source_delay VALUES (0);
+CREATE FUNCTION source_pause() RETURNS int LANGUAGE plpgsql STABLE
+    AS \$\$BEGIN PERFORM pg_sleep((SELECT seconds FROM source_delay)); RETURN 1; END\$\$;
 SELECT dp.set_budget('dp_test shutdown', 1.0);
 SELECT dp.register_release('slow_counts', 'dp_test shutdown',
-    source => 'SELECT county, edu, count(*) FROM delinquents
-               WHERE (SELECT 1 FROM source_delay, pg_sleep(source_delay.seconds)) = 1 GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    source => 'SELECT county, edu, count(*) FROM delinquents WHERE (SELECT source_pause()) = 1 GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');" > /dev/null &&
+q $db "
 SELECT dp.refresh_release('slow_counts');
 CREATE TABLE first_draw AS SELECT * FROM slow_counts;
 UPDATE source_delay SET seconds = 30;" > /dev/null || fail "set up the slow release and draw it once"
@@ -33,19 +37,21 @@ is "the first draw is stored: 16 cells" "$(q $db "SELECT count(*) FROM slow_coun
 err=${TMPDIR:-/tmp}/dp_test_shutdown.$$.err
 on_exit "rm -f $err"
 # start_refresh: a refresh in the background ($refresh its psql), returns
-# once it sleeps inside its source; sets $refresh_pid to its backend.
+# once its draw worker sleeps inside the source; sets $refresh_pid to the
+# caller's backend and $draw_pid to its worker.
 start_refresh() {
   psql -X -q -A -t -v VERBOSITY=sqlstate -d $db -c "SELECT dp.refresh_release('slow_counts')" > /dev/null 2> "$err" &
   refresh=$!
-  refresh_pid=
+  refresh_pid= draw_pid=
   for i in $(seq 1 100); do
-    refresh_pid=$(q $db "SELECT pid FROM pg_stat_activity
-                         WHERE query LIKE 'SELECT dp.refresh_release%' AND wait_event = 'PgSleep'")
-    [ -n "$refresh_pid" ] && break
+    draw_pid=$(q $db "SELECT pid FROM pg_stat_activity
+                      WHERE backend_type = 'invariant_dp draw' AND wait_event = 'PgSleep'")
+    [ -n "$draw_pid" ] && break
     sleep 0.1
   done
-  ok "a refresh is running its source (pg_stat_activity shows backend ${refresh_pid:-none} in pg_sleep)" \
-     test -n "$refresh_pid"
+  refresh_pid=$(q $db "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT dp.refresh_release%'")
+  ok "a refresh is running its source (caller ${refresh_pid:-none}, its draw worker ${draw_pid:-none} in pg_sleep)" \
+     test -n "$draw_pid" -a -n "$refresh_pid"
 }
 # first_draw_intact WHEN: the budget, the audit and the release table show only the first draw.
 first_draw_intact() {
@@ -63,12 +69,17 @@ start_refresh
 ok "cancel it" quiet q $db "SELECT pg_cancel_backend($refresh_pid)"
 wait $refresh
 is "the cancelled refresh failed with 57014" "$(grep -oE 'ERROR: +[0-9A-Z]{5}' "$err" | grep -oE '[0-9A-Z]{5}$')" 57014
+for i in $(seq 1 50); do
+  [ "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE pid = $draw_pid")" = 0 ] && break
+  sleep 0.1
+done
+is "its draw worker was stopped too" "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE pid = $draw_pid")" 0
 first_draw_intact "after the cancel"
 
 # Then the immediate shutdown.
 start_refresh
 is "it has deleted the old rows already (holds RowExclusiveLock on the release table)" \
-   "$(q $db "SELECT count(*) FROM pg_locks WHERE pid = ${refresh_pid:-0} AND granted
+   "$(q $db "SELECT count(*) FROM pg_locks WHERE pid = ${draw_pid:-0} AND granted
              AND relation = 'slow_counts'::regclass AND mode = 'RowExclusiveLock'")" 1
 is "it holds the budget row: a concurrent charge would wait (lock_timeout 100 ms, 55P03)" \
    "$(sqlstate_of $db "SET lock_timeout = '100ms'; SELECT FROM dp.budgets WHERE dataset = 'dp_test shutdown' FOR UPDATE")" 55P03
