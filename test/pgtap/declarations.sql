@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(42);
+SELECT plan(43);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
@@ -63,23 +63,31 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser',
 SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
 SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
 SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.3.0', 'extension version');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.4.0', 'extension version');
 
 -- Governed releases.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND p.prosecdef AND NOT ('search_path=pg_catalog, pg_temp' = ANY (coalesce(p.proconfig, '{}')))),
           0, 'every SECURITY DEFINER function pins search_path to pg_catalog, pg_temp');
-SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
-           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
-             AND p.prosecdef AND has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['release_cost', 'stream_range_variance'],
-          'the only SECURITY DEFINER functions PUBLIC may call are dp.release_cost and dp.stream_range_variance');
+-- Privileged work runs in the draw worker, and what a role may know of
+-- releases comes through security-barrier views: no function runs with
+-- its definer's rights, so none can be made to read for its caller.
+SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
+           WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp') AND p.prosecdef),
+          0, 'no function of the extension is SECURITY DEFINER');
+SELECT is((SELECT array_agg(c.relname::text || ':' || coalesce(array_to_string(c.reloptions, ','), '')
+                            ORDER BY c.relname::text COLLATE "C")
+           FROM pg_class c
+           WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'v' AND has_table_privilege('public', c.oid, 'SELECT')),
+          ARRAY['release_costs:security_barrier=true', 'stream_parameters:security_barrier=true'],
+          'PUBLIC reads only the cost and stream-parameter views, both security barriers');
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['create_release_table', 'draw', 'drop_release', 'grant_refresh', 'grant_release', 'privatize_as_owner', 'refresh_release',
-                'register_release', 'register_stream', 'revoke_refresh', 'set_budget', 'stream_append_as_owner'],
+          ARRAY['create_release_table', 'draw', 'draw_in_worker', 'drop_release', 'grant_refresh', 'grant_release', 'pin_query',
+                'pin_registered_source', 'privatize_as_owner', 'refresh_release', 'register_release', 'register_stream',
+                'revoke_refresh', 'set_budget', 'stream_append_as_owner'],
           'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
