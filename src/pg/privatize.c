@@ -233,6 +233,8 @@ pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, cons
 	{
 		int			k;
 
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (k = 0; k < cells->n_keys; k++)
 		{
 			values[k] = cells->key_values[i * cells->n_keys + k];

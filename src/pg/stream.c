@@ -19,6 +19,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -132,6 +133,8 @@ check_past(const StreamAppend *s)
 	{
 		const char *key = rows->key_text[i];
 
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (key == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -165,6 +168,7 @@ insert_new_rows(const StreamAppend *s, const double *noise)
 	{
 		Datum		values[2] = {s->rows.key_values[i], Float8GetDatum((double) s->rows.counts[i] + noise[i - s->n_past])};
 
+		CHECK_FOR_INTERRUPTS();
 		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT)
 			elog(ERROR, "could not append to the stream's release table");
 	}

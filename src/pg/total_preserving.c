@@ -36,6 +36,8 @@ read_partition(WindowObject winobj, int64 rows, double *epsilon)
 		Datum		n = WinGetFuncArgInPartition(winobj, 0, i, WINDOW_SEEK_HEAD, false, &isnull, &isout);
 		Datum		e;
 
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
