@@ -87,12 +87,18 @@ SELECT format('ALTER DATABASE %I RESET search_path', current_database()) AS db_p
 SET SESSION AUTHORIZATION regress_sec_creator;
 CREATE FUNCTION public.creator_label(text) RETURNS text LANGUAGE sql STABLE AS 'SELECT $1';
 CREATE VIEW public.creator_view AS SELECT 1 AS x;
+CREATE DOMAIN public.creator_count AS bigint CHECK (VALUE >= 0);
 RESET SESSION AUTHORIZATION;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
     'SELECT public.creator_label(county) AS c, count(*) FROM delinquents GROUP BY 1', 'c text, n bigint', 1)$$);
 REVOKE ALL ON public.creator_view FROM PUBLIC;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
     'SELECT county, count(*) FROM delinquents, public.creator_view GROUP BY 1', 'county text, n bigint', 1)$$);
+-- Every draw writes the release table: a column type whose owner could
+-- change its checks would run that owner's code at each draw.
+SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n public.creator_count', 1)$$);
+SELECT to_regclass('bad_counts') IS NULL AS nothing_created;
 
 -- 2. Reading tables through the extension's functions. ------------------------
 SET SESSION AUTHORIZATION regress_sec_refresher;
@@ -217,6 +223,7 @@ SELECT count(*) AS pinned_views_left FROM pg_class WHERE relnamespace = 'dp'::re
 DELETE FROM dp.budgets WHERE dataset = 'security';
 DROP FUNCTION public.count(text), public.creator_label(text);
 DROP VIEW public.creator_view;
+DROP DOMAIN public.creator_count;
 DROP TABLE sec_truth, sec_log;
 DROP SEQUENCE sec_seq;
 DROP FUNCTION sec_genuine(), sec_write(), sec_stable_write();

@@ -9,20 +9,16 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "catalog/pg_type.h"
 #include "fmgr.h"
-#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "parser/parse_type.h"
 #include "parser/parser.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/syscache.h"
-#include "utils/typcache.h"
 
 #include "arguments.h"
+#include "object_owners.h"
 
 PG_FUNCTION_INFO_V1(dp_column_list);
 
@@ -34,51 +30,6 @@ refuse(const char *detail)
 			 errmsg("columns must be a column definition list"),
 			 errdetail("%s", detail),
 			 errhint("Name each column and its type, e.g. 'county text, edu text, n bigint'.")));
-}
-
-/* The type, its element, base and attribute types: owned by the caller or a superuser. */
-static void
-check_type_owner(Oid type, int depth)
-{
-	HeapTuple	tuple;
-	Form_pg_type form;
-	Oid			owner;
-	Oid			inner[2];
-	char		kind;
-	Oid			relid;
-	int			i;
-
-	if (depth > 8)
-		return;
-	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for type %u", type);
-	form = (Form_pg_type) GETSTRUCT(tuple);
-	owner = form->typowner;
-	inner[0] = form->typelem;
-	inner[1] = form->typbasetype;
-	kind = form->typtype;
-	relid = form->typrelid;
-	ReleaseSysCache(tuple);
-	if (owner != GetUserId() && !superuser_arg(owner))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("column type %s is owned by role %s", format_type_be(type), GetUserNameFromId(owner, false)),
-				 errdetail("Every draw writes the release table; the owner of a column's type could redefine it "
-						   "(a domain's check) to run code then."),
-				 errhint("Use types owned by you or by a superuser.")));
-	for (i = 0; i < 2; i++)
-		if (OidIsValid(inner[i]))
-			check_type_owner(inner[i], depth + 1);
-	if (kind == TYPTYPE_COMPOSITE && OidIsValid(relid))
-	{
-		TupleDesc	desc = lookup_rowtype_tupdesc(type, -1);
-
-		for (i = 0; i < desc->natts; i++)
-			if (!TupleDescAttr(desc, i)->attisdropped)
-				check_type_owner(TupleDescAttr(desc, i)->atttypid, depth + 1);
-		ReleaseTupleDesc(desc);
-	}
 }
 
 Datum
@@ -115,7 +66,7 @@ dp_column_list(PG_FUNCTION_ARGS)
 			column->storage != 0 || column->fdwoptions != NIL)
 			refuse(psprintf("Column \"%s\" has more than a name and a type.", column->colname));
 		typenameTypeIdAndMod(NULL, column->typeName, &type, &typmod);
-		check_type_owner(type, 0);
+		check_type_owners(type);
 		appendStringInfo(&list, "%s%s %s", list.len > 0 ? ", " : "", quote_identifier(column->colname),
 						 format_type_with_typemod(type, typmod));
 	}

@@ -29,6 +29,7 @@
 #include "storage/lockdefs.h"
 
 #include "arguments.h"
+#include "object_owners.h"
 
 PG_FUNCTION_INFO_V1(dp_source_relations);
 PG_FUNCTION_INFO_V1(dp_source_functions);
@@ -158,24 +159,6 @@ dp_source_functions(PG_FUNCTION_ARGS)
 	PG_RETURN_ARRAYTYPE_P(oid_array(source_objects(fcinfo).funcids, REGPROCEDUREOID));
 }
 
-/* Whose objects a governed source may use: the registering role's, a superuser's. */
-static bool
-trusted_owner(Oid owner)
-{
-	return owner == GetUserId() || superuser_arg(owner);
-}
-
-static void
-refuse_object(const char *what, const char *name, Oid owner)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			 errmsg("source uses %s %s, owned by role %s", what, name, GetUserNameFromId(owner, false)),
-			 errdetail("A governed source runs later with your privileges; the owner of an object it uses can "
-					   "redefine that object and so redirect the release or read what you can read."),
-			 errhint("Use objects owned by you or by a superuser.")));
-}
-
 /*
  * dp.check_source_objects(query): a governed source is read-only and can
  * be redirected by nobody but its owner and superusers. Refuses (42501) a
@@ -185,6 +168,47 @@ refuse_object(const char *what, const char *name, Oid owner)
  */
 PG_FUNCTION_INFO_V1(dp_check_source_objects);
 
+static void
+check_called_function(Oid funcid)
+{
+	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	Form_pg_proc proc;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for function %u", funcid);
+	proc = (Form_pg_proc) GETSTRUCT(tuple);
+	if (proc->provolatile == PROVOLATILE_VOLATILE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("source calls volatile function %s", format_procedure(funcid)),
+				 errdetail("A governed source must be read-only and deterministic for its data: a volatile "
+						   "function may write or change the data between draws."),
+				 errhint("Use a STABLE or IMMUTABLE function, or leave the call out of the source.")));
+	if (!trusted_owner(proc->proowner))
+		refuse_untrusted_owner("function", format_procedure(funcid), proc->proowner);
+	ReleaseSysCache(tuple);
+}
+
+/* A view is expanded into the source: its owner could redefine it. */
+static void
+check_read_relation(Oid relid)
+{
+	char		kind = get_rel_relkind(relid);
+	HeapTuple	tuple;
+	Oid			owner;
+
+	if (kind != RELKIND_VIEW && kind != RELKIND_MATVIEW)
+		return;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	ReleaseSysCache(tuple);
+	if (!trusted_owner(owner))
+		refuse_untrusted_owner("view", quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+																  get_rel_name(relid)), owner);
+}
+
 Datum
 dp_check_source_objects(PG_FUNCTION_ARGS)
 {
@@ -192,51 +216,10 @@ dp_check_source_objects(PG_FUNCTION_ARGS)
 	ListCell   *cell;
 
 	foreach(cell, objects.called)
-	{
-		Oid			funcid = lfirst_oid(cell);
-		HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
-		Form_pg_proc proc;
-
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for function %u", funcid);
-		proc = (Form_pg_proc) GETSTRUCT(tuple);
-		if (proc->provolatile == PROVOLATILE_VOLATILE)
-			ereport(ERROR,
-					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-					 errmsg("source calls volatile function %s", format_procedure(funcid)),
-					 errdetail("A governed source must be read-only and deterministic for its data: a volatile "
-							   "function may write or change the data between draws."),
-					 errhint("Use a STABLE or IMMUTABLE function, or leave the call out of the source.")));
-		if (!trusted_owner(proc->proowner))
-			refuse_object("function", format_procedure(funcid), proc->proowner);
-		ReleaseSysCache(tuple);
-	}
+		check_called_function(lfirst_oid(cell));
 	foreach(cell, objects.relids)
-	{
-		Oid			relid = lfirst_oid(cell);
-		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-		Form_pg_class rel;
-
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for relation %u", relid);
-		rel = (Form_pg_class) GETSTRUCT(tuple);
-		if ((rel->relkind == RELKIND_VIEW || rel->relkind == RELKIND_MATVIEW) && !trusted_owner(rel->relowner))
-			refuse_object("view", quote_qualified_identifier(get_namespace_name(rel->relnamespace),
-															 NameStr(rel->relname)), rel->relowner);
-		ReleaseSysCache(tuple);
-	}
+		check_read_relation(lfirst_oid(cell));
 	foreach(cell, objects.domains)
-	{
-		Oid			typid = lfirst_oid(cell);
-		HeapTuple	tuple = SearchSysCache1(TYPEOID, ObjectIdGetDatum(typid));
-		Oid			owner;
-
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for type %u", typid);
-		owner = ((Form_pg_type) GETSTRUCT(tuple))->typowner;
-		ReleaseSysCache(tuple);
-		if (!trusted_owner(owner))
-			refuse_object("domain", format_type_be(typid), owner);
-	}
+		check_type_owners(lfirst_oid(cell));
 	PG_RETURN_VOID();
 }
