@@ -160,6 +160,19 @@ BEGIN;
 SELECT dp.set_budget('security', 100);
 SELECT sqlstate_of($$SELECT dp.refresh_release('sec_counts')$$);
 ROLLBACK;
+-- A draw is cancellable: statement_timeout stops its worker, nothing is charged.
+CREATE FUNCTION sec_pause() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN PERFORM pg_sleep(30); RETURN 1; END$$;
+SELECT dp.register_release('slow_counts', 'security',
+    'SELECT county, count(*) FROM delinquents WHERE (SELECT sec_pause()) = 1 GROUP BY 1', 'county text, n bigint', 1)
+    IS NOT NULL AS registered;
+UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'security');
+SET statement_timeout = '1s';
+SELECT dp.refresh_release('slow_counts');
+RESET statement_timeout;
+SELECT b.epsilon_spent - s.epsilon_spent AS charged, (SELECT count(*) FROM dp.draws WHERE release = 'slow_counts') AS draws
+FROM dp.budgets b, spent s WHERE b.dataset = 'security';
+SELECT dp.drop_release('slow_counts');
+DROP FUNCTION sec_pause();
 -- In a read-only transaction nothing is drawn.
 BEGIN READ ONLY;
 SELECT sqlstate_of($$SELECT dp.refresh_release('sec_counts')$$);
