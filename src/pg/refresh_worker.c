@@ -270,6 +270,16 @@ wait_for_worker(BackgroundWorkerHandle *handle)
 	}
 }
 
+/* Stops the worker a failed or interrupted wait leaves behind. */
+static void
+stop_worker(int code, Datum arg)
+{
+	BackgroundWorkerHandle *handle = *(BackgroundWorkerHandle **) DatumGetPointer(arg);
+
+	if (handle != NULL)
+		TerminateBackgroundWorker(handle);
+}
+
 /*
  * Refused here, named as the caller names it: what cannot be a governed
  * release (only a permanent table can), and a release table created by the
@@ -301,9 +311,7 @@ check_release_relation(Oid release)
 
 /*
  * Draws release in a worker and returns the task's outcome (the worker's
- * error re-raised). Cancelling the caller terminates the worker: its
- * transaction aborts, and nothing was drawn, unless it had already
- * committed, and then the draw was charged.
+ * error re-raised).
  */
 static DrawTask
 draw_in_worker(Oid release, bool may_restore)
@@ -311,7 +319,7 @@ draw_in_worker(Oid release, bool may_restore)
 	dsm_segment *segment;
 	DrawTask   *task;
 	DrawTask	outcome;
-	BackgroundWorkerHandle *volatile handle = NULL;
+	BackgroundWorkerHandle *handle = NULL;
 
 	check_release_relation(release);
 	if (RecoveryInProgress())
@@ -331,19 +339,17 @@ draw_in_worker(Oid release, bool may_restore)
 	task->session_user = GetSessionUserId();
 	task->may_restore = may_restore;
 
-	PG_TRY();
+	/*
+	 * Whatever ends the wait (cancel, timeout, pg_terminate_backend, an
+	 * error), the worker is stopped: its transaction aborts and nothing is
+	 * drawn, unless it had committed already, and then it was charged.
+	 */
+	PG_ENSURE_ERROR_CLEANUP(stop_worker, PointerGetDatum(&handle));
 	{
 		handle = start_worker(segment, release);
 		wait_for_worker(handle);
 	}
-	PG_CATCH();
-	{
-		if (handle != NULL)
-			TerminateBackgroundWorker(handle);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-
+	PG_END_ENSURE_ERROR_CLEANUP(stop_worker, PointerGetDatum(&handle));
 	pg_read_barrier();
 	outcome = *task;
 	dsm_detach(segment);

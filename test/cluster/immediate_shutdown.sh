@@ -76,6 +76,18 @@ done
 is "its draw worker was stopped too" "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE pid = $draw_pid")" 0
 first_draw_intact "after the cancel"
 
+# The caller's backend terminated (pg_terminate_backend): its worker stops too.
+start_refresh
+ok "terminate the caller" quiet q $db "SELECT pg_terminate_backend($refresh_pid)"
+wait $refresh
+for i in $(seq 1 50); do
+  [ "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE pid = $draw_pid")" = 0 ] && break
+  sleep 0.1
+done
+is "its draw worker was stopped when the caller's backend exited" \
+   "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE pid = $draw_pid")" 0
+first_draw_intact "after the caller was terminated"
+
 # Then the immediate shutdown.
 start_refresh
 is "it has deleted the old rows already (holds RowExclusiveLock on the release table)" \
