@@ -62,6 +62,7 @@ dp_cascade_range_variance(PG_FUNCTION_ARGS)
 	int64		last = PG_GETARG_INT64(5);
 	double		variance;
 	idp_error	error;
+	idp_interrupts interrupts = pg_interrupts();
 
 	if (strcmp(mechanism, "cascade") != 0)
 		ereport(ERROR,
@@ -78,7 +79,7 @@ dp_cascade_range_variance(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("leaf positions must not be negative")));
 	if (idp_cascade_range_variance(children, n_internal, level_variance, n_levels, fixed, n_fixed,
-								   (uint64) first, (uint64) last, &variance, &error) != IDP_OK)
+								   (uint64) first, (uint64) last, &interrupts, &variance, &error) != IDP_OK)
 		raise_core_error(&error);
 	PG_RETURN_FLOAT8(variance);
 }

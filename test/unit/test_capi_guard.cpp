@@ -6,8 +6,10 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "capi/capi_guard.hpp"
+#include "capi/invariant_dp_core.h"
 
 using namespace invariant_dp;
 
@@ -56,4 +58,34 @@ TEST(CApiGuard, SuccessClearsAPreviousError) {
   EXPECT_EQ(guarded(&error, [] {}), IDP_OK);
   EXPECT_EQ(error.message[0], '\0');
   EXPECT_EQ(error.status, IDP_OK);
+}
+
+// dp.range_variance takes arbitrary arrays from any role: a published shape
+// that would expand to billions of nodes is refused before anything is
+// allocated, and a large valid one stops when the caller cancels.
+namespace {
+bool always_pending(void*) { return true; }
+}  // namespace
+
+TEST(CApiRangeVariance, RefusesHugeShapesBeforeAllocating) {
+  idp_error error{};
+  double variance = 0;
+  const uint32_t huge[] = {2000000000u};
+  const double levels[] = {1, 1};
+  EXPECT_EQ(idp_cascade_range_variance(huge, 1, levels, 2, nullptr, 0, 0, 1, nullptr, &variance, &error), IDP_TOO_LARGE);
+  EXPECT_NE(std::string(error.message).find("too many nodes"), std::string::npos);
+  std::vector<uint32_t> many(200000, 1);
+  std::vector<double> deep(many.size() + 1, 1.0);
+  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), deep.data(), deep.size(), nullptr, 0, 0, 0, nullptr,
+                                       &variance, &error),
+            IDP_TOO_LARGE);
+  const uint32_t fine[] = {2, 2, 2};
+  EXPECT_EQ(idp_cascade_range_variance(fine, 3, levels, 0, nullptr, 0, 0, 1, nullptr, &variance, &error),
+            IDP_INVALID_ARGUMENT);  // two levels of targets for a three-level tree
+  const double three[] = {1, 0.5, 0.25};
+  EXPECT_EQ(idp_cascade_range_variance(fine, 3, three, 3, nullptr, 0, 0, 1, nullptr, &variance, &error), IDP_OK);
+  const idp_interrupts cancel{always_pending, nullptr, nullptr};
+  std::vector<uint32_t> wide{4096u};
+  EXPECT_EQ(idp_cascade_range_variance(wide.data(), 1, levels, 2, nullptr, 0, 0, 1, &cancel, &variance, &error),
+            IDP_INTERRUPTED);
 }

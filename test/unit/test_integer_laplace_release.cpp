@@ -3,8 +3,10 @@
 // variance, and a clear refusal for crossing margins.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "errors.hpp"
 #include "mechanisms/release.hpp"
@@ -48,6 +50,46 @@ TEST(ConditionedLaplaceVariance, ApproachesTheUnconditionedVarianceForLargeGroup
   const double free_variance = 2 * a / ((1 - a) * (1 - a));
   for (std::size_t k : {1000u, 100000u})
     EXPECT_NEAR(conditioned_laplace_variance({1041667, 100000}, k) / (free_variance * (1 - 1.0 / k)), 1.0, 2e-3);
+}
+
+// The series is summed at a step that grows with the spread of the total, so
+// a tiny epsilon (a huge scale) costs a few thousand terms, not 10^8 (the
+// attack that hung a backend at epsilon 1e-8). For k = 2 the closed form is
+// the oracle at any scale; for k = 50 a plain sum over every integer, written
+// out here, is the oracle at a scale where it is still affordable.
+TEST(ConditionedLaplaceVariance, HugeScalesAreFastAndAgreeWithTheClosedForm) {
+  for (std::uint64_t b : {20000u, 2000000u, 200000000u}) {
+    // 1 - a^2 by expm1: at b = 2e8 the plain difference loses half the digits.
+    const double a2 = std::exp(-2.0 / double(b)), one_minus_a2 = -std::expm1(-2.0 / double(b));
+    const double closed = 2 * a2 / (one_minus_a2 * one_minus_a2);
+    EXPECT_NEAR(conditioned_laplace_variance({b, 1}, 2) / closed, 1.0, 1e-9) << "b = " << b;
+  }
+}
+
+TEST(ConditionedLaplaceVariance, CoarseStepMatchesTheSumOverEveryInteger) {
+  for (double k : {2.0, 3.0, 50.0, 1000.0}) {
+    for (std::uint64_t b : {300u, 3000u, 20000u}) {
+      if (k * double(b) > 4e6) continue;  // the oracle's sum grows with k b
+      // The oracle walks the weights by their ratio w(n+1)/w(n) = ((n+k)/(n+1))^2 a^2,
+      // independent of the lgamma arithmetic under test, from n = 0 (log w = 0).
+      const double log_a = -1 / double(b);
+      std::vector<double> log_w{0.0};
+      for (double n = 0; n < 1e7; ++n) {
+        log_w.push_back(log_w.back() + 2 * std::log1p((k - 1) / (n + 1)) + 2 * log_a);
+        if (log_w.back() < log_w.front() - 50 && log_w.back() < *std::max_element(log_w.begin(), log_w.end()) - 50) break;
+      }
+      const double top = *std::max_element(log_w.begin(), log_w.end());
+      double total = 0, moment = 0;
+      for (std::size_t n = 0; n < log_w.size(); ++n) {
+        const double w = std::exp(log_w[n] - top);
+        total += w;
+        moment += w * double(n) * (double(n) + k);
+      }
+      const double every_integer = 2 * (k - 1) * (moment / total) / (k * k * (k + 1));
+      EXPECT_NEAR(conditioned_laplace_variance({b, 1}, std::size_t(k)) / every_integer, 1.0, 1e-9)
+          << "k = " << k << ", b = " << b;
+    }
+  }
 }
 
 TEST(IntegerLaplaceRelease, KeepsEveryGroupTotalAndPublishesExactSd) {

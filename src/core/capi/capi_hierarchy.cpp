@@ -32,12 +32,30 @@ void copy_hierarchy_result(const HierarchyReleaseResult& result, idp_hierarchy_o
 
 // Parent array of a tree given by its internal nodes' child counts in level
 // order (the root first; children of a node are consecutive ids).
-std::vector<std::int64_t> parents_from_children(const uint32_t* children, std::size_t n_internal) {
-  std::vector<std::int64_t> parent{-1};
+// The published shape (children per internal node, in level order) as parent
+// links. Its size is bounded before anything is allocated: anyone may call
+// dp.range_variance with any arrays.
+std::vector<std::int64_t> parents_from_children(const uint32_t* children, std::size_t n_internal,
+                                                const Interrupts& interrupts) {
+  if (n_internal > kMaxPublishedInternalNodes)
+    throw TooLarge("the published tree has too many internal nodes",
+                   std::to_string(n_internal) + " are listed; a cascade release publishes at most " +
+                       std::to_string(kMaxPublishedInternalNodes) + ".");
+  std::uint64_t nodes = 1;
   for (std::size_t v = 0; v < n_internal; ++v) {
+    nodes += children[v];
+    if (nodes > kMaxRangeVarianceNodes)
+      throw TooLarge("the published tree has too many nodes",
+                     "Its child counts add up to more than " + std::to_string(kMaxRangeVarianceNodes) + " nodes.",
+                     "Pass the noise law of a cascade release, from dp.last_release() or dp.draws.noise_law.");
+  }
+  std::vector<std::int64_t> parent{-1};
+  parent.reserve(nodes);
+  for (std::size_t v = 0; v < n_internal; ++v) {
+    interrupts.poll();
     if (v >= parent.size())
       throw InvalidArgument("the published tree is malformed", "An internal node has no parent.");
-    for (uint32_t c = 0; c < children[v]; ++c) parent.push_back(static_cast<std::int64_t>(v));
+    parent.insert(parent.end(), children[v], static_cast<std::int64_t>(v));
   }
   return parent;
 }
@@ -79,10 +97,12 @@ void idp_free_hierarchy_output(idp_hierarchy_output* output) {
 
 idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_internal, const double* level_variance,
                                       size_t n_levels, const uint32_t* fixed_nodes, size_t n_fixed, uint64_t first,
-                                      uint64_t last, double* variance, idp_error* error) {
+                                      uint64_t last, const idp_interrupts* interrupts, double* variance,
+                                      idp_error* error) {
   return guarded(error, [&] {
+    const Interrupts polling = interrupts_of(interrupts);
     const hierarchy::HierarchyTree tree =
-        hierarchy::HierarchyTree::from_parents(parents_from_children(children, n_internal), Interrupts());
+        hierarchy::HierarchyTree::from_parents(parents_from_children(children, n_internal, polling), polling);
     hierarchy::CascadeLaw law(tree, std::vector<double>(level_variance, level_variance + n_levels));
     if (n_fixed > 0) law = law.conditioned_on(tree, std::vector<std::uint32_t>(fixed_nodes, fixed_nodes + n_fixed));
     if (first > last || last >= tree.n_leaves())

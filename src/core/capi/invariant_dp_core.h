@@ -157,7 +157,8 @@ void		idp_free_hierarchy_output(idp_hierarchy_output *output);
 idp_status	idp_cascade_range_variance(const uint32_t *children, size_t n_internal,
 									   const double *level_variance, size_t n_levels,
 									   const uint32_t *fixed_nodes, size_t n_fixed,
-									   uint64_t first, uint64_t last, double *variance,
+									   uint64_t first, uint64_t last,
+									   const idp_interrupts *interrupts, double *variance,
 									   idp_error *error);
 
 /* One noisy count for dp.noisy_count (no invariants). */

@@ -1,11 +1,15 @@
 // Calibration per mechanism. Each branch states the guarantee it certifies.
 #include "noise_calibration.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "../calibration/analytic_gaussian.hpp"
 #include "../calibration/discrete_gaussian_privacy.hpp"
 #include "../calibration/zcdp.hpp"
+#include "../errors.hpp"
+#include "../json_text.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
 
@@ -149,6 +153,17 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;
   return law;
+}
+
+void check_float8_margins(double noise_sd, std::size_t cells) {
+  const double limit = 0.5 / (40 * std::ldexp(1.0, -52) * double(std::max<std::size_t>(cells, 1)));
+  if (!(noise_sd <= limit))
+    throw OutOfRange("epsilon is too small to keep the margins exact in a real-valued release",
+                     "Its noise (standard deviation " + json_number(noise_sd) + " over " + std::to_string(cells) +
+                         " cells) is beyond what float8 can add and still sum to the exact totals; at most " +
+                         json_number(limit) + " is kept exact.",
+                     "Raise epsilon, or use an integer mechanism (integer_laplace, integer_gaussian), whose margins "
+                     "are exact at any epsilon.");
 }
 
 }  // namespace invariant_dp

@@ -6,6 +6,7 @@
 // cell (1, 1). With exact margins only replace_one is meaningful.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 #include "../samplers/rational.hpp"
@@ -31,6 +32,13 @@ struct NoiseLaw {
 };
 
 NoiseLaw calibrate_noise(const ReleaseRequest& request);
+
+// A real-valued release keeps a margin exact only to the float8 round-off of
+// the values it adds: about 2^-52 of each cell's magnitude, summed over the
+// margin's cells. Throws OutOfRange (22003) when noise of this standard
+// deviation (40 of them bound its tails) could move a margin of `cells` cells
+// by half a count, as a tiny epsilon does.
+void check_float8_margins(double noise_sd, std::size_t cells);
 
 // The integer lattice mechanisms (integer_laplace, integer_laplace_l2,
 // integer_gaussian) for protected moves of l1 norm `l1` and squared l2 norm

@@ -64,6 +64,8 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   for (std::size_t i = 0; i < n; ++i)
     if (counts[i] < 0) throw InvalidData("count must not be negative");
   NoiseLaw law = calibrate_noise(request);
+  if (!request.mechanism->integer_output && !request.margins.empty())
+    check_float8_margins(std::sqrt(law.unit_variance), n);
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
 
   ReleaseResult result;

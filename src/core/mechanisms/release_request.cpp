@@ -55,9 +55,11 @@ void check_epsilon(double epsilon) {
 
 void check_delta(const RawRequest& raw, const MechanismTraits& mechanism) {
   if (!mechanism.needs_delta) {
-    if (raw.has_delta && raw.delta != 0)
+    // README: delta is NULL for the pure-epsilon mechanisms; 0 is refused too,
+    // so a request never claims a delta its mechanism does not use.
+    if (raw.has_delta)
       throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" does not use delta",
-                            "It is pure epsilon-differentially private.", "Omit delta or pass NULL.");
+                            "It is pure epsilon-differentially private.", "Leave delta NULL.");
     return;
   }
   if (!raw.has_delta)

@@ -1,6 +1,7 @@
 // Orchestrates a hierarchy release (hierarchy_release.hpp).
 #include "hierarchy_release.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "../hierarchy/cascade_sampler.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../hierarchy/rollup.hpp"
+#include "../mechanisms/noise_calibration.hpp"
 #include "../json_text.hpp"
 #include "../mechanisms/release.hpp"
 
@@ -19,10 +21,6 @@ namespace {
 
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
-
-// Trees with more internal nodes than this publish their shape without the
-// per-node child counts (they would dominate the metadata).
-constexpr std::size_t kMaxPublishedInternalNodes = 100000;
 
 std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names) {
   std::vector<std::size_t> indices;
@@ -116,6 +114,11 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
   if (!fixed.empty()) shape = shape.conditioned_on(tree, fixed);
   const auto calibrated = calibrate(tree, shape, request, hierarchy, budget);
+  if (!fixed.empty()) {
+    double largest = 0;
+    for (unsigned d = 0; d <= tree.height(); ++d) largest = std::max(largest, calibrated.law.level_variance(d));
+    check_float8_margins(std::sqrt(largest), tree.n_nodes());
+  }
 
   for (std::size_t i = 0; i < cells.n_cells(); ++i) {
     if (counts[i] > kMaxExactRealCount)

@@ -1,40 +1,108 @@
 #include "conditioned_laplace_variance.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace invariant_dp {
 namespace {
 
-// log of C(n+k-1, k-1)^2 a^(2n), up to a constant.
-double log_weight(double n, double k, double log_a) {
-  return 2 * (std::lgamma(n + k) - std::lgamma(n + 1)) + 2 * n * log_a;
+// lgamma(n + k) - lgamma(n + 1), i.e. log (n+1)(n+2)...(n+k-1). At the
+// totals a tiny epsilon gives (n ~ 10^14) each lgamma is ~10^16 and their
+// difference would lose every digit; from Stirling's series,
+//   (n + 1/2) log1p((k-1)/(n+1)) + (k-1)(log(n+k) - 1) + t(n+k) - t(n+1),
+// t(y) = 1/(12y) - 1/(360y^3) + 1/(1260y^5), has no cancellation (error
+// below 1e-12 for n + 1 >= 16; smaller n take lgamma directly).
+double log_rising(double n, double k) {
+  if (n + 1 < 16) return std::lgamma(n + k) - std::lgamma(n + 1);
+  const auto t = [](double y) {
+    const double r = 1 / y, r2 = r * r;
+    return r * (1.0 / 12 - r2 * (1.0 / 360 - r2 / 1260));
+  };
+  return (n + 0.5) * std::log1p((k - 1) / (n + 1)) + (k - 1) * (std::log(n + k) - 1) + t(n + k) - t(n + 1);
 }
 
-// Adds w(n) n (n + k) and w(n) for n = start, start + step, ... while the
-// terms matter, relative to the mode's weight.
-void sum_side(double start, double step, double k, double log_a, double log_mode, double& total,
-              double& moment) {
-  for (double n = start; n >= 0; n += step) {
-    const double w = std::exp(log_weight(n, k, log_a) - log_mode);
-    total += w;
-    moment += w * n * (n + k);
-    if (w < 1e-17 * total && std::abs(n - start) > 10) break;
+// log of C(n+k-1, k-1)^2 a^(2n), up to a constant.
+double log_weight(double n, double k, double log_a) { return 2 * log_rising(n, k) + 2 * n * log_a; }
+
+// The spread of N around its mode m: 1 / sqrt(-(log w)''(m)), with the
+// trigamma function approximated by 1/x + 1/(2x^2) (only the step of the sum
+// depends on it).
+double spread_at(double m, double k) {
+  const auto trigamma = [](double x) { return 1 / x + 1 / (2 * x * x); };
+  const double curvature = 2 * (trigamma(m + 1) - trigamma(m + k));
+  return curvature > 0 ? 1 / std::sqrt(curvature) : 1;
+}
+
+// The first three derivatives of log w at n = 0, from the polygamma
+// functions: 2 (psi(k) - psi(1)) + 2 log a = 2 H_{k-1} + 2 log a, then
+// -2 sum 1/i^2 and 4 sum 1/i^3 over i < k (needed only while the weights
+// reach n = 0, i.e. for groups of fewer than about 800 cells).
+struct LogDerivatives {
+  double d1, d2, d3;
+};
+
+LogDerivatives log_derivatives_at_zero(double k, double log_a) {
+  double h1 = 0, h2 = 0, h3 = 0;
+  for (double i = 1; i < k; ++i) {
+    h1 += 1 / i;
+    h2 += 1 / (i * i);
+    h3 += 1 / (i * i * i);
   }
+  return {2 * h1 + 2 * log_a, -2 * h2, 4 * h3};
 }
 
 }  // namespace
 
+// Sum_n w(n) and Sum_n w(n) n (n + k) over n >= 0. Summed at every integer
+// that is O(spread) terms, 10^8 and more at the scales a tiny epsilon gives
+// (an attack once hung a backend here). Instead the sums are taken at a step
+// h = spread / 64 on a grid that starts at 0 (or where the weights are below
+// 1e-18 of the mode's, 40 spreads below it), as the trapezoid rule, and the
+// integer sums recovered by Euler-Maclaurin: with T_h the trapezoid sum,
+//   Sum_{n>=0} f(n) = T_h + f(0)/2 + (h^2 - 1)/12 f'(0) - (h^4 - 1)/720 f'''(0) + R,
+// the endpoint terms at infinity vanishing and the derivatives at 0 exact
+// (log_derivatives_at_zero). R holds the fifth and higher
+// derivatives at 0 and, in the bulk, the aliasing error of a smooth unimodal
+// function sampled at 64 points per spread (about exp(-2 pi^2 64^2)). With
+// h = 1 the formula is the plain sum. Checked against the sum over every
+// integer (test_integer_laplace_release.cpp): agreement within 1e-9
+// relative for groups of 2 to 1000 cells and scales up to 20000, and with the
+// k = 2 closed form at scales up to 2e8. At most a few thousand terms.
 double conditioned_laplace_variance(Rational scale, std::size_t cells) {
   if (cells < 2) return 0;
   const double k = double(cells);
   const double log_a = -double(scale.den) / double(scale.num);
   const double a = std::exp(log_a);
   // w(n+1)/w(n) = ((n+k)/(n+1))^2 a^2 >= 1 up to the mode (n+k) a = n+1.
-  const double mode = std::max(0.0, std::floor((k * a - 1) / (1 - a)));
+  const double mode = std::max(0.0, std::floor((k * a - 1) / -std::expm1(log_a)));
   const double log_mode = log_weight(mode, k, log_a);
+  const double spread = spread_at(mode, k);
+  const double h = std::max(1.0, std::floor(spread / 64));
+  const double first = std::max(0.0, std::floor((mode - 40 * spread) / h) * h);
+  const auto weight = [&](double n) { return std::exp(log_weight(n, k, log_a) - log_mode); };
+
   double total = 0, moment = 0;
-  sum_side(mode, 1, k, log_a, log_mode, total, moment);
-  sum_side(mode - 1, -1, k, log_a, log_mode, total, moment);
+  for (double n = first;; n += h) {
+    const double w = weight(n);
+    const double c = n == 0 ? 0.5 : 1.0;
+    total += c * w;
+    moment += c * w * n * (n + k);
+    if (n > mode && w < 1e-18 * total) break;
+  }
+  total *= h;
+  moment *= h;
+  if (first == 0 && h > 1) {
+    // w' = w L', w'' = w (L'' + L'^2), w''' = w (L''' + 3 L' L'' + L'^3); for
+    // the moment f = w g with g = n (n + k): g(0) = 0, g'(0) = k, g'' = 2.
+    const LogDerivatives l = log_derivatives_at_zero(k, log_a);
+    const double w0 = weight(0), w1 = w0 * l.d1, w2 = w0 * (l.d2 + l.d1 * l.d1),
+                 w3 = w0 * (l.d3 + 3 * l.d1 * l.d2 + l.d1 * l.d1 * l.d1);
+    const double c1 = (h * h - 1) / 12, c3 = (h * h * h * h - 1) / 720;
+    total += w0 / 2 + c1 * w1 - c3 * w3;
+    moment += c1 * (w0 * k) - c3 * (3 * w2 * k + 6 * w1);
+  } else if (first == 0) {
+    total += weight(0) / 2;  // h = 1: the trapezoid's half weight at 0 made whole
+  }
   return 2 * (k - 1) * (moment / total) / (k * k * (k + 1));
 }
 

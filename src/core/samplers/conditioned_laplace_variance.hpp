@@ -8,8 +8,9 @@
 // n / k, so E[z_i^2 | n] = 2 Var(G_i | n) and
 //   Var(z_i) = 2 (k - 1) E[N (N + k)] / (k^2 (k + 1)),
 // with P(N = n) proportional to C(n+k-1, k-1)^2 a^(2n), a = exp(-1/b). The
-// expectation is summed numerically around the mode until the remaining
-// terms are below 1e-17 of the total. Cells of one group are exchangeable
+// expectation is summed numerically at a step that grows with N's spread,
+// with Euler-Maclaurin endpoint corrections, so that its cost is bounded
+// (a few thousand terms) whatever the scale; the .cpp derives the accuracy. Cells of one group are exchangeable
 // with zero sum, so Cov(z_i, z_j) = -Var(z_i) / (k - 1).
 #pragma once
 
