@@ -85,6 +85,13 @@ CascadeLaw CascadeLaw::scaled(double factor) const {
   CascadeLaw out = *this;
   for (double& v : out.level_variance_) v *= factor;
   for (double& v : out.inherited_) v *= factor;
+  // A tiny epsilon or rho times large relative targets can overflow (or
+  // underflow): refuse rather than draw infinite or NaN noise.
+  for (double v : out.level_variance_)
+    if (!std::isfinite(v) || v <= 0)
+      throw OutOfRange("the calibrated noise variance is not a finite positive number",
+                       "Scaling the variance targets to the privacy budget gave " + number(v) + ".",
+                       "Raise epsilon (or rho), or give variance targets of ordinary size.");
   return out;
 }
 

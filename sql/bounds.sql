@@ -1,0 +1,56 @@
+-- Every request is bounded and cancellable: the attacks that once hung a
+-- backend or took gigabytes now finish at once, are refused before they
+-- allocate (54000), or stop at statement_timeout. Deterministic output only:
+-- row counts, exact totals, SQLSTATEs.
+\set VERBOSITY terse
+SET statement_timeout = '10s';
+-- A tiny epsilon used to cost a series of 1/epsilon terms (the published
+-- per-cell sd of integer_laplace and congenial): now a few thousand.
+SELECT count(*) AS cells, sum(n) AS total
+FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-8, margins => '{""}') AS t(k int, n bigint);
+SELECT count(*) AS cells, sum(n) AS total
+FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-7, 'congenial', margins => '{""}') AS t(k int, n bigint);
+SELECT count(*) AS cells, sum(n) AS total
+FROM dp.privatize('SELECT g % 7 AS k, g, 1 FROM generate_series(1, 700) g', 1e-8, margins => '{k}',
+                  options => '{"stddev": true}') AS t(k int, g int, n bigint, sd float8);
+-- A congenial release whose exact sampler cannot succeed at this scale runs
+-- its chain, and the chain stops at statement_timeout.
+SET statement_timeout = '1s';
+SELECT count(*) FROM dp.privatize('SELECT g % 7 AS k, g, 3 FROM generate_series(1, 70) g', 1e-7, 'congenial',
+                                  margins => '{k}') AS t(k int, g int, n bigint);
+SET statement_timeout = '10s';
+-- Real-valued noise at a tiny epsilon would swamp float8: refused (22003)
+-- rather than releasing margins that are no longer exact.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-300, 'subspace_laplace',
+                                                margins => '{""}') AS t(k int, n float8)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-14, 'subspace_laplace',
+                                                margins => '{""}') AS t(k int, n float8)$$);
+SELECT sum(n) = 2 AS margin_exact FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-6, 'subspace_laplace',
+                                                    margins => '{""}') AS t(k int, n float8);
+-- ... while integer mechanisms keep margins exact far below that epsilon,
+-- down to the smallest their exact sampler represents.
+SELECT sum(n) AS total FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-14, 'integer_laplace',
+                                         margins => '{""}') AS t(k int, n bigint);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-300, 'integer_laplace',
+                                                margins => '{""}') AS t(k int, n bigint)$$);
+-- dp.range_variance takes arrays from anyone: a shape that would expand to
+-- billions of nodes is refused before anything is allocated.
+SELECT sqlstate_of($$SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
+                                                "noise": {"level_variance": [1, 1]}}', 0, 1)$$);
+SELECT sqlstate_of($$SELECT dp.cascade_range_variance('cascade', array_fill(1, ARRAY[200000]),
+                                                      array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0)$$);
+SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2, 2, 2]},
+                           "noise": {"level_variance": [1, 0.5, 0.25]}}', 0, 3) > 0 AS whole_tree_variance;
+-- Non-finite variance targets are refused, not released as NaN.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 AS j, 1', NULL, 'cascade', delta => 1e-6,
+                     hierarchy => '{k,j}', options => '{"level_variance": [1, 1e999, 1]}') AS t(k int, j int, n float8)$$);
+SELECT count(*) AS rows, count(*) FILTER (WHERE n = 'NaN' OR n IN ('Infinity', '-Infinity')) AS non_finite_rows
+FROM dp.privatize('SELECT k, j, 1 FROM generate_series(1, 3) k, generate_series(1, 3) j', 1e-300, 'cascade',
+                  delta => 1e-6, hierarchy => '{k,j}', options => '{"level_variance": [1, 1e300, 1e300]}')
+     AS t(k int, j int, n float8);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT k, j, 1 FROM generate_series(1, 3) k, generate_series(1, 3) j', NULL,
+                     'cascade', delta => 1e-6, hierarchy => '{k,j}', options => '{"rho": 1e-300, "level_variance": [1, 1e300, 1e300]}')
+                     AS t(k int, j int, n float8)$$);
+-- Pure-epsilon mechanisms take no delta, not even 0.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1', 1, 'discrete_laplace', delta => 0) AS t(k int, n bigint)$$);
+RESET statement_timeout;
