@@ -37,6 +37,14 @@ class Interrupts {
     if ((iteration & 4095u) == 0) poll();
   }
 
+  // For loops whose iterations cost about `cost` elementary steps each
+  // (a chain sweep over thousands of moves): polls every 4096 steps, so
+  // at least once per iteration when an iteration is that long.
+  void poll_scaled(std::uint64_t iteration, std::uint64_t cost) const {
+    const std::uint64_t stride = cost >= 4096 ? 1 : 4096 / (cost + 1);
+    if (iteration % stride == 0) poll();
+  }
+
  private:
   PendingFn pending_ = nullptr;
   void* context_ = nullptr;

@@ -38,10 +38,10 @@ struct Histograms {
 };
 
 LatticeBasis sum_zero_basis() {
-  LatticeBasis basis{kCells, kCells - 1, std::vector<std::int64_t>(kCells * (kCells - 1), 0)};
+  LatticeBasis basis;
+  basis.dimension = kCells;
   for (std::size_t j = 0; j + 1 < kCells; ++j) {
-    basis.vectors[j * kCells + j] = 1;
-    basis.vectors[j * kCells + j + 1] = -1;
+    basis.columns.push_back(LatticeVector{{std::uint32_t(j), std::uint32_t(j + 1)}, {1, -1}});
   }
   return basis;
 }
@@ -50,9 +50,9 @@ mcmc::SamplerConfig config_for(const mcmc::Target& target, const LatticeBasis& b
   mcmc::SamplerConfig config;
   config.target = target;
   config.proposal_a = std::exp(-1.0);
-  for (std::size_t j = 0; j < basis.rank; ++j)
+  for (std::size_t j = 0; j < basis.rank(); ++j)
     config.moves.push_back({{std::uint32_t(j), std::uint32_t(j + 1)}, {1, -1}});
-  config.moves_per_iteration = basis.rank;
+  config.moves_per_iteration = basis.rank();
   config.move_step_a = config.proposal_a;
   return config;
 }

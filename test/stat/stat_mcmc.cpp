@@ -58,6 +58,7 @@
 #include "mcmc/lattice_chain.hpp"
 #include "mcmc/rhat.hpp"
 #include "chi_square.hpp"
+#include "dense_basis.hpp"
 #include "random_source.hpp"
 
 namespace invariant_dp::mcmc {
@@ -69,7 +70,7 @@ namespace {
 using chi_square_test::chi2_critical;
 
 struct SmallLattice {
-  LatticeBasis basis;
+  test_tables::DenseBasis basis;
   int radius;
   std::size_t states() const { return std::size_t(std::pow(2 * radius + 1, basis.rank)); }
   std::vector<std::int64_t> coords(std::size_t s) const {
@@ -129,7 +130,7 @@ class ExactChainLaw {
       sweep_.push_back({coords_.back(), w});
       p_.push_back(w);
     }
-    ChainModel model(lat.basis, cfg);
+    ChainModel model(test_tables::sparse(lat.basis), cfg);
     for (std::size_t k = 0; k < model.move_count(); ++k)
       for (int sign : {-1, 1}) {
         std::vector<std::int64_t> c(lat.basis.rank, 0);
@@ -237,7 +238,7 @@ void check_small_lattice(const SmallLattice& lat, const SamplerConfig& cfg, long
     lambda_burn = noncentrality(exact.law(), q, draws);
   }
   ASSERT_LT(lambda_burn, 0.05) << name;
-  ChainModel model(lat.basis, cfg);
+  ChainModel model(test_tables::sparse(lat.basis), cfg);
   auto rng = make_seeded_random_source(seed);
   std::vector<long> counts(lat.states(), 0);
   LatticeChain chain(model);

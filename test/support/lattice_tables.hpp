@@ -14,17 +14,12 @@ namespace invariant_dp::test_tables {
 inline LatticeBasis table_basis(std::size_t r, std::size_t c) {
   LatticeBasis b;
   b.dimension = r * c;
-  b.rank = (r - 1) * (c - 1);
-  b.vectors.assign(b.dimension * b.rank, 0);
-  std::size_t j = 0;
   for (std::size_t i = 0; i + 1 < r; ++i)
-    for (std::size_t k = 0; k + 1 < c; ++k, ++j) {
-      std::int64_t* col = b.vectors.data() + j * b.dimension;
-      col[i * c + k] = 1;
-      col[i * c + c - 1] = -1;
-      col[(r - 1) * c + k] = -1;
-      col[(r - 1) * c + c - 1] = 1;
-    }
+    for (std::size_t k = 0; k + 1 < c; ++k)
+      b.columns.push_back(LatticeVector{
+          {std::uint32_t(i * c + k), std::uint32_t(i * c + c - 1), std::uint32_t((r - 1) * c + k),
+           std::uint32_t((r - 1) * c + c - 1)},
+          {1, -1, -1, 1}});
   return b;
 }
 

@@ -25,12 +25,15 @@
 #include "lattice/flint_handles.hpp"
 #include "lattice/lattice_basis.hpp"
 #include "lattice/lattice_detail.hpp"
+#include "dense_basis.hpp"
 
 namespace invariant_dp {
 namespace {
 
 using lattice_detail::Fmpz;
 using lattice_detail::FmpzMat;
+using test_tables::dense;
+using test_tables::DenseBasis;
 using Sets = std::vector<std::vector<std::size_t>>;
 using RowMatrix = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
@@ -64,13 +67,13 @@ Sets independent(const Sets& sets, std::size_t d) {
 }
 
 // B^T as an m x d FLINT matrix (rows = basis vectors).
-void basis_rows(const LatticeBasis& b, FmpzMat& out) {
+void basis_rows(const DenseBasis& b, FmpzMat& out) {
   for (std::size_t j = 0; j < b.rank; ++j)
     for (std::size_t i = 0; i < b.dimension; ++i) fmpz_set_si(out.at(j, i), b.column(j)[i]);
 }
 
 // det(B^T B), exactly.
-void gram_det(const LatticeBasis& b, Fmpz& det) {
+void gram_det(const DenseBasis& b, Fmpz& det) {
   FmpzMat bt(b.rank, b.dimension), bb(b.dimension, b.rank), g(b.rank, b.rank);
   basis_rows(b, bt);
   fmpz_mat_transpose(bb.get(), bt.get());
@@ -80,7 +83,7 @@ void gram_det(const LatticeBasis& b, Fmpz& det) {
 
 // The basis-independent checks: A B = 0 (exact), rank, full column rank,
 // and saturation via det(B^T B) (prod D)^2 = det(A A^T).
-void expect_lattice_of(const RowMatrix& a, const LatticeBasis& b) {
+void expect_lattice_of(const RowMatrix& a, const DenseBasis& b) {
   const std::size_t d = static_cast<std::size_t>(a.cols()), k = static_cast<std::size_t>(a.rows());
   ASSERT_EQ(b.dimension, d);
   ASSERT_EQ(b.vectors.size(), d * b.rank);
@@ -110,13 +113,13 @@ void expect_lattice_of(const RowMatrix& a, const LatticeBasis& b) {
   }
 }
 
-std::int64_t det_as_int(const LatticeBasis& b) {
+std::int64_t det_as_int(const DenseBasis& b) {
   Fmpz det;
   gram_det(b, det);
   return fmpz_get_si(det.get());
 }
 
-bool lll_reduced(const LatticeBasis& b) {
+bool lll_reduced(const DenseBasis& b) {
   FmpzMat bt(b.rank, b.dimension);
   basis_rows(b, bt);
   fmpz_lll_t context;
@@ -124,7 +127,7 @@ bool lll_reduced(const LatticeBasis& b) {
   return fmpz_lll_is_reduced(bt.get(), context, 128) != 0;
 }
 
-std::int64_t norm2(const LatticeBasis& b, std::size_t j) {
+std::int64_t norm2(const DenseBasis& b, std::size_t j) {
   std::int64_t s = 0;
   for (std::size_t i = 0; i < b.dimension; ++i) s += b.column(j)[i] * b.column(j)[i];
   return s;
@@ -168,7 +171,7 @@ namespace {
 // Whether every z in `kernel` is B x for an integral x (the saturation
 // test): x is solved on m rows where B is invertible, then B x = z is
 // checked in full.
-bool integral_coordinates(const LatticeBasis& b, const std::vector<std::vector<std::int64_t>>& kernel) {
+bool integral_coordinates(const DenseBasis& b, const std::vector<std::vector<std::int64_t>>& kernel) {
   const std::size_t d = b.dimension, m = b.rank;
   std::vector<std::size_t> chosen;
   for (std::size_t i = 0; i < d && chosen.size() < m; ++i) {
@@ -202,7 +205,7 @@ bool integral_coordinates(const LatticeBasis& b, const std::vector<std::vector<s
   return true;
 }
 
-void expect_integral_coordinates(const LatticeBasis& b, const std::vector<std::vector<std::int64_t>>& kernel) {
+void expect_integral_coordinates(const DenseBasis& b, const std::vector<std::vector<std::int64_t>>& kernel) {
   EXPECT_GT(kernel.size(), 1u);
   EXPECT_TRUE(integral_coordinates(b, kernel)) << "some kernel vector is not an integer combination of B";
 }
@@ -233,7 +236,7 @@ TEST(LatticeBasis, FourByFourTableMatchesTheDigest) {
     Sets kept = sets;
     kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(dropped));
     const RowMatrix a = rows_of(kept, 16);
-    const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+    const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
     EXPECT_EQ(b.rank, 9u);
     EXPECT_EQ(det_as_int(b), 4096);
     expect_lattice_of(a, b);
@@ -247,7 +250,7 @@ TEST(LatticeBasis, SingleSumOverNCellsHasDeterminantN) {
     Sets sets(1);
     for (std::size_t i = 0; i < n; ++i) sets[0].push_back(i);
     const RowMatrix a = rows_of(sets, n);
-    const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+    const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
     EXPECT_EQ(b.rank, n - 1);
     EXPECT_EQ(det_as_int(b), static_cast<std::int64_t>(n));
     expect_lattice_of(a, b);
@@ -259,7 +262,7 @@ TEST(LatticeBasis, PartitionWithPinnedAndFreeCells) {
   // groups {0,3,5}, {1,4}, {2} (pinned); cells 6 and 7 in no group (free)
   const Sets sets = {{0, 3, 5}, {1, 4}, {2}};
   const RowMatrix a = rows_of(sets, 8);
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   EXPECT_EQ(b.rank, 2u + 1u + 0u + 2u);
   EXPECT_EQ(det_as_int(b), 3 * 2 * 1);
   expect_lattice_of(a, b);
@@ -272,7 +275,7 @@ TEST(LatticeBasis, TwoWayTablesHaveRankRMinusOneTimesCMinusOne) {
     for (std::size_t c : {2u, 3u, 5u}) {
       const Sets kept = independent(two_way_sets(r, c), r * c);
       const RowMatrix a = rows_of(kept, r * c);
-      const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+      const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
       EXPECT_EQ(b.rank, (r - 1) * (c - 1)) << r << "x" << c;
       expect_lattice_of(a, b);
       EXPECT_TRUE(lll_reduced(b)) << r << "x" << c;
@@ -287,7 +290,7 @@ TEST(LatticeBasis, TwoWayTablesInBlocksAndWithAllTotals) {
   second.erase(second.begin() + 2);
   sets.insert(sets.end(), second.begin(), second.end());
   const RowMatrix a = rows_of(sets, 19);
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   EXPECT_EQ(b.rank, 2u * 3u + 1u * 2u + 1u);
   expect_lattice_of(rows_of(independent(sets, 19), 19), b);
   EXPECT_TRUE(lll_reduced(b));
@@ -325,8 +328,8 @@ std::vector<lattice_detail::SparseVector> sparse_rows(const Sets& sets) {
   return rows;
 }
 
-LatticeBasis dense(const lattice_detail::ComponentBasis& part, std::size_t d) {
-  LatticeBasis b;
+DenseBasis dense(const lattice_detail::ComponentBasis& part, std::size_t d) {
+  DenseBasis b;
   b.dimension = d;
   b.rank = part.vectors.size();
   b.vectors.assign(d * b.rank, 0);
@@ -346,7 +349,7 @@ TEST(LatticeBasisGeneral, CubeWithThreeTwoWayMarginsIsTheWholeLattice) {
       for (std::size_t c : s) sum += z[c];
       ASSERT_EQ(sum, 0);
     }
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   EXPECT_EQ(b.rank, 8u);
   expect_lattice_of(a, b);
   expect_integral_coordinates(b, sample);
@@ -360,7 +363,7 @@ TEST(LatticeBasisGeneral, CubeWithThreeTwoWayMarginsIsTheWholeLattice) {
   const auto hnf = lattice_detail::general_basis(all, sparse_rows(kept), Interrupts(), true);
   EXPECT_STREQ(hnf.method, "hnf");
   EXPECT_EQ(hnf.rank_of_rows, 19u);
-  const LatticeBasis bh = dense(hnf, 27);
+  const DenseBasis bh = dense(hnf, 27);
   expect_lattice_of(a, bh);
   expect_integral_coordinates(bh, sample);
   EXPECT_EQ(det_as_int(bh), det_as_int(b));
@@ -377,7 +380,7 @@ TEST(LatticeBasisGeneral, NonIntegralEchelonFormUsesTheHermiteForm) {
   const std::int64_t sign = part.vectors[0][0].second;
   EXPECT_EQ(part.vectors[0], (lattice_detail::SparseVector{{0, sign}, {1, sign}, {2, sign}, {3, -2 * sign}}));
   const RowMatrix a = rows_of(sets, 6);
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   EXPECT_EQ(b.rank, 2u);
   expect_lattice_of(a, b);
   expect_integral_coordinates(b, kernel_in_box(sets, 6, 2));
@@ -388,13 +391,13 @@ TEST(LatticeBasisGeneral, RationalNullspaceIsNotEnough) {
   // (1,1,1,0,-2,0): a sublattice of index 2, missing (1,1,0,-1,-1,0).
   const Sets sets = {{1, 2, 4, 5}, {0, 2, 4, 5}, {0, 1, 3, 4, 5}, {0, 1, 3, 4}};
   const RowMatrix a = rows_of(sets, 6);
-  LatticeBasis naive;
+  DenseBasis naive;
   naive.dimension = 6;
   naive.rank = 2;
   naive.vectors = {1, 1, -1, -2, 0, 0, 1, 1, 1, 0, -2, 0};
   const auto box = kernel_in_box(sets, 6, 2);
   EXPECT_EQ(det_as_int(naive), 48);  // Gram [[7, 1], [1, 7]]
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   EXPECT_EQ(b.rank, 2u);
   EXPECT_EQ(det_as_int(b) * 4, det_as_int(naive));
   expect_lattice_of(a, b);
@@ -422,7 +425,7 @@ TEST(LatticeBasisGeneral, LllShortensTheRawBasis) {
   fmpz_lll_t context;
   fmpz_lll_context_init_default(context);
   EXPECT_FALSE(fmpz_lll_is_reduced(raw_rows.get(), context, 128));
-  const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
   ASSERT_EQ(b.rank, 8u);
   expect_lattice_of(a, b);
   EXPECT_TRUE(lll_reduced(b));
@@ -452,16 +455,26 @@ TEST(LatticeBasisErrors, NonIntegerEntriesAndNoCellsAreRejected) {
   EXPECT_THROW(invariant_lattice_basis(RowMatrix(0, 0), Interrupts()), InvalidData);
 }
 
-TEST(LatticeBasisErrors, TooLargeGeneralComponentAndDenseOutput) {
+TEST(LatticeBasisErrors, TooLargeGeneralComponent) {
   Sets chain;  // {i, i+1}: linked, not a table, so the general path
   for (std::size_t i = 0; i + 1 < 2101; ++i) chain.push_back({i, i + 1});
   chain.resize(2000);
   EXPECT_THROW(invariant_lattice_basis(rows_of(chain, 2101), Interrupts()), TooLarge);
   // 12^3 cube, three two-way margins: 1331 vectors in 1728 cells, too much LLL work
   EXPECT_THROW(invariant_lattice_basis(rows_of(cube_sets(12), 1728), Interrupts()), TooLarge);
+}
+
+TEST(LatticeBasis, LargeStructuredBasesAreSparse) {
+  // 12000 cells in one group: 11999 vectors of two entries each (a dense
+  // d x m array would hold 1.4e8 entries); a 300 x 300 table: four each.
   Sets one_sum(1);
-  for (std::size_t i = 0; i < 12000; ++i) one_sum[0].push_back(i);  // 12000 x 11999 > 2^27 entries
-  EXPECT_THROW(invariant_lattice_basis(rows_of(one_sum, 12000), Interrupts()), TooLarge);
+  for (std::size_t i = 0; i < 12000; ++i) one_sum[0].push_back(i);
+  const LatticeBasis group = invariant_lattice_basis(rows_of(one_sum, 12000), Interrupts());
+  EXPECT_EQ(group.rank(), 11999u);
+  for (const LatticeVector& v : group.columns) EXPECT_EQ(v.index.size(), 2u);
+  const LatticeBasis table = invariant_lattice_basis(rows_of(two_way_sets(300, 300), 90000), Interrupts());
+  EXPECT_EQ(table.rank(), 299u * 299u);
+  for (const LatticeVector& v : table.columns) ASSERT_EQ(v.index.size(), 4u);
 }
 
 struct PollCounter {
@@ -485,7 +498,7 @@ TEST(LatticeBasisInterrupts, EveryPollCanStopTheConstruction) {
   sets.push_back({39, 40, 41});
   const RowMatrix a = rows_of(sets, 42);
   PollCounter total{0, 1 << 30};
-  const LatticeBasis full = invariant_lattice_basis(a, Interrupts(pending_after, &total));
+  const DenseBasis full = dense(invariant_lattice_basis(a, Interrupts(pending_after, &total)));
   ASSERT_GE(total.polls, 5);
   for (int k = 1; k <= total.polls; ++k) {
     PollCounter counter{0, k};
@@ -514,7 +527,7 @@ TEST(LatticeBasisIntegration, IndependentRowsOfInvariantModel) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const InvariantModel model(keys, cases[i], Interrupts());
     const RowMatrix a = model.independent_rows();
-    const LatticeBasis b = invariant_lattice_basis(a, Interrupts());
+    const DenseBasis b = dense(invariant_lattice_basis(a, Interrupts()));
     EXPECT_EQ(b.rank, expected[i]) << i;
     EXPECT_EQ(b.rank, model.null_dimension()) << i;
     expect_lattice_of(a, b);
@@ -526,10 +539,10 @@ TEST(LatticeBasisIntegration, IndependentRowsOfInvariantModel) {
 TEST(LatticeBasisLarger, FortyByFortyTableAndSixCube) {
   Sets sets = two_way_sets(40, 40);
   sets.pop_back();
-  const LatticeBasis b = invariant_lattice_basis(rows_of(sets, 1600), Interrupts());
+  const DenseBasis b = dense(invariant_lattice_basis(rows_of(sets, 1600), Interrupts()));
   EXPECT_EQ(b.rank, 39u * 39u);
   const RowMatrix cube = rows_of(independent(cube_sets(6), 216), 216);
-  const LatticeBasis c = invariant_lattice_basis(cube, Interrupts());
+  const DenseBasis c = dense(invariant_lattice_basis(cube, Interrupts()));
   EXPECT_EQ(c.rank, 125u);
   expect_lattice_of(cube, c);
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "dense_basis.hpp"
 #include "lattice_tables.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/diagnostics.hpp"
@@ -43,10 +44,11 @@ void expect_in_lattice(const LatticeChain& chain, const LatticeBasis& basis) {
     ASSERT_EQ(row, 0);
     ASSERT_EQ(col, 0);
   }
+  const test_tables::DenseBasis dense_basis = test_tables::dense(basis);
   std::int64_t l1 = 0, l2 = 0;
   for (std::size_t i = 0; i < 16; ++i) {
     std::int64_t bv = 0;
-    for (std::size_t j = 0; j < basis.rank; ++j) bv += basis.column(j)[i] * chain.v()[j];
+    for (std::size_t j = 0; j < basis.rank(); ++j) bv += dense_basis.column(j)[i] * chain.v()[j];
     ASSERT_EQ(bv, z[i]);
     l1 += std::llabs(z[i]);
     l2 += z[i] * z[i];
@@ -119,10 +121,23 @@ TEST(McmcChain, InterruptsStopLongLoops) {
   ChainModel model(basis, config_4x4(laplace_l1(0.25), false));
   LatticeChain chain(model);
   auto rng = make_seeded_random_source(1);
-  int polls = 3;  // the fourth poll (iteration 3 * 4096) asks to stop
+  // A sweep of the 4x4 chain costs 9 proposals: a poll every 4096 / 10 =
+  // 409 sweeps, so the fourth poll (sweep 3 * 409) asks to stop.
+  int polls = 3;
   const Interrupts interrupts(stop_after_counter, &polls);
   EXPECT_THROW(chain.run(1000000, *rng, interrupts), Interrupted);
-  EXPECT_EQ(chain.acceptance().basis_proposed, 3u * 4096u);
+  EXPECT_EQ(chain.acceptance().basis_proposed, 3u * 409u);
+  // A 100 x 100 table's sweep (9801 vectors, as many single-vector moves)
+  // is long: a poll before every sweep.
+  const LatticeBasis large = table_basis(100, 100);
+  SamplerConfig config = config_4x4(laplace_l1(0.25), false);
+  config.basis_moves = true;
+  config.moves_per_iteration = large.rank();
+  const ChainModel large_model(large, config);
+  LatticeChain large_chain(large_model);
+  int large_polls = 3;
+  EXPECT_THROW(large_chain.run(1000000, *rng, Interrupts(stop_after_counter, &large_polls)), Interrupted);
+  EXPECT_EQ(large_chain.acceptance().basis_proposed, 3u);
   int none = 0;
   EXPECT_THROW(sample_meeting_time(model, 10, 1000000, StartKind::proposal, *rng, Interrupts(stop_after_counter, &none)),
                Interrupted);

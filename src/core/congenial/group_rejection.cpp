@@ -92,7 +92,7 @@ std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& tar
     z.assign(plan.cells.size(), 0);
     bool accepted = false;
     for (std::uint64_t t = 0; t < plan.budget && !accepted; ++t) {
-      interrupts.poll_every(++proposals);
+      interrupts.poll_scaled(++proposals, plan.cells.size());
       accepted = propose_group(plan, rates, x, rng, z);
     }
     if (!accepted) {

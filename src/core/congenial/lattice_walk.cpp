@@ -9,16 +9,6 @@
 namespace invariant_dp {
 namespace {
 
-mcmc::SparseVector sparse_column(const LatticeBasis& basis, std::size_t j) {
-  mcmc::SparseVector v;
-  for (std::size_t i = 0; i < basis.dimension; ++i)
-    if (basis.column(j)[i] != 0) {
-      v.index.push_back(static_cast<std::uint32_t>(i));
-      v.value.push_back(basis.column(j)[i]);
-    }
-  return v;
-}
-
 std::int64_t l1_norm(const mcmc::SparseVector& v) {
   std::int64_t s = 0;
   for (auto x : v.value) s += std::llabs(x);
@@ -47,20 +37,22 @@ std::int64_t step_size(RandomSource& rng) {
 
 }  // namespace
 
-std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis) {
+std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis, const Interrupts& interrupts) {
   std::vector<mcmc::SparseVector> moves;
   std::int64_t longest = 0;
-  for (std::size_t j = 0; j < basis.rank; ++j) {
-    moves.push_back(sparse_column(basis, j));
+  for (const LatticeVector& column : basis.columns) {
+    moves.push_back(column);
     longest = std::max(longest, l1_norm(moves.back()));
   }
   std::size_t examined = 0;
-  for (std::size_t i = 0; i < basis.rank && examined < kMaxPairMoves; ++i)
-    for (std::size_t j = i + 1; j < basis.rank && examined < kMaxPairMoves; ++j, ++examined)
+  for (std::size_t i = 0; i < basis.rank() && examined < kMaxPairMoves; ++i)
+    for (std::size_t j = i + 1; j < basis.rank() && examined < kMaxPairMoves; ++j, ++examined) {
+      interrupts.poll_every(examined);
       for (std::int64_t sign : {1, -1}) {
         mcmc::SparseVector c = combine(moves[i], moves[j], sign);
         if (!c.index.empty() && l1_norm(c) <= longest) moves.push_back(std::move(c));
       }
+    }
   return moves;
 }
 

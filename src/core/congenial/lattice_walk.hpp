@@ -17,6 +17,7 @@
 #include <memory>
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "../lattice/lattice_basis.hpp"
 #include "../mcmc/chain_model.hpp"
 #include "../random_source.hpp"
@@ -27,7 +28,7 @@ namespace invariant_dp {
 
 // Basis vectors plus every b_i +- b_j whose l1 norm is at most the largest
 // basis vector's (capped at kMaxPairMoves pairs examined).
-std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis);
+std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis, const Interrupts& interrupts);
 
 class LatticeWalk {
  public:

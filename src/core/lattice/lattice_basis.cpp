@@ -12,8 +12,7 @@
 //     (each has a cell no other vector of the peeling touches) and so are
 //     rank_of_rows of the rows, so dim ker A_c = d_c - rank(A_c) = #vectors;
 //     the general path has exact ranks from RREF / HNF and full rank mod p.
-// The result is dense (d x m, as the interface asks) and limited to
-// kMaxBasisEntries entries.
+// The result is sparse and limited to kMaxBasisEntries nonzero entries.
 #include "lattice_basis.hpp"
 
 #include <algorithm>
@@ -146,22 +145,30 @@ std::vector<std::pair<std::size_t, std::size_t>> merge_order(const std::vector<C
   return order;
 }
 
-LatticeBasis assemble(std::size_t n_cells, const std::vector<ComponentBasis>& parts) {
+LatticeBasis assemble(std::size_t n_cells, const std::vector<ComponentBasis>& parts, const Interrupts& interrupts) {
+  std::size_t rank = 0, entries = 0;
+  for (const ComponentBasis& part : parts) {
+    rank += part.vectors.size();
+    for (const SparseVector& v : part.vectors) entries += v.size();
+  }
+  if (rank == 0) throw pins_every_cell(n_cells);
+  if (entries > lattice_detail::kMaxBasisEntries)
+    throw TooLarge("the invariant lattice basis is too large",
+                   "Its " + std::to_string(rank) + " vectors over " + std::to_string(n_cells) + " cells have " +
+                       std::to_string(entries) + " nonzero entries, more than the limit of " +
+                       std::to_string(lattice_detail::kMaxBasisEntries) + ".",
+                   "Release a smaller table, or use a mechanism that does not need the lattice basis.");
   LatticeBasis out;
   out.dimension = n_cells;
-  for (const ComponentBasis& part : parts) out.rank += part.vectors.size();
-  if (out.rank == 0) throw pins_every_cell(n_cells);
-  if (static_cast<double>(n_cells) * static_cast<double>(out.rank) > static_cast<double>(lattice_detail::kMaxBasisEntries))
-    throw TooLarge("the invariant lattice basis is too large",
-                   "Its " + std::to_string(out.rank) + " vectors over " + std::to_string(n_cells) +
-                       " cells would need more than " + std::to_string(lattice_detail::kMaxBasisEntries) +
-                       " stored entries.",
-                   "Release a smaller table, or use a mechanism that does not need the lattice basis.");
-  out.vectors.assign(n_cells * out.rank, 0);
-  std::size_t j = 0;
+  out.columns.reserve(rank);
   for (const auto& [part, index] : merge_order(parts)) {
-    for (const auto& [cell, value] : parts[part].vectors[index]) out.vectors[j * n_cells + cell] = value;
-    ++j;
+    interrupts.poll_every(out.columns.size());
+    LatticeVector column;
+    for (const auto& [cell, value] : parts[part].vectors[index]) {
+      column.index.push_back(static_cast<std::uint32_t>(cell));
+      column.value.push_back(value);
+    }
+    out.columns.push_back(std::move(column));
   }
   return out;
 }
@@ -172,6 +179,7 @@ LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::Ro
                                      const Interrupts& interrupts) {
   const std::size_t n_cells = static_cast<std::size_t>(independent_rows.cols());
   if (n_cells == 0) throw InvalidData("there are no cells to release");
+  if (n_cells > UINT32_MAX) throw TooLarge("too many cells for the invariant lattice basis");
   const std::vector<SparseVector> rows = read_rows(independent_rows);
   interrupts.poll();
   const std::vector<lattice_detail::Component> components =
@@ -187,7 +195,7 @@ LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::Ro
   interrupts.poll();
   verify_kernel(rows, n_cells, parts, interrupts);
   interrupts.poll();
-  return assemble(n_cells, parts);
+  return assemble(n_cells, parts, interrupts);
 }
 
 }  // namespace invariant_dp

@@ -1,6 +1,9 @@
 // An integer basis of the invariant lattice Lambda_A = {z in Z^d : A z = 0}
 // (integer_subspace_dp digest, section 2): every integer noise vector that
 // keeps every invariant exact is an integer combination of its columns.
+// Stored sparse: the structured bases (groups, two-way tables) have 2-4
+// nonzeros per vector, so a 1000 x 1000 table's basis takes O(cells) memory
+// where a dense d x m array would take d^2 entries.
 #pragma once
 
 #include <cstddef>
@@ -13,20 +16,25 @@
 
 namespace invariant_dp {
 
-struct LatticeBasis {
-  std::size_t dimension = 0;  // d, the number of cells
-  std::size_t rank = 0;       // m = d - rank(A), the number of basis vectors
-  // Column-major d x m: basis vector j occupies [j * d, (j + 1) * d).
-  std::vector<std::int64_t> vectors;
+// A sparse integer vector over cells: index increasing, value != 0.
+struct LatticeVector {
+  std::vector<std::uint32_t> index;
+  std::vector<std::int64_t> value;
+};
 
-  const std::int64_t* column(std::size_t j) const { return vectors.data() + j * dimension; }
+struct LatticeBasis {
+  std::size_t dimension = 0;            // d, the number of cells
+  std::vector<LatticeVector> columns;   // the m = d - rank(A) basis vectors
+
+  std::size_t rank() const { return columns.size(); }
+  const LatticeVector& column(std::size_t j) const { return columns[j]; }
 };
 
 // A basis of Lambda_A for the independent 0/1 rows A (as returned by
 // InvariantModel::independent_rows()), LLL-reduced, verified A B = 0 and
 // verified to generate all of Lambda_A (not a sublattice). Throws
 // InconsistentInvariants when Lambda_A = {0}, TooLarge beyond the sizes an
-// exact computation can afford.
+// exact computation can afford (checked before the work starts).
 LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows,
                                      const Interrupts& interrupts);
 

@@ -63,8 +63,10 @@ ComponentBasis general_basis(const Component& component, const std::vector<Spars
 constexpr std::size_t kMaxGeneralCells = 2000;
 constexpr std::size_t kMaxHnfCells = 400;
 constexpr double kMaxLllWork = 2.5e9;
-// Entries of the dense d x m output (8 bytes each): 2^27 = 1 GiB.
-constexpr std::size_t kMaxBasisEntries = std::size_t{1} << 27;
+// Nonzero entries of the sparse output (12 bytes each, held twice while the
+// components are merged): 2^25, under 1 GiB in all. A two-way table's basis
+// has 4 per vector, so this admits about 8 million cells.
+constexpr std::size_t kMaxBasisEntries = std::size_t{1} << 25;
 
 }  // namespace lattice_detail
 }  // namespace invariant_dp

@@ -12,17 +12,6 @@
 namespace invariant_dp::mcmc {
 namespace {
 
-SparseVector sparse_column(const LatticeBasis& basis, std::size_t j) {
-  SparseVector out;
-  const std::int64_t* c = basis.column(j);
-  for (std::size_t i = 0; i < basis.dimension; ++i)
-    if (c[i] != 0) {
-      out.index.push_back(static_cast<std::uint32_t>(i));
-      out.value.push_back(c[i]);
-    }
-  return out;
-}
-
 void check_move(const SparseVector& move, std::size_t d) {
   if (move.index.size() != move.value.size() || move.index.empty())
     throw InvalidArgument("an extra move must be a nonempty sparse vector");
@@ -67,34 +56,51 @@ SparseVector solve_coordinates(const std::vector<SparseVector>& columns, const E
 
 }  // namespace
 
-ChainModel::ChainModel(const LatticeBasis& basis, SamplerConfig config)
+ChainModel::ChainModel(const LatticeBasis& basis, SamplerConfig config, const Interrupts& interrupts)
     : dimension_(basis.dimension), config_(std::move(config)), step_law_(config_.proposal_a) {
   validate(config_.target);
-  if (basis.rank == 0 || basis.dimension == 0 || basis.vectors.size() != basis.rank * basis.dimension)
-    throw InvalidArgument("the lattice basis is empty or malformed");
+  if (basis.rank() == 0 || basis.dimension == 0) throw InvalidArgument("the lattice basis is empty");
   // Entries stay below 2^20 (LatticeChain), so ||z||_2^2 < 2^63 needs d < 2^23.
   if (basis.dimension >= (std::size_t(1) << 23)) throw TooLarge("too many cells for the lattice sampler");
   if (!(config_.move_step_a >= 0 && config_.move_step_a < 1))
     throw InvalidArgument("move step parameter must be in [0, 1)");
-  if (config_.moves_per_iteration > 0 && config_.moves.empty())
+  if (config_.moves_per_iteration > 0 && config_.moves.empty() && !config_.basis_moves)
     throw InvalidArgument("extra-move proposals requested without moves");
-  for (std::size_t j = 0; j < basis.rank; ++j) columns_.push_back(sparse_column(basis, j));
-  if (config_.moves.empty()) return;
-  const Eigen::Index m = static_cast<Eigen::Index>(basis.rank);
-  Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(m, m);
-  for (Eigen::Index a = 0; a < m; ++a)
-    for (Eigen::Index b = 0; b < m; ++b) {
-      double s = 0;
-      const std::int64_t* ca = basis.column(std::size_t(a));
-      const std::int64_t* cb = basis.column(std::size_t(b));
-      for (std::size_t i = 0; i < dimension_; ++i) s += double(ca[i]) * double(cb[i]);
-      gram(a, b) = s;
-    }
-  const Eigen::LDLT<Eigen::MatrixXd> ldlt(gram);
-  for (const auto& mv : config_.moves) {
-    check_move(mv, dimension_);
-    moves_.push_back(solve_coordinates(columns_, ldlt, mv, dimension_));
+  if (!config_.moves.empty() && basis.rank() > kMaxGramRank)
+    throw TooLarge("too many lattice basis vectors to place explicit moves",
+                   "The basis has " + std::to_string(basis.rank()) + " vectors; explicit moves are limited to " +
+                       std::to_string(kMaxGramRank) + ".");
+  columns_.reserve(basis.rank());
+  for (std::size_t j = 0; j < basis.rank(); ++j) {
+    interrupts.poll_every(j);
+    check_move(basis.column(j), dimension_);
+    columns_.push_back(basis.column(j));
   }
+  if (!config_.moves.empty()) {
+    const Eigen::Index m = static_cast<Eigen::Index>(basis.rank());
+    // Gram matrix from each cell's list of (column, value): sum over cells
+    // of occupancy^2, not m^2 d.
+    std::vector<std::vector<std::pair<std::uint32_t, double>>> on_cell(dimension_);
+    for (std::size_t j = 0; j < columns_.size(); ++j)
+      for (std::size_t t = 0; t < columns_[j].index.size(); ++t)
+        on_cell[columns_[j].index[t]].emplace_back(std::uint32_t(j), double(columns_[j].value[t]));
+    Eigen::MatrixXd gram = Eigen::MatrixXd::Zero(m, m);
+    for (std::size_t i = 0; i < dimension_; ++i) {
+      interrupts.poll_every(i);
+      for (const auto& [a, x] : on_cell[i])
+        for (const auto& [b, y] : on_cell[i]) gram(a, b) += x * y;
+    }
+    interrupts.poll();
+    const Eigen::LDLT<Eigen::MatrixXd> ldlt(gram);
+    interrupts.poll();
+    for (std::size_t k = 0; k < config_.moves.size(); ++k) {
+      interrupts.poll_every(k);
+      check_move(config_.moves[k], dimension_);
+      moves_.push_back(solve_coordinates(columns_, ldlt, config_.moves[k], dimension_));
+    }
+  }
+  if (config_.basis_moves)
+    for (std::size_t j = 0; j < columns_.size(); ++j) moves_.push_back(SparseVector{{std::uint32_t(j)}, {1}});
 }
 
 std::int64_t ChainModel::move_magnitude(RandomSource& rng) const {

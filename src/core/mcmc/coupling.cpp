@@ -59,7 +59,7 @@ MeetingTime sample_meeting_time(const ChainModel& model, std::int64_t lag, std::
   CoupledKernel kernel(model);
   MeetingTime out{cap, false};
   for (std::int64_t l = lag + 1; l <= cap; ++l) {
-    interrupts.poll_every(static_cast<std::uint64_t>(l));
+    model.poll_at(static_cast<std::uint64_t>(l), interrupts);
     kernel.iterate(x, y, rng);
     if (x.same_state(y)) {
       out = MeetingTime{l, true};

@@ -168,7 +168,7 @@ void LatticeChain::iterate(RandomSource& rng) {
 
 void LatticeChain::run(std::uint64_t iterations, RandomSource& rng, const Interrupts& interrupts) {
   for (std::uint64_t it = 0; it < iterations; ++it) {
-    interrupts.poll_every(it);
+    model_->poll_at(it, interrupts);
     iterate(rng);
   }
 }

@@ -33,7 +33,7 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
   if (setup.sampler == "mis") {
     IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, std::move(start));
     for (std::uint64_t t = 0; t < setup.iterations + kDraws; ++t) {
-      interrupts.poll_every(t);
+      interrupts.poll_scaled(t, setup.target.n_cells());
       chain.step(rng);
       if (t >= setup.iterations) record(setup.target, chain.state(), trace);
     }
@@ -45,7 +45,7 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
     independence = std::make_unique<IndependenceSampler>(setup.target, *setup.completion, setup.proposal_a, start);
   LatticeWalk walk(setup.target, setup.moves, independence.get(), std::move(start));
   for (std::uint64_t t = 0; t < setup.iterations + kDraws; ++t) {
-    interrupts.poll_every(t);
+    interrupts.poll_scaled(t, setup.moves.size());
     walk.sweep(rng);
     if (t >= setup.iterations) record(setup.target, walk.state(), trace);
   }
@@ -54,11 +54,15 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
 }
 
 // The public start moved by a flatter walk: spread-out starting tables.
-std::vector<std::int64_t> overdispersed_start(const CongenialSetup& setup, RandomSource& rng) {
+std::vector<std::int64_t> overdispersed_start(const CongenialSetup& setup, RandomSource& rng,
+                                              const Interrupts& interrupts) {
   CongenialTarget flat = setup.target;
   flat.inverse_scale /= 4;
   LatticeWalk walk(flat, setup.moves, nullptr, setup.start);
-  for (int t = 0; t < 200; ++t) walk.sweep(rng);
+  for (std::uint64_t t = 0; t < 200; ++t) {
+    interrupts.poll_scaled(t, setup.moves.size());
+    walk.sweep(rng);
+  }
   return walk.state();
 }
 
@@ -95,7 +99,7 @@ std::vector<DiagnosticRecord> congenial_diagnostics(const CellKeys& cells, const
   std::vector<std::vector<double>> l1_chains, y1_chains;
   double acceptance = 0;
   for (int c = 0; c < kChains; ++c) {
-    const Trace trace = run_chain(setup, c == 0 ? setup.start : overdispersed_start(setup, rng), rng, interrupts,
+    const Trace trace = run_chain(setup, c == 0 ? setup.start : overdispersed_start(setup, rng, interrupts), rng, interrupts,
                                   acceptance);
     l1_chains.push_back(trace.l1);
     y1_chains.push_back(trace.y1);

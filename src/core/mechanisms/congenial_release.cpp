@@ -40,7 +40,7 @@ std::vector<mcmc::SparseVector> walk_moves(const CongenialSetup& setup, const In
     for (std::uint32_t i = 0; i < unit.size(); ++i) unit[i] = {{i}, {1}};
     return unit;
   }
-  return lattice_walk_moves(invariant_lattice_basis(setup.target.invariants.rows, interrupts));
+  return lattice_walk_moves(invariant_lattice_basis(setup.target.invariants.rows, interrupts), interrupts);
 }
 
 double shortest_move_l1(const std::vector<mcmc::SparseVector>& moves) {
@@ -74,7 +74,7 @@ std::vector<std::int64_t> run_walk(CongenialSetup& setup, std::vector<std::int64
     independence = std::make_unique<IndependenceSampler>(setup.target, *setup.completion, setup.proposal_a, start);
   LatticeWalk walk(setup.target, setup.moves, independence.get(), std::move(start));
   for (std::uint64_t t = 0; t < setup.iterations; ++t) {
-    interrupts.poll_every(t);
+    interrupts.poll_scaled(t, setup.moves.size());
     walk.sweep(rng);
   }
   report.acceptance = acceptance(walk.accepted(), walk.proposed());
@@ -128,7 +128,7 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
     report.iterations = setup.iterations;
     IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, setup.start);
     for (std::uint64_t t = 0; t < setup.iterations; ++t) {
-      interrupts.poll_every(t);
+      interrupts.poll_scaled(t, setup.target.n_cells());
       chain.step(rng);
     }
     report.acceptance = acceptance(chain.accepted(), chain.proposed());

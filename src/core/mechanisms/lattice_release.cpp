@@ -24,10 +24,10 @@ struct ShortestMove {
 ShortestMove shortest_move(const LatticeBasis& basis, bool has_margins) {
   if (!has_margins) return {2, 2};
   ShortestMove shortest{INFINITY, INFINITY};
-  for (std::size_t j = 0; j < basis.rank; ++j) {
+  for (const LatticeVector& column : basis.columns) {
     double l1 = 0, l2 = 0;
-    for (std::size_t i = 0; i < basis.dimension; ++i) {
-      const double v = double(basis.column(j)[i]);
+    for (const std::int64_t x : column.value) {
+      const double v = double(x);
       l1 += std::abs(v);
       l2 += v * v;
     }
@@ -37,10 +37,18 @@ ShortestMove shortest_move(const LatticeBasis& basis, bool has_margins) {
   return shortest;
 }
 
-mcmc::Target chain_target(const ReleaseRequest& request, const NoiseLaw& law) {
+mcmc::TargetKind target_kind(const ReleaseRequest& request) {
   switch (request.mechanism->mechanism) {
-    case Mechanism::IntegerLaplaceL2: return mcmc::laplace_l2(1 / law.scale);
-    case Mechanism::IntegerGaussian: return mcmc::lattice_gaussian(law.exact_parameter.to_double());
+    case Mechanism::IntegerLaplaceL2: return mcmc::TargetKind::laplace_l2;
+    case Mechanism::IntegerGaussian: return mcmc::TargetKind::lattice_gaussian;
+    default: return mcmc::TargetKind::laplace_l1;
+  }
+}
+
+mcmc::Target chain_target(const ReleaseRequest& request, const NoiseLaw& law) {
+  switch (target_kind(request)) {
+    case mcmc::TargetKind::laplace_l2: return mcmc::laplace_l2(1 / law.scale);
+    case mcmc::TargetKind::lattice_gaussian: return mcmc::lattice_gaussian(law.exact_parameter.to_double());
     default: return mcmc::laplace_l1(1 / law.scale);
   }
 }
@@ -52,18 +60,36 @@ mcmc::SamplerConfig chain_config(const ReleaseRequest& request, const NoiseLaw& 
   config.target = chain_target(request, law);
   config.proposal_a =
       request.proposal_a > 0 ? request.proposal_a : mcmc::default_sampler(config.target.kind, true).proposal_a;
-  for (std::size_t j = 0; j < basis.rank; ++j) {
-    mcmc::SparseVector move;
-    for (std::size_t i = 0; i < basis.dimension; ++i)
-      if (basis.column(j)[i] != 0) {
-        move.index.push_back(static_cast<std::uint32_t>(i));
-        move.value.push_back(basis.column(j)[i]);
-      }
-    config.moves.push_back(std::move(move));
-  }
-  config.moves_per_iteration = basis.rank;
+  config.basis_moves = true;
+  config.moves_per_iteration = basis.rank();
   config.move_step_a = config.proposal_a;
   return config;
+}
+
+// A sweep touches each basis entry about 1.5 times (a joint jump moves the
+// ~54% of coordinates with a nonzero step, then one single-vector move per
+// basis vector) and draws one step per basis vector; a release runs its
+// sweeps, then up to kSdIterations more for the sd estimate, each also
+// reading every cell. Refused (54000) when that exceeds kMaxChainWork entry
+// updates (about ten minutes here): first before the basis is built, with
+// two entries per vector (every nonzero vector of a 0/1 system has at
+// least two), then with the basis's own count.
+void refuse_long_chain(double entries, std::size_t rank, std::size_t cells, std::uint64_t iterations) {
+  const double per_sweep = 1.5 * entries + 2.0 * double(rank) + double(cells);
+  const double sweeps = double(iterations) + double(std::min<std::uint64_t>(iterations, kSdIterations));
+  if (per_sweep * sweeps > kMaxChainWork)
+    throw TooLarge("the lattice chain for this release is too long",
+                   "Its " + std::to_string(iterations) + " sweeps over " + std::to_string(rank) +
+                       " basis vectors of " + std::to_string(cells) + " cells need about " +
+                       std::to_string(std::llround(per_sweep * sweeps)) + " updates, more than the limit of " +
+                       std::to_string(std::llround(kMaxChainWork)) + ".",
+                   "Release fewer cells, ask for fewer iterations, or use integer_gaussian or a real-valued "
+                   "subspace mechanism, which need no chain for these margins.");
+}
+
+std::uint64_t chain_iterations(const ReleaseRequest& request, mcmc::TargetKind kind) {
+  return request.iterations > 0 ? request.iterations
+                                : kDefaultIterationsFactor * mcmc::default_sampler(kind, true).burn_in;
 }
 
 // The chain in chunks of a tenth of its sweeps, reporting after each.
@@ -83,13 +109,16 @@ void run_with_progress(mcmc::LatticeChain& chain, std::uint64_t iterations, Rand
 LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
                              const Interrupts& interrupts) {
   LatticeSetup setup;
+  setup.iterations = chain_iterations(request, target_kind(request));
+  refuse_long_chain(2.0 * double(model.null_dimension()), model.null_dimension(), model.n_cells(), setup.iterations);
   setup.basis = invariant_lattice_basis(model.independent_rows(), interrupts);
   const ShortestMove move = shortest_move(setup.basis, !request.margins.empty());
   setup.law = lattice_noise_law(request, move.l1, move.l2_squared);
-  setup.chain_model = std::make_unique<mcmc::ChainModel>(setup.basis, chain_config(request, setup.law, setup.basis));
-  setup.iterations = request.iterations > 0 ? request.iterations
-                                            : kDefaultIterationsFactor *
-                                                  mcmc::default_sampler(setup.chain_model->config().target.kind, true).burn_in;
+  double entries = 0;
+  for (const LatticeVector& column : setup.basis.columns) entries += double(column.index.size());
+  refuse_long_chain(entries, setup.basis.rank(), setup.basis.dimension, setup.iterations);
+  const mcmc::SamplerConfig config = chain_config(request, setup.law, setup.basis);
+  setup.chain_model = std::make_unique<mcmc::ChainModel>(setup.basis, config, interrupts);
   return setup;
 }
 
@@ -115,9 +144,9 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
   // The chain continues past the released state to estimate each cell's
   // noise variance (the law is symmetric, so E z = 0).
   std::vector<double> squares(n, 0);
-  const std::uint64_t estimate_iterations = std::min<std::uint64_t>(report.iterations, 20000);
+  const std::uint64_t estimate_iterations = std::min<std::uint64_t>(report.iterations, kSdIterations);
   for (std::uint64_t t = 0; t < estimate_iterations; ++t) {
-    interrupts.poll_every(t);
+    setup.chain_model->poll_at(t, interrupts);
     chain.iterate(rng);
     for (std::size_t i = 0; i < n; ++i) squares[i] += double(chain.z()[i]) * double(chain.z()[i]);
   }

@@ -67,5 +67,9 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
 // with single-vector moves (mcmc/defaults.hpp), so 20000 for l1 and the
 // Gaussian, 100000 for l2; dp.diagnose checks a given table.
 constexpr std::uint64_t kDefaultIterationsFactor = 10;
+// Further sweeps for the Monte Carlo sd, at most.
+constexpr std::uint64_t kSdIterations = 20000;
+// Entry updates a release's chain may cost (refuse_long_chain, 54000).
+constexpr double kMaxChainWork = 2e11;
 
 }  // namespace invariant_dp
