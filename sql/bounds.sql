@@ -67,6 +67,16 @@ SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) 
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
                                   'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);
 SET statement_timeout = '10s';
+-- The non-negative projections solve a QP with Clp: beyond the sizes it
+-- solves in seconds they are refused before any noise is drawn, and a solve
+-- stops at statement_timeout (Clp's own SIGINT handler is kept out of the
+-- way, so the cancel is reported as a cancel).
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j',
+                     1.0, 'project_nn_l2', margins => '{i,j}') AS t(i int, j int, n float8)$$);
+SET statement_timeout = '1s';
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 200) i, generate_series(1, 200) j', 1.0,
+                                  'project_nn_l2', margins => '{i,j}') AS t(i int, j int, n float8);
+SET statement_timeout = '10s';
 -- Pure-epsilon mechanisms take no delta, not even 0.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1', 1, 'discrete_laplace', delta => 0) AS t(k int, n bigint)$$);
 RESET statement_timeout;

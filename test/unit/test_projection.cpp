@@ -11,6 +11,7 @@
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/release.hpp"
+#include "projection/clp_problem.hpp"
 #include "projection/controlled_rounding.hpp"
 #include "projection/linear_invariants.hpp"
 #include "projection/nonneg_projection.hpp"
@@ -210,6 +211,26 @@ TEST(ProjectNnInteger, RoundingStaysWithinOneOfTheRealTable) {
   const LinearInvariants inv = linear_invariants(model, table.counts.data());
   const std::vector<double> t = {0.4, 1.2, -3, 5, 4.5, 4.5, 6.2, 6.1, 8.3, 8.8, 10.1, 12};
   const auto y = project_nonnegative(inv, t, Interrupts()).y;
-  const auto z = round_keeping_invariants(inv, y);
+  const auto z = round_keeping_invariants(inv, y, Interrupts());
   for (std::size_t i = 0; i < z.size(); ++i) EXPECT_LT(std::fabs(double(z[i]) - y[i]), 1.0);
+}
+
+namespace {
+bool pending_after_calls(void* context) { return --*static_cast<int*>(context) < 0; }
+}  // namespace
+
+TEST(ProjectNnL2, ClpStopsWhenAskedAndLargeProblemsAreRefused) {
+  // 60 x 60 cells, both margins: the barrier runs several iterations, each
+  // an event; asking to stop at the third poll unwinds with Interrupted.
+  const auto table = grid({"a", "b"}, {60, 60}, std::vector<std::int64_t>(3600, 5));
+  const InvariantModel model(table.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
+  const LinearInvariants inv = linear_invariants(model, table.counts.data());
+  std::vector<double> t(3600);
+  for (std::size_t i = 0; i < t.size(); ++i) t[i] = 5.0 + double(i % 7) - 3.0;
+  int polls = 2;
+  EXPECT_THROW(project_nonnegative(inv, t, Interrupts(pending_after_calls, &polls)), Interrupted);
+  EXPECT_NO_THROW(project_nonnegative(inv, t, Interrupts()));
+  EXPECT_THROW(refuse_large_clp_problem(kMaxClpCells + 1, 10), TooLarge);
+  EXPECT_THROW(refuse_large_clp_problem(100, kMaxClpRows + 1), TooLarge);
+  EXPECT_NO_THROW(refuse_large_clp_problem(kMaxClpCells, kMaxClpRows));
 }

@@ -10,7 +10,7 @@ std::vector<std::int64_t> public_start(const LinearInvariants& invariants, const
   if (invariants.n_rows() == 0) return std::vector<std::int64_t>(d, 0);
   const std::vector<double> zero(d, 0.0);
   const NonnegProjection spread = project_nonnegative(invariants, zero, interrupts);
-  return round_keeping_invariants(invariants, spread.y);
+  return round_keeping_invariants(invariants, spread.y, interrupts);
 }
 
 }  // namespace invariant_dp

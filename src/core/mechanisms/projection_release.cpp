@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../errors.hpp"
+#include "../projection/clp_problem.hpp"
 #include "../projection/controlled_rounding.hpp"
 #include "../projection/linear_invariants.hpp"
 #include "../projection/nonneg_projection.hpp"
@@ -18,6 +19,9 @@ void release_projected(const std::int64_t* counts, const ReleaseRequest& request
   for (std::size_t i = 0; i < n; ++i)
     if (counts[i] > kMaxExactRealCount)
       throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+  const Mechanism mechanism = request.mechanism->mechanism;
+  const bool solver = mechanism != Mechanism::ProjectL2 && !request.margins.empty();
+  if (solver) refuse_large_clp_problem(n, model.rank());
   // The equality projection x + Pi_N e: project the noise, not the noisy
   // table, so x enters exactly (no cancellation of large counts).
   std::vector<double> y(n);
@@ -28,13 +32,12 @@ void release_projected(const std::int64_t* counts, const ReleaseRequest& request
   model.project_onto_null_space(y.data());
   for (std::size_t i = 0; i < n; ++i) y[i] += static_cast<double>(counts[i]);
 
-  const Mechanism mechanism = request.mechanism->mechanism;
-  if (mechanism != Mechanism::ProjectL2 && !request.margins.empty()) {
+  if (solver) {
     // The QP's optimum is the same whether it starts from x + e or from its
     // equality projection: they differ by a vector in the row space of A.
     const LinearInvariants invariants = linear_invariants(model, counts);
     y = project_nonnegative(invariants, y, interrupts).y;
-    if (mechanism == Mechanism::ProjectNnInteger) result.integer_values = round_keeping_invariants(invariants, y);
+    if (mechanism == Mechanism::ProjectNnInteger) result.integer_values = round_keeping_invariants(invariants, y, interrupts);
   } else if (mechanism != Mechanism::ProjectL2) {
     // No margin: the projection onto y >= 0 is the clamp.
     for (double& v : y) v = std::max(0.0, v);

@@ -11,12 +11,14 @@
 
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "linear_invariants.hpp"
 
 namespace invariant_dp {
 
 struct ClpProblem {
   const LinearInvariants* invariants = nullptr;
+  const Interrupts* interrupts = nullptr;  // polled at every Clp event
   std::vector<double> lower, upper;  // per cell; upper may be +infinity
   std::vector<double> linear;        // c in c^T y
   bool quadratic = false;            // adds (1/2) |y|^2 to the objective
@@ -28,7 +30,17 @@ struct ClpSolution {
 };
 
 // Throws InconsistentInvariants when Clp proves the constraints infeasible
-// (e.g. a negative total with y >= 0), Error when it stops otherwise.
+// (e.g. a negative total with y >= 0), Error when it stops otherwise,
+// Interrupted when the caller asked to stop during the solve, and TooLarge
+// (before loading anything) beyond kMaxClpCells cells or kMaxClpRows rows.
+// Clp's own loops call the interrupt handler at each iteration, but one
+// barrier factorisation of a large problem runs for minutes without an
+// event: hence the limits, measured in test/bench/README.md.
 ClpSolution solve_with_clp(const ClpProblem& problem);
+
+constexpr std::size_t kMaxClpCells = 40000;
+constexpr std::size_t kMaxClpRows = 600;
+// The size check alone, for callers that can refuse before drawing noise.
+void refuse_large_clp_problem(std::size_t cells, std::size_t rows);
 
 }  // namespace invariant_dp

@@ -30,10 +30,12 @@ void check_exact(const LinearInvariants& invariants, const std::vector<std::int6
 
 }  // namespace
 
-std::vector<std::int64_t> round_keeping_invariants(const LinearInvariants& invariants, const std::vector<double>& y) {
+std::vector<std::int64_t> round_keeping_invariants(const LinearInvariants& invariants, const std::vector<double>& y,
+                                                   const Interrupts& interrupts) {
   const std::size_t d = invariants.n_cells();
   ClpProblem problem;
   problem.invariants = &invariants;
+  problem.interrupts = &interrupts;
   problem.lower.resize(d);
   problem.upper.resize(d);
   problem.linear.resize(d);

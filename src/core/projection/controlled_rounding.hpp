@@ -16,10 +16,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "linear_invariants.hpp"
 
 namespace invariant_dp {
 
-std::vector<std::int64_t> round_keeping_invariants(const LinearInvariants& invariants, const std::vector<double>& y);
+std::vector<std::int64_t> round_keeping_invariants(const LinearInvariants& invariants, const std::vector<double>& y,
+                                                   const Interrupts& interrupts);
 
 }  // namespace invariant_dp

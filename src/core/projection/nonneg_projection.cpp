@@ -77,6 +77,7 @@ NonnegProjection project_nonnegative(const LinearInvariants& invariants, const s
                                    "Margin totals of counts are never negative; check the declared invariants.");
   ClpProblem problem;
   problem.invariants = &invariants;
+  problem.interrupts = &interrupts;
   problem.lower.assign(d, 0.0);
   problem.upper.assign(d, std::numeric_limits<double>::infinity());
   problem.linear.resize(d);
