@@ -49,7 +49,8 @@
 //    gamma is an exact rational (checked 128-bit integers, GMP integers when
 //    those would overflow) and the coin is CKS Algorithm 1
 //    (bernoulli_exp.hpp, or its GMP twin): no floating point.
-// 4. R_i by Poisson summation: rho_s(Z + f) = s sqrt(2 pi) theta(f),
+// 4. R_i by Poisson summation (the coin is KleinCorrection, klein_correction.hpp):
+//    rho_s(Z + f) = s sqrt(2 pi) theta(f),
 //    theta(f) = 1 + 2 sum_{m>=1} q^(m^2) cos(2 pi m f),  q = exp(-2 pi^2 s^2),
 //    so R = theta(f)/theta(0) <= 1, R = 1 when f = 0 (no coin), and
 //    R >= (1 - 2S)/(1 + 2S) >= 1 - 4 q/(1 - q) with S = sum_{m>=1} q^(m^2).
@@ -89,6 +90,7 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "bernoulli_exp.hpp"
+#include "klein_correction.hpp"
 #include "rational.hpp"
 
 namespace invariant_dp {
@@ -114,9 +116,5 @@ std::int64_t sample_discrete_gaussian_centred(RandomSource& rng, Uint128 s2_num,
 void sample_gaussian_zero_sum_klein(RandomSource& rng, Rational sigma2, std::size_t k, std::int64_t* z,
                                     const Interrupts& interrupts);
 
-// Exposed for tests: lo <= rho_s(Z + F/Q) / rho_s(Z) <= hi for
-// s^2 = s2_num / s2_den, 0 <= F < Q, at about prec bits (step 4).
-void gaussian_shift_ratio_bounds(mpfr_prec_t prec, Uint128 s2_num, Uint128 s2_den, std::uint64_t F,
-                                 std::uint64_t Q, mpfr_ptr lo, mpfr_ptr hi);
 
 }  // namespace invariant_dp
