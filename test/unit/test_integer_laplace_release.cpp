@@ -170,12 +170,55 @@ TEST(LatticeRelease, CrossingMarginsStayExactForEveryLatticeMechanism) {
         ASSERT_EQ(column, true_column) << mechanism;
       }
       for (double sd : result.noise_sd) ASSERT_GT(sd, 0) << mechanism;
-      if (draw == 0) {
+      if (draw == 0 && std::string(mechanism) == "integer_gaussian") {
+        // a complete two-way table: the exact lattice Gaussian, no chain
+        EXPECT_NE(result.metadata_json.find("\"exact\": true"), std::string::npos) << result.metadata_json;
+        EXPECT_EQ(result.metadata_json.find("\"iterations\""), std::string::npos);
+      } else if (draw == 0) {
         EXPECT_NE(result.metadata_json.find("\"exact\": false"), std::string::npos) << result.metadata_json;
         EXPECT_NE(result.metadata_json.find("\"iterations\": 2000"), std::string::npos);
       }
     }
   }
+}
+
+// integer_gaussian on a 60 x 50 table: exact, margins kept, the per-cell sd
+// of the double-centred Gaussian; at epsilon = 10, delta = 1e-3 (sigma^2
+// about 1) the exact sampler's acceptance bound fails at 10 x 10 and the
+// release falls back to the chain, saying so.
+TEST(TwoWayGaussianRelease, ExactAtPrivacyScalesChainBelowItsSigma) {
+  const auto table = grid({"county", "age"}, {60, 50}, std::vector<std::int64_t>(3000, 7));
+  auto rng = make_seeded_random_source(9);
+  RawRequest raw;
+  raw.mechanism = "integer_gaussian";
+  raw.epsilon = 1;
+  raw.has_delta = true;
+  raw.delta = 1e-6;
+  raw.margins = {"county", "age"};
+  const auto result = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts());
+  for (int r = 0; r < 60; ++r) {
+    std::int64_t row = 0;
+    for (int c = 0; c < 50; ++c) row += result.integer_values[r * 50 + c];
+    ASSERT_EQ(row, 7 * 50);
+  }
+  for (int c = 0; c < 50; ++c) {
+    std::int64_t column = 0;
+    for (int r = 0; r < 60; ++r) column += result.integer_values[r * 50 + c];
+    ASSERT_EQ(column, 7 * 60);
+  }
+  EXPECT_NE(result.metadata_json.find("\"exact\": true"), std::string::npos) << result.metadata_json;
+  const std::string marker = "\"exact_parameter\": \"";
+  const std::size_t at = result.metadata_json.find(marker) + marker.size();
+  const std::string fraction = result.metadata_json.substr(at, result.metadata_json.find('"', at) - at);
+  const double sigma2 = std::stod(fraction.substr(0, fraction.find('/'))) / std::stod(fraction.substr(fraction.find('/') + 1));
+  EXPECT_NEAR(result.noise_sd[0], std::sqrt(sigma2 * (1 - 1.0 / 60) * (1 - 1.0 / 50)), 1e-9);
+
+  const auto small = grid({"county", "age"}, {10, 10}, std::vector<std::int64_t>(100, 7));
+  raw.epsilon = 10;
+  raw.delta = 1e-3;
+  raw.options = {{"iterations", "200"}};
+  const auto chain = run_release(small.keys(), small.counts.data(), validate_request(raw), *rng, Interrupts());
+  EXPECT_NE(chain.metadata_json.find("\"exact\": false"), std::string::npos) << chain.metadata_json;
 }
 
 // The shortest protected move of a two-way table is a 2x2 swap (l1 norm 4),

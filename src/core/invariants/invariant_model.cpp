@@ -228,6 +228,10 @@ std::vector<double> InvariantModel::null_projector_diagonal() const {
   return impl_->projector->diagonal(impl_->interrupts);
 }
 
+std::vector<TwoWayBlock> InvariantModel::two_way_blocks() const {
+  return impl_->projector->two_way_blocks(impl_->interrupts);
+}
+
 Eigen::SparseMatrix<double, Eigen::RowMajor> InvariantModel::independent_rows() const {
   return impl_->projector->independent_rows(impl_->interrupts);
 }

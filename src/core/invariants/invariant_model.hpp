@@ -29,6 +29,14 @@ struct Margin {
   std::vector<std::size_t> columns;
 };
 
+// One complete two-way table among the cells: `cells` lists its rows x cols
+// cell indices row-major (rows = groups of the first crossing margin).
+struct TwoWayBlock {
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  std::vector<std::size_t> cells;
+};
+
 class InvariantModel {
  public:
   // Throws InconsistentInvariants when the margins pin every cell, TooLarge
@@ -47,6 +55,11 @@ class InvariantModel {
   std::size_t null_dimension() const { return n_cells() - rank(); }
   // "none", "partition", "two_way" or "general": which projector is used.
   std::string structure() const;
+
+  // For structure() == "two_way": the complete two-way tables the two
+  // margins cut the cells into (the lattice is the direct sum of theirs);
+  // empty for any other structure.
+  std::vector<TwoWayBlock> two_way_blocks() const;
 
   // e <- Pi_N e, in place, e has n_cells entries. Polls interrupts.
   void project_onto_null_space(double* e) const;

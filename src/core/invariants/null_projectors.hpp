@@ -12,6 +12,7 @@
 
 #include "../interrupts.hpp"
 #include "cell_grouping.hpp"
+#include "invariant_model.hpp"
 
 namespace invariant_dp {
 namespace detail {
@@ -30,6 +31,8 @@ class NullProjector {
   virtual std::vector<double> diagonal(const Interrupts& interrupts) const = 0;
   // rank() x n_cells, 0/1 entries, linearly independent rows.
   virtual RowSparse independent_rows(const Interrupts& interrupts) const = 0;
+  // The complete two-way tables, for the two_way structure only.
+  virtual std::vector<TwoWayBlock> two_way_blocks(const Interrupts&) const { return {}; }
 };
 
 // The 0/1 rows "sum of the cells of group g" for every group of every

@@ -120,6 +120,25 @@ class TwoWayProjector final : public NullProjector {
     return two_margin_independent_rows(*first_, *second_, components_, interrupts);
   }
 
+  // Each block's first groups are its rows and second groups its columns,
+  // numbered within the block in group order; every (row, column) pair of a
+  // block holds exactly one cell (crosses_completely).
+  std::vector<TwoWayBlock> two_way_blocks(const Interrupts& interrupts) const override {
+    std::vector<TwoWayBlock> blocks(components_.n_components);
+    std::vector<std::size_t> row_in_block(first_->n_groups), col_in_block(second_->n_groups);
+    for (std::uint32_t g = 0; g < first_->n_groups; ++g) row_in_block[g] = blocks[components_.component_of_first[g]].rows++;
+    for (std::uint32_t h = 0; h < second_->n_groups; ++h)
+      col_in_block[h] = blocks[components_.component_of_second[h]].cols++;
+    for (TwoWayBlock& block : blocks) block.cells.assign(block.rows * block.cols, 0);
+    for (std::size_t i = 0; i < first_->n_cells(); ++i) {
+      interrupts.poll_every(i);
+      const std::uint32_t g = first_->group_of_cell[i], h = second_->group_of_cell[i];
+      TwoWayBlock& block = blocks[components_.component_of_first[g]];
+      block.cells[row_in_block[g] * block.cols + col_in_block[h]] = i;
+    }
+    return blocks;
+  }
+
  private:
   SharedGrouping first_, second_;
   BipartiteComponents components_;

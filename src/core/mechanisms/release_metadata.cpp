@@ -104,16 +104,22 @@ std::string accounting_json(const ReleaseRequest& request) {
 }
 
 // How the released cells' noise covaries, in words an analyst can use.
-std::string covariance_text(const ReleaseRequest& request) {
+std::string covariance_text(const ReleaseRequest& request, const std::string& structure) {
   if (non_negative(request))
     return "not published: non-negativity makes the noise law depend on the data near zero (small cells are "
            "biased upwards); the per-cell sd is that of the same noise without non-negativity";
   if (request.margins.empty()) return "unit_variance * I (independent cells)";
-  if (request.mechanism->mechanism != Mechanism::IntegerLaplace && request.mechanism->integer_output)
-    return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin";
-  if (request.mechanism->mechanism == Mechanism::IntegerLaplace)
+  const Mechanism mechanism = request.mechanism->mechanism;
+  if ((mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) && structure == "partition")
     return "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
            "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
+  if (mechanism == Mechanism::IntegerGaussian && structure == "two_way")
+    return "cells of different two-way tables independent; within an r x c table Cov(z_ij, z_kl) = sigma^2 "
+           "(delta_ik - 1/r)(delta_jl - 1/c), the continuous Gaussian's, which the lattice's discreteness changes "
+           "negligibly for sigma^2 >= 1";
+  if (request.mechanism->integer_output)
+    return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
+           "closed form for the covariance of crossing margins";
   return "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
 }
 
@@ -139,7 +145,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"null_dimension\": " << model.null_dimension() << "}"
       << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << json_quoted(covariance_text(request))
+      << ", \"covariance\": " << json_quoted(covariance_text(request, model.structure()))
       << ", \"expected_total_squared_error\": " << json_number(total_variance) << "}";
   return out.str();
 }
