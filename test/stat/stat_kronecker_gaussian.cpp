@@ -9,6 +9,8 @@
 //     Power: the same draws against the law at 1.05 sigma2, and against the
 //     target restricted to the index-2 sublattice y_11 even, must fail; the
 //     Klein draw without correction coins must fail the true law.
+//  1b. A 2 x 3 x 3 table with its three two-way margins at sigma2 = 1.6 the
+//     same way (and Klein without correction must fail).
 //  2. 30 x 40 at sigma2 = 50: E ||Z||^2 = sigma2 (r - 1)(c - 1) up to the
 //     lattice's smoothing error (exp(-pi^2 sigma2) relative, nil), checked
 //     on 2000 tables to 5 standard deviations (sd of the mean ratio
@@ -88,9 +90,9 @@ std::map<Coordinates, std::int64_t> coordinate_counts(bool corrected, std::uint6
   std::map<Coordinates, std::int64_t> counts;
   for (std::size_t t = 0; t < draws; ++t) {
     if (corrected)
-      sample_two_way_lattice_gaussian(*rng, s2, r, c, z.data(), {});
+      sample_table_lattice_gaussian(*rng, s2, {r, c}, z.data(), {});
     else
-      sample_two_way_klein_uncorrected(*rng, s2, r, c, z.data(), {});
+      sample_table_klein_uncorrected(*rng, s2, {r, c}, z.data(), {});
     for (std::size_t i = 0; i < r; ++i) {
       std::int64_t row = 0;
       for (std::size_t j = 0; j < c; ++j) row += z[i * c + j];
@@ -133,6 +135,108 @@ TEST(StatKroneckerGaussian, SmallTablesFollowTheEnumeratedLaw) {
   check_shape(3, 3, Rational{4, 5}, 4, 73, true);
 }
 
+// ---- three-way tables with all three two-way margins ---------------------
+
+// Cells of shape dims, row-major; coordinates of shape dims - 1.
+std::vector<std::size_t> strides(const std::vector<std::size_t>& dims) {
+  std::vector<std::size_t> out(dims.size(), 1);
+  for (std::size_t k = dims.size() - 1; k-- > 0;) out[k] = out[k + 1] * dims[k + 1];
+  return out;
+}
+
+// Z = sum_i y_i (x)_k (e_{i_k} - e_{i_k + 1}), built term by term.
+std::vector<std::int64_t> table_of(const Coordinates& y, const std::vector<std::size_t>& dims) {
+  std::vector<std::size_t> coord_dims;
+  for (auto n : dims) coord_dims.push_back(n - 1);
+  const auto cs = strides(coord_dims), zs = strides(dims);
+  std::size_t cells = 1;
+  for (auto n : dims) cells *= n;
+  std::vector<std::int64_t> z(cells, 0);
+  for (std::size_t t = 0; t < y.size(); ++t) {
+    std::vector<std::size_t> i(dims.size());
+    for (std::size_t k = 0, rest = t; k < dims.size(); ++k) {
+      i[k] = rest / cs[k];
+      rest %= cs[k];
+    }
+    for (std::size_t corner = 0; corner < (std::size_t(1) << dims.size()); ++corner) {
+      std::size_t cell = 0;
+      int sign = 1;
+      for (std::size_t k = 0; k < dims.size(); ++k) {
+        const bool up = corner >> k & 1;
+        cell += (i[k] + (up ? 1 : 0)) * zs[k];
+        if (up) sign = -sign;
+      }
+      z[cell] += sign * y[t];
+    }
+  }
+  return z;
+}
+
+// y_i = sum of Z over the box a <= i.
+Coordinates box_sums(const std::vector<std::int64_t>& z, const std::vector<std::size_t>& dims) {
+  std::vector<std::size_t> coord_dims;
+  for (auto n : dims) coord_dims.push_back(n - 1);
+  const auto cs = strides(coord_dims), zs = strides(dims);
+  std::size_t coords = 1;
+  for (auto n : coord_dims) coords *= n;
+  Coordinates y(coords, 0);
+  for (std::size_t t = 0; t < coords; ++t)
+    for (std::size_t cell = 0; cell < z.size(); ++cell) {
+      bool inside = true;
+      for (std::size_t k = 0; k < dims.size(); ++k)
+        inside = inside && (cell / zs[k]) % dims[k] <= (t / cs[k]) % coord_dims[k];
+      if (inside) y[t] += z[cell];
+    }
+  return y;
+}
+
+std::map<Coordinates, double> cube_law(const std::vector<std::size_t>& dims, double s2, long radius) {
+  std::size_t m = 1;
+  for (auto n : dims) m *= n - 1;
+  std::map<Coordinates, double> p;
+  double total = 0;
+  Coordinates y(m, -radius);
+  for (;;) {
+    double norm2 = 0;
+    for (auto v : table_of(y, dims)) norm2 += double(v) * double(v);
+    total += p[y] = std::exp(-norm2 / (2 * s2));
+    std::size_t k = 0;
+    while (k < m && y[k] == radius) y[k++] = -radius;
+    if (k == m) break;
+    ++y[k];
+  }
+  for (auto& [key, v] : p) v /= total;
+  return p;
+}
+
+TEST(StatKroneckerGaussian, ThreeWayTablesFollowTheEnumeratedLaw) {
+  constexpr std::size_t kDraws = 200000;
+  const std::vector<std::size_t> dims{2, 3, 3};
+  const Rational s2{8, 5};  // s^2 >= 0.2 at the first coordinate: coins matter
+  for (bool corrected : {true, false}) {
+    auto rng = make_seeded_random_source(corrected ? 75 : 76);
+    std::vector<std::int64_t> z(18);
+    std::map<Coordinates, std::int64_t> counts;
+    for (std::size_t t = 0; t < kDraws; ++t) {
+      if (corrected)
+        sample_table_lattice_gaussian(*rng, s2, dims, z.data(), {});
+      else
+        sample_table_klein_uncorrected(*rng, s2, dims, z.data(), {});
+      const Coordinates y = box_sums(z, dims);
+      ASSERT_EQ(table_of(y, dims), z);  // every line sum zero: Z is in the lattice the y span
+      ++counts[y];
+    }
+    const ChiSquare fit = goodness_of_fit(cube_law(dims, s2.to_double(), 4), counts, kDraws);
+    report(std::string("2x3x3, sigma2 = 1.6") + (corrected ? "" : ", Klein without correction"), fit);
+    EXPECT_EQ(fit.passes(), corrected);
+    if (corrected) {
+      const ChiSquare wide = goodness_of_fit(cube_law(dims, 1.05 * s2.to_double(), 4), counts, kDraws);
+      report("2x3x3, wrong law (sigma2 5% off)", wide);
+      EXPECT_FALSE(wide.passes());
+    }
+  }
+}
+
 TEST(StatKroneckerGaussian, SecondMomentOfALargerTable) {
   constexpr std::size_t r = 30, c = 40, kDraws = 2000;
   const Rational s2{50, 1};
@@ -140,7 +244,7 @@ TEST(StatKroneckerGaussian, SecondMomentOfALargerTable) {
   std::vector<std::int64_t> z(r * c);
   double sum = 0;
   for (std::size_t t = 0; t < kDraws; ++t) {
-    sample_two_way_lattice_gaussian(*rng, s2, r, c, z.data(), {});
+    sample_table_lattice_gaussian(*rng, s2, {r, c}, z.data(), {});
     for (auto v : z) sum += double(v) * double(v);
   }
   const double m = double((r - 1) * (c - 1));
@@ -154,12 +258,12 @@ TEST(StatKroneckerGaussian, SecondMomentOfALargerTable) {
 TEST(KroneckerGaussian, RefusesWhatItCannotDoExactly) {
   auto rng = make_seeded_random_source(1);
   std::vector<std::int64_t> z(9);
-  EXPECT_THROW(sample_two_way_lattice_gaussian(*rng, Rational{0, 1}, 3, 3, z.data(), {}), InvalidArgument);
-  EXPECT_THROW(sample_two_way_lattice_gaussian(*rng, Rational{1, 1}, 1, 3, z.data(), {}), InvalidArgument);
-  EXPECT_TRUE(kronecker_gaussian_applies(Rational{4, 1}, 1000, 1000));
-  EXPECT_FALSE(kronecker_gaussian_applies(Rational{1, 1}, 100, 100));
+  EXPECT_THROW(sample_table_lattice_gaussian(*rng, Rational{0, 1}, {3, 3}, z.data(), {}), InvalidArgument);
+  EXPECT_THROW(sample_table_lattice_gaussian(*rng, Rational{1, 1}, {1, 3}, z.data(), {}), InvalidArgument);
+  EXPECT_TRUE(table_lattice_gaussian_applies(Rational{4, 1}, {1000, 1000}));
+  EXPECT_FALSE(table_lattice_gaussian_applies(Rational{1, 1}, {100, 100}));
   std::vector<std::int64_t> big(100 * 100);
-  EXPECT_THROW(sample_two_way_lattice_gaussian(*rng, Rational{1, 1}, 100, 100, big.data(), {}), OutOfRange);
+  EXPECT_THROW(sample_table_lattice_gaussian(*rng, Rational{1, 1}, {100, 100}, big.data(), {}), OutOfRange);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ NoiseLaw two_way_gaussian_law(const ReleaseRequest& request) { return lattice_no
 
 bool two_way_gaussian_applies(const NoiseLaw& law, const std::vector<TwoWayBlock>& blocks) {
   for (const TwoWayBlock& block : blocks)
-    if (block.rows >= 2 && block.cols >= 2 && !kronecker_gaussian_applies(law.exact_parameter, block.rows, block.cols))
+    if (block.rows >= 2 && block.cols >= 2 && !table_lattice_gaussian_applies(law.exact_parameter, {block.rows, block.cols}))
       return false;
   return true;
 }
@@ -27,7 +27,7 @@ void release_two_way_gaussian(const std::int64_t* counts, const NoiseLaw& law, c
     interrupts.poll();
     if (block.rows < 2 || block.cols < 2) continue;  // both margins pin every cell of the block
     z.resize(block.cells.size());
-    sample_two_way_lattice_gaussian(rng, law.exact_parameter, block.rows, block.cols, z.data(), interrupts);
+    sample_table_lattice_gaussian(rng, law.exact_parameter, {block.rows, block.cols}, z.data(), interrupts);
     const double sd = std::sqrt(sigma2 * (1 - 1.0 / double(block.rows)) * (1 - 1.0 / double(block.cols)));
     for (std::size_t k = 0; k < block.cells.size(); ++k) {
       const std::size_t cell = block.cells[k];

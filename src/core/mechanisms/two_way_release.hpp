@@ -25,7 +25,7 @@ namespace invariant_dp {
 NoiseLaw two_way_gaussian_law(const ReleaseRequest& request);
 
 // Whether the exact sampler runs at this law's sigma^2 on every block
-// (kronecker_gaussian_applies); otherwise the caller uses the chain.
+// (table_lattice_gaussian_applies); otherwise the caller uses the chain.
 bool two_way_gaussian_applies(const NoiseLaw& law, const std::vector<TwoWayBlock>& blocks);
 
 // Writes noisy = counts + z and the per-cell sd sigma sqrt((1 - 1/r)(1 - 1/c))

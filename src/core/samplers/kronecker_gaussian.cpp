@@ -1,4 +1,4 @@
-// The exact two-way lattice Gaussian; the argument is in
+// The exact lattice Gaussian of a table with all (K-1)-way margins; the argument is in
 // kronecker_gaussian.hpp (steps 1-4 below refer to it).
 #include "kronecker_gaussian.hpp"
 
@@ -15,87 +15,159 @@ namespace {
 using u128 = Uint128;
 __extension__ typedef __int128 i128;
 
-// Every s_ij^2 = sigma2 a_i b_j is at least sigma2/4 (step 2).
-KleinCorrection smallest_step_correction(Rational sigma2) {
-  return KleinCorrection(static_cast<u128>(sigma2.num), static_cast<u128>(sigma2.den) * 4);
-}
+// Strides of the row-major layouts: cells (shape n_k) and coordinates
+// (shape n_k - 1).
+struct Layout {
+  std::vector<std::size_t> shape;
+  std::vector<std::size_t> cell_stride, coord_stride;
+  std::size_t cells = 1, coords = 1;
 
-void check_arguments(Rational sigma2, std::size_t rows, std::size_t cols, const std::int64_t* z) {
-  if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("gaussian variance must be positive");
-  if (rows < 2 || cols < 2) throw InvalidArgument("a two-way lattice needs at least two rows and two columns");
-  if (z == nullptr) throw InvalidArgument("the noise buffer must not be null");
-  if (rows > (std::size_t(1) << 24) || cols > (std::size_t(1) << 24))
-    throw OutOfRange("too many rows or columns for the two-way lattice sampler");
-}
-
-// Step 3 once: fills y ((rows-1) x (cols-1), row-major); false when a
-// correction coin rejects (only when `correct`).
-bool klein_attempt(RandomSource& rng, Rational sigma2, std::size_t rows, std::size_t cols,
-                   const KleinCorrection* correction, std::vector<std::int64_t>& y, const Interrupts& interrupts) {
-  const std::size_t m = rows - 1, n = cols - 1;
-  auto at = [&](std::size_t a, std::size_t b) -> std::int64_t { return a < m && b < n ? y[a * n + b] : 0; };
-  std::uint64_t step = 0;
-  for (std::size_t a = m; a-- > 0;)
-    for (std::size_t b = n; b-- > 0;) {
-      interrupts.poll_every(step++);
-      const u128 i = a + 1, j = b + 1;
-      // c = (i (j+1) y_{i+1,j} + j (i+1) y_{i,j+1} - i j y_{i+1,j+1}) / ((i+1)(j+1))
-      const i128 c_num = static_cast<i128>(i * (j + 1)) * at(a + 1, b) +
-                         static_cast<i128>(j * (i + 1)) * at(a, b + 1) - static_cast<i128>(i * j) * at(a + 1, b + 1);
-      if (c_num > INT64_MAX || c_num < INT64_MIN) throw OutOfRange("two-way lattice prefix sum is out of range");
-      const u128 Q = (i + 1) * (j + 1);
-      const u128 Sn = static_cast<u128>(sigma2.num) * i * j, Sd = static_cast<u128>(sigma2.den) * Q;
-      y[a * n + b] = sample_discrete_gaussian_centred(rng, Sn, Sd, static_cast<std::int64_t>(c_num),
-                                                      static_cast<std::int64_t>(Q));
-      if (correction == nullptr) continue;
-      i128 f = c_num % static_cast<i128>(Q);  // R depends only on c mod 1
-      if (f < 0) f += static_cast<i128>(Q);
-      if (f != 0 && !correction->coin(rng, Sn, Sd, static_cast<std::uint64_t>(f), static_cast<std::uint64_t>(Q)))
-        return false;
+  explicit Layout(const std::vector<std::size_t>& dims) : shape(dims) {
+    const std::size_t K = dims.size();
+    cell_stride.assign(K, 1);
+    coord_stride.assign(K, 1);
+    for (std::size_t k = K; k-- > 0;) {
+      cell_stride[k] = cells;
+      coord_stride[k] = coords;
+      cells *= dims[k];
+      coords *= dims[k] - 1;
     }
+  }
+};
+
+// Every s_i^2 = sigma2 prod_k i_k/(i_k + 1) is at least sigma2 / 2^K.
+KleinCorrection smallest_step_correction(Rational sigma2, std::size_t K) {
+  return KleinCorrection(static_cast<u128>(sigma2.num), static_cast<u128>(sigma2.den) << K);
+}
+
+void check_arguments(Rational sigma2, const std::vector<std::size_t>& shape, const std::int64_t* z) {
+  if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("gaussian variance must be positive");
+  if (shape.size() < 2 || shape.size() > kMaxTableDimensions)
+    throw InvalidArgument("a table lattice needs two to " + std::to_string(kMaxTableDimensions) + " dimensions");
+  double cells = 1;
+  for (std::size_t n : shape) {
+    if (n < 2) throw InvalidArgument("every dimension of a table lattice needs at least two levels");
+    cells *= double(n);
+  }
+  if (cells > double(std::size_t(1) << 32)) throw OutOfRange("too many cells for the table lattice sampler");
+  if (z == nullptr) throw InvalidArgument("the noise buffer must not be null");
+}
+
+// Step 3 once: fills y (coordinates, row-major over shape n_k - 1); false
+// when a correction coin rejects (only with a correction).
+bool klein_attempt(RandomSource& rng, Rational sigma2, const Layout& layout, const KleinCorrection* correction,
+                   std::vector<std::int64_t>& y, const Interrupts& interrupts) {
+  const std::size_t K = layout.shape.size();
+  std::vector<std::size_t> a(K);
+  for (std::size_t t = layout.coords; t-- > 0;) {
+    interrupts.poll_every(t);
+    std::size_t rest = t;
+    for (std::size_t k = 0; k < K; ++k) {
+      a[k] = rest / layout.coord_stride[k];
+      rest %= layout.coord_stride[k];
+    }
+    // c = sum over nonempty S of (-1)^(|S|+1) prod_{k in S} i_k prod_{k not in S} (i_k + 1) y_{a + 1_S} / Q,
+    // Q = prod (i_k + 1), i_k = a_k + 1; y beyond the last coordinate is 0.
+    i128 c_num = 0;
+    u128 Q = 1, product_i = 1;
+    for (std::size_t k = 0; k < K; ++k) {
+      Q *= a[k] + 2;
+      product_i *= a[k] + 1;
+    }
+    for (std::size_t S = 1; S < (std::size_t(1) << K); ++S) {
+      std::size_t index = t;
+      u128 weight = 1;
+      bool inside = true;
+      for (std::size_t k = 0; k < K; ++k) {
+        if (S >> k & 1) {
+          if (a[k] + 2 >= layout.shape[k]) inside = false;
+          index += layout.coord_stride[k];
+          weight *= a[k] + 1;
+        } else {
+          weight *= a[k] + 2;
+        }
+      }
+      if (!inside) continue;
+      const i128 term = static_cast<i128>(weight) * y[index];
+      c_num += __builtin_popcountll(S) % 2 == 1 ? term : -term;
+    }
+    if (c_num > INT64_MAX || c_num < INT64_MIN) throw OutOfRange("table lattice prefix sum is out of range");
+    const u128 Sn = static_cast<u128>(sigma2.num) * product_i, Sd = static_cast<u128>(sigma2.den) * Q;
+    y[t] = sample_discrete_gaussian_centred(rng, Sn, Sd, static_cast<std::int64_t>(c_num),
+                                            static_cast<std::int64_t>(Q));
+    if (correction == nullptr) continue;
+    i128 f = c_num % static_cast<i128>(Q);  // R depends only on c mod 1
+    if (f < 0) f += static_cast<i128>(Q);
+    if (f != 0 && !correction->coin(rng, Sn, Sd, static_cast<std::uint64_t>(f), static_cast<std::uint64_t>(Q)))
+      return false;
+  }
   return true;
 }
 
-// Step 1: Z_pq = y_pq - y_{p-1,q} - y_{p,q-1} + y_{p-1,q-1}.
-void table_from_coordinates(const std::vector<std::int64_t>& y, std::size_t rows, std::size_t cols,
-                            std::int64_t* z) {
-  const std::size_t m = rows - 1, n = cols - 1;
-  auto at = [&](std::size_t a, std::size_t b) -> i128 { return a < m && b < n ? y[a * n + b] : 0; };
-  for (std::size_t a = 0; a < rows; ++a)
-    for (std::size_t b = 0; b < cols; ++b) {
-      const i128 v = at(a, b) - (a > 0 ? at(a - 1, b) : 0) - (b > 0 ? at(a, b - 1) : 0) +
-                     (a > 0 && b > 0 ? at(a - 1, b - 1) : 0);
-      z[a * cols + b] = static_cast<std::int64_t>(v);
+// Step 1: Z_a = sum over T of (-1)^|T| y_{a - 1_T} (y = 0 off its range).
+void table_from_coordinates(const std::vector<std::int64_t>& y, const Layout& layout, std::int64_t* z,
+                            const Interrupts& interrupts) {
+  const std::size_t K = layout.shape.size();
+  std::vector<std::size_t> a(K);
+  for (std::size_t cell = 0; cell < layout.cells; ++cell) {
+    interrupts.poll_every(cell);
+    std::size_t rest = cell;
+    for (std::size_t k = 0; k < K; ++k) {
+      a[k] = rest / layout.cell_stride[k];
+      rest %= layout.cell_stride[k];
     }
+    i128 v = 0;
+    for (std::size_t T = 0; T < (std::size_t(1) << K); ++T) {
+      std::size_t index = 0;
+      bool inside = true;
+      for (std::size_t k = 0; k < K && inside; ++k) {
+        const bool shifted = (T >> k & 1) != 0;
+        if (shifted && a[k] == 0) {
+          inside = false;
+        } else {
+          const std::size_t b = shifted ? a[k] - 1 : a[k];
+          inside = b + 1 < layout.shape[k];
+          index += b * layout.coord_stride[k];
+        }
+      }
+      if (inside) v += __builtin_popcountll(T) % 2 == 0 ? i128(y[index]) : -i128(y[index]);
+    }
+    z[cell] = static_cast<std::int64_t>(v);
+  }
 }
 
 }  // namespace
 
-bool kronecker_gaussian_applies(Rational sigma2, std::size_t rows, std::size_t cols) {
-  if (sigma2.num == 0 || sigma2.den == 0 || rows < 2 || cols < 2) return false;
-  const double coordinates = double(rows - 1) * double(cols - 1);
-  return coordinates * smallest_step_correction(sigma2).failure_bound() <= 0.5;
+bool table_lattice_gaussian_applies(Rational sigma2, const std::vector<std::size_t>& shape) {
+  if (sigma2.num == 0 || sigma2.den == 0 || shape.size() < 2 || shape.size() > kMaxTableDimensions) return false;
+  double coordinates = 1;
+  for (std::size_t n : shape) {
+    if (n < 2) return false;
+    coordinates *= double(n - 1);
+  }
+  return coordinates * smallest_step_correction(sigma2, shape.size()).failure_bound() <= 0.5;
 }
 
-void sample_two_way_lattice_gaussian(RandomSource& rng, Rational sigma2, std::size_t rows, std::size_t cols,
-                                     std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(sigma2, rows, cols, z);
-  if (!kronecker_gaussian_applies(sigma2, rows, cols))
-    throw OutOfRange("gaussian variance is too small for the exact two-way lattice sampler at this size",
-                     "The variance is " + std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den) + " over " +
-                         std::to_string(rows) + " x " + std::to_string(cols) + " cells.");
-  const KleinCorrection correction = smallest_step_correction(sigma2);
-  std::vector<std::int64_t> y((rows - 1) * (cols - 1));
-  while (!klein_attempt(rng, sigma2, rows, cols, &correction, y, interrupts)) interrupts.poll();
-  table_from_coordinates(y, rows, cols, z);
+void sample_table_lattice_gaussian(RandomSource& rng, Rational sigma2, const std::vector<std::size_t>& shape,
+                                   std::int64_t* z, const Interrupts& interrupts) {
+  check_arguments(sigma2, shape, z);
+  if (!table_lattice_gaussian_applies(sigma2, shape))
+    throw OutOfRange("gaussian variance is too small for the exact table lattice sampler at this size",
+                     "The variance is " + std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den) + ".");
+  const Layout layout(shape);
+  const KleinCorrection correction = smallest_step_correction(sigma2, shape.size());
+  std::vector<std::int64_t> y(layout.coords);
+  while (!klein_attempt(rng, sigma2, layout, &correction, y, interrupts)) interrupts.poll();
+  table_from_coordinates(y, layout, z, interrupts);
 }
 
-void sample_two_way_klein_uncorrected(RandomSource& rng, Rational sigma2, std::size_t rows, std::size_t cols,
-                                      std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(sigma2, rows, cols, z);
-  std::vector<std::int64_t> y((rows - 1) * (cols - 1));
-  klein_attempt(rng, sigma2, rows, cols, nullptr, y, interrupts);
-  table_from_coordinates(y, rows, cols, z);
+void sample_table_klein_uncorrected(RandomSource& rng, Rational sigma2, const std::vector<std::size_t>& shape,
+                                    std::int64_t* z, const Interrupts& interrupts) {
+  check_arguments(sigma2, shape, z);
+  const Layout layout(shape);
+  std::vector<std::int64_t> y(layout.coords);
+  klein_attempt(rng, sigma2, layout, nullptr, y, interrupts);
+  table_from_coordinates(y, layout, z, interrupts);
 }
 
 }  // namespace invariant_dp
