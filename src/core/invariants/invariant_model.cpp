@@ -228,7 +228,7 @@ std::vector<double> InvariantModel::null_projector_diagonal() const {
   return impl_->projector->diagonal(impl_->interrupts);
 }
 
-std::vector<TwoWayBlock> InvariantModel::two_way_blocks() const {
+std::vector<LatticeTable> InvariantModel::two_way_blocks() const {
   return impl_->projector->two_way_blocks(impl_->interrupts);
 }
 

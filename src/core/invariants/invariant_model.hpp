@@ -29,11 +29,10 @@ struct Margin {
   std::vector<std::size_t> columns;
 };
 
-// One complete two-way table among the cells: `cells` lists its rows x cols
-// cell indices row-major (rows = groups of the first crossing margin).
-struct TwoWayBlock {
-  std::size_t rows = 0;
-  std::size_t cols = 0;
+// One complete table among the cells: `cells` lists the cell index of each
+// position of a shape[0] x shape[1] x ... array, row-major.
+struct LatticeTable {
+  std::vector<std::size_t> shape;
   std::vector<std::size_t> cells;
 };
 
@@ -57,9 +56,9 @@ class InvariantModel {
   std::string structure() const;
 
   // For structure() == "two_way": the complete two-way tables the two
-  // margins cut the cells into (the lattice is the direct sum of theirs);
-  // empty for any other structure.
-  std::vector<TwoWayBlock> two_way_blocks() const;
+  // margins cut the cells into (the lattice is the direct sum of theirs;
+  // rows are the groups of the first margin); empty for any other structure.
+  std::vector<LatticeTable> two_way_blocks() const;
 
   // e <- Pi_N e, in place, e has n_cells entries. Polls interrupts.
   void project_onto_null_space(double* e) const;

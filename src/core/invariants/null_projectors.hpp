@@ -32,7 +32,7 @@ class NullProjector {
   // rank() x n_cells, 0/1 entries, linearly independent rows.
   virtual RowSparse independent_rows(const Interrupts& interrupts) const = 0;
   // The complete two-way tables, for the two_way structure only.
-  virtual std::vector<TwoWayBlock> two_way_blocks(const Interrupts&) const { return {}; }
+  virtual std::vector<LatticeTable> two_way_blocks(const Interrupts&) const { return {}; }
 };
 
 // The 0/1 rows "sum of the cells of group g" for every group of every

@@ -123,18 +123,19 @@ class TwoWayProjector final : public NullProjector {
   // Each block's first groups are its rows and second groups its columns,
   // numbered within the block in group order; every (row, column) pair of a
   // block holds exactly one cell (crosses_completely).
-  std::vector<TwoWayBlock> two_way_blocks(const Interrupts& interrupts) const override {
-    std::vector<TwoWayBlock> blocks(components_.n_components);
+  std::vector<LatticeTable> two_way_blocks(const Interrupts& interrupts) const override {
+    std::vector<LatticeTable> blocks(components_.n_components, LatticeTable{{0, 0}, {}});
     std::vector<std::size_t> row_in_block(first_->n_groups), col_in_block(second_->n_groups);
-    for (std::uint32_t g = 0; g < first_->n_groups; ++g) row_in_block[g] = blocks[components_.component_of_first[g]].rows++;
+    for (std::uint32_t g = 0; g < first_->n_groups; ++g)
+      row_in_block[g] = blocks[components_.component_of_first[g]].shape[0]++;
     for (std::uint32_t h = 0; h < second_->n_groups; ++h)
-      col_in_block[h] = blocks[components_.component_of_second[h]].cols++;
-    for (TwoWayBlock& block : blocks) block.cells.assign(block.rows * block.cols, 0);
+      col_in_block[h] = blocks[components_.component_of_second[h]].shape[1]++;
+    for (LatticeTable& block : blocks) block.cells.assign(block.shape[0] * block.shape[1], 0);
     for (std::size_t i = 0; i < first_->n_cells(); ++i) {
       interrupts.poll_every(i);
       const std::uint32_t g = first_->group_of_cell[i], h = second_->group_of_cell[i];
-      TwoWayBlock& block = blocks[components_.component_of_first[g]];
-      block.cells[row_in_block[g] * block.cols + col_in_block[h]] = i;
+      LatticeTable& block = blocks[components_.component_of_first[g]];
+      block.cells[row_in_block[g] * block.shape[1] + col_in_block[h]] = i;
     }
     return blocks;
   }

@@ -13,7 +13,7 @@
 #include "lattice_release.hpp"
 #include "noise_calibration.hpp"
 #include "projection_release.hpp"
-#include "two_way_release.hpp"
+#include "table_release.hpp"
 #include "release_metadata.hpp"
 
 namespace invariant_dp {
@@ -76,16 +76,19 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   const bool margins = !request.margins.empty();
   const bool exact_partition = (mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) &&
                                margins && model.structure() == "partition";
-  // integer_gaussian on complete two-way tables: exact unless sigma^2 is too
-  // small for the rejection step at this size (then the chain below).
-  std::vector<TwoWayBlock> blocks;
-  if (mechanism == Mechanism::IntegerGaussian && margins && model.structure() == "two_way") {
-    blocks = model.two_way_blocks();
-    const NoiseLaw two_way_law = two_way_gaussian_law(request);
-    if (two_way_gaussian_applies(two_way_law, blocks))
-      law = two_way_law;
-    else
-      blocks.clear();
+  // integer_gaussian on complete tables with all (K-1)-way margins: exact
+  // unless sigma^2 is too small for the rejection step at this size (then
+  // the chain below).
+  std::vector<LatticeTable> tables;
+  if (mechanism == Mechanism::IntegerGaussian && margins) {
+    tables = complete_tables(cells, margins_by_index(cells, request), model, interrupts);
+    if (!tables.empty()) {
+      const NoiseLaw table_law = table_gaussian_law(request, tables);
+      if (table_gaussian_applies(table_law, tables))
+        law = table_law;
+      else
+        tables.clear();
+    }
   }
   const bool projection = mechanism == Mechanism::ProjectL2 || mechanism == Mechanism::ProjectNnL2 ||
                           mechanism == Mechanism::ProjectNnInteger;
@@ -93,8 +96,8 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     release_projected(counts, request, law, model, rng, interrupts, result);
   else if (mechanism == Mechanism::Congenial)
     release_congenial(counts, request, model, rng, interrupts, result, law, report);
-  else if (!blocks.empty())
-    release_two_way_gaussian(counts, law, blocks, n, rng, interrupts, result.integer_values, result.noise_sd, report);
+  else if (!tables.empty())
+    release_table_gaussian(counts, law, tables, n, rng, interrupts, result.integer_values, result.noise_sd, report);
   else if (exact_partition)
     release_conditioned(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||

@@ -104,7 +104,7 @@ std::string accounting_json(const ReleaseRequest& request) {
 }
 
 // How the released cells' noise covaries, in words an analyst can use.
-std::string covariance_text(const ReleaseRequest& request, const std::string& structure) {
+std::string covariance_text(const ReleaseRequest& request, const std::string& structure, bool sampler_exact) {
   if (non_negative(request))
     return "not published: non-negativity makes the noise law depend on the data near zero (small cells are "
            "biased upwards); the per-cell sd is that of the same noise without non-negativity";
@@ -113,9 +113,9 @@ std::string covariance_text(const ReleaseRequest& request, const std::string& st
   if ((mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) && structure == "partition")
     return "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
            "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
-  if (mechanism == Mechanism::IntegerGaussian && structure == "two_way")
-    return "cells of different two-way tables independent; within an r x c table Cov(z_ij, z_kl) = sigma^2 "
-           "(delta_ik - 1/r)(delta_jl - 1/c), the continuous Gaussian's, which the lattice's discreteness changes "
+  if (mechanism == Mechanism::IntegerGaussian && sampler_exact)
+    return "cells of different tables independent; within an n_1 x ... x n_K table Cov(z_a, z_b) = sigma^2 "
+           "prod_k (delta(a_k, b_k) - 1/n_k), the continuous Gaussian's, which the lattice's discreteness changes "
            "negligibly for sigma^2 >= 1";
   if (request.mechanism->integer_output)
     return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
@@ -145,7 +145,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"null_dimension\": " << model.null_dimension() << "}"
       << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << json_quoted(covariance_text(request, model.structure()))
+      << ", \"covariance\": " << json_quoted(covariance_text(request, model.structure(), sampler.iterations == 0))
       << ", \"expected_total_squared_error\": " << json_number(total_variance) << "}";
   return out.str();
 }
