@@ -206,7 +206,11 @@ InvariantModel::InvariantModel(const CellKeys& keys, std::vector<Margin> margins
   normalise_margins(keys, margins);
   impl_->declared = group_margins(keys, margins, interrupts);
   for (const SharedGrouping& g : impl_->declared) impl_->n_margin_groups += g->n_groups;
-  impl_->projector = choose_projector(drop_nested(impl_->declared, interrupts), impl_->n_cells, interrupts);
+  std::optional<LatticeTable> cube = detail::complete_k_way_table(keys, margins, interrupts);
+  if (cube)
+    impl_->projector = detail::make_k_way_projector(std::move(*cube), impl_->declared);
+  else
+    impl_->projector = choose_projector(drop_nested(impl_->declared, interrupts), impl_->n_cells, interrupts);
   if (impl_->projector == nullptr || impl_->projector->rank() >= impl_->n_cells) {
     throw pins_every_cell(keys, margins);
   }
@@ -228,8 +232,8 @@ std::vector<double> InvariantModel::null_projector_diagonal() const {
   return impl_->projector->diagonal(impl_->interrupts);
 }
 
-std::vector<LatticeTable> InvariantModel::two_way_blocks() const {
-  return impl_->projector->two_way_blocks(impl_->interrupts);
+std::vector<LatticeTable> InvariantModel::lattice_tables() const {
+  return impl_->projector->lattice_tables(impl_->interrupts);
 }
 
 Eigen::SparseMatrix<double, Eigen::RowMajor> InvariantModel::independent_rows() const {

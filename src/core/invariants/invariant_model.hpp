@@ -6,6 +6,8 @@
 //   - nested margins:                     only the finest partition counts;
 //   - two margins that cross completely within blocks (row and column totals
 //     of one or many two-way tables, e.g. the WiFi cube): double centring;
+//   - all K (K-1)-way margins of a complete K-way table: centring along
+//     every axis;
 //   - anything else: sparse A, rank-revealing sparse factorisation, and
 //     Pi_N e = e - A_r^T (A_r A_r^T)^{-1} A_r e on the independent rows A_r.
 #pragma once
@@ -52,13 +54,15 @@ class InvariantModel {
   std::size_t rank() const;
   // dim null(A) = n_cells - rank: the dimensions the noise lives in.
   std::size_t null_dimension() const { return n_cells() - rank(); }
-  // "none", "partition", "two_way" or "general": which projector is used.
+  // "none", "partition", "two_way", "k_way" or "general": which projector is used.
   std::string structure() const;
 
-  // For structure() == "two_way": the complete two-way tables the two
-  // margins cut the cells into (the lattice is the direct sum of theirs;
-  // rows are the groups of the first margin); empty for any other structure.
-  std::vector<LatticeTable> two_way_blocks() const;
+  // For structure() "two_way": the complete two-way tables the two margins
+  // cut the cells into (rows are the groups of the first margin); for
+  // "k_way": the one complete K-way table whose K (K-1)-way margins are
+  // declared. The integer invariant lattice is the direct sum of theirs.
+  // Empty for any other structure.
+  std::vector<LatticeTable> lattice_tables() const;
 
   // e <- Pi_N e, in place, e has n_cells entries. Polls interrupts.
   void project_onto_null_space(double* e) const;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <Eigen/SparseCore>
@@ -31,8 +32,9 @@ class NullProjector {
   virtual std::vector<double> diagonal(const Interrupts& interrupts) const = 0;
   // rank() x n_cells, 0/1 entries, linearly independent rows.
   virtual RowSparse independent_rows(const Interrupts& interrupts) const = 0;
-  // The complete two-way tables, for the two_way structure only.
-  virtual std::vector<LatticeTable> two_way_blocks(const Interrupts&) const { return {}; }
+  // The complete tables whose lattices make up null(A) intersected with
+  // Z^d, for the two_way and k_way structures only.
+  virtual std::vector<LatticeTable> lattice_tables(const Interrupts&) const { return {}; }
 };
 
 // The 0/1 rows "sum of the cells of group g" for every group of every
@@ -57,6 +59,15 @@ BipartiteComponents bipartite_components(const Grouping& first, const Grouping& 
 RowSparse two_margin_independent_rows(const Grouping& first, const Grouping& second,
                                       const BipartiteComponents& components,
                                       const Interrupts& interrupts);
+
+// One complete K-way table (K >= 3: every combination of the key columns'
+// levels is a cell) whose declared margins are exactly its K subsets of
+// K - 1 columns; nullopt otherwise.
+std::optional<LatticeTable> complete_k_way_table(const CellKeys& cells, const std::vector<Margin>& margins,
+                                                 const Interrupts& interrupts);
+
+// Its projector: centring along every axis (k_way_projector.cpp).
+std::unique_ptr<NullProjector> make_k_way_projector(LatticeTable table, std::vector<SharedGrouping> margins);
 
 // No invariant: Pi_N = I.
 std::unique_ptr<NullProjector> make_identity_projector(std::size_t n_cells);

@@ -123,7 +123,7 @@ class TwoWayProjector final : public NullProjector {
   // Each block's first groups are its rows and second groups its columns,
   // numbered within the block in group order; every (row, column) pair of a
   // block holds exactly one cell (crosses_completely).
-  std::vector<LatticeTable> two_way_blocks(const Interrupts& interrupts) const override {
+  std::vector<LatticeTable> lattice_tables(const Interrupts& interrupts) const override {
     std::vector<LatticeTable> blocks(components_.n_components, LatticeTable{{0, 0}, {}});
     std::vector<std::size_t> row_in_block(first_->n_groups), col_in_block(second_->n_groups);
     for (std::uint32_t g = 0; g < first_->n_groups; ++g)

@@ -81,7 +81,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   // the chain below).
   std::vector<LatticeTable> tables;
   if (mechanism == Mechanism::IntegerGaussian && margins) {
-    tables = complete_tables(cells, margins_by_index(cells, request), model, interrupts);
+    tables = model.lattice_tables();
     if (!tables.empty()) {
       const NoiseLaw table_law = table_gaussian_law(request, tables);
       if (table_gaussian_applies(table_law, tables))

@@ -13,46 +13,7 @@ bool pinned(const LatticeTable& table) {
   return std::any_of(table.shape.begin(), table.shape.end(), [](std::size_t n) { return n < 2; });
 }
 
-// One complete K-way table, K >= 3, with exactly its K (K-1)-way margins.
-std::vector<LatticeTable> complete_cube(const CellKeys& cells, const std::vector<Margin>& margins,
-                                        const Interrupts& interrupts) {
-  const std::size_t K = cells.n_columns();
-  if (K < 3 || K > kMaxTableDimensions || margins.size() != K) return {};
-  std::vector<bool> left_out(K, false);
-  for (const Margin& margin : margins) {
-    if (margin.columns.size() != K - 1) return {};
-    std::vector<bool> in(K, false);
-    for (std::size_t c : margin.columns) in[c] = true;
-    const auto missing = std::find(in.begin(), in.end(), false) - in.begin();
-    if (left_out[missing]) return {};  // the same margin twice
-    left_out[missing] = true;
-  }
-  LatticeTable table;
-  double size = 1;
-  for (std::size_t k = 0; k < K; ++k) {
-    table.shape.push_back(cells.n_levels(k));
-    size *= double(cells.n_levels(k));
-  }
-  if (size != double(cells.n_cells())) return {};  // not every combination of levels is a cell
-  // Cells are distinct (CellKeys refuses duplicates), so the codes place
-  // each one at its own position.
-  table.cells.assign(cells.n_cells(), 0);
-  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
-    interrupts.poll_every(i);
-    std::size_t position = 0;
-    for (std::size_t k = 0; k < K; ++k) position = position * table.shape[k] + cells.code(k, i);
-    table.cells[position] = i;
-  }
-  return {table};
-}
-
 }  // namespace
-
-std::vector<LatticeTable> complete_tables(const CellKeys& cells, const std::vector<Margin>& margins,
-                                          const InvariantModel& model, const Interrupts& interrupts) {
-  if (model.structure() == "two_way") return model.two_way_blocks();
-  return complete_cube(cells, margins, interrupts);
-}
 
 NoiseLaw table_gaussian_law(const ReleaseRequest& request, const std::vector<LatticeTable>& tables) {
   const double minimum = std::ldexp(1.0, static_cast<int>(tables.front().shape.size()));

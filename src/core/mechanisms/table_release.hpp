@@ -1,8 +1,8 @@
 // integer_gaussian where the kept invariants are all (K-1)-way margins of
 // complete K-way tables: the row and column totals of two-way tables
 // (structure "two_way": one table, or many blocks as in the WiFi cube), or
-// the K (K-1)-way margins of one complete K-way table (three two-way
-// margins of a cube). Each table's noise is the exact lattice Gaussian on
+// the K (K-1)-way margins of one complete K-way table (structure "k_way":
+// the three two-way margins of a cube); InvariantModel::lattice_tables(). Each table's noise is the exact lattice Gaussian on
 // its lattice (samplers/kronecker_gaussian.hpp), tables independent. y = x + z
 // is integer, keeps every margin exactly, and E[y] = x (the law is
 // symmetric). O(cells) time and memory.
@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../invariants/cell_keys.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "../random_source.hpp"
 #include "lattice_release.hpp"
@@ -20,14 +19,6 @@
 #include "release_request.hpp"
 
 namespace invariant_dp {
-
-// The tables whose lattices make up the invariant lattice, when the margins
-// have this shape: the two-way blocks of structure "two_way", or one
-// complete K-way table (K >= 3) whose key columns are exactly the union of
-// the margins and whose margins are exactly its K subsets of K - 1 columns.
-// Empty otherwise.
-std::vector<LatticeTable> complete_tables(const CellKeys& cells, const std::vector<Margin>& margins,
-                                          const InvariantModel& model, const Interrupts& interrupts);
 
 // The law for these tables: sigma^2 calibrated on a 2 x ... x 2 sub-table
 // of alternating signs (|v|_1 = |v|_2^2 = 2^K), the lattice minimum: a
