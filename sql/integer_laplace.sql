@@ -113,3 +113,20 @@ JOIN (SELECT j, sum((i * j) % 7) AS truth FROM generate_series(1, 1000) i, gener
 SELECT m->'invariants'->>'structure' AS structure, m->'sampler'->>'exact' AS exact,
        m->'sampler'->>'method' LIKE 'exact: Klein%' AS klein, m->'l2_sensitivity' AS l2_sensitivity
 FROM dp.last_release() AS m;
+
+-- A cube with its three two-way margins: exact too (structure k_way).
+CREATE TEMP TABLE cube AS
+SELECT * FROM dp.privatize($$SELECT a, b, c, (a + 2 * b + 3 * c) % 5 FROM generate_series(1, 30) a,
+                             generate_series(1, 30) b, generate_series(1, 30) c$$,
+                           1.0, 'integer_gaussian', delta => 1e-6, margins => '{"a,b","a,c","b,c"}')
+     AS t(a int, b int, c int, n bigint);
+SELECT count(*) AS cells,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM cube GROUP BY a, b) x)
+         AS ab_exact,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM cube GROUP BY a, c) x)
+         AS ac_exact,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM cube GROUP BY b, c) x)
+         AS bc_exact
+FROM cube;
+SELECT m->'invariants'->>'structure' AS structure, m->'sampler'->>'exact' AS exact, m->'l2_sensitivity' AS l2_sensitivity
+FROM dp.last_release() AS m;
