@@ -64,16 +64,16 @@ double norm2_of(const Coordinates& y, std::size_t r, std::size_t c) {
   return s;
 }
 
-// The target on a box of coordinates |y| <= radius; `even_only` keeps the
-// index-2 sublattice y_11 even (a wrong law).
-std::map<Coordinates, double> enumerated_law(std::size_t r, std::size_t c, double s2, long radius,
-                                             bool even_only = false) {
-  const std::size_t m = (r - 1) * (c - 1);
+// A law proportional to exp(-norm2(y) / (2 sigma2)) on the box |y_k| <=
+// radius of m coordinates; `even_only` keeps the index-2 sublattice y_11
+// even (a wrong law).
+template <typename Norm2>
+std::map<Coordinates, double> law_on_box(std::size_t m, long radius, double s2, Norm2 norm2, bool even_only = false) {
   std::map<Coordinates, double> p;
   double total = 0;
   Coordinates y(m, -radius);
   for (;;) {
-    if (!even_only || y[0] % 2 == 0) total += p[y] = std::exp(-norm2_of(y, r, c) / (2 * s2));
+    if (!even_only || y[0] % 2 == 0) total += p[y] = std::exp(-norm2(y) / (2 * s2));
     std::size_t k = 0;
     while (k < m && y[k] == radius) y[k++] = -radius;
     if (k == m) break;
@@ -81,6 +81,12 @@ std::map<Coordinates, double> enumerated_law(std::size_t r, std::size_t c, doubl
   }
   for (auto& [key, v] : p) v /= total;
   return p;
+}
+
+std::map<Coordinates, double> enumerated_law(std::size_t r, std::size_t c, double s2, long radius,
+                                             bool even_only = false) {
+  return law_on_box((r - 1) * (c - 1), radius, s2, [&](const Coordinates& y) { return norm2_of(y, r, c); },
+                    even_only);
 }
 
 std::map<Coordinates, std::int64_t> coordinate_counts(bool corrected, std::uint64_t seed, Rational s2, std::size_t r,
@@ -193,20 +199,11 @@ Coordinates box_sums(const std::vector<std::int64_t>& z, const std::vector<std::
 std::map<Coordinates, double> cube_law(const std::vector<std::size_t>& dims, double s2, long radius) {
   std::size_t m = 1;
   for (auto n : dims) m *= n - 1;
-  std::map<Coordinates, double> p;
-  double total = 0;
-  Coordinates y(m, -radius);
-  for (;;) {
+  return law_on_box(m, radius, s2, [&](const Coordinates& y) {
     double norm2 = 0;
     for (auto v : table_of(y, dims)) norm2 += double(v) * double(v);
-    total += p[y] = std::exp(-norm2 / (2 * s2));
-    std::size_t k = 0;
-    while (k < m && y[k] == radius) y[k++] = -radius;
-    if (k == m) break;
-    ++y[k];
-  }
-  for (auto& [key, v] : p) v /= total;
-  return p;
+    return norm2;
+  });
 }
 
 TEST(StatKroneckerGaussian, ThreeWayTablesFollowTheEnumeratedLaw) {

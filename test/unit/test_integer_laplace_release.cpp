@@ -182,6 +182,17 @@ TEST(LatticeRelease, CrossingMarginsStayExactForEveryLatticeMechanism) {
   }
 }
 
+// integer_gaussian at epsilon 1, delta 1e-6 with these margins.
+RawRequest integer_gaussian_request(std::vector<std::string> margins) {
+  RawRequest raw;
+  raw.mechanism = "integer_gaussian";
+  raw.epsilon = 1;
+  raw.has_delta = true;
+  raw.delta = 1e-6;
+  raw.margins = std::move(margins);
+  return raw;
+}
+
 // integer_gaussian on a 60 x 50 table: exact, margins kept, the per-cell sd
 // of the double-centred Gaussian; at epsilon = 10, delta = 1e-3 (sigma^2
 // about 1) the exact sampler's acceptance bound fails at 10 x 10 and the
@@ -189,12 +200,7 @@ TEST(LatticeRelease, CrossingMarginsStayExactForEveryLatticeMechanism) {
 TEST(TwoWayGaussianRelease, ExactAtPrivacyScalesChainBelowItsSigma) {
   const auto table = grid({"county", "age"}, {60, 50}, std::vector<std::int64_t>(3000, 7));
   auto rng = make_seeded_random_source(9);
-  RawRequest raw;
-  raw.mechanism = "integer_gaussian";
-  raw.epsilon = 1;
-  raw.has_delta = true;
-  raw.delta = 1e-6;
-  raw.margins = {"county", "age"};
+  RawRequest raw = integer_gaussian_request({"county", "age"});
   const auto result = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts());
   for (int r = 0; r < 60; ++r) {
     std::int64_t row = 0;
@@ -227,12 +233,7 @@ TEST(TableGaussianRelease, CubeWithItsThreeTwoWayMargins) {
   constexpr int n = 20;
   const auto table = grid({"a", "b", "c"}, {n, n, n}, std::vector<std::int64_t>(n * n * n, 3));
   auto rng = make_seeded_random_source(10);
-  RawRequest raw;
-  raw.mechanism = "integer_gaussian";
-  raw.epsilon = 1;
-  raw.has_delta = true;
-  raw.delta = 1e-6;
-  raw.margins = {"a,b", "a,c", "b,c"};
+  const RawRequest raw = integer_gaussian_request({"a,b", "a,c", "b,c"});
   const auto result = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts());
   std::vector<std::int64_t> ab(n * n, 0), ac(n * n, 0), bc(n * n, 0);
   for (int a = 0; a < n; ++a)

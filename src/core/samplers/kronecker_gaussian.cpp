@@ -35,6 +35,14 @@ struct Layout {
   }
 };
 
+// The multi-index of a row-major position.
+void unpack(std::size_t position, const std::vector<std::size_t>& stride, std::vector<std::size_t>& index) {
+  for (std::size_t k = 0; k < stride.size(); ++k) {
+    index[k] = position / stride[k];
+    position %= stride[k];
+  }
+}
+
 // Every s_i^2 = sigma2 prod_k i_k/(i_k + 1) is at least sigma2 / 2^K.
 KleinCorrection smallest_step_correction(Rational sigma2, std::size_t K) {
   return KleinCorrection(static_cast<u128>(sigma2.num), static_cast<u128>(sigma2.den) << K);
@@ -61,11 +69,7 @@ bool klein_attempt(RandomSource& rng, Rational sigma2, const Layout& layout, con
   std::vector<std::size_t> a(K);
   for (std::size_t t = layout.coords; t-- > 0;) {
     interrupts.poll_every(t);
-    std::size_t rest = t;
-    for (std::size_t k = 0; k < K; ++k) {
-      a[k] = rest / layout.coord_stride[k];
-      rest %= layout.coord_stride[k];
-    }
+    unpack(t, layout.coord_stride, a);
     // c = sum over nonempty S of (-1)^(|S|+1) prod_{k in S} i_k prod_{k not in S} (i_k + 1) y_{a + 1_S} / Q,
     // Q = prod (i_k + 1), i_k = a_k + 1; y beyond the last coordinate is 0.
     i128 c_num = 0;
@@ -111,11 +115,7 @@ void table_from_coordinates(const std::vector<std::int64_t>& y, const Layout& la
   std::vector<std::size_t> a(K);
   for (std::size_t cell = 0; cell < layout.cells; ++cell) {
     interrupts.poll_every(cell);
-    std::size_t rest = cell;
-    for (std::size_t k = 0; k < K; ++k) {
-      a[k] = rest / layout.cell_stride[k];
-      rest %= layout.cell_stride[k];
-    }
+    unpack(cell, layout.cell_stride, a);
     i128 v = 0;
     for (std::size_t T = 0; T < (std::size_t(1) << K); ++T) {
       std::size_t index = 0;
