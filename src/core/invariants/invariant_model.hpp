@@ -22,6 +22,7 @@
 
 #include "../interrupts.hpp"
 #include "cell_keys.hpp"
+#include "lattice_table.hpp"
 
 namespace invariant_dp {
 
@@ -29,13 +30,6 @@ namespace invariant_dp {
 // No column = the grand total.
 struct Margin {
   std::vector<std::size_t> columns;
-};
-
-// One complete table among the cells: `cells` lists the cell index of each
-// position of a shape[0] x shape[1] x ... array, row-major.
-struct LatticeTable {
-  std::vector<std::size_t> shape;
-  std::vector<std::size_t> cells;
 };
 
 class InvariantModel {

@@ -1,0 +1,66 @@
+// The law of the step t in Z along one move of the l1 lattice chain, for the
+// heat-bath (exact conditional) update: moving a table's noise z by t m,
+// where the move m has signs s_k on cells k, changes ||z||_1 on those cells
+// to sum_k |z_k + s_k t| = sum_k |t - p_k| with p_k = -s_k z_k, so
+//   P(t) ∝ exp(-lambda sum_k |t - p_k|),  lo <= t <= hi.
+// The exponent is piecewise linear in t with kinks at the points: between
+// consecutive sorted points q_j < t <= q_{j+1} (j points at or below t) its
+// slope is -lambda (2j - n), so each piece is a (truncated) geometric law.
+// The sampler picks a piece by its mass, then a step inside it by inversion
+// oriented from the piece's heavier end, so no weight underflows and the
+// unbounded outer pieces (slope +-n lambda toward infinity) are exact
+// geometric tails. Floating-point only in the weights (as in the Metropolis
+// ratios elsewhere in mcmc/); O(n log n) for n points, no allocation.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "../random_source.hpp"
+
+namespace invariant_dp::mcmc {
+
+// A move of a K-way table touches 2^K cells; K <= 6.
+constexpr std::size_t kMaxLinePoints = 64;
+// Bounds meaning "no bound" (well beyond any reachable noise entry).
+constexpr std::int64_t kUnboundedStep = std::int64_t(1) << 40;
+
+class LaplaceLine {
+ public:
+  // points: n values p_k (duplicates allowed), 1 <= n <= kMaxLinePoints;
+  // lambda > 0; lo <= hi, each within +-kUnboundedStep (the bound itself
+  // means unbounded on that side). InvalidArgument otherwise.
+  LaplaceLine(const std::int64_t* points, std::size_t n, double lambda, std::int64_t lo = -kUnboundedStep,
+              std::int64_t hi = kUnboundedStep);
+
+  std::int64_t sample(RandomSource& rng) const { return quantile(rng.uniform_open01()); }
+  // The inverse distribution function at u in (0, 1): non-decreasing in u.
+  // Two chains that feed it the same u (a common-random-number coupling)
+  // take steps that land on the same point whenever their laws are shifts
+  // of each other, and stay close otherwise.
+  std::int64_t quantile(double u) const;
+  // log P(t), normalised; -infinity outside [lo, hi].
+  double log_pmf(std::int64_t t) const;
+  // The step of largest probability (the median of the points, clamped).
+  std::int64_t mode() const { return mode_; }
+
+ private:
+  struct Piece {
+    std::int64_t first, last;  // integer range; first > last when empty
+    double slope;              // d/dt of the log-weight on the piece
+    double log_mass;           // log sum of the unnormalised weights
+  };
+  double exponent(std::int64_t t) const;  // -lambda sum |t - p_k|
+  std::int64_t piece_quantile(const Piece& piece, double u) const;
+
+  std::array<std::int64_t, kMaxLinePoints> points_{};  // sorted
+  std::size_t n_ = 0;
+  double lambda_ = 0;
+  std::int64_t lo_ = 0, hi_ = 0, mode_ = 0;
+  std::array<Piece, kMaxLinePoints + 1> pieces_{};
+  std::size_t n_pieces_ = 0;
+  double log_total_ = 0;
+};
+
+}  // namespace invariant_dp::mcmc

@@ -1,0 +1,237 @@
+// Basic moves of complete tables and the chains on them; see
+// table_swap_chain.hpp.
+#include "table_swap_chain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "../errors.hpp"
+
+namespace invariant_dp::mcmc {
+namespace {
+
+constexpr std::size_t kMaxAxes = 6;  // 2^6 = kMaxLinePoints cells per move
+// Entries stay below 2^20 so ||z||_2^2 cannot overflow (as in lattice_chain).
+constexpr std::int64_t kMaxEntry = std::int64_t(1) << 20;
+
+void check_entry(std::int64_t x) {
+  if (x > kMaxEntry || x < -kMaxEntry)
+    throw OutOfRange("lattice noise entry exceeds the sampler's range",
+                     "The chain wandered beyond 2^20 in one cell; the target is too flat.");
+}
+
+}  // namespace
+
+TableMoves::TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_cells) : n_cells_(n_cells) {
+  std::size_t fewest_axes = kMaxAxes + 1;
+  for (const LatticeTable& table : tables) {
+    const std::size_t axes = table.shape.size();
+    if (axes < 2 || axes > kMaxAxes)
+      throw InvalidArgument("a table chain needs tables of 2 to " + std::to_string(kMaxAxes) + " axes");
+    std::uint64_t rank = 1;
+    std::size_t size = 1;
+    for (const std::size_t n : table.shape) {
+      rank *= n == 0 ? 0 : n - 1;
+      size *= n;
+    }
+    if (size != table.cells.size()) throw InvalidArgument("a table's cells do not match its shape");
+    for (const std::size_t c : table.cells)
+      if (c >= n_cells) throw InvalidArgument("a table refers to a cell outside the release");
+    if (rank == 0) continue;
+    std::vector<std::size_t> strides(axes);
+    std::size_t stride = 1;
+    for (std::size_t k = axes; k-- > 0;) {
+      strides[k] = stride;
+      stride *= table.shape[k];
+    }
+    tables_.push_back(table);
+    strides_.push_back(std::move(strides));
+    total_rank_ += rank;
+    cumulative_rank_.push_back(total_rank_);
+    fewest_axes = std::min(fewest_axes, axes);
+  }
+  if (tables_.empty()) throw InvalidArgument("the tables have no free cell");
+  shortest_ = std::ldexp(1.0, int(fewest_axes));
+}
+
+void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
+  const std::uint64_t r = rng.uniform_below(total_rank_);
+  const std::size_t t =
+      std::size_t(std::upper_bound(cumulative_rank_.begin(), cumulative_rank_.end(), r) - cumulative_rank_.begin());
+  const LatticeTable& table = tables_[t];
+  const std::vector<std::size_t>& strides = strides_[t];
+  const std::size_t axes = table.shape.size();
+  std::array<std::size_t, kMaxAxes> a{}, b{};
+  for (std::size_t k = 0; k < axes; ++k) {
+    const std::uint64_t n = table.shape[k];
+    a[k] = std::size_t(rng.uniform_below(n));
+    b[k] = std::size_t(rng.uniform_below(n - 1));
+    if (b[k] >= a[k]) ++b[k];
+  }
+  move.size = std::size_t(1) << axes;
+  for (std::size_t subset = 0; subset < move.size; ++subset) {
+    std::size_t offset = 0;
+    int parity = 0;
+    for (std::size_t k = 0; k < axes; ++k) {
+      const bool in = (subset >> k) & 1u;
+      offset += (in ? b[k] : a[k]) * strides[k];
+      parity ^= int(in);
+    }
+    move.cell[subset] = std::uint32_t(table.cells[offset]);
+    move.sign[subset] = parity ? -1 : 1;
+  }
+}
+
+TableSwapChain::TableSwapChain(const TableMoves& moves, SwapChainConfig config)
+    : moves_(&moves), config_(config), step_law_(config.step_a), z_(moves.n_cells(), 0) {
+  validate(config_.target);
+  if (config_.heat_bath && config_.target.kind != TargetKind::laplace_l1)
+    throw InvalidArgument("the heat-bath table chain needs the l1 target");
+  if (moves.n_cells() >= (std::size_t(1) << 23)) throw TooLarge("too many cells for the table chain");
+}
+
+void TableSwapChain::reset_zero() {
+  std::fill(z_.begin(), z_.end(), 0);
+  l1_ = l2_ = 0;
+}
+
+LaplaceLine TableSwapChain::line(const SwapMove& move) const {
+  std::array<std::int64_t, kMaxLinePoints> points;
+  for (std::size_t k = 0; k < move.size; ++k) points[k] = -move.sign[k] * z_[move.cell[k]];
+  return LaplaceLine(points.data(), move.size, config_.target.epsilon);
+}
+
+double TableSwapChain::log_ratio(const SwapMove& move, std::int64_t t) const {
+  if (t == 0) return 0;
+  std::int64_t l1 = l1_, l2 = l2_;
+  for (std::size_t k = 0; k < move.size; ++k) {
+    const std::int64_t now = z_[move.cell[k]], next = now + move.sign[k] * t;
+    check_entry(next);
+    l1 += std::llabs(next) - std::llabs(now);
+    l2 += next * next - now * now;
+  }
+  return log_density(config_.target, l1, l2) - log_density(config_.target, l1_, l2_);
+}
+
+void TableSwapChain::apply(const SwapMove& move, std::int64_t t) {
+  ++counts_.proposed;
+  if (t == 0) return;
+  ++counts_.moved;
+  for (std::size_t k = 0; k < move.size; ++k) {
+    std::int64_t& cell = z_[move.cell[k]];
+    const std::int64_t next = cell + move.sign[k] * t;
+    check_entry(next);
+    l1_ += std::llabs(next) - std::llabs(cell);
+    l2_ += next * next - cell * cell;
+    cell = next;
+  }
+}
+
+void TableSwapChain::step(RandomSource& rng) {
+  moves_->draw(rng, scratch_);
+  if (config_.heat_bath) {
+    apply(scratch_, line(scratch_).sample(rng));
+    return;
+  }
+  const std::int64_t t = step_law_.sample(rng);
+  const double ratio = log_ratio(scratch_, t);
+  apply(scratch_, metropolis_accepts(ratio, rng.uniform_open01()) ? t : 0);
+}
+
+void TableSwapChain::sweep(RandomSource& rng) {
+  for (std::uint64_t s = 0; s < moves_->rank(); ++s) step(rng);
+}
+
+void TableSwapChain::run(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts) {
+  const std::uint64_t rank = moves_->rank();
+  for (std::uint64_t i = 0; i < sweeps; ++i)
+    for (std::uint64_t s = 0; s < rank; ++s) {
+      interrupts.poll_every(s);
+      step(rng);
+    }
+}
+
+CoupledSwapKernel::CoupledSwapKernel(TableSwapChain& x, TableSwapChain& y) : x_(&x), y_(&y) {
+  if (&x.moves() != &y.moves()) throw InvalidArgument("coupled table chains need the same moves");
+  for (std::size_t i = 0; i < x.z().size(); ++i) differing_ += x.z()[i] != y.z()[i];
+}
+
+namespace {
+
+// The value most of the d_k share (ties: the smallest in absolute value).
+std::int64_t common_shift(std::array<std::int64_t, kMaxLinePoints> d, std::size_t n) {
+  std::sort(d.begin(), d.begin() + std::ptrdiff_t(n));
+  std::int64_t best = 0;
+  std::size_t best_count = 0;
+  for (std::size_t i = 0; i < n;) {
+    std::size_t j = i;
+    while (j < n && d[j] == d[i]) ++j;
+    const std::size_t count = j - i;
+    if (count > best_count || (count == best_count && std::llabs(d[i]) < std::llabs(best))) {
+      best = d[i];
+      best_count = count;
+    }
+    i = j;
+  }
+  return best;
+}
+
+}  // namespace
+
+void CoupledSwapKernel::step(RandomSource& rng) {
+  TableSwapChain& x = *x_;
+  TableSwapChain& y = *y_;
+  x.moves_->draw(rng, move_);
+  std::array<std::int64_t, kMaxLinePoints> d;
+  std::size_t before = 0;
+  for (std::size_t k = 0; k < move_.size; ++k) {
+    const std::int64_t xk = x.z_[move_.cell[k]], yk = y.z_[move_.cell[k]];
+    d[k] = move_.sign[k] * (yk - xk);
+    before += xk != yk;
+  }
+  const std::int64_t shift = common_shift(d, move_.size);
+  std::int64_t tx, ty;
+  if (x.config_.heat_bath) {
+    const double u = rng.uniform_open01();
+    tx = x.line(move_).quantile(u);
+    ty = y.line(move_).quantile(u);
+  } else {
+    const auto [step_x, shifted_y] = x.step_law_.maximal_coupling(0, shift, rng);
+    tx = step_x;
+    ty = shifted_y - shift;
+    const double rx = x.log_ratio(move_, tx), ry = y.log_ratio(move_, ty);
+    const double u = rng.uniform_open01();
+    if (!metropolis_accepts(rx, u)) tx = 0;
+    if (!metropolis_accepts(ry, u)) ty = 0;
+  }
+  x.apply(move_, tx);
+  y.apply(move_, ty);
+  std::size_t after = 0;
+  for (std::size_t k = 0; k < move_.size; ++k) after += x.z_[move_.cell[k]] != y.z_[move_.cell[k]];
+  differing_ = differing_ - before + after;
+}
+
+void CoupledSwapKernel::sweep(RandomSource& rng) {
+  for (std::uint64_t s = 0; s < x_->moves().rank(); ++s) step(rng);
+}
+
+MeetingTime sample_table_meeting_time(const TableMoves& moves, const SwapChainConfig& config, std::int64_t lag,
+                                      std::int64_t cap, RandomSource& rng, const Interrupts& interrupts) {
+  if (lag < 1) throw InvalidArgument("coupling lag must be at least 1");
+  if (cap <= lag) throw InvalidArgument("meeting-time cap must exceed the lag");
+  TableSwapChain x(moves, config), y(moves, config);
+  x.run(std::uint64_t(lag), rng, interrupts);
+  CoupledSwapKernel kernel(x, y);
+  const std::uint64_t rank = moves.rank();
+  for (std::int64_t l = lag + 1; l <= cap; ++l) {
+    for (std::uint64_t s = 0; s < rank; ++s) {
+      interrupts.poll_every(s);
+      kernel.step(rng);
+    }
+    if (kernel.met()) return MeetingTime{l, true};
+  }
+  return MeetingTime{cap, false};
+}
+
+}  // namespace invariant_dp::mcmc

@@ -1,0 +1,216 @@
+// The l1 step law along a move (mcmc/laplace_line) against its formula, and
+// the table chain (mcmc/table_swap_chain): its moves keep every (K-1)-way
+// margin, its norms track z, coupled copies stay together once equal and
+// meet on small tables. The laws themselves are tested in
+// test/stat/stat_table_swap_chain.cpp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <vector>
+
+#include "errors.hpp"
+#include "mcmc/coupling.hpp"
+#include "mcmc/laplace_line.hpp"
+#include "mcmc/table_swap_chain.hpp"
+#include "random_source.hpp"
+
+namespace invariant_dp::mcmc {
+namespace {
+
+double brute_exponent(const std::vector<std::int64_t>& p, double lambda, std::int64_t t) {
+  double s = 0;
+  for (auto x : p) s += std::fabs(double(t - x));
+  return -lambda * s;
+}
+
+// log_pmf(t) equals the formula normalised by brute-force summation.
+void expect_matches_formula(const std::vector<std::int64_t>& p, double lambda, std::int64_t lo, std::int64_t hi,
+                            std::int64_t from, std::int64_t to) {
+  const LaplaceLine line(p.data(), p.size(), lambda, lo, hi);
+  double z = 0;
+  for (std::int64_t t = from; t <= to; ++t)
+    if (t >= lo && t <= hi) z += std::exp(brute_exponent(p, lambda, t));
+  double total = 0;
+  for (std::int64_t t = from; t <= to; ++t) {
+    const double expected = t >= lo && t <= hi ? std::exp(brute_exponent(p, lambda, t)) / z : 0.0;
+    const double got = std::exp(line.log_pmf(t));
+    EXPECT_NEAR(got, expected, 1e-12 + 1e-10 * expected) << "t = " << t;
+    total += got;
+  }
+  EXPECT_NEAR(total, 1.0, 1e-10);
+}
+
+TEST(LaplaceLine, PmfMatchesFormulaUnbounded) {
+  expect_matches_formula({3, -1, -1, 4}, 0.7, -kUnboundedStep, kUnboundedStep, -80, 80);
+  expect_matches_formula({0, 0, 0, 0}, 0.3, -kUnboundedStep, kUnboundedStep, -200, 200);
+  expect_matches_formula({5}, 1.1, -kUnboundedStep, kUnboundedStep, -60, 70);
+  expect_matches_formula({-4, 9, 2, 2, 7, -1, 0, 3}, 0.25, -kUnboundedStep, kUnboundedStep, -150, 150);
+}
+
+TEST(LaplaceLine, PmfMatchesFormulaBounded) {
+  expect_matches_formula({0, 0, 2, 9}, 0.5, -2, 5, -10, 15);
+  expect_matches_formula({0, 0, 2, 9}, 0.5, 3, 3, -10, 15);                 // one point
+  expect_matches_formula({10, 12, 14, 16}, 0.4, -kUnboundedStep, 4, -100, 20);  // all points above hi
+  expect_matches_formula({-10, -12, 1, 3}, 0.4, 0, kUnboundedStep, -20, 120);
+}
+
+TEST(LaplaceLine, SamplesStayInRangeAndModeIsTheMedian) {
+  const std::vector<std::int64_t> p{0, 0, 2, 9};
+  const LaplaceLine line(p.data(), p.size(), 0.5, -2, 5);
+  EXPECT_GE(line.mode(), 0);
+  EXPECT_LE(line.mode(), 2);
+  auto rng = make_seeded_random_source(3);
+  for (int i = 0; i < 20000; ++i) {
+    const auto t = line.sample(*rng);
+    ASSERT_GE(t, -2);
+    ASSERT_LE(t, 5);
+  }
+}
+
+TEST(LaplaceLine, RefusesBadInput) {
+  const std::vector<std::int64_t> p{1, 2};
+  EXPECT_THROW(LaplaceLine(p.data(), 0, 1.0), InvalidArgument);
+  EXPECT_THROW(LaplaceLine(p.data(), 2, 0.0), InvalidArgument);
+  EXPECT_THROW(LaplaceLine(p.data(), 2, NAN), InvalidArgument);
+  EXPECT_THROW(LaplaceLine(p.data(), 2, 1.0, 3, 2), InvalidArgument);
+}
+
+TEST(LaplaceLine, QuantilesOfShiftedLawsAreShifted) {
+  // The coupling of the heat-bath chains rests on this: the law of points
+  // p + 2 is the law of points p moved by 2, quantile by quantile.
+  const std::vector<std::int64_t> p{3, -1, -1, 4}, shifted{5, 1, 1, 6};
+  const LaplaceLine a(p.data(), 4, 0.6), b(shifted.data(), 4, 0.6);
+  std::int64_t previous = a.quantile(1e-9);
+  for (int i = 1; i < 2000; ++i) {
+    const double u = i / 2000.0;
+    ASSERT_EQ(a.quantile(u) + 2, b.quantile(u)) << "u = " << u;
+    ASSERT_GE(a.quantile(u), previous);
+    previous = a.quantile(u);
+  }
+}
+
+// Every (K-1)-way margin of z is zero: sums over each axis with the others
+// fixed.
+void expect_margins_zero(const std::vector<std::int64_t>& z, const std::vector<std::size_t>& shape) {
+  const std::size_t cells = z.size();
+  std::vector<std::size_t> strides(shape.size());
+  std::size_t s = 1;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    strides[k] = s;
+    s *= shape[k];
+  }
+  for (std::size_t axis = 0; axis < shape.size(); ++axis)
+    for (std::size_t c = 0; c < cells; ++c) {
+      if ((c / strides[axis]) % shape[axis] != 0) continue;  // first level along axis
+      std::int64_t sum = 0;
+      for (std::size_t l = 0; l < shape[axis]; ++l) sum += z[c + l * strides[axis]];
+      ASSERT_EQ(sum, 0) << "axis " << axis << " line from cell " << c;
+    }
+}
+
+LatticeTable full_table(std::vector<std::size_t> shape) {
+  LatticeTable t{shape, {}};
+  std::size_t n = 1;
+  for (auto x : shape) n *= x;
+  t.cells.resize(n);
+  std::iota(t.cells.begin(), t.cells.end(), std::size_t(0));
+  return t;
+}
+
+void expect_chain_keeps_margins(std::vector<std::size_t> shape, SwapChainConfig config) {
+  const LatticeTable table = full_table(shape);
+  const TableMoves moves({table}, table.cells.size());
+  TableSwapChain chain(moves, config);
+  auto rng = make_seeded_random_source(11);
+  chain.run(30, *rng, Interrupts{});
+  expect_margins_zero(chain.z(), shape);
+  std::int64_t l1 = 0, l2 = 0;
+  for (auto x : chain.z()) {
+    l1 += std::llabs(x);
+    l2 += x * x;
+  }
+  EXPECT_GT(l1, 0);
+  EXPECT_EQ(chain.l1(), l1);
+  EXPECT_EQ(chain.l2_squared(), l2);
+  EXPECT_GT(chain.counts().rate(), 0.05);
+}
+
+TEST(TableSwapChain, HeatBathKeepsBothMarginsOfATwoWayTable) {
+  expect_chain_keeps_margins({5, 7}, SwapChainConfig{laplace_l1(0.3), true});
+}
+
+TEST(TableSwapChain, MetropolisKeepsAllTwoWayMarginsOfACube) {
+  expect_chain_keeps_margins({3, 4, 5}, SwapChainConfig{laplace_l2(0.3), false});
+  expect_chain_keeps_margins({3, 4, 5}, SwapChainConfig{lattice_gaussian(20), false});
+  expect_chain_keeps_margins({3, 4, 5}, SwapChainConfig{laplace_l1(0.3), true});
+}
+
+TEST(TableMoves, RankSkipsPinnedTablesAndBlocksUseTheirOwnCells) {
+  // Two blocks: a 3x4 table on cells 0..11 and a 1x5 (pinned) on 12..16,
+  // and a 2x2 on cells 17..20.
+  LatticeTable a = full_table({3, 4});
+  LatticeTable pinned{{1, 5}, {12, 13, 14, 15, 16}};
+  LatticeTable b{{2, 2}, {17, 18, 19, 20}};
+  const TableMoves moves({a, pinned, b}, 21);
+  EXPECT_EQ(moves.rank(), 2u * 3u + 1u);
+  EXPECT_EQ(moves.tables().size(), 2u);
+  EXPECT_EQ(moves.shortest_norm(), 4.0);
+  auto rng = make_seeded_random_source(5);
+  SwapMove m;
+  int in_b = 0;
+  for (int i = 0; i < 7000; ++i) {
+    moves.draw(*rng, m);
+    ASSERT_EQ(m.size, 4u);
+    const bool first_in_b = m.cell[0] >= 17;
+    in_b += first_in_b;
+    for (std::size_t k = 0; k < 4; ++k) {
+      ASSERT_EQ(m.cell[k] >= 17, first_in_b);
+      ASSERT_TRUE(m.cell[k] < 12 || m.cell[k] >= 17);
+    }
+  }
+  // The 2x2 block has rank 1 of 7: about 1000 of 7000 moves (sd ~ 29).
+  EXPECT_NEAR(in_b, 1000, 150);
+}
+
+TEST(TableMoves, RefusesTablesItCannotMove) {
+  EXPECT_THROW(TableMoves({full_table({4})}, 4), InvalidArgument);
+  EXPECT_THROW(TableMoves({full_table({2, 2, 2, 2, 2, 2, 2})}, 128), InvalidArgument);
+  EXPECT_THROW(TableMoves({LatticeTable{{1, 3}, {0, 1, 2}}}, 3), InvalidArgument);
+  EXPECT_THROW(TableMoves({full_table({2, 3})}, 5), InvalidArgument);
+  const TableMoves moves({full_table({2, 3})}, 6);
+  EXPECT_THROW(TableSwapChain(moves, SwapChainConfig{laplace_l2(0.3), true}), InvalidArgument);
+}
+
+TEST(TableSwapChain, CoupledChainsMeetAndStayTogether) {
+  const LatticeTable table = full_table({4, 4});
+  const TableMoves moves({table}, 16);
+  for (const bool heat_bath : {true, false}) {
+    auto rng = make_seeded_random_source(21);
+    const SwapChainConfig config{laplace_l1(0.4), heat_bath};
+    const MeetingTime met = sample_table_meeting_time(moves, config, 1, 100000, *rng, Interrupts{});
+    EXPECT_TRUE(met.met) << "heat_bath = " << heat_bath;
+    TableSwapChain x(moves, config), y(moves, config);
+    CoupledSwapKernel kernel(x, y);
+    for (int s = 0; s < 50; ++s) {
+      kernel.sweep(*rng);
+      ASSERT_TRUE(kernel.met());
+    }
+    EXPECT_EQ(x.z(), y.z());
+    EXPECT_GT(x.counts().moved, 0u);
+  }
+}
+
+TEST(TableSwapChain, StopsWhenInterrupted) {
+  const LatticeTable table = full_table({30, 30});
+  const TableMoves moves({table}, 900);
+  TableSwapChain chain(moves, SwapChainConfig{laplace_l1(0.3), true});
+  auto rng = make_seeded_random_source(1);
+  const Interrupts stop([](void*) { return true; }, nullptr);
+  EXPECT_THROW(chain.run(1000000, *rng, stop), Interrupted);
+  EXPECT_THROW(sample_table_meeting_time(moves, chain.config(), 1, 1000000, *rng, stop), Interrupted);
+}
+
+}  // namespace
+}  // namespace invariant_dp::mcmc
