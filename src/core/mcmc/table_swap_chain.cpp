@@ -96,6 +96,17 @@ void TableSwapChain::reset_zero() {
   l1_ = l2_ = 0;
 }
 
+void TableSwapChain::reset_to(const std::vector<std::int64_t>& z) {
+  if (z.size() != z_.size()) throw InvalidArgument("a chain state has the wrong number of cells");
+  reset_zero();
+  for (std::size_t i = 0; i < z.size(); ++i) {
+    check_entry(z[i]);
+    z_[i] = z[i];
+    l1_ += std::llabs(z[i]);
+    l2_ += z[i] * z[i];
+  }
+}
+
 LaplaceLine TableSwapChain::line(const SwapMove& move) const {
   std::array<std::int64_t, kMaxLinePoints> points;
   for (std::size_t k = 0; k < move.size; ++k) points[k] = -move.sign[k] * z_[move.cell[k]];

@@ -100,6 +100,9 @@ class TableSwapChain {
   TableSwapChain(const TableMoves& moves, SwapChainConfig config);
 
   void reset_zero();
+  // Starts at z, which the caller guarantees lies in the tables' lattice
+  // (every (K-1)-way margin zero); InvalidArgument on a wrong length.
+  void reset_to(const std::vector<std::int64_t>& z);
   void step(RandomSource& rng);
   void sweep(RandomSource& rng);
   // Polls at least every 4096 steps.
