@@ -52,18 +52,23 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT k, j, 1 FROM generate_se
                      'cascade', delta => 1e-6, hierarchy => '{k,j}', options => '{"rho": 1e-300, "level_variance": [1, 1e300, 1e300]}')
                      AS t(k int, j int, n float8)$$);
 -- Crossing margins (a two-way table's row and column totals) need a chain on
--- the invariant lattice. Its basis is sparse, its set-up and every sweep
--- poll, and a chain whose work is estimated too large is refused before
--- anything is built for it.
+-- the invariant lattice (for complete tables, random 2x2 swaps and no
+-- basis). Every sweep polls, and a chain whose work is estimated too large
+-- is refused before anything is built for it.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j',
-                     1.0, 'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint)$$);
+                     1.0, 'integer_laplace', margins => '{i,j}', options => '{"iterations": 5000}')
+                     AS t(i int, j int, n bigint)$$);
 SET statement_timeout = '1s';
-SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
+-- (the table chain at its default length on a million cells: a minute or two)
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j', 1.0,
                                   'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
-SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
+                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
                                   'integer_laplace_l2', margins => '{i,j}') AS t(i int, j int, n bigint);
--- (integer_gaussian at epsilon 10: sigma^2 about 1, below the exact sampler's reach at this size, so the chain)
-SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 10.0,
+-- (integer_gaussian at epsilon 10: sigma^2 about 1, below the exact sampler's reach at this size, so the chain;
+-- at 300 x 300 each chain takes several seconds)
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 10.0,
                                   'integer_gaussian', delta => 1e-3, margins => '{i,j}') AS t(i int, j int, n bigint);
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
                                   'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);

@@ -130,3 +130,39 @@ SELECT count(*) AS cells,
 FROM cube;
 SELECT m->'invariants'->>'structure' AS structure, m->'sampler'->>'exact' AS exact, m->'l2_sensitivity' AS l2_sensitivity
 FROM dp.last_release() AS m;
+
+-- integer_laplace and integer_laplace_l2 on complete tables: the table chain
+-- (random 2x2 swaps, no basis), heat-bath for l1, Metropolis for l2. A
+-- 60 x 50 table and a 12 x 10 x 8 cube: every declared total exact, the
+-- sd pooled per table, the sampler and its sweeps stated.
+CREATE TEMP TABLE swept AS
+SELECT mechanism, t.*
+FROM unnest('{integer_laplace,integer_laplace_l2}'::text[]) mechanism,
+     LATERAL dp.privatize($$SELECT i, j, (i + 3 * j) % 11 FROM generate_series(1, 60) i, generate_series(1, 50) j$$,
+                          1.0, mechanism, margins => '{i,j}', options => '{"stddev": true}')
+     AS t(i int, j int, n bigint, sd float8);
+SELECT mechanism, count(*) AS cells, count(DISTINCT sd) AS distinct_sd, min(sd) > 1 AS sd_positive,
+       (SELECT bool_and(s = t) FROM (SELECT i, sum(n) AS s, sum((i + 3 * j) % 11) AS t FROM swept w
+                                     WHERE w.mechanism = x.mechanism GROUP BY i) r) AS row_totals_exact,
+       (SELECT bool_and(s = t) FROM (SELECT j, sum(n) AS s, sum((i + 3 * j) % 11) AS t FROM swept w
+                                     WHERE w.mechanism = x.mechanism GROUP BY j) c) AS column_totals_exact
+FROM swept x GROUP BY mechanism ORDER BY mechanism;
+SELECT m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS sweeps,
+       m->'sampler'->>'method' LIKE 'mcmc: Metropolis updates along random basic moves%' AS table_chain,
+       m->>'l1_sensitivity' AS shortest_move_l1
+FROM dp.last_release() AS m;
+CREATE TEMP TABLE swept_cube AS
+SELECT * FROM dp.privatize($$SELECT a, b, c, (a + 2 * b + 3 * c) % 5 FROM generate_series(1, 12) a,
+                             generate_series(1, 10) b, generate_series(1, 8) c$$,
+                           1.0, 'integer_laplace', margins => '{"a,b","a,c","b,c"}') AS t(a int, b int, c int, n bigint);
+SELECT count(*) AS cells,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM swept_cube GROUP BY a, b) x)
+         AS ab_exact,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM swept_cube GROUP BY a, c) x)
+         AS ac_exact,
+       (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM swept_cube GROUP BY b, c) x)
+         AS bc_exact
+FROM swept_cube;
+SELECT m->'sampler'->>'iterations' AS sweeps, m->'sampler'->>'method' LIKE 'mcmc: heat-bath updates%' AS table_chain,
+       m->>'l1_sensitivity' AS shortest_move_l1
+FROM dp.last_release() AS m;

@@ -45,14 +45,14 @@ privatize() {  # MECHANISM N [EXTRA]: a release of an N x N table with both marg
   echo "SELECT count(*) FROM dp.privatize('$(table "$2")', $4, '$1' $3, margins => '{i,j}') AS t(i int, j int, n ${5:-bigint})"
 }
 
-stop_after pg_cancel_backend "integer_laplace 100 x 100 (chain)" "$(privatize integer_laplace 100 '' 1.0)" 57014
+stop_after pg_cancel_backend "integer_laplace 1000 x 1000 (table chain)" "$(privatize integer_laplace 1000 '' 1.0)" 57014
 stop_after pg_cancel_backend "congenial 100 x 100 (chain)" "$(privatize congenial 100 '' 1.0)" 57014
-stop_after pg_cancel_backend "integer_gaussian 100 x 100 at epsilon 10 (chain)" \
-  "$(privatize integer_gaussian 100 ', delta => 1e-3' 10.0)" 57014
+stop_after pg_cancel_backend "integer_gaussian 300 x 300 at epsilon 10 (table chain)" \
+  "$(privatize integer_gaussian 300 ', delta => 1e-3' 10.0)" 57014
 stop_after pg_cancel_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57014
 stop_after pg_cancel_backend "integer_gaussian 1000 x 1000 (exact)" \
   "$(privatize integer_gaussian 1000 ', delta => 1e-6' 1.0)" 57014
-stop_after pg_terminate_backend "integer_laplace 100 x 100 (chain)" "$(privatize integer_laplace 100 '' 1.0)" 57P01
+stop_after pg_terminate_backend "integer_laplace 1000 x 1000 (table chain)" "$(privatize integer_laplace 1000 '' 1.0)" 57P01
 stop_after pg_terminate_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57P01
 
 is "the server still answers" "$(q $db "SELECT count(*) FROM dp.privatize('SELECT 1 AS k, 5', 1.0) AS t(k int, n bigint)")" 1

@@ -63,4 +63,31 @@ RhatReport run_rhat(const ChainModel& model, const RhatConfig& config, RandomSou
   return report;
 }
 
+RhatReport run_rhat(const TableMoves& moves, const SwapChainConfig& chain_config, const RhatConfig& config,
+                    RandomSource& rng, const Interrupts& interrupts) {
+  if (config.chains < 2 || config.thin < 1) throw InvalidArgument("R-hat needs two chains and thin >= 1");
+  SwapChainConfig wide = chain_config;
+  wide.target = widened(chain_config.target, config.overdispersion_factor);
+  const std::size_t first_cell = moves.tables().front().cells.front();
+  std::vector<std::vector<double>> l1(config.chains), z1(config.chains);
+  RhatReport report;
+  for (int c = 0; c < config.chains; ++c) {
+    TableSwapChain start(moves, wide);
+    start.run(config.overdispersion_iterations, rng, interrupts);
+    TableSwapChain chain(moves, chain_config);
+    chain.reset_to(start.z());
+    chain.run(config.burn_in, rng, interrupts);
+    for (std::uint64_t k = 0; k < config.draws; ++k) {
+      chain.run(config.thin, rng, interrupts);
+      l1[c].push_back(double(chain.l1()));
+      z1[c].push_back(double(chain.z()[first_cell]));
+    }
+    report.acceptance.move_proposed += chain.counts().proposed;
+    report.acceptance.move_accepted += chain.counts().moved;
+  }
+  report.rhat_l1 = split_rhat(l1);
+  report.rhat_z1 = split_rhat(z1);
+  return report;
+}
+
 }  // namespace invariant_dp::mcmc

@@ -10,6 +10,7 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "lattice_chain.hpp"
+#include "table_swap_chain.hpp"
 
 namespace invariant_dp::mcmc {
 
@@ -39,5 +40,11 @@ struct RhatConfig {
 
 RhatReport run_rhat(const ChainModel& model, const RhatConfig& config, RandomSource& rng,
                     const Interrupts& interrupts);
+
+// The same for the table chain; its over-dispersed start is the state after
+// overdispersion_iterations sweeps at the widened target from z = 0, and
+// z_1 is the first cell of the first free table. Iterations are sweeps.
+RhatReport run_rhat(const TableMoves& moves, const SwapChainConfig& chain_config, const RhatConfig& config,
+                    RandomSource& rng, const Interrupts& interrupts);
 
 }  // namespace invariant_dp::mcmc

@@ -6,6 +6,7 @@
 #include "../invariants/invariant_model.hpp"
 #include "../mcmc/coupling.hpp"
 #include "../mcmc/rhat.hpp"
+#include "../mcmc/table_swap_chain.hpp"
 #include "congenial_diagnostics.hpp"
 #include "lattice_release.hpp"
 
@@ -20,6 +21,47 @@ void check_lattice_mechanism(const ReleaseRequest& request) {
                           "Diagnose integer_laplace, integer_laplace_l2, integer_gaussian or congenial.");
 }
 
+// The table chain's meeting times (mcmc/table_swap_chain.hpp: informative
+// on small tables only; censored pairs make the bound 1, which is reported).
+std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, const InvariantModel& model,
+                                                const std::vector<LatticeTable>& tables,
+                                                const DiagnosticsSettings& settings, RandomSource& rng,
+                                                const Interrupts& interrupts) {
+  const mcmc::TableMoves moves(tables, model.n_cells());
+  const NoiseLaw law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
+  const mcmc::SwapChainConfig config = table_chain_config(request, law);
+  const std::int64_t sweeps = static_cast<std::int64_t>(table_chain_sweeps(request, config));
+  const std::int64_t lag = settings.lag > 0 ? settings.lag : std::max<std::int64_t>(1, sweeps / 10);
+  const std::int64_t cap = 10 * sweeps + lag;
+  const double steps = double(settings.coupled_pairs) * double(cap) * 2.0 * double(moves.rank());
+  if (steps > kMaxTableSteps)
+    throw TooLarge("the coupled chains of this diagnosis are too long",
+                   "Its " + std::to_string(settings.coupled_pairs) + " pairs of up to " + std::to_string(cap) +
+                       " sweeps of " + std::to_string(moves.rank()) + " moves exceed the limit of " +
+                       std::to_string(std::llround(kMaxTableSteps)) + " steps.",
+                   "Ask for fewer coupled_pairs or iterations.");
+  std::vector<mcmc::MeetingTime> times;
+  for (std::int64_t pair = 0; pair < settings.coupled_pairs; ++pair) {
+    times.push_back(mcmc::sample_table_meeting_time(moves, config, lag, cap, rng, interrupts));
+    interrupts.progress("coupled chain pairs", pair + 1, settings.coupled_pairs);
+  }
+  std::vector<DiagnosticRecord> rows;
+  for (const auto& point : mcmc::tv_upper_bound_curve(times, lag, settings.curve_points))
+    rows.push_back({"tv_upper_bound", point.iteration, point.tv_upper_bound});
+  rows.push_back({"iterations_to_tv_below_0.05", -1, double(mcmc::first_iteration_below(times, lag, 0.05))});
+  rows.push_back({"release_iterations", -1, double(sweeps)});
+  rows.push_back({"tv_upper_bound_at_release", sweeps, mcmc::tv_upper_bound(times, lag, sweeps)});
+  mcmc::RhatConfig rhat;
+  rhat.burn_in = std::uint64_t(sweeps);
+  rhat.draws = std::min<std::uint64_t>(std::uint64_t(sweeps), 2000);
+  rhat.overdispersion_iterations = std::min<std::uint64_t>(std::uint64_t(sweeps), 100);
+  const mcmc::RhatReport report = mcmc::run_rhat(moves, config, rhat, rng, interrupts);
+  rows.push_back({"acceptance_moves", -1, report.acceptance.move_rate()});
+  rows.push_back({"rhat_l1", -1, report.rhat_l1});
+  rows.push_back({"rhat_z1", -1, report.rhat_z1});
+  return rows;
+}
+
 }  // namespace
 
 std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const ReleaseRequest& request,
@@ -29,6 +71,8 @@ std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const Relea
     return congenial_diagnostics(cells, request, settings.surrogate_count, rng, interrupts);
   check_lattice_mechanism(request);
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
+  const std::vector<LatticeTable> tables = chain_tables(model);
+  if (!tables.empty()) return table_diagnostics(request, model, tables, settings, rng, interrupts);
   const LatticeSetup setup = prepare_lattice(request, model, interrupts);
   const std::int64_t sweeps = static_cast<std::int64_t>(setup.iterations);
   const std::int64_t lag = settings.lag > 0 ? settings.lag : std::max<std::int64_t>(1, sweeps / 10);

@@ -104,7 +104,81 @@ void run_with_progress(mcmc::LatticeChain& chain, std::uint64_t iterations, Rand
   }
 }
 
+// The table chain from z = 0 for `sweeps` sweeps, reporting after each
+// tenth, then kTableSdSweeps more for the pooled sd of each table.
+void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
+                       const std::vector<LatticeTable>& tables, RandomSource& rng, const Interrupts& interrupts,
+                       std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd, NoiseLaw& law,
+                       SamplerReport& report) {
+  const std::size_t n = model.n_cells();
+  const mcmc::TableMoves moves(tables, n);
+  law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
+  const mcmc::SwapChainConfig config = table_chain_config(request, law);
+  const std::uint64_t sweeps = table_chain_sweeps(request, config);
+  const double steps = double(sweeps + kTableSdSweeps) * double(moves.rank());
+  if (steps > kMaxTableSteps)
+    throw TooLarge("the lattice chain for this release is too long",
+                   "Its " + std::to_string(sweeps) + " sweeps of " + std::to_string(moves.rank()) +
+                       " moves need about " + std::to_string(std::llround(steps)) + " steps, more than the limit of " +
+                       std::to_string(std::llround(kMaxTableSteps)) + ".",
+                   "Release fewer cells, ask for fewer iterations, or use integer_gaussian or a real-valued "
+                   "subspace mechanism, which need no chain for these margins.");
+  report.sampler = std::string("mcmc: ") + (config.heat_bath ? "heat-bath" : "Metropolis") +
+                   " updates along random basic moves of each complete table (the 2x2 swaps of any two rows and "
+                   "columns for a two-way table), no basis, started at zero noise";
+  report.iterations = sweeps;
+  mcmc::TableSwapChain chain(moves, config);
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, sweeps / 10);
+  for (std::uint64_t done = 0; done < sweeps;) {
+    const std::uint64_t step = std::min(chunk, sweeps - done);
+    chain.run(step, rng, interrupts);
+    done += step;
+    interrupts.progress("mcmc sweeps", done, sweeps);
+  }
+  const std::vector<std::int64_t> z = chain.z();
+  report.acceptance = chain.counts().rate();
+  noisy.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+
+  const std::vector<LatticeTable>& free_tables = moves.tables();
+  std::vector<double> squares(free_tables.size(), 0);
+  for (std::uint64_t s = 0; s < kTableSdSweeps; ++s) {
+    chain.run(1, rng, interrupts);
+    for (std::size_t t = 0; t < free_tables.size(); ++t)
+      for (const std::size_t cell : free_tables[t].cells) squares[t] += double(chain.z()[cell]) * double(chain.z()[cell]);
+  }
+  noise_sd.assign(n, 0.0);  // cells of pinned tables keep their counts
+  for (std::size_t t = 0; t < free_tables.size(); ++t) {
+    const double sd = std::sqrt(squares[t] / double(kTableSdSweeps * free_tables[t].cells.size()));
+    for (const std::size_t cell : free_tables[t].cells) noise_sd[cell] = sd;
+  }
+  report.sd_estimated = true;
+  report.stddev = "Monte Carlo estimate from the same chain, pooled over the cells of each table (their noise has "
+                  "one law)";
+}
+
 }  // namespace
+
+std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
+  std::vector<LatticeTable> tables = model.lattice_tables();
+  for (const LatticeTable& table : tables)
+    if (table.shape.size() > 6) return {};
+  return tables;
+}
+
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law) {
+  mcmc::SwapChainConfig config;
+  config.target = chain_target(request, law);
+  config.heat_bath = config.target.kind == mcmc::TargetKind::laplace_l1;
+  if (request.proposal_a > 0) config.step_a = request.proposal_a;
+  return config;
+}
+
+std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config) {
+  if (request.iterations > 0) return request.iterations;
+  return config.heat_bath ? kTableHeatBathSweeps : kTableMetropolisSweeps;
+}
 
 LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
                              const Interrupts& interrupts) {
@@ -125,6 +199,9 @@ LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel
 void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
                         RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                         std::vector<double>& noise_sd, NoiseLaw& law, SamplerReport& report) {
+  const std::vector<LatticeTable> tables = chain_tables(model);
+  if (!tables.empty())
+    return release_on_tables(counts, request, model, tables, rng, interrupts, noisy, noise_sd, law, report);
   const LatticeSetup setup = prepare_lattice(request, model, interrupts);
   law = setup.law;
   report.sampler = "mcmc: Gibbs-within-Metropolis on an LLL-reduced lattice basis with single-vector moves "

@@ -13,9 +13,16 @@
 // exp(-(epsilon/|v|_2) |z|_2); Gaussian: (|v|_2^2 / 2 sigma^2)-zCDP
 // converted to (epsilon, delta) (calibration/zcdp.hpp).
 //
-// The chain starts from the symmetric proposal law, never from the data, and
-// runs `iterations` sweeps; each sweep is one joint basis jump plus one
-// single-basis-vector move per basis vector. The released z is its state.
+// Complete tables with all their (K-1)-way margins (a two-way table with
+// both margins, or several such blocks; a cube with its three two-way
+// margins) need no basis: the table chain (mcmc/table_swap_chain.hpp) moves
+// the noise by random basic moves (the 2x2 swaps of any two rows and any
+// two columns), heat-bath for l1 and Metropolis otherwise, from z = 0, for
+// kTableSweeps sweeps of rank(Lambda) steps; its shortest move is exact:
+// 2^K in both norms. Any other margins: the chain starts from the symmetric
+// proposal law, never from the data, and runs `iterations` sweeps; each
+// sweep is one joint basis jump plus one single-basis-vector move per basis
+// vector. Either way the released z is the chain's state.
 // MCMC is not exact: the law of z is within the chain's total variation
 // distance of the target (dp.diagnose bounds it), and the metadata says so.
 #pragma once
@@ -29,6 +36,7 @@
 #include "../invariants/invariant_model.hpp"
 #include "../lattice/lattice_basis.hpp"
 #include "../mcmc/chain_model.hpp"
+#include "../mcmc/table_swap_chain.hpp"
 #include "../random_source.hpp"
 #include "noise_calibration.hpp"
 #include "release_request.hpp"
@@ -69,6 +77,27 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
 constexpr std::uint64_t kDefaultIterationsFactor = 10;
 // Further sweeps for the Monte Carlo sd, at most.
 constexpr std::uint64_t kSdIterations = 20000;
+// Table chain defaults (test/bench/README.md, "Table chain"): from z = 0 the
+// heat-bath chain's ||z||_1 reaches its stationary level within ~20 sweeps
+// and the slowest statistic measured (a quadrant's sum) has an integrated
+// autocorrelation time of 3-6 sweeps, the same at 100 x 100 and 300 x 300;
+// Metropolis needs ~80 sweeps and 18-36. Defaults are ten times the
+// relaxation, constant in the table's size. These are measurements, not a
+// coupling bound (the coupled pairs stop meeting from 8 x 8 on).
+constexpr std::uint64_t kTableHeatBathSweeps = 200;
+constexpr std::uint64_t kTableMetropolisSweeps = 1000;
+// Further sweeps for the sd, pooled over each table's cells (exchangeable
+// under every target: permuting the levels of an axis keeps the lattice
+// and the norm).
+constexpr std::uint64_t kTableSdSweeps = 20;
+// Steps a release's table chain may take (54000 beyond: about ten minutes).
+constexpr double kMaxTableSteps = 1e9;
+
+// The complete tables a table chain can move, or none when the margins are
+// not (K-1)-way margins of complete tables with at most 6 axes.
+std::vector<LatticeTable> chain_tables(const InvariantModel& model);
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law);
+std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config);
 // Entry updates a release's chain may cost (refuse_long_chain, 54000).
 constexpr double kMaxChainWork = 2e11;
 
