@@ -1,8 +1,13 @@
 // The table chain (mcmc/table_swap_chain) for integer_laplace with crossing
 // margins: seconds per sweep at 100 x 100 to 1000 x 1000 (heat-bath and
 // Metropolis, l1 at the calibration of epsilon = 1, lambda = epsilon / 4),
-// and the L-lag TV bound curve (Biswas, Jacob and Vanetti 2019) from coupled
-// meeting times: sweeps until it falls below 0.05, at 10 x 10 to 300 x 300.
+// the relaxation the default sweeps rest on (lattice_release.hpp): from
+// z = 0, the sweeps until ||z||_1 first reaches its long-run mean, and the
+// integrated autocorrelation time (Sokal's window, c = 5) of ||z||_1, of one
+// cell and of a quadrant's sum (the slowest statistic found), at 100 x 100
+// and 300 x 300; and the L-lag TV bound (Biswas, Jacob and Vanetti 2019)
+// from coupled meeting times on small tables (pairs stop meeting from
+// 8 x 8 on; table_swap_chain.hpp).
 // Usage: bench_table_chain [pairs] [max side for coupling]
 #include <chrono>
 #include <cstdio>
@@ -61,17 +66,64 @@ void meeting(std::size_t k, bool heat_bath, int pairs, std::int64_t lag) {
     std::printf("      sweep %8lld  TV <= %.3f\n", (long long)row.iteration, row.tv_upper_bound);
 }
 
+// Integrated autocorrelation time of a series (Sokal's adaptive window).
+double tau_int(const std::vector<double>& x) {
+  const std::size_t n = x.size();
+  double mean = 0, var = 0;
+  for (double v : x) mean += v;
+  mean /= double(n);
+  for (double v : x) var += (v - mean) * (v - mean);
+  var /= double(n);
+  double tau = 1;
+  for (std::size_t lag = 1; lag < n / 5; ++lag) {
+    double c = 0;
+    for (std::size_t s = 0; s + lag < n; ++s) c += (x[s] - mean) * (x[s + lag] - mean);
+    tau += 2 * c / (double(n - lag) * var);
+    if (double(lag) >= 5 * tau) break;
+  }
+  return tau;
+}
+
+void relaxation(std::size_t k, bool heat_bath, std::size_t draws) {
+  const TableMoves moves({square(k)}, k * k);
+  TableSwapChain chain(moves, SwapChainConfig{laplace_l1(0.25), heat_bath});
+  auto rng = make_seeded_random_source(5);
+  std::vector<double> l1, cell, quadrant;
+  const std::size_t warm = 200;
+  for (std::size_t s = 0; s < warm + draws; ++s) {
+    chain.sweep(*rng);
+    l1.push_back(double(chain.l1()));
+    cell.push_back(double(chain.z()[0]));
+    double sum = 0;
+    for (std::size_t i = 0; i < k / 2; ++i)
+      for (std::size_t j = 0; j < k / 2; ++j) sum += double(chain.z()[i * k + j]);
+    quadrant.push_back(sum);
+  }
+  double stationary = 0;
+  for (std::size_t s = warm; s < l1.size(); ++s) stationary += l1[s];
+  stationary /= double(draws);
+  std::size_t reached = 0;
+  while (reached < l1.size() && l1[reached] < stationary) ++reached;
+  auto tail = [&](const std::vector<double>& v) { return std::vector<double>(v.begin() + warm, v.end()); };
+  std::printf("%5zu x %-5zu %-10s ||z||_1 at its mean after %zu sweeps; tau_int: ||z||_1 %.1f, cell %.1f, "
+              "quadrant sum %.1f sweeps\n", k, k, heat_bath ? "heat-bath" : "metropolis", reached + 1,
+              tau_int(tail(l1)), tau_int(tail(cell)), tau_int(tail(quadrant)));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   const int pairs = argc > 1 ? std::atoi(argv[1]) : 20;
-  const std::size_t max_side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 100;
+  const std::size_t max_side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 6;
   if (std::getenv("SKIP_SWEEPS") == nullptr)
     for (const std::size_t k : {100, 300, 1000})
       for (const bool hb : {true, false}) time_sweeps(k, hb);
+  if (std::getenv("SKIP_SWEEPS") == nullptr)
+    for (const std::size_t k : {100, 300})
+      for (const bool hb : {true, false}) relaxation(k, hb, k >= 300 ? 600 : 2000);
   for (const std::size_t k : {4, 6, 8, 10, 30, 100, 300}) {
     if (k > max_side) break;
-    for (const bool hb : {true, false}) meeting(k, hb, pairs, std::getenv("LAG") ? std::atoll(std::getenv("LAG")) : std::int64_t(k));
+    for (const bool hb : {true, false}) meeting(k, hb, pairs, 1000);
   }
 }

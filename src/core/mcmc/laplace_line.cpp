@@ -3,30 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "../errors.hpp"
 
 namespace invariant_dp::mcmc {
-namespace {
-
-double log_add(double a, double b) {
-  if (a == -INFINITY) return b;
-  if (b == -INFINITY) return a;
-  const double hi = std::max(a, b);
-  return hi + std::log1p(std::exp(std::min(a, b) - hi));
-}
-
-// log sum_{i=0}^{len-1} exp(-rate i) for rate >= 0, len >= 1 (len may be
-// "infinite": kUnboundedStep or more).
-double log_geometric_sum(double rate, std::int64_t len) {
-  if (rate == 0) return std::log(double(len));
-  const double tail = len >= kUnboundedStep ? 1.0 : -std::expm1(-rate * double(len));
-  return std::log(tail) - std::log(-std::expm1(-rate));
-}
-
-}  // namespace
-
 LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, double lambda, std::int64_t lo, std::int64_t hi)
     : n_(n), lambda_(lambda), lo_(lo), hi_(hi) {
   if (n == 0 || n > kMaxLinePoints) throw InvalidArgument("a chain move touches too many or no cells");
@@ -42,24 +22,34 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, double lambd
   // Piece 0 is t <= q_0, piece j (1..n-1) is q_{j-1} < t <= q_j, piece n
   // is t > q_{n-1}: j points lie below each t of piece j, so the slope of
   // the exponent there is -lambda (j - (n - j)).
-  log_total_ = -INFINITY;
+  mode_ = std::clamp(points_[(n - 1) / 2], lo, hi);  // the exponent is concave, maximal at the median
+  mode_exponent_ = exponent(mode_);
+  total_ = 0;
   for (std::size_t j = 0; j <= n; ++j) {
     Piece piece;
     piece.first = j == 0 ? lo : std::max(lo, points_[j - 1] + 1);
     piece.last = j == n ? hi : std::min(hi, points_[j]);
     piece.slope = -lambda * (2.0 * double(j) - double(n));
+    piece.rate = std::fabs(piece.slope);
     if (piece.first > piece.last) continue;
     const bool rising = piece.slope > 0;  // heavier at the last step
     const std::int64_t heavy = rising ? piece.last : piece.first;
     const bool unbounded = (rising && piece.first == -kUnboundedStep) || (!rising && piece.last == kUnboundedStep);
     const std::int64_t len = unbounded ? kUnboundedStep : piece.last - piece.first + 1;
-    if (unbounded && piece.slope == 0) throw InvalidArgument("the step law of a chain move is not normalisable");
-    piece.log_mass = exponent(heavy) + log_geometric_sum(std::fabs(piece.slope), len);
-    log_total_ = log_add(log_total_, piece.log_mass);
+    if (unbounded && piece.rate == 0) throw InvalidArgument("the step law of a chain move is not normalisable");
+    // sum_{i < len} exp(-rate i) = (1 - exp(-rate len)) / (1 - exp(-rate)), or len at rate 0.
+    double geometric_sum;
+    if (piece.rate == 0) {
+      piece.truncation = 1;
+      geometric_sum = double(len);
+    } else {
+      piece.truncation = unbounded ? 1.0 : -std::expm1(-piece.rate * double(len));
+      geometric_sum = piece.truncation / -std::expm1(-piece.rate);
+    }
+    piece.mass = std::exp(exponent(heavy) - mode_exponent_) * geometric_sum;
+    total_ += piece.mass;
     pieces_[n_pieces_++] = piece;
   }
-  // The exponent is concave with its maximum at the median of the points.
-  mode_ = std::clamp(points_[(n - 1) / 2], lo, hi);
 }
 
 double LaplaceLine::exponent(std::int64_t t) const {
@@ -71,29 +61,28 @@ double LaplaceLine::exponent(std::int64_t t) const {
 // Inversion of the geometric law truncated to the piece: P(offset >= i)
 // ∝ r^i - r^len with r = exp(-|slope|), offsets counted from the heavy end
 // and turned so that t grows with u.
+// Inversion of the geometric law truncated to the piece: P(offset >= i)
+// ∝ r^i - r^len with r = exp(-rate), offsets counted from the heavy end and
+// turned so that t grows with u.
 std::int64_t LaplaceLine::piece_quantile(const Piece& piece, double u) const {
   const bool rising = piece.slope > 0;
-  const double rate = std::fabs(piece.slope);
   const bool unbounded = (rising && piece.first == -kUnboundedStep) || (!rising && piece.last == kUnboundedStep);
   const std::int64_t len = unbounded ? kUnboundedStep : piece.last - piece.first + 1;
   const double v = rising ? 1 - u : u;  // mass from the heavy end
-  std::int64_t offset;
-  if (rate == 0) {
-    offset = std::int64_t(std::floor(v * double(len)));
-  } else {
-    const double truncated = len >= kUnboundedStep ? 1.0 : -std::expm1(-rate * double(len));  // 1 - r^len
-    offset = std::int64_t(std::floor(-std::log1p(-v * truncated) / rate));
-  }
-  offset = std::clamp<std::int64_t>(offset, 0, len - 1);  // rounding at the ends
-  return rising ? piece.last - offset : piece.first + offset;
+  const std::int64_t offset =
+      piece.rate == 0 ? std::int64_t(std::floor(v * double(len)))
+                      : std::int64_t(std::floor(-std::log1p(-v * piece.truncation) / piece.rate));
+  const std::int64_t clamped = std::clamp<std::int64_t>(offset, 0, len - 1);  // rounding at the ends
+  return rising ? piece.last - clamped : piece.first + clamped;
 }
 
 std::int64_t LaplaceLine::quantile(double u) const {
+  const double target = u * total_;
   double cumulative = 0;
   for (std::size_t j = 0; j < n_pieces_; ++j) {
-    const double mass = std::exp(pieces_[j].log_mass - log_total_);
-    if (u < cumulative + mass || j + 1 == n_pieces_)
-      return piece_quantile(pieces_[j], std::clamp((u - cumulative) / mass, 0.0, 1.0));
+    const double mass = pieces_[j].mass;
+    if (target < cumulative + mass || j + 1 == n_pieces_)
+      return piece_quantile(pieces_[j], mass > 0 ? std::clamp((target - cumulative) / mass, 0.0, 1.0) : 0.5);
     cumulative += mass;
   }
   return mode_;  // unreachable: there is at least one piece
@@ -101,7 +90,7 @@ std::int64_t LaplaceLine::quantile(double u) const {
 
 double LaplaceLine::log_pmf(std::int64_t t) const {
   if (t < lo_ || t > hi_) return -INFINITY;
-  return exponent(t) - log_total_;
+  return exponent(t) - mode_exponent_ - std::log(total_);
 }
 
 }  // namespace invariant_dp::mcmc

@@ -6,11 +6,13 @@
 // The exponent is piecewise linear in t with kinks at the points: between
 // consecutive sorted points q_j < t <= q_{j+1} (j points at or below t) its
 // slope is -lambda (2j - n), so each piece is a (truncated) geometric law.
-// The sampler picks a piece by its mass, then a step inside it by inversion
-// oriented from the piece's heavier end, so no weight underflows and the
-// unbounded outer pieces (slope +-n lambda toward infinity) are exact
-// geometric tails. Floating-point only in the weights (as in the Metropolis
-// ratios elsewhere in mcmc/); O(n log n) for n points, no allocation.
+// The sampler picks a piece by its mass (relative to the weight at the mode,
+// so the heaviest piece never underflows), then a step inside it by
+// inversion oriented from the piece's heavier end; the unbounded outer
+// pieces (slope +-n lambda toward infinity) are exact geometric tails.
+// Floating-point only in the weights (as in the Metropolis ratios elsewhere
+// in mcmc/); O(n log n) for n points, about three exponentials per piece and
+// one logarithm per draw, no allocation.
 #pragma once
 
 #include <array>
@@ -49,7 +51,9 @@ class LaplaceLine {
   struct Piece {
     std::int64_t first, last;  // integer range; first > last when empty
     double slope;              // d/dt of the log-weight on the piece
-    double log_mass;           // log sum of the unnormalised weights
+    double rate;               // |slope|
+    double truncation;         // 1 - exp(-rate len): the geometric law's mass on the piece
+    double mass;               // sum of the weights relative to the mode's
   };
   double exponent(std::int64_t t) const;  // -lambda sum |t - p_k|
   std::int64_t piece_quantile(const Piece& piece, double u) const;
@@ -60,7 +64,8 @@ class LaplaceLine {
   std::int64_t lo_ = 0, hi_ = 0, mode_ = 0;
   std::array<Piece, kMaxLinePoints + 1> pieces_{};
   std::size_t n_pieces_ = 0;
-  double log_total_ = 0;
+  double total_ = 0;       // sum of the pieces' masses
+  double mode_exponent_ = 0;
 };
 
 }  // namespace invariant_dp::mcmc

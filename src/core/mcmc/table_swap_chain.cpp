@@ -45,6 +45,10 @@ TableMoves::TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_ce
       strides[k] = stride;
       stride *= table.shape[k];
     }
+    bool contiguous = true;
+    for (std::size_t i = 1; i < table.cells.size() && contiguous; ++i)
+      contiguous = table.cells[i] == table.cells[0] + i;
+    contiguous_from_.push_back(contiguous ? std::int64_t(table.cells[0]) : -1);
     tables_.push_back(table);
     strides_.push_back(std::move(strides));
     total_rank_ += rank;
@@ -78,7 +82,8 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
       offset += (in ? b[k] : a[k]) * strides[k];
       parity ^= int(in);
     }
-    move.cell[subset] = std::uint32_t(table.cells[offset]);
+    const std::int64_t from = contiguous_from_[t];
+    move.cell[subset] = std::uint32_t(from >= 0 ? std::size_t(from) + offset : table.cells[offset]);
     move.sign[subset] = parity ? -1 : 1;
   }
 }

@@ -77,6 +77,10 @@ class TableMoves {
  private:
   std::vector<LatticeTable> tables_;
   std::vector<std::vector<std::size_t>> strides_;
+  // Per table, the cell of position 0 when positions map to consecutive
+  // cells (a table released alone), else -1: saves a random read per cell
+  // of each move, which at a million cells is a cache miss.
+  std::vector<std::int64_t> contiguous_from_;
   std::vector<std::uint64_t> cumulative_rank_;
   std::uint64_t total_rank_ = 0;
   std::size_t n_cells_;
