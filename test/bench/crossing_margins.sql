@@ -16,9 +16,9 @@ SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000)
 \echo integer_laplace_l2 300 x 300 (table chain, Metropolis)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
                                   'integer_laplace_l2', margins => '{i,j}') AS t(i int, j int, n bigint);
-\echo congenial 30 x 30 and 100 x 100 (lattice walk on a basis)
-SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 30) i, generate_series(1, 30) j', 1.0,
-                                  'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);
-SET statement_timeout = '120s';
+\echo congenial 100 x 100 and 300 x 300 (lattice walk on a basis; at most 5 minutes)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
+                                  'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);
+SET statement_timeout = '300s';
+SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
                                   'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);

@@ -60,17 +60,21 @@ TableMoves::TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_ce
 }
 
 void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
-  const std::uint64_t r = rng.uniform_below(total_rank_);
-  const std::size_t t =
-      std::size_t(std::upper_bound(cumulative_rank_.begin(), cumulative_rank_.end(), r) - cumulative_rank_.begin());
+  std::size_t t = 0;
+  if (tables_.size() > 1) {
+    const std::uint64_t r = rng.uniform_below(total_rank_);
+    t = std::size_t(std::upper_bound(cumulative_rank_.begin(), cumulative_rank_.end(), r) - cumulative_rank_.begin());
+  }
   const LatticeTable& table = tables_[t];
   const std::vector<std::size_t>& strides = strides_[t];
   const std::size_t axes = table.shape.size();
   std::array<std::size_t, kMaxAxes> a{}, b{};
   for (std::size_t k = 0; k < axes; ++k) {
     const std::uint64_t n = table.shape[k];
-    a[k] = std::size_t(rng.uniform_below(n));
-    b[k] = std::size_t(rng.uniform_below(n - 1));
+    // One draw for the ordered pair (a, b), a != b: n (n - 1) outcomes.
+    const std::uint64_t pair = rng.uniform_below(n * (n - 1));
+    a[k] = std::size_t(pair / (n - 1));
+    b[k] = std::size_t(pair % (n - 1));
     if (b[k] >= a[k]) ++b[k];
   }
   move.size = std::size_t(1) << axes;
