@@ -7,19 +7,9 @@
 #include <cstdlib>
 
 #include "../errors.hpp"
+#include "noise_range.hpp"
 
 namespace invariant_dp::mcmc {
-namespace {
-
-constexpr std::int64_t kMaxEntry = std::int64_t(1) << 20;
-
-void check_entry(std::int64_t x) {
-  if (x > kMaxEntry || x < -kMaxEntry)
-    throw OutOfRange("lattice noise entry exceeds the sampler's range",
-                     "The chain wandered beyond 2^20 in one cell; the target is too flat.");
-}
-
-}  // namespace
 
 AcceptanceCounts& AcceptanceCounts::operator+=(const AcceptanceCounts& o) {
   basis_proposed += o.basis_proposed;

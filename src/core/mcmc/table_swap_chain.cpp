@@ -7,28 +7,15 @@
 #include <cstdlib>
 
 #include "../errors.hpp"
+#include "noise_range.hpp"
 
 namespace invariant_dp::mcmc {
-namespace {
-
-constexpr std::size_t kMaxAxes = 6;  // 2^6 = kMaxLinePoints cells per move
-// Entries stay below 2^20 so ||z||_2^2 cannot overflow (as in lattice_chain).
-constexpr std::int64_t kMaxEntry = std::int64_t(1) << 20;
-
-void check_entry(std::int64_t x) {
-  if (x > kMaxEntry || x < -kMaxEntry)
-    throw OutOfRange("lattice noise entry exceeds the sampler's range",
-                     "The chain wandered beyond 2^20 in one cell; the target is too flat.");
-}
-
-}  // namespace
-
 TableMoves::TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_cells) : n_cells_(n_cells) {
-  std::size_t fewest_axes = kMaxAxes + 1;
+  std::size_t fewest_axes = kMaxTableAxes + 1;
   for (const LatticeTable& table : tables) {
     const std::size_t axes = table.shape.size();
-    if (axes < 2 || axes > kMaxAxes)
-      throw InvalidArgument("a table chain needs tables of 2 to " + std::to_string(kMaxAxes) + " axes");
+    if (axes < 2 || axes > kMaxTableAxes)
+      throw InvalidArgument("a table chain needs tables of 2 to " + std::to_string(kMaxTableAxes) + " axes");
     std::uint64_t rank = 1;
     std::size_t size = 1;
     for (const std::size_t n : table.shape) {
@@ -68,7 +55,7 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
   const LatticeTable& table = tables_[t];
   const std::vector<std::size_t>& strides = strides_[t];
   const std::size_t axes = table.shape.size();
-  std::array<std::size_t, kMaxAxes> a{}, b{};
+  std::array<std::size_t, kMaxTableAxes> a{}, b{};
   for (std::size_t k = 0; k < axes; ++k) {
     const std::uint64_t n = table.shape[k];
     // One draw for the ordered pair (a, b), a != b: n (n - 1) outcomes.

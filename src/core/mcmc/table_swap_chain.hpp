@@ -51,6 +51,9 @@
 
 namespace invariant_dp::mcmc {
 
+// A move of a K-way table touches 2^K cells: K <= 6 (kMaxLinePoints).
+constexpr std::size_t kMaxTableAxes = 6;
+
 struct SwapMove {
   std::size_t size = 0;
   std::array<std::uint32_t, kMaxLinePoints> cell{};
@@ -60,7 +63,7 @@ struct SwapMove {
 class TableMoves {
  public:
   // Tables whose lattice rank is 0 (an axis of one level) are pinned and
-  // skipped. InvalidArgument when a table has more than 6 axes or refers to
+  // skipped. InvalidArgument when a table has more than kMaxTableAxes axes or refers to
   // a cell outside [0, n_cells), or when no table has a free cell.
   TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_cells);
 

@@ -21,6 +21,18 @@ void check_lattice_mechanism(const ReleaseRequest& request) {
                           "Diagnose integer_laplace, integer_laplace_l2, integer_gaussian or congenial.");
 }
 
+// The TV bound curve and its summary from the meeting times.
+std::vector<DiagnosticRecord> coupling_rows(const std::vector<mcmc::MeetingTime>& times, std::int64_t lag,
+                                            std::int64_t sweeps, const DiagnosticsSettings& settings) {
+  std::vector<DiagnosticRecord> rows;
+  for (const auto& point : mcmc::tv_upper_bound_curve(times, lag, settings.curve_points))
+    rows.push_back({"tv_upper_bound", point.iteration, point.tv_upper_bound});
+  rows.push_back({"iterations_to_tv_below_0.05", -1, double(mcmc::first_iteration_below(times, lag, 0.05))});
+  rows.push_back({"release_iterations", -1, double(sweeps)});
+  rows.push_back({"tv_upper_bound_at_release", sweeps, mcmc::tv_upper_bound(times, lag, sweeps)});
+  return rows;
+}
+
 // The table chain's meeting times (mcmc/table_swap_chain.hpp: informative
 // on small tables only; censored pairs make the bound 1, which is reported).
 std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, const InvariantModel& model,
@@ -45,12 +57,7 @@ std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, c
     times.push_back(mcmc::sample_table_meeting_time(moves, config, lag, cap, rng, interrupts));
     interrupts.progress("coupled chain pairs", pair + 1, settings.coupled_pairs);
   }
-  std::vector<DiagnosticRecord> rows;
-  for (const auto& point : mcmc::tv_upper_bound_curve(times, lag, settings.curve_points))
-    rows.push_back({"tv_upper_bound", point.iteration, point.tv_upper_bound});
-  rows.push_back({"iterations_to_tv_below_0.05", -1, double(mcmc::first_iteration_below(times, lag, 0.05))});
-  rows.push_back({"release_iterations", -1, double(sweeps)});
-  rows.push_back({"tv_upper_bound_at_release", sweeps, mcmc::tv_upper_bound(times, lag, sweeps)});
+  std::vector<DiagnosticRecord> rows = coupling_rows(times, lag, sweeps, settings);
   mcmc::RhatConfig rhat;
   rhat.burn_in = std::uint64_t(sweeps);
   rhat.draws = std::min<std::uint64_t>(std::uint64_t(sweeps), 2000);
@@ -86,12 +93,7 @@ std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const Relea
     interrupts.progress("coupled chain pairs", pair + 1, settings.coupled_pairs);
   }
 
-  std::vector<DiagnosticRecord> rows;
-  for (const auto& point : mcmc::tv_upper_bound_curve(times, lag, settings.curve_points))
-    rows.push_back({"tv_upper_bound", point.iteration, point.tv_upper_bound});
-  rows.push_back({"iterations_to_tv_below_0.05", -1, double(mcmc::first_iteration_below(times, lag, 0.05))});
-  rows.push_back({"release_iterations", -1, double(sweeps)});
-  rows.push_back({"tv_upper_bound_at_release", sweeps, mcmc::tv_upper_bound(times, lag, sweeps)});
+  std::vector<DiagnosticRecord> rows = coupling_rows(times, lag, sweeps, settings);
   rows.push_back({"acceptance_moves", -1, acceptance.move_rate()});
   rows.push_back({"acceptance_basis", -1, acceptance.basis_rate()});
 

@@ -92,9 +92,10 @@ std::uint64_t chain_iterations(const ReleaseRequest& request, mcmc::TargetKind k
                                 : kDefaultIterationsFactor * mcmc::default_sampler(kind, true).burn_in;
 }
 
-// The chain in chunks of a tenth of its sweeps, reporting after each.
-void run_with_progress(mcmc::LatticeChain& chain, std::uint64_t iterations, RandomSource& rng,
-                       const Interrupts& interrupts) {
+// A chain (LatticeChain or TableSwapChain) in chunks of a tenth of its
+// sweeps, reporting after each.
+template <class Chain>
+void run_with_progress(Chain& chain, std::uint64_t iterations, RandomSource& rng, const Interrupts& interrupts) {
   const std::uint64_t chunk = std::max<std::uint64_t>(1, iterations / 10);
   for (std::uint64_t done = 0; done < iterations;) {
     const std::uint64_t step = std::min(chunk, iterations - done);
@@ -104,8 +105,8 @@ void run_with_progress(mcmc::LatticeChain& chain, std::uint64_t iterations, Rand
   }
 }
 
-// The table chain from z = 0 for `sweeps` sweeps, reporting after each
-// tenth, then kTableSdSweeps more for the pooled sd of each table.
+// The table chain from z = 0 for `sweeps` sweeps, then kTableSdSweeps more
+// for the pooled sd of each table.
 void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
                        const std::vector<LatticeTable>& tables, RandomSource& rng, const Interrupts& interrupts,
                        std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd, NoiseLaw& law,
@@ -128,13 +129,7 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
                    "columns for a two-way table), no basis, started at zero noise";
   report.iterations = sweeps;
   mcmc::TableSwapChain chain(moves, config);
-  const std::uint64_t chunk = std::max<std::uint64_t>(1, sweeps / 10);
-  for (std::uint64_t done = 0; done < sweeps;) {
-    const std::uint64_t step = std::min(chunk, sweeps - done);
-    chain.run(step, rng, interrupts);
-    done += step;
-    interrupts.progress("mcmc sweeps", done, sweeps);
-  }
+  run_with_progress(chain, sweeps, rng, interrupts);
   const std::vector<std::int64_t> z = chain.z();
   report.acceptance = chain.counts().rate();
   noisy.resize(n);
@@ -163,7 +158,7 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
 std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
   std::vector<LatticeTable> tables = model.lattice_tables();
   for (const LatticeTable& table : tables)
-    if (table.shape.size() > 6) return {};
+    if (table.shape.size() > mcmc::kMaxTableAxes) return {};
   return tables;
 }
 

@@ -94,7 +94,7 @@ constexpr std::uint64_t kTableSdSweeps = 20;
 constexpr double kMaxTableSteps = 1e9;
 
 // The complete tables a table chain can move, or none when the margins are
-// not (K-1)-way margins of complete tables with at most 6 axes.
+// not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.
 std::vector<LatticeTable> chain_tables(const InvariantModel& model);
 mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law);
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config);
