@@ -166,3 +166,20 @@ FROM swept_cube;
 SELECT m->'sampler'->>'iterations' AS sweeps, m->'sampler'->>'method' LIKE 'mcmc: heat-bath updates%' AS table_chain,
        m->>'l1_sensitivity' AS shortest_move_l1
 FROM dp.last_release() AS m;
+
+-- congenial on a complete two-way table: the table chain restricted to
+-- non-negative tables, started from the public totals. Non-negative
+-- integers, both margins exact, the sampler and its start stated.
+CREATE TEMP TABLE congenial_swept AS
+SELECT * FROM dp.privatize($$SELECT i, j, CASE WHEN (i * j) % 3 = 0 THEN (i + j) % 9 ELSE 0 END
+                             FROM generate_series(1, 40) i, generate_series(1, 30) j$$,
+                           1.0, 'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);
+SELECT count(*) AS cells, min(n) >= 0 AS non_negative,
+       (SELECT bool_and(s = t) FROM (SELECT i, sum(n) AS s, sum(CASE WHEN (i * j) % 3 = 0 THEN (i + j) % 9 ELSE 0 END) AS t
+                                     FROM congenial_swept GROUP BY i) r) AS row_totals_exact,
+       (SELECT bool_and(s = t) FROM (SELECT j, sum(n) AS s, sum(CASE WHEN (i * j) % 3 = 0 THEN (i + j) % 9 ELSE 0 END) AS t
+                                     FROM congenial_swept GROUP BY j) c) AS column_totals_exact
+FROM congenial_swept;
+SELECT m->'sampler'->>'iterations' AS sweeps, m->'sampler'->>'method' LIKE 'mcmc: heat-bath along random 2x2 swaps%' AS table_chain,
+       m->'sampler'->>'start' LIKE '%public row and column totals%' AS public_start, m->>'l1_sensitivity' AS shortest_move_l1
+FROM dp.last_release() AS m;

@@ -46,7 +46,7 @@ privatize() {  # MECHANISM N [EXTRA]: a release of an N x N table with both marg
 }
 
 stop_after pg_cancel_backend "integer_laplace 1000 x 1000 (table chain)" "$(privatize integer_laplace 1000 '' 1.0)" 57014
-stop_after pg_cancel_backend "congenial 100 x 100 (chain)" "$(privatize congenial 100 '' 1.0)" 57014
+stop_after pg_cancel_backend "congenial 300 x 300 (table chain)" "$(privatize congenial 300 '' 1.0)" 57014
 stop_after pg_cancel_backend "integer_gaussian 300 x 300 at epsilon 10 (table chain)" \
   "$(privatize integer_gaussian 300 ', delta => 1e-3' 10.0)" 57014
 stop_after pg_cancel_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57014

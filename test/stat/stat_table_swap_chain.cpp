@@ -13,7 +13,9 @@
 //    z = [[a, b, -a-b], [-a, -b, a+b]]) and the 2 x 2 x 2 cube with its
 //    three two-way margins (rank 1, z = k (-1)^(i+j+l)). Targets: l1 by
 //    heat-bath and by Metropolis, l2 and the lattice Gaussian by Metropolis.
-//    Power, two ways: the draws against the law at a wrong parameter
+//    With floors (congenial: z >= -x for a 2 x 3 count table x, so the
+//    target is the l1 law restricted to that finite set), heat-bath and
+//    Metropolis. Power, two ways: the draws against the law at a wrong parameter
 //    (x 1.1, sigma^2 x 1.2) must be rejected, and a chain run at the wrong
 //    parameter (lambda x 1.3) for 10 sweeps from the right law must move
 //    the draws off it (rejected).
@@ -109,7 +111,9 @@ std::int64_t key_of(const SmallTable& t, const std::vector<std::int64_t>& z) {
   return t.free == 1 ? z[0] : z[0] * 100000 + z[1];
 }
 
-Enumerated enumerate(const SmallTable& t, const Target& target, int radius) {
+// floors: empty, or z >= floors cell by cell (congenial's y = x + z >= 0).
+Enumerated enumerate(const SmallTable& t, const Target& target, int radius,
+                     const std::vector<std::int64_t>& floors = {}) {
   Enumerated e;
   const int side = 2 * radius + 1;
   const int n = t.free == 1 ? side : side * side;
@@ -118,7 +122,11 @@ Enumerated enumerate(const SmallTable& t, const Target& target, int radius) {
   for (int s = 0; s < n; ++s) {
     std::vector<std::int64_t> v{s % side - radius};
     if (t.free == 2) v.push_back(s / side - radius);
-    e.states.push_back(t.fill(v));
+    const std::vector<std::int64_t> z = t.fill(v);
+    bool above = true;
+    for (std::size_t i = 0; i < floors.size(); ++i) above = above && z[i] >= floors[i];
+    if (!above) continue;
+    e.states.push_back(z);
     w.push_back(std::exp(log_q(target, e.states.back())));
     total += w.back();
   }
@@ -132,7 +140,7 @@ Enumerated enumerate(const SmallTable& t, const Target& target, int radius) {
 // N chains from exact draws of `start`, `sweeps` sweeps under `config`.
 std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enumerated& start,
                                                 const SwapChainConfig& config, int sweeps, int n,
-                                                std::uint64_t seed) {
+                                                std::uint64_t seed, const std::vector<std::int64_t>& floors = {}) {
   LatticeTable table{t.shape, std::vector<std::size_t>(start.states[0].size())};
   std::iota(table.cells.begin(), table.cells.end(), std::size_t(0));
   const TableMoves moves({table}, table.cells.size());
@@ -140,7 +148,7 @@ std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enume
   std::vector<double> cumulative(start.prob.size());
   std::partial_sum(start.prob.begin(), start.prob.end(), cumulative.begin());
   std::map<std::int64_t, std::int64_t> counts;
-  TableSwapChain chain(moves, config);
+  TableSwapChain chain(moves, config, floors);
   for (int i = 0; i < n; ++i) {
     const double u = rng->uniform_open01() * cumulative.back();
     const std::size_t s = std::size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
@@ -152,19 +160,20 @@ std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enume
 }
 
 void check_invariance(const char* name, const SmallTable& t, const Target& target, const Target& wrong_target,
-                      bool heat_bath, int radius, std::uint64_t seed) {
+                      bool heat_bath, int radius, std::uint64_t seed, const std::vector<std::int64_t>& floors = {}) {
   const int n = 100000;
-  const Enumerated right = enumerate(t, target, radius);
-  const std::map<std::int64_t, std::int64_t> counts = run_chains(t, right, SwapChainConfig{target, heat_bath}, 3, n, seed);
+  const Enumerated right = enumerate(t, target, radius, floors);
+  const std::map<std::int64_t, std::int64_t> counts =
+      run_chains(t, right, SwapChainConfig{target, heat_bath}, 3, n, seed, floors);
   const ChiSquare fit = goodness_of_fit(right.by_key, counts, n);
-  const ChiSquare wrong = goodness_of_fit(enumerate(t, wrong_target, radius).by_key, counts, n);
+  const ChiSquare wrong = goodness_of_fit(enumerate(t, wrong_target, radius, floors).by_key, counts, n);
   Target off = target;
   if (target.kind == TargetKind::lattice_gaussian)
     off.sigma2 /= 1.3 * 1.3;
   else
     off.epsilon *= 1.3;
   const ChiSquare drifted =
-      goodness_of_fit(right.by_key, run_chains(t, right, SwapChainConfig{off, heat_bath}, 10, n, seed + 1), n);
+      goodness_of_fit(right.by_key, run_chains(t, right, SwapChainConfig{off, heat_bath}, 10, n, seed + 1, floors), n);
   std::printf("%s\n", name);
   report("  from the target, 3 sweeps", fit);
   report("  same draws, wrong law (must fail)", wrong);
@@ -184,6 +193,19 @@ TEST(StatTableChain, MetropolisLeavesEachTargetInvariant) {
   check_invariance("2x3 l2 metropolis", two_by_three(), laplace_l2(0.5), laplace_l2(0.55), false, 60, 22);
   check_invariance("2x3 gaussian metropolis", two_by_three(), lattice_gaussian(9), lattice_gaussian(10.8), false, 30, 23);
   check_invariance("2x2x2 gaussian metropolis", cube(), lattice_gaussian(4), lattice_gaussian(4.8), false, 30, 24);
+}
+
+}  // namespace
+}  // namespace invariant_dp::mcmc
+
+namespace invariant_dp::mcmc {
+namespace {
+
+TEST(StatTableChain, FloorsRestrictTheL1LawExactly) {
+  // x = [[1, 0, 3], [2, 2, 0]]: y = x + z >= 0 leaves 10 lattice points.
+  const std::vector<std::int64_t> floors{-1, 0, -3, -2, -2, 0};
+  check_invariance("2x3 l1 heat-bath, y >= 0", two_by_three(), laplace_l1(0.3), laplace_l1(0.4), true, 10, 31, floors);
+  check_invariance("2x3 l1 metropolis, y >= 0", two_by_three(), laplace_l1(0.3), laplace_l1(0.4), false, 10, 32, floors);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "public_start.hpp"
 
+#include <algorithm>
+
 #include "../errors.hpp"
 #include "../projection/controlled_rounding.hpp"
 #include "../projection/nonneg_projection.hpp"
@@ -19,6 +21,46 @@ std::vector<std::int64_t> public_start(const LinearInvariants& invariants, const
                    "found by a solver of bounded size. Release a smaller table, or use integer_laplace or "
                    "integer_gaussian, which keep the margins without the solver.");
   }
+}
+
+std::vector<std::int64_t> proportional_table_start(const std::vector<LatticeTable>& tables,
+                                                   const std::int64_t* counts, std::size_t n_cells,
+                                                   const Interrupts& interrupts) {
+  using u128 = unsigned __int128;
+  std::vector<std::int64_t> y(n_cells, 0);
+  for (const LatticeTable& table : tables) {
+    if (table.shape.size() != 2) throw InvalidArgument("the proportional start needs two-way tables");
+    const std::size_t rows = table.shape[0], cols = table.shape[1];
+    std::vector<std::int64_t> row_total(rows, 0), lacking(cols, 0);
+    for (std::size_t p = 0; p < table.cells.size(); ++p) {
+      interrupts.poll_every(p);
+      row_total[p / cols] += counts[table.cells[p]];
+      lacking[p % cols] += counts[table.cells[p]];
+    }
+    std::int64_t left = 0;  // sum of lacking = total of the rows not yet filled
+    for (const std::int64_t l : lacking) left += l;
+    std::vector<std::pair<std::uint64_t, std::size_t>> fraction(cols);  // (remainder of r l_j / L, column)
+    for (std::size_t i = 0; i < rows; ++i) {
+      interrupts.poll_every(i);
+      const std::int64_t r = row_total[i];
+      if (r == 0) continue;
+      std::int64_t given = 0;
+      for (std::size_t j = 0; j < cols; ++j) {
+        const u128 share = u128(std::uint64_t(r)) * u128(std::uint64_t(lacking[j]));
+        const auto whole = std::int64_t(share / u128(std::uint64_t(left)));
+        fraction[j] = {std::uint64_t(share % u128(std::uint64_t(left))), j};
+        y[table.cells[i * cols + j]] = whole;
+        given += whole;
+      }
+      const std::size_t extra = std::size_t(r - given);  // < number of nonzero fractions
+      std::partial_sort(fraction.begin(), fraction.begin() + std::ptrdiff_t(extra), fraction.end(),
+                        [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+      for (std::size_t k = 0; k < extra; ++k) ++y[table.cells[i * cols + fraction[k].second]];
+      for (std::size_t j = 0; j < cols; ++j) lacking[j] -= y[table.cells[i * cols + j]];
+      left -= r;
+    }
+  }
+  return y;
 }
 
 }  // namespace invariant_dp

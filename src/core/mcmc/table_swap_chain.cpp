@@ -79,8 +79,22 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
   }
 }
 
-TableSwapChain::TableSwapChain(const TableMoves& moves, SwapChainConfig config)
-    : moves_(&moves), config_(config), step_law_(config.step_a), z_(moves.n_cells(), 0) {
+TableSwapChain::TableSwapChain(const TableMoves& moves, SwapChainConfig config, std::vector<std::int64_t> floors)
+    : moves_(&moves),
+      config_(config),
+      step_law_(config.step_a),
+      z_(moves.n_cells(), 0),
+      floors_(std::move(floors)),
+      keep_l2_(config.target.kind != TargetKind::laplace_l1),
+      entry_limit_(keep_l2_ ? kMaxEntry : kMaxL1Entry) {
+  if (!floors_.empty()) {
+    if (floors_.size() != z_.size()) throw InvalidArgument("a chain needs one floor per cell");
+    for (const LatticeTable& table : moves.tables())
+      if (table.shape.size() != 2)
+        throw InvalidArgument("a table chain restricted to non-negative tables needs two-way tables");
+    for (const std::int64_t f : floors_)
+      if (f > 0 || f < -entry_limit_) throw OutOfRange("a count is out of the table chain's range");
+  }
   validate(config_.target);
   if (config_.heat_bath && config_.target.kind != TargetKind::laplace_l1)
     throw InvalidArgument("the heat-bath table chain needs the l1 target");
@@ -96,17 +110,27 @@ void TableSwapChain::reset_to(const std::vector<std::int64_t>& z) {
   if (z.size() != z_.size()) throw InvalidArgument("a chain state has the wrong number of cells");
   reset_zero();
   for (std::size_t i = 0; i < z.size(); ++i) {
-    check_entry(z[i]);
+    check_entry(z[i], entry_limit_);
+    if (!floors_.empty() && z[i] < floors_[i]) throw InvalidArgument("a chain state lies below its floors");
     z_[i] = z[i];
     l1_ += std::llabs(z[i]);
-    l2_ += z[i] * z[i];
+    if (keep_l2_) l2_ += z[i] * z[i];
   }
 }
 
 LaplaceLine TableSwapChain::line(const SwapMove& move) const {
   std::array<std::int64_t, kMaxLinePoints> points;
   for (std::size_t k = 0; k < move.size; ++k) points[k] = -move.sign[k] * z_[move.cell[k]];
-  return LaplaceLine(points.data(), move.size, config_.target.epsilon);
+  std::int64_t lo = -kUnboundedStep, hi = kUnboundedStep;
+  if (!floors_.empty())  // z_k + s_k t >= floor_k
+    for (std::size_t k = 0; k < move.size; ++k) {
+      const std::int64_t room = z_[move.cell[k]] - floors_[move.cell[k]];  // >= 0
+      if (move.sign[k] > 0)
+        lo = std::max(lo, -room);
+      else
+        hi = std::min(hi, room);
+    }
+  return LaplaceLine(points.data(), move.size, config_.target.epsilon, lo, hi);
 }
 
 double TableSwapChain::log_ratio(const SwapMove& move, std::int64_t t) const {
@@ -114,9 +138,10 @@ double TableSwapChain::log_ratio(const SwapMove& move, std::int64_t t) const {
   std::int64_t l1 = l1_, l2 = l2_;
   for (std::size_t k = 0; k < move.size; ++k) {
     const std::int64_t now = z_[move.cell[k]], next = now + move.sign[k] * t;
-    check_entry(next);
+    check_entry(next, entry_limit_);
+    if (!floors_.empty() && next < floors_[move.cell[k]]) return -INFINITY;  // outside the support
     l1 += std::llabs(next) - std::llabs(now);
-    l2 += next * next - now * now;
+    if (keep_l2_) l2 += next * next - now * now;
   }
   return log_density(config_.target, l1, l2) - log_density(config_.target, l1_, l2_);
 }
@@ -128,9 +153,9 @@ void TableSwapChain::apply(const SwapMove& move, std::int64_t t) {
   for (std::size_t k = 0; k < move.size; ++k) {
     std::int64_t& cell = z_[move.cell[k]];
     const std::int64_t next = cell + move.sign[k] * t;
-    check_entry(next);
+    check_entry(next, entry_limit_);
     l1_ += std::llabs(next) - std::llabs(cell);
-    l2_ += next * next - cell * cell;
+    if (keep_l2_) l2_ += next * next - cell * cell;
     cell = next;
   }
 }

@@ -103,12 +103,18 @@ struct SwapCounts {
 
 class TableSwapChain {
  public:
-  // The moves must outlive the chain. Starts at z = 0.
-  TableSwapChain(const TableMoves& moves, SwapChainConfig config);
+  // The moves must outlive the chain. Starts at z = 0. `floors` (empty, or
+  // one per cell, each <= 0) restricts the chain to z >= floors: congenial's
+  // y = x + z >= 0 with floors -x. The basic moves of a two-way table are a
+  // Markov basis of its non-negative tables with fixed margins (Diaconis
+  // and Sturmfels 1998), so the restricted chain still reaches every state;
+  // with more axes they are not, and floors are refused (InvalidArgument).
+  TableSwapChain(const TableMoves& moves, SwapChainConfig config, std::vector<std::int64_t> floors = {});
 
   void reset_zero();
   // Starts at z, which the caller guarantees lies in the tables' lattice
-  // (every (K-1)-way margin zero); InvalidArgument on a wrong length.
+  // (every (K-1)-way margin zero); InvalidArgument on a wrong length or
+  // below the floors.
   void reset_to(const std::vector<std::int64_t>& z);
   void step(RandomSource& rng);
   void sweep(RandomSource& rng);
@@ -117,6 +123,8 @@ class TableSwapChain {
 
   const std::vector<std::int64_t>& z() const { return z_; }
   std::int64_t l1() const { return l1_; }
+  // Kept for the l2 and Gaussian targets only (0 for l1, whose entries may
+  // be far larger: noise_range.hpp).
   std::int64_t l2_squared() const { return l2_; }
   const SwapCounts& counts() const { return counts_; }
   const TableMoves& moves() const { return *moves_; }
@@ -132,6 +140,9 @@ class TableSwapChain {
   SwapChainConfig config_;
   DoubleGeometric step_law_;
   std::vector<std::int64_t> z_;
+  std::vector<std::int64_t> floors_;  // empty: unbounded
+  bool keep_l2_;
+  std::int64_t entry_limit_;
   std::int64_t l1_ = 0, l2_ = 0;
   SwapCounts counts_;
   SwapMove scratch_;

@@ -40,6 +40,16 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
     acceptance = chain.proposed() ? double(chain.accepted()) / double(chain.proposed()) : 0;
     return trace;
   }
+  if (setup.table_moves) {
+    std::uint64_t sweep = 0;
+    run_congenial_table_chain(setup, setup.target.inverse_scale, start, setup.iterations + kDraws, rng, interrupts,
+                              &acceptance, [&](const mcmc::TableSwapChain& chain) {
+                                if (sweep++ < setup.iterations) return;
+                                trace.l1.push_back(double(chain.l1()));  // ||y - x||_1
+                                trace.y1.push_back(double(setup.target.center[0] + chain.z()[0]));
+                              });
+    return trace;
+  }
   std::unique_ptr<IndependenceSampler> independence;
   if (setup.completion)
     independence = std::make_unique<IndependenceSampler>(setup.target, *setup.completion, setup.proposal_a, start);
@@ -56,6 +66,9 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
 // The public start moved by a flatter walk: spread-out starting tables.
 std::vector<std::int64_t> overdispersed_start(const CongenialSetup& setup, RandomSource& rng,
                                               const Interrupts& interrupts) {
+  if (setup.table_moves)
+    return run_congenial_table_chain(setup, setup.target.inverse_scale / 4, setup.start, 200, rng, interrupts,
+                                     nullptr);
   CongenialTarget flat = setup.target;
   flat.inverse_scale /= 4;
   LatticeWalk walk(flat, setup.moves, nullptr, setup.start);
@@ -90,11 +103,14 @@ std::vector<DiagnosticRecord> congenial_diagnostics(const CellKeys& cells, const
     rows.push_back({"rejection_groups_over_budget", -1, double(failed.size())});
     return rows;
   }
-  if (setup.moves.empty()) {
-    // The walk's moves also drive the over-dispersed starts of MIS chains.
+  if (setup.moves.empty() && !setup.table_moves) {
+    // The walk's moves (or the table chain) also drive the over-dispersed
+    // starts of MIS chains.
     ReleaseRequest walk_request = request;
     walk_request.sampler = "lattice";
-    setup.moves = prepare_congenial(surrogate.data(), walk_request, model, interrupts).moves;
+    CongenialSetup walk_setup = prepare_congenial(surrogate.data(), walk_request, model, interrupts);
+    setup.moves = std::move(walk_setup.moves);
+    setup.table_moves = std::move(walk_setup.table_moves);
   }
   std::vector<std::vector<double>> l1_chains, y1_chains;
   double acceptance = 0;

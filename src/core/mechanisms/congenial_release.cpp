@@ -81,7 +81,40 @@ std::vector<std::int64_t> run_walk(CongenialSetup& setup, std::vector<std::int64
   return walk.state();
 }
 
+// Complete two-way tables with both margins (one or many blocks), for the
+// table chain; empty otherwise.
+std::vector<LatticeTable> two_way_tables(const InvariantModel& model) {
+  std::vector<LatticeTable> tables = chain_tables(model);
+  for (const LatticeTable& table : tables)
+    if (table.shape.size() != 2) return {};
+  return tables;
+}
+
 }  // namespace
+
+std::vector<std::int64_t> run_congenial_table_chain(const CongenialSetup& setup, double inverse_scale,
+                                                    const std::vector<std::int64_t>& start, std::uint64_t sweeps,
+                                                    RandomSource& rng, const Interrupts& interrupts,
+                                                    double* moved_rate,
+                                                    const std::function<void(const mcmc::TableSwapChain&)>& after_sweep) {
+  const std::vector<std::int64_t>& x = setup.target.center;
+  std::vector<std::int64_t> floors(x.size()), z(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    floors[i] = -x[i];
+    z[i] = start[i] - x[i];
+  }
+  mcmc::TableSwapChain chain(*setup.table_moves, mcmc::SwapChainConfig{mcmc::laplace_l1(inverse_scale), true},
+                             std::move(floors));
+  chain.reset_to(z);
+  for (std::uint64_t s = 0; s < sweeps; ++s) {
+    chain.run(1, rng, interrupts);
+    if (after_sweep) after_sweep(chain);
+  }
+  if (moved_rate != nullptr) *moved_rate = chain.counts().rate();
+  std::vector<std::int64_t> y(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i) y[i] = x[i] + chain.z()[i];
+  return y;
+}
 
 CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseRequest& request,
                                  const InvariantModel& model, const Interrupts& interrupts) {
@@ -96,12 +129,19 @@ CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseReques
                               "\"), so there is no exact sampler to reject from.",
                           "Use options {\"sampler\": \"lattice\"} or omit the sampler option.");
   const bool walk = setup.sampler == "lattice" || (setup.sampler == "auto" && !grouped(setup.structure));
-  if (walk) setup.moves = walk_moves(setup, &model, interrupts);
+  const std::vector<LatticeTable> tables = two_way_tables(model);
+  if (!tables.empty() && setup.sampler != "mis")
+    setup.table_moves = std::make_unique<mcmc::TableMoves>(tables, model.n_cells());
+  else if (walk)
+    setup.moves = walk_moves(setup, &model, interrupts);
 
   // The shortest protected move: two cells of a group (partition), one
-  // person's change (no margin), else the shortest lattice move.
+  // person's change (no margin), else the shortest lattice move (a 2x2
+  // swap on two-way tables).
   double l1 = request.neighbours == Neighbours::ReplaceOne ? 2 : 1;
-  if (!grouped(setup.structure))
+  if (setup.table_moves)
+    l1 = setup.table_moves->shortest_norm();
+  else if (!grouped(setup.structure))
     l1 = shortest_move_l1(setup.moves.empty() ? walk_moves(setup, &model, interrupts) : setup.moves);
   setup.law = congenial_noise_law(request, l1);
   setup.target.inverse_scale = 1 / setup.law.exact_parameter.to_double();
@@ -109,12 +149,20 @@ CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseReques
       request.proposal_a > 0 ? request.proposal_a : default_independence_proposal_a(setup.target.inverse_scale);
 
   if (grouped(setup.structure)) fill_groups(model, setup);
-  setup.start = public_start(setup.target.invariants, interrupts);
+  setup.start = setup.table_moves ? proportional_table_start(tables, counts, model.n_cells(), interrupts)
+                                  : public_start(setup.target.invariants, interrupts);
   if (setup.sampler == "mis") setup.completion = std::make_unique<UnimodularCompletion>(setup.target.invariants);
-  else if (walk) setup.completion = try_completion(setup.target.invariants);
+  else if (walk && !setup.table_moves) setup.completion = try_completion(setup.target.invariants);
   setup.iterations = request.iterations > 0              ? request.iterations
                      : setup.sampler == "mis"             ? kCongenialMisSteps
+                     : setup.table_moves                  ? kCongenialTableSweeps
                                                           : kCongenialWalkSweeps;
+  if (setup.table_moves && double(setup.iterations) * double(setup.table_moves->rank()) > kMaxTableSteps)
+    throw TooLarge("the lattice chain for this release is too long",
+                   "Its " + std::to_string(setup.iterations) + " sweeps of " +
+                       std::to_string(setup.table_moves->rank()) + " moves exceed the limit of " +
+                       std::to_string(std::llround(kMaxTableSteps)) + " steps.",
+                   "Release fewer cells or ask for fewer iterations.");
   return setup;
 }
 
@@ -133,6 +181,15 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
     }
     report.acceptance = acceptance(chain.accepted(), chain.proposed());
     return chain.state();
+  }
+  if (setup.table_moves) {
+    report.start = "a table computed from the public row and column totals only (each row split in proportion to "
+                   "what the columns still lack, rounded keeping the totals), never the confidential table";
+    report.sampler = "mcmc: heat-bath along random 2x2 swaps of each two-way table, each step drawn exactly from "
+                     "the target's law on the swap's line within y >= 0";
+    report.iterations = setup.iterations;
+    return run_congenial_table_chain(setup, setup.target.inverse_scale, setup.start, setup.iterations, rng,
+                                     interrupts, &report.acceptance);
   }
   const bool walk_only = setup.sampler == "lattice" || !grouped(setup.structure);
   if (walk_only) {

@@ -25,7 +25,13 @@
 //       `iterations` proposals (default 200000);
 //   "lattice": margin-preserving lattice moves restricted to y >= 0 plus one
 //       independence proposal per sweep (congenial/lattice_walk.hpp),
-//       `iterations` sweeps (default 2000);
+//       `iterations` sweeps (default 2000); on complete two-way tables
+//       instead the table chain (mcmc/table_swap_chain.hpp): heat-bath along
+//       random 2x2 swaps, each step drawn exactly from the target's law on
+//       the swap's line within y >= 0 (the swaps are a Markov basis of the
+//       non-negative tables with these margins), started at a table near
+//       the independence table of the public totals, kCongenialTableSweeps
+//       sweeps;
 //   "auto" (default): partitions and no margin use per-group rejection with
 //       max(4096, 50 / estimated acceptance) proposals per group (the
 //       second term dropped above 2^24 cell draws), and any group that
@@ -37,6 +43,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,6 +54,7 @@
 #include "../interrupts.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "../mcmc/chain_model.hpp"
+#include "../mcmc/table_swap_chain.hpp"
 #include "../random_source.hpp"
 #include "lattice_release.hpp"
 #include "noise_calibration.hpp"
@@ -62,6 +70,7 @@ struct CongenialSetup {
   std::vector<std::int64_t> start;          // from the public totals only
   std::unique_ptr<UnimodularCompletion> completion;  // null if the margins have none
   std::vector<mcmc::SparseVector> moves;    // lattice walk moves (filled when needed)
+  std::unique_ptr<mcmc::TableMoves> table_moves;  // complete two-way tables: the table chain instead
   std::vector<std::uint32_t> group_of_cell;  // partitions and no margin
   std::size_t n_groups = 0;
   CompositionSamplers total_samplers;        // rejection proposals, built on first use
@@ -70,6 +79,11 @@ struct CongenialSetup {
 };
 
 constexpr std::uint64_t kCongenialWalkSweeps = 2000;
+// From the proportional start, ||y - x||_1 reaches its stationary level
+// within 10 sweeps on smooth 300 x 300 tables and within about 40 on sparse
+// ones (two thirds of the cells 0), at epsilon = 1 (test/bench/README.md,
+// "Table chain"): ten times the slower.
+constexpr std::uint64_t kCongenialTableSweeps = 400;
 constexpr std::uint64_t kCongenialMisSteps = 200000;
 constexpr std::uint64_t kCongenialAutoBudget = 4096;
 constexpr std::uint64_t kCongenialRejectionBudget = 1000000;
@@ -77,6 +91,15 @@ constexpr std::uint64_t kCongenialRejectionBudget = 1000000;
 // Everything a draw needs; counts has model.n_cells() entries.
 CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseRequest& request,
                                  const InvariantModel& model, const Interrupts& interrupts);
+
+// The table chain of congenial on complete two-way tables: z = y - x >= -x
+// at the given rate (setup.target.inverse_scale, or a flatter one for
+// over-dispersed starts), from the table `start`, for `sweeps` sweeps;
+// `after_sweep` (may be empty) sees the chain after each. Returns y.
+std::vector<std::int64_t> run_congenial_table_chain(
+    const CongenialSetup& setup, double inverse_scale, const std::vector<std::int64_t>& start, std::uint64_t sweeps,
+    RandomSource& rng, const Interrupts& interrupts, double* moved_rate,
+    const std::function<void(const mcmc::TableSwapChain&)>& after_sweep = {});
 
 // One release's table; fills the sampler report (method, exact, iterations,
 // acceptance).
