@@ -7,7 +7,8 @@
 // cell and of a quadrant's sum (the slowest statistic found), at 100 x 100
 // and 300 x 300; and the L-lag TV bound (Biswas, Jacob and Vanetti 2019)
 // from coupled meeting times on small tables (pairs stop meeting from
-// 8 x 8 on; table_swap_chain.hpp).
+// 8 x 8 on; table_swap_chain.hpp); and congenial's relaxation from its
+// public start (congenial_release.hpp).
 // Usage: bench_table_chain [pairs] [max side for coupling]
 #include <chrono>
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "congenial/public_start.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
@@ -110,6 +112,34 @@ void relaxation(std::size_t k, bool heat_bath, std::size_t draws) {
               tau_int(tail(l1)), tau_int(tail(cell)), tau_int(tail(quadrant)));
 }
 
+// congenial's chain (y = x + z >= 0, heat-bath, lambda = 1/8: epsilon = 1)
+// from the proportional start of the public totals: ||y - x||_1 per cell
+// at chosen sweeps, on a smooth table and a sparse one (two thirds zeros).
+void congenial_relaxation(std::size_t k, bool sparse) {
+  const LatticeTable table = square(k);
+  auto data = make_seeded_random_source(3);
+  std::vector<std::int64_t> x(k * k);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j)
+      x[i * k + j] = sparse ? (data->uniform_below(3) == 0 ? std::int64_t(data->uniform_below(200)) : 0)
+                            : std::int64_t((i * 7 + j * 3) % 13);
+  const std::vector<std::int64_t> start = proportional_table_start({table}, x.data(), k * k, Interrupts{});
+  const TableMoves moves({table}, k * k);
+  std::vector<std::int64_t> floors(k * k), z(k * k);
+  for (std::size_t i = 0; i < k * k; ++i) floors[i] = -x[i], z[i] = start[i] - x[i];
+  TableSwapChain chain(moves, SwapChainConfig{laplace_l1(0.125), true}, floors);
+  chain.reset_to(z);
+  auto rng = make_seeded_random_source(5);
+  std::printf("%5zu x %-5zu congenial %-6s ||y-x||_1 per cell:", k, k, sparse ? "sparse" : "smooth");
+  std::printf(" start %.2f", double(chain.l1()) / double(k * k));
+  for (std::size_t s = 1; s <= 400; ++s) {
+    chain.sweep(*rng);
+    if (s == 5 || s == 10 || s == 20 || s == 40 || s == 80 || s == 200 || s == 400)
+      std::printf("  %zu: %.2f", s, double(chain.l1()) / double(k * k));
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -122,6 +152,9 @@ int main(int argc, char** argv) {
   if (std::getenv("SKIP_SWEEPS") == nullptr)
     for (const std::size_t k : {100, 300})
       for (const bool hb : {true, false}) relaxation(k, hb, k >= 300 ? 600 : 2000);
+  if (std::getenv("SKIP_SWEEPS") == nullptr)
+    for (const std::size_t k : {100, 300})
+      for (const bool sparse : {false, true}) congenial_relaxation(k, sparse);
   for (const std::size_t k : {4, 6, 8, 10, 30, 100, 300}) {
     if (k > max_side) break;
     for (const bool hb : {true, false}) meeting(k, hb, pairs, 1000);
