@@ -7,10 +7,16 @@
 #include "../errors.hpp"
 
 namespace invariant_dp::mcmc {
-LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, double lambda, std::int64_t lo, std::int64_t hi)
-    : n_(n), lambda_(lambda), lo_(lo), hi_(hi) {
-  if (n == 0 || n > kMaxLinePoints) throw InvalidArgument("a chain move touches too many or no cells");
+LineRates::LineRates(double lambda) : lambda_(lambda) {
   if (!(std::isfinite(lambda) && lambda > 0)) throw InvalidArgument("the l1 rate must be finite and positive");
+  for (std::size_t m = 0; m <= kMaxLinePoints; ++m) one_minus_r_[m] = -std::expm1(-lambda * double(m));
+}
+
+LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRates& rates, std::int64_t lo,
+                         std::int64_t hi)
+    : n_(n), lambda_(rates.lambda()), lo_(lo), hi_(hi) {
+  if (n == 0 || n > kMaxLinePoints) throw InvalidArgument("a chain move touches too many or no cells");
+  const double lambda = lambda_;
   if (lo > hi || lo < -kUnboundedStep || hi > kUnboundedStep)
     throw InvalidArgument("the step range of a chain move is empty or out of range");
   for (std::size_t k = 0; k < n; ++k) {
@@ -29,8 +35,9 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, double lambd
     Piece piece;
     piece.first = j == 0 ? lo : std::max(lo, points_[j - 1] + 1);
     piece.last = j == n ? hi : std::min(hi, points_[j]);
+    const std::size_t steepness = 2 * j > n ? 2 * j - n : n - 2 * j;  // |2j - n|
     piece.slope = -lambda * (2.0 * double(j) - double(n));
-    piece.rate = std::fabs(piece.slope);
+    piece.rate = lambda * double(steepness);
     if (piece.first > piece.last) continue;
     const bool rising = piece.slope > 0;  // heavier at the last step
     const std::int64_t heavy = rising ? piece.last : piece.first;
@@ -44,7 +51,7 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, double lambd
       geometric_sum = double(len);
     } else {
       piece.truncation = unbounded ? 1.0 : -std::expm1(-piece.rate * double(len));
-      geometric_sum = piece.truncation / -std::expm1(-piece.rate);
+      geometric_sum = piece.truncation / rates.one_minus_r(steepness);
     }
     piece.mass = std::exp(exponent(heavy) - mode_exponent_) * geometric_sum;
     total_ += piece.mass;

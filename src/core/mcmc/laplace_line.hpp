@@ -28,13 +28,29 @@ constexpr std::size_t kMaxLinePoints = 64;
 // Bounds meaning "no bound" (well beyond any reachable noise entry).
 constexpr std::int64_t kUnboundedStep = std::int64_t(1) << 40;
 
+// 1 - exp(-lambda m) for m = 0..kMaxLinePoints: the pieces' normalisers
+// depend on lambda and the piece's slope only, so a chain computes them once.
+class LineRates {
+ public:
+  explicit LineRates(double lambda);  // InvalidArgument unless finite and > 0
+  double lambda() const { return lambda_; }
+  double one_minus_r(std::size_t m) const { return one_minus_r_[m]; }
+
+ private:
+  double lambda_;
+  std::array<double, kMaxLinePoints + 1> one_minus_r_{};
+};
+
 class LaplaceLine {
  public:
   // points: n values p_k (duplicates allowed), 1 <= n <= kMaxLinePoints;
-  // lambda > 0; lo <= hi, each within +-kUnboundedStep (the bound itself
-  // means unbounded on that side). InvalidArgument otherwise.
-  LaplaceLine(const std::int64_t* points, std::size_t n, double lambda, std::int64_t lo = -kUnboundedStep,
+  // lo <= hi, each within +-kUnboundedStep (the bound itself means
+  // unbounded on that side). InvalidArgument otherwise.
+  LaplaceLine(const std::int64_t* points, std::size_t n, const LineRates& rates, std::int64_t lo = -kUnboundedStep,
               std::int64_t hi = kUnboundedStep);
+  LaplaceLine(const std::int64_t* points, std::size_t n, double lambda, std::int64_t lo = -kUnboundedStep,
+              std::int64_t hi = kUnboundedStep)
+      : LaplaceLine(points, n, LineRates(lambda), lo, hi) {}
 
   std::int64_t sample(RandomSource& rng) const { return quantile(rng.uniform_open01()); }
   // The inverse distribution function at u in (0, 1): non-decreasing in u.

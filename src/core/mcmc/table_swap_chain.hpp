@@ -118,7 +118,7 @@ class TableSwapChain {
   void reset_to(const std::vector<std::int64_t>& z);
   void step(RandomSource& rng);
   void sweep(RandomSource& rng);
-  // Polls at least every 4096 steps.
+  // Polls at least every 4096 steps; draws moves a few steps ahead.
   void run(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts);
 
   const std::vector<std::int64_t>& z() const { return z_; }
@@ -132,6 +132,7 @@ class TableSwapChain {
 
  private:
   friend class CoupledSwapKernel;
+  void update(const SwapMove& move, RandomSource& rng);  // resample t along a drawn move
   LaplaceLine line(const SwapMove& move) const;
   double log_ratio(const SwapMove& move, std::int64_t t) const;  // log q(z + t m) - log q(z)
   void apply(const SwapMove& move, std::int64_t t);
@@ -139,6 +140,7 @@ class TableSwapChain {
   const TableMoves* moves_;
   SwapChainConfig config_;
   DoubleGeometric step_law_;
+  LineRates rates_;  // heat-bath: the line laws' normalisers at epsilon
   std::vector<std::int64_t> z_;
   std::vector<std::int64_t> floors_;  // empty: unbounded
   bool keep_l2_;
