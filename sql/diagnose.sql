@@ -5,7 +5,11 @@ CREATE TEMP TABLE d AS
 SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
                           margins => '{county,edu}', options => '{"coupled_pairs": 40}');
 RESET dp.seed;
-SELECT metric, count(*) AS rows, bool_and(iteration IS NULL) AS no_iteration FROM d GROUP BY 1 ORDER BY 1;
+-- One row per summary metric; the curve has at most curve_points (50) rows,
+-- fewer when the pairs meet within fewer sweeps than that.
+SELECT metric, CASE WHEN metric = 'tv_upper_bound' THEN count(*) BETWEEN 2 AND 50 ELSE count(*) = 1 END AS rows_ok,
+       bool_and(iteration IS NULL) AS no_iteration
+FROM d GROUP BY 1 ORDER BY 1;
 -- The TV bound never increases and ends below 0.05; R-hat near 1.
 SELECT bool_and(ok) AS tv_bound_non_increasing
 FROM (SELECT value <= lag(value, 1, 1.0) OVER (ORDER BY iteration) AS ok FROM d WHERE metric = 'tv_upper_bound') x;
