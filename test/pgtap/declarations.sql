@@ -63,7 +63,8 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser',
 SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
 SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
 SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.4.0', 'extension version');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'),
+          (SELECT default_version FROM pg_available_extensions WHERE name = 'invariant_dp'), 'extension version');
 
 -- Governed releases.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid

@@ -1,0 +1,2 @@
+-- 0.5.0: the current definitions moved into sql/extension/ (one file per
+-- feature); the catalog does not change shape.
