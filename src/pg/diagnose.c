@@ -17,18 +17,9 @@
 
 PG_FUNCTION_INFO_V1(dp_diagnose);
 
-static void
-unpack_diagnose(FunctionCallInfo fcinfo, idp_request *request, char **source)
-{
-	memset(request, 0, sizeof *request);
-	*source = required_text(fcinfo, 0, "source");
-	request->epsilon = required_float8(fcinfo, 1, "epsilon");
-	request->mechanism = required_text(fcinfo, 2, "mechanism");
-	request->has_delta = !PG_ARGISNULL(3);
-	request->delta = request->has_delta ? PG_GETARG_FLOAT8(3) : 0;
-	unpack_margins(fcinfo, 4, request);
-	unpack_options(fcinfo, 5, request);
-}
+static const RequestArguments diagnose_arguments = {
+	.epsilon = 1, .mechanism = 2, .delta = 3, .margins = 4, .options = 5, .hierarchy = -1
+};
 
 static idp_cells
 keys_only(const QueryRows *rows)
@@ -75,7 +66,8 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	size_t		n = 0;
 	idp_error	error;
 
-	unpack_diagnose(fcinfo, &request, &source);
+	source = required_text(fcinfo, 0, "source");
+	unpack_request(fcinfo, &diagnose_arguments, &request);
 	SPI_connect();
 	memset(&rows, 0, sizeof rows);
 	rows.what = "source";
