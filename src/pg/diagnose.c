@@ -30,8 +30,16 @@ keys_only(const QueryRows *rows)
 	cells.n_columns = rows->n_keys;
 	cells.column_names = (const char *const *) rows->key_names;
 	cells.n_source_rows = rows->n_rows;
-	cells.source_keys = (const char *const *) rows->key_text;
+	cells.source_keys.data = rows->key_data;
+	cells.source_keys.size = rows->key_size;
 	return cells;
+}
+
+/* A key the core names in an error, from the source's rows. */
+static char *
+render_key(const idp_key_ref *key, void *arg)
+{
+	return describe_keys((const QueryRows *) arg, key->row, key->columns);
 }
 
 static void
@@ -75,7 +83,7 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	read_query_rows(source, &rows);
 	cells = keys_only(&rows);
 	if (idp_diagnose(&request, &cells, &randomness, &interrupts, &diagnostics, &n, &error) != IDP_OK)
-		raise_core_error(&error);
+		raise_core_error_rendered(&error, render_key, &rows);
 	pack_rows(fcinfo, diagnostics, n);
 	idp_free(diagnostics);
 	SPI_finish();

@@ -18,6 +18,7 @@ bool		dp_seed_is_set = false;
 uint64		dp_seed_value = 0;
 uint64		dp_seed_generation = 0;
 int			dp_max_cells = 10000000;
+int			dp_max_source_memory = 2 * 1024 * 1024;
 int			dp_progress_interval = -1;
 
 static char *dp_seed_text = NULL;
@@ -81,6 +82,12 @@ define_gucs(void)
 							"A source or domain returning more rows is refused before memory runs out.",
 							&dp_max_cells, 10000000, 1, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dp.max_source_memory",
+							"The most memory the rows of one release's source or domain may take.",
+							"Counts the keys, their copies and the counts as they are read; a source needing "
+							"more is refused before memory runs out, whatever its row count.",
+							&dp_max_source_memory, 2 * 1024 * 1024, 1024, INT_MAX,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 	DefineCustomIntVariable("dp.progress_interval",
 							"Report progress of long releases as NOTICEs at most this often (milliseconds).",
 							"-1 (the default) turns progress reports off; 0 reports every step.",

@@ -263,12 +263,23 @@ core_cells(const Privatize *p)
 	cells.n_columns = p->source_rows.n_keys;
 	cells.column_names = (const char *const *) p->source_rows.key_names;
 	cells.n_source_rows = p->source_rows.n_rows;
-	cells.source_keys = (const char *const *) p->source_rows.key_text;
+	cells.source_keys.data = p->source_rows.key_data;
+	cells.source_keys.size = p->source_rows.key_size;
 	cells.source_counts = p->source_rows.counts;
 	cells.has_domain = p->domain != NULL;
 	cells.n_domain_rows = p->domain_rows.n_rows;
-	cells.domain_keys = (const char *const *) p->domain_rows.key_text;
+	cells.domain_keys.data = p->domain_rows.key_data;
+	cells.domain_keys.size = p->domain_rows.key_size;
 	return cells;
+}
+
+/* A key the core names in an error, from the rows read. */
+static char *
+render_key(const idp_key_ref *key, void *arg)
+{
+	const Privatize *p = (const Privatize *) arg;
+
+	return describe_keys(key->table == IDP_KEYS_DOMAIN ? &p->domain_rows : &p->source_rows, key->row, key->columns);
 }
 
 /*
@@ -294,7 +305,7 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 		read_rows(&p);
 	cells = core_cells(&p);
 	if (idp_release(&p.request, &cells, &randomness, &interrupts, &table, &error) != IDP_OK)
-		raise_core_error(&error);
+		raise_core_error_rendered(&error, render_key, &p);
 	PG_TRY();
 	{
 		remember_release(table->metadata_json);

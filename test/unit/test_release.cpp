@@ -204,20 +204,30 @@ TEST(Release, PollsForCancellation) {
 }
 
 TEST(CellDomain, ZeroCellsAndErrors) {
-  const char* domain[] = {"a", "b", "c"};
-  const char* source[] = {"c", "a"};
+  using test_tables::TextKeys;
+  const TextKeys domain({"a", "b", "c"}, 1, 2);
   const std::int64_t counts[] = {4, 2};
-  auto merged = counts_on_domain(1, 3, domain, 2, source, counts, {"k"}, Interrupts());
+  auto merged = counts_on_domain(domain.rows(), TextKeys({"c", "a"}, 1).rows(), counts, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{2, 0, 4}));
-  const char* outside[] = {"z"};
-  EXPECT_THROW(counts_on_domain(1, 3, domain, 1, outside, counts, {"k"}, Interrupts()), InvalidData);
-  const char* repeated[] = {"a", "a"};
-  EXPECT_THROW(counts_on_domain(1, 3, domain, 2, repeated, counts, {"k"}, Interrupts()), InvalidData);
-  const char* duplicate_domain[] = {"a", "a"};
-  EXPECT_THROW(counts_on_domain(1, 2, duplicate_domain, 0, nullptr, nullptr, {"k"}, Interrupts()), InvalidData);
-  const char* with_null[] = {nullptr, ""};  // NULL and '' are different cells
-  const char* source_null[] = {nullptr};
-  merged = counts_on_domain(1, 2, with_null, 1, source_null, counts, {"k"}, Interrupts());
+  try {
+    counts_on_domain(domain.rows(), TextKeys({"z"}, 1).rows(), counts, Interrupts());
+    FAIL() << "a source cell outside the domain must be refused";
+  } catch (const InvalidData& e) {
+    EXPECT_EQ(e.detail(), "Key {key0} is not a domain row.");
+    EXPECT_EQ(e.keys()[0].table, 1);  // the source row
+    EXPECT_EQ(e.keys()[0].row, 0u);
+  }
+  EXPECT_THROW(counts_on_domain(domain.rows(), TextKeys({"a", "a"}, 1).rows(), counts, Interrupts()), InvalidData);
+  try {
+    counts_on_domain(TextKeys({"a", "b", "a"}, 1, 2).rows(), TextKeys({}, 1).rows(), nullptr, Interrupts());
+    FAIL() << "a repeated domain row must be refused";
+  } catch (const InvalidData& e) {
+    EXPECT_STREQ(e.what(), "duplicate cell in domain");
+    EXPECT_EQ(e.keys()[0].table, 2);  // the domain row
+    EXPECT_EQ(e.keys()[0].row, 2u);
+  }
+  // NULL and '' are different cells.
+  merged = counts_on_domain(TextKeys({nullptr, ""}, 1, 2).rows(), TextKeys({nullptr}, 1).rows(), counts, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{4, 0}));
 }
 
@@ -241,7 +251,7 @@ TEST(CApi, MapsErrorsToStatusesWithMessages) {
 
 TEST(CApi, ReleaseThroughTheBoundary) {
   const auto table = delinquents();
-  const auto keys = table.pointers();
+  const auto keys = table.text_keys();
   const char* names[] = {"county", "edu"};
   const char* margins[] = {"county", "edu"};
   idp_request request{};
@@ -249,7 +259,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   request.epsilon = 1;
   request.n_margins = 2;
   request.margins = margins;
-  idp_cells cells{2, names, 16, keys.data(), table.counts.data(), false, 0, nullptr};
+  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
@@ -271,9 +281,9 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   request.n_margins = 0;
   idp_interrupts interrupts{[](void*) { return true; }, nullptr};
   const auto big = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
-  const auto big_keys = big.pointers();
+  const auto big_keys = big.text_keys();
   const char* big_names[] = {"a", "b"};
-  idp_cells big_cells{2, big_names, 90000, big_keys.data(), big.counts.data(), false, 0, nullptr};
+  idp_cells big_cells{2, big_names, 90000, {big_keys.data(), big_keys.size()}, big.counts.data(), false, 0, {}};
   out = nullptr;
   EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
   EXPECT_EQ(out, nullptr);
@@ -292,7 +302,7 @@ static std::vector<bool> printed_keys(const idp_release_table& table, std::size_
 
 TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   const auto table = delinquents();
-  const auto keys = table.pointers();
+  const auto keys = table.text_keys();
   const char* names[] = {"county", "edu"};
   const char* hierarchy[] = {"county"};
   const char* option_keys[] = {"level", "crossed"};
@@ -305,7 +315,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   request.n_options = 1;  // {"level": true}
   request.option_keys = option_keys;
   request.option_values = option_values;
-  idp_cells cells{2, names, 16, keys.data(), table.counts.data(), false, 0, nullptr};
+  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_request_info info{};
@@ -361,9 +371,10 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   idp_free_release(out);
 
   // A NULL key in a level column is refused without the level columns.
-  auto with_null = keys;
+  auto with_null = table.pointers();
   with_null[0] = nullptr;
-  idp_cells null_cells{2, names, 16, with_null.data(), table.counts.data(), false, 0, nullptr};
+  const test_tables::TextKeys null_keys(with_null, 2);
+  idp_cells null_cells{2, names, 16, {null_keys.data(), null_keys.size()}, table.counts.data(), false, 0, {}};
   request.n_options = 0;
   request.mechanism = "integer_laplace";
   request.has_delta = false;

@@ -42,6 +42,10 @@ struct ReleasedCells {
 };
 ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts);
 
+// The keys of the source rows, and of the released rows (the domain's, when given).
+KeyRows source_key_rows(const idp_cells* cells);
+KeyRows released_key_rows(const idp_cells* cells);
+
 // A request checked as dp.privatize checks it before its source runs:
 // the hierarchy and its options taken out, then the rest validated.
 struct CheckedRequest {

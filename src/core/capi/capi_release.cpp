@@ -96,15 +96,14 @@ void fill_crossed(const CrossedReleaseResult& result, bool with_stddev, idp_rele
 // column would print like one, unless the level columns tell rows apart.
 void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells) {
   if (!checked.hierarchy.active() || checked.hierarchy.with_level) return;
-  const std::size_t n_rows = cells->has_domain ? cells->n_domain_rows : cells->n_source_rows;
-  const char* const* keys = cells->has_domain ? cells->domain_keys : cells->source_keys;
+  const KeyRows keys = released_key_rows(cells);
   std::vector<std::string> levels = checked.hierarchy.levels;
   levels.insert(levels.end(), checked.hierarchy.crossed.begin(), checked.hierarchy.crossed.end());
   for (std::size_t k = 0; k < cells->n_columns; ++k) {
     bool is_level = false;
     for (const std::string& level : levels) is_level = is_level || level == cells->column_names[k];
-    for (std::size_t i = 0; is_level && i < n_rows; ++i)
-      if (keys[i * cells->n_columns + k] == nullptr)
+    for (std::size_t i = 0; is_level && i < keys.n_rows; ++i)
+      if (keys.is_null(i, k))
         throw NullValue("hierarchy column \"" + std::string(cells->column_names[k]) + "\" has a NULL key",
                         "In a hierarchy release NULL marks the rollup rows.",
                         checked.hierarchy.is_crossed()
@@ -132,10 +131,8 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
     const ReleasedCells released = released_cells(cells, polling);
     const std::size_t n_keys = cells->n_columns;
     if (checked.hierarchy.is_crossed()) {
-      const char* const* key_text = cells->has_domain ? cells->domain_keys : cells->source_keys;
-      const CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, key_text,
-                                                              checked.release, checked.hierarchy, checked.budget,
-                                                              rng, polling);
+      const CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, checked.release,
+                                                              checked.hierarchy, checked.budget, rng, polling);
       out = new_table(result.node_cell.size(), n_keys, 2);
       fill_crossed(result, checked.release.with_stddev, out);
     } else if (checked.hierarchy.active()) {

@@ -33,12 +33,33 @@ typedef enum idp_status {
 	IDP_NULL_VALUE				/* 22004 */
 } idp_status;
 
+/*
+ * A cell's key named by an error. The core holds keys only as bytes: its
+ * message, detail or hint say "{key0}" or "{key1}" where the keys of
+ * error->keys[0] or [1] belong, and the caller renders them
+ * ("(county, edu)=(Alpha, Low)") from the rows it passed.
+ */
+typedef enum idp_key_table
+{
+	IDP_KEYS_NONE = 0,
+	IDP_KEYS_SOURCE,			/* idp_cells.source_keys */
+	IDP_KEYS_DOMAIN				/* idp_cells.domain_keys */
+} idp_key_table;
+
+typedef struct idp_key_ref
+{
+	idp_key_table table;
+	uint64_t	row;
+	uint64_t	columns;		/* bit k: key column k is named (all bits: every column) */
+} idp_key_ref;
+
 typedef struct idp_error
 {
 	idp_status	status;
 	char		message[256];
 	char		detail[1024];
 	char		hint[512];
+	idp_key_ref keys[2];
 } idp_error;
 
 /*
@@ -97,17 +118,28 @@ idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
 							  const char *const *key_columns, idp_request_info *info,
 							  idp_error *error);
 
+/*
+ * Keys, row-major (n_rows * n_columns): key i is size[i] bytes at data[i],
+ * or SQL NULL when data[i] is NULL. Equal keys must be equal bytes (the
+ * shim passes each value's binary image); the bytes stay the caller's.
+ */
+typedef struct idp_keys
+{
+	const void *const *data;
+	const uint32_t *size;
+} idp_keys;
+
 /* The cells: source rows, and optionally a domain listing every cell. */
 typedef struct idp_cells
 {
 	size_t		n_columns;
 	const char *const *column_names;
 	size_t		n_source_rows;
-	const char *const *source_keys;	/* row-major; NULL entry = SQL NULL */
+	idp_keys	source_keys;
 	const int64_t *source_counts;
 	bool		has_domain;
 	size_t		n_domain_rows;
-	const char *const *domain_keys;	/* row-major */
+	idp_keys	domain_keys;
 } idp_cells;
 
 /*
