@@ -6,6 +6,7 @@
 -- members and dumped tables. The data must survive and work afterwards.
 -- Runs with `make upgradecheck` (the released scripts must be installed).
 \set VERBOSITY terse
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = '11';
 
 -- One row per property of every object of the extension, by name (never
@@ -121,12 +122,14 @@ SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT dp.drop_release('edu_counts');
 DROP EXTENSION invariant_dp;
 
--- From 0.4.0, the last release, with a release drawn and paid: the draw,
--- the budget and the audit survive, and drawing goes on.
+-- From 0.4.0, the last release, with a release registered: its draws are
+-- refused until the SQL is updated to the library's version, then the
+-- budget and the audit survive and drawing goes on.
 CREATE EXTENSION invariant_dp VERSION '0.4.0';
 SELECT register_edu_counts();
-SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
 ALTER EXTENSION invariant_dp UPDATE;
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
 SELECT * FROM catalog_differences();
 -- The release's source stays pinned as a view owned by its owner, outside the extension.

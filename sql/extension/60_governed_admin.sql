@@ -48,6 +48,8 @@ BEGIN
                                          ELSE format('%I.%I', name[1], name[2]) END;
     -- Only names and types reach CREATE TABLE (dp.column_list rebuilds them).
     EXECUTE format('CREATE TABLE %s (%s)', target, dp.column_list(columns));
+    -- Readers get SELECT from dp.grant_release, nothing from default privileges.
+    PERFORM dp.revoke_from_all_but_owner(target::regclass);
     RETURN target::regclass;
 END
 $$;
@@ -185,7 +187,10 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
     END IF;
-    FOREACH relation IN ARRAY dp.source_relations(r.source) || dp.source_relations(coalesce(r.domain, 'SELECT')) LOOP
+    -- The pinned views, as every draw reads them: the stored text could resolve to other objects now.
+    FOREACH relation IN ARRAY dp.source_relations(format('SELECT * FROM %s', r.source_view))
+                              || dp.source_relations(CASE WHEN r.domain_view IS NULL THEN 'SELECT'
+                                                          ELSE format('SELECT * FROM %s', r.domain_view) END) LOOP
         IF has_any_column_privilege(analyst, relation, 'SELECT') THEN
             RAISE EXCEPTION USING ERRCODE = '42501',
                 MESSAGE = format('role %s can read %s, which release %s is drawn from', analyst, relation, release),

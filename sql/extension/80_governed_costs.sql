@@ -20,10 +20,12 @@ SELECT r.release, r.dataset, c.epsilon, c.delta,
        b.epsilon_total - b.epsilon_spent AS epsilon_remaining,
        b.delta_total - b.delta_spent AS delta_remaining,
        -- A paid stream: its remaining periods, not the budget, bound its appends.
-       CASE WHEN c.epsilon = 0 THEN (2::numeric ^ s.horizon - s.released)::bigint
+       -- At most the largest bigint: a tiny epsilon must not make the view fail for everyone.
+       CASE WHEN c.epsilon = 0 THEN least(2::numeric ^ s.horizon - s.released, 9223372036854775807)::bigint
             ELSE floor(least((b.epsilon_total - b.epsilon_spent) / c.epsilon::numeric,
                              CASE WHEN coalesce(c.delta, 0) > 0
-                                  THEN (b.delta_total - b.delta_spent) / c.delta::numeric END))::bigint
+                                  THEN (b.delta_total - b.delta_spent) / c.delta::numeric END,
+                             9223372036854775807))::bigint
        END AS draws_remaining,
        (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text) AS last_drawn_at
 FROM dp.releases r

@@ -328,7 +328,7 @@ dp_privatize(PG_FUNCTION_ARGS)
 
 /*
  * dp.privatize_as_owner(owner, search_path, source, ...): the governed
- * releases' draw. Only dp.draw_in_worker calls it, inside a draw worker
+ * releases' draw. Only dp.store_draw calls it, inside a draw worker
  * (refresh_worker.h); it passes the role that registered the release, the
  * schemas pinned then and the release's source view, so the stored source
  * runs with that role's privileges, never the extension owner's, and never
