@@ -242,8 +242,20 @@ dp_refresh_worker_main(Datum main_arg)
 	task = dsm_segment_address(segment);
 	BackgroundWorkerInitializeConnectionByOid(task->database, task->connect_as, 0);
 	dp_in_refresh_worker = true;
-	/* Nothing of the connecting role's or database's settings reaches names. */
+	/*
+	 * Nothing of the connecting role's or database's settings (ALTER
+	 * DATABASE ... SET, which a database's owner may run) reaches names or
+	 * how the draw runs: its search_path, time limits, isolation, row
+	 * security are the draw's own. A draw is bounded by its caller's wait.
+	 */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("lock_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("idle_in_transaction_session_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("row_security", "on", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("session_replication_role", "origin", PGC_SUSET, PGC_S_OVERRIDE);
 	run_draw(task);
 	pg_write_barrier();
 	task->finished = true;
