@@ -272,10 +272,9 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   EXPECT_EQ(out->noise_sd, nullptr);  // not asked for
   ASSERT_NE(out->metadata_json, nullptr);
   EXPECT_NEAR(std::accumulate(out->values, out->values + 16, 0.0), 135.0, 1e-9);
-  for (std::size_t r = 0; r < 16; ++r) {
-    EXPECT_EQ(out->row_cell[r], r);
-    EXPECT_TRUE(out->row_is_cell[r]);
-  }
+  // Cells only: row r is cell r and prints every key (no arrays needed).
+  EXPECT_EQ(out->row_cell, nullptr);
+  EXPECT_EQ(out->row_is_cell, nullptr);
   idp_free_release(out);
   // An interrupted release reports IDP_INTERRUPTED and returns no table.
   request.n_margins = 0;

@@ -49,19 +49,34 @@ KeyRows released_key_rows(const idp_cells* cells) {
                  IDP_KEYS_DOMAIN};
 }
 
-ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts) {
+std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
+                                const std::vector<std::vector<std::string>>& name_lists) {
+  std::vector<bool> named(key_columns.size(), false);
+  for (const auto& names : name_lists)
+    for (const std::string& name : names)
+      for (std::size_t k = 0; k < key_columns.size(); ++k) named[k] = named[k] || key_columns[k] == name;
+  return named;
+}
+
+ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const Interrupts& interrupts) {
   ReleasedCells out;
   const auto names = strings(cells->n_columns, cells->column_names);
   const KeyRows released = released_key_rows(cells);
   if (!cells->has_domain) {
-    out.keys = std::make_unique<CellKeys>(released, names, interrupts);
+    out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
     out.counts = cells->source_counts;
     return out;
   }
   out.domain_counts = counts_on_domain(released, source_key_rows(cells), cells->source_counts, interrupts);
-  out.keys = std::make_unique<CellKeys>(released, names, interrupts);
+  out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
   out.counts = out.domain_counts.data();
   return out;
+}
+
+std::vector<bool> encoded_columns(const CheckedRequest& checked, const idp_cells* cells) {
+  // A hierarchy's leaves are the cells themselves: every column is a level.
+  if (checked.hierarchy.active()) return std::vector<bool>(cells->n_columns, true);
+  return columns_named(strings(cells->n_columns, cells->column_names), checked.release.margins);
 }
 
 CheckedRequest check_request(const idp_request* request) {

@@ -146,8 +146,9 @@ typedef struct idp_cells
  * A release, row by row: one row per released cell (the source's rows, or
  * the domain's if given), or with a hierarchy one per node (the cells and
  * every rollup), or with two crossed hierarchies one per pair of nodes.
- * Row r prints the keys of cell row_cell[r], except the keys below its
- * level: key k is printed when row_is_cell[r], or when it is a level of
+ * Row r prints the keys of cell row_cell[r] (row_cell NULL: cell r),
+ * except the keys below its level: key k is printed when row_is_cell[r]
+ * (row_is_cell NULL: every row is a cell), or when it is a level of
  * hierarchy key_axis[k] (< n_axes) and key_depth[k] <= the row's depth in
  * that hierarchy, row_depth[r * n_axes + key_axis[k]] (0 = the hierarchy's
  * total). The depths are also the level columns. Core-allocated; release it
@@ -168,6 +169,7 @@ typedef struct idp_release_table
 	int64_t    *integer_values;	/* integer mechanisms, else NULL */
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
 	char	   *metadata_json;	/* the published noise law */
+	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;
 
 /* The release; *table is NULL unless IDP_OK. */

@@ -1,10 +1,12 @@
 // Dictionary encoding of the cells' key columns (see cell_keys.hpp). Each
-// column's keys get dense codes in order of first appearance; SQL NULL gets
-// a code of its own, distinct from the empty string, as GROUP BY treats it.
-// The codes drive everything downstream (margin groups, duplicate
-// detection), so no key bytes are kept after construction. The dictionary
-// is an open-addressing table sized from the row count: no allocation per
-// key, which matters at millions of cells.
+// encoded column's keys get dense codes in order of first appearance; SQL
+// NULL gets a code of its own, distinct from the empty string, as GROUP BY
+// treats it. The codes drive everything downstream (margin groups, the
+// hierarchy), so no key bytes are kept after construction. Dictionaries
+// and the duplicate check are open-addressing tables sized from the row
+// count, holding a tag of each key's hash beside its row so that a probe
+// rarely reads another key: no allocation per key, few cache misses, which
+// is what millions of cells cost.
 #include "cell_keys.hpp"
 
 #include <limits>
@@ -12,6 +14,7 @@
 #include <unordered_set>
 
 #include "../errors.hpp"
+#include "../large_buffer.hpp"
 #include "cell_grouping.hpp"
 
 namespace invariant_dp {
@@ -30,18 +33,46 @@ void check_column_names(const std::vector<std::string>& names) {
   }
 }
 
+// An open-addressing table of rows, each slot the row (+1; 0 is empty) and
+// the high 32 bits of its key's hash, sized for a load of at most 3/4.
+class RowTable {
+ public:
+  explicit RowTable(std::size_t rows) {
+    std::size_t capacity = 16;
+    while (capacity < rows + rows / 3 + 1) capacity *= 2;
+    slots_ = zeroed_large_buffer<std::uint64_t>(capacity);
+    mask_ = capacity - 1;
+  }
+  // The row already holding a key equal to row's (same_key(other)), or kNoCode
+  // after storing row.
+  template <class SameKey>
+  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t row, SameKey same_key) {
+    const std::uint64_t tag = hash & 0xffffffff00000000ull;
+    for (std::size_t slot = static_cast<std::size_t>(hash) & mask_;; slot = (slot + 1) & mask_) {
+      const std::uint64_t entry = slots_[slot];
+      if (entry == 0) {
+        slots_[slot] = tag | (std::uint64_t{row} + 1);
+        return kNoCode;
+      }
+      if ((entry & 0xffffffff00000000ull) == tag) {
+        const std::uint32_t other = static_cast<std::uint32_t>(entry & 0xffffffffu) - 1;
+        if (same_key(other)) return other;
+      }
+    }
+  }
+
+ private:
+  std::vector<std::uint64_t> slots_;
+  std::size_t mask_ = 0;
+};
+
 // Codes of column `column` for every row; returns the number of levels.
-// Each slot of the table holds the row that first had a key (kNoCode:
-// empty), so a probe compares bytes with that row's key.
 std::uint32_t encode_column(const KeyRows& keys, std::size_t column, const Interrupts& interrupts,
                             std::vector<std::uint32_t>& codes) {
-  std::size_t capacity = 16;
-  while (capacity < 2 * keys.n_rows) capacity *= 2;
-  std::vector<std::uint32_t> slot_row(capacity, kNoCode);
-  const std::size_t mask = capacity - 1;
+  RowTable table(keys.n_rows);
   std::uint32_t null_code = kNoCode;
   std::uint32_t n_levels = 0;
-  codes.resize(keys.n_rows);
+  codes = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
   for (std::size_t i = 0; i < keys.n_rows; ++i) {
     interrupts.poll_every(i);
     if (keys.is_null(i, column)) {
@@ -55,16 +86,28 @@ std::uint32_t encode_column(const KeyRows& keys, std::size_t column, const Inter
       codes[i] = codes[i - 1];
       continue;
     }
-    std::size_t slot = hash_key_bytes(key) & mask;
-    while (slot_row[slot] != kNoCode && keys.key(slot_row[slot], column) != key) slot = (slot + 1) & mask;
-    if (slot_row[slot] == kNoCode) {
-      slot_row[slot] = static_cast<std::uint32_t>(i);
-      codes[i] = n_levels++;
-    } else {
-      codes[i] = codes[slot_row[slot]];
-    }
+    const std::uint32_t earlier = table.find_or_insert(
+        hash_key_bytes(key), static_cast<std::uint32_t>(i),
+        [&](std::uint32_t other) { return keys.key(other, column) == key; });
+    codes[i] = earlier == kNoCode ? n_levels++ : codes[earlier];
   }
   return n_levels;
+}
+
+std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row) {
+  std::uint64_t h = 0x2545f4914f6cdd1dull;
+  for (std::size_t c = 0; c < keys.n_columns; ++c)
+    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
+        0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+bool same_tuple(const KeyRows& keys, std::size_t a, std::size_t b) {
+  for (std::size_t c = 0; c < keys.n_columns; ++c) {
+    if (keys.is_null(a, c) != keys.is_null(b, c)) return false;
+    if (!keys.is_null(a, c) && keys.key(a, c) != keys.key(b, c)) return false;
+  }
+  return true;
 }
 
 std::string joined_names(const std::vector<std::string>& names) {
@@ -89,16 +132,19 @@ CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names, i
   check_column_names(column_names_);
   codes_.resize(column_names_.size());
   n_levels_.resize(column_names_.size());
+  encoded_.assign(column_names_.size(), true);
 }
 
-CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts)
+CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts,
+                   const std::vector<bool>* encoded)
     : CellKeys(keys.n_rows, std::move(column_names), keys.table) {
   if (keys.n_columns != column_names_.size())
     throw Error("the keys have " + std::to_string(keys.n_columns) + " columns, the names " +
                 std::to_string(column_names_.size()));
+  if (encoded != nullptr) encoded_ = *encoded;
   for (std::size_t j = 0; j < column_names_.size(); ++j)
-    n_levels_[j] = encode_column(keys, j, interrupts, codes_[j]);
-  check_no_duplicate_cells(interrupts);
+    if (encoded_.at(j)) n_levels_[j] = encode_column(keys, j, interrupts, codes_[j]);
+  check_no_duplicate_keys(keys, interrupts);
 }
 
 CellKeys CellKeys::from_codes(std::vector<std::string> column_names, std::vector<std::vector<std::uint32_t>> codes,
@@ -109,11 +155,29 @@ CellKeys CellKeys::from_codes(std::vector<std::string> column_names, std::vector
                 std::to_string(cells.column_names_.size()));
   cells.codes_ = std::move(codes);
   cells.n_levels_ = std::move(n_levels);
-  cells.check_no_duplicate_cells(interrupts);
+  cells.check_no_duplicate_codes(interrupts);
   return cells;
 }
 
-void CellKeys::check_no_duplicate_cells(const Interrupts& interrupts) const {
+std::uint32_t CellKeys::n_levels(std::size_t column) const {
+  (void) codes(column);
+  return n_levels_[column];
+}
+
+const std::uint32_t* CellKeys::codes(std::size_t column) const {
+  if (!encoded_.at(column))
+    throw Error("key column \"" + column_names_[column] + "\" was not encoded");
+  return codes_[column].data();
+}
+
+void CellKeys::throw_duplicate(std::size_t row) const {
+  InvalidData duplicate("duplicate cell in source", "Key {key0} appears more than once.",
+                        "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
+  duplicate.name_key(0, KeyRef{table_, row});
+  throw duplicate;
+}
+
+void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
   std::vector<detail::CodeColumn> columns;
   for (std::size_t j = 0; j < n_columns(); ++j) columns.push_back({codes_[j].data(), n_levels_[j]});
   const detail::Grouping cells = detail::group_by_codes(n_cells_, columns, interrupts);
@@ -122,14 +186,24 @@ void CellKeys::check_no_duplicate_cells(const Interrupts& interrupts) const {
   // not a new one repeats an earlier key.
   std::uint32_t next_new_id = 0;
   for (std::size_t i = 0; i < n_cells_; ++i) {
-    if (cells.group_of_cell[i] == next_new_id) {
-      ++next_new_id;
-      continue;
-    }
-    InvalidData duplicate("duplicate cell in source", "Key {key0} appears more than once.",
-                          "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
-    duplicate.name_key(0, KeyRef{table_, i});
-    throw duplicate;
+    if (cells.group_of_cell[i] != next_new_id) throw_duplicate(i);
+    ++next_new_id;
+  }
+}
+
+void CellKeys::check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const {
+  // With one column its dictionary, if built, already counted the distinct keys.
+  if (n_columns() == 1 && encoded_[0] && n_levels_[0] == n_cells_) return;
+  if (n_columns() == 0) {
+    if (n_cells_ > 1) throw_duplicate(1);
+    return;
+  }
+  RowTable table(n_cells_);
+  for (std::size_t i = 0; i < n_cells_; ++i) {
+    interrupts.poll_every(i);
+    if (table.find_or_insert(tuple_hash(keys, i), static_cast<std::uint32_t>(i),
+                             [&](std::uint32_t other) { return same_tuple(keys, other, i); }) != kNoCode)
+      throw_duplicate(i);
   }
 }
 
