@@ -4,10 +4,18 @@
 // hint are separate sentences (capitalised, with a period) or empty.
 #pragma once
 
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
 namespace invariant_dp {
+
+// A double in an error detail, with every digit it has (%.17g).
+inline std::string format_double(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
 
 class Error : public std::runtime_error {
  public:
