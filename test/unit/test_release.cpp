@@ -97,7 +97,7 @@ TEST(NoiseCalibration, SensitivitiesFollowNeighbours) {
   law = calibrate_noise(validate_request(r));
   EXPECT_DOUBLE_EQ(law.scale, 2.0);
   // Analytic Gaussian, l2 = sqrt 2: sigma / sqrt 2 = 3.7306 at (1, 1e-5)
-  // (digest 4.3 reference table).
+  // (the mpmath reference table of test_calibration.cpp).
   law = calibrate_noise(validate_request(raw("subspace_gaussian", 1, {}, true, 1e-5)));
   EXPECT_NEAR(law.scale / std::sqrt(2.0), 3.7306, 1e-4);
   EXPECT_DOUBLE_EQ(law.unit_variance, law.scale * law.scale);

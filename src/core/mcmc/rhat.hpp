@@ -1,7 +1,8 @@
 // Split R-hat (Gelman et al., Bayesian Data Analysis 3rd ed., 11.4) over
 // several chains on scalar summaries of z (||z||_1 and z_1), as the paper
 // checks convergence on the Census example with 4 over-dispersed chains and
-// R-hat < 1.01 (integer_subspace_dp digest 5.3, 7 "Diagnostics").
+// R-hat < 1.01 (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936,
+// Section 5 and Appendix E.4).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,6 @@
 // dp.diagnose: the health of the MCMC sampler a lattice release would use,
-// as rows a BI tool can plot (integer_subspace_dp digest 4.4-4.6, 7). It
+// as rows a BI tool can plot (the checks of Dharangutte, Gao, Gong, Yu 2023,
+// arXiv:2212.00936, Section 4, Appendices D.2 and E.4). It
 // runs only chains on the noise: no count of the data is read.
 //   tv_upper_bound (iteration, bound): the L-lag coupling bound on the total
 //     variation distance between the chain after `iteration` sweeps and the

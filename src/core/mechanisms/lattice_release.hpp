@@ -1,5 +1,6 @@
 // Integer noise on the invariant lattice Lambda_A = {z in Z^d : A z = 0} by
-// MCMC (integer_subspace_dp Algorithm 1, src/core/mcmc), for the integer
+// MCMC (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936, Algorithm 1;
+// src/core/mcmc), for the integer
 // mechanisms where no exact sampler applies: integer_laplace with crossing
 // margins, integer_laplace_l2, integer_gaussian with margins.
 //

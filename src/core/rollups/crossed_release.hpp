@@ -1,5 +1,5 @@
 // A release over two crossed hierarchies (dp.privatize with `hierarchy` and
-// the option "crossed"; digest §2.10): the cells are the full grid of (row
+// the option "crossed"; hierarchy/crossed_cascade.hpp): the cells are the full grid of (row
 // leaf, column leaf) pairs, and the release has one row per (row node,
 // column node) pair, e.g. (state, age_group) or (county, all ages).
 //
