@@ -3,10 +3,7 @@
 // NULL gets a code of its own, distinct from the empty string, as GROUP BY
 // treats it. The codes drive everything downstream (margin groups, the
 // hierarchy), so no key bytes are kept after construction. Dictionaries
-// and the duplicate check are open-addressing tables sized from the row
-// count, holding a tag of each key's hash beside its row so that a probe
-// rarely reads another key: no allocation per key, few cache misses, which
-// is what millions of cells cost.
+// and the duplicate check are key_tuples.hpp's tables.
 #include "cell_keys.hpp"
 
 #include <limits>
@@ -16,11 +13,10 @@
 #include "../errors.hpp"
 #include "../large_buffer.hpp"
 #include "cell_grouping.hpp"
+#include "key_tuples.hpp"
 
 namespace invariant_dp {
 namespace {
-
-constexpr std::uint32_t kNoCode = std::numeric_limits<std::uint32_t>::max();
 
 void check_column_names(const std::vector<std::string>& names) {
   std::unordered_set<std::string> seen;
@@ -31,83 +27,6 @@ void check_column_names(const std::vector<std::string>& names) {
                             "Rename one of the columns in the source query.");
     }
   }
-}
-
-// An open-addressing table of rows, each slot the row (+1; 0 is empty) and
-// the high 32 bits of its key's hash, sized for a load of at most 3/4.
-class RowTable {
- public:
-  explicit RowTable(std::size_t rows) {
-    std::size_t capacity = 16;
-    while (capacity < rows + rows / 3 + 1) capacity *= 2;
-    slots_ = zeroed_large_buffer<std::uint64_t>(capacity);
-    mask_ = capacity - 1;
-  }
-  // The row already holding a key equal to row's (same_key(other)), or kNoCode
-  // after storing row.
-  template <class SameKey>
-  std::uint32_t find_or_insert(std::uint64_t hash, std::uint32_t row, SameKey same_key) {
-    const std::uint64_t tag = hash & 0xffffffff00000000ull;
-    for (std::size_t slot = static_cast<std::size_t>(hash) & mask_;; slot = (slot + 1) & mask_) {
-      const std::uint64_t entry = slots_[slot];
-      if (entry == 0) {
-        slots_[slot] = tag | (std::uint64_t{row} + 1);
-        return kNoCode;
-      }
-      if ((entry & 0xffffffff00000000ull) == tag) {
-        const std::uint32_t other = static_cast<std::uint32_t>(entry & 0xffffffffu) - 1;
-        if (same_key(other)) return other;
-      }
-    }
-  }
-
- private:
-  std::vector<std::uint64_t> slots_;
-  std::size_t mask_ = 0;
-};
-
-// Codes of column `column` for every row; returns the number of levels.
-std::uint32_t encode_column(const KeyRows& keys, std::size_t column, const Interrupts& interrupts,
-                            std::vector<std::uint32_t>& codes) {
-  RowTable table(keys.n_rows);
-  std::uint32_t null_code = kNoCode;
-  std::uint32_t n_levels = 0;
-  codes = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
-  for (std::size_t i = 0; i < keys.n_rows; ++i) {
-    interrupts.poll_every(i);
-    if (keys.is_null(i, column)) {
-      if (null_code == kNoCode) null_code = n_levels++;
-      codes[i] = null_code;
-      continue;
-    }
-    const std::string_view key = keys.key(i, column);
-    // Sources sorted by a key repeat the previous row's value.
-    if (i > 0 && !keys.is_null(i - 1, column) && keys.key(i - 1, column) == key) {
-      codes[i] = codes[i - 1];
-      continue;
-    }
-    const std::uint32_t earlier = table.find_or_insert(
-        hash_key_bytes(key), static_cast<std::uint32_t>(i),
-        [&](std::uint32_t other) { return keys.key(other, column) == key; });
-    codes[i] = earlier == kNoCode ? n_levels++ : codes[earlier];
-  }
-  return n_levels;
-}
-
-std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row) {
-  std::uint64_t h = 0x2545f4914f6cdd1dull;
-  for (std::size_t c = 0; c < keys.n_columns; ++c)
-    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
-        0x9e3779b97f4a7c15ull;
-  return h ^ (h >> 29);
-}
-
-bool same_tuple(const KeyRows& keys, std::size_t a, std::size_t b) {
-  for (std::size_t c = 0; c < keys.n_columns; ++c) {
-    if (keys.is_null(a, c) != keys.is_null(b, c)) return false;
-    if (!keys.is_null(a, c) && keys.key(a, c) != keys.key(b, c)) return false;
-  }
-  return true;
 }
 
 std::string joined_names(const std::vector<std::string>& names) {
@@ -142,8 +61,12 @@ CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, c
     throw Error("the keys have " + std::to_string(keys.n_columns) + " columns, the names " +
                 std::to_string(column_names_.size()));
   if (encoded != nullptr) encoded_ = *encoded;
-  for (std::size_t j = 0; j < column_names_.size(); ++j)
-    if (encoded_.at(j)) n_levels_[j] = encode_column(keys, j, interrupts, codes_[j]);
+  for (std::size_t j = 0; j < column_names_.size(); ++j) {
+    if (!encoded_.at(j)) continue;
+    TupleIds column = dense_tuple_ids(keys, {j}, interrupts);
+    codes_[j] = std::move(column.id);
+    n_levels_[j] = column.n_ids;
+  }
   check_no_duplicate_keys(keys, interrupts);
 }
 
@@ -194,16 +117,14 @@ void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
 void CellKeys::check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const {
   // With one column its dictionary, if built, already counted the distinct keys.
   if (n_columns() == 1 && encoded_[0] && n_levels_[0] == n_cells_) return;
-  if (n_columns() == 0) {
-    if (n_cells_ > 1) throw_duplicate(1);
-    return;
-  }
-  RowTable table(n_cells_);
+  const TupleIds cells = dense_tuple_ids(keys, interrupts);
+  if (cells.n_ids == n_cells_) return;
+  // Ids are numbered by first appearance, so the first row whose id is not
+  // a new one repeats an earlier tuple.
+  std::uint32_t next_new_id = 0;
   for (std::size_t i = 0; i < n_cells_; ++i) {
-    interrupts.poll_every(i);
-    if (table.find_or_insert(tuple_hash(keys, i), static_cast<std::uint32_t>(i),
-                             [&](std::uint32_t other) { return same_tuple(keys, other, i); }) != kNoCode)
-      throw_duplicate(i);
+    if (cells.id[i] != next_new_id) throw_duplicate(i);
+    ++next_new_id;
   }
 }
 
