@@ -109,43 +109,6 @@ class OsRandomSource final : public RandomSource {
   std::uint64_t generation_ = 0;
 };
 
-// xoshiro256** (Blackman & Vigna 2018) seeded through splitmix64. Chosen over
-// ChaCha20 because the seeded stream exists for reproducibility, not secrecy
-// (whoever knows the seed knows the noise anyway); xoshiro is a few lines of
-// pure uint64 arithmetic, so the stream is identical on every platform and
-// compiler, and it passes BigCrush. splitmix64 spreads any seed (even 0)
-// into a non-zero, well-mixed state, as the xoshiro authors recommend.
-class SeededRandomSource final : public RandomSource {
- public:
-  explicit SeededRandomSource(std::uint64_t seed) {
-    for (auto& word : s_) word = splitmix64(seed);
-  }
-
-  std::uint64_t next_u64() override {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-  static std::uint64_t splitmix64(std::uint64_t& state) {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-
-  std::uint64_t s_[4];
-};
-
 }  // namespace
 
 std::unique_ptr<RandomSource> make_os_random_source() {

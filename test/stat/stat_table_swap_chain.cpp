@@ -15,7 +15,8 @@
 //    heat-bath and by Metropolis, l2 and the lattice Gaussian by Metropolis.
 //    With floors (congenial: z >= -x for a 2 x 3 count table x, so the
 //    target is the l1 law restricted to that finite set), heat-bath and
-//    Metropolis. Power, two ways: the draws against the law at a wrong parameter
+//    Metropolis. Pair blocks (l1) on the 2 x 3 table and on the 3 x 3
+//    table (rank 4). Power, two ways: the draws against the law at a wrong parameter
 //    (x 1.1, sigma^2 x 1.2) must be rejected, and a chain run at the wrong
 //    parameter (lambda x 1.3) for 10 sweeps from the right law must move
 //    the draws off it (rejected).
@@ -30,6 +31,7 @@
 
 #include "chi_square.hpp"
 #include "mcmc/laplace_line.hpp"
+#include "mcmc/pair_block.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
 
@@ -75,32 +77,48 @@ TEST(StatTableChain, LaplaceLineMatchesItsPmf) {
   check_line({0, 0, 2, 9}, 0.3, -4, 6, 3);
 }
 
-// A small lattice: free coordinates on a box, and the table they make.
+// A small lattice: free coordinates on a box, the table they make, and the
+// cells that hold them (z is determined by its values there).
 struct SmallTable {
   std::vector<std::size_t> shape;
   int free;                                                   // rank
   std::function<std::vector<std::int64_t>(const std::vector<std::int64_t>&)> fill;
+  std::vector<std::size_t> key_cells;
 };
 
 SmallTable two_by_three() {
-  return {{2, 3}, 2, [](const std::vector<std::int64_t>& v) {
+  return {{2, 3}, 2,
+          [](const std::vector<std::int64_t>& v) {
             const std::int64_t a = v[0], b = v[1];
             return std::vector<std::int64_t>{a, b, -a - b, -a, -b, a + b};
-          }};
+          },
+          {0, 1}};
+}
+
+SmallTable three_by_three() {
+  return {{3, 3}, 4,
+          [](const std::vector<std::int64_t>& v) {
+            const std::int64_t a = v[0], b = v[1], c = v[2], d = v[3];
+            return std::vector<std::int64_t>{a, b, -a - b, c, d, -c - d, -a - c, -b - d, a + b + c + d};
+          },
+          {0, 1, 3, 4}};
 }
 
 SmallTable cube() {
-  return {{2, 2, 2}, 1, [](const std::vector<std::int64_t>& v) {
+  return {{2, 2, 2}, 1,
+          [](const std::vector<std::int64_t>& v) {
             std::vector<std::int64_t> z(8);
             for (int c = 0; c < 8; ++c) z[c] = (__builtin_popcount(unsigned(c)) % 2 ? -1 : 1) * v[0];
             return z;
-          }};
+          },
+          {0}};
 }
 
 double log_q(const Target& target, const std::vector<std::int64_t>& z) { return log_density(target, z.data(), z.size()); }
 
-// The target enumerated on the box |v_i| <= radius, keyed by z's first
-// free coordinates packed into one integer.
+// The target enumerated on the box |v_i| <= radius (points of weight below
+// 1e-15 of z = 0's dropped), keyed by z's free coordinates packed into one
+// integer.
 struct Enumerated {
   std::vector<std::vector<std::int64_t>> states;  // z of each box point
   std::vector<double> prob;
@@ -108,27 +126,31 @@ struct Enumerated {
 };
 
 std::int64_t key_of(const SmallTable& t, const std::vector<std::int64_t>& z) {
-  return t.free == 1 ? z[0] : z[0] * 100000 + z[1];
+  std::int64_t key = 0;
+  for (const std::size_t c : t.key_cells) key = key * 4096 + (z[c] + 2048);
+  return key;
 }
 
 // floors: empty, or z >= floors cell by cell (congenial's y = x + z >= 0).
 Enumerated enumerate(const SmallTable& t, const Target& target, int radius,
                      const std::vector<std::int64_t>& floors = {}) {
   Enumerated e;
-  const int side = 2 * radius + 1;
-  const int n = t.free == 1 ? side : side * side;
+  const std::int64_t side = 2 * radius + 1;
+  std::int64_t n = 1;
+  for (int k = 0; k < t.free; ++k) n *= side;
   double total = 0;
   std::vector<double> w;
-  for (int s = 0; s < n; ++s) {
-    std::vector<std::int64_t> v{s % side - radius};
-    if (t.free == 2) v.push_back(s / side - radius);
+  for (std::int64_t s = 0; s < n; ++s) {
+    std::vector<std::int64_t> v;
+    for (std::int64_t rest = s, k = 0; k < t.free; ++k, rest /= side) v.push_back(rest % side - radius);
     const std::vector<std::int64_t> z = t.fill(v);
     bool above = true;
     for (std::size_t i = 0; i < floors.size(); ++i) above = above && z[i] >= floors[i];
-    if (!above) continue;
+    const double weight = std::exp(log_q(target, z));
+    if (!above || weight < 1e-15) continue;
     e.states.push_back(z);
-    w.push_back(std::exp(log_q(target, e.states.back())));
-    total += w.back();
+    w.push_back(weight);
+    total += weight;
   }
   for (std::size_t i = 0; i < w.size(); ++i) {
     e.prob.push_back(w[i] / total);
@@ -160,11 +182,13 @@ std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enume
 }
 
 void check_invariance(const char* name, const SmallTable& t, const Target& target, const Target& wrong_target,
-                      bool heat_bath, int radius, std::uint64_t seed, const std::vector<std::int64_t>& floors = {}) {
+                      bool heat_bath, int radius, std::uint64_t seed, const std::vector<std::int64_t>& floors = {},
+                      bool pair_blocks = false) {
   const int n = 100000;
   const Enumerated right = enumerate(t, target, radius, floors);
-  const std::map<std::int64_t, std::int64_t> counts =
-      run_chains(t, right, SwapChainConfig{target, heat_bath}, 3, n, seed, floors);
+  SwapChainConfig config{target, heat_bath};
+  config.pair_blocks = pair_blocks;
+  const std::map<std::int64_t, std::int64_t> counts = run_chains(t, right, config, 3, n, seed, floors);
   const ChiSquare fit = goodness_of_fit(right.by_key, counts, n);
   const ChiSquare wrong = goodness_of_fit(enumerate(t, wrong_target, radius, floors).by_key, counts, n);
   Target off = target;
@@ -172,8 +196,9 @@ void check_invariance(const char* name, const SmallTable& t, const Target& targe
     off.sigma2 /= 1.3 * 1.3;
   else
     off.epsilon *= 1.3;
-  const ChiSquare drifted =
-      goodness_of_fit(right.by_key, run_chains(t, right, SwapChainConfig{off, heat_bath}, 10, n, seed + 1, floors), n);
+  SwapChainConfig off_config = config;
+  off_config.target = off;
+  const ChiSquare drifted = goodness_of_fit(right.by_key, run_chains(t, right, off_config, 10, n, seed + 1, floors), n);
   std::printf("%s\n", name);
   report("  from the target, 3 sweeps", fit);
   report("  same draws, wrong law (must fail)", wrong);
@@ -186,6 +211,84 @@ void check_invariance(const char* name, const SmallTable& t, const Target& targe
 TEST(StatTableChain, HeatBathLeavesTheL1LawInvariant) {
   check_invariance("2x3 l1 heat-bath", two_by_three(), laplace_l1(0.5), laplace_l1(0.55), true, 30, 11);
   check_invariance("2x2x2 l1 heat-bath", cube(), laplace_l1(0.2), laplace_l1(0.22), true, 120, 12);
+}
+
+// Pair blocks (pair_block.hpp): on the 2 x 3 table a pair of rows is the
+// whole table and a pair of columns a 2 x 2 move; the 3 x 3 table (rank 4)
+// has proper blocks of both kinds.
+TEST(StatTableChain, PairBlocksLeaveTheL1LawInvariant) {
+  check_invariance("2x3 l1 pair blocks", two_by_three(), laplace_l1(0.5), laplace_l1(0.55), true, 30, 13, {}, true);
+  check_invariance("3x3 l1 pair blocks", three_by_three(), laplace_l1(0.8), laplace_l1(0.88), true, 16, 14, {}, true);
+}
+
+// The law of a pair of lines (pair_block.hpp) against its pmf, enumerated
+// on a box of the first line's values with the total fixed (|u_j| <= 24,
+// truncated mass < e^-15): chi-square at p = 1e-6, N = 2e5, lines of 2 to
+// 4 positions with sums of both signs and zero. Power: the same draws
+// against the law at lambda x 1.1, and against the law whose tails off the
+// plateaus fall at rate lambda instead of 2 lambda (the mixture weights of
+// a plateau taken for rho = exp(-lambda)), must fail.
+using Line = std::vector<std::int64_t>;
+
+std::map<std::int64_t, double> pair_block_pmf(const Line& sums, std::int64_t total, double lambda,
+                                              double tail_rate) {
+  const std::size_t n = sums.size();
+  const std::int64_t radius = 24;
+  std::map<std::int64_t, double> pmf;
+  double z = 0, top = 0;  // top: the exponent with every u_j on its plateau, an upper bound
+  for (auto s : sums) top -= lambda * double(std::llabs(s));
+  Line line(n, -radius);  // the first n - 1 run over the box, the last closes the total
+  for (;;) {
+    line[n - 1] = total;
+    for (std::size_t j = 0; j + 1 < n; ++j) line[n - 1] -= line[j];
+    double exponent = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const std::int64_t lo = std::min<std::int64_t>(0, sums[j]), hi = std::max<std::int64_t>(0, sums[j]);
+      const std::int64_t off = line[j] < lo ? lo - line[j] : line[j] > hi ? line[j] - hi : 0;
+      exponent -= lambda * double(hi - lo) + tail_rate * double(off);  // |u| + |s - u| = |s| + 2 off
+    }
+    if (exponent > top - 40) {  // lighter points weigh < e^-40 of the heaviest: left out
+      std::int64_t key = 0;
+      for (auto x : line) key = key * 4096 + (x + 2048);
+      const double w = std::exp(exponent);
+      pmf[key] = w;
+      z += w;
+    }
+    std::size_t k = 0;
+    while (k + 1 < n && line[k] == radius) line[k++] = -radius;
+    if (k + 1 == n) break;
+    ++line[k];
+  }
+  for (auto& [key, w] : pmf) w /= z;
+  return pmf;
+}
+
+TEST(StatTableChain, PairBlockLawMatchesItsPmf) {
+  const double lambda = 0.45;
+  const std::vector<std::pair<Line, std::int64_t>> cases{
+      {{1, -4}, 3}, {{2, -1, 0}, 1}, {{0, 0, 0}, 0}, {{3, 3, -2}, -2}, {{5, 0, -1, 2}, 4}, {{1, -2, 0, 3}, -6}};
+  auto rng = make_seeded_random_source(41);
+  for (const auto& [sums, total] : cases) {
+    const PairBlockLaw law(sums.size(), lambda);
+    const double n = 2e5;
+    std::map<std::int64_t, std::int64_t> counts;
+    Line first(sums.size());
+    for (int i = 0; i < int(n); ++i) {
+      law.sample(sums.data(), total, first.data(), *rng);
+      std::int64_t key = 0;
+      for (auto x : first) key = key * 4096 + (x + 2048);
+      ++counts[key];
+    }
+    const ChiSquare fit = goodness_of_fit(pair_block_pmf(sums, total, lambda, 2 * lambda), counts, n);
+    const ChiSquare wrong = goodness_of_fit(pair_block_pmf(sums, total, 1.1 * lambda, 2.2 * lambda), counts, n);
+    const ChiSquare slow_tails = goodness_of_fit(pair_block_pmf(sums, total, lambda, lambda), counts, n);
+    report("pair block n = " + std::to_string(sums.size()), fit);
+    report("  lambda x 1.1 (must fail)", wrong);
+    report("  tails at rate lambda (must fail)", slow_tails);
+    EXPECT_TRUE(fit.passes());
+    EXPECT_FALSE(wrong.passes());
+    EXPECT_FALSE(slow_tails.passes());
+  }
 }
 
 TEST(StatTableChain, MetropolisLeavesEachTargetInvariant) {
