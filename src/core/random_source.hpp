@@ -1,5 +1,5 @@
 // The one source of randomness of every sampler (STYLE.md practice 6).
-// Production uses the OS CSPRNG (getrandom(2)); tests and the superuser-only
+// Production uses a ChaCha20 keystream keyed from the OS CSPRNG (getrandom(2)); tests and the superuser-only
 // seed GUC use a deterministic engine. Samplers only ever see RandomSource&.
 #pragma once
 
@@ -26,8 +26,10 @@ class RandomSource {
   bool fair_bit() { return (next_u64() >> 63) != 0; }
 };
 
-// Reads the kernel CSPRNG through getrandom(2), buffered. Throws Error if the
-// kernel refuses (never falls back to a weaker source).
+// A ChaCha20 keystream keyed from the kernel CSPRNG (getrandom(2)), rekeyed
+// by fast key erasure, reseeded from the kernel every 8 MiB and after fork;
+// consumed words are wiped. Throws Error if the kernel or the cipher refuses
+// (never falls back to a weaker source).
 std::unique_ptr<RandomSource> make_os_random_source();
 
 // Deterministic, reproducible stream for tests and the superuser-only seed:

@@ -43,18 +43,24 @@ PairBlockLaw::PairBlockLaw(std::size_t n, double lambda) : n_(n) {
   nb_cumulative_.resize(nb_relative_.size());
   double sum = 0;
   for (std::size_t i = 0; i < nb_relative_.size(); ++i) nb_cumulative_[i] = sum += nb_relative_[i];
+  // 1/k for every denominator R - g + parts - 1 of a composition: R is at
+  // most the largest tabulated N+ or N-.
+  const std::size_t largest = std::size_t(nb_first_) + nb_relative_.size() + n_;
+  reciprocal_.resize(largest + 1);
+  reciprocal_[0] = 0;
+  for (std::size_t k = 1; k <= largest; ++k) reciprocal_[k] = 1.0 / double(k);
+  inverse_one_minus_rho_ = 1 / one_minus_rho_;
 }
 
-// alpha on {0..L}: weight 1 at both ends, 1 - rho inside (L >= 1); the
-// point 0 when L = 0. Inversion, so the draw is monotone in L for a fixed u.
+// alpha on {0..L}: weight 1 at both ends, 1 - rho inside (L >= 1).
+// Inversion, so the draw is monotone in L for a fixed u.
 std::int64_t PairBlockLaw::plateau_quantile(std::int64_t length, double u) const {
-  if (length == 0) return 0;
   const double inside = double(length - 1) * one_minus_rho_;
   double x = u * (2 + inside);
   if (x < 1) return 0;
   x -= 1;
   if (x >= inside) return length;
-  return std::min<std::int64_t>(length - 1, 1 + std::int64_t(x / one_minus_rho_));
+  return std::min<std::int64_t>(length - 1, 1 + std::int64_t(x * inverse_one_minus_rho_));
 }
 
 std::int64_t PairBlockLaw::negative_binomial_quantile(double u) const {
@@ -75,14 +81,30 @@ void PairBlockLaw::add_composition(std::int64_t total, int sign, std::int64_t* o
   std::int64_t rest = total;
   for (std::size_t j = 0; j + 1 < n_; ++j) {
     const double u = rng.uniform_open01();
-    const double parts = double(n_ - j);
+    const std::size_t others = n_ - j - 1;  // parts after this one
     std::int64_t g = 0;
     double survival = 1;
+    // Four steps at a time while no factor can vanish: the count of
+    // survivals above u is the number of steps taken (they decrease), with
+    // one branch per four steps instead of one per step.
+    while (rest - g >= 4) {
+      const std::int64_t m = rest - g;
+      const double* r = &reciprocal_[std::size_t(m) + others];
+      const double a = survival * double(m) * r[0];
+      const double b = a * double(m - 1) * r[-1];
+      const double c = b * double(m - 2) * r[-2];
+      const double d = c * double(m - 3) * r[-3];
+      const int steps = int(a > u) + int(b > u) + int(c > u) + int(d > u);
+      g += steps;
+      if (steps < 4) goto done;
+      survival = d;
+    }
     while (g < rest) {
-      survival *= double(rest - g) / (double(rest - g) + parts - 1);
+      survival *= double(rest - g) * reciprocal_[std::size_t(rest - g) + others];
       if (survival <= u) break;
       ++g;
     }
+  done:
     out[j] += sign * g;
     rest -= g;
   }
@@ -98,9 +120,13 @@ void PairBlockLaw::sample(const std::int64_t* sums, std::int64_t total, std::int
   for (;;) {
     ++trials_;
     std::int64_t k = 0;
+    // One uniform per position even where the plateau is the point 0:
+    // chains whose sums differ somewhere keep reading the same uniform for
+    // the same position (a skipped draw would shift every later one).
     for (std::size_t j = 0; j < n_; ++j) {
       const std::int64_t s = sums[j];
-      const std::int64_t c = plateau_quantile(s < 0 ? -s : s, rng.uniform_open01());
+      const double u = rng.uniform_open01();
+      const std::int64_t c = s == 0 ? 0 : plateau_quantile(s < 0 ? -s : s, u);
       first[j] = std::min<std::int64_t>(0, s) + c;
       k += c;
     }

@@ -81,6 +81,8 @@ class PairBlockLaw {
   std::int64_t nb_first_ = 0;
   std::vector<double> nb_relative_;
   std::vector<double> nb_cumulative_;
+  std::vector<double> reciprocal_;  // 1/k, the compositions' denominators
+  double inverse_one_minus_rho_;
   mutable std::uint64_t trials_ = 0;
 };
 

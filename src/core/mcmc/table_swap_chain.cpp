@@ -149,16 +149,25 @@ std::uint64_t TableSwapChain::steps_per_sweep() const {
 }
 
 // The pair's sums and the first line's total, the exact draw, and the
-// second line as sums minus first.
+// second line as sums minus first. Cells of a table released alone are
+// consecutive, so its lines are strided runs of z (no index lookup).
 void TableSwapChain::update_block(const PairBlock& block, RandomSource& rng) {
   const TableMoves& moves = *moves_;
-  const std::size_t n = moves.tables()[block.table].shape[block.rows ? 1 : 0];
+  const std::vector<std::size_t>& shape = moves.tables()[block.table].shape;
+  const std::size_t n = shape[block.rows ? 1 : 0];
+  const std::size_t first_cell = block.rows ? moves.cell(block.table, block.first, 0) : moves.cell(block.table, 0, block.first);
+  const std::size_t second_cell =
+      block.rows ? moves.cell(block.table, block.second, 0) : moves.cell(block.table, 0, block.second);
+  const bool strided = moves.contiguous(block.table);
+  const std::size_t stride = block.rows ? 1 : shape[1];
   auto cell = [&](std::size_t line, std::size_t k) {
-    return block.rows ? moves.cell(block.table, line, k) : moves.cell(block.table, k, line);
+    if (strided) return (line == 0 ? first_cell : second_cell) + k * stride;
+    const std::size_t l = line == 0 ? block.first : block.second;
+    return block.rows ? moves.cell(block.table, l, k) : moves.cell(block.table, k, l);
   };
   std::int64_t total = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    const std::int64_t a = z_[cell(block.first, k)], b = z_[cell(block.second, k)];
+    const std::int64_t a = z_[cell(0, k)], b = z_[cell(1, k)];
     sums_[k] = a + b;
     total += a;
     l1_ -= std::llabs(a) + std::llabs(b);
@@ -169,10 +178,10 @@ void TableSwapChain::update_block(const PairBlock& block, RandomSource& rng) {
     const std::int64_t a = first_[k], b = sums_[k] - first_[k];
     check_entry(a, entry_limit_);
     check_entry(b, entry_limit_);
-    std::int64_t& za = z_[cell(block.first, k)];
+    std::int64_t& za = z_[cell(0, k)];
     moved = moved || za != a;
     za = a;
-    z_[cell(block.second, k)] = b;
+    z_[cell(1, k)] = b;
     l1_ += std::llabs(a) + std::llabs(b);
   }
   ++counts_.proposed;

@@ -110,6 +110,7 @@ class TableMoves {
   bool two_way() const { return two_way_; }
   std::uint64_t blocks_per_sweep() const { return total_blocks_; }
   void draw_block(RandomSource& rng, PairBlock& block) const;
+  bool contiguous(std::size_t table) const { return contiguous_from_[table] >= 0; }
   std::size_t cell(std::size_t table, std::size_t row, std::size_t column) const {
     const std::size_t offset = row * tables_[table].shape[1] + column;
     const std::int64_t from = contiguous_from_[table];

@@ -41,7 +41,7 @@ std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, c
                                                 const Interrupts& interrupts) {
   const mcmc::TableMoves moves(tables, model.n_cells());
   const NoiseLaw law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
-  const mcmc::SwapChainConfig config = table_chain_config(request, law);
+  const mcmc::SwapChainConfig config = table_chain_config(request, law, moves);
   const std::int64_t sweeps = static_cast<std::int64_t>(table_chain_sweeps(request, config));
   const std::int64_t lag = settings.lag > 0 ? settings.lag : std::max<std::int64_t>(1, sweeps / 10);
   const std::int64_t cap = 10 * sweeps + lag;

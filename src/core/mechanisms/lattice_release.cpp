@@ -114,7 +114,7 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   const std::size_t n = model.n_cells();
   const mcmc::TableMoves moves(tables, n);
   law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
-  const mcmc::SwapChainConfig config = table_chain_config(request, law);
+  const mcmc::SwapChainConfig config = table_chain_config(request, law, moves);
   const std::uint64_t sweeps = table_chain_sweeps(request, config);
   const double steps = double(sweeps + kTableSdSweeps) * double(moves.rank());
   if (steps > kMaxTableSteps)
@@ -124,9 +124,12 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
                        std::to_string(std::llround(kMaxTableSteps)) + ".",
                    "Release fewer cells, ask for fewer iterations, or use integer_gaussian or a real-valued "
                    "subspace mechanism, which need no chain for these margins.");
-  report.sampler = std::string("mcmc: ") + (config.heat_bath ? "heat-bath" : "Metropolis") +
-                   " updates along random basic moves of each complete table (the 2x2 swaps of any two rows and "
-                   "columns for a two-way table), no basis, started at zero noise";
+  report.sampler = config.pair_blocks
+                       ? "mcmc: exact redraws of random pairs of rows and of columns of each two-way table given the "
+                         "rest (pair blocks), no basis, started at zero noise"
+                       : std::string("mcmc: ") + (config.heat_bath ? "heat-bath" : "Metropolis") +
+                             " updates along random basic moves of each complete table (the 2x2 swaps of any two rows "
+                             "and columns for a two-way table), no basis, started at zero noise";
   report.iterations = sweeps;
   mcmc::TableSwapChain chain(moves, config);
   run_with_progress(chain, sweeps, rng, interrupts);
@@ -162,16 +165,19 @@ std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
   return tables;
 }
 
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law) {
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
+                                         const mcmc::TableMoves& moves) {
   mcmc::SwapChainConfig config;
   config.target = chain_target(request, law);
   config.heat_bath = config.target.kind == mcmc::TargetKind::laplace_l1;
+  config.pair_blocks = config.heat_bath && moves.two_way();
   if (request.proposal_a > 0) config.step_a = request.proposal_a;
   return config;
 }
 
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config) {
   if (request.iterations > 0) return request.iterations;
+  if (config.pair_blocks) return kTablePairBlockSweeps;
   return config.heat_bath ? kTableHeatBathSweeps : kTableMetropolisSweeps;
 }
 

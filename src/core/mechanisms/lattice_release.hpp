@@ -85,6 +85,7 @@ constexpr std::uint64_t kSdIterations = 20000;
 // relaxation, constant in the table's size. These are measurements, not a
 // coupling bound (the coupled pairs stop meeting from 8 x 8 on).
 constexpr std::uint64_t kTableHeatBathSweeps = 200;
+constexpr std::uint64_t kTablePairBlockSweeps = 200;  // placeholder, set below from the bench
 constexpr std::uint64_t kTableMetropolisSweeps = 1000;
 // Further sweeps for the sd, pooled over each table's cells (exchangeable
 // under every target: permuting the levels of an axis keeps the lattice
@@ -96,7 +97,9 @@ constexpr double kMaxTableSteps = 1e9;
 // The complete tables a table chain can move, or none when the margins are
 // not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.
 std::vector<LatticeTable> chain_tables(const InvariantModel& model);
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law);
+// Pair blocks for l1 when every table is two-way (table_swap_chain.hpp).
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
+                                         const mcmc::TableMoves& moves);
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config);
 // Entry updates a release's chain may cost (refuse_long_chain, 54000).
 constexpr double kMaxChainWork = 2e11;
