@@ -16,7 +16,9 @@
 //    With floors (congenial: z >= -x for a 2 x 3 count table x, so the
 //    target is the l1 law restricted to that finite set), heat-bath and
 //    Metropolis. Pair blocks (l1) on the 2 x 3 table and on the 3 x 3
-//    table (rank 4). Power, two ways: the draws against the law at a wrong parameter
+//    table (rank 4). The l2 scale-mixture Gibbs sampler on both, 3
+//    iterations (its exact lattice Gaussian draws and its Metropolis
+//    fallback both exercised). Power, two ways: the draws against the law at a wrong parameter
 //    (x 1.1, sigma^2 x 1.2) must be rejected, and a chain run at the wrong
 //    parameter (lambda x 1.3) for 10 sweeps from the right law must move
 //    the draws off it (rejected).
@@ -31,7 +33,9 @@
 
 #include "chi_square.hpp"
 #include "mcmc/laplace_line.hpp"
+#include "mcmc/latent_precision.hpp"
 #include "mcmc/pair_block.hpp"
+#include "mcmc/scale_mixture_chain.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
 
@@ -289,6 +293,119 @@ TEST(StatTableChain, PairBlockLawMatchesItsPmf) {
     EXPECT_FALSE(wrong.passes());
     EXPECT_FALSE(slow_tails.passes());
   }
+}
+
+// The latent precision (latent_precision.hpp) against its distribution
+// function: IG(mu = lambda / r, shape lambda^2) for r > 0,
+// P(t <= x) = Phi(sqrt(s/x) (x/mu - 1)) + exp(2 s/mu) Phi(-sqrt(s/x) (x/mu + 1)),
+// and the Levy law erfc(lambda / sqrt(2x)) for r = 0: N = 2e5 draws in 40
+// equiprobable bins, chi-square at p = 1e-6; power: the same draws against
+// r x 1.1. The maximal coupling's two sides are checked the same way.
+double precision_cdf(double x, double lambda, double r) {
+  const double s = lambda * lambda;
+  if (r == 0) return std::erfc(lambda / std::sqrt(2 * x));
+  const double mu = lambda / r;
+  auto phi = [](double v) { return 0.5 * std::erfc(-v / std::sqrt(2.0)); };
+  // exp(2s/mu) Phi(-...) computed in logs: the first factor can overflow.
+  const double v = -std::sqrt(s / x) * (x / mu + 1);
+  const double second = std::exp(2 * s / mu + std::log(0.5) + std::log(std::erfc(-v / std::sqrt(2.0))));
+  return phi(std::sqrt(s / x) * (x / mu - 1)) + second;
+}
+
+ChiSquare precision_fit(const std::vector<double>& draws, double lambda, double r) {
+  const int bins = 40;
+  std::map<int, double> prob;
+  std::map<int, std::int64_t> counts;
+  for (int b = 0; b < bins; ++b) prob[b] = 1.0 / bins;
+  for (const double t : draws) {
+    const int b = std::min(bins - 1, int(precision_cdf(t, lambda, r) * bins));
+    ++counts[b];
+  }
+  return goodness_of_fit(prob, counts, double(draws.size()));
+}
+
+TEST(StatTableChain, LatentPrecisionMatchesItsLaw) {
+  auto rng = make_seeded_random_source(61);
+  const LatentPrecision precision(0.5);
+  for (const double r : {0.0, 0.7, 40.0, 5000.0}) {
+    std::vector<double> draws;
+    for (int i = 0; i < 200000; ++i) draws.push_back(precision.sample(r, *rng));
+    const ChiSquare fit = precision_fit(draws, 0.5, r);
+    report("latent precision r = " + std::to_string(r), fit);
+    EXPECT_TRUE(fit.passes());
+    if (r > 0) {
+      const ChiSquare wrong = precision_fit(draws, 0.5, r * 1.1);
+      report("  against r x 1.1 (must fail)", wrong);
+      EXPECT_FALSE(wrong.passes());
+    }
+  }
+  // Coupled draws: each side has its own law; they agree often when the
+  // laws overlap.
+  std::vector<double> xs, ys;
+  int equal = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const auto [x, y] = precision.coupled(40.0, 41.0, *rng);
+    xs.push_back(x);
+    ys.push_back(y);
+    equal += x == y;
+  }
+  report("coupled, first side", precision_fit(xs, 0.5, 40.0));
+  report("coupled, second side", precision_fit(ys, 0.5, 41.0));
+  EXPECT_TRUE(precision_fit(xs, 0.5, 40.0).passes());
+  EXPECT_TRUE(precision_fit(ys, 0.5, 41.0).passes());
+  EXPECT_FALSE(precision_fit(ys, 0.5, 40.0).passes());
+  EXPECT_GT(equal, 100000);
+}
+
+// The l2 scale-mixture Gibbs sampler (scale_mixture_chain.hpp) from exact
+// draws of the l2 law, 3 iterations. On these small lattices the latent
+// variance is often below the exact lattice Gaussian's range, so both the
+// exact draws and the Metropolis fallback are exercised (counted).
+std::map<std::int64_t, std::int64_t> run_scale_mixture(const SmallTable& t, const Enumerated& start, double lambda,
+                                                       int iterations, int n, std::uint64_t seed,
+                                                       std::uint64_t* fallbacks) {
+  LatticeTable table{t.shape, std::vector<std::size_t>(start.states[0].size())};
+  std::iota(table.cells.begin(), table.cells.end(), std::size_t(0));
+  const TableMoves moves({table}, table.cells.size());
+  auto rng = make_seeded_random_source(seed);
+  std::vector<double> cumulative(start.prob.size());
+  std::partial_sum(start.prob.begin(), start.prob.end(), cumulative.begin());
+  std::map<std::int64_t, std::int64_t> counts;
+  ScaleMixtureChain chain(moves, lambda);
+  for (int i = 0; i < n; ++i) {
+    const double u = rng->uniform_open01() * cumulative.back();
+    const std::size_t s = std::size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    chain.reset_to(start.states[s]);
+    chain.run(std::uint64_t(iterations), *rng, Interrupts{});
+    ++counts[key_of(t, chain.z())];
+  }
+  *fallbacks = chain.fallbacks();
+  return counts;
+}
+
+void check_scale_mixture(const char* name, const SmallTable& t, double lambda, int radius, std::uint64_t seed) {
+  const int n = 100000;
+  const Enumerated right = enumerate(t, laplace_l2(lambda), radius);
+  std::uint64_t fallbacks = 0, off_fallbacks = 0;
+  const auto counts = run_scale_mixture(t, right, lambda, 3, n, seed, &fallbacks);
+  const ChiSquare fit = goodness_of_fit(right.by_key, counts, n);
+  const ChiSquare wrong = goodness_of_fit(enumerate(t, laplace_l2(lambda * 1.1), radius).by_key, counts, n);
+  const ChiSquare drifted =
+      goodness_of_fit(right.by_key, run_scale_mixture(t, right, lambda * 1.3, 10, n, seed + 1, &off_fallbacks), n);
+  std::printf("%s: %llu of %d iterations by the Metropolis fallback\n", name, (unsigned long long)fallbacks, 3 * n);
+  report("  from the target, 3 iterations", fit);
+  report("  same draws, wrong law (must fail)", wrong);
+  report("  chain at the wrong parameter, 10 iterations (must fail)", drifted);
+  EXPECT_TRUE(fit.passes()) << name;
+  EXPECT_FALSE(wrong.passes()) << name;
+  EXPECT_FALSE(drifted.passes()) << name;
+  EXPECT_GT(fallbacks, 0u) << name;
+  EXPECT_LT(fallbacks, std::uint64_t(3 * n)) << name;
+}
+
+TEST(StatTableChain, ScaleMixtureLeavesTheL2LawInvariant) {
+  check_scale_mixture("2x3 l2 scale mixture", two_by_three(), 0.3, 80, 51);
+  check_scale_mixture("3x3 l2 scale mixture", three_by_three(), 0.6, 24, 52);
 }
 
 TEST(StatTableChain, MetropolisLeavesEachTargetInvariant) {

@@ -86,6 +86,7 @@ constexpr std::uint64_t kSdIterations = 20000;
 // coupling bound (the coupled pairs stop meeting from 8 x 8 on).
 constexpr std::uint64_t kTableHeatBathSweeps = 200;
 constexpr std::uint64_t kTablePairBlockSweeps = 200;  // placeholder, set below from the bench
+constexpr std::uint64_t kTableScaleMixtureIterations = 20;  // placeholder
 constexpr std::uint64_t kTableMetropolisSweeps = 1000;
 // Further sweeps for the sd, pooled over each table's cells (exchangeable
 // under every target: permuting the levels of an axis keeps the lattice
