@@ -10,6 +10,8 @@ namespace invariant_dp::mcmc {
 LineRates::LineRates(double lambda) : lambda_(lambda) {
   if (!(std::isfinite(lambda) && lambda > 0)) throw InvalidArgument("the l1 rate must be finite and positive");
   for (std::size_t m = 0; m <= kMaxLinePoints; ++m) one_minus_r_[m] = -std::expm1(-lambda * double(m));
+  decay_.resize(kDecayTable);
+  for (std::size_t m = 0; m < kDecayTable; ++m) decay_[m] = std::exp(-lambda * double(m));
 }
 
 LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRates& rates, std::int64_t lo,
@@ -29,7 +31,8 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
   // is t > q_{n-1}: j points lie below each t of piece j, so the slope of
   // the exponent there is -lambda (j - (n - j)).
   mode_ = std::clamp(points_[(n - 1) / 2], lo, hi);  // the exponent is concave, maximal at the median
-  mode_exponent_ = exponent(mode_);
+  mode_distance_ = distance(mode_);
+  mode_exponent_ = -lambda * double(mode_distance_);
   total_ = 0;
   for (std::size_t j = 0; j <= n; ++j) {
     Piece piece;
@@ -50,13 +53,24 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
       piece.truncation = 1;
       geometric_sum = double(len);
     } else {
-      piece.truncation = unbounded ? 1.0 : -std::expm1(-piece.rate * double(len));
+      // 1 - exp(-rate len), rate = lambda steepness: from the table where
+      // the difference keeps full precision (rate len >= 1/2, so the result
+      // is >= 0.39), else expm1.
+      piece.truncation = unbounded                         ? 1.0
+                         : piece.rate * double(len) >= 0.5 ? 1 - rates.decay(std::int64_t(steepness) * len)
+                                                           : -std::expm1(-piece.rate * double(len));
       geometric_sum = piece.truncation / rates.one_minus_r(steepness);
     }
-    piece.mass = std::exp(exponent(heavy) - mode_exponent_) * geometric_sum;
+    piece.mass = rates.decay(distance(heavy) - mode_distance_) * geometric_sum;
     total_ += piece.mass;
     pieces_[n_pieces_++] = piece;
   }
+}
+
+std::int64_t LaplaceLine::distance(std::int64_t t) const {
+  std::int64_t sum = 0;
+  for (std::size_t k = 0; k < n_; ++k) sum += t > points_[k] ? t - points_[k] : points_[k] - t;
+  return sum;
 }
 
 double LaplaceLine::exponent(std::int64_t t) const {
