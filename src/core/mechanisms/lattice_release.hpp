@@ -93,9 +93,9 @@ constexpr std::uint64_t kSdIterations = 20000;
 //    autocorrelation 3-6; ten times the relaxation, likewise measured.
 //  - l2 (the scale-mixture Gibbs sampler, mcmc/scale_mixture_chain.hpp):
 //    from the coupling bound. The L-lag TV bound falls below 0.05 after 4
-//    iterations at 100 x 100, 3 at 300 x 300 and 5 at 1000 x 1000
+//    iterations at 100 x 100, 3 at 300 x 300 and 4 at 1000 x 1000
 //    (bench_scale_mixture, epsilon = 1), constant in size as the contraction
-//    of its scale variable says; the rule is four times the largest of
+//    of its scale variable says; the rule is five times the largest of
 //    these, 20 iterations, where every measured bound is 0.
 //  - Metropolis moves (the Gaussian chain fallback): relaxation ~80-100
 //    sweeps, autocorrelation 18-50; ten times the relaxation.
