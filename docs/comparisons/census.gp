@@ -8,18 +8,18 @@ set multiplot layout 1,3 title "3,000 counties x 20 age groups, both margins exa
 set xlabel "age group (1 = 0-4, 20 = 95+)"
 set ylabel "mean error per cell (released - true)"
 set xrange [0.5:20.5]
-set yrange [-2.5:2.5]
+set yrange [-1:1]
 set grid
 set xzeroaxis lt -1
 set key top left font ",9"
 colors = "#d62728 #ff7f0e #2ca02c #1f77b4"
 set title "project\\_nn\\_integer (TopDown-style), 580-county slice"
 plot for [k=1:4] "census.csv" using 1:(column(k + 1)) with linespoints pt 7 ps 0.6 lc rgb word(colors, k) \
-     title "counties ".word("<1,000 1,000-9,999 10,000-99,999 >=100,000", k)
+     title "counties ".word("<2,500 2,500-19,999 20,000-99,999 >=100,000", k)
 set title "integer\\_gaussian (exact), 580-county slice"
 plot for [k=1:4] "census.csv" using 1:(column(k + 5)) with linespoints pt 7 ps 0.6 lc rgb word(colors, k) \
-     title "counties ".word("<1,000 1,000-9,999 10,000-99,999 >=100,000", k)
+     title "counties ".word("<2,500 2,500-19,999 20,000-99,999 >=100,000", k)
 set title "integer\\_gaussian (exact), all 3,000 counties"
 plot for [k=1:4] "census.csv" using 1:(column(k + 9)) with linespoints pt 7 ps 0.6 lc rgb word(colors, k) \
-     title "counties ".word("<1,000 1,000-9,999 10,000-99,999 >=100,000", k)
+     title "counties ".word("<2,500 2,500-19,999 20,000-99,999 >=100,000", k)
 unset multiplot

@@ -10,13 +10,14 @@
 -- county and age totals exact); integer_gaussian also runs on the whole
 -- table. With both margins exact every county total and every age total is
 -- exact, so the error shows only across them: the mean error per cell by
--- county size class and age group. Writes census.csv for gnuplot.
+-- county size class and age group, and by the cell's own count. Writes
+-- census.csv for gnuplot.
 \pset footer off
 SET dp.seed = '2021';
 
 CREATE TEMP TABLE classed AS
 SELECT county, population,
-       CASE WHEN population < 1000 THEN 1 WHEN population < 10000 THEN 2 WHEN population < 100000 THEN 3 ELSE 4 END
+       CASE WHEN population < 2500 THEN 1 WHEN population < 20000 THEN 2 WHEN population < 100000 THEN 3 ELSE 4 END
          AS class
 FROM census_counties;
 CREATE TEMP TABLE slice AS
@@ -59,7 +60,7 @@ SELECT count(*) AS counties, min(population) AS smallest, percentile_disc(0.5) W
        (SELECT count(*) FROM census_cells) AS cells, (SELECT count(*) FROM census_cells WHERE n < 5) AS "cells < 5",
        (SELECT count(*) FROM slice) AS "counties in the slice"
 FROM census_counties;
-SELECT class AS "size class", CASE class WHEN 1 THEN '< 1,000' WHEN 2 THEN '1,000-9,999' WHEN 3 THEN '10,000-99,999'
+SELECT class AS "size class", CASE class WHEN 1 THEN '< 2,500' WHEN 2 THEN '2,500-19,999' WHEN 3 THEN '20,000-99,999'
        ELSE '>= 100,000' END AS population, count(*) AS counties, count(*) FILTER (WHERE county IN (SELECT county FROM slice))
        AS "in the slice"
 FROM classed GROUP BY class ORDER BY class;
@@ -69,9 +70,9 @@ FROM classed GROUP BY class ORDER BY class;
 \echo
 SELECT mechanism || ' (' || scope || ')' AS mechanism,
        count(*) FILTER (WHERE abs(mean_error) > 3.29 * se) || ' of ' || count(*) AS "class x age groups biased at p < 0.001",
-       round(max(abs(mean_error))::numeric, 2) AS "largest |mean error|",
-       round((avg(mean_error) FILTER (WHERE class = 1 AND age >= 17))::numeric, 2) AS "counties < 1,000, ages 80+",
-       round((avg(mean_error) FILTER (WHERE class = 1 AND age BETWEEN 4 AND 13))::numeric, 2) AS "counties < 1,000, ages 15-64",
+       round(max(abs(mean_error))::numeric, 2) AS "largest absolute mean error",
+       round((avg(mean_error) FILTER (WHERE class = 1 AND age >= 17))::numeric, 2) AS "counties < 2,500, ages 80+",
+       round((avg(mean_error) FILTER (WHERE class = 1 AND age BETWEEN 4 AND 13))::numeric, 2) AS "counties < 2,500, ages 15-64",
        round((avg(mean_error) FILTER (WHERE class = 4 AND age >= 17))::numeric, 2) AS "counties >= 100,000, ages 80+",
        round(sqrt(sum(rmse ^ 2 * counties) / sum(counties))::numeric, 2) AS "rmse per cell"
 FROM census_bias GROUP BY mechanism, scope ORDER BY mechanism DESC, scope DESC;
@@ -80,8 +81,21 @@ FROM census_bias GROUP BY mechanism, scope ORDER BY mechanism DESC, scope DESC;
 \echo '#### project_nn_integer: mean error per cell by age group (rows) and county size class (columns)'
 \echo
 SELECT age AS "age group", (age - 1) * 5 || CASE WHEN age = 20 THEN '+' ELSE '-' || (age * 5 - 1) END AS ages,
-       round(max(mean_error) FILTER (WHERE class = 1)::numeric, 2) AS "< 1,000",
-       round(max(mean_error) FILTER (WHERE class = 2)::numeric, 2) AS "1,000-9,999",
-       round(max(mean_error) FILTER (WHERE class = 3)::numeric, 2) AS "10,000-99,999",
+       round(max(mean_error) FILTER (WHERE class = 1)::numeric, 2) AS "< 2,500",
+       round(max(mean_error) FILTER (WHERE class = 2)::numeric, 2) AS "2,500-19,999",
+       round(max(mean_error) FILTER (WHERE class = 3)::numeric, 2) AS "20,000-99,999",
        round(max(mean_error) FILTER (WHERE class = 4)::numeric, 2) AS ">= 100,000"
 FROM census_bias WHERE mechanism = 'project_nn_integer' GROUP BY age ORDER BY age;
+
+\echo
+\echo '#### Mean error per cell by the cell''s true count (where the bias comes from)'
+\echo
+SELECT mechanism || ' (' || scope || ')' AS mechanism,
+       round(avg(error) FILTER (WHERE c.n = 0)::numeric, 2) AS "0",
+       round(avg(error) FILTER (WHERE c.n BETWEEN 1 AND 2)::numeric, 2) AS "1-2",
+       round(avg(error) FILTER (WHERE c.n BETWEEN 3 AND 5)::numeric, 2) AS "3-5",
+       round(avg(error) FILTER (WHERE c.n BETWEEN 6 AND 20)::numeric, 2) AS "6-20",
+       round(avg(error) FILTER (WHERE c.n BETWEEN 21 AND 100)::numeric, 2) AS "21-100",
+       round(avg(error) FILTER (WHERE c.n > 100)::numeric, 2) AS "> 100",
+       count(*) FILTER (WHERE c.n <= 5) / 20 AS "cells <= 5"
+FROM census_runs r JOIN census_cells c USING (county, age) GROUP BY mechanism, scope ORDER BY mechanism DESC, scope DESC;
