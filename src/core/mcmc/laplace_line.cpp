@@ -30,8 +30,21 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
   // Piece 0 is t <= q_0, piece j (1..n-1) is q_{j-1} < t <= q_j, piece n
   // is t > q_{n-1}: j points lie below each t of piece j, so the slope of
   // the exponent there is -lambda (j - (n - j)).
-  mode_ = std::clamp(points_[(n - 1) / 2], lo, hi);  // the exponent is concave, maximal at the median
-  mode_distance_ = distance(mode_);
+  // sum_k |t - q_k| at the sorted points, each from the previous one (the
+  // slope between q_{j-1} and q_j is 2j - n), and so at any t of piece j
+  // from the piece's lower point: no sum over the points per piece.
+  std::array<std::int64_t, kMaxLinePoints> at_point;
+  at_point[0] = 0;
+  for (std::size_t k = 1; k < n; ++k) at_point[0] += points_[k] - points_[0];
+  for (std::size_t j = 1; j < n; ++j)
+    at_point[j] = at_point[j - 1] + (points_[j] - points_[j - 1]) * (2 * std::int64_t(j) - std::int64_t(n));
+  auto distance_in_piece = [&](std::size_t j, std::int64_t t) {
+    if (j == 0) return at_point[0] + (points_[0] - t) * std::int64_t(n);
+    return at_point[j - 1] + (t - points_[j - 1]) * (2 * std::int64_t(j) - std::int64_t(n));
+  };
+  const std::size_t median = (n - 1) / 2;
+  mode_ = std::clamp(points_[median], lo, hi);  // the exponent is concave, maximal at the median
+  mode_distance_ = mode_ == points_[median] ? at_point[median] : distance(mode_);
   mode_exponent_ = -lambda * double(mode_distance_);
   total_ = 0;
   for (std::size_t j = 0; j <= n; ++j) {
@@ -61,7 +74,7 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
                                                            : -std::expm1(-piece.rate * double(len));
       geometric_sum = piece.truncation / rates.one_minus_r(steepness);
     }
-    piece.mass = rates.decay(distance(heavy) - mode_distance_) * geometric_sum;
+    piece.mass = rates.decay(distance_in_piece(j, heavy) - mode_distance_) * geometric_sum;
     total_ += piece.mass;
     pieces_[n_pieces_++] = piece;
   }

@@ -68,6 +68,17 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
     if (b[k] >= a[k]) ++b[k];
   }
   move.size = std::size_t(1) << axes;
+  const std::int64_t from = contiguous_from_[t];
+  if (axes == 2 && from >= 0) {  // the common case, without the subset loop
+    const std::size_t base = std::size_t(from), c = table.shape[1];
+    move.cell[0] = std::uint32_t(base + a[0] * c + a[1]);
+    move.cell[1] = std::uint32_t(base + b[0] * c + a[1]);
+    move.cell[2] = std::uint32_t(base + a[0] * c + b[1]);
+    move.cell[3] = std::uint32_t(base + b[0] * c + b[1]);
+    move.sign[0] = move.sign[3] = 1;
+    move.sign[1] = move.sign[2] = -1;
+    return;
+  }
   for (std::size_t subset = 0; subset < move.size; ++subset) {
     std::size_t offset = 0;
     int parity = 0;
@@ -76,7 +87,6 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
       offset += (in ? b[k] : a[k]) * strides[k];
       parity ^= int(in);
     }
-    const std::int64_t from = contiguous_from_[t];
     move.cell[subset] = std::uint32_t(from >= 0 ? std::size_t(from) + offset : table.cells[offset]);
     move.sign[subset] = parity ? -1 : 1;
   }
