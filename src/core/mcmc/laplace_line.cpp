@@ -26,7 +26,16 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
       throw OutOfRange("lattice noise entry exceeds the sampler's range");
     points_[k] = points[k];
   }
-  std::sort(points_.begin(), points_.begin() + std::ptrdiff_t(n));
+  if (n == 4) {  // a 2x2 move: a five-comparator network, no branches
+    auto order = [&](std::size_t a, std::size_t b) {
+      const std::int64_t x = points_[a], y = points_[b];
+      points_[a] = std::min(x, y);
+      points_[b] = std::max(x, y);
+    };
+    order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2);
+  } else {
+    std::sort(points_.begin(), points_.begin() + std::ptrdiff_t(n));
+  }
   // Piece 0 is t <= q_0, piece j (1..n-1) is q_{j-1} < t <= q_j, piece n
   // is t > q_{n-1}: j points lie below each t of piece j, so the slope of
   // the exponent there is -lambda (j - (n - j)).
