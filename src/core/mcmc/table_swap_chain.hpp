@@ -29,9 +29,10 @@
 // (pair_block.hpp). Every 2x2 move lies in a pair of rows, so the blocks
 // reach every lattice point too. A sweep is sum (r - 1 + c - 1) blocks,
 // about 4 cells' updates per cell as for the moves, O(cells) expected.
-// Measured (test/bench/README.md): at 100 x 100 and 300 x 300 a block
-// sweep costs about what a sweep of 2x2 heat-bath moves does and mixes 2 to
-// 3 times faster per sweep, so it is the l1 kernel for two-way tables.
+// Measured (test/bench/README.md): from 100 x 100 to 1000 x 1000 a block
+// sweep costs about half a sweep of 2x2 heat-bath moves (rows are runs of
+// memory, and no line law is built per cell) and mixes 2 to 3 times faster
+// per sweep, so it is the l1 kernel for two-way tables.
 //
 // Coupling (Biswas, Jacob and Vanetti 2019, arXiv:1905.09971, section 2):
 // both chains make the same choice of move or block. Heat-bath
