@@ -2,12 +2,15 @@
 # Reproduces the papers' comparisons of conditioning and projection with the
 # installed extension (./scripts/build-install first) in a throwaway cluster
 # of its own (dp_docs, so it can run beside the test cluster), and writes
-# results.md, county_bias.csv and county_bias.png next to this script.
-# Arguments: the studies to (re)run, default all three (sex_by_age,
-# negative_binomial, county_bias); each study's section is kept in out/ and
-# results.md is assembled from them. Runs the studies in parallel; the
-# congenial MCMC of the crossing margins dominates (about ten minutes).
+# results.md, county_bias.csv/.png and census.csv/.png next to this script.
+# Arguments: the studies to (re)run, default all four (sex_by_age,
+# negative_binomial, county_bias, census); each study's section is kept in
+# out/ and results.md is assembled from them. Runs the studies in parallel;
+# the congenial MCMC of the crossing margins dominates (about ten minutes).
 # Needs root, like scripts/test.
+# DP_DOCS_SOCKET=<socket directory>: use an already running server there
+# (port DP_DOCS_PORT, psql from DP_DOCS_PGBIN if set) with the extension
+# installed, in a scratch database dp_docs, instead of a throwaway cluster.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cluster=dp_docs
@@ -15,10 +18,19 @@ port=${DP_DOCS_PORT:-5499}
 work=$(mktemp -d)
 chmod 777 "$work"
 cp "$here"/*.sql "$work"/
-pg_dropcluster --stop 15 $cluster > /dev/null 2>&1 || true
-pg_createcluster 15 $cluster -p "$port" --start -- --auth-local=trust > /dev/null
-trap 'pg_dropcluster --stop 15 $cluster; rm -rf "$work"' EXIT
-pg() { (cd "$work" && runuser -u postgres -- psql -X -q -p "$port" -v ON_ERROR_STOP=1 "$@"); }
+if [ -n "${DP_DOCS_SOCKET:-}" ]; then
+  psql_bin=${DP_DOCS_PGBIN:+$DP_DOCS_PGBIN/}psql
+  server() { runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_SOCKET" -p "$port" -d postgres "$@"; }
+  server -c 'DROP DATABASE IF EXISTS dp_docs' -c 'CREATE DATABASE dp_docs' > /dev/null
+  trap 'server -c "DROP DATABASE IF EXISTS dp_docs" > /dev/null; rm -rf "$work"' EXIT
+  pg() { (cd "$work" && runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_SOCKET" -p "$port" -d dp_docs \
+            -v ON_ERROR_STOP=1 "$@"); }
+else
+  pg_dropcluster --stop 15 $cluster > /dev/null 2>&1 || true
+  pg_createcluster 15 $cluster -p "$port" --start -- --auth-local=trust > /dev/null
+  trap 'pg_dropcluster --stop 15 $cluster; rm -rf "$work"' EXIT
+  pg() { (cd "$work" && runuser -u postgres -- psql -X -q -p "$port" -v ON_ERROR_STOP=1 "$@"); }
+fi
 
 # psql 15 has no markdown output: unaligned rows with | between fields become
 # markdown tables (a first |-line is a header), other lines pass through.
@@ -31,10 +43,10 @@ markdown() {
 }
 
 pg -c 'CREATE EXTENSION invariant_dp' > /dev/null
-for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql; do pg -f $data > /dev/null; done
+for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql data_census.sql; do pg -f $data > /dev/null; done
 version=$(pg -A -t -c "SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'")
 studies=("$@")
-[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias)
+[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census)
 mkdir -p "$here/out"
 for study in "${studies[@]}"; do
   (start=$SECONDS
@@ -45,9 +57,9 @@ wait
 for study in "${studies[@]}"; do
   if [ -s "$work/$study.err" ]; then cat "$work/$study.err" >&2; exit 1; fi
   markdown < "$work/$study.out" > "$here/out/$study.md"
-  if [ $study = county_bias ]; then
-    cp "$work/county_bias.csv" "$here/"
-    (cd "$here" && gnuplot -e "out='county_bias.png'" county_bias.gp)
+  if [ $study = county_bias ] || [ $study = census ]; then
+    cp "$work/$study.csv" "$here/"
+    (cd "$here" && gnuplot -e "out='$study.png'" $study.gp)
   fi
 done
 section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run yet)"; }
@@ -71,6 +83,12 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   section county_bias
   echo
   echo '![mean error against county size](county_bias.png)'
+  echo
+  echo "## Census-like: 3,000 counties x 20 age groups, both margins exact"
+  echo
+  section census
+  echo
+  echo '![mean error per cell by age group and county size](census.png)'
   echo
   echo "## Reading the results"
   echo

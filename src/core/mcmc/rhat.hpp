@@ -11,6 +11,7 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "lattice_chain.hpp"
+#include "scale_mixture_chain.hpp"
 #include "table_swap_chain.hpp"
 
 namespace invariant_dp::mcmc {
@@ -47,5 +48,12 @@ RhatReport run_rhat(const ChainModel& model, const RhatConfig& config, RandomSou
 // z_1 is the first cell of the first free table. Iterations are sweeps.
 RhatReport run_rhat(const TableMoves& moves, const SwapChainConfig& chain_config, const RhatConfig& config,
                     RandomSource& rng, const Interrupts& interrupts);
+
+// The same for the l2 scale-mixture chain at rate lambda: chain c starts at
+// the latent variance 8^((2c + 1 - chains) / (chains - 1)) times its
+// stationary mean (1/8 to 8), the over-dispersed start; iterations are
+// Gibbs iterations; ||z||_2 takes the place of ||z||_1.
+RhatReport run_rhat(const TableMoves& moves, double lambda, const RhatConfig& config, RandomSource& rng,
+                    const Interrupts& interrupts);
 
 }  // namespace invariant_dp::mcmc

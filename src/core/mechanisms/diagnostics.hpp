@@ -11,8 +11,9 @@
 //   release_iterations: the sweeps a release with these options runs, and
 //     tv_upper_bound_at_release: the bound there;
 //   acceptance_moves, acceptance_basis: Metropolis acceptance rates;
-//   rhat_l1, rhat_z1: split R-hat over over-dispersed chains, on |z|_1 and
-//     on the first cell.
+//   rhat_l1, rhat_z1: split R-hat over over-dispersed chains, on |z|_1
+//     (|z|_2 for integer_laplace_l2 on complete tables) and on the first
+//     cell.
 // congenial: its own rows, on a public stand-in table (congenial_diagnostics.hpp).
 #pragma once
 
