@@ -1,0 +1,144 @@
+// Exact split classes of an integer cascade (integer_cascade_splits.hpp).
+#include "integer_cascade_splits.hpp"
+
+#include <gmp.h>
+
+#include <cmath>
+#include <string>
+
+#include "../errors.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+using u128 = Uint128;
+
+struct Mpz {
+  Mpz() { mpz_init(v); }
+  ~Mpz() { mpz_clear(v); }
+  Mpz(const Mpz&) = delete;
+  Mpz& operator=(const Mpz&) = delete;
+  mpz_t v;
+};
+
+// A positive finite double as mantissa * 2^exponent, the mantissa odd.
+struct Dyadic {
+  std::uint64_t mantissa;
+  int exponent;
+};
+
+Dyadic decompose(double x) {
+  int e = 0;
+  const double frac = std::frexp(x, &e);
+  auto m = static_cast<std::uint64_t>(std::ldexp(frac, 53));  // exact
+  e -= 53;
+  while ((m & 1) == 0) {
+    m >>= 1;
+    ++e;
+  }
+  return Dyadic{m, e};
+}
+
+// x * 2^K as an integer (x a positive double, K >= -exponent(x)).
+void scaled_integer(double x, int K, mpz_t out) {
+  const Dyadic d = decompose(x);
+  mpz_set_ui(out, static_cast<unsigned long>(d.mantissa));
+  mpz_mul_2exp(out, out, static_cast<mp_bitcnt_t>(d.exponent + K));
+}
+
+bool to_u128(const mpz_t x, u128& out) {
+  if (mpz_sgn(x) < 0 || mpz_sizeinbase(x, 2) > 126) return false;  // room for small factors
+  Mpz high;
+  mpz_tdiv_q_2exp(high.v, x, 64);
+  out = (static_cast<u128>(mpz_get_ui(high.v)) << 64) | static_cast<u128>(mpz_getlimbn(x, 0));
+  return true;
+}
+
+[[noreturn]] void refuse(const std::string& detail) {
+  throw OutOfRange("the variance targets do not fit the exact integer cascade sampler", detail,
+                   "Give per-level variance targets of similar magnitudes.");
+}
+
+// The smallest K with every level variance an integer times 2^-K.
+int common_exponent(const CascadeLaw& law) {
+  int K = 0;
+  for (double v : law.level_variances()) K = std::max(K, -decompose(v).exponent);
+  return K;
+}
+
+}  // namespace
+
+IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, const Interrupts& interrupts) {
+  const int K = common_exponent(law);
+  if (K > 200) refuse("A level variance needs " + std::to_string(K) + " binary digits after the point.");
+  root_free_ = !law.pinned(0);
+  if (root_free_) {
+    Mpz n;
+    scaled_integer(law.level_variance(0), K, n.v);
+    Mpz den;
+    mpz_set_ui(den.v, 1);
+    mpz_mul_2exp(den.v, den.v, static_cast<mp_bitcnt_t>(K));
+    Mpz g;
+    mpz_gcd(g.v, n.v, den.v);
+    mpz_divexact(n.v, n.v, g.v);
+    mpz_divexact(den.v, den.v, g.v);
+    if (!to_u128(n.v, root_num_) || !to_u128(den.v, root_den_)) refuse("The root's variance is out of range.");
+    ++n_coordinates_;
+  }
+  std::tuple<unsigned, std::uint32_t, double> last_key{~0u, 0, 0};
+  std::uint32_t last_class = 0;
+  std::uint64_t visited = 0;
+  for (unsigned d = 0; d < tree.height(); ++d) {
+    for (std::uint32_t v = tree.level_begin(d); v < tree.level_end(d); ++v) {
+      interrupts.poll_every(visited++);
+      const std::uint32_t m = tree.n_children(v);
+      if (m < 2 || !law.splits_freely(tree, v)) continue;
+      const std::tuple<unsigned, std::uint32_t, double> key{d, m, law.node_variance(v, d)};
+      if (key != last_key) {
+        auto [it, inserted] = index_.try_emplace(key, static_cast<std::uint32_t>(classes_.size()));
+        if (inserted) {
+          SplitClass c;
+          c.depth = d;
+          c.fanout = m;
+          c.parent_variance = std::get<2>(key);
+          // tau^2 = (N_c m^2 - N_p) / (2^K m (m - 1)).
+          Mpz num, den, np, g;
+          scaled_integer(law.level_variance(d + 1), K, num.v);
+          mpz_mul_ui(num.v, num.v, m);
+          mpz_mul_ui(num.v, num.v, m);
+          scaled_integer(c.parent_variance, K, np.v);
+          mpz_sub(num.v, num.v, np.v);
+          if (mpz_sgn(num.v) <= 0) refuse("A split's children would need a negative variance.");
+          mpz_set_ui(den.v, m);
+          mpz_mul_ui(den.v, den.v, m - 1);
+          mpz_mul_2exp(den.v, den.v, static_cast<mp_bitcnt_t>(K));
+          mpz_gcd(g.v, num.v, den.v);
+          mpz_divexact(num.v, num.v, g.v);
+          mpz_divexact(den.v, den.v, g.v);
+          // The sampler forms tau2_num * i and tau2_den * (i + 1) * 2, i < m.
+          Mpz room_num, room_den;
+          mpz_mul_ui(room_num.v, num.v, m);
+          mpz_mul_ui(room_den.v, den.v, 2 * static_cast<unsigned long>(m));
+          u128 unused;
+          if (!to_u128(room_num.v, unused) || !to_u128(room_den.v, unused) || !to_u128(num.v, c.tau2_num) ||
+              !to_u128(den.v, c.tau2_den))
+            refuse("A split of " + std::to_string(m) + " children at depth " + std::to_string(d) +
+                   " has a variance increment beyond 128-bit fractions.");
+          classes_.push_back(c);
+        }
+        last_key = key;
+        last_class = it->second;
+      }
+      ++classes_[last_class].n_nodes;
+      n_coordinates_ += m - 1;
+    }
+  }
+}
+
+std::uint32_t IntegerSplits::class_index(unsigned depth, std::uint32_t fanout, double parent_variance) const {
+  const auto it = index_.find({depth, fanout, parent_variance});
+  if (it == index_.end()) throw Error("integer cascade: a split outside its classes");
+  return it->second;
+}
+
+}  // namespace invariant_dp::hierarchy
