@@ -28,6 +28,7 @@
 #include "bench_checks.hpp"
 #include "hierarchy/integer_cascade.hpp"
 #include "hierarchy/rollup.hpp"
+#include "large_buffer.hpp"
 #include "random_source.hpp"
 
 using namespace invariant_dp;
@@ -38,6 +39,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+}
 
 double peak_rss_mb() {
   rusage usage{};
@@ -82,7 +90,7 @@ void binary_case() {
   const IntegerCascadeSampler sampler(tree, calibrated.law, Interrupts());
   const double t_setup = seconds_since(start);
   auto rng = make_seeded_random_source(1);
-  std::vector<std::int64_t> nodes(tree.n_nodes());
+  auto nodes = zeroed_large_buffer<std::int64_t>(tree.n_nodes());
   start = Clock::now();
   const std::uint64_t attempts = sampler.sample(*rng, nodes.data(), Interrupts());
   const double t_noise = seconds_since(start);
@@ -91,14 +99,15 @@ void binary_case() {
   nodes.shrink_to_fit();
   const auto counts = synthetic_counts(tree.n_leaves());
   start = Clock::now();
+  const double cpu_start = cpu_seconds();
   const auto release = release_integer_cascade(tree, calibrated.law, counts.data(), *rng, Interrupts());
-  const double t_release = seconds_since(start);
+  const double t_release = seconds_since(start), cpu_release = cpu_seconds() - cpu_start;
   check_consistent(tree, release.node_values);
   std::printf("binary 2^%u leaves (%zu nodes): tree %.3f s, calibration %.3f s, sampler set-up %.3f s, "
-              "noise %.3f s (%llu attempt), release (set-up + noise + counts + sums) %.3f s, tree + release "
-              "%.3f s, peak RSS %.0f MB\n",
+              "noise %.3f s (%llu attempt), release (set-up + noise + counts + sums) %.3f s (cpu %.3f s), "
+              "tree + release %.3f s, peak RSS %.0f MB\n",
               k, tree.n_nodes(), t_tree, t_calibrate, t_setup, t_noise, static_cast<unsigned long long>(attempts),
-              t_release, t_tree + t_release, peak_rss_mb());
+              t_release, cpu_release, t_tree + t_release, peak_rss_mb());
   print_law(calibrated.calibration, sampler);
 }
 
@@ -155,8 +164,9 @@ void national_case(bool states_exact) {
   auto rng = make_seeded_random_source(2);
   const auto counts = synthetic_counts(tree.n_leaves());
   start = Clock::now();
+  const double cpu_start = cpu_seconds();
   const auto release = release_integer_cascade(tree, calibrated.law, counts.data(), *rng, Interrupts());
-  const double t_release = seconds_since(start);
+  const double t_release = seconds_since(start), cpu_release = cpu_seconds() - cpu_start;
   check_consistent(tree, release.node_values);
   if (states_exact) {
     const auto exact = rollup(tree, tree.to_leaf_order(counts.data()), Interrupts());
@@ -164,10 +174,11 @@ void national_case(bool states_exact) {
       if (release.node_values[v] != exact[v]) bench_checks::fail("a state total moved");
   }
   std::printf("national 50/3143/85000/240000/8000000%s (%zu nodes, %u classes): tree %.3f s, calibration %.3f s, "
-              "sampler set-up %.3f s, release (set-up + noise + counts + sums) %.3f s, peak RSS %.0f MB\n",
+              "sampler set-up %.3f s, release (set-up + noise + counts + sums) %.3f s (cpu %.3f s), peak RSS "
+              "%.0f MB\n",
               states_exact ? " (states exact)" : "", tree.n_nodes(),
               static_cast<unsigned>(sampler.splits().classes().size()), t_tree, t_calibrate, t_setup, t_release,
-              peak_rss_mb());
+              cpu_release, peak_rss_mb());
   print_law(calibrated.calibration, sampler);
 }
 
@@ -179,7 +190,7 @@ void scaling_case() {
     const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
     const CascadeLaw law = CascadeLaw::uniform(tree, 100.0);
     const IntegerCascadeSampler sampler(tree, law, Interrupts());
-    std::vector<std::int64_t> nodes(tree.n_nodes());
+    auto nodes = zeroed_large_buffer<std::int64_t>(tree.n_nodes());
     double best = 1e300;
     for (int r = 0; r < (k <= 20 ? 3 : 1); ++r) {
       const auto start = Clock::now();

@@ -14,7 +14,9 @@
 //     Sigma^-1 (on the box); Klein without the correction coins
 //     (noncentrality ~1,700 against a critical value ~150, TV 0.041); the
 //     leaf level at 1.05 v (noncentrality ~1,100). All must FAIL.
-//     The same with the root's total fixed (the margin lattice sum z = 0).
+//     The same with the root's total fixed (the margin lattice sum z = 0),
+//     and for a tree with a 3-way split, a one-child chain and per-level
+//     targets 0.5, 0.3, 0.25 (centres in halves and thirds).
 //  2. A tree of fan-outs 3, 2, 3 at per-level targets 12, 6, 4, 3 (tables),
 //     100,000 draws: each level's variance against the published interval
 //     [(1 - B) V, V] by chi-square bounds on R S^2 / V (R draws, known mean;
@@ -96,9 +98,12 @@ std::map<Leaves, std::int64_t> sampler_counts(const HierarchyTree& tree, const C
     sampler.sample(*rng, nodes.data(), Interrupts());
     Leaves z;
     for (std::uint32_t i = 0; i < 4; ++i) z[i] = nodes[tree.leaf_node(i)];
-    EXPECT_EQ(z[0] + z[1], nodes[1]);
-    EXPECT_EQ(z[2] + z[3], nodes[2]);
-    EXPECT_EQ(nodes[1] + nodes[2], nodes[0]);
+    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+      if (tree.is_leaf(v)) continue;
+      std::int64_t sum = 0;
+      for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) sum += nodes[c];
+      EXPECT_EQ(sum, nodes[v]);
+    }
     ++counts[z];
   }
   return counts;
@@ -168,6 +173,26 @@ TEST(StatIntegerCascade, FourLeavesFollowTheEnumeratedLaw) {
   const CascadeLaw wrong(tree, {0.25, 0.25, 0.25 * 1.05});
   EXPECT_FALSE(
       fit(target, sampler_counts(tree, wrong, tables, 105, kDraws), kDraws, "power: leaves at 1.05 v").chi2.passes());
+}
+
+// Fan-out 3 (centres in thirds and halves), a one-child chain, per-level
+// targets: root -> {a, b, c}, a -> 2 leaves, b -> one leaf, c a leaf.
+TEST(StatIntegerCascade, ThreeWaySplitAndAChain) {
+  constexpr std::size_t kDraws = 200000;
+  const auto tree = HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2}, Interrupts());
+  ASSERT_EQ(tree.n_leaves(), 4u);
+  const CascadeLaw law(tree, {0.5, 0.3, 0.25});
+  const auto target = law_on_box(leaf_covariance_4(tree, law).inverse(), false);
+  IntegerCascadeOptions tables, rejection, bare;
+  tables.draws = IntegerCascadeOptions::Draws::tables;
+  rejection.draws = IntegerCascadeOptions::Draws::rejection;
+  bare.draws = IntegerCascadeOptions::Draws::tables;
+  bare.skip_correction_for_power_test = true;
+  EXPECT_TRUE(fit(target, sampler_counts(tree, law, tables, 121, kDraws), kDraws, "3-way and chain, tables").passes());
+  EXPECT_TRUE(
+      fit(target, sampler_counts(tree, law, rejection, 122, kDraws), kDraws, "3-way and chain, rejection").passes());
+  EXPECT_FALSE(fit(target, sampler_counts(tree, law, bare, 123, kDraws), kDraws, "power: 3-way, no correction")
+                   .chi2.passes());
 }
 
 TEST(StatIntegerCascade, FourLeavesWithAnExactTotal) {

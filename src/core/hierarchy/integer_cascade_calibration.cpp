@@ -14,8 +14,8 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-// Floating-point slack of the sensitivity: a calibrated scale is raised by
-// this factor before the law's own sensitivity is recomputed and checked.
+// Floating-point slack: a calibrated scale is raised by this factor, far
+// above the rounding of m / s2 against the scaled law's own sensitivity.
 constexpr double kSlack = 1 + 1e-12;
 
 double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, Neighbours neighbours) {
@@ -30,17 +30,18 @@ double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, Nei
   return m;
 }
 
-// Everything but the budget fields, for the law that will be sampled.
-IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
-                                   const char* derived_from, const Interrupts& interrupts) {
+// Everything but the budget fields, for the law that will be sampled, whose
+// largest dx^T Sigma^+ dx is sensitivity_squared.
+IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, double sensitivity_squared,
+                                   Neighbours neighbours, const char* derived_from, const Interrupts& interrupts) {
   IntegerCascadeCalibration c;
   c.privacy.derived_from = derived_from;
   c.privacy.neighbours = neighbours;
   c.privacy.level_variance = law.level_variances();
   for (unsigned d = 0; d <= tree.height(); ++d) c.privacy.level_names.push_back(tree.level_name(d));
   c.privacy.n_fixed_nodes = law.n_fixed_nodes();
-  c.privacy.sensitivity_squared = max_sensitivity_squared(tree, law, neighbours);
-  c.privacy.rho = c.privacy.sensitivity_squared / 2;
+  c.privacy.sensitivity_squared = sensitivity_squared;
+  c.privacy.rho = sensitivity_squared / 2;
   const IntegerSplits splits(tree, law, interrupts);
   require_integer_cascade_exact(splits);
   c.acceptance_bound = integer_cascade_acceptance_bound(splits);
@@ -60,40 +61,34 @@ CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   const double m = shape_sensitivity(tree, shape, neighbours);
   // The scale whose rho = m / (2 s2) meets (epsilon, delta) by CKS Cor. 13,
-  // rounded up; then checked on the law itself.
-  double s2 = std::nextafter(lattice_gaussian_sigma2(epsilon, delta, m).to_double(), INFINITY);
-  for (int attempt = 0;; ++attempt) {
-    CascadeLaw law = shape.scaled(s2);
-    const double rho = max_sensitivity_squared(tree, law, neighbours) / 2;
-    if (zcdp_delta(epsilon, rho) <= delta) {
-      CalibratedIntegerLaw out{law, describe(tree, law, neighbours, "epsilon_delta", interrupts)};
-      out.calibration.privacy.epsilon = epsilon;
-      out.calibration.privacy.delta = delta;
-      return out;
-    }
-    if (attempt == 8) throw Error("integer cascade calibration did not converge");
-    s2 *= kSlack;
-  }
+  // rounded up, and raised by kSlack so that the law's own sensitivity (m/s2
+  // up to rounding; the scaled law is the shape times s2 level by level)
+  // stays within it.
+  const double s2 = std::nextafter(lattice_gaussian_sigma2(epsilon, delta, m).to_double(), INFINITY) * kSlack;
+  const CascadeLaw law = shape.scaled(s2);
+  CalibratedIntegerLaw out{law, describe(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
+  if (zcdp_delta(epsilon, out.calibration.privacy.rho) > delta)
+    throw Error("integer cascade calibration missed its delta");
+  out.calibration.privacy.epsilon = epsilon;
+  out.calibration.privacy.delta = delta;
+  return out;
 }
 
 CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho,
                                                    Neighbours neighbours, const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
   const double m = shape_sensitivity(tree, shape, neighbours);
-  double s2 = m / (2 * rho) * kSlack;
-  for (int attempt = 0;; ++attempt) {
-    CascadeLaw law = shape.scaled(s2);
-    if (max_sensitivity_squared(tree, law, neighbours) / 2 <= rho)
-      return CalibratedIntegerLaw{law, describe(tree, law, neighbours, "rho", interrupts)};
-    if (attempt == 8) throw Error("integer cascade calibration did not converge");
-    s2 *= kSlack;
-  }
+  const double s2 = m / (2 * rho) * kSlack;
+  const CascadeLaw law = shape.scaled(s2);
+  return CalibratedIntegerLaw{law, describe(tree, law, m / s2, neighbours, "rho", interrupts)};
 }
 
 CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
                                                      Neighbours neighbours, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
-  CalibratedIntegerLaw out{law, describe(tree, law, neighbours, "variance_targets", interrupts)};
+  CalibratedIntegerLaw out{
+      law, describe(tree, law, max_sensitivity_squared(tree, law, neighbours), neighbours, "variance_targets",
+                    interrupts)};
   CascadeCalibration& c = out.calibration.privacy;
   c.delta = delta;
   if (c.rho == 0) return out;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../errors.hpp"
+#include "../large_buffer.hpp"
 #include "../samplers/conditioned_gaussian.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -66,13 +67,16 @@ bool run_integer_cascade(const HierarchyTree& tree, const CascadeLaw& law, Draw&
   return true;
 }
 
-// floor(c_num / Q) and c_num - Q floor(c_num / Q) in [0, Q).
+// floor(c_num / Q) and c_num - Q floor(c_num / Q) in [0, Q); Q = i + 1 <= 2^32.
 void split_centre(std::int64_t c_num, std::uint64_t Q, std::int64_t& whole, std::uint64_t& F) {
-  const i128 q = static_cast<i128>(Q);
-  i128 r = c_num / q;
-  if (c_num % q != 0 && c_num < 0) --r;
-  whole = static_cast<std::int64_t>(r);
-  F = static_cast<std::uint64_t>(static_cast<i128>(c_num) - r * q);
+  const auto q = static_cast<std::int64_t>(Q);
+  std::int64_t r = c_num / q, f = c_num % q;
+  if (f < 0) {
+    --r;
+    f += q;
+  }
+  whole = r;
+  F = static_cast<std::uint64_t>(f);
 }
 
 }  // namespace
@@ -176,12 +180,14 @@ std::uint64_t IntegerCascadeSampler::sample(RandomSource& rng, std::int64_t* nod
       std::int64_t whole = 0;
       std::uint64_t F = 0;
       split_centre(c_num, Q, whole, F);
-      const u128 Sn = cls->tau2_num * i, Sd = cls->tau2_den * (std::uint64_t(i) + 1);
+      // s^2 = tau^2 i/(i+1), formed only when a draw or a coin needs it.
+      auto s2_num = [&] { return cls->tau2_num * i; };
+      auto s2_den = [&] { return cls->tau2_den * (std::uint64_t(i) + 1); };
       if (i < cd->tables.size() && !cd->tables[i].empty())
         out = checked(i128(whole) + cd->tables[i][F].sample(rng));
       else
-        out = sample_discrete_gaussian_centred(rng, Sn, Sd, c_num, static_cast<std::int64_t>(Q));
-      return !correct || F == 0 || cd->correction.coin(rng, Sn, Sd, F, Q);
+        out = sample_discrete_gaussian_centred(rng, s2_num(), s2_den(), c_num, static_cast<std::int64_t>(Q));
+      return !correct || F == 0 || cd->correction.coin(rng, s2_num(), s2_den(), F, Q);
     }
   };
   Draw draw{*this, rng, !options_.skip_correction_for_power_test};
@@ -194,9 +200,9 @@ std::uint64_t IntegerCascadeSampler::sample(RandomSource& rng, std::int64_t* nod
 std::vector<std::int64_t> integer_cascade_leaf_noise(const HierarchyTree& tree, const CascadeLaw& law,
                                                      RandomSource& rng, const Interrupts& interrupts) {
   const IntegerCascadeSampler sampler(tree, law, interrupts);
-  std::vector<std::int64_t> node(tree.n_nodes());
+  auto node = zeroed_large_buffer<std::int64_t>(tree.n_nodes());
   sampler.sample(rng, node.data(), interrupts);
-  std::vector<std::int64_t> leaves(tree.n_leaves());
+  auto leaves = zeroed_large_buffer<std::int64_t>(tree.n_leaves());
   for (std::uint32_t leaf = 0; leaf < leaves.size(); ++leaf) {
     interrupts.poll_every(leaf);
     leaves[leaf] = node[tree.leaf_node(leaf)];
@@ -209,9 +215,8 @@ IntegerCascadeRelease release_integer_cascade(const HierarchyTree& tree, const C
                                               const Interrupts& interrupts) {
   const IntegerCascadeSampler sampler(tree, law, interrupts);
   IntegerCascadeRelease release;
-  release.node_values.resize(tree.n_nodes());
-  sampler.sample(rng, release.node_values.data(), interrupts);
-  release.leaf_noise.resize(tree.n_leaves());
+  release.node_values = zeroed_large_buffer<std::int64_t>(tree.n_nodes());
+  release.attempts = sampler.sample(rng, release.node_values.data(), interrupts);
   auto& node = release.node_values;
   // Leaves: count + noise; internal nodes: sums of their children, bottom-up
   // (children have larger ids), replacing the internal noise.
@@ -219,9 +224,7 @@ IntegerCascadeRelease release_integer_cascade(const HierarchyTree& tree, const C
     interrupts.poll_every(v);
     const auto u = static_cast<std::uint32_t>(v);
     if (tree.is_leaf(u)) {
-      const std::uint32_t leaf = tree.leaf_begin(u);
-      release.leaf_noise[leaf] = node[v];
-      if (__builtin_add_overflow(node[v], counts_by_cell[tree.leaf_cell(leaf)], &node[v]))
+      if (__builtin_add_overflow(node[v], counts_by_cell[tree.leaf_cell(tree.leaf_begin(u))], &node[v]))
         throw OutOfRange("a released count overflows a 64-bit integer");
       continue;
     }

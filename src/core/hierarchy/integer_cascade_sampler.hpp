@@ -64,7 +64,7 @@
 //    used only when that bound is >= 1/2 (at most two attempts expected);
 //    otherwise it refuses (OutOfRange) rather than approximate. At uniform
 //    variance v on a binary tree of n leaves (s^2 = 3v/4) this needs
-//    v >= 1.27 for n = 2^24, 0.61 for n = 2^10; calibrations at epsilon <= 1
+//    v >= 1.26 for n = 2^24, 0.61 for n = 2^10; calibrations at epsilon <= 1
 //    give v in the hundreds. Exactness is out of reach, and refused, only
 //    for noise below about one count per node on large trees (epsilon of 10
 //    and more, or a split whose children's target barely exceeds v_p/m^2).
@@ -153,13 +153,14 @@ std::vector<std::int64_t> integer_cascade_leaf_noise(const HierarchyTree& tree, 
                                                      RandomSource& rng, const Interrupts& interrupts);
 
 struct IntegerCascadeRelease {
-  std::vector<std::int64_t> leaf_noise;   // leaf order
   std::vector<std::int64_t> node_values;  // node order: released leaves and their rollups
+  std::uint64_t attempts = 0;             // of the exact sampler (step 3)
 };
 
 // counts_by_cell: one count per leaf in CellKeys cell order (tree.leaf_cell).
 // Released leaf = count + noise; every internal node is the integer sum of
-// its children. OutOfRange if a total overflows int64.
+// its children (equal to its own count plus its noise). OutOfRange if a
+// total overflows int64. Memory: one int64 per node.
 IntegerCascadeRelease release_integer_cascade(const HierarchyTree& tree, const CascadeLaw& law,
                                               const std::int64_t* counts_by_cell, RandomSource& rng,
                                               const Interrupts& interrupts);
