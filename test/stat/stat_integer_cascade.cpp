@@ -17,6 +17,10 @@
 //     The same with the root's total fixed (the margin lattice sum z = 0),
 //     and for a tree with a 3-way split, a one-child chain and per-level
 //     targets 0.5, 0.3, 0.25 (centres in halves and thirds).
+//     Crossed hierarchies: a 2 x 2 grid of two one-split trees (rows at
+//     1/2, columns at 0.6; 120,000 draws) and a 3 x 2 grid (a 3-way row
+//     split; 50,000 draws) against the enumerated Kronecker law; power: no
+//     correction, rows at 1.05 v.
 //  2. A tree of fan-outs 3, 2, 3 at per-level targets 12, 6, 4, 3 (tables),
 //     100,000 draws: each level's variance against the published interval
 //     [(1 - B) V, V] by chi-square bounds on R S^2 / V (R draws, known mean;
@@ -42,6 +46,7 @@
 
 #include "chi_square.hpp"
 #include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/crossed_integer_cascade.hpp"
 #include "hierarchy/integer_cascade.hpp"
 #include "random_source.hpp"
 #include "samplers/discrete_gaussian_table.hpp"
@@ -208,6 +213,124 @@ TEST(StatIntegerCascade, FourLeavesWithAnExactTotal) {
   for (const auto& [z, c] : counts) ASSERT_EQ(z[0] + z[1] + z[2] + z[3], 0);
   EXPECT_TRUE(fit(target, counts, kDraws, "4 leaves, total exact").passes());
   EXPECT_FALSE(fit(target, sampler_counts(tree, law, bare, 112, kDraws), kDraws, "power: total exact, no correction")
+                   .chi2.passes());
+}
+
+// Crossed hierarchies (crossed_integer_cascade.hpp) against
+// P(Z) ~ exp(-vec(Z)^T (Sigma_r^-1 (x) Sigma_c^-1) vec(Z) / 2) enumerated on
+// a box (cells row-major over the leaves).
+using Cells = std::vector<std::int64_t>;
+
+std::map<Cells, double> crossed_law(const HierarchyTree& rows, const CascadeLaw& row_law, const HierarchyTree& cols,
+                                    const CascadeLaw& col_law, int radius) {
+  const auto nr = static_cast<Eigen::Index>(rows.n_leaves()), nc = static_cast<Eigen::Index>(cols.n_leaves());
+  Eigen::MatrixXd sr(nr, nr), sc(nc, nc);
+  for (Eigen::Index i = 0; i < nr; ++i)
+    for (Eigen::Index j = 0; j < nr; ++j) sr(i, j) = leaf_covariance(rows, row_law, i, j);
+  for (Eigen::Index i = 0; i < nc; ++i)
+    for (Eigen::Index j = 0; j < nc; ++j) sc(i, j) = leaf_covariance(cols, col_law, i, j);
+  const Eigen::MatrixXd pr = sr.inverse(), pc = sc.inverse();
+  const Eigen::Index n = nr * nc;
+  Eigen::MatrixXd precision(n, n);
+  for (Eigen::Index a = 0; a < n; ++a)
+    for (Eigen::Index b = 0; b < n; ++b) precision(a, b) = pr(a / nc, b / nc) * pc(a % nc, b % nc);
+  std::map<Cells, double> p;
+  double total = 0;
+  Cells z(n, -radius);
+  Eigen::VectorXd x(n);
+  for (;;) {
+    for (Eigen::Index k = 0; k < n; ++k) x(k) = double(z[k]);
+    total += p[z] = std::exp(-0.5 * x.dot(precision * x));
+    Eigen::Index k = 0;
+    while (k < n && z[k] == radius) z[k++] = -radius;
+    if (k == n) break;
+    ++z[k];
+  }
+  for (auto& [key, w] : p) w /= total;
+  return p;
+}
+
+std::map<Cells, std::int64_t> crossed_counts(const HierarchyTree& rows, const CascadeLaw& row_law,
+                                             const HierarchyTree& cols, const CascadeLaw& col_law, bool correct,
+                                             std::uint64_t seed, std::size_t n) {
+  auto rng = make_seeded_random_source(seed);
+  CrossedIntegerCascadeOptions options;
+  options.skip_correction_for_power_test = !correct;
+  std::map<Cells, std::int64_t> counts;
+  const std::size_t width = cols.n_nodes();
+  const CrossedIntegerCascadeSampler sampler(rows, row_law, cols, col_law, Interrupts(), options);
+  std::vector<std::int64_t> grid(rows.n_nodes() * width);
+  Cells z(rows.n_leaves() * cols.n_leaves());
+  for (std::size_t t = 0; t < n; ++t) {
+    sampler.sample(*rng, grid.data(), Interrupts());
+    std::int64_t sum = 0;
+    for (std::uint32_t i = 0; i < rows.n_leaves(); ++i)
+      for (std::uint32_t j = 0; j < cols.n_leaves(); ++j)
+        sum += z[i * cols.n_leaves() + j] = grid[rows.leaf_node(i) * width + cols.leaf_node(j)];
+    EXPECT_EQ(sum, grid[0]);
+    ++counts[z];
+  }
+  return counts;
+}
+
+Fit crossed_fit(const std::map<Cells, double>& p, const std::map<Cells, std::int64_t>& counts, double n,
+                const std::string& what) {
+  Fit f;
+  f.chi2 = goodness_of_fit(p, counts, n);
+  double expected_tv = 0, tv = 0, seen = 0;
+  for (const auto& [z, w] : p) {
+    expected_tv += 0.5 * std::sqrt(w / n);
+    const auto it = counts.find(z);
+    const double c = it == counts.end() ? 0.0 : double(it->second);
+    tv += 0.5 * std::fabs(c / n - w);
+    seen += c;
+  }
+  f.tv = tv + 0.5 * (n - seen) / n;
+  f.tv_threshold = expected_tv + std::sqrt(std::log(1e6) / (2 * n));
+  report(what, f.chi2);
+  std::cout << "[stat] " << what << ": TV = " << f.tv << ", threshold = " << f.tv_threshold << "\n";
+  return f;
+}
+
+// Two one-split trees, a 2 x 2 grid, rows at 1/2 and columns at 0.6
+// (coordinate s^2 down to 0.17).
+TEST(StatIntegerCascade, CrossedGridFollowsTheEnumeratedLaw) {
+  constexpr std::size_t kDraws = 120000;  // about one coin in seven reaches MPFR here
+  const auto rows = HierarchyTree::perfect_binary(1, Interrupts()), cols = HierarchyTree::perfect_binary(1, Interrupts());
+  const CascadeLaw row_law = CascadeLaw::uniform(rows, 0.5), col_law = CascadeLaw::uniform(cols, 0.6);
+  const auto target = crossed_law(rows, row_law, cols, col_law, 6);
+  EXPECT_TRUE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, true, 131, kDraws), kDraws,
+                          "crossed 2 x 2")
+                  .passes());
+  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, false, 132, kDraws), kDraws,
+                           "power: crossed, no correction")
+                   .chi2.passes());
+  const CascadeLaw wide_rows = CascadeLaw::uniform(rows, 0.5 * 1.05);
+  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, wide_rows, cols, col_law, true, 133, kDraws), kDraws,
+                           "power: crossed, rows at 1.05 v")
+                   .chi2.passes());
+}
+
+// A 3-way row split (centre denominators (i+1)(j+1) up to 6) crossed with
+// a one-split column tree: a 3 x 2 grid, rows at 0.6, columns at 0.7.
+TEST(StatIntegerCascade, CrossedThreeByTwoFollowsTheEnumeratedLaw) {
+  constexpr std::size_t kDraws = 50000;
+  const auto rows = HierarchyTree::from_parents({-1, 0, 0, 0}, Interrupts());
+  const auto cols = HierarchyTree::perfect_binary(1, Interrupts());
+  const CascadeLaw row_law = CascadeLaw::uniform(rows, 0.6), col_law = CascadeLaw::uniform(cols, 0.7);
+  const auto target = crossed_law(rows, row_law, cols, col_law, 3);  // mass outside < 1e-7
+  EXPECT_TRUE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, true, 141, kDraws), kDraws,
+                          "crossed 3 x 2")
+                  .passes());
+  // Power (the coins' own power is shown on the 2 x 2 grid, where the
+  // missing correction moves more mass): either factor's variance 10% off.
+  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, CascadeLaw::uniform(rows, 0.66), cols, col_law, true, 142,
+                                                  kDraws),
+                           kDraws, "power: crossed 3 x 2, rows at 1.1 v")
+                   .chi2.passes());
+  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, row_law, cols, CascadeLaw::uniform(cols, 0.77), true, 143,
+                                                  kDraws),
+                           kDraws, "power: crossed 3 x 2, columns at 1.1 v")
                    .chi2.passes());
 }
 

@@ -26,6 +26,7 @@
 #include "calibration/zcdp.hpp"
 #include "errors.hpp"
 #include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/crossed_integer_cascade.hpp"
 #include "hierarchy/integer_cascade.hpp"
 #include "hierarchy/rollup.hpp"
 #include "random_source.hpp"
@@ -278,6 +279,41 @@ TEST(IntegerCascadeRefusals, TooSmallNoiseTooLargeTreeAndCancel) {
   auto rng = make_seeded_random_source(1);
   std::vector<std::int64_t> nodes(tree.n_nodes());
   EXPECT_THROW(sampler.sample(*rng, nodes.data(), cancel), Interrupted);
+}
+
+// Crossed: every (row node, column node) is the sum over the children of
+// either, integers throughout; conditioned laws and tiny noise refused.
+TEST(CrossedIntegerCascade, ConsistentBothWaysAndRefusals) {
+  std::mt19937_64 gen(21);
+  const auto rows = random_tree(gen, 2, false), cols = random_tree(gen, 3, true);
+  const CascadeLaw row_law = CascadeLaw::uniform(rows, 20), col_law(cols, {1.5, 1.2, 1.0, 1.0});
+  auto rng = make_seeded_random_source(8);
+  const std::size_t width = cols.n_nodes();
+  for (int k = 0; k < 5; ++k) {
+    const auto grid = crossed_integer_cascade_noise(rows, row_law, cols, col_law, *rng, Interrupts());
+    ASSERT_EQ(grid.size(), rows.n_nodes() * width);
+    for (std::uint32_t s = 0; s < rows.n_nodes(); ++s)
+      for (std::uint32_t t = 0; t < width; ++t) {
+        const std::int64_t value = grid[s * width + t];
+        if (!rows.is_leaf(s)) {
+          std::int64_t sum = 0;
+          for (std::uint32_t c = rows.first_child(s); c < rows.child_end(s); ++c) sum += grid[c * width + t];
+          ASSERT_EQ(sum, value);
+        }
+        if (!cols.is_leaf(t)) {
+          std::int64_t sum = 0;
+          for (std::uint32_t c = cols.first_child(t); c < cols.child_end(t); ++c) sum += grid[s * width + c];
+          ASSERT_EQ(sum, value);
+        }
+      }
+  }
+  EXPECT_LT(crossed_integer_cascade_deficit_bound(rows, row_law, cols, col_law), 1e-10);
+  EXPECT_GT(crossed_integer_cascade_acceptance_bound(rows, row_law, cols, col_law), 0.999);
+  EXPECT_THROW(crossed_integer_cascade_noise(rows, row_law.conditioned_on(rows, {0}), cols, col_law, *rng,
+                                             Interrupts()),
+               InvalidArgument);
+  EXPECT_THROW(crossed_integer_cascade_noise(rows, CascadeLaw::uniform(rows, 0.05), cols, col_law, *rng, Interrupts()),
+               OutOfRange);
 }
 
 // Replays fixed words, then a seeded stream.

@@ -20,13 +20,16 @@
 //      integer_range_variance(tree, law, B, lo, hi), B =
 //      calibrated.calibration.variance_deficit_bound: certified [lower,
 //      upper] of the exact variance (upper = the cascade's closed form).
-// Crossed hierarchies and streams: not covered (integer_cascade_sampler.hpp
-// says why streams do not carry over).
+// Crossed hierarchies: crossed_integer_cascade.hpp (the same argument on
+// the Kronecker product; calibrate as the real-valued crossed release does,
+// with lattice_gaussian_sigma2 or m / (2 rho) for the rows' variance).
+// Streams do not carry over: integer_cascade_sampler.hpp, "Streams".
 #pragma once
 
 #include "cascade_law.hpp"
 #include "cascade_margins.hpp"
 #include "hierarchy_tree.hpp"
+#include "crossed_integer_cascade.hpp"
 #include "integer_cascade_accuracy.hpp"
 #include "integer_cascade_calibration.hpp"
 #include "integer_cascade_sampler.hpp"

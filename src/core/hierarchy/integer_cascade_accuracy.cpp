@@ -15,7 +15,6 @@ using u128 = Uint128;
 
 constexpr double kTwoPiSquared = 2 * 9.8696044010893586;
 constexpr mpfr_prec_t kPrecision = 96;
-constexpr std::uint32_t kExactTerms = 64;  // as coordinate_sum_bound
 
 // Exact for precisions of at least 128 bits; rounded in the given direction otherwise.
 void mpfr_set_u128(mpfr_ptr out, u128 x, mpfr_rnd_t rnd) {
@@ -26,25 +25,51 @@ void mpfr_set_u128(mpfr_ptr out, u128 x, mpfr_rnd_t rnd) {
   mpfr_set(out, t.v, rnd);
 }
 
+// Calls f(s2, count, groups) for every coordinate group of the product.
+template <class F>
+void for_each_product(const std::vector<std::vector<CoordinateGroup>>& factors, F f) {
+  for (const auto& g : factors)
+    if (g.empty()) return;
+  std::vector<std::size_t> at(factors.size(), 0);
+  std::vector<const CoordinateGroup*> groups(factors.size());
+  for (;;) {
+    for (std::size_t k = 0; k < factors.size(); ++k) groups[k] = &factors[k][at[k]];
+    f(groups);
+    std::size_t k = 0;
+    while (k < factors.size() && ++at[k] == factors[k].size()) at[k++] = 0;
+    if (k == factors.size()) return;
+  }
+}
+
 // B(eta) in double, for choosing eta only.
-double deficit_bound_double(const IntegerSplits& splits, double eta) {
-  const double sum = coordinate_sum_bound(
-      splits,
-      [eta](double s2) {
-        const double q = std::exp(-kTwoPiSquared * (1 - eta) * s2);
-        return q < 1 ? 2 * q / (1 - q) : INFINITY;
-      },
-      true);
+double deficit_bound_double(const std::vector<std::vector<CoordinateGroup>>& factors, double eta) {
+  double sum = 0;
+  for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
+    double s2 = 1, count = 1;
+    for (const CoordinateGroup* g : groups) {
+      s2 *= g->s2();
+      count *= double(g->count);
+    }
+    const double q = std::exp(-kTwoPiSquared * (1 - eta) * s2);
+    sum += q < 1 ? count * 2 * q / (1 - q) : INFINITY;
+  });
   return 2 / (eta * std::exp(1.0)) * std::expm1(sum);
 }
 
-// Upper bound of 2 q/(1 - q), q = exp(-2 pi^2 (1 - eta) num/den), added to total.
-void add_term(mpfr_ptr total, u128 num, u128 den, double eta, std::uint64_t count, mpfr_srcptr pi2_lo) {
+// Adds an upper bound of count * 2 q/(1 - q), q = exp(-2 pi^2 (1 - eta) s^2),
+// s^2 the product of the groups' s^2, to total.
+void add_term(mpfr_ptr total, const std::vector<const CoordinateGroup*>& groups, double eta, mpfr_srcptr pi2_lo) {
   const mpfr_prec_t p = kPrecision;
-  Mp a(p), b(p), q(p), t(p);
-  mpfr_set_u128(a.v, num, MPFR_RNDD);
-  mpfr_set_u128(b.v, den, MPFR_RNDU);
-  mpfr_div(a.v, a.v, b.v, MPFR_RNDD);           // s^2, low
+  Mp a(p), b(p), q(p), t(p), count(p);
+  mpfr_set_ui(a.v, 1, MPFR_RNDN);
+  mpfr_set_ui(count.v, 1, MPFR_RNDN);
+  for (const CoordinateGroup* g : groups) {
+    mpfr_set_u128(b.v, g->s2_num, MPFR_RNDD);
+    mpfr_mul(a.v, a.v, b.v, MPFR_RNDD);
+    mpfr_set_u128(b.v, g->s2_den, MPFR_RNDU);
+    mpfr_div(a.v, a.v, b.v, MPFR_RNDD);           // s^2, low
+    mpfr_mul_ui(count.v, count.v, static_cast<unsigned long>(g->count), MPFR_RNDU);
+  }
   mpfr_mul(a.v, a.v, pi2_lo, MPFR_RNDD);
   mpfr_mul_2ui(a.v, a.v, 1, MPFR_RNDD);          // 2 pi^2 s^2, low
   mpfr_mul_d(a.v, a.v, 1 - eta, MPFR_RNDD);      // eta = 2^-k: 1 - eta exact
@@ -57,7 +82,7 @@ void add_term(mpfr_ptr total, u128 num, u128 den, double eta, std::uint64_t coun
   }
   mpfr_div(t.v, q.v, t.v, MPFR_RNDU);
   mpfr_mul_2ui(t.v, t.v, 1, MPFR_RNDU);
-  mpfr_mul_ui(t.v, t.v, static_cast<unsigned long>(count), MPFR_RNDU);
+  mpfr_mul(t.v, t.v, count.v, MPFR_RNDU);
   mpfr_add(total, total, t.v, MPFR_RNDU);
 }
 
@@ -70,11 +95,11 @@ VarianceBounds bounds_of(double closed_form, double deficit_bound) {
 
 }  // namespace
 
-double integer_cascade_variance_deficit_bound(const IntegerSplits& splits) {
+double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors) {
   // eta = 2^-k minimising the double estimate (every eta gives a valid bound).
   double eta = 0.5, best = INFINITY;
   for (int k = 1; k <= 24; ++k) {
-    const double e = std::ldexp(1.0, -k), b = deficit_bound_double(splits, e);
+    const double e = std::ldexp(1.0, -k), b = deficit_bound_double(factors, e);
     if (b < best) {
       best = b;
       eta = e;
@@ -85,15 +110,9 @@ double integer_cascade_variance_deficit_bound(const IntegerSplits& splits) {
   mpfr_const_pi(pi2.v, MPFR_RNDD);
   mpfr_sqr(pi2.v, pi2.v, MPFR_RNDD);
   mpfr_set_ui(total.v, 0, MPFR_RNDN);
-  if (splits.root_free()) add_term(total.v, splits.root_num(), splits.root_den(), eta, 1, pi2.v);
-  for (const SplitClass& c : splits.classes()) {
-    const std::uint32_t exact_end = c.fanout < kExactTerms ? c.fanout : kExactTerms;
-    for (std::uint32_t i = 1; i < exact_end; ++i)
-      add_term(total.v, c.tau2_num * i, c.tau2_den * (i + 1), eta, c.n_nodes, pi2.v);
-    if (c.fanout > kExactTerms)
-      add_term(total.v, c.tau2_num * kExactTerms, c.tau2_den * (kExactTerms + 1), eta,
-               c.n_nodes * (c.fanout - kExactTerms), pi2.v);
-  }
+  for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
+    add_term(total.v, groups, eta, pi2.v);
+  });
   // (2 / (eta e)) expm1(total), rounded up.
   mpfr_expm1(total.v, total.v, MPFR_RNDU);
   mpfr_set_ui(t.v, 1, MPFR_RNDN);
@@ -102,6 +121,10 @@ double integer_cascade_variance_deficit_bound(const IntegerSplits& splits) {
   mpfr_div(total.v, total.v, t.v, MPFR_RNDU);
   mpfr_mul_2ui(total.v, total.v, 1, MPFR_RNDU);
   return mpfr_get_d(total.v, MPFR_RNDU);
+}
+
+double integer_cascade_variance_deficit_bound(const IntegerSplits& splits) {
+  return product_variance_deficit_bound({coordinate_groups(splits)});
 }
 
 VarianceBounds integer_node_variance(const HierarchyTree& tree, const CascadeLaw& law, double deficit_bound,

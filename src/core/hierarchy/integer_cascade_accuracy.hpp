@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"
@@ -43,6 +44,10 @@ namespace invariant_dp::hierarchy {
 
 // B above, rounded up (0 <= B; B >= 1 says nothing).
 double integer_cascade_variance_deficit_bound(const IntegerSplits& splits);
+// The same for the coordinates of a product of lattices (crossed trees):
+// each coordinate's s^2 the product of its factors' (the argument above only
+// uses the triangular form, which the Kronecker product keeps).
+double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors);
 
 struct VarianceBounds {
   double lower = 0;  // (1 - B) times the closed form, rounded down (0 when B >= 1)

@@ -89,15 +89,34 @@ void require_integer_cascade_size(std::size_t n_nodes) {
                    "Release fewer cells, or use the cascade mechanism on a coarser hierarchy.");
 }
 
-double integer_cascade_acceptance_bound(const IntegerSplits& splits) {
-  const double failure = coordinate_sum_bound(
-      splits,
-      [](double s2) {
-        const double q = std::exp(-kTwoPiSquared * s2);
-        return q < 1 ? 4 * q / (1 - q) : INFINITY;
-      },
-      false);
+double product_acceptance_bound(const std::vector<std::vector<CoordinateGroup>>& factors) {
+  // Failure bound sum of 4 q/(1 - q), q = exp(-2 pi^2 s^2), over the product.
+  double failure = 0;
+  std::vector<std::size_t> at(factors.size(), 0);
+  for (const auto& f : factors)
+    if (f.empty()) return 1;
+  for (;;) {
+    double s2 = 1, count = 1;
+    bool all_root = true;
+    for (std::size_t k = 0; k < factors.size(); ++k) {
+      const CoordinateGroup& g = factors[k][at[k]];
+      s2 *= g.s2();
+      count *= double(g.count);
+      all_root = all_root && g.root;
+    }
+    if (!all_root) {
+      const double q = std::exp(-kTwoPiSquared * s2);
+      failure += q < 1 ? count * 4 * q / (1 - q) : INFINITY;
+    }
+    std::size_t k = 0;
+    while (k < factors.size() && ++at[k] == factors[k].size()) at[k++] = 0;
+    if (k == factors.size()) break;
+  }
   return 1 - failure;
+}
+
+double integer_cascade_acceptance_bound(const IntegerSplits& splits) {
+  return product_acceptance_bound({coordinate_groups(splits)});
 }
 
 bool integer_cascade_exact_applies(const IntegerSplits& splits) {

@@ -72,6 +72,15 @@
 //    is integer and consistent; rho(-z) = rho(z), so E z = 0 and the release
 //    is unbiased; nothing is clamped or rounded. The noise does not depend on
 //    the data: the same random stream gives the same z for any counts.
+// Streams (streaming_cascade.hpp) do not carry over. Its growth step rests
+// on a prefix of the leaves having the same law under every horizon; for
+// the lattice law a prefix's marginal is the target summed over the other
+// leaves, which tilts it by theta-function factors that depend on the
+// horizon (it is not itself the lattice Gaussian of the smaller tree). And
+// the correction of step 3 may restart the whole tree, which a stream
+// cannot do once leaves are published. An exact integer stream would have
+// to draw the whole horizon at once and release it piecewise (a secret
+// state of 2^K leaves), which is not implemented.
 // Cost: O(nodes) time; per coordinate one exact 1-D draw (with a table: one
 // 64-bit word and a short scan) and, when the centre is fractional, one coin
 // (one 64-bit word except with probability about 4 q_j). Memory: one int64
@@ -99,6 +108,11 @@ void require_integer_cascade_size(std::size_t n_nodes);
 // step 4: the lower bound of an attempt's acceptance probability (may be
 // negative), and whether the exact sampler applies (bound >= 1/2).
 double integer_cascade_acceptance_bound(const IntegerSplits& splits);
+// The same for the coordinates of a product of lattices (one factor: a
+// tree; two: crossed trees, crossed_integer_cascade.hpp): each coordinate's
+// s^2 is the product of its factors' and only the all-root coordinate has
+// an integer centre.
+double product_acceptance_bound(const std::vector<std::vector<CoordinateGroup>>& factors);
 bool integer_cascade_exact_applies(const IntegerSplits& splits);
 // OutOfRange, saying why, unless integer_cascade_exact_applies.
 void require_integer_cascade_exact(const IntegerSplits& splits);

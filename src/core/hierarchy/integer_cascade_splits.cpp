@@ -135,6 +135,31 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
   }
 }
 
+std::vector<CoordinateGroup> coordinate_groups(const IntegerSplits& splits) {
+  constexpr std::uint32_t kExact = 64;
+  std::vector<CoordinateGroup> out;
+  if (splits.root_free()) {
+    CoordinateGroup g;
+    g.s2_num = g.class_min_num = splits.root_num();
+    g.s2_den = g.class_min_den = splits.root_den();
+    g.count = 1;
+    g.root = true;
+    out.push_back(g);
+  }
+  for (const SplitClass& c : splits.classes()) {
+    CoordinateGroup g;
+    g.class_min_num = c.tau2_num;
+    g.class_min_den = c.tau2_den * 2;
+    for (std::uint32_t i = 1; i < c.fanout && i <= kExact; ++i) {
+      g.s2_num = c.tau2_num * i;
+      g.s2_den = c.tau2_den * (i + 1);
+      g.count = i < kExact ? c.n_nodes : c.n_nodes * (c.fanout - kExact);
+      out.push_back(g);
+    }
+  }
+  return out;
+}
+
 std::uint32_t IntegerSplits::class_index(unsigned depth, std::uint32_t fanout, double parent_variance) const {
   const auto it = index_.find({depth, fanout, parent_variance});
   if (it == index_.end()) throw Error("integer cascade: a split outside its classes");

@@ -62,24 +62,21 @@ class IntegerSplits {
   std::uint64_t n_coordinates_ = 0;
 };
 
-// Sum over the free split coordinates j of h(s_j^2), s^2 = tau^2 i/(i+1)
-// for i = 1 .. m-1 of every split (and v_0 for the root if with_root), for h
-// decreasing and >= 0: exact terms for i < 64, and (m - 64) h(tau^2 64/65)
-// for the rest of a split (an upper bound). Doubles; for choosing a method,
-// never for deciding a draw.
-template <class H>
-double coordinate_sum_bound(const IntegerSplits& splits, H h, bool with_root) {
-  double total = with_root && splits.root_free()
-                     ? h(static_cast<double>(splits.root_num()) / static_cast<double>(splits.root_den()))
-                     : 0.0;
-  for (const SplitClass& c : splits.classes()) {
-    double per_split = 0;
-    const std::uint32_t exact_end = c.fanout < 64 ? c.fanout : 64;
-    for (std::uint32_t i = 1; i < exact_end; ++i) per_split += h(c.tau2() * i / (i + 1.0));
-    if (c.fanout > 64) per_split += double(c.fanout - 64) * h(c.tau2() * 64 / 65.0);
-    total += per_split * double(c.n_nodes);
-  }
-  return total;
-}
+// The free coordinates grouped by s^2, for bounds by functions h(s^2) that
+// decrease: the root (if free: s^2 = v_0, count 1), then per split class
+// one group per i < 64 (s^2 = tau^2 i/(i+1), count n_nodes), and the
+// coordinates i >= 64 of wide splits pooled at the s^2 of i = 64, a lower
+// bound of theirs (so sums of h over the groups bound the sums over the
+// coordinates from above).
+struct CoordinateGroup {
+  Uint128 s2_num = 0, s2_den = 1;
+  std::uint64_t count = 0;
+  bool root = false;
+  // The smallest s^2 of the split class (tau^2 / 2), or v_0: for the
+  // correction coins' certified thresholds.
+  Uint128 class_min_num = 0, class_min_den = 1;
+  double s2() const { return static_cast<double>(s2_num) / static_cast<double>(s2_den); }
+};
+std::vector<CoordinateGroup> coordinate_groups(const IntegerSplits& splits);
 
 }  // namespace invariant_dp::hierarchy
