@@ -9,7 +9,9 @@
 //     240,000 block groups, 8,000,000 blocks (a synthetic tree with skewed
 //     fan-outs), calibrated at eps = 1, delta = 1e-9, replace_one, with and
 //     without exact state totals; target well under 60 s for the draw;
-//   * noise time for n = 2^10 .. 2^24 and its log-log slope (~1).
+//   * noise time for n = 2^10 .. 2^24 and its log-log slope (~1);
+//   * limits: the smallest uniform variance at which the exact sampler runs
+//     on each shape, and the calibrated variance at epsilon 0.5 .. 20.
 // Every release is verified (every node the exact sum of its children,
 // exact totals kept) or the benchmark exits 1.
 #include <sys/resource.h>
@@ -29,6 +31,7 @@
 #include "hierarchy/integer_cascade.hpp"
 #include "hierarchy/rollup.hpp"
 #include "large_buffer.hpp"
+#include "errors.hpp"
 #include "random_source.hpp"
 
 using namespace invariant_dp;
@@ -182,6 +185,38 @@ void national_case(bool states_exact) {
   print_law(calibrated.calibration, sampler);
 }
 
+// The smallest uniform variance at which the exact sampler runs on a tree
+// (acceptance bound >= 1/2), in steps of 1/64, and the calibrated variance
+// at several epsilons (delta = 1e-9, replace_one).
+void limits_case(const char* name, const HierarchyTree& tree) {
+  const IntegerSplits unit(tree, CascadeLaw::uniform(tree, 1.0), Interrupts());
+  const auto groups = coordinate_groups(unit);
+  auto applies_at = [&](std::uint64_t k) {  // variance k / 64
+    auto scaled = groups;
+    for (auto& g : scaled) {
+      g.s2_num *= k;
+      g.s2_den *= 64;
+    }
+    return product_acceptance_bound({scaled}) >= 0.5;
+  };
+  std::uint64_t lo = 1, hi = 64 * 16;
+  while (hi - lo > 1) {
+    const std::uint64_t mid = (lo + hi) / 2;
+    (applies_at(mid) ? hi : lo) = mid;
+  }
+  std::printf("%s: exact sampler applies from uniform variance %.4f (%.4f does not)\n", name, hi / 64.0, lo / 64.0);
+  for (double eps : {0.5, 1.0, 2.0, 5.0, 10.0, 20.0}) {
+    try {
+      const auto c = calibrate_integer_cascade_epsilon_delta(tree, CascadeLaw::uniform(tree, 1.0), eps, 1e-9,
+                                                             Neighbours::ReplaceOne, Interrupts());
+      std::printf("  eps %-4g: variance %.4g, acceptance bound %.6g, variance deficit bound %.3g\n", eps,
+                  c.law.level_variance(0), c.calibration.acceptance_bound, c.calibration.variance_deficit_bound);
+    } catch (const OutOfRange&) {
+      std::printf("  eps %-4g: refused (noise too small for the exact sampler)\n", eps);
+    }
+  }
+}
+
 void scaling_case() {
   auto rng = make_seeded_random_source(3);
   std::vector<double> log_n, log_t;
@@ -233,5 +268,9 @@ int main(int argc, char** argv) {
     in_child([] { national_case(true); });
   }
   if (only.empty() || only == "scaling") in_child(scaling_case);
+  if (only.empty() || only == "limits") {
+    in_child([] { limits_case("binary 2^24", HierarchyTree::perfect_binary(24, Interrupts())); });
+    in_child([] { limits_case("national", national_tree()); });
+  }
   return 0;
 }

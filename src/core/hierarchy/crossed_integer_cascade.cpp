@@ -24,6 +24,9 @@ using u128 = Uint128;
 __extension__ typedef __int128 i128;
 
 constexpr std::int64_t kRoot = -1;  // the coordinate kind of a tree's root
+// Bounds over products of coordinate groups use at most this many groups per
+// tree (pooled_groups): 65,536 products, milliseconds even in MPFR.
+constexpr std::size_t kPooledGroups = 256;
 
 void require_unconditioned(const CascadeLaw& a, const CascadeLaw& b) {
   if (a.conditioned() || b.conditioned())
@@ -200,8 +203,9 @@ CrossedIntegerCascadeSampler::CrossedIntegerCascadeSampler(const HierarchyTree& 
                    "They have " + std::to_string(rows.n_nodes()) + " x " + std::to_string(cols.n_nodes()) +
                        " node pairs; at most " + std::to_string(kMaxIntegerCascadeNodes) + " are allowed.");
   impl_ = new Impl(rows, row_law, cols, col_law, interrupts, !options.skip_correction_for_power_test);
-  acceptance_bound_ =
-      product_acceptance_bound({coordinate_groups(impl_->row_splits()), coordinate_groups(impl_->col_splits())});
+  acceptance_bound_ = product_acceptance_bound(
+      {pooled_groups(coordinate_groups(impl_->row_splits()), kPooledGroups),
+       pooled_groups(coordinate_groups(impl_->col_splits()), kPooledGroups)});
   if (acceptance_bound_ < 0.5) {
     delete impl_;
     throw OutOfRange("the noise is too small for the exact crossed integer cascade on these hierarchies",
@@ -240,14 +244,16 @@ VarianceBounds crossed_integer_rectangle_variance(const HierarchyTree& rows, con
 
 double crossed_integer_cascade_acceptance_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
                                                 const HierarchyTree& cols, const CascadeLaw& col_law) {
-  return product_acceptance_bound({coordinate_groups(IntegerSplits(rows, row_law, Interrupts())),
-                                   coordinate_groups(IntegerSplits(cols, col_law, Interrupts()))});
+  return product_acceptance_bound(
+      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, Interrupts())), kPooledGroups),
+       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, Interrupts())), kPooledGroups)});
 }
 
 double crossed_integer_cascade_deficit_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
                                              const HierarchyTree& cols, const CascadeLaw& col_law) {
-  return product_variance_deficit_bound({coordinate_groups(IntegerSplits(rows, row_law, Interrupts())),
-                                         coordinate_groups(IntegerSplits(cols, col_law, Interrupts()))});
+  return product_variance_deficit_bound(
+      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, Interrupts())), kPooledGroups),
+       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, Interrupts())), kPooledGroups)});
 }
 
 }  // namespace invariant_dp::hierarchy

@@ -20,10 +20,11 @@ __extension__ typedef __int128 i128;
 constexpr double kTwoPiSquared = 2 * 9.8696044010893586;
 // Tables: only for s^2 <= 2^20 (at most ~20,000 entries each), at most 2^22
 // entries (64 MB) in all, and only when a class's draws are at least
-// kDrawsPerTableEntry times the entries they need.
+// kDrawsPerTableEntry times the entries they need (an entry costs about
+// ten exact 1-D draws to build: two MPFR exponentials).
 constexpr double kMaxTableS2 = 1048576.0;
 constexpr std::size_t kMaxTableEntries = std::size_t(1) << 22;
-constexpr double kDrawsPerTableEntry = 4;
+constexpr double kDrawsPerTableEntry = 16;
 
 std::int64_t checked(i128 x) {
   if (x > INT64_MAX || x < INT64_MIN) throw OutOfRange("integer cascade noise is out of range");

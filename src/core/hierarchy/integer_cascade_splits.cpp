@@ -3,6 +3,7 @@
 
 #include <gmp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -85,6 +86,8 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
     if (!to_u128(n.v, root_num_) || !to_u128(den.v, root_den_)) refuse("The root's variance is out of range.");
     ++n_coordinates_;
   }
+  level_variance_ = law.level_variances();
+  dense_.resize(tree.height() + 1);
   std::tuple<unsigned, std::uint32_t, double> last_key{~0u, 0, 0};
   std::uint32_t last_class = 0;
   std::uint64_t visited = 0;
@@ -94,7 +97,11 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
       const std::uint32_t m = tree.n_children(v);
       if (m < 2 || !law.splits_freely(tree, v)) continue;
       const std::tuple<unsigned, std::uint32_t, double> key{d, m, law.node_variance(v, d)};
-      if (key != last_key) {
+      if (key != last_key && std::get<2>(key) == level_variance_[d] && m < dense_[d].size() &&
+          dense_[d][m] != kNoClass) {
+        last_key = key;
+        last_class = dense_[d][m];
+      } else if (key != last_key) {
         auto [it, inserted] = index_.try_emplace(key, static_cast<std::uint32_t>(classes_.size()));
         if (inserted) {
           SplitClass c;
@@ -125,6 +132,10 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
             refuse("A split of " + std::to_string(m) + " children at depth " + std::to_string(d) +
                    " has a variance increment beyond 128-bit fractions.");
           classes_.push_back(c);
+          if (c.parent_variance == level_variance_[d] && m < kDenseFanouts) {
+            if (dense_[d].size() <= m) dense_[d].resize(m + 1, kNoClass);
+            dense_[d][m] = it->second;
+          }
         }
         last_key = key;
         last_class = it->second;
@@ -160,7 +171,41 @@ std::vector<CoordinateGroup> coordinate_groups(const IntegerSplits& splits) {
   return out;
 }
 
-std::uint32_t IntegerSplits::class_index(unsigned depth, std::uint32_t fanout, double parent_variance) const {
+std::vector<CoordinateGroup> pooled_groups(std::vector<CoordinateGroup> groups, std::size_t max_groups) {
+  std::vector<CoordinateGroup> out;
+  std::vector<CoordinateGroup> rest;
+  for (const CoordinateGroup& g : groups) (g.root ? out : rest).push_back(g);
+  if (rest.size() <= max_groups || max_groups == 0) {
+    out.insert(out.end(), rest.begin(), rest.end());
+    return out;
+  }
+  // Exact order of the rationals: a/b < c/d iff a d < c b (GMP, no overflow).
+  std::sort(rest.begin(), rest.end(), [](const CoordinateGroup& x, const CoordinateGroup& y) {
+    Mpz a, b, t;
+    mpz_set_ui(t.v, 0);
+    auto set = [](mpz_t out, u128 v) {
+      mpz_set_ui(out, static_cast<unsigned long>(v >> 64));
+      mpz_mul_2exp(out, out, 64);
+      mpz_add_ui(out, out, static_cast<unsigned long>(v));
+    };
+    set(a.v, x.s2_num);
+    set(t.v, y.s2_den);
+    mpz_mul(a.v, a.v, t.v);
+    set(b.v, y.s2_num);
+    set(t.v, x.s2_den);
+    mpz_mul(b.v, b.v, t.v);
+    return mpz_cmp(a.v, b.v) < 0;
+  });
+  const std::size_t run = (rest.size() + max_groups - 1) / max_groups;
+  for (std::size_t k = 0; k < rest.size(); k += run) {
+    CoordinateGroup g = rest[k];  // the smallest s^2 of its run
+    for (std::size_t j = k + 1; j < std::min(rest.size(), k + run); ++j) g.count += rest[j].count;
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::uint32_t IntegerSplits::mapped_class(unsigned depth, std::uint32_t fanout, double parent_variance) const {
   const auto it = index_.find({depth, fanout, parent_variance});
   if (it == index_.end()) throw Error("integer cascade: a split outside its classes");
   return it->second;

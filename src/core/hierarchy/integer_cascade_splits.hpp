@@ -43,8 +43,14 @@ class IntegerSplits {
   IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, const Interrupts& interrupts);
 
   const std::vector<SplitClass>& classes() const { return classes_; }
-  // The class of a free split (n_children >= 2, splits_freely).
-  std::uint32_t class_index(unsigned depth, std::uint32_t fanout, double parent_variance) const;
+  // The class of a free split (n_children >= 2, splits_freely): O(1) for a
+  // parent at its level's variance and fan-outs below 2^16, else a map.
+  std::uint32_t class_index(unsigned depth, std::uint32_t fanout, double parent_variance) const {
+    if (parent_variance == level_variance_[depth] && fanout < dense_[depth].size() &&
+        dense_[depth][fanout] != kNoClass)
+      return dense_[depth][fanout];
+    return mapped_class(depth, fanout, parent_variance);
+  }
 
   // The root is a coordinate unless pinned; its variance v_0 exactly.
   bool root_free() const { return root_free_; }
@@ -55,8 +61,14 @@ class IntegerSplits {
   std::uint64_t n_coordinates() const { return n_coordinates_; }
 
  private:
+  static constexpr std::uint32_t kNoClass = 0xffffffffu;
+  static constexpr std::uint32_t kDenseFanouts = 1u << 16;
+  std::uint32_t mapped_class(unsigned depth, std::uint32_t fanout, double parent_variance) const;
+
   std::vector<SplitClass> classes_;
   std::map<std::tuple<unsigned, std::uint32_t, double>, std::uint32_t> index_;
+  std::vector<double> level_variance_;
+  std::vector<std::vector<std::uint32_t>> dense_;  // [depth][fanout] for parents at their level's variance
   bool root_free_ = false;
   Uint128 root_num_ = 0, root_den_ = 1;
   std::uint64_t n_coordinates_ = 0;
@@ -78,5 +90,10 @@ struct CoordinateGroup {
   double s2() const { return static_cast<double>(s2_num) / static_cast<double>(s2_den); }
 };
 std::vector<CoordinateGroup> coordinate_groups(const IntegerSplits& splits);
+
+// At most max_groups + 1 groups with the same property: the root kept, the
+// others sorted by s^2 and pooled into runs that take their smallest s^2
+// (for sums over products of groups, which grow as the product of sizes).
+std::vector<CoordinateGroup> pooled_groups(std::vector<CoordinateGroup> groups, std::size_t max_groups);
 
 }  // namespace invariant_dp::hierarchy

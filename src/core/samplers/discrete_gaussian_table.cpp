@@ -137,7 +137,9 @@ class GaussianMass {
     for (std::int64_t y = start;; y += dir) {
       term(prec, y, tl.v, th.v);
       mpfr_mul_2si(bar.v, lo, -static_cast<long>(prec + 16), MPFR_RNDD);
-      if (y != start && mpfr_lessequal_p(th.v, bar.v)) {
+      // Negligible, or (beyond MPFR's exponent range) terms that underflow.
+      const bool underflow = mpfr_zero_p(lo) && y != start && y - start != dir;
+      if (y != start && (mpfr_lessequal_p(th.v, bar.v) || underflow)) {
         // Remainder from y on: at most th / (1 - r).
         ratio_beyond(prec, y, r.v);
         mpfr_ui_sub(r.v, 1, r.v, MPFR_RNDD);
