@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -57,8 +58,8 @@ struct Scale {
 
 class CrossedIntegerCascadeSampler::Impl {
  public:
-  Impl(const HierarchyTree& rows, const CascadeLaw& row_law, const HierarchyTree& cols,
-                 const CascadeLaw& col_law, const Interrupts& interrupts, bool correct)
+  Impl(const HierarchyTree& rows, const CascadeLaw& row_law, const HierarchyTree& cols, const CascadeLaw& col_law,
+       const Interrupts& interrupts, bool correct)
       : rows_(rows),
         row_law_(row_law),
         cols_(cols),
@@ -67,10 +68,13 @@ class CrossedIntegerCascadeSampler::Impl {
         col_splits_(cols, col_law, interrupts),
         correct_(correct),
         col_class_(cols.n_nodes(), 0) {
-    for (unsigned d = 0; d < cols.height(); ++d)
-      for (std::uint32_t t = cols.level_begin(d); t < cols.level_end(d); ++t)
+    for (unsigned d = 0; d < cols.height(); ++d) {
+      for (std::uint32_t t = cols.level_begin(d); t < cols.level_end(d); ++t) {
+        interrupts.poll_every(t);
         if (cols.n_children(t) >= 2)
           col_class_[t] = col_splits_.class_index(d, cols.n_children(t), col_law.node_variance(t, d));
+      }
+    }
     // One certified threshold per (row kind, column kind), at the product of
     // their smallest s^2 (root: v_0; split class: tau^2 / 2).
     auto min_of = [](const IntegerSplits& s, std::int64_t kind) {
@@ -98,6 +102,7 @@ class CrossedIntegerCascadeSampler::Impl {
     std::vector<std::int64_t> next(width), cur(width);
     for (unsigned d = 0; d < rows_.height(); ++d) {
       for (std::uint32_t v = rows_.level_begin(d); v < rows_.level_end(d); ++v) {
+        interrupts.poll_every(v);
         const std::uint32_t m = rows_.n_children(v);
         if (m == 0) continue;
         const std::uint32_t c0 = rows_.first_child(v);
@@ -202,19 +207,18 @@ CrossedIntegerCascadeSampler::CrossedIntegerCascadeSampler(const HierarchyTree& 
     throw TooLarge("the crossed hierarchies are too large for the integer cascade",
                    "They have " + std::to_string(rows.n_nodes()) + " x " + std::to_string(cols.n_nodes()) +
                        " node pairs; at most " + std::to_string(kMaxIntegerCascadeNodes) + " are allowed.");
-  impl_ = new Impl(rows, row_law, cols, col_law, interrupts, !options.skip_correction_for_power_test);
+  impl_ = std::make_unique<Impl>(rows, row_law, cols, col_law, interrupts, !options.skip_correction_for_power_test);
   acceptance_bound_ = product_acceptance_bound(
       {pooled_groups(coordinate_groups(impl_->row_splits()), kPooledGroups),
        pooled_groups(coordinate_groups(impl_->col_splits()), kPooledGroups)});
   if (acceptance_bound_ < 0.5) {
-    delete impl_;
     throw OutOfRange("the noise is too small for the exact crossed integer cascade on these hierarchies",
                      "An attempt's acceptance bound is below 0.5.",
                      "Lower epsilon (or rho), or raise the variance targets.");
   }
 }
 
-CrossedIntegerCascadeSampler::~CrossedIntegerCascadeSampler() { delete impl_; }
+CrossedIntegerCascadeSampler::~CrossedIntegerCascadeSampler() = default;
 
 std::uint64_t CrossedIntegerCascadeSampler::sample(RandomSource& rng, std::int64_t* out,
                                                   const Interrupts& interrupts) const {

@@ -40,6 +40,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../interrupts.hpp"
@@ -76,7 +77,7 @@ class CrossedIntegerCascadeSampler {
 
  private:
   class Impl;
-  Impl* impl_;
+  std::unique_ptr<Impl> impl_;
   double acceptance_bound_ = 0;
 };
 

@@ -242,6 +242,7 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
   mpfr_set(r_lo[n - 1], right_lo.v, MPFR_RNDD);
   mpfr_set(r_hi[n - 1], right_hi.v, MPFR_RNDU);
   for (std::size_t k = n - 1; k-- > 0;) {
+    interrupts.poll_every(k);
     mpfr_add(r_lo[k], r_lo[k + 1], term_lo[k], MPFR_RNDD);
     mpfr_add(r_hi[k], r_hi[k + 1], term_hi[k], MPFR_RNDU);
   }
