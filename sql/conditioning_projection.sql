@@ -4,6 +4,7 @@
 -- integer, and every release names its family.
 \set VERBOSITY terse
 \set q 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = '44';
 CREATE TABLE county_totals AS SELECT county, count(*) AS total FROM delinquents GROUP BY 1;
 CREATE TABLE edu_totals AS SELECT edu, count(*) AS total FROM delinquents GROUP BY 1;

@@ -1,5 +1,6 @@
 -- dp.diagnose: MCMC health of the lattice sampler as rows. Values are
 -- random; only properties that hold for every run are printed.
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = 7;
 CREATE TEMP TABLE d AS
 SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',

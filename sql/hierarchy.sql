@@ -1,6 +1,7 @@
 -- Hierarchy releases: every level of a geography, each node the sum of its
 -- children, with the cascade and with the other mechanisms; errors.
 \set VERBOSITY terse
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = '5';
 -- 3 states, 2-4 counties each, 1-3 tracts each; one person per row.
 CREATE TABLE persons AS

@@ -2,6 +2,7 @@
 -- node) pair, each rollup the sum of its children along both trees; the
 -- cascade's Kronecker noise; the other mechanisms rolled up; errors.
 \set VERBOSITY terse
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = '7';
 -- 3 states with 2, 3 and 1 counties (10 row nodes); age groups child
 -- (0-9, 10-17), adult (18-64), senior (65-79, 80+) (9 column nodes): a grid

@@ -57,7 +57,8 @@ SELECT * FROM dp.privatize(:'q', 1.0, NULL) AS t(county text, edu text, n bigint
 SELECT count(*) AS children_still_there FROM delinquents;
 
 -- Domain problems.
-SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', domain => $$SELECT 'Alpha'::text, 'Low'::text$$)
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace',
+                           domain => $$SELECT DISTINCT county, edu FROM delinquents WHERE (county, edu) <> ('Alpha', 'Very High')$$)
     AS t(county text, edu text, n bigint);
 SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace',
                            domain => $$SELECT DISTINCT county, edu FROM delinquents UNION ALL SELECT 'Alpha', 'Low'$$)

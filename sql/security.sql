@@ -108,7 +108,14 @@ SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::dp.streams)$$);
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::sec_truth)$$);
 RESET application_name;
 SELECT sqlstate_of($$SELECT * FROM dp.releases$$);
-SELECT sqlstate_of($$SELECT * FROM dp.draw_in_worker('sec_counts', 'regress_sec_refresher', 'regress_sec_refresher', false)$$);
+-- The steps of a draw are the worker's own: nobody else may call them.
+SELECT sqlstate_of($$SELECT * FROM dp.check_draw('sec_counts', 'regress_sec_refresher', false)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.charge_draw('sec_counts', 'regress_sec_refresher', 'regress_sec_refresher', false)$$);
+SELECT sqlstate_of($$SELECT dp.store_draw('sec_counts', 1)$$);
+SELECT sqlstate_of($$SELECT dp.check_release_objects('sec_counts', 'regress_sec_refresher', 'public', 'sec_truth', NULL)$$);
+-- Parse analysis locks the tables a query names: only administrators may ask for it.
+SELECT sqlstate_of($$SELECT dp.source_relations('SELECT * FROM dp.budgets')$$);
+SELECT sqlstate_of($$SELECT dp.check_source_objects('SELECT * FROM dp.budgets')$$);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_sec_refresher', 'public', 'SELECT 1 AS k, 1', 1, 'discrete_laplace', NULL, '{}', NULL, '{}', NULL) AS t(k int, n bigint)$$);
 RESET SESSION AUTHORIZATION;
 -- Even the extension owner cannot run the internal draw outside a draw worker.
@@ -160,7 +167,9 @@ BEGIN;
 SELECT dp.set_budget('security', 100);
 SELECT sqlstate_of($$SELECT dp.refresh_release('sec_counts')$$);
 ROLLBACK;
--- A draw is cancellable: statement_timeout stops its worker, nothing is charged.
+-- A draw is cancellable: statement_timeout stops its worker. It was charged
+-- before the source ran (before any noise existed), and stays charged; the
+-- audit row says it did not complete, and the previous draw stays.
 CREATE FUNCTION sec_pause() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN PERFORM pg_sleep(30); RETURN 1; END$$;
 SELECT dp.register_release('slow_counts', 'security',
     'SELECT county, count(*) FROM delinquents WHERE (SELECT sec_pause()) = 1 GROUP BY 1', 'county text, n bigint', 1)
@@ -169,7 +178,8 @@ UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dat
 SET statement_timeout = '1s';
 SELECT dp.refresh_release('slow_counts');
 RESET statement_timeout;
-SELECT b.epsilon_spent - s.epsilon_spent AS charged, (SELECT count(*) FROM dp.draws WHERE release = 'slow_counts') AS draws
+SELECT b.epsilon_spent - s.epsilon_spent AS charged, (SELECT count(*) FROM dp.draws WHERE release = 'public.slow_counts') AS draws,
+       (SELECT note FROM dp.draws WHERE release = 'public.slow_counts') AS note, (SELECT count(*) FROM slow_counts) AS stored
 FROM dp.budgets b, spent s WHERE b.dataset = 'security';
 SELECT dp.drop_release('slow_counts');
 DROP FUNCTION sec_pause();
@@ -181,8 +191,8 @@ ROLLBACK;
 -- 4. Sources are read-only. --------------------------------------------------------
 CREATE TABLE sec_log (at timestamptz);
 CREATE SEQUENCE sec_seq;
-CREATE FUNCTION sec_write() RETURNS int LANGUAGE plpgsql AS $$BEGIN INSERT INTO sec_log VALUES (now()); RETURN 1; END$$;
-CREATE FUNCTION sec_stable_write() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN RETURN sec_write(); END$$;
+CREATE FUNCTION sec_write() RETURNS int LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.sec_log VALUES (now()); RETURN 1; END$$;
+CREATE FUNCTION sec_stable_write() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN RETURN public.sec_write(); END$$;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
     'SELECT county, count(*) FROM delinquents WHERE sec_write() = 1 GROUP BY 1', 'county text, n bigint', 1)$$);
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
@@ -227,6 +237,145 @@ SELECT sqlstate_of($$SELECT dp.register_release('d_counts', 'security', 'SELECT 
     'county text, n bigint', 1, 'discrete_laplace', delta => 0)$$);
 SELECT to_regclass('d_counts') IS NULL AS nothing_created;
 SELECT count(dp.drop_release(r.release)) AS dropped FROM dp.releases r WHERE r.release::text = 'd_counts';
+
+-- 7. Code and data of other roles that a draw could reach. -----------------------
+-- A function the source calls resolves names at every draw: in the pinned
+-- schemas, which never include one another role may create objects in.
+-- Here the refresher (CREATE on public) plants a better-matching
+-- date_trunc(text, date) that would run as the owner: public was left out
+-- of the pinned search_path, the body finds pg_catalog's, the draw is genuine.
+CREATE FUNCTION public.sec_month(d date) RETURNS date LANGUAGE sql STABLE AS $$SELECT date_trunc('month', d)::date$$;
+CREATE TABLE sec_visits AS SELECT county, edu, date '2026-01-01' + (i % 60) AS day
+FROM delinquents, generate_series(1, 90, 30) i;
+REVOKE ALL ON sec_visits FROM PUBLIC;
+SELECT dp.register_release('sec_monthly', 'security',
+    'SELECT public.sec_month(day) AS month, count(*) FROM sec_visits GROUP BY 1', 'month date, n bigint', 1,
+    margins => '{""}') IS NOT NULL AS registered;
+SELECT search_path NOT LIKE '%public%' AS public_left_out FROM dp.releases WHERE release = 'sec_monthly'::regclass;
+SELECT dp.grant_refresh('sec_monthly', 'regress_sec_refresher');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+CREATE FUNCTION public.date_trunc(text, date) RETURNS timestamp LANGUAGE plpgsql
+    AS $$BEGIN RAISE EXCEPTION 'attacker code ran as %', current_user; END$$;
+SELECT dp.refresh_release('sec_monthly') > 0 AS drawn;
+RESET SESSION AUTHORIZATION;
+SELECT sum(n) = (SELECT count(*) FROM sec_visits) AS total_exact, count(*) AS months FROM sec_monthly;
+DROP FUNCTION public.date_trunc(text, date);
+-- A called function that sets its own search_path to such a schema is refused.
+CREATE FUNCTION public.sec_month_public(d date) RETURNS date LANGUAGE sql STABLE SET search_path = public
+    AS $$SELECT date_trunc('month', d)::date$$;
+SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
+    'SELECT public.sec_month_public(day) AS month, count(*) FROM sec_visits GROUP BY 1', 'month date, n bigint', 1)$$);
+-- A schema named like the owner ("$user"), made by another role before the
+-- release is registered, is left out too.
+SELECT format('CREATE SCHEMA %I AUTHORIZATION regress_sec_creator', current_user) AS owner_schema \gset
+:owner_schema;
+SELECT dp.register_release('sec_user_schema', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+    'county text, n bigint', 1) IS NOT NULL AS registered;
+SELECT search_path NOT LIKE format('%%%s%%', current_user) AS user_schema_left_out
+FROM dp.releases WHERE release = 'sec_user_schema'::regclass;
+SELECT dp.drop_release('sec_user_schema');
+SELECT format('DROP SCHEMA %I', current_user) AS drop_owner_schema \gset
+:drop_owner_schema;
+-- A table read by a source must be its owner's (or a superuser's): its
+-- owner could turn it into a view or give it row-level security policies,
+-- which run code with the reader's rights.
+CREATE TABLE sec_other_table (county text);
+ALTER TABLE sec_other_table OWNER TO regress_sec_creator;
+SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
+    'SELECT county, count(*) FROM sec_other_table GROUP BY 1', 'county text, n bigint', 1)$$);
+DROP TABLE sec_other_table;
+-- Default privileges reach neither the pinned view (it holds the true
+-- counts) nor the release table (readers get SELECT from dp.grant_release).
+ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO regress_sec_analyst;
+SELECT dp.register_release('sec_defaults', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+    'county text, n bigint', 1) IS NOT NULL AS registered;
+ALTER DEFAULT PRIVILEGES REVOKE ALL ON TABLES FROM regress_sec_analyst;
+SELECT has_table_privilege('regress_sec_analyst', source_view, 'SELECT') AS analyst_reads_source,
+       has_table_privilege('regress_sec_analyst', release, 'SELECT') AS analyst_reads_release,
+       has_table_privilege('regress_sec_analyst', release, 'TRIGGER') AS analyst_may_add_triggers
+FROM dp.releases WHERE release = 'sec_defaults'::regclass;
+-- A trigger on a release table would run at every draw with the catalog
+-- owner's rights: such a draw is refused before it is charged.
+GRANT TRIGGER ON sec_defaults TO regress_sec_refresher;
+SELECT dp.grant_refresh('sec_defaults', 'regress_sec_refresher');
+UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'security');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+CREATE FUNCTION public.sec_trigger() RETURNS trigger LANGUAGE plpgsql
+    AS $$BEGIN RAISE EXCEPTION 'attacker trigger ran as %', current_user; END$$;
+CREATE TRIGGER sec_attack BEFORE INSERT ON sec_defaults FOR EACH ROW EXECUTE FUNCTION public.sec_trigger();
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_defaults')$$);
+RESET SESSION AUTHORIZATION;
+SELECT b.epsilon_spent - s.epsilon_spent AS charged FROM dp.budgets b, spent s WHERE b.dataset = 'security';
+DROP TRIGGER sec_attack ON sec_defaults;
+DROP FUNCTION public.sec_trigger();
+-- ... and so is a draw whose pinned view someone was granted.
+GRANT SELECT ON dp.releases TO regress_sec_analyst;
+SELECT format('GRANT SELECT ON %s TO regress_sec_analyst', source_view) AS grant_view
+FROM dp.releases WHERE release = 'sec_defaults'::regclass \gset
+REVOKE SELECT ON dp.releases FROM regress_sec_analyst;
+:grant_view;
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_defaults')$$);
+SELECT dp.drop_release('sec_defaults');
+-- Errors raised once a draw is charged can carry the source's data (a key
+-- outside the domain): the refresher sees only the SQLSTATE, the owner all.
+INSERT INTO delinquents VALUES ('Zeta (one family)', 'Low');
+SELECT dp.register_release('sec_domain', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+    'county text, n bigint', 1,
+    domain => $$SELECT * FROM (VALUES ('Alpha'), ('Beta'), ('Gamma'), ('Delta')) c(county)$$) IS NOT NULL AS registered;
+SELECT dp.grant_refresh('sec_domain', 'regress_sec_refresher');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_domain')$$);
+RESET SESSION AUTHORIZATION;
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_domain')$$);
+SELECT note LIKE 'failed after its charge%' AS audited_as_failed
+FROM dp.draws WHERE release = 'public.sec_domain' ORDER BY draw_id DESC LIMIT 1;
+DELETE FROM delinquents WHERE county = 'Zeta (one family)';
+SELECT dp.drop_release('sec_domain');
+-- A failure that depends on the noise (a constraint on the release table)
+-- is paid for: every attempt is charged, so repeating it reveals nothing
+-- unpaid, and the refresher sees no value.
+SELECT dp.register_release('sec_checked', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+    'county text, n bigint', 1) IS NOT NULL AS registered;
+ALTER TABLE sec_checked ADD CHECK (n < -1000000);
+SELECT dp.grant_refresh('sec_checked', 'regress_sec_refresher');
+UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'security');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_checked')$$);
+SELECT sqlstate_of($$SELECT dp.refresh_release('sec_checked')$$);
+RESET SESSION AUTHORIZATION;
+SELECT b.epsilon_spent - s.epsilon_spent AS charged, (SELECT count(*) FROM dp.draws WHERE release = 'public.sec_checked') AS audited
+FROM dp.budgets b, spent s WHERE b.dataset = 'security';
+SELECT dp.drop_release('sec_checked');
+-- grant_release checks what the pinned views read, not the source text as
+-- it would resolve now: a look-alike schema cannot fool it.
+SELECT format('CREATE SCHEMA %I AUTHORIZATION regress_sec_creator', current_user) AS owner_schema \gset
+:owner_schema;
+SELECT format('CREATE TABLE %I.delinquents (county text, edu text)', current_user) AS decoy \gset
+SET SESSION AUTHORIZATION regress_sec_creator;
+:decoy;
+RESET SESSION AUTHORIZATION;
+GRANT SELECT ON public.delinquents TO regress_sec_creator;
+SELECT sqlstate_of($$SELECT dp.grant_release('sec_counts', 'regress_sec_creator')$$);
+REVOKE SELECT ON public.delinquents FROM regress_sec_creator;
+SELECT format('DROP SCHEMA %I CASCADE', current_user) AS drop_owner_schema \gset
+:drop_owner_schema;
+-- A tiny epsilon does not break the cost view for everyone.
+SELECT dp.register_release('sec_tiny', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+    'county text, n bigint', 1e-20) IS NOT NULL AS registered;
+SELECT draws_remaining FROM dp.release_costs WHERE release = 'sec_tiny'::regclass;
+SELECT dp.drop_release('sec_tiny');
+-- A seed in a function's SET clause (readable by every role in pg_proc),
+-- stored in a session where the library was not loaded yet: it is ignored
+-- when the library loads inside the call, and refused at every later call.
+\c
+CREATE FUNCTION sec_seeded() RETURNS bigint LANGUAGE sql SET dp.seed = '42'
+    AS $$SELECT n FROM dp.privatize('SELECT 1 AS k, 5::bigint', 0.001, 'discrete_laplace') AS t(k int, n bigint)$$;
+SELECT sec_seeded() IS NOT NULL AS drawn_unseeded;
+SELECT sqlstate_of($$SELECT sec_seeded()$$);
+DROP FUNCTION sec_seeded();
+SELECT dp.drop_release('sec_monthly');
+DROP FUNCTION public.sec_month(date), public.sec_month_public(date);
+DROP TABLE sec_visits;
 
 -- Clean up.
 DROP MATERIALIZED VIEW sec_nightly;

@@ -52,10 +52,12 @@ SELECT epsilon, delta, cells, noise_law->'first_period' AS first_period, noise_l
 FROM dp.draws WHERE release = 'public.daily_views' ORDER BY draw_id;
 
 -- The released past must not change: a missing or an inserted past day is
--- refused, and nothing is drawn, charged or changed.
+-- refused, and nothing is drawn, charged or changed; the audit log keeps
+-- the refused appends (at no cost: the stream's first draw paid for all).
 CREATE TEMP TABLE before_refusal AS
 SELECT (SELECT md5(state) FROM dp.streams) AS state, (SELECT count(*) FROM dp.draws) AS draws,
-       (SELECT count(*) FROM daily_views) AS periods;
+       (SELECT count(*) FROM daily_views) AS periods,
+       (SELECT epsilon_spent + delta_spent FROM dp.budgets WHERE dataset = 'web traffic') AS spent;
 DELETE FROM page_views WHERE day = '2026-01-02';
 \set VERBOSITY default
 SELECT dp.refresh_release('daily_views');
@@ -64,7 +66,9 @@ INSERT INTO page_views SELECT '2026-01-02', i FROM generate_series(1, 10) AS i;
 INSERT INTO page_views VALUES ('2025-12-31', 0);
 SELECT sqlstate_of($$SELECT dp.refresh_release('daily_views')$$);
 DELETE FROM page_views WHERE day = '2025-12-31';
-SELECT (SELECT md5(state) FROM dp.streams) = b.state AS same_state, (SELECT count(*) FROM dp.draws) = b.draws AS no_audit,
+SELECT (SELECT md5(state) FROM dp.streams) = b.state AS same_state,
+       (SELECT epsilon_spent + delta_spent FROM dp.budgets WHERE dataset = 'web traffic') = b.spent AS no_charge,
+       (SELECT count(*) FROM dp.draws WHERE note LIKE 'failed after its charge%' AND epsilon = 0) AS refused_audited,
        (SELECT count(*) FROM daily_views) = b.periods AS same_rows, (SELECT released FROM dp.streams) AS released
 FROM before_refusal b;
 

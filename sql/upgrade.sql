@@ -1,54 +1,151 @@
--- ALTER EXTENSION ... UPDATE across versions, with governed releases in the
--- catalog: 0.1.0 -> 0.2.0 (governance) -> 0.3.0 (hierarchies) -> 0.4.0
--- (draws in a worker, pinned sources), using each version's functions in
--- between. The shared library serves every version, except that it refuses
--- the draws of SQL older than 0.4.0 (those could be rolled back unpaid).
+-- Upgrades: every released version, installed from the scripts it shipped
+-- (test/upgrade/) and filled with governed releases, is updated with the
+-- scripts this build makes and must end with exactly the objects of a fresh
+-- install: the same function definitions (pg_get_functiondef), tables and
+-- columns, constraints, views, aggregates, comments, privileges, extension
+-- members and dumped tables. The data must survive and work afterwards.
+-- Runs with `make upgradecheck` (the released scripts must be installed).
 \set VERBOSITY terse
+LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = '11';
+
+-- One row per property of every object of the extension, by name (never
+-- by oid: a fresh install and an upgraded one have different oids).
+CREATE FUNCTION extension_catalog() RETURNS TABLE (object text, property text, value text)
+LANGUAGE sql STABLE AS $$
+    WITH ext AS (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp'),
+    members AS (
+        SELECT d.classid, d.objid, d.objsubid, pg_describe_object(d.classid, d.objid, d.objsubid) AS name
+        FROM pg_depend d, ext WHERE d.refclassid = 'pg_extension'::regclass AND d.refobjid = ext.oid
+                                AND d.deptype = 'e')
+    SELECT name, 'member', '' FROM members
+    UNION ALL
+    SELECT m.name, 'definition',
+           CASE WHEN p.prokind = 'a' THEN
+                    format('aggregate %s sfunc %s stype %s final %s combine %s serial %s deserial %s parallel %s',
+                           p.oid::regprocedure, a.aggtransfn, a.aggtranstype::regtype, a.aggfinalfn,
+                           a.aggcombinefn, a.aggserialfn, a.aggdeserialfn, p.proparallel)
+                ELSE pg_get_functiondef(p.oid) END
+    FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
+    LEFT JOIN pg_aggregate a ON a.aggfnoid = p.oid
+    UNION ALL
+    SELECT m.name, 'acl', coalesce(p.proacl::text, 'default')
+    FROM members m JOIN pg_proc p ON m.classid = 'pg_proc'::regclass AND p.oid = m.objid
+    UNION ALL
+    SELECT m.name, format('column %s', a.attnum),
+           format('%s %s%s%s', a.attname, format_type(a.atttypid, a.atttypmod),
+                  CASE WHEN a.attnotnull THEN ' not null' ELSE '' END,
+                  coalesce(' default ' || pg_get_expr(ad.adbin, ad.adrelid), ''))
+    FROM members m JOIN pg_attribute a ON m.classid = 'pg_class'::regclass AND a.attrelid = m.objid
+    LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+    WHERE a.attnum > 0 AND NOT a.attisdropped
+    UNION ALL
+    SELECT m.name, format('constraint %s', c.conname), pg_get_constraintdef(c.oid)
+    FROM members m JOIN pg_constraint c ON m.classid = 'pg_class'::regclass AND c.conrelid = m.objid
+    UNION ALL
+    SELECT m.name, format('index %s', i.indexrelid::regclass), pg_get_indexdef(i.indexrelid)
+    FROM members m JOIN pg_index i ON m.classid = 'pg_class'::regclass AND i.indrelid = m.objid
+    UNION ALL
+    SELECT m.name, 'relation', format('kind %s options %s acl %s', c.relkind, c.reloptions, c.relacl)
+    FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid
+    UNION ALL
+    SELECT m.name, 'view', pg_get_viewdef(m.objid)
+    FROM members m JOIN pg_class c ON m.classid = 'pg_class'::regclass AND c.oid = m.objid AND c.relkind = 'v'
+    UNION ALL
+    SELECT pg_describe_object(d.classoid, d.objoid, d.objsubid), 'comment', d.description
+    FROM pg_description d JOIN members m ON m.classid = d.classoid AND m.objid = d.objoid
+    UNION ALL
+    SELECT 'extension', 'dumped', c.relname::text
+    FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
+    WHERE e.extname = 'invariant_dp'
+    UNION ALL
+    SELECT 'schema dp', 'acl', nspacl::text FROM pg_namespace WHERE nspname = 'dp'
+$$;
+
+-- A governed release in the shape every version since 0.2.0 registers.
+CREATE FUNCTION register_edu_counts() RETURNS regclass LANGUAGE sql AS $$
+    SELECT dp.set_budget('survey', 1.0);
+    SELECT dp.register_release('edu_counts', 'survey', 'SELECT edu, count(*) FROM delinquents GROUP BY 1',
+                               'edu text, n bigint', 0.25, margins => '{""}')
+$$;
+
+-- The fresh install of this version.
 DROP EXTENSION invariant_dp;
-CREATE EXTENSION invariant_dp VERSION '0.1.0';
+CREATE EXTENSION invariant_dp;
 SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
+CREATE TABLE fresh_catalog AS SELECT * FROM extension_catalog();
+
+-- The differences between the current catalog and the fresh one, both ways.
+CREATE FUNCTION catalog_differences() RETURNS TABLE (side text, object text, property text, value text)
+LANGUAGE sql STABLE AS $$
+    (SELECT 'upgraded only', * FROM extension_catalog() EXCEPT SELECT 'upgraded only', * FROM fresh_catalog)
+    UNION ALL
+    (SELECT 'fresh only', * FROM fresh_catalog EXCEPT SELECT 'fresh only', * FROM extension_catalog())
+    ORDER BY 2, 3, 1
+$$;
+
+SELECT count(*) FILTER (WHERE property = 'definition') AS routines, count(*) FILTER (WHERE property LIKE 'column %') AS columns
+FROM fresh_catalog;
+-- The comparison can fail: a dropped comment shows as a difference.
+COMMENT ON FUNCTION dp.last_release() IS NULL;
+SELECT side, object, property FROM catalog_differences();
+DROP EXTENSION invariant_dp;
+
+-- From 0.1.0 straight to this version.
+CREATE EXTENSION invariant_dp VERSION '0.1.0';
 -- 0.1.0's seven-argument dp.privatize on today's library.
 SELECT county, sum(n) AS total FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0,
                                                  margins => '{county}') AS t(county text, edu text, n bigint)
 GROUP BY county ORDER BY county;
-
-ALTER EXTENSION invariant_dp UPDATE TO '0.2.0';
+ALTER EXTENSION invariant_dp UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
-SELECT dp.set_budget('survey', 1.0);
-SELECT dp.register_release('edu_counts', 'survey', 'SELECT edu, count(*) FROM delinquents GROUP BY 1',
-                           'edu text, n bigint', 0.25, margins => '{""}');
+SELECT * FROM catalog_differences();
+DROP EXTENSION invariant_dp;
+
+-- From 0.2.0 and 0.3.0, each with a release registered (and its draws
+-- refused: the library refuses the unpaid draws of SQL older than 0.4.0).
+CREATE EXTENSION invariant_dp VERSION '0.2.0';
+SELECT register_edu_counts();
 SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
+ALTER EXTENSION invariant_dp UPDATE;
+SELECT * FROM catalog_differences();
+SELECT release, dataset, mechanism, epsilon, margins, hierarchy, source_view IS NOT NULL AS pinned FROM dp.releases;
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+SELECT dp.drop_release('edu_counts');
+DROP EXTENSION invariant_dp;
 
-ALTER EXTENSION invariant_dp UPDATE TO '0.3.0';
-SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
--- The catalog survived: budget, release, audit, the stored draw.
-SELECT dataset, epsilon_total, epsilon_spent FROM dp.budgets;
-SELECT release, dataset, mechanism, epsilon, margins, hierarchy FROM dp.releases;
-SELECT count(*) AS draws FROM dp.draws;
+CREATE EXTENSION invariant_dp VERSION '0.3.0';
+SELECT register_edu_counts();
+ALTER EXTENSION invariant_dp UPDATE;
+SELECT * FROM catalog_differences();
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+SELECT dp.drop_release('edu_counts');
+DROP EXTENSION invariant_dp;
+
+-- From 0.4.0, the last release, with a release registered: its draws are
+-- refused until the SQL is updated to the library's version, then the
+-- budget and the audit survive and drawing goes on.
+CREATE EXTENSION invariant_dp VERSION '0.4.0';
+SELECT register_edu_counts();
 SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
-
-ALTER EXTENSION invariant_dp UPDATE TO '0.4.0';
+ALTER EXTENSION invariant_dp UPDATE;
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
--- The release's source was pinned as a view owned by its owner, outside the extension.
+SELECT * FROM catalog_differences();
+-- The release's source stays pinned as a view owned by its owner, outside the extension.
 SELECT r.release, v.relname LIKE 'source_of_%' AS pinned, v.relowner = r.owner AS owned_by_owner,
        r.table_oid = r.release::oid AS bound, r.search_path LIKE '%pg_temp' AS pg_temp_last,
        NOT EXISTS (SELECT FROM pg_depend d WHERE d.objid = v.oid AND d.deptype = 'e') AS not_a_member
 FROM dp.releases r JOIN pg_class v ON v.oid = r.source_view;
--- ... and works with 0.4.0's functions: draws are charged, a hierarchy releases.
-SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT sum(n) AS total FROM edu_counts;
+SELECT epsilon_spent, (SELECT count(*) FROM dp.draws) AS draws FROM dp.budgets;
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT epsilon_spent, (SELECT count(*) FROM dp.draws) AS draws FROM dp.budgets;
 SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('edu_counts');
 SELECT count(*) AS rows FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0,
                                           hierarchy => '{county,edu}') AS t(county text, edu text, n bigint);
--- The extension's config tables are still dumped.
-SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C") AS dumped
-FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
-WHERE e.extname = 'invariant_dp';
-SELECT count(*) AS available FROM pg_available_extension_versions WHERE name = 'invariant_dp';
+SELECT dp.drop_release('edu_counts');
 
 -- Leave the database as the other suites expect it.
-SELECT dp.drop_release('edu_counts');
 DROP EXTENSION invariant_dp;
 CREATE EXTENSION invariant_dp;

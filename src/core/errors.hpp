@@ -4,10 +4,23 @@
 // hint are separate sentences (capitalised, with a period) or empty.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
 namespace invariant_dp {
+
+// A cell's key named by an error: the core holds keys only as bytes, so a
+// message says "Key {key0} appears more than once." and the shim renders
+// {key0} as "(county, edu)=(Alpha, Low)" from the row it read. table says
+// which rows (KeyRows::table; 0 = none), columns which key columns (bit k
+// for column k; all bits: every column).
+struct KeyRef {
+  int table = 0;
+  std::uint64_t row = 0;
+  std::uint64_t columns = ~std::uint64_t{0};
+};
 
 class Error : public std::runtime_error {
  public:
@@ -17,10 +30,14 @@ class Error : public std::runtime_error {
         hint_(std::move(hint)) {}
   const std::string& detail() const noexcept { return detail_; }
   const std::string& hint() const noexcept { return hint_; }
+  // The keys {key0} and {key1} in the message, detail or hint stand for.
+  const std::array<KeyRef, 2>& keys() const noexcept { return keys_; }
+  void name_key(std::size_t slot, KeyRef key) { keys_.at(slot) = key; }
 
  private:
   std::string detail_;
   std::string hint_;
+  std::array<KeyRef, 2> keys_{};
 };
 
 // A parameter the caller gave is invalid (SQLSTATE 22023).

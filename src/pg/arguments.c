@@ -8,6 +8,13 @@
 
 #include "arguments.h"
 
+/* Whether argument arg exists (declared by this version) and is not NULL. */
+static bool
+given(FunctionCallInfo fcinfo, int arg)
+{
+	return arg >= 0 && arg < PG_NARGS() && !PG_ARGISNULL(arg);
+}
+
 char *
 required_text(FunctionCallInfo fcinfo, int arg, const char *name)
 {
@@ -38,7 +45,7 @@ text_array(FunctionCallInfo fcinfo, int arg, const char *name, const char *null_
 	int			i;
 
 	*strings = NULL;
-	if (PG_ARGISNULL(arg))
+	if (!given(fcinfo, arg))
 		return 0;
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(arg), TEXTOID, -1, false, TYPALIGN_INT,
 					  &elements, &nulls, &count);
@@ -55,23 +62,6 @@ text_array(FunctionCallInfo fcinfo, int arg, const char *name, const char *null_
 	return count;
 }
 
-void
-unpack_margins(FunctionCallInfo fcinfo, int arg, idp_request *request)
-{
-	char	  **margins;
-
-	request->n_margins = text_array(fcinfo, arg, "margins", "Use '' for the grand total.", &margins);
-	request->margins = (const char *const *) margins;
-}
-
-void
-unpack_hierarchy(FunctionCallInfo fcinfo, int arg, idp_request *request)
-{
-	char	  **levels = NULL;
-
-	request->n_hierarchy = arg < PG_NARGS() ? text_array(fcinfo, arg, "hierarchy", NULL, &levels) : 0;
-	request->hierarchy = (const char *const *) levels;
-}
 
 static char *
 scalar_text(const JsonbValue *value, const char *key)
@@ -97,7 +87,8 @@ scalar_text(const JsonbValue *value, const char *key)
 	return NULL;
 }
 
-void
+/* options jsonb: a flat object of scalars (arrays as JSON text), as key/value text pairs. */
+static void
 unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request)
 {
 	Jsonb	   *options;
@@ -111,7 +102,7 @@ unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request)
 	char	   *key = NULL;
 
 	request->n_options = 0;
-	if (PG_ARGISNULL(arg))
+	if (!given(fcinfo, arg))
 		return;
 	options = PG_GETARG_JSONB_P(arg);
 	if (!JB_ROOT_IS_OBJECT(options))
@@ -137,4 +128,23 @@ unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request)
 	request->n_options = n;
 	request->option_keys = (const char *const *) keys;
 	request->option_values = (const char *const *) values;
+}
+
+void
+unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request *request)
+{
+	char	  **margins;
+	char	  **levels;
+
+	memset(request, 0, sizeof *request);
+	request->mechanism = required_text(fcinfo, at->mechanism, "mechanism");
+	request->epsilon_is_null = !given(fcinfo, at->epsilon);
+	request->epsilon = request->epsilon_is_null ? 0 : PG_GETARG_FLOAT8(at->epsilon);
+	request->has_delta = given(fcinfo, at->delta);
+	request->delta = request->has_delta ? PG_GETARG_FLOAT8(at->delta) : 0;
+	request->n_margins = text_array(fcinfo, at->margins, "margins", "Use '' for the grand total.", &margins);
+	request->margins = (const char *const *) margins;
+	unpack_options(fcinfo, at->options, request);
+	request->n_hierarchy = text_array(fcinfo, at->hierarchy, "hierarchy", NULL, &levels);
+	request->hierarchy = (const char *const *) levels;
 }

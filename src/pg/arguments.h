@@ -14,16 +14,27 @@ extern char *required_text(FunctionCallInfo fcinfo, int arg, const char *name);
 /* The float8 argument, or an error naming it if it is NULL. */
 extern double required_float8(FunctionCallInfo fcinfo, int arg, const char *name);
 
-/* margins text[]: one C string per element; NULL elements are refused. */
-extern void unpack_margins(FunctionCallInfo fcinfo, int arg, idp_request *request);
+/*
+ * Where a function's arguments hold the parts of a release request
+ * (dp.privatize's epsilon, mechanism, delta, margins, options, hierarchy);
+ * -1 for a part it does not take. An argument number beyond PG_NARGS() (a
+ * function declared by an older version) counts as not given.
+ */
+typedef struct RequestArguments
+{
+	int			epsilon;
+	int			mechanism;
+	int			delta;
+	int			margins;
+	int			options;
+	int			hierarchy;
+} RequestArguments;
 
 /*
- * hierarchy text[]: the level columns, coarsest first. arg may be beyond
- * PG_NARGS() (a function declared before the argument existed): no hierarchy.
+ * The request, unvalidated (the core validates it). A NULL epsilon is
+ * passed on as such (only a cascade may be calibrated without one); a NULL
+ * mechanism or NULL array element is refused here.
  */
-extern void unpack_hierarchy(FunctionCallInfo fcinfo, int arg, idp_request *request);
-
-/* options jsonb: a flat object of scalars, as key/value text pairs. */
-extern void unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request);
+extern void unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request *request);
 
 #endif

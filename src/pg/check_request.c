@@ -13,6 +13,10 @@
 
 PG_FUNCTION_INFO_V1(dp_check_request);
 
+static const RequestArguments check_request_arguments = {
+	.mechanism = 0, .epsilon = 1, .delta = 2, .margins = 3, .options = 4, .hierarchy = 5
+};
+
 Datum
 dp_check_request(PG_FUNCTION_ARGS)
 {
@@ -20,15 +24,7 @@ dp_check_request(PG_FUNCTION_ARGS)
 	idp_request_info info;
 	idp_error	error;
 
-	memset(&request, 0, sizeof request);
-	request.mechanism = required_text(fcinfo, 0, "mechanism");
-	request.epsilon_is_null = PG_ARGISNULL(1);
-	request.epsilon = request.epsilon_is_null ? 0 : PG_GETARG_FLOAT8(1);
-	request.has_delta = !PG_ARGISNULL(2);
-	request.delta = request.has_delta ? PG_GETARG_FLOAT8(2) : 0;
-	unpack_margins(fcinfo, 3, &request);
-	unpack_options(fcinfo, 4, &request);
-	unpack_hierarchy(fcinfo, 5, &request);
+	unpack_request(fcinfo, &check_request_arguments, &request);
 	if (idp_check_request(&request, 0, NULL, &info, &error) != IDP_OK)
 		raise_core_error(&error);
 	PG_RETURN_VOID();

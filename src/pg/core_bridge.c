@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -98,8 +99,31 @@ sqlstate_of(idp_status status)
 	return ERRCODE_INTERNAL_ERROR;
 }
 
+/* text with "{key0}" and "{key1}" replaced by the keys the error names. */
+static char *
+with_keys(const char *text, const idp_error *error, KeyRenderer render, void *arg)
+{
+	StringInfoData out;
+	const char *p = text;
+
+	initStringInfo(&out);
+	while (*p)
+	{
+		if (strncmp(p, "{key", 4) == 0 && (p[4] == '0' || p[4] == '1') && p[5] == '}')
+		{
+			const idp_key_ref *ref = &error->keys[p[4] - '0'];
+
+			appendStringInfoString(&out, render && ref->table != IDP_KEYS_NONE ? render(ref, arg) : "(?)");
+			p += 6;
+			continue;
+		}
+		appendStringInfoChar(&out, *p++);
+	}
+	return out.data;
+}
+
 void
-raise_core_error(const idp_error *error)
+raise_core_error_rendered(const idp_error *error, KeyRenderer render, void *arg)
 {
 	/* A cancel is reported by PostgreSQL itself, with its usual message. */
 	if (error->status == IDP_INTERRUPTED)
@@ -112,8 +136,14 @@ raise_core_error(const idp_error *error)
 
 	ereport(ERROR,
 			(errcode(sqlstate_of(error->status)),
-			 errmsg("%s", error->message),
-			 error->detail[0] ? errdetail("%s", error->detail) : 0,
-			 error->hint[0] ? errhint("%s", error->hint) : 0));
+			 errmsg("%s", with_keys(error->message, error, render, arg)),
+			 error->detail[0] ? errdetail("%s", with_keys(error->detail, error, render, arg)) : 0,
+			 error->hint[0] ? errhint("%s", with_keys(error->hint, error, render, arg)) : 0));
 	pg_unreachable();
+}
+
+void
+raise_core_error(const idp_error *error)
+{
+	raise_core_error_rendered(error, NULL, NULL);
 }

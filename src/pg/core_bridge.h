@@ -19,4 +19,10 @@ extern idp_randomness current_randomness(void);
 /* Raises the error the core reported (never returns). */
 extern void raise_core_error(const idp_error *error) pg_attribute_noreturn();
 
+/* Renders a key an error names, e.g. "(county, edu)=(Alpha, Low)". */
+typedef char *(*KeyRenderer) (const idp_key_ref *key, void *arg);
+
+/* raise_core_error, the keys it names ({key0}, {key1}) rendered by render. */
+extern void raise_core_error_rendered(const idp_error *error, KeyRenderer render, void *arg) pg_attribute_noreturn();
+
 #endif

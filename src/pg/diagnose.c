@@ -17,18 +17,9 @@
 
 PG_FUNCTION_INFO_V1(dp_diagnose);
 
-static void
-unpack_diagnose(FunctionCallInfo fcinfo, idp_request *request, char **source)
-{
-	memset(request, 0, sizeof *request);
-	*source = required_text(fcinfo, 0, "source");
-	request->epsilon = required_float8(fcinfo, 1, "epsilon");
-	request->mechanism = required_text(fcinfo, 2, "mechanism");
-	request->has_delta = !PG_ARGISNULL(3);
-	request->delta = request->has_delta ? PG_GETARG_FLOAT8(3) : 0;
-	unpack_margins(fcinfo, 4, request);
-	unpack_options(fcinfo, 5, request);
-}
+static const RequestArguments diagnose_arguments = {
+	.epsilon = 1, .mechanism = 2, .delta = 3, .margins = 4, .options = 5, .hierarchy = -1
+};
 
 static idp_cells
 keys_only(const QueryRows *rows)
@@ -39,8 +30,16 @@ keys_only(const QueryRows *rows)
 	cells.n_columns = rows->n_keys;
 	cells.column_names = (const char *const *) rows->key_names;
 	cells.n_source_rows = rows->n_rows;
-	cells.source_keys = (const char *const *) rows->key_text;
+	cells.source_keys.data = rows->key_data;
+	cells.source_keys.size = rows->key_size;
 	return cells;
+}
+
+/* A key the core names in an error, from the source's rows. */
+static char *
+render_key(const idp_key_ref *key, void *arg)
+{
+	return describe_keys((const QueryRows *) arg, key->row, key->columns);
 }
 
 static void
@@ -75,7 +74,8 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	size_t		n = 0;
 	idp_error	error;
 
-	unpack_diagnose(fcinfo, &request, &source);
+	source = required_text(fcinfo, 0, "source");
+	unpack_request(fcinfo, &diagnose_arguments, &request);
 	SPI_connect();
 	memset(&rows, 0, sizeof rows);
 	rows.what = "source";
@@ -83,7 +83,7 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	read_query_rows(source, &rows);
 	cells = keys_only(&rows);
 	if (idp_diagnose(&request, &cells, &randomness, &interrupts, &diagnostics, &n, &error) != IDP_OK)
-		raise_core_error(&error);
+		raise_core_error_rendered(&error, render_key, &rows);
 	pack_rows(fcinfo, diagnostics, n);
 	idp_free(diagnostics);
 	SPI_finish();

@@ -12,6 +12,9 @@ extern uint64 dp_seed_generation;
 /* dp.max_cells: the most cells one release may hold. */
 extern int	dp_max_cells;
 
+/* dp.max_source_memory (kB): the most memory a release's source or domain rows may take. */
+extern int	dp_max_source_memory;
+
 /* dp.progress_interval: NOTICE progress of long runs at most this often (ms); -1 off. */
 extern int	dp_progress_interval;
 

@@ -2,11 +2,20 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_database.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
+#include "utils/varlena.h"
 
 #include "object_owners.h"
 
@@ -69,4 +78,112 @@ void
 check_type_owners(Oid type)
 {
 	check_type_owners_at(type, 0);
+}
+
+/* pg_database_owner stands for the current database's owner. */
+static Oid
+effective_role(Oid role)
+{
+	HeapTuple	tuple;
+	Oid			owner;
+
+	if (role != ROLE_PG_DATABASE_OWNER)
+		return role;
+	tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(MyDatabaseId));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for database %u", MyDatabaseId);
+	owner = ((Form_pg_database) GETSTRUCT(tuple))->datdba;
+	ReleaseSysCache(tuple);
+	return owner;
+}
+
+bool
+trusted_schema(Oid namespace, Oid *untrusted_role)
+{
+	HeapTuple	tuple = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(namespace));
+	Form_pg_namespace form;
+	Datum		acl_datum;
+	bool		isnull;
+	Oid			owner;
+	bool		trusted = true;
+
+	if (!HeapTupleIsValid(tuple))
+		return true;			/* dropped meanwhile: nothing resolves there */
+	form = (Form_pg_namespace) GETSTRUCT(tuple);
+	owner = effective_role(form->nspowner);
+	*untrusted_role = owner;
+	if (!trusted_owner(owner))
+		trusted = false;
+	acl_datum = SysCacheGetAttr(NAMESPACEOID, tuple, Anum_pg_namespace_nspacl, &isnull);
+	if (trusted && !isnull)
+	{
+		Acl		   *acl = DatumGetAclPCopy(acl_datum);
+		AclItem    *items = ACL_DAT(acl);
+		int			i;
+
+		for (i = 0; i < ACL_NUM(acl) && trusted; i++)
+		{
+			Oid			grantee = items[i].ai_grantee;
+
+			if ((ACLITEM_GET_PRIVS(items[i]) & ACL_CREATE) == 0)
+				continue;
+			*untrusted_role = grantee;
+			if (grantee == ACL_ID_PUBLIC || !trusted_owner(effective_role(grantee)))
+				trusted = false;
+		}
+	}
+	ReleaseSysCache(tuple);
+	return trusted;
+}
+
+char *
+trusted_search_path(const char *search_path, bool report)
+{
+	char	   *copy = pstrdup(search_path);
+	List	   *names;
+	ListCell   *cell;
+	StringInfoData kept;
+
+	if (!SplitIdentifierString(copy, ',', &names))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid search_path \"%s\"", search_path)));
+	initStringInfo(&kept);
+	foreach(cell, names)
+	{
+		const char *name = (const char *) lfirst(cell);
+		Oid			namespace = get_namespace_oid(name, true);
+		Oid			role;
+
+		if (strcmp(name, "pg_temp") != 0 && strcmp(name, "pg_catalog") != 0 && OidIsValid(namespace) &&
+			!trusted_schema(namespace, &role))
+		{
+			const char *who = role == ACL_ID_PUBLIC ? "PUBLIC" : GetUserNameFromId(role, false);
+
+			if (!report)
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("schema %s of the release's search_path is not trusted", quote_identifier(name)),
+						 errdetail("Role %s owns it or may create objects in it; functions the source calls "
+								   "resolve names there at every draw, so %s could redirect them.", who, who),
+						 errhint("REVOKE CREATE ON SCHEMA %s FROM %s, or register the release again.",
+								 quote_identifier(name), who)));
+			ereport(NOTICE,
+					(errmsg("schema %s is left out of the release's search_path", quote_identifier(name)),
+					 errdetail("Role %s owns it or may create objects in it; functions the source calls "
+							   "resolve names only in schemas no other role can write.", who)));
+			continue;
+		}
+		appendStringInfo(&kept, "%s%s", kept.len ? ", " : "", quote_identifier(name));
+	}
+	return kept.data;
+}
+
+PG_FUNCTION_INFO_V1(dp_trusted_search_path);
+
+/* dp.trusted_search_path(search_path): at registration, with NOTICEs. */
+Datum
+dp_trusted_search_path(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_TEXT_P(cstring_to_text(trusted_search_path(text_to_cstring(PG_GETARG_TEXT_PP(0)), true)));
 }

@@ -18,7 +18,6 @@
 
 #include "arguments.h"
 #include "core_bridge.h"
-#include "crossed_release.h"
 #include "last_release.h"
 #include "refresh_worker.h"
 #include "run_as.h"
@@ -31,7 +30,6 @@ typedef struct Privatize
 {
 	idp_request request;
 	idp_request_info info;
-	bool		crossed;		/* two crossed hierarchies (crossed_release.c) */
 	char	   *source;
 	char	   *domain;
 	TupleDesc	result_desc;
@@ -72,8 +70,7 @@ check_result_columns(const QueryRows *rows, void *arg)
 {
 	Privatize  *p = (Privatize *) arg;
 	TupleDesc	desc = p->result_desc;
-	/* {"level": true}: one level column, two (row, column) when crossed */
-	int			n_level = p->info.with_level ? (p->crossed ? 2 : 1) : 0;
+	int			n_level = (int) p->info.n_level_columns;
 	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + n_level;
 	int			k;
 	Oid			count_type;
@@ -149,24 +146,19 @@ check_domain_columns(const QueryRows *rows, void *arg)
 static void
 unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 {
+	const RequestArguments at = {
+		.epsilon = base + 1, .mechanism = base + 2, .delta = base + 3, .margins = base + 4,
+		.options = base + 6, .hierarchy = base + 7
+	};
 	idp_error	error;
 
 	memset(p, 0, sizeof *p);
 	p->source = required_text(fcinfo, base + 0, "source");
-	/* NULL epsilon: only a cascade calibrated from rho or targets (the core decides). */
-	p->request.epsilon_is_null = PG_ARGISNULL(base + 1);
-	p->request.epsilon = p->request.epsilon_is_null ? 0 : PG_GETARG_FLOAT8(base + 1);
-	p->request.mechanism = required_text(fcinfo, base + 2, "mechanism");
-	p->request.has_delta = !PG_ARGISNULL(base + 3);
-	p->request.delta = p->request.has_delta ? PG_GETARG_FLOAT8(base + 3) : 0;
-	unpack_margins(fcinfo, base + 4, &p->request);
+	unpack_request(fcinfo, &at, &p->request);
 	p->domain = PG_ARGISNULL(base + 5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(base + 5));
-	unpack_options(fcinfo, base + 6, &p->request);
-	unpack_hierarchy(fcinfo, base + 7, &p->request);
 	/* Refuse a bad mechanism or epsilon before the source runs. */
 	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
 		raise_core_error(&error);
-	p->crossed = request_is_crossed(&p->request);
 	p->result_desc = expected_result_desc(fcinfo);
 }
 
@@ -200,7 +192,8 @@ read_rows_as(Privatize *p, Oid role, const char *search_path)
 	run_as_role(role, search_path, read_rows_callback, p);
 }
 
-Datum
+/* A released count as the count column's type wants it. */
+static Datum
 count_datum(double value, int64 integer_value, bool integer_output, Oid type)
 {
 	if (integer_output && type == INT8OID)
@@ -214,125 +207,53 @@ count_datum(double value, int64 integer_value, bool integer_output, Oid type)
 	return Float8GetDatum(value);
 }
 
+/*
+ * The released rows: each prints its cell's keys but those below its level
+ * (NULL), then the count, the sd and the level columns as asked.
+ */
 static void
-pack_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells, const idp_release_output *out)
+pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells, const idp_release_table *table)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	Tuplestorestate *store = tuplestore_begin_heap(true, false, work_mem);
-	int			natts = p->result_desc->natts;
-	Oid			count_type = TupleDescAttr(p->result_desc, cells->n_keys)->atttypid;
-	Datum	   *values = palloc(sizeof(Datum) * natts);
-	bool	   *nulls = palloc0(sizeof(bool) * natts);
-	size_t		i;
+	TupleDesc	desc;
+	Oid			count_type;
+	Datum	   *values;
+	bool	   *nulls;
+	size_t		r;
 
-	/* The executor frees setDesc: it must outlive SPI_finish. */
-	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
-	MemoryContextSwitchTo(old);
-	for (i = 0; i < cells->n_rows; i++)
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	desc = rsinfo->setDesc;
+	count_type = TupleDescAttr(desc, cells->n_keys)->atttypid;
+	values = palloc(sizeof(Datum) * desc->natts);
+	nulls = palloc0(sizeof(bool) * desc->natts);
+	for (r = 0; r < table->n_rows; r++)
 	{
+		size_t		cell = table->row_cell[r];
+		int			column = cells->n_keys;
+		size_t		a;
 		int			k;
 
-		if ((i & 8191) == 0)
+		if ((r & 8191) == 0)
 			CHECK_FOR_INTERRUPTS();
 		for (k = 0; k < cells->n_keys; k++)
 		{
-			values[k] = cells->key_values[i * cells->n_keys + k];
-			nulls[k] = cells->key_nulls[i * cells->n_keys + k];
-		}
-		values[k] = count_datum(out->values ? out->values[i] : 0, out->integer_values ? out->integer_values[i] : 0,
-								p->info.integer_output, count_type);
-		if (p->info.with_stddev)
-			values[k + 1] = Float8GetDatum(out->noise_sd[i]);
-		tuplestore_putvalues(store, p->result_desc, values, nulls);
-	}
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = store;
-}
-
-/*
- * A NULL key in a hierarchy column would print like a rollup row: refuse
- * it, unless the level column tells the rows apart.
- */
-static void
-check_hierarchy_keys(const Privatize *p, const QueryRows *cells)
-{
-	size_t		h;
-
-	if (p->info.with_level)
-		return;
-	for (h = 0; h < p->request.n_hierarchy; h++)
-	{
-		int			k;
-		size_t		i;
-
-		for (k = 0; k < cells->n_keys; k++)
-			if (strcmp(cells->key_names[k], p->request.hierarchy[h]) == 0)
-				break;
-		for (i = 0; k < cells->n_keys && i < cells->n_rows; i++)
-			if (cells->key_nulls[i * cells->n_keys + k])
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("hierarchy column \"%s\" has a NULL key", p->request.hierarchy[h]),
-						 errdetail("In a hierarchy release NULL marks the rollup rows."),
-						 errhint("COALESCE the key in the source, or add {\"level\": true} to the options "
-								 "and a trailing integer column: level 0 is the grand total.")));
-	}
-}
-
-/*
- * One row per node: an internal node prints its first node_depth levels and
- * NULL for every other key, a leaf every key; then the count, the sd and
- * the level as asked.
- */
-static void
-pack_hierarchy_results(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *cells,
-					   const idp_hierarchy_output *out)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-	Tuplestorestate *store = tuplestore_begin_heap(true, false, work_mem);
-	int			natts = p->result_desc->natts;
-	Oid			count_type = TupleDescAttr(p->result_desc, cells->n_keys)->atttypid;
-	Datum	   *values = palloc(sizeof(Datum) * natts);
-	bool	   *nulls = palloc0(sizeof(bool) * natts);
-	int		   *level_rank = palloc(sizeof(int) * Max(cells->n_keys, 1));
-	size_t		v;
-	int			k;
-
-	rsinfo->setDesc = CreateTupleDescCopy(p->result_desc);
-	MemoryContextSwitchTo(old);
-	/* level_rank[k]: the depth from which key k is printed (INT_MAX: only at the leaves) */
-	for (k = 0; k < cells->n_keys; k++)
-		level_rank[k] = INT_MAX;
-	for (v = 0; v < out->n_levels; v++)
-		level_rank[out->level_columns[v]] = (int) v + 1;
-	for (v = 0; v < out->n_nodes; v++)
-	{
-		size_t		cell = out->node_cell[v];
-		int			column = cells->n_keys;
-
-		CHECK_FOR_INTERRUPTS();
-		for (k = 0; k < cells->n_keys; k++)
-		{
-			bool		printed = out->node_is_leaf[v] || level_rank[k] <= (int) out->node_depth[v];
+			uint32		axis = table->key_axis[k];
+			bool		printed = table->row_is_cell[r] ||
+				(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
 
 			values[k] = printed ? cells->key_values[cell * cells->n_keys + k] : (Datum) 0;
 			nulls[k] = !printed || cells->key_nulls[cell * cells->n_keys + k];
 		}
-		values[column++] = count_datum(out->values ? out->values[v] : 0,
-									   out->integer_values ? out->integer_values[v] : 0,
-									   out->integer_output, count_type);
+		values[column++] = count_datum(table->values ? table->values[r] : 0,
+									   table->integer_values ? table->integer_values[r] : 0,
+									   table->integer_output, count_type);
 		if (p->info.with_stddev)
-			values[column++] = Float8GetDatum(out->noise_sd[v]);
-		if (p->info.with_level)
-			values[column++] = Int32GetDatum((int32) out->node_depth[v]);
-		tuplestore_putvalues(store, p->result_desc, values, nulls);
+			values[column++] = Float8GetDatum(table->noise_sd[r]);
+		for (a = 0; a < p->info.n_level_columns; a++)
+			values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
+		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 	}
-	rsinfo->returnMode = SFRM_Materialize;
-	rsinfo->setResult = store;
 }
-
 
 static idp_cells
 core_cells(const Privatize *p)
@@ -342,55 +263,39 @@ core_cells(const Privatize *p)
 	cells.n_columns = p->source_rows.n_keys;
 	cells.column_names = (const char *const *) p->source_rows.key_names;
 	cells.n_source_rows = p->source_rows.n_rows;
-	cells.source_keys = (const char *const *) p->source_rows.key_text;
+	cells.source_keys.data = p->source_rows.key_data;
+	cells.source_keys.size = p->source_rows.key_size;
 	cells.source_counts = p->source_rows.counts;
 	cells.has_domain = p->domain != NULL;
 	cells.n_domain_rows = p->domain_rows.n_rows;
-	cells.domain_keys = (const char *const *) p->domain_rows.key_text;
+	cells.domain_keys.data = p->domain_rows.key_data;
+	cells.domain_keys.size = p->domain_rows.key_size;
 	return cells;
 }
 
-/* The core's hierarchy output lives in malloc'd memory until it is packed. */
-static void
-release_hierarchy(FunctionCallInfo fcinfo, Privatize *p, const QueryRows *released)
+/* A key the core names in an error, from the rows read. */
+static char *
+render_key(const idp_key_ref *key, void *arg)
 {
-	idp_cells	cells = core_cells(p);
-	idp_randomness randomness = current_randomness();
-	idp_interrupts interrupts = pg_interrupts();
-	idp_hierarchy_output out;
-	idp_error	error;
+	const Privatize *p = (const Privatize *) arg;
 
-	check_hierarchy_keys(p, released);
-	if (idp_release_hierarchy(&p->request, &cells, &randomness, &interrupts, &out, &error) != IDP_OK)
-		raise_core_error(&error);
-	PG_TRY();
-	{
-		remember_release(out.metadata_json);
-		pack_hierarchy_results(fcinfo, p, released, &out);
-	}
-	PG_FINALLY();
-	{
-		idp_free_hierarchy_output(&out);
-	}
-	PG_END_TRY();
+	return describe_keys(key->table == IDP_KEYS_DOMAIN ? &p->domain_rows : &p->source_rows, key->row, key->columns);
 }
 
 /*
  * The release itself. run_as: InvalidOid to read the source with the
  * caller's privileges, else the role whose privileges (and search_path)
- * it runs with.
+ * it runs with. The core's table lives in malloc'd memory until packed.
  */
 static Datum
 privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path)
 {
 	Privatize	p;
 	idp_cells	cells;
-	idp_release_output out;
+	idp_release_table *table;
 	idp_randomness randomness = current_randomness();
 	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
-	const QueryRows *released;
-	size_t		n;
 
 	unpack_privatize(fcinfo, base, &p);
 	SPI_connect();
@@ -398,29 +303,19 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 		read_rows_as(&p, run_as, search_path);
 	else
 		read_rows(&p);
-	released = p.domain ? &p.domain_rows : &p.source_rows;
-	if (p.request.n_hierarchy > 0)
-	{
-		cells = core_cells(&p);
-		if (p.crossed)
-			release_crossed(fcinfo, &p.request, &p.info, &cells, released, p.result_desc);
-		else
-			release_hierarchy(fcinfo, &p, released);
-		SPI_finish();
-		return (Datum) 0;
-	}
-	n = Max(released->n_rows, 1);
-	out.values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
-	out.integer_values = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(int64));
-	out.noise_sd = MemoryContextAllocHuge(CurrentMemoryContext, n * sizeof(double));
 	cells = core_cells(&p);
-
-	if (idp_release(&p.request, &cells, &randomness, &interrupts, &out, &error) != IDP_OK)
-		raise_core_error(&error);
-
-	remember_release(out.metadata_json);
-	idp_free(out.metadata_json);
-	pack_results(fcinfo, &p, released, &out);
+	if (idp_release(&p.request, &cells, &randomness, &interrupts, &table, &error) != IDP_OK)
+		raise_core_error_rendered(&error, render_key, &p);
+	PG_TRY();
+	{
+		remember_release(table->metadata_json);
+		pack_release(fcinfo, &p, p.domain ? &p.domain_rows : &p.source_rows, table);
+	}
+	PG_FINALLY();
+	{
+		idp_free_release(table);
+	}
+	PG_END_TRY();
 	SPI_finish();
 	return (Datum) 0;
 }
@@ -433,7 +328,7 @@ dp_privatize(PG_FUNCTION_ARGS)
 
 /*
  * dp.privatize_as_owner(owner, search_path, source, ...): the governed
- * releases' draw. Only dp.draw_in_worker calls it, inside a draw worker
+ * releases' draw. Only dp.store_draw calls it, inside a draw worker
  * (refresh_worker.h); it passes the role that registered the release, the
  * schemas pinned then and the release's source view, so the stored source
  * runs with that role's privileges, never the extension owner's, and never

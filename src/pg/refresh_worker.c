@@ -1,9 +1,12 @@
 /*
  * dp.refresh_release(release) and dp.draw(NULL::release): every governed
  * draw runs in a background worker (refresh_worker.h says why). The caller
- * launches it, waits for it interruptibly and re-raises its error; the
- * worker runs dp.draw_in_worker in one transaction and commits it before it
- * reports, so a caller that reads the draw reads a draw that was paid for.
+ * checks that it may draw, launches the worker, waits for it interruptibly
+ * and re-raises its error. The worker charges the draw (dp.charge_draw) in a
+ * transaction it commits before any noise exists, then makes and stores it
+ * (dp.store_draw) in a second one, holding a lock on the release table
+ * across both: a caller that reads a draw reads one that was paid for, and a
+ * draw that fails or is cancelled once charged stays charged.
  */
 #include "postgres.h"
 
@@ -26,8 +29,10 @@
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
+#include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -63,10 +68,11 @@ typedef struct DrawTask
 	Oid			session_user;
 	bool		may_restore;	/* dp.draw: a restored release returns its stored draw */
 
-	/* set by the worker, after its transaction has committed or aborted */
+	/* set by the worker, after its transactions have committed or aborted */
 	bool		finished;
+	bool		charged;		/* the charge committed: noise may have been drawn since */
 	bool		failed;
-	int64		draw_id;		/* 0: nothing drawn (a restored release) */
+	int64		draw_id;		/* the audit row */
 	Oid			release_owner;
 	int			sqlerrcode;
 	char		message[1024];
@@ -94,59 +100,127 @@ copy_text(char *target, size_t size, const char *text)
 	strlcpy(target, text ? text : "", size);
 }
 
-/* The draw, charge and audit in one transaction of the worker's own. */
+/* Runs query with args in a transaction of its own; returns its first row. */
+static HeapTuple
+run_transaction(const char *query, int nargs, Oid *types, Datum *args, TupleDesc *desc, MemoryContext keep)
+{
+	HeapTuple	row = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (SPI_execute_with_args(query, nargs, types, args, NULL, false, 1) < 0)
+		elog(ERROR, "could not run %s", query);
+	if (SPI_processed == 1 && desc != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(keep);
+
+		row = SPI_copytuple(SPI_tuptable->vals[0]);
+		*desc = CreateTupleDescCopy(SPI_tuptable->tupdesc);
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return row;
+}
+
+/* Records the error the worker caught, logs it, and aborts its transaction. */
+static void
+record_failure(DrawTask *task, MemoryContext outer)
+{
+	ErrorData  *error;
+
+	MemoryContextSwitchTo(outer);
+	error = CopyErrorData();
+	/* The whole error, for the administrator: the caller may see less. */
+	EmitErrorReport();
+	FlushErrorState();
+	AbortCurrentTransaction();
+	task->failed = true;
+	task->sqlerrcode = error->sqlerrcode;
+	copy_text(task->message, sizeof task->message, error->message);
+	copy_text(task->detail, sizeof task->detail, error->detail);
+	copy_text(task->hint, sizeof task->hint, error->hint);
+}
+
+/*
+ * The draw: its charge in one transaction, then the draw itself in another.
+ * A session lock on the release table keeps draws of one release from
+ * overlapping across the two (readers, who take ACCESS SHARE, go on).
+ */
 static void
 run_draw(DrawTask *task)
 {
 	MemoryContext outer = CurrentMemoryContext;
-	Datum		args[4];
-	Oid			types[4] = {REGCLASSOID, REGROLEOID, REGROLEOID, BOOLOID};
-	bool		isnull;
+	LockRelId	lock = {task->release, task->database};
+	Oid			charge_types[4] = {REGCLASSOID, REGROLEOID, REGROLEOID, BOOLOID};
+	Datum		charge_args[4];
+	Oid			store_types[2] = {REGCLASSOID, INT8OID};
+	Datum		store_args[2];
+	Oid			note_types[2] = {INT8OID, TEXTOID};
+	Datum		note_args[2];
+	volatile bool locked = false;
 
-	args[0] = ObjectIdGetDatum(task->release);
-	args[1] = ObjectIdGetDatum(task->caller);
-	args[2] = ObjectIdGetDatum(task->session_user);
-	args[3] = BoolGetDatum(task->may_restore);
-
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
+	charge_args[0] = ObjectIdGetDatum(task->release);
+	charge_args[1] = ObjectIdGetDatum(task->caller);
+	charge_args[2] = ObjectIdGetDatum(task->session_user);
+	charge_args[3] = BoolGetDatum(task->may_restore);
+	pgstat_report_activity(STATE_RUNNING, "invariant_dp: governed draw");
 	PG_TRY();
 	{
-		int64		draw_id;
-		Oid			owner;
+		TupleDesc	desc;
+		HeapTuple	charged;
+		bool		isnull;
+		bool		restored;
 
-		SPI_connect();
-		PushActiveSnapshot(GetTransactionSnapshot());
-		pgstat_report_activity(STATE_RUNNING, "invariant_dp: governed draw");
-		if (SPI_execute_with_args("SELECT draw_id, release_owner FROM dp.draw_in_worker($1, $2, $3, $4)",
-								  4, types, args, NULL, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
-			elog(ERROR, "dp.draw_in_worker returned no row");
-		draw_id = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-		if (isnull)
-			draw_id = 0;
-		owner = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
-		SPI_finish();
-		PopActiveSnapshot();
+		StartTransactionCommand();
+		LockRelationIdForSession(&lock, ExclusiveLock);
+		locked = true;
 		CommitTransactionCommand();
-		/* Reported only now: the charge is durable before anyone can read. */
-		task->draw_id = draw_id;
-		task->release_owner = owner;
+		charged = run_transaction("SELECT draw_id, release_owner, restored FROM dp.charge_draw($1, $2, $3, $4)",
+								  4, charge_types, charge_args, &desc, outer);
+		if (charged == NULL)
+			elog(ERROR, "dp.charge_draw returned no row");
+		task->draw_id = DatumGetInt64(heap_getattr(charged, 1, desc, &isnull));
+		task->release_owner = DatumGetObjectId(heap_getattr(charged, 2, desc, &isnull));
+		restored = DatumGetBool(heap_getattr(charged, 3, desc, &isnull));
+		task->charged = !restored;
+		if (!restored)
+		{
+			store_args[0] = ObjectIdGetDatum(task->release);
+			store_args[1] = Int64GetDatum(task->draw_id);
+			(void) run_transaction("SELECT dp.store_draw($1, $2)", 2, store_types, store_args, NULL, outer);
+		}
 	}
 	PG_CATCH();
 	{
-		ErrorData  *error;
-
-		MemoryContextSwitchTo(outer);
-		error = CopyErrorData();
-		FlushErrorState();
-		AbortCurrentTransaction();
-		task->failed = true;
-		task->sqlerrcode = error->sqlerrcode;
-		copy_text(task->message, sizeof task->message, error->message);
-		copy_text(task->detail, sizeof task->detail, error->detail);
-		copy_text(task->hint, sizeof task->hint, error->hint);
+		record_failure(task, outer);
+		/* Aborting a transaction releases the session's locks too. */
+		locked = false;
 	}
 	PG_END_TRY();
+	/* A charged draw that failed: the audit row says so; the charge stays. */
+	if (task->failed && task->charged)
+	{
+		note_args[0] = Int64GetDatum(task->draw_id);
+		note_args[1] = CStringGetTextDatum(unpack_sql_state(task->sqlerrcode));
+		PG_TRY();
+		{
+			(void) run_transaction("SELECT dp.note_failed_draw($1, $2)", 2, note_types, note_args, NULL, outer);
+		}
+		PG_CATCH();
+		{
+			MemoryContextSwitchTo(outer);
+			EmitErrorReport();
+			FlushErrorState();
+			AbortCurrentTransaction();
+		}
+		PG_END_TRY();
+	}
+	if (locked)
+		UnlockRelationIdForSession(&lock, ExclusiveLock);
 	pgstat_report_activity(STATE_IDLE, NULL);
 }
 
@@ -168,8 +242,20 @@ dp_refresh_worker_main(Datum main_arg)
 	task = dsm_segment_address(segment);
 	BackgroundWorkerInitializeConnectionByOid(task->database, task->connect_as, 0);
 	dp_in_refresh_worker = true;
-	/* Nothing of the connecting role's or database's settings reaches names. */
+	/*
+	 * Nothing of the connecting role's or database's settings (ALTER
+	 * DATABASE ... SET, which a database's owner may run) reaches names or
+	 * how the draw runs: its search_path, time limits, isolation, row
+	 * security are the draw's own. A draw is bounded by its caller's wait.
+	 */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("lock_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("idle_in_transaction_session_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("row_security", "on", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("session_replication_role", "origin", PGC_SUSET, PGC_S_OVERRIDE);
 	run_draw(task);
 	pg_write_barrier();
 	task->finished = true;
@@ -310,6 +396,73 @@ check_release_relation(Oid release)
 }
 
 /*
+ * Whether the caller may draw release now (dp.check_draw, which reads the
+ * catalog and so runs as its owner, in a security-restricted operation):
+ * a role that may not draw, or a draw the budget cannot pay, is refused
+ * before a background worker is started for it.
+ */
+static void
+check_draw_allowed(Oid release, Oid catalog_owner, bool may_restore)
+{
+	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
+	Datum		args[3];
+	Oid			saved_user;
+	int			saved_context;
+	bool		isnull;
+
+	args[0] = ObjectIdGetDatum(release);
+	args[1] = ObjectIdGetDatum(GetUserId());
+	args[2] = BoolGetDatum(may_restore);
+	SPI_connect();
+	GetUserIdAndSecContext(&saved_user, &saved_context);
+	SetUserIdAndSecContext(catalog_owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	PG_TRY();
+	{
+		/* The library draws only with the SQL objects of its own version. */
+		if (SPI_execute("SELECT to_regprocedure('dp.check_draw(regclass,regrole,boolean)') IS NULL", true, 1) !=
+			SPI_OK_SELECT || DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("the extension's SQL objects are older than its library"),
+					 errdetail("Governed draws need the functions of the installed library's version."),
+					 errhint("ALTER EXTENSION invariant_dp UPDATE, then draw.")));
+		if (SPI_execute_with_args("SELECT FROM dp.check_draw($1, $2, $3)", 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not check the draw of release %u", release);
+	}
+	PG_FINALLY();
+	{
+		SetUserIdAndSecContext(saved_user, saved_context);
+	}
+	PG_END_TRY();
+	SPI_finish();
+}
+
+/*
+ * The worker's error as the caller may see it. Errors raised once the draw
+ * was charged may come from the source and name its data (a key outside the
+ * domain, a value in a cast error): the release's owner and superusers see
+ * them whole, other roles only their SQLSTATE (the server log has the rest).
+ */
+static void
+raise_worker_error(const DrawTask *outcome)
+{
+	int			sqlerrcode = outcome->sqlerrcode ? outcome->sqlerrcode : ERRCODE_INTERNAL_ERROR;
+
+	if (outcome->charged && !superuser() && !has_privs_of_role(GetUserId(), outcome->release_owner))
+		ereport(ERROR,
+				(errcode(sqlerrcode),
+				 errmsg("the draw of the release failed after it was charged"),
+				 errdetail("SQLSTATE %s. The charge stays; the previous draw stays readable.",
+						   unpack_sql_state(sqlerrcode)),
+				 errhint("The release's owner sees the whole error, and the server log has it.")));
+	ereport(ERROR,
+			(errcode(sqlerrcode),
+			 errmsg_internal("%s", outcome->message),
+			 outcome->detail[0] ? errdetail_internal("%s", outcome->detail) : 0,
+			 outcome->hint[0] ? errhint("%s", outcome->hint) : 0));
+}
+
+/*
  * Draws release in a worker and returns the task's outcome (the worker's
  * error re-raised).
  */
@@ -320,6 +473,7 @@ draw_in_worker(Oid release, bool may_restore)
 	DrawTask   *task;
 	DrawTask	outcome;
 	BackgroundWorkerHandle *handle = NULL;
+	Oid			connect_as;
 
 	check_release_relation(release);
 	if (RecoveryInProgress())
@@ -329,11 +483,14 @@ draw_in_worker(Oid release, bool may_restore)
 				 errhint("Draw on the primary; standbys replicate the stored draw.")));
 	PreventCommandIfReadOnly("a governed draw");
 
+	connect_as = catalog_owner();
+	check_draw_allowed(release, connect_as, may_restore);
+
 	segment = dsm_create(sizeof(DrawTask), 0);
 	task = dsm_segment_address(segment);
 	memset(task, 0, sizeof *task);
 	task->database = MyDatabaseId;
-	task->connect_as = catalog_owner();
+	task->connect_as = connect_as;
 	task->release = release;
 	task->caller = GetUserId();
 	task->session_user = GetSessionUserId();
@@ -341,8 +498,8 @@ draw_in_worker(Oid release, bool may_restore)
 
 	/*
 	 * Whatever ends the wait (cancel, timeout, pg_terminate_backend, an
-	 * error), the worker is stopped: its transaction aborts and nothing is
-	 * drawn, unless it had committed already, and then it was charged.
+	 * error), the worker is stopped: its transaction aborts; a charge it
+	 * has committed stays.
 	 */
 	PG_ENSURE_ERROR_CLEANUP(stop_worker, PointerGetDatum(&handle));
 	{
@@ -359,11 +516,7 @@ draw_in_worker(Oid release, bool may_restore)
 				 errmsg("the governed draw's worker ended without a result"),
 				 errhint("The server log says why. Nothing was drawn unless dp.draws shows it.")));
 	if (outcome.failed)
-		ereport(ERROR,
-				(errcode(outcome.sqlerrcode ? outcome.sqlerrcode : ERRCODE_INTERNAL_ERROR),
-				 errmsg_internal("%s", outcome.message),
-				 outcome.detail[0] ? errdetail_internal("%s", outcome.detail) : 0,
-				 outcome.hint[0] ? errhint("%s", outcome.hint) : 0));
+		raise_worker_error(&outcome);
 	return outcome;
 }
 

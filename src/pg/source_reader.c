@@ -21,14 +21,31 @@
 #include "gucs.h"
 #include "source_reader.h"
 
+/* How one key column is stored (by value or copied) and printed. */
+typedef struct KeyColumn
+{
+	int16		typlen;
+	bool		typbyval;
+	FmgrInfo	output_fn;
+} KeyColumn;
+
+/*
+ * Copies of by-reference keys, packed into large chunks: one allocation per
+ * chunk instead of one per key.
+ */
+typedef struct KeyArena
+{
+	char	   *next;
+	Size		left;
+} KeyArena;
+
+#define KEY_ARENA_CHUNK (1024 * 1024)
+
 typedef struct RowCollector
 {
 	DestReceiver pub;
 	QueryRows  *rows;
 	MemoryContext cxt;
-	FmgrInfo   *output_fns;
-	int16	   *typlen;
-	bool	   *typbyval;
 	Oid			count_type;
 } RowCollector;
 
@@ -101,26 +118,89 @@ is_count_type(Oid type)
 	return type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
 }
 
+char *
+query_key_text(const QueryRows *rows, size_t row, int k)
+{
+	size_t		i = row * rows->n_keys + k;
+
+	if (rows->key_nulls[i])
+		return NULL;
+	return OutputFunctionCall(&rows->columns[k].output_fn, rows->key_values[i]);
+}
+
+char *
+describe_keys(const QueryRows *rows, size_t row, uint64 columns)
+{
+	StringInfoData names;
+	StringInfoData values;
+	int			k;
+
+	initStringInfo(&names);
+	initStringInfo(&values);
+	for (k = 0; k < rows->n_keys; k++)
+	{
+		char	   *text;
+
+		if (k < 64 && (columns & ((uint64) 1 << k)) == 0)
+			continue;
+		text = query_key_text(rows, row, k);
+		appendStringInfo(&names, "%s%s", names.len ? ", " : "", rows->key_names[k]);
+		appendStringInfo(&values, "%s%s", values.len ? ", " : "", text ? text : "NULL");
+	}
+	return psprintf("(%s)=(%s)", names.data, values.data);
+}
+
 /* "Key (county, edu)=(Alpha, Low)" for the row being read. */
 static char *
 describe_row(const QueryRows *rows, size_t row)
 {
-	StringInfoData text;
-	int			k;
+	return psprintf("Key %s", describe_keys(rows, row, ~(uint64) 0));
+}
 
-	initStringInfo(&text);
-	appendStringInfoString(&text, "Key (");
-	for (k = 0; k < rows->n_keys; k++)
-		appendStringInfo(&text, "%s%s", k ? ", " : "", rows->key_names[k]);
-	appendStringInfoString(&text, ")=(");
-	for (k = 0; k < rows->n_keys; k++)
+/* Counts memory the rows hold against dp.max_source_memory (kB). */
+static void
+account(QueryRows *rows, Size bytes)
+{
+	rows->bytes += bytes;
+	if (rows->bytes / 1024 > (Size) dp_max_source_memory)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s needs more than dp.max_source_memory (%d kB) to hold", rows->what,
+						dp_max_source_memory),
+				 errdetail("%zu rows were read, their keys and counts take %zu kB.", rows->n_rows,
+						   rows->bytes / 1024),
+				 errhint("Aggregate to fewer or shorter keys, or ask a superuser to raise dp.max_source_memory.")));
+}
+
+/* A copy of a by-reference key in the arena, detoasted: its Datum. */
+static Datum
+arena_copy(QueryRows *rows, const KeyColumn *column, Datum value)
+{
+	Pointer		source;
+	Size		size;
+	char	   *copy;
+
+	/* A varlena stays packed (short header) unless compressed or external. */
+	if (column->typlen == -1)
+		source = (Pointer) PG_DETOAST_DATUM_PACKED(value);
+	else
+		source = DatumGetPointer(value);
+	size = MAXALIGN(datumGetSize(PointerGetDatum(source), false, column->typlen));
+	if (size > rows->arena->left)
 	{
-		const char *value = rows->key_text[row * rows->n_keys + k];
+		Size		chunk = Max(size, KEY_ARENA_CHUNK);
 
-		appendStringInfo(&text, "%s%s", k ? ", " : "", value ? value : "NULL");
+		account(rows, chunk);
+		rows->arena->next = MemoryContextAllocHuge(CurrentMemoryContext, chunk);
+		rows->arena->left = chunk;
 	}
-	appendStringInfoString(&text, ")");
-	return text.data;
+	copy = rows->arena->next;
+	memcpy(copy, source, datumGetSize(PointerGetDatum(source), false, column->typlen));
+	rows->arena->next += size;
+	rows->arena->left -= size;
+	if (source != DatumGetPointer(value))
+		pfree(source);
+	return PointerGetDatum(copy);
 }
 
 static void
@@ -142,9 +222,8 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		collector->count_type = TupleDescAttr(desc, desc->natts - 1)->atttypid;
 	rows->key_names = palloc(sizeof(char *) * Max(rows->n_keys, 1));
 	rows->key_types = palloc(sizeof(Oid) * Max(rows->n_keys, 1));
-	collector->output_fns = palloc(sizeof(FmgrInfo) * Max(rows->n_keys, 1));
-	collector->typlen = palloc(sizeof(int16) * Max(rows->n_keys, 1));
-	collector->typbyval = palloc(sizeof(bool) * Max(rows->n_keys, 1));
+	rows->columns = palloc(sizeof(KeyColumn) * Max(rows->n_keys, 1));
+	rows->arena = palloc0(sizeof(KeyArena));
 	for (k = 0; k < rows->n_keys; k++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(desc, k);
@@ -162,8 +241,8 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 						 errmsg("%s returns two columns named \"%s\"", rows->what, rows->key_names[k]),
 						 errhint("Give every key column a distinct name with AS.")));
 		getTypeOutputInfo(attr->atttypid, &output_fn, &varlena);
-		fmgr_info_cxt(output_fn, &collector->output_fns[k], collector->cxt);
-		get_typlenbyval(attr->atttypid, &collector->typlen[k], &collector->typbyval[k]);
+		fmgr_info_cxt(output_fn, &rows->columns[k].output_fn, collector->cxt);
+		get_typlenbyval(attr->atttypid, &rows->columns[k].typlen, &rows->columns[k].typbyval);
 	}
 	MemoryContextSwitchTo(old);
 	if (rows->on_columns)
@@ -173,6 +252,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 static void
 grow(QueryRows *rows)
 {
+	size_t		old_capacity = rows->capacity;
 	size_t		keys;
 
 	if (rows->n_rows < rows->capacity)
@@ -184,18 +264,69 @@ grow(QueryRows *rows)
 				 errhint("Aggregate to fewer cells, or ask a superuser to raise dp.max_cells.")));
 	rows->capacity = Min(Max(rows->capacity * 2, 1024), (size_t) dp_max_cells);
 	keys = rows->capacity * Max(rows->n_keys, 1);
-	if (rows->key_text == NULL)
+	account(rows, (rows->capacity - old_capacity) * (Max(rows->n_keys, 1) * (sizeof(Datum) + sizeof(bool)) +
+													  sizeof(int64)));
+	if (rows->key_values == NULL)
 	{
-		rows->key_text = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(char *));
 		rows->key_values = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(Datum));
 		rows->key_nulls = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(bool));
 		rows->counts = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(int64));
 		return;
 	}
-	rows->key_text = repalloc_huge(rows->key_text, keys * sizeof(char *));
 	rows->key_values = repalloc_huge(rows->key_values, keys * sizeof(Datum));
 	rows->key_nulls = repalloc_huge(rows->key_nulls, keys * sizeof(bool));
 	rows->counts = repalloc_huge(rows->counts, rows->capacity * sizeof(int64));
+}
+
+/*
+ * Each key's binary image for the core, once every row is read (the arrays
+ * no longer move): a by-value key is its Datum's bytes, a varlena its data
+ * without the header, a cstring its characters, any other type its typlen
+ * bytes. Equal values of a type have equal images for every type GROUP BY
+ * can tell apart by its output (as the text form did before).
+ */
+static void
+index_keys(QueryRows *rows)
+{
+	size_t		n = rows->n_rows * rows->n_keys;
+	size_t		i;
+
+	account(rows, n * (sizeof(void *) + sizeof(uint32)));
+	rows->key_data = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(void *));
+	rows->key_size = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	for (i = 0; i < n; i++)
+	{
+		const KeyColumn *column = &rows->columns[i % rows->n_keys];
+		Pointer		value = DatumGetPointer(rows->key_values[i]);
+
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (rows->key_nulls[i])
+		{
+			rows->key_data[i] = NULL;
+			rows->key_size[i] = 0;
+		}
+		else if (column->typbyval)
+		{
+			rows->key_data[i] = &rows->key_values[i];
+			rows->key_size[i] = sizeof(Datum);
+		}
+		else if (column->typlen == -1)
+		{
+			rows->key_data[i] = VARDATA_ANY(value);
+			rows->key_size[i] = VARSIZE_ANY_EXHDR(value);
+		}
+		else if (column->typlen == -2)
+		{
+			rows->key_data[i] = value;
+			rows->key_size[i] = strlen(value);
+		}
+		else
+		{
+			rows->key_data[i] = value;
+			rows->key_size[i] = column->typlen;
+		}
+	}
 }
 
 static int64
@@ -254,13 +385,16 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 	base = rows->n_rows * rows->n_keys;
 	for (k = 0; k < rows->n_keys; k++)
 	{
+		const KeyColumn *column = &rows->columns[k];
 		bool		isnull = slot->tts_isnull[k];
 
 		rows->key_nulls[base + k] = isnull;
-		rows->key_values[base + k] = isnull ? (Datum) 0 :
-			datumCopy(slot->tts_values[k], collector->typbyval[k], collector->typlen[k]);
-		rows->key_text[base + k] = isnull ? NULL :
-			OutputFunctionCall(&collector->output_fns[k], slot->tts_values[k]);
+		if (isnull)
+			rows->key_values[base + k] = (Datum) 0;
+		else if (column->typbyval)
+			rows->key_values[base + k] = slot->tts_values[k];
+		else
+			rows->key_values[base + k] = arena_copy(rows, column, slot->tts_values[k]);
 	}
 	if (rows->has_count)
 		rows->counts[rows->n_rows] = count_value(collector, slot->tts_values[rows->n_keys],
@@ -319,4 +453,5 @@ read_query_rows(const char *query, QueryRows *rows)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a single SELECT query", rows->what),
 				 errdetail("SPI returned %s.", SPI_result_code_string(rc))));
+	index_keys(rows);
 }

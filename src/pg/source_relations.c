@@ -30,6 +30,7 @@
 
 #include "arguments.h"
 #include "object_owners.h"
+#include "source_relations.h"
 
 PG_FUNCTION_INFO_V1(dp_source_relations);
 PG_FUNCTION_INFO_V1(dp_source_functions);
@@ -116,12 +117,17 @@ with_descendants(List *relids)
 	return all;
 }
 
+/*
+ * The objects of a single SELECT. Anything else is refused before parse
+ * analysis, which would take locks on the tables an arbitrary statement
+ * names.
+ */
 static SourceObjects
-source_objects(FunctionCallInfo fcinfo)
+objects_of_query(const char *query)
 {
-	char	   *query = required_text(fcinfo, 0, "source");
 	List	   *statements = raw_parser(query, RAW_PARSE_DEFAULT);
 	SourceObjects objects = {NIL, NIL, NIL, NIL};
+	Node	   *statement;
 	ListCell   *cell;
 
 	if (list_length(statements) != 1)
@@ -129,10 +135,32 @@ source_objects(FunctionCallInfo fcinfo)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("source must be a single SELECT query"),
 				 errdetail("It contains %d statements.", list_length(statements))));
+	statement = linitial_node(RawStmt, statements)->stmt;
+	if (!IsA(statement, SelectStmt) || ((SelectStmt *) statement)->intoClause != NULL ||
+		((SelectStmt *) statement)->lockingClause != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("source must be a single SELECT query"),
+				 errhint("A governed source is read-only: no INTO, FOR UPDATE or data-modifying statement.")));
 	foreach(cell, pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, statements), query, NULL, 0, NULL))
-		collect_from_query(lfirst_node(Query, cell), &objects);
+	{
+		Query	   *parsed = lfirst_node(Query, cell);
+
+		if (parsed->commandType != CMD_SELECT || parsed->hasModifyingCTE)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("source must be a single SELECT query"),
+					 errhint("A governed source is read-only: no data-modifying WITH query.")));
+		collect_from_query(parsed, &objects);
+	}
 	objects.relids = with_descendants(objects.relids);
 	return objects;
+}
+
+static SourceObjects
+source_objects(FunctionCallInfo fcinfo)
+{
+	return objects_of_query(required_text(fcinfo, 0, "source"));
 }
 
 static ArrayType *
@@ -162,17 +190,44 @@ dp_source_functions(PG_FUNCTION_ARGS)
 /*
  * dp.check_source_objects(query): a governed source is read-only and can
  * be redirected by nobody but its owner and superusers. Refuses (42501) a
- * volatile function (it could write, or draw its own randomness), and any
- * function, view or domain owned by another role than the caller (who is
- * registering the source) or a superuser.
+ * volatile function (it could write, or draw its own randomness), any
+ * function, table, view or domain owned by another role than the caller
+ * (who is registering the source, or the owner at a draw) or a superuser,
+ * and a function that sets a search_path with a schema others can write.
  */
 PG_FUNCTION_INFO_V1(dp_check_source_objects);
+
+/* The search_path a function sets for itself (its SET clause), or NULL. */
+static char *
+own_search_path(HeapTuple tuple)
+{
+	bool		isnull;
+	Datum		config = SysCacheGetAttr(PROCOID, tuple, Anum_pg_proc_proconfig, &isnull);
+	ArrayType  *array;
+	Datum	   *items;
+	int			n;
+	int			i;
+
+	if (isnull)
+		return NULL;
+	array = DatumGetArrayTypeP(config);
+	deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, &items, NULL, &n);
+	for (i = 0; i < n; i++)
+	{
+		char	   *item = TextDatumGetCString(items[i]);
+
+		if (strncmp(item, "search_path=", 12) == 0)
+			return item + 12;
+	}
+	return NULL;
+}
 
 static void
 check_called_function(Oid funcid)
 {
 	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
 	Form_pg_proc proc;
+	char	   *search_path;
 
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for function %u", funcid);
@@ -186,33 +241,40 @@ check_called_function(Oid funcid)
 				 errhint("Use a STABLE or IMMUTABLE function, or leave the call out of the source.")));
 	if (!trusted_owner(proc->proowner))
 		refuse_untrusted_owner("function", format_procedure(funcid), proc->proowner);
+	/* Its body resolves names in the schemas it sets: those must be trusted too. */
+	search_path = own_search_path(tuple);
+	if (search_path != NULL)
+		(void) trusted_search_path(search_path, false);
 	ReleaseSysCache(tuple);
 }
 
-/* A view is expanded into the source: its owner could redefine it. */
+/*
+ * Every relation a source reads, tables included: their owner could turn
+ * them into views (a CREATE RULE "_RETURN" on an emptied table) or attach
+ * row-level security policies, which run code with the reader's rights.
+ */
 static void
 check_read_relation(Oid relid)
 {
-	char		kind = get_rel_relkind(relid);
-	HeapTuple	tuple;
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	Oid			owner;
+	char		kind;
 
-	if (kind != RELKIND_VIEW && kind != RELKIND_MATVIEW)
-		return;
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
 	owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+	kind = ((Form_pg_class) GETSTRUCT(tuple))->relkind;
 	ReleaseSysCache(tuple);
 	if (!trusted_owner(owner))
-		refuse_untrusted_owner("view", quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
-																  get_rel_name(relid)), owner);
+		refuse_untrusted_owner(kind == RELKIND_VIEW || kind == RELKIND_MATVIEW ? "view" : "table",
+							   quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
+														  get_rel_name(relid)), owner);
 }
 
-Datum
-dp_check_source_objects(PG_FUNCTION_ARGS)
+void
+check_governed_query(const char *query)
 {
-	SourceObjects objects = source_objects(fcinfo);
+	SourceObjects objects = objects_of_query(query);
 	ListCell   *cell;
 
 	foreach(cell, objects.called)
@@ -221,5 +283,11 @@ dp_check_source_objects(PG_FUNCTION_ARGS)
 		check_read_relation(lfirst_oid(cell));
 	foreach(cell, objects.domains)
 		check_type_owners(lfirst_oid(cell));
+}
+
+Datum
+dp_check_source_objects(PG_FUNCTION_ARGS)
+{
+	check_governed_query(required_text(fcinfo, 0, "source"));
 	PG_RETURN_VOID();
 }

@@ -131,7 +131,7 @@ check_past(const StreamAppend *s)
 
 	for (i = 0; i < rows->n_rows; i++)
 	{
-		const char *key = rows->key_text[i];
+		const char *key = query_key_text(rows, i, 0);
 
 		if ((i & 8191) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -142,7 +142,7 @@ check_past(const StreamAppend *s)
 		if (i < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[i])) != 0)
 			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", i + 1,
 								  TextDatumGetCString(s->past_keys[i]), key));
-		if (i > 0 && i >= (size_t) s->n_past && strcmp(key, rows->key_text[i - 1]) == 0)
+		if (i > 0 && i >= (size_t) s->n_past && strcmp(key, query_key_text(rows, i - 1, 0)) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("the source of a stream returned period %s twice", key),
@@ -220,7 +220,7 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 	idp_free(new_state);
 
 	insert_new_rows(&s, noise);
-	last_key = s.rows.n_rows == 0 ? NULL : MemoryContextStrdup(caller_cxt, s.rows.key_text[s.rows.n_rows - 1]);
+	last_key = s.rows.n_rows == 0 ? NULL : MemoryContextStrdup(caller_cxt, query_key_text(&s.rows, s.rows.n_rows - 1, 0));
 	SPI_finish();
 	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
 }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_checks.hpp"
+#include "table_builder.hpp"
 #include "hierarchy/cascade_calibration.hpp"
 #include "hierarchy/cascade_margins.hpp"
 #include "hierarchy/cascade_sampler.hpp"
@@ -98,7 +99,7 @@ void geography_case(bool states_exact) {
   std::vector<const char*> pointers;
   for (const auto& s : text) pointers.push_back(s.c_str());
   auto start = Clock::now();
-  const CellKeys keys(counts.size(), {"state", "county", "tract"}, pointers.data(), Interrupts());
+  const CellKeys keys(test_tables::TextKeys(pointers, 3).rows(), {"state", "county", "tract"}, Interrupts());
   const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
   CascadeLaw shape = CascadeLaw::uniform(tree, 1.0);
   if (states_exact) shape = shape.conditioned_on(tree, margin_nodes(tree, keys, {0}, Interrupts()));

@@ -89,8 +89,16 @@ INSERT INTO valid_call VALUES
 ('pinned_search_path()', 'SELECT dp.pinned_search_path(', '{}', ')'),
 ('pin_query(regclass,text,text)', 'SELECT dp.pin_query(', ARRAY['''bad_inputs_release''', '''probe''', '''SELECT 1'''], ')'),
 ('pin_registered_source(regclass)', 'SELECT dp.pin_registered_source(', ARRAY['''bad_inputs_release'''], ')'),
-('draw_in_worker(regclass,regrole,regrole,boolean)', 'SELECT count(*) FROM dp.draw_in_worker(',
- ARRAY['''bad_inputs_release''', 'current_user::regrole', 'current_user::regrole', 'false'], ')');
+('check_draw(regclass,regrole,boolean)', 'SELECT count(*) FROM dp.check_draw(',
+ ARRAY['''bad_inputs_release''', 'current_user::regrole', 'false'], ')'),
+('charge_draw(regclass,regrole,regrole,boolean)', 'SELECT count(*) FROM dp.charge_draw(',
+ ARRAY['''bad_inputs_release''', 'current_user::regrole', 'current_user::regrole', 'false'], ')'),
+('store_draw(regclass,bigint)', 'SELECT dp.store_draw(', ARRAY['''bad_inputs_release''', '1'], ')'),
+('note_failed_draw(bigint,text)', 'SELECT dp.note_failed_draw(', ARRAY['1', '''XX000'''], ')'),
+('check_release_objects(regclass,regrole,text,regclass,regclass)', 'SELECT dp.check_release_objects(',
+ ARRAY['''bad_inputs_release''', 'current_user::regrole', '''public''', '''bad_inputs_release''', 'NULL'], ')'),
+('trusted_search_path(text)', 'SELECT dp.trusted_search_path(', ARRAY['''public, pg_temp'''], ')'),
+('revoke_from_all_but_owner(regclass)', 'SELECT dp.revoke_from_all_but_owner(', ARRAY['''bad_inputs_release'''], ')');
 
 CREATE TEMP TABLE not_callable (fn text PRIMARY KEY, why text);
 INSERT INTO not_callable VALUES

@@ -63,7 +63,8 @@ SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.seed'), 'superuser',
 SELECT is((SELECT setting FROM pg_settings WHERE name = 'dp.seed'), '', 'dp.seed is empty by default (OS CSPRNG)');
 SELECT is((SELECT setting::int FROM pg_settings WHERE name = 'dp.max_cells'), 10000000, 'dp.max_cells default');
 SELECT is((SELECT context FROM pg_settings WHERE name = 'dp.max_cells'), 'superuser', 'dp.max_cells is set by a superuser');
-SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'), '0.4.0', 'extension version');
+SELECT is((SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'),
+          (SELECT default_version FROM pg_available_extensions WHERE name = 'invariant_dp'), 'extension version');
 
 -- Governed releases.
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
@@ -85,10 +86,12 @@ SELECT is((SELECT array_agg(c.relname::text || ':' || coalesce(array_to_string(c
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['create_release_table', 'draw', 'draw_in_worker', 'drop_release', 'grant_refresh', 'grant_release', 'pin_query',
-                'pin_registered_source', 'privatize_as_owner', 'refresh_release', 'register_release', 'register_stream',
-                'revoke_refresh', 'set_budget', 'stream_append_as_owner'],
-          'administration, drawing and the run-as-owner reader are not executable by PUBLIC');
+          ARRAY['charge_draw', 'check_draw', 'check_release_objects', 'check_source_objects', 'check_source_protected',
+                'create_release_table', 'draw', 'drop_release', 'grant_refresh', 'grant_release', 'note_failed_draw',
+                'pin_query', 'pin_registered_source', 'pinned_search_path', 'privatize_as_owner', 'refresh_release',
+                'register_release', 'register_stream', 'revoke_from_all_but_owner', 'revoke_refresh', 'set_budget',
+                'source_functions', 'source_relations', 'store_draw', 'stream_append_as_owner', 'trusted_search_path'],
+          'administration, drawing, source analysis (it locks tables) and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
            WHERE e.extname = 'invariant_dp'),

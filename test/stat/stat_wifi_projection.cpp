@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "invariants/cell_keys.hpp"
+#include "table_builder.hpp"
 #include "invariants/invariant_model.hpp"
 
 namespace invariant_dp {
@@ -43,7 +44,7 @@ CellKeys grid_keys(const std::vector<std::string>& columns, const std::vector<in
   for (const auto& t : tuples) {
     for (const auto& s : t) pointers.push_back(s.c_str());
   }
-  return CellKeys(tuples.size(), columns, pointers.data(), Interrupts());
+  return CellKeys(test_tables::TextKeys(pointers, columns.size()).rows(), columns, Interrupts());
 }
 
 InvariantModel wifi_model() {

@@ -12,6 +12,7 @@
 #include "random_source.hpp"
 #include "rollups/crossed_grid.hpp"
 #include "rollups/crossed_release.hpp"
+#include "table_builder.hpp"
 
 using namespace invariant_dp;
 
@@ -36,8 +37,8 @@ struct Table {
         counts.push_back(n++ * 3);
       }
     for (const auto& t : text) keys.push_back(t.c_str());
-    cells = std::make_unique<CellKeys>(counts.size(), std::vector<std::string>{"state", "county", "group", "age"},
-                                       keys.data(), Interrupts());
+    cells = std::make_unique<CellKeys>(test_tables::TextKeys(keys, 4).rows(),
+                                       std::vector<std::string>{"state", "county", "group", "age"}, Interrupts());
   }
 };
 
@@ -68,7 +69,7 @@ constexpr std::size_t kRowNodes = 1 + 2 + 3, kColNodes = 1 + 2 + 3;
 TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
   Table t;
   auto rng = make_seeded_random_source(11);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), t.keys.data(),
+  const auto out = run_crossed_release(*t.cells, t.counts.data(),
                                        request("cascade", 1.0, true, true), crossed_request(), {}, *rng, Interrupts());
   ASSERT_EQ(out.values.size(), kRowNodes * kColNodes);
   ASSERT_EQ(out.node_cell.size(), out.values.size());
@@ -84,7 +85,7 @@ TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
   EXPECT_EQ(out.row_depth[last], 2u);
   EXPECT_EQ(out.col_depth[last], 2u);
   // Uniform levels: every rectangle at the same sd, equal to the closed form.
-  const auto grid = build_crossed_grid(*t.cells, t.keys.data(), {"state", "county"}, {"group", "age"}, Interrupts());
+  const auto grid = build_crossed_grid(*t.cells, {"state", "county"}, {"group", "age"}, Interrupts());
   const double v = out.noise_sd[0] * out.noise_sd[0];
   for (double sd : out.noise_sd) EXPECT_NEAR(sd, out.noise_sd[0], 1e-12 * sd);
   const auto rl = hierarchy::CascadeLaw::uniform(grid.rows, v), cl = hierarchy::CascadeLaw::uniform(grid.cols, 1.0);
@@ -101,10 +102,10 @@ TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
 TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
   Table t;
   auto rng = make_seeded_random_source(5);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), t.keys.data(), request("integer_laplace", 1.0, false, false, {"state"}),
+  const auto out = run_crossed_release(*t.cells, t.counts.data(), request("integer_laplace", 1.0, false, false, {"state"}),
                                        crossed_request(), {}, *rng, Interrupts());
   ASSERT_TRUE(out.integer_output);
-  const auto grid = build_crossed_grid(*t.cells, t.keys.data(), {"state", "county"}, {"group", "age"}, Interrupts());
+  const auto grid = build_crossed_grid(*t.cells, {"state", "county"}, {"group", "age"}, Interrupts());
   for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s)
     for (std::uint32_t c = 0; c < grid.cols.n_nodes(); ++c) {
       const std::int64_t value = out.integer_values[s * kColNodes + c];
@@ -127,11 +128,18 @@ TEST(CrossedRelease, MissingCellAndColumnsAreRefused) {
   Table partial(true);
   auto rng = make_seeded_random_source(1);
   try {
-    run_crossed_release(*partial.cells, partial.counts.data(), partial.keys.data(), request("cascade", 1.0, true, false),
+    run_crossed_release(*partial.cells, partial.counts.data(), request("cascade", 1.0, true, false),
                         crossed_request(), {}, *rng, Interrupts());
     FAIL() << "a missing cell must be refused";
   } catch (const InvalidData& e) {
-    EXPECT_NE(e.detail().find("state = S1, county = S1b with group = young, age = 10-19"), std::string::npos) << e.detail();
+    // The missing pair is named by two cells' keys on each hierarchy's columns
+    // ({key0}: cell 6 = S1/S1b on state, county; {key1}: cell 2 = young/10-19 on group, age).
+    EXPECT_NE(e.detail().find("No cell for {key0} with {key1}; 8 of 3 x 3 cells are present."), std::string::npos)
+        << e.detail();
+    EXPECT_EQ(e.keys()[0].row, 6u);
+    EXPECT_EQ(e.keys()[0].columns, 0b0011u);
+    EXPECT_EQ(e.keys()[1].row, 2u);
+    EXPECT_EQ(e.keys()[1].columns, 0b1100u);
   }
   EXPECT_THROW(check_crossed_columns({"state", "county"}, {"age"}, {"state", "county", "group", "age"}), InvalidArgument);
   EXPECT_THROW(check_crossed_columns({"state", "county"}, {"group", "band"}, {"state", "county", "group", "age"}),

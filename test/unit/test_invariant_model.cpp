@@ -17,6 +17,7 @@
 
 #include "errors.hpp"
 #include "invariants/cell_keys.hpp"
+#include "table_builder.hpp"
 #include "invariants/invariant_model.hpp"
 
 namespace invariant_dp {
@@ -35,7 +36,7 @@ CellKeys keys_from_tuples(const std::vector<Tuple>& tuples, std::size_t n_column
   for (const std::string& s : storage) text.push_back(s.c_str());
   std::vector<std::string> names;
   for (std::size_t j = 0; j < n_columns; ++j) names.push_back("c" + std::to_string(j));
-  return CellKeys(tuples.size(), names, text.data(), interrupts);
+  return CellKeys(test_tables::TextKeys(text, n_columns).rows(), names, interrupts);
 }
 
 // Every tuple of the grid levels[0] x levels[1] x ..., last column fastest.

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "table_builder.hpp"
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
 #include "lattice/flint_handles.hpp"
@@ -518,7 +519,7 @@ TEST(LatticeBasisIntegration, IndependentRowsOfInvariantModel) {
         for (int v : {x, y, w}) storage.push_back(std::to_string(v));
   std::vector<const char*> text;
   for (const auto& s : storage) text.push_back(s.c_str());
-  const CellKeys keys(60, {"x", "y", "w"}, text.data(), Interrupts());
+  const CellKeys keys(test_tables::TextKeys(text, 3).rows(), {"x", "y", "w"}, Interrupts());
   const std::vector<std::vector<Margin>> cases = {
       {Margin{{0, 2}}, Margin{{1, 2}}},                 // 5x4 tables in 3 blocks: 3 * 4 * 3
       {Margin{{0}}, Margin{{1}}, Margin{{2}}},          // three one-way margins: 60 - 10

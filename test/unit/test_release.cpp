@@ -204,20 +204,30 @@ TEST(Release, PollsForCancellation) {
 }
 
 TEST(CellDomain, ZeroCellsAndErrors) {
-  const char* domain[] = {"a", "b", "c"};
-  const char* source[] = {"c", "a"};
+  using test_tables::TextKeys;
+  const TextKeys domain({"a", "b", "c"}, 1, 2);
   const std::int64_t counts[] = {4, 2};
-  auto merged = counts_on_domain(1, 3, domain, 2, source, counts, {"k"}, Interrupts());
+  auto merged = counts_on_domain(domain.rows(), TextKeys({"c", "a"}, 1).rows(), counts, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{2, 0, 4}));
-  const char* outside[] = {"z"};
-  EXPECT_THROW(counts_on_domain(1, 3, domain, 1, outside, counts, {"k"}, Interrupts()), InvalidData);
-  const char* repeated[] = {"a", "a"};
-  EXPECT_THROW(counts_on_domain(1, 3, domain, 2, repeated, counts, {"k"}, Interrupts()), InvalidData);
-  const char* duplicate_domain[] = {"a", "a"};
-  EXPECT_THROW(counts_on_domain(1, 2, duplicate_domain, 0, nullptr, nullptr, {"k"}, Interrupts()), InvalidData);
-  const char* with_null[] = {nullptr, ""};  // NULL and '' are different cells
-  const char* source_null[] = {nullptr};
-  merged = counts_on_domain(1, 2, with_null, 1, source_null, counts, {"k"}, Interrupts());
+  try {
+    counts_on_domain(domain.rows(), TextKeys({"z"}, 1).rows(), counts, Interrupts());
+    FAIL() << "a source cell outside the domain must be refused";
+  } catch (const InvalidData& e) {
+    EXPECT_EQ(e.detail(), "Key {key0} is not a domain row.");
+    EXPECT_EQ(e.keys()[0].table, 1);  // the source row
+    EXPECT_EQ(e.keys()[0].row, 0u);
+  }
+  EXPECT_THROW(counts_on_domain(domain.rows(), TextKeys({"a", "a"}, 1).rows(), counts, Interrupts()), InvalidData);
+  try {
+    counts_on_domain(TextKeys({"a", "b", "a"}, 1, 2).rows(), TextKeys({}, 1).rows(), nullptr, Interrupts());
+    FAIL() << "a repeated domain row must be refused";
+  } catch (const InvalidData& e) {
+    EXPECT_STREQ(e.what(), "duplicate cell in domain");
+    EXPECT_EQ(e.keys()[0].table, 2);  // the domain row
+    EXPECT_EQ(e.keys()[0].row, 2u);
+  }
+  // NULL and '' are different cells.
+  merged = counts_on_domain(TextKeys({nullptr, ""}, 1, 2).rows(), TextKeys({nullptr}, 1).rows(), counts, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{4, 0}));
 }
 
@@ -241,7 +251,7 @@ TEST(CApi, MapsErrorsToStatusesWithMessages) {
 
 TEST(CApi, ReleaseThroughTheBoundary) {
   const auto table = delinquents();
-  const auto keys = table.pointers();
+  const auto keys = table.text_keys();
   const char* names[] = {"county", "edu"};
   const char* margins[] = {"county", "edu"};
   idp_request request{};
@@ -249,26 +259,126 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   request.epsilon = 1;
   request.n_margins = 2;
   request.margins = margins;
-  idp_cells cells{2, names, 16, keys.data(), table.counts.data(), false, 0, nullptr};
-  std::vector<double> values(16), sd(16);
-  std::vector<std::int64_t> integers(16);
-  idp_release_output out{values.data(), integers.data(), sd.data(), nullptr};
+  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
+  idp_release_table* out = nullptr;
   ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
-  ASSERT_NE(out.metadata_json, nullptr);
-  EXPECT_NEAR(std::accumulate(values.begin(), values.end(), 0.0), 135.0, 1e-9);
-  idp_free(out.metadata_json);
-  // An interrupted release reports IDP_INTERRUPTED.
+  ASSERT_NE(out, nullptr);
+  ASSERT_EQ(out->n_rows, 16u);
+  EXPECT_EQ(out->n_axes, 0u);
+  EXPECT_FALSE(out->integer_output);
+  ASSERT_NE(out->values, nullptr);
+  EXPECT_EQ(out->noise_sd, nullptr);  // not asked for
+  ASSERT_NE(out->metadata_json, nullptr);
+  EXPECT_NEAR(std::accumulate(out->values, out->values + 16, 0.0), 135.0, 1e-9);
+  for (std::size_t r = 0; r < 16; ++r) {
+    EXPECT_EQ(out->row_cell[r], r);
+    EXPECT_TRUE(out->row_is_cell[r]);
+  }
+  idp_free_release(out);
+  // An interrupted release reports IDP_INTERRUPTED and returns no table.
   request.n_margins = 0;
   idp_interrupts interrupts{[](void*) { return true; }, nullptr};
   const auto big = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
-  const auto big_keys = big.pointers();
+  const auto big_keys = big.text_keys();
   const char* big_names[] = {"a", "b"};
-  idp_cells big_cells{2, big_names, 90000, big_keys.data(), big.counts.data(), false, 0, nullptr};
-  std::vector<double> v(90000), s(90000);
-  std::vector<std::int64_t> w(90000);
-  idp_release_output big_out{v.data(), w.data(), s.data(), nullptr};
-  EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &big_out, &error), IDP_INTERRUPTED);
-  EXPECT_EQ(big_out.metadata_json, nullptr);
+  idp_cells big_cells{2, big_names, 90000, {big_keys.data(), big_keys.size()}, big.counts.data(), false, 0, {}};
+  out = nullptr;
+  EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
+  EXPECT_EQ(out, nullptr);
+}
+
+// Which keys a row prints: key k when the row is a cell, or when k is a level
+// of hierarchy key_axis[k] no deeper than the row's depth there.
+static std::vector<bool> printed_keys(const idp_release_table& table, std::size_t row) {
+  std::vector<bool> printed(table.n_keys);
+  for (std::size_t k = 0; k < table.n_keys; ++k)
+    printed[k] = table.row_is_cell[row] ||
+                 (table.key_axis[k] < table.n_axes &&
+                  table.key_depth[k] <= table.row_depth[row * table.n_axes + table.key_axis[k]]);
+  return printed;
+}
+
+TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
+  const auto table = delinquents();
+  const auto keys = table.text_keys();
+  const char* names[] = {"county", "edu"};
+  const char* hierarchy[] = {"county"};
+  const char* option_keys[] = {"level", "crossed"};
+  const char* option_values[] = {"true", "[\"edu\"]"};
+  idp_request request{};
+  request.mechanism = "integer_laplace";
+  request.epsilon = 1;
+  request.n_hierarchy = 1;
+  request.hierarchy = hierarchy;
+  request.n_options = 1;  // {"level": true}
+  request.option_keys = option_keys;
+  request.option_values = option_values;
+  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
+  idp_randomness randomness{true, 11, 1};
+  idp_error error{};
+  idp_request_info info{};
+  ASSERT_EQ(idp_check_request(&request, 2, names, &info, &error), IDP_OK) << error.message;
+  EXPECT_EQ(info.n_level_columns, 1u);
+  EXPECT_TRUE(info.integer_output);
+
+  // One hierarchy: the grand total, 4 counties, 16 cells; edu is no level.
+  idp_release_table* out = nullptr;
+  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(out->n_rows, 21u);
+  ASSERT_EQ(out->n_axes, 1u);
+  EXPECT_EQ(out->key_axis[0], 0u);
+  EXPECT_EQ(out->key_depth[0], 1u);
+  EXPECT_EQ(out->key_axis[1], 1u);
+  std::int64_t cells_total = 0, root_total = 0;
+  std::size_t counties = 0;
+  for (std::size_t r = 0; r < out->n_rows; ++r) {
+    const auto printed = printed_keys(*out, r);
+    if (out->row_is_cell[r]) {
+      EXPECT_EQ(printed, std::vector<bool>({true, true}));
+      cells_total += out->integer_values[r];
+    } else if (out->row_depth[r] == 1) {
+      EXPECT_EQ(printed, std::vector<bool>({true, false}));
+      ++counties;
+    } else {
+      EXPECT_EQ(out->row_depth[r], 0u);
+      EXPECT_EQ(printed, std::vector<bool>({false, false}));
+      root_total = out->integer_values[r];
+    }
+  }
+  EXPECT_EQ(counties, 4u);
+  EXPECT_EQ(cells_total, root_total);
+  idp_free_release(out);
+
+  // Crossed with edu: every (county node, edu node) pair, two depths a row.
+  request.n_options = 2;
+  ASSERT_EQ(idp_check_request(&request, 2, names, &info, &error), IDP_OK) << error.message;
+  EXPECT_EQ(info.n_level_columns, 2u);
+  request.mechanism = "cascade";
+  request.has_delta = true;
+  request.delta = 1e-6;
+  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(out->n_rows, 25u);
+  ASSERT_EQ(out->n_axes, 2u);
+  EXPECT_EQ(out->key_axis[0], 0u);
+  EXPECT_EQ(out->key_axis[1], 1u);
+  for (std::size_t r = 0; r < out->n_rows; ++r) {
+    const auto printed = printed_keys(*out, r);
+    EXPECT_EQ(printed[0], out->row_depth[2 * r] == 1);
+    EXPECT_EQ(printed[1], out->row_depth[2 * r + 1] == 1);
+  }
+  idp_free_release(out);
+
+  // A NULL key in a level column is refused without the level columns.
+  auto with_null = table.pointers();
+  with_null[0] = nullptr;
+  const test_tables::TextKeys null_keys(with_null, 2);
+  idp_cells null_cells{2, names, 16, {null_keys.data(), null_keys.size()}, table.counts.data(), false, 0, {}};
+  request.n_options = 0;
+  request.mechanism = "integer_laplace";
+  request.has_delta = false;
+  EXPECT_EQ(idp_release(&request, &null_cells, &randomness, nullptr, &out, &error), IDP_NULL_VALUE);
+  EXPECT_STREQ(error.message, "hierarchy column \"county\" has a NULL key");
+  EXPECT_EQ(out, nullptr);
 }

@@ -1,4 +1,5 @@
-// The C entry points. Each converts plain buffers to core types, makes one
+// The C entry points but the release itself (capi_release.cpp) and the
+// range variance (capi_range_variance.cpp). Each converts plain buffers to core types, makes one
 // call into the core, and copies results back, all inside guarded().
 #include <cmath>
 #include <cstdio>
@@ -23,16 +24,6 @@ using namespace invariant_dp;
 using namespace invariant_dp::capi;
 
 namespace {
-
-void copy_result(const ReleaseResult& result, idp_release_output* output) {
-  const std::size_t n = result.noise_sd.size();
-  if (result.integer_output)
-    std::copy(result.integer_values.begin(), result.integer_values.end(), output->integer_values);
-  else
-    std::copy(result.values.begin(), result.values.end(), output->values);
-  std::copy(result.noise_sd.begin(), result.noise_sd.begin() + n, output->noise_sd);
-  output->metadata_json = malloc_copy(result.metadata_json);
-}
 
 // dp.noisy_count runs once per group: remember the last calibration, since
 // a discrete Gaussian calibration is a numerical search.
@@ -82,21 +73,8 @@ idp_status idp_check_request(const idp_request* request, size_t n_key_columns, c
     if (key_columns != nullptr) check_columns(checked, strings(n_key_columns, key_columns));
     info->integer_output = checked.release.mechanism->integer_output;
     info->with_stddev = checked.release.with_stddev;
-    info->with_level = checked.hierarchy.with_level;
-  });
-}
-
-idp_status idp_release(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
-                       const idp_interrupts* interrupts, idp_release_output* output, idp_error* error) {
-  output->metadata_json = nullptr;
-  return guarded(error, [&] {
-    const CheckedRequest checked = check_request(request);
-    if (checked.hierarchy.active()) throw InvalidArgument("a hierarchy release needs idp_release_hierarchy");
-    check_columns(checked, strings(cells->n_columns, cells->column_names));
-    const Interrupts polling = interrupts_of(interrupts);
-    RandomSource& rng = session_random_source(randomness);
-    const ReleasedCells released = released_cells(cells, polling);
-    copy_result(run_release(*released.keys, released.counts, checked.release, rng, polling), output);
+    info->n_level_columns =
+        checked.hierarchy.with_level ? (checked.hierarchy.is_crossed() ? 2 : checked.hierarchy.active() ? 1 : 0) : 0;
   });
 }
 
@@ -138,13 +116,14 @@ idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, cons
   *rows = nullptr;
   *n_rows = 0;
   return guarded(error, [&] {
+    if (request->epsilon_is_null) throw NullValue("epsilon must not be NULL");
     RawRequest raw = raw_request(request);
     const DiagnosticsSettings settings = take_diagnostics_options(raw.options);
     const ReleaseRequest validated = validate_request(raw);
     const auto names = strings(cells->n_columns, cells->column_names);
     check_margin_columns(validated, names);
     const Interrupts polling = interrupts_of(interrupts);
-    const CellKeys keys(cells->n_source_rows, names, cells->source_keys, polling);
+    const CellKeys keys(source_key_rows(cells), names, polling);
     const auto records = run_diagnostics(keys, validated, settings, session_random_source(randomness), polling);
     auto* out = static_cast<idp_diagnostic_row*>(std::calloc(std::max<std::size_t>(records.size(), 1),
                                                              sizeof(idp_diagnostic_row)));

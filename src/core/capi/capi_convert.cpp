@@ -38,17 +38,28 @@ char* malloc_copy(const std::string& text) {
   return copy;
 }
 
+KeyRows source_key_rows(const idp_cells* cells) {
+  return KeyRows{cells->n_source_rows, cells->n_columns, cells->source_keys.data, cells->source_keys.size,
+                 IDP_KEYS_SOURCE};
+}
+
+KeyRows released_key_rows(const idp_cells* cells) {
+  if (!cells->has_domain) return source_key_rows(cells);
+  return KeyRows{cells->n_domain_rows, cells->n_columns, cells->domain_keys.data, cells->domain_keys.size,
+                 IDP_KEYS_DOMAIN};
+}
+
 ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts) {
   ReleasedCells out;
   const auto names = strings(cells->n_columns, cells->column_names);
+  const KeyRows released = released_key_rows(cells);
   if (!cells->has_domain) {
-    out.keys = std::make_unique<CellKeys>(cells->n_source_rows, names, cells->source_keys, interrupts);
+    out.keys = std::make_unique<CellKeys>(released, names, interrupts);
     out.counts = cells->source_counts;
     return out;
   }
-  out.domain_counts = counts_on_domain(cells->n_columns, cells->n_domain_rows, cells->domain_keys, cells->n_source_rows,
-                                       cells->source_keys, cells->source_counts, names, interrupts);
-  out.keys = std::make_unique<CellKeys>(cells->n_domain_rows, names, cells->domain_keys, interrupts);
+  out.domain_counts = counts_on_domain(released, source_key_rows(cells), cells->source_counts, interrupts);
+  out.keys = std::make_unique<CellKeys>(released, names, interrupts);
   out.counts = out.domain_counts.data();
   return out;
 }

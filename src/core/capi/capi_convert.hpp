@@ -42,18 +42,9 @@ struct ReleasedCells {
 };
 ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts);
 
-// The fields every node-per-row release output shares (idp_hierarchy_output,
-// idp_crossed_output): values or integer values, sd if asked, metadata.
-template <class Result, class Output>
-void copy_release_values(const Result& result, Output* output) {
-  output->integer_output = result.integer_output;
-  if (result.integer_output)
-    output->integer_values = malloc_array<int64_t>(result.integer_values);
-  else
-    output->values = malloc_array<double>(result.values);
-  if (!result.noise_sd.empty()) output->noise_sd = malloc_array<double>(result.noise_sd);
-  output->metadata_json = malloc_copy(result.metadata_json);
-}
+// The keys of the source rows, and of the released rows (the domain's, when given).
+KeyRows source_key_rows(const idp_cells* cells);
+KeyRows released_key_rows(const idp_cells* cells);
 
 // A request checked as dp.privatize checks it before its source runs:
 // the hierarchy and its options taken out, then the rest validated.

@@ -4,6 +4,8 @@
 
 #include "capi_guard.hpp"
 
+#include "../errors.hpp"
+
 namespace invariant_dp {
 
 void record_error(idp_error* error, idp_status status, const char* message, const char* detail,
@@ -12,6 +14,12 @@ void record_error(idp_error* error, idp_status status, const char* message, cons
   std::snprintf(error->message, sizeof error->message, "%s", message ? message : "");
   std::snprintf(error->detail, sizeof error->detail, "%s", detail ? detail : "");
   std::snprintf(error->hint, sizeof error->hint, "%s", hint ? hint : "");
+  error->keys[0] = error->keys[1] = idp_key_ref{IDP_KEYS_NONE, 0, 0};
+}
+
+void record_error_keys(idp_error* error, const std::array<KeyRef, 2>& keys) noexcept {
+  for (std::size_t slot = 0; slot < keys.size(); ++slot)
+    error->keys[slot] = idp_key_ref{static_cast<idp_key_table>(keys[slot].table), keys[slot].row, keys[slot].columns};
 }
 
 }  // namespace invariant_dp

@@ -3,6 +3,8 @@
 // Nothing thrown gets past it (catch (...) last).
 #pragma once
 
+#include <array>
+
 #include "invariant_dp_core.h"
 
 namespace invariant_dp {
@@ -12,6 +14,10 @@ idp_status guarded(idp_error* error, Body&& body) noexcept;
 
 void record_error(idp_error* error, idp_status status, const char* message, const char* detail = "",
                   const char* hint = "") noexcept;
+
+struct KeyRef;
+// The keys an error names ({key0}, {key1} in its text), after record_error.
+void record_error_keys(idp_error* error, const std::array<KeyRef, 2>& keys) noexcept;
 
 }  // namespace invariant_dp
 

@@ -22,6 +22,7 @@ idp_status guarded(idp_error* error, Body&& body) noexcept {
     record_error(error, IDP_OUT_OF_RANGE, e.what(), e.detail().c_str(), e.hint().c_str());
   } catch (const InvalidData& e) {
     record_error(error, IDP_INVALID_DATA, e.what(), e.detail().c_str(), e.hint().c_str());
+    record_error_keys(error, e.keys());
   } catch (const InconsistentInvariants& e) {
     record_error(error, IDP_INCONSISTENT_INVARIANTS, e.what(), e.detail().c_str(), e.hint().c_str());
   } catch (const NullValue& e) {

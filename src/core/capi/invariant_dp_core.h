@@ -1,10 +1,13 @@
 /*
- * The C boundary of the C++ core: the only header the PostgreSQL shim
- * includes. Every function here catches every C++ exception (one guard,
- * capi_guard.hpp) and reports it as an idp_status plus PostgreSQL-style
- * message/detail/hint, so no exception and no C++ frame ever meets a
- * PostgreSQL longjmp. Buffers are caller-allocated, except metadata_json,
- * which the core allocates with malloc and the caller releases with idp_free.
+ * The C boundary of the C++ core, as the PostgreSQL shim sees it: releases
+ * (dp.privatize in every form), the per-group aggregate and window
+ * function, MCMC diagnostics and range variances. invariant_dp_stream.h
+ * adds the streaming cascade on the same terms. Every function here catches
+ * every C++ exception (one guard, capi_guard.hpp) and reports it as an
+ * idp_status plus PostgreSQL-style message/detail/hint, so no exception and
+ * no C++ frame ever meets a PostgreSQL longjmp. What the core allocates
+ * (a release table, diagnostic rows, JSON text) the caller releases with the
+ * matching idp_free_* call.
  */
 #ifndef INVARIANT_DP_CORE_H
 #define INVARIANT_DP_CORE_H
@@ -30,12 +33,33 @@ typedef enum idp_status {
 	IDP_NULL_VALUE				/* 22004 */
 } idp_status;
 
+/*
+ * A cell's key named by an error. The core holds keys only as bytes: its
+ * message, detail or hint say "{key0}" or "{key1}" where the keys of
+ * error->keys[0] or [1] belong, and the caller renders them
+ * ("(county, edu)=(Alpha, Low)") from the rows it passed.
+ */
+typedef enum idp_key_table
+{
+	IDP_KEYS_NONE = 0,
+	IDP_KEYS_SOURCE,			/* idp_cells.source_keys */
+	IDP_KEYS_DOMAIN				/* idp_cells.domain_keys */
+} idp_key_table;
+
+typedef struct idp_key_ref
+{
+	idp_key_table table;
+	uint64_t	row;
+	uint64_t	columns;		/* bit k: key column k is named (all bits: every column) */
+} idp_key_ref;
+
 typedef struct idp_error
 {
 	idp_status	status;
 	char		message[256];
 	char		detail[1024];
 	char		hint[512];
+	idp_key_ref keys[2];
 } idp_error;
 
 /*
@@ -78,11 +102,12 @@ typedef struct idp_request
 	const char *const *hierarchy;	/* level columns, coarsest first; none = flat */
 } idp_request;
 
+/* What a valid request's result looks like: its columns after the keys. */
 typedef struct idp_request_info
 {
-	bool		integer_output;
-	bool		with_stddev;
-	bool		with_level;		/* hierarchy option {"level": true} */
+	bool		integer_output;	/* the count column may be bigint */
+	bool		with_stddev;	/* a float8 noise standard deviation column */
+	size_t		n_level_columns;	/* integer level columns: one per hierarchy with {"level": true} */
 } idp_request_info;
 
 /*
@@ -93,60 +118,65 @@ idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
 							  const char *const *key_columns, idp_request_info *info,
 							  idp_error *error);
 
+/*
+ * Keys, row-major (n_rows * n_columns): key i is size[i] bytes at data[i],
+ * or SQL NULL when data[i] is NULL. Equal keys must be equal bytes (the
+ * shim passes each value's binary image); the bytes stay the caller's.
+ */
+typedef struct idp_keys
+{
+	const void *const *data;
+	const uint32_t *size;
+} idp_keys;
+
 /* The cells: source rows, and optionally a domain listing every cell. */
 typedef struct idp_cells
 {
 	size_t		n_columns;
 	const char *const *column_names;
 	size_t		n_source_rows;
-	const char *const *source_keys;	/* row-major; NULL entry = SQL NULL */
+	idp_keys	source_keys;
 	const int64_t *source_counts;
 	bool		has_domain;
 	size_t		n_domain_rows;
-	const char *const *domain_keys;	/* row-major */
+	idp_keys	domain_keys;
 } idp_cells;
 
-/* Output per released cell: source rows, or domain rows if given. */
-typedef struct idp_release_output
-{
-	double	   *values;			/* real mechanisms */
-	int64_t    *integer_values;	/* integer mechanisms */
-	double	   *noise_sd;
-	char	   *metadata_json;	/* malloc'd by the core */
-} idp_release_output;
-
-idp_status	idp_release(const idp_request *request, const idp_cells *cells,
-						const idp_randomness *randomness,
-						const idp_interrupts *interrupts,
-						idp_release_output *output, idp_error *error);
-
 /*
- * A hierarchy release (request->n_hierarchy > 0): one row per node, the
- * leaves (the cells) and every rollup. Every array is malloc'd by the core;
- * release them with idp_free_hierarchy_output.
+ * A release, row by row: one row per released cell (the source's rows, or
+ * the domain's if given), or with a hierarchy one per node (the cells and
+ * every rollup), or with two crossed hierarchies one per pair of nodes.
+ * Row r prints the keys of cell row_cell[r], except the keys below its
+ * level: key k is printed when row_is_cell[r], or when it is a level of
+ * hierarchy key_axis[k] (< n_axes) and key_depth[k] <= the row's depth in
+ * that hierarchy, row_depth[r * n_axes + key_axis[k]] (0 = the hierarchy's
+ * total). The depths are also the level columns. Core-allocated; release it
+ * with idp_free_release.
  */
-typedef struct idp_hierarchy_output
+typedef struct idp_release_table
 {
 	bool		integer_output;
-	size_t		n_levels;
-	uint32_t   *level_columns;	/* key column index of each level, coarsest first */
-	size_t		n_nodes;
-	uint32_t   *node_cell;		/* the released cell whose keys the row prints */
-	uint32_t   *node_depth;		/* 0 = grand total; an internal node prints its
-								 * first node_depth levels, NULL for the rest */
-	bool	   *node_is_leaf;	/* leaves print every key column */
+	size_t		n_rows;
+	size_t		n_keys;
+	size_t		n_axes;			/* hierarchies: 0, 1, or 2 when crossed */
+	uint32_t   *row_cell;
+	bool	   *row_is_cell;
+	uint32_t   *row_depth;		/* n_rows * n_axes */
+	uint32_t   *key_axis;		/* n_keys; n_axes for a key that is no level */
+	uint32_t   *key_depth;		/* n_keys */
 	double	   *values;			/* real mechanisms, else NULL */
 	int64_t    *integer_values;	/* integer mechanisms, else NULL */
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
-	char	   *metadata_json;
-} idp_hierarchy_output;
+	char	   *metadata_json;	/* the published noise law */
+} idp_release_table;
 
-idp_status	idp_release_hierarchy(const idp_request *request, const idp_cells *cells,
-								  const idp_randomness *randomness,
-								  const idp_interrupts *interrupts,
-								  idp_hierarchy_output *output, idp_error *error);
+/* The release; *table is NULL unless IDP_OK. */
+idp_status	idp_release(const idp_request *request, const idp_cells *cells,
+						const idp_randomness *randomness,
+						const idp_interrupts *interrupts,
+						idp_release_table **table, idp_error *error);
 
-void		idp_free_hierarchy_output(idp_hierarchy_output *output);
+void		idp_free_release(idp_release_table *table);
 
 /*
  * dp.range_variance: the exact variance of the sum of released leaves

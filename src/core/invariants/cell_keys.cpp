@@ -1,14 +1,14 @@
 // Dictionary encoding of the cells' key columns (see cell_keys.hpp). Each
-// column's texts get dense codes in order of first appearance; SQL NULL gets
+// column's keys get dense codes in order of first appearance; SQL NULL gets
 // a code of its own, distinct from the empty string, as GROUP BY treats it.
-// The codes drive everything downstream (margin groups, duplicate detection),
-// so no key text is kept after construction.
+// The codes drive everything downstream (margin groups, duplicate
+// detection), so no key bytes are kept after construction. The dictionary
+// is an open-addressing table sized from the row count: no allocation per
+// key, which matters at millions of cells.
 #include "cell_keys.hpp"
 
-#include <cstring>
 #include <limits>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "../errors.hpp"
@@ -30,47 +30,41 @@ void check_column_names(const std::vector<std::string>& names) {
   }
 }
 
-// Codes of column `column` for every cell; returns the number of levels.
-std::uint32_t encode_column(std::size_t n_cells, std::size_t n_columns, std::size_t column,
-                            const char* const* text, const Interrupts& interrupts,
+// Codes of column `column` for every row; returns the number of levels.
+// Each slot of the table holds the row that first had a key (kNoCode:
+// empty), so a probe compares bytes with that row's key.
+std::uint32_t encode_column(const KeyRows& keys, std::size_t column, const Interrupts& interrupts,
                             std::vector<std::uint32_t>& codes) {
-  std::unordered_map<std::string_view, std::uint32_t> code_of_text;
+  std::size_t capacity = 16;
+  while (capacity < 2 * keys.n_rows) capacity *= 2;
+  std::vector<std::uint32_t> slot_row(capacity, kNoCode);
+  const std::size_t mask = capacity - 1;
   std::uint32_t null_code = kNoCode;
   std::uint32_t n_levels = 0;
-  const char* previous = nullptr;  // sources sorted by key repeat the last value
-  std::uint32_t previous_code = kNoCode;
-  codes.resize(n_cells);
-  for (std::size_t i = 0; i < n_cells; ++i) {
+  codes.resize(keys.n_rows);
+  for (std::size_t i = 0; i < keys.n_rows; ++i) {
     interrupts.poll_every(i);
-    const char* value = text[i * n_columns + column];
-    if (value == nullptr) {
+    if (keys.is_null(i, column)) {
       if (null_code == kNoCode) null_code = n_levels++;
       codes[i] = null_code;
       continue;
     }
-    if (previous == nullptr || std::strcmp(value, previous) != 0) {
-      auto inserted = code_of_text.try_emplace(std::string_view(value), n_levels);
-      if (inserted.second) ++n_levels;
-      previous = value;
-      previous_code = inserted.first->second;
+    const std::string_view key = keys.key(i, column);
+    // Sources sorted by a key repeat the previous row's value.
+    if (i > 0 && !keys.is_null(i - 1, column) && keys.key(i - 1, column) == key) {
+      codes[i] = codes[i - 1];
+      continue;
     }
-    codes[i] = previous_code;
+    std::size_t slot = hash_key_bytes(key) & mask;
+    while (slot_row[slot] != kNoCode && keys.key(slot_row[slot], column) != key) slot = (slot + 1) & mask;
+    if (slot_row[slot] == kNoCode) {
+      slot_row[slot] = static_cast<std::uint32_t>(i);
+      codes[i] = n_levels++;
+    } else {
+      codes[i] = codes[slot_row[slot]];
+    }
   }
   return n_levels;
-}
-
-// "Key (county, edu)=(Alpha, null)", as PostgreSQL words unique violations.
-std::string describe_key(const std::vector<std::string>& names, const char* const* row) {
-  std::string columns, values;
-  for (std::size_t j = 0; j < names.size(); ++j) {
-    if (j > 0) {
-      columns += ", ";
-      values += ", ";
-    }
-    columns += names[j];
-    values += row[j] == nullptr ? "null" : row[j];
-  }
-  return "Key (" + columns + ")=(" + values + ")";
 }
 
 std::string joined_names(const std::vector<std::string>& names) {
@@ -79,28 +73,47 @@ std::string joined_names(const std::vector<std::string>& names) {
   return out;
 }
 
-}  // namespace
-
-CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names,
-                   const char* const* text, const Interrupts& interrupts)
-    : n_cells_(n_cells), column_names_(std::move(column_names)) {
+void check_cell_count(std::size_t n_cells) {
   if (n_cells >= std::numeric_limits<std::uint32_t>::max()) {
     throw TooLarge("too many cells in source",
                    "The source returned " + std::to_string(n_cells) + " cells.",
                    "Release fewer than 4294967295 cells at a time.");
   }
-  check_column_names(column_names_);
-  const std::size_t n_columns = column_names_.size();
-  codes_.resize(n_columns);
-  n_levels_.resize(n_columns);
-  for (std::size_t j = 0; j < n_columns; ++j) {
-    n_levels_[j] = encode_column(n_cells, n_columns, j, text, interrupts, codes_[j]);
-  }
-  check_no_duplicate_cells(text, interrupts);
 }
 
-void CellKeys::check_no_duplicate_cells(const char* const* text,
-                                        const Interrupts& interrupts) const {
+}  // namespace
+
+CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table)
+    : n_cells_(n_cells), column_names_(std::move(column_names)), table_(table) {
+  check_cell_count(n_cells);
+  check_column_names(column_names_);
+  codes_.resize(column_names_.size());
+  n_levels_.resize(column_names_.size());
+}
+
+CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts)
+    : CellKeys(keys.n_rows, std::move(column_names), keys.table) {
+  if (keys.n_columns != column_names_.size())
+    throw Error("the keys have " + std::to_string(keys.n_columns) + " columns, the names " +
+                std::to_string(column_names_.size()));
+  for (std::size_t j = 0; j < column_names_.size(); ++j)
+    n_levels_[j] = encode_column(keys, j, interrupts, codes_[j]);
+  check_no_duplicate_cells(interrupts);
+}
+
+CellKeys CellKeys::from_codes(std::vector<std::string> column_names, std::vector<std::vector<std::uint32_t>> codes,
+                              std::vector<std::uint32_t> n_levels, const Interrupts& interrupts) {
+  CellKeys cells(codes.empty() ? 0 : codes[0].size(), std::move(column_names), 0);
+  if (codes.size() != cells.column_names_.size() || n_levels.size() != codes.size())
+    throw Error("codes for " + std::to_string(codes.size()) + " columns, names for " +
+                std::to_string(cells.column_names_.size()));
+  cells.codes_ = std::move(codes);
+  cells.n_levels_ = std::move(n_levels);
+  cells.check_no_duplicate_cells(interrupts);
+  return cells;
+}
+
+void CellKeys::check_no_duplicate_cells(const Interrupts& interrupts) const {
   std::vector<detail::CodeColumn> columns;
   for (std::size_t j = 0; j < n_columns(); ++j) columns.push_back({codes_[j].data(), n_levels_[j]});
   const detail::Grouping cells = detail::group_by_codes(n_cells_, columns, interrupts);
@@ -113,10 +126,10 @@ void CellKeys::check_no_duplicate_cells(const char* const* text,
       ++next_new_id;
       continue;
     }
-    throw InvalidData(
-        "duplicate cell in source",
-        describe_key(column_names_, text + i * n_columns()) + " appears more than once.",
-        "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
+    InvalidData duplicate("duplicate cell in source", "Key {key0} appears more than once.",
+                          "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
+    duplicate.name_key(0, KeyRef{table_, i});
+    throw duplicate;
   }
 }
 

@@ -1,6 +1,7 @@
 // The cells of a release and their keys, dictionary-encoded. The shim hands
-// each key as its text form (or NULL); cells are identified by the tuple of
-// keys, so two cells with the same tuple are a duplicate-cell error.
+// each key as the bytes of its binary image (or NULL, KeyRows); cells are
+// identified by the tuple of keys, so two cells with the same tuple are a
+// duplicate-cell error.
 #pragma once
 
 #include <cstddef>
@@ -9,39 +10,48 @@
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "key_rows.hpp"
 
 namespace invariant_dp {
 
 class CellKeys {
  public:
-  // text: row-major, n_cells * n_columns entries, nullptr for SQL NULL (NULL
-  // is a level of its own, like GROUP BY treats it). Throws InvalidData on a
-  // duplicate cell, naming its key.
-  CellKeys(std::size_t n_cells, std::vector<std::string> column_names,
-           const char* const* text, const Interrupts& interrupts);
+  // One cell per row of keys (NULL is a level of its own, as GROUP BY
+  // treats it). Throws InvalidData on a duplicate cell, naming its key.
+  CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts);
+
+  // Cells given by their codes on each column (codes[j][i] < n_levels[j]),
+  // checked for duplicates like the rows of a source.
+  static CellKeys from_codes(std::vector<std::string> column_names, std::vector<std::vector<std::uint32_t>> codes,
+                             std::vector<std::uint32_t> n_levels, const Interrupts& interrupts);
 
   std::size_t n_cells() const { return n_cells_; }
   std::size_t n_columns() const { return column_names_.size(); }
   const std::vector<std::string>& column_names() const { return column_names_; }
+  // The rows the cells came from (KeyRows::table), for errors naming a cell's key.
+  int table() const { return table_; }
 
   // Index of a key column by name; throws InvalidArgument naming the unknown
   // column and listing the known ones.
   std::size_t column_index(const std::string& name) const;
 
-  // Code of cell i on column j, in [0, n_levels(j)).
+  // Code of cell i on column j, in [0, n_levels(j)), in order of first appearance.
   std::uint32_t code(std::size_t column, std::size_t cell) const { return codes_[column][cell]; }
   std::uint32_t n_levels(std::size_t column) const { return n_levels_[column]; }
   // All n_cells() codes of a column, for loops over every cell.
   const std::uint32_t* codes(std::size_t column) const { return codes_[column].data(); }
 
  private:
+  CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table);
+
   std::size_t n_cells_;
   std::vector<std::string> column_names_;
+  int table_;
   std::vector<std::vector<std::uint32_t>> codes_;  // [column][cell]
   std::vector<std::uint32_t> n_levels_;
 
   // Throws InvalidData naming the first key tuple that repeats.
-  void check_no_duplicate_cells(const char* const* text, const Interrupts& interrupts) const;
+  void check_no_duplicate_cells(const Interrupts& interrupts) const;
 };
 
 }  // namespace invariant_dp

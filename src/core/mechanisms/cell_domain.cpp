@@ -1,69 +1,89 @@
 #include "cell_domain.hpp"
 
-#include <cstring>
-#include <unordered_map>
+#include <limits>
 
 #include "../errors.hpp"
 
 namespace invariant_dp {
 namespace {
 
-// An unambiguous encoding of a key tuple: per column a NULL flag, then the
-// length-prefixed text.
-std::string tuple_key(const char* const* keys, std::size_t n_columns) {
-  std::string out;
-  for (std::size_t c = 0; c < n_columns; ++c) {
-    if (keys[c] == nullptr) {
-      out += '\0';
-      continue;
-    }
-    const std::size_t length = std::strlen(keys[c]);
-    out += '\1';
-    out.append(reinterpret_cast<const char*>(&length), sizeof length);
-    out.append(keys[c], length);
-  }
-  return out;
+constexpr std::uint32_t kEmpty = std::numeric_limits<std::uint32_t>::max();
+
+std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row) {
+  std::uint64_t h = 0x2545f4914f6cdd1dull;
+  for (std::size_t c = 0; c < keys.n_columns; ++c)
+    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
+        0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 32);
 }
 
-std::string describe(const char* const* keys, const std::vector<std::string>& names) {
-  std::string columns, values;
-  for (std::size_t c = 0; c < names.size(); ++c) {
-    columns += (c ? ", " : "") + names[c];
-    values += (c ? ", " : "") + std::string(keys[c] ? keys[c] : "NULL");
+bool same_tuple(const KeyRows& a, std::size_t row_a, const KeyRows& b, std::size_t row_b) {
+  for (std::size_t c = 0; c < a.n_columns; ++c) {
+    if (a.is_null(row_a, c) != b.is_null(row_b, c)) return false;
+    if (!a.is_null(row_a, c) && a.key(row_a, c) != b.key(row_b, c)) return false;
   }
-  return "Key (" + columns + ")=(" + values + ")";
+  return true;
 }
+
+// The domain's rows in an open-addressing table sized from their number.
+class DomainIndex {
+ public:
+  DomainIndex(const KeyRows& domain, const Interrupts& interrupts) : domain_(domain) {
+    std::size_t capacity = 16;
+    while (capacity < 2 * domain.n_rows) capacity *= 2;
+    slot_row_.assign(capacity, kEmpty);
+    for (std::size_t i = 0; i < domain.n_rows; ++i) {
+      interrupts.poll_every(i);
+      std::uint32_t& slot = find_slot(domain, i);
+      if (slot != kEmpty) {
+        InvalidData duplicate("duplicate cell in domain", "Key {key0} appears more than once.",
+                              "The domain query must list every cell exactly once, e.g. with SELECT DISTINCT.");
+        duplicate.name_key(0, KeyRef{domain.table, i});
+        throw duplicate;
+      }
+      slot = static_cast<std::uint32_t>(i);
+    }
+  }
+
+  // The domain row with the key tuple of rows.row, or kEmpty.
+  std::uint32_t find(const KeyRows& rows, std::size_t row) { return find_slot(rows, row); }
+
+ private:
+  std::uint32_t& find_slot(const KeyRows& rows, std::size_t row) {
+    const std::size_t mask = slot_row_.size() - 1;
+    std::size_t slot = tuple_hash(rows, row) & mask;
+    while (slot_row_[slot] != kEmpty && !same_tuple(domain_, slot_row_[slot], rows, row)) slot = (slot + 1) & mask;
+    return slot_row_[slot];
+  }
+
+  const KeyRows& domain_;
+  std::vector<std::uint32_t> slot_row_;
+};
 
 }  // namespace
 
-std::vector<std::int64_t> counts_on_domain(std::size_t n_columns, std::size_t n_domain_rows,
-                                           const char* const* domain_keys, std::size_t n_source_rows,
-                                           const char* const* source_keys, const std::int64_t* source_counts,
-                                           const std::vector<std::string>& column_names,
-                                           const Interrupts& interrupts) {
-  std::unordered_map<std::string, std::size_t> index;
-  index.reserve(n_domain_rows);
-  for (std::size_t i = 0; i < n_domain_rows; ++i) {
-    interrupts.poll_every(i);
-    if (!index.emplace(tuple_key(domain_keys + i * n_columns, n_columns), i).second)
-      throw InvalidData("duplicate cell in domain",
-                        describe(domain_keys + i * n_columns, column_names) + " appears more than once.",
-                        "The domain query must list every cell exactly once, e.g. with SELECT DISTINCT.");
-  }
-  std::vector<std::int64_t> counts(n_domain_rows, 0);
-  std::vector<bool> seen(n_domain_rows, false);
-  for (std::size_t r = 0; r < n_source_rows; ++r) {
+std::vector<std::int64_t> counts_on_domain(const KeyRows& domain, const KeyRows& source,
+                                           const std::int64_t* source_counts, const Interrupts& interrupts) {
+  DomainIndex index(domain, interrupts);
+  std::vector<std::int64_t> counts(domain.n_rows, 0);
+  std::vector<bool> seen(domain.n_rows, false);
+  for (std::size_t r = 0; r < source.n_rows; ++r) {
     interrupts.poll_every(r);
-    const char* const* keys = source_keys + r * n_columns;
-    const auto found = index.find(tuple_key(keys, n_columns));
-    if (found == index.end())
-      throw InvalidData("source cell is not in the domain", describe(keys, column_names) + " is not a domain row.",
-                        "The domain must list every cell the source can return.");
-    if (seen[found->second])
-      throw InvalidData("duplicate cell in source", describe(keys, column_names) + " appears more than once.",
-                        "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
-    seen[found->second] = true;
-    counts[found->second] = source_counts[r];
+    const std::uint32_t found = index.find(source, r);
+    if (found == kEmpty) {
+      InvalidData outside("source cell is not in the domain", "Key {key0} is not a domain row.",
+                          "The domain must list every cell the source can return.");
+      outside.name_key(0, KeyRef{source.table, r});
+      throw outside;
+    }
+    if (seen[found]) {
+      InvalidData duplicate("duplicate cell in source", "Key {key0} appears more than once.",
+                            "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
+      duplicate.name_key(0, KeyRef{source.table, r});
+      throw duplicate;
+    }
+    seen[found] = true;
+    counts[found] = source_counts[r];
   }
   return counts;
 }

@@ -6,20 +6,17 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "../invariants/key_rows.hpp"
 
 namespace invariant_dp {
 
 // The count of each domain row: the source count of the same key tuple, or
-// 0. Throws InvalidData for a source row outside the domain or a repeated
-// source row. Key arrays are row-major with n_columns entries per row.
-std::vector<std::int64_t> counts_on_domain(std::size_t n_columns, std::size_t n_domain_rows,
-                                           const char* const* domain_keys, std::size_t n_source_rows,
-                                           const char* const* source_keys, const std::int64_t* source_counts,
-                                           const std::vector<std::string>& column_names,
-                                           const Interrupts& interrupts);
+// 0. Throws InvalidData for a repeated domain row, a source row outside the
+// domain or a repeated source row, naming its key. Both have the same columns.
+std::vector<std::int64_t> counts_on_domain(const KeyRows& domain, const KeyRows& source,
+                                           const std::int64_t* source_counts, const Interrupts& interrupts);
 
 }  // namespace invariant_dp

@@ -22,25 +22,26 @@ struct Axis {
 
 // The distinct tuples are listed in order of first appearance, so their
 // codes (hence the leaf order) are the source's codes, as in a 1-D release.
-// They are keyed by those codes: no key text is needed to build the tree.
 Axis axis_of(const CellKeys& cells, const std::vector<std::size_t>& columns, const Interrupts& interrupts) {
   std::map<std::vector<std::uint32_t>, std::uint32_t> tuple_index;
   std::vector<std::uint32_t> cell_tuple(cells.n_cells());
-  std::vector<std::string> tuple_text;
+  std::vector<std::vector<std::uint32_t>> tuple_codes(columns.size());
+  std::vector<std::uint32_t> n_levels(columns.size());
   std::vector<std::string> names;
-  for (std::size_t column : columns) names.push_back(cells.column_names()[column]);
+  for (std::size_t k = 0; k < columns.size(); ++k) {
+    names.push_back(cells.column_names()[columns[k]]);
+    n_levels[k] = cells.n_levels(columns[k]);
+  }
   std::vector<std::uint32_t> tuple(columns.size());
   for (std::size_t c = 0; c < cells.n_cells(); ++c) {
     interrupts.poll_every(c);
     for (std::size_t k = 0; k < columns.size(); ++k) tuple[k] = cells.code(columns[k], c);
     const auto [it, fresh] = tuple_index.emplace(tuple, static_cast<std::uint32_t>(tuple_index.size()));
     if (fresh)
-      for (std::uint32_t code : tuple) tuple_text.push_back(std::to_string(code));
+      for (std::size_t k = 0; k < columns.size(); ++k) tuple_codes[k].push_back(tuple[k]);
     cell_tuple[c] = it->second;
   }
-  std::vector<const char*> text;
-  for (const std::string& t : tuple_text) text.push_back(t.c_str());
-  const CellKeys tuples(tuple_index.size(), names, text.data(), interrupts);
+  const CellKeys tuples = CellKeys::from_codes(names, std::move(tuple_codes), std::move(n_levels), interrupts);
   std::vector<std::size_t> all(columns.size());
   for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
   Axis axis{HierarchyTree::from_cell_keys(tuples, all, interrupts), {}};
@@ -51,16 +52,11 @@ Axis axis_of(const CellKeys& cells, const std::vector<std::size_t>& columns, con
   return axis;
 }
 
-// "state = CA, county = Alameda" from a cell's key text.
-std::string describe_keys(const CellKeys& cells, const char* const* key_text, std::uint32_t cell,
-                          const std::vector<std::size_t>& columns) {
-  std::string out;
-  for (std::size_t column : columns) {
-    const char* text = key_text ? key_text[std::size_t(cell) * cells.n_columns() + column] : nullptr;
-    out += (out.empty() ? "" : ", ") + cells.column_names()[column] + " = " +
-           (key_text == nullptr ? std::string("?") : text ? std::string(text) : std::string("NULL"));
-  }
-  return out;
+// The key columns of a cell to name in a message (KeyRef::columns).
+std::uint64_t column_mask(const std::vector<std::size_t>& columns) {
+  std::uint64_t mask = 0;
+  for (std::size_t column : columns) mask |= column < 64 ? std::uint64_t{1} << column : 0;
+  return mask;
 }
 
 std::vector<std::size_t> indices_of(const CellKeys& cells, const std::vector<std::string>& names) {
@@ -97,7 +93,7 @@ void check_crossed_columns(const std::vector<std::string>& row_levels, const std
   }
 }
 
-CrossedGrid build_crossed_grid(const CellKeys& cells, const char* const* key_text,
+CrossedGrid build_crossed_grid(const CellKeys& cells,
                                const std::vector<std::string>& row_levels, const std::vector<std::string>& col_levels,
                                const Interrupts& interrupts) {
   check_crossed_columns(row_levels, col_levels, cells.column_names());
@@ -126,13 +122,14 @@ CrossedGrid build_crossed_grid(const CellKeys& cells, const char* const* key_tex
     for (std::uint32_t c = 0; c < cells.n_cells(); ++c)
       if (rows.cell_leaf[c] == i) present[cols.cell_leaf[c]] = true;
     while (present[j]) ++j;
-    throw InvalidData("the cells do not cover the full grid of the crossed hierarchies",
-                      "No cell for " + describe_keys(cells, key_text, row_cell[i], row_columns) + " with " +
-                          describe_keys(cells, key_text, col_cell[j], col_columns) + "; " +
-                          std::to_string(cells.n_cells()) + " of " + std::to_string(nr) + " x " + std::to_string(nc) +
-                          " cells are present.",
-                      "Pass a domain listing every cell (every row leaf with every column leaf); cells the source "
-                      "lacks are released with count 0.");
+    InvalidData partial("the cells do not cover the full grid of the crossed hierarchies",
+                        "No cell for {key0} with {key1}; " + std::to_string(cells.n_cells()) + " of " +
+                            std::to_string(nr) + " x " + std::to_string(nc) + " cells are present.",
+                        "Pass a domain listing every cell (every row leaf with every column leaf); cells the source "
+                        "lacks are released with count 0.");
+    partial.name_key(0, KeyRef{cells.table(), row_cell[i], column_mask(row_columns)});
+    partial.name_key(1, KeyRef{cells.table(), col_cell[j], column_mask(col_columns)});
+    throw partial;
   }
   return CrossedGrid{std::move(rows.tree), std::move(cols.tree), row_columns, col_columns, std::move(grid)};
 }

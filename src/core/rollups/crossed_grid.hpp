@@ -25,11 +25,10 @@ struct CrossedGrid {
   }
 };
 
-// key_text: the cells' keys as the shim passed them (row-major, nullptr for
-// NULL), used only to name a missing cell. InvalidData (22000) when a (row
-// leaf, column leaf) pair has no cell; InvalidArgument when the key columns
+// InvalidData (22000), naming the keys, when a (row leaf, column leaf) pair
+// has no cell; InvalidArgument when the key columns
 // are not exactly the two hierarchies' level columns.
-CrossedGrid build_crossed_grid(const CellKeys& cells, const char* const* key_text,
+CrossedGrid build_crossed_grid(const CellKeys& cells,
                                const std::vector<std::string>& row_levels, const std::vector<std::string>& col_levels,
                                const Interrupts& interrupts);
 

@@ -197,7 +197,7 @@ void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest
 }
 
 CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
-                                         const char* const* key_text, const ReleaseRequest& request,
+                                         const ReleaseRequest& request,
                                          const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                          RandomSource& rng, const Interrupts& interrupts) {
   check_crossed_request(request, hierarchy);
@@ -207,7 +207,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
                       "Pass a domain query listing every public cell, so empty cells are released too.");
   for (std::size_t i = 0; i < cells.n_cells(); ++i)
     if (counts[i] < 0) throw InvalidData("count must not be negative");
-  const CrossedGrid grid = build_crossed_grid(cells, key_text, hierarchy.levels, hierarchy.crossed, interrupts);
+  const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
       request.mechanism->mechanism == Mechanism::Cascade
           ? cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)

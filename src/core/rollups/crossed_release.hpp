@@ -49,10 +49,8 @@ struct CrossedReleaseResult {
 // request is not crossed.
 void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
 
-// key_text: the cells' keys (row-major, nullptr = NULL), to name a missing
-// grid cell in the error.
 CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
-                                         const char* const* key_text, const ReleaseRequest& request,
+                                         const ReleaseRequest& request,
                                          const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                          RandomSource& rng, const Interrupts& interrupts);
 

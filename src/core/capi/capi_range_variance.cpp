@@ -1,5 +1,5 @@
-// The C entry points of hierarchy releases (dp.privatize with `hierarchy`)
-// and of dp.range_variance.
+// The C entry point of dp.range_variance: the variance of a range of a
+// cascade release's leaves, from its published noise law.
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -20,18 +20,6 @@ using namespace invariant_dp::capi;
 
 namespace {
 
-void copy_hierarchy_result(const HierarchyReleaseResult& result, idp_hierarchy_output* output) {
-  output->n_levels = result.level_columns.size();
-  output->level_columns = malloc_array<uint32_t>(result.level_columns);
-  output->n_nodes = result.node_cell.size();
-  output->node_cell = malloc_array<uint32_t>(result.node_cell);
-  output->node_depth = malloc_array<uint32_t>(result.node_depth);
-  output->node_is_leaf = malloc_array<bool>(result.node_is_leaf);
-  copy_release_values(result, output);
-}
-
-// Parent array of a tree given by its internal nodes' child counts in level
-// order (the root first; children of a node are consecutive ids).
 // The published shape (children per internal node, in level order) as parent
 // links. Its size is bounded before anything is allocated: anyone may call
 // dp.range_variance with any arrays.
@@ -63,37 +51,6 @@ std::vector<std::int64_t> parents_from_children(const uint32_t* children, std::s
 }  // namespace
 
 extern "C" {
-
-idp_status idp_release_hierarchy(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
-                                 const idp_interrupts* interrupts, idp_hierarchy_output* output, idp_error* error) {
-  std::memset(output, 0, sizeof *output);
-  const idp_status status = guarded(error, [&] {
-    const CheckedRequest checked = check_request(request);
-    if (!checked.hierarchy.active()) throw InvalidArgument("idp_release_hierarchy needs a hierarchy");
-    if (checked.hierarchy.is_crossed()) throw InvalidArgument("a crossed release needs idp_release_crossed");
-    check_columns(checked, strings(cells->n_columns, cells->column_names));
-    const Interrupts polling = interrupts_of(interrupts);
-    RandomSource& rng = session_random_source(randomness);
-    const ReleasedCells released = released_cells(cells, polling);
-    copy_hierarchy_result(run_hierarchy_release(*released.keys, released.counts, checked.release, checked.hierarchy,
-                                                checked.budget, rng, polling),
-                          output);
-  });
-  if (status != IDP_OK) idp_free_hierarchy_output(output);
-  return status;
-}
-
-void idp_free_hierarchy_output(idp_hierarchy_output* output) {
-  std::free(output->level_columns);
-  std::free(output->node_cell);
-  std::free(output->node_depth);
-  std::free(output->node_is_leaf);
-  std::free(output->values);
-  std::free(output->integer_values);
-  std::free(output->noise_sd);
-  std::free(output->metadata_json);
-  std::memset(output, 0, sizeof *output);
-}
 
 idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_internal, const double* level_variance,
                                       size_t n_levels, const uint32_t* fixed_nodes, size_t n_fixed, uint64_t first,

@@ -1,0 +1,77 @@
+-- dp.privatize: a private release of the counts of one GROUP BY, and what
+-- comes with it (the published noise law, the argument check, the MCMC
+-- diagnostics). src/pg/privatize.c, check_request.c, last_release.c, diagnose.c.
+
+CREATE OR REPLACE FUNCTION dp.privatize(
+    source    text,
+    epsilon   float8,
+    mechanism text   DEFAULT 'integer_laplace',
+    delta     float8 DEFAULT NULL,
+    margins   text[] DEFAULT '{}',
+    domain    text   DEFAULT NULL,
+    options   jsonb  DEFAULT '{}',
+    hierarchy text[] DEFAULT NULL
+) RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'dp_privatize'
+-- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
+-- to use a parallel plan of its own.
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb, text[]) IS
+'Private release of the counts of a GROUP BY query (last column = count). '
+'Mechanisms: integer_laplace (the default), integer_laplace_l2, integer_gaussian (integer, margins exact), '
+'discrete_laplace, discrete_gaussian (integer, no invariants), '
+'subspace_gaussian, subspace_laplace (real, margins exact), '
+'congenial (integer, margins exact, non-negative: conditioning), '
+'project_l2, project_nn_l2, project_nn_integer (projection baselines, TopDown-style), '
+'cascade (real, Gaussian noise correlated along a hierarchy). '
+'margins: each element lists key columns whose totals stay exact ('''' = grand total). '
+'domain: a query listing every cell, zero cells included. '
+'options: {"stddev": true} adds a per-cell noise standard deviation column; '
+'{"neighbours": "add_remove"} (no margins) protects presence instead of a changed record. '
+'hierarchy: key columns, coarsest first; the release then has a row for every node (rollups have NULL '
+'below their level; {"level": true} adds an integer level column, 0 = grand total). '
+'Call with a column definition list: AS t(key1 type, ..., n float8).';
+
+CREATE OR REPLACE FUNCTION dp.last_release() RETURNS jsonb
+AS 'MODULE_PATHNAME', 'dp_last_release'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION dp.last_release() IS
+'Metadata of this session''s most recent dp.privatize release: mechanism, epsilon, delta, '
+'neighbouring relation, noise law and scale, invariants (rank, null dimension), cell count. '
+'NULL before the first release.';
+
+CREATE OR REPLACE FUNCTION dp.check_request(
+    mechanism text,
+    epsilon   float8,
+    delta     float8 DEFAULT NULL,
+    margins   text[] DEFAULT '{}',
+    options   jsonb  DEFAULT '{}',
+    hierarchy text[] DEFAULT NULL
+) RETURNS void
+AS 'MODULE_PATHNAME', 'dp_check_request'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
+
+COMMENT ON FUNCTION dp.check_request(text, float8, float8, text[], jsonb, text[]) IS
+'Raises the error dp.privatize would raise for these arguments before reading its source; returns nothing if they are valid.';
+
+CREATE OR REPLACE FUNCTION dp.diagnose(
+    source    text,
+    epsilon   float8,
+    mechanism text   DEFAULT 'integer_laplace',
+    delta     float8 DEFAULT NULL,
+    margins   text[] DEFAULT '{}',
+    options   jsonb  DEFAULT '{}'
+) RETURNS TABLE (metric text, iteration bigint, value float8)
+AS 'MODULE_PATHNAME', 'dp_diagnose'
+-- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
+-- to use a parallel plan of its own.
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.diagnose(text, float8, text, float8, text[], jsonb) IS
+'MCMC health of the lattice sampler that dp.privatize would use with the same arguments '
+'(integer_laplace with crossing margins, integer_laplace_l2, integer_gaussian), as rows: '
+'tv_upper_bound per iteration (L-lag coupling), iterations_to_tv_below_0.05, release_iterations, '
+'tv_upper_bound_at_release, acceptance_moves, acceptance_basis, rhat_l1, rhat_z1. '
+'Reads the source''s keys only, never its counts. Extra options: coupled_pairs (default 100), lag.';

@@ -1,0 +1,129 @@
+-- The catalog of governed releases: budgets, releases, who may refresh
+-- them, the audit log of draws, and the streams' state. Budgets are numeric:
+-- 0.1 spent ten times is exactly 1, so a budget of 1 allows exactly ten
+-- draws of 0.1 (float8 would round either way). Nothing here is readable by
+-- PUBLIC: roles reach it through the functions and the security-barrier
+-- views of 80_governed_costs.sql. Columns are listed in the order the
+-- upgrades of sql/upgrades/ add them, so that a fresh install and an
+-- upgraded one have the same tables.
+
+CREATE TABLE IF NOT EXISTS dp.budgets (
+    dataset       text PRIMARY KEY,
+    epsilon_total numeric NOT NULL CHECK (epsilon_total > 0),
+    delta_total   numeric NOT NULL DEFAULT 0 CHECK (delta_total >= 0 AND delta_total < 1),
+    epsilon_spent numeric NOT NULL DEFAULT 0 CHECK (epsilon_spent >= 0),
+    delta_spent   numeric NOT NULL DEFAULT 0 CHECK (delta_spent >= 0),
+    created_by    name NOT NULL DEFAULT current_user,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    -- The last line of defence: no code path can commit an overspent budget.
+    CONSTRAINT budget_not_overspent CHECK (epsilon_spent <= epsilon_total AND delta_spent <= delta_total),
+    -- numeric has NaN and Infinity; NaN compares above every number.
+    CONSTRAINT budget_finite
+        CHECK (epsilon_total < 'Infinity' AND epsilon_spent < 'Infinity' AND delta_spent < 'Infinity')
+);
+
+COMMENT ON TABLE dp.budgets IS
+'Total privacy budget of each dataset and what its draws have spent (basic composition: epsilons add, deltas add).';
+
+CREATE TABLE IF NOT EXISTS dp.releases (
+    release       regclass PRIMARY KEY,
+    dataset       text NOT NULL REFERENCES dp.budgets ON UPDATE CASCADE,
+    owner         regrole NOT NULL,
+    search_path   text NOT NULL,
+    source        text NOT NULL,
+    mechanism     text NOT NULL,
+    epsilon       float8 NOT NULL,
+    delta         float8,
+    margins       text[] NOT NULL DEFAULT '{}',
+    domain        text,
+    options       jsonb NOT NULL DEFAULT '{}',
+    registered_at timestamptz NOT NULL DEFAULT now(),
+    hierarchy     text[],
+    source_view   regclass,
+    domain_view   regclass,
+    table_oid     oid
+);
+
+COMMENT ON TABLE dp.releases IS
+'Governed releases: the table that holds each release''s current draw, the source it is drawn from '
+'(run with the privileges and search_path of owner, the role that registered it), the mechanism and the '
+'cost of one draw.';
+COMMENT ON COLUMN dp.releases.search_path IS
+'The schemas the registering role''s search_path resolved to then, pg_temp last: where functions the source calls '
+'resolve names at each draw.';
+COMMENT ON COLUMN dp.releases.source_view IS 'The source, pinned as a view in schema dp when registered; draws read it.';
+COMMENT ON COLUMN dp.releases.domain_view IS 'The domain query, pinned like the source (NULL: none).';
+COMMENT ON COLUMN dp.releases.table_oid IS
+'The release table''s oid at its last draw: a restore recreates the table, and the next dp.draw returns the '
+'restored draw instead of drawing.';
+
+-- Who may spend a release's budget: its owner, superusers, and the roles an
+-- administrator names per release (EXECUTE on the functions alone is not enough).
+CREATE TABLE IF NOT EXISTS dp.refreshers (
+    release   regclass NOT NULL REFERENCES dp.releases ON DELETE CASCADE,
+    refresher regrole NOT NULL,
+    PRIMARY KEY (release, refresher)
+);
+
+COMMENT ON TABLE dp.refreshers IS 'Roles allowed to draw (and so spend the budget of) each governed release.';
+
+-- Audit rows keep the release's name after it is dropped or restored
+-- elsewhere (a regclass would print a bare oid).
+CREATE TABLE IF NOT EXISTS dp.draws (
+    draw_id     bigserial PRIMARY KEY,
+    release     text NOT NULL,
+    dataset     text NOT NULL,
+    drawn_by    name NOT NULL,
+    drawn_at    timestamptz NOT NULL DEFAULT clock_timestamp(),
+    mechanism   text NOT NULL,
+    epsilon     float8 NOT NULL,
+    delta       float8,
+    margins     text[] NOT NULL,
+    options     jsonb NOT NULL,
+    noise_law   jsonb NOT NULL,
+    cells       bigint NOT NULL,
+    drawn_as    name,
+    note        text
+);
+
+COMMENT ON TABLE dp.draws IS
+'Audit log: one row per draw of a governed release (who, when, mechanism, epsilon, delta, invariants, '
+'and the noise law published with it).';
+COMMENT ON COLUMN dp.draws.drawn_by IS 'The session user.';
+COMMENT ON COLUMN dp.draws.drawn_as IS 'The role in effect (SET ROLE), or the session user.';
+COMMENT ON COLUMN dp.draws.note IS 'Why a draw costs what it costs, when that is not its release''s epsilon and delta.';
+
+-- Streams: a growing time series appended without redrawing. Each refresh
+-- appends the periods that are new since the last one; released periods are
+-- never redrawn (src/core/hierarchy/streaming_cascade.hpp: the leaves of a
+-- binary cascade grown to the right). The first draw charges the stream's
+-- (epsilon, delta) once for its whole horizon of 2^horizon periods; later
+-- appends charge nothing, and appends past the horizon are refused.
+CREATE TABLE IF NOT EXISTS dp.streams (
+    release    regclass PRIMARY KEY REFERENCES dp.releases ON DELETE CASCADE,
+    horizon    integer NOT NULL CHECK (horizon BETWEEN 0 AND 62),
+    neighbours text NOT NULL CHECK (neighbours IN ('replace_one', 'add_remove')),
+    variance   float8 NOT NULL CHECK (variance > 0),
+    released   bigint NOT NULL DEFAULT 0 CHECK (released >= 0),
+    last_key   text,
+    state      text
+);
+
+COMMENT ON TABLE dp.streams IS
+'Governed streams: releases appended period by period. horizon: at most 2^horizon periods; variance: the '
+'noise variance of every node of the cascade (public); released and last_key: the periods released so far. '
+'state is SECRET.';
+COMMENT ON COLUMN dp.streams.state IS
+'SECRET: the noise of the released and pending cascade nodes. Whoever reads it can subtract the noise from '
+'the release. NULL until the first draw; pg_dump copies it (protect dumps like the raw data).';
+
+-- pg_dump keeps the rows of the catalog (CREATE EXTENSION recreates the
+-- tables); a stream's state must survive a dump, or it cannot grow again.
+SELECT pg_catalog.pg_extension_config_dump('dp.budgets', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.releases', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.refreshers', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.draws', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.draws_draw_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.streams', '');
+
+REVOKE ALL ON dp.budgets, dp.releases, dp.refreshers, dp.draws, dp.streams FROM PUBLIC;

@@ -1,0 +1,266 @@
+-- Administering governed releases: budgets, registration, who may read and
+-- who may refresh. SECURITY INVOKER: they need the catalog's privileges,
+-- which only the extension's owner has unless granted; their search_path is
+-- the administrator's own, since the source text is written in it, and
+-- everything of the extension they use is schema-qualified.
+
+CREATE OR REPLACE FUNCTION dp.set_budget(dataset text, epsilon numeric, delta numeric DEFAULT 0) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- numeric has NaN and Infinity; NaN compares above every number, so the
+    -- table's CHECKs alone would take it. A budget is a finite number.
+    IF dataset IS NULL OR epsilon IS NULL OR delta IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'dataset, epsilon and delta must not be NULL';
+    END IF;
+    IF NOT (epsilon > 0 AND epsilon < 'Infinity') OR NOT (delta >= 0 AND delta < 1) THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = format('invalid budget for dataset "%s": epsilon %s, delta %s', dataset, epsilon, delta),
+            DETAIL = 'epsilon must be a positive finite number and delta in [0, 1).';
+    END IF;
+    INSERT INTO dp.budgets AS b (dataset, epsilon_total, delta_total)
+    VALUES (set_budget.dataset, set_budget.epsilon, set_budget.delta)
+    ON CONFLICT ON CONSTRAINT budgets_pkey DO UPDATE
+        SET epsilon_total = excluded.epsilon_total, delta_total = excluded.delta_total;
+EXCEPTION WHEN check_violation THEN
+    RAISE EXCEPTION USING ERRCODE = '22023',
+        MESSAGE = format('invalid budget for dataset "%s": epsilon %s, delta %s', dataset, epsilon, delta),
+        DETAIL = 'epsilon must be a positive finite number, delta in [0, 1), and neither below what draws have already spent.';
+END
+$$;
+
+COMMENT ON FUNCTION dp.set_budget(text, numeric, numeric) IS
+'Creates a dataset''s total privacy budget, or changes it (never below what is already spent).';
+REVOKE EXECUTE ON FUNCTION dp.set_budget(text, numeric, numeric) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.create_release_table(release text, columns text) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    name text[] := parse_ident(release);
+    target text;
+BEGIN
+    IF array_length(name, 1) NOT IN (1, 2) THEN
+        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', release),
+            HINT = 'Use table or schema.table.';
+    END IF;
+    target := CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1])
+                                         ELSE format('%I.%I', name[1], name[2]) END;
+    -- Only names and types reach CREATE TABLE (dp.column_list rebuilds them).
+    EXECUTE format('CREATE TABLE %s (%s)', target, dp.column_list(columns));
+    -- Readers get SELECT from dp.grant_release, nothing from default privileges.
+    PERFORM dp.revoke_from_all_but_owner(target::regclass);
+    RETURN target::regclass;
+END
+$$;
+
+COMMENT ON FUNCTION dp.create_release_table(text, text) IS
+'Internal: creates a governed release''s table (table or schema.table) from a column definition list.';
+REVOKE EXECUTE ON FUNCTION dp.create_release_table(text, text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.register_release(
+    release   text,
+    dataset   text,
+    source    text,
+    columns   text,
+    epsilon   float8,
+    mechanism text   DEFAULT 'integer_laplace',
+    delta     float8 DEFAULT NULL,
+    margins   text[] DEFAULT '{}',
+    domain    text   DEFAULT NULL,
+    options   jsonb  DEFAULT '{}',
+    hierarchy text[] DEFAULT NULL
+) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    created regclass;
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = register_release.dataset) THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('dataset "%s" has no budget', dataset),
+            HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
+    END IF;
+    IF epsilon IS NULL THEN
+        -- The budget is charged in epsilon: a governed draw states it.
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'epsilon must not be NULL',
+            DETAIL = 'A governed release charges its dataset''s budget epsilon per draw.';
+    END IF;
+    IF source IS NULL OR columns IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'source and columns must not be NULL';
+    END IF;
+    -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
+    PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy);
+    PERFORM dp.check_source_protected(source);
+    IF domain IS NOT NULL THEN
+        PERFORM dp.check_source_protected(domain);
+    END IF;
+    created := dp.create_release_table(release, columns);
+    INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, margins,
+                             domain, options, hierarchy, source_view, domain_view, table_oid)
+    VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, mechanism, epsilon, delta,
+            coalesce(margins, '{}'), domain, coalesce(options, '{}'), hierarchy,
+            dp.pin_query(created, 'source', source),
+            CASE WHEN domain IS NOT NULL THEN dp.pin_query(created, 'domain', domain) END,
+            created::oid);
+    RETURN created;
+END
+$$;
+
+COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]) IS
+'Registers a governed release: creates table release(columns) to hold its current draw (empty until the '
+'first dp.refresh_release) and records the source, which later runs with the registering role''s '
+'privileges. columns is dp.privatize''s column definition list, e.g. ''state text, n bigint''. '
+'The source''s relations must not be readable by PUBLIC.';
+REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.register_stream(
+    release  text,
+    dataset  text,
+    source   text,
+    columns  text,
+    epsilon  float8,
+    delta    float8,
+    horizon  integer DEFAULT 20,
+    options  jsonb   DEFAULT '{}'
+) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    created regclass;
+    neighbours text := coalesce(options->>'neighbours', 'replace_one');
+    variance float8;
+    unknown text;
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = register_stream.dataset) THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('dataset "%s" has no budget', dataset),
+            HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
+    END IF;
+    IF release IS NULL OR source IS NULL OR columns IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'release, source and columns must not be NULL';
+    END IF;
+    IF epsilon IS NULL OR delta IS NULL OR horizon IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'epsilon, delta and horizon must not be NULL',
+            DETAIL = 'A stream charges its dataset''s budget epsilon and delta once, for 2^horizon periods.';
+    END IF;
+    SELECT k INTO unknown FROM jsonb_object_keys(coalesce(options, '{}')) AS k WHERE k <> 'neighbours' LIMIT 1;
+    IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('unknown stream option "%s"', unknown),
+            HINT = 'A stream takes only {"neighbours": "replace_one" | "add_remove"}.';
+    END IF;
+    -- Validates epsilon, delta, horizon and neighbours before anything is created.
+    variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours);
+    PERFORM dp.check_source_protected(source);
+    created := dp.create_release_table(release, columns);
+    IF (SELECT array_agg(atttypid ORDER BY attnum) FROM pg_attribute
+        WHERE attrelid = created AND attnum > 0 AND NOT attisdropped) IS DISTINCT FROM
+       ARRAY[(SELECT atttypid FROM pg_attribute WHERE attrelid = created AND attnum = 1), 'float8'::regtype::oid] THEN
+        RAISE EXCEPTION USING ERRCODE = '42804', MESSAGE = 'a stream has two columns: the period, then a float8 count',
+            HINT = 'E.g. columns => ''day date, n float8''.';
+    END IF;
+    INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, options,
+                             source_view, table_oid)
+    VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, 'cascade_stream',
+            epsilon, delta, jsonb_build_object('neighbours', neighbours, 'horizon', horizon),
+            dp.pin_query(created, 'source', source), created::oid);
+    INSERT INTO dp.streams (release, horizon, neighbours, variance) VALUES (created, horizon, neighbours, variance);
+    RETURN created;
+END
+$$;
+
+COMMENT ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb) IS
+'Registers a governed stream: a release of a growing time series. source returns one period column, then '
+'the count (e.g. SELECT day, count(*) FROM events GROUP BY 1); columns like ''day date, n float8''. Each '
+'dp.refresh_release appends the new periods without redrawing the released ones. The first draw charges '
+'(epsilon, delta) once for at most 2^horizon periods; later appends charge nothing.';
+REVOKE EXECUTE ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.grant_release(release regclass, analyst regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    r dp.releases;
+    relation regclass;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = grant_release.release;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    -- The pinned views, as every draw reads them: the stored text could resolve to other objects now.
+    FOREACH relation IN ARRAY dp.source_relations(format('SELECT * FROM %s', r.source_view))
+                              || dp.source_relations(CASE WHEN r.domain_view IS NULL THEN 'SELECT'
+                                                          ELSE format('SELECT * FROM %s', r.domain_view) END) LOOP
+        IF has_any_column_privilege(analyst, relation, 'SELECT') THEN
+            RAISE EXCEPTION USING ERRCODE = '42501',
+                MESSAGE = format('role %s can read %s, which release %s is drawn from', analyst, relation, release),
+                DETAIL = 'An analyst who reads the raw rows can average the noise away or read around it.',
+                HINT = format('REVOKE SELECT ON %s FROM %s, then grant the release.', relation, analyst);
+        END IF;
+    END LOOP;
+    EXECUTE format('GRANT SELECT ON %s TO %I', release, analyst::text);
+END
+$$;
+
+COMMENT ON FUNCTION dp.grant_release(regclass, regrole) IS
+'Lets an analyst read a governed release (SELECT on its table), after checking the analyst cannot read '
+'any relation its source reads.';
+REVOKE EXECUTE ON FUNCTION dp.grant_release(regclass, regrole) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.grant_refresh(release regclass, refresher regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.releases r WHERE r.release = grant_refresh.release) THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    INSERT INTO dp.refreshers VALUES (release, refresher) ON CONFLICT DO NOTHING;
+    EXECUTE format('GRANT EXECUTE ON FUNCTION dp.refresh_release(regclass), dp.draw(anyelement) TO %I',
+                   refresher::text);
+END
+$$;
+
+COMMENT ON FUNCTION dp.grant_refresh(regclass, regrole) IS
+'Lets a role draw a governed release, spending its dataset''s budget (by hand, through a materialized view, '
+'or on a schedule).';
+REVOKE EXECUTE ON FUNCTION dp.grant_refresh(regclass, regrole) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.revoke_refresh(release regclass, refresher regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+BEGIN
+    DELETE FROM dp.refreshers r WHERE r.release = revoke_refresh.release AND r.refresher = revoke_refresh.refresher;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('role %s may not refresh %s anyway', refresher, release);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.revoke_refresh(regclass, regrole) IS 'Withdraws dp.grant_refresh.';
+REVOKE EXECUTE ON FUNCTION dp.revoke_refresh(regclass, regrole) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.drop_release(release regclass) RETURNS void
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    r dp.releases;
+BEGIN
+    DELETE FROM dp.releases WHERE dp.releases.release = drop_release.release RETURNING * INTO r;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    EXECUTE format('DROP TABLE %s', release);
+    -- The pinned queries go with it (unless someone already dropped them).
+    IF EXISTS (SELECT FROM pg_class c WHERE c.oid = r.source_view) THEN
+        EXECUTE format('DROP VIEW %s', r.source_view);
+    END IF;
+    IF EXISTS (SELECT FROM pg_class c WHERE c.oid = r.domain_view) THEN
+        EXECUTE format('DROP VIEW %s', r.domain_view);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.drop_release(regclass) IS
+'Drops a governed release and its table. Its draws stay in the audit log; the budget stays spent.';
+REVOKE EXECUTE ON FUNCTION dp.drop_release(regclass) FROM PUBLIC;

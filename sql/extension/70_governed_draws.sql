@@ -1,0 +1,307 @@
+-- Drawing a governed release: dp.refresh_release and dp.draw (C,
+-- src/pg/refresh_worker.c) run every draw in a background worker. Its first
+-- transaction checks the entitlement and charges the budget; only then, in a
+-- second one, is the draw made, stored and audited; both commit before the
+-- caller reads anything, and a draw that fails once charged stays charged.
+
+-- The release table's columns as a column definition list.
+CREATE OR REPLACE FUNCTION dp.release_columns(release regclass) RETURNS text
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT string_agg(format('%I %s', attname, format_type(atttypid, atttypmod)), ', ' ORDER BY attnum)
+    FROM pg_attribute
+    WHERE attrelid = release AND attnum > 0 AND NOT attisdropped
+$$;
+
+COMMENT ON FUNCTION dp.release_columns(regclass) IS
+'A table''s columns as a column definition list (name type, ...).';
+
+CREATE OR REPLACE FUNCTION dp.privatize_as_owner(
+    owner       regrole,
+    search_path text,
+    source      text,
+    epsilon     float8,
+    mechanism   text,
+    delta       float8,
+    margins     text[],
+    domain      text,
+    options     jsonb,
+    hierarchy   text[]
+) RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'dp_privatize_as_owner'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]) IS
+'Internal: dp.privatize with the source run as owner under search_path. Called only by dp.refresh_release.';
+REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.cascade_stream_variance(epsilon float8, delta float8, horizon integer, neighbours text)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dp_cascade_stream_variance'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION dp.cascade_stream_variance(float8, float8, integer, text) IS
+'The node noise variance that makes a stream of up to 2^horizon periods (epsilon, delta)-DP in total '
+'(analytic Gaussian on the depth-horizon cascade; neighbours replace_one or add_remove).';
+
+CREATE OR REPLACE FUNCTION dp.cascade_stream_range_variance(variance float8, first_period bigint, last_period bigint)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'dp_cascade_stream_range_variance'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION dp.cascade_stream_range_variance(float8, bigint, bigint) IS
+'Noise variance of the sum of periods first_period..last_period (0-based) of a stream of node variance variance.';
+
+CREATE OR REPLACE FUNCTION dp.stream_append_as_owner(
+    release     regclass,
+    owner       regrole,
+    search_path text,
+    source      text,
+    past_keys   text[],
+    state       text,
+    variance    float8,
+    horizon     integer,
+    OUT appended bigint,
+    OUT last_key text,
+    OUT new_state text
+)
+AS 'MODULE_PATHNAME', 'dp_stream_append_as_owner'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer) IS
+'Internal: runs a stream''s source as owner under search_path, checks its released periods are unchanged, '
+'appends the new periods to the release table and returns the new secret state. Called only by '
+'dp.refresh_release.';
+REVOKE EXECUTE ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer) FROM PUBLIC;
+
+-- Whether caller may draw release now, and what one draw costs; raises
+-- what refuses it (42501, 55000, 53Z01). The draw's caller runs it as the
+-- catalog's owner before it starts a worker; the worker again, under the
+-- budget's row lock, before it charges. A role that may not draw a release
+-- learns nothing of it: the same 42501 whether it is registered or not.
+CREATE OR REPLACE FUNCTION dp.check_draw(release regclass, caller regrole, may_restore boolean,
+                                         OUT owner regrole, OUT cost_epsilon numeric, OUT cost_delta numeric,
+                                         OUT restore boolean)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r dp.releases;
+    b dp.budgets;
+    paid_stream boolean;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = check_draw.release;
+    IF NOT FOUND AND pg_has_role(caller, (SELECT c.relowner FROM pg_class c WHERE c.oid = check_draw.release), 'MEMBER') THEN
+        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
+    END IF;
+    IF NOT FOUND OR (NOT pg_has_role(caller, r.owner, 'MEMBER')
+                     AND NOT EXISTS (SELECT FROM dp.refreshers f
+                                     WHERE f.release = r.release AND pg_has_role(caller, f.refresher, 'MEMBER'))) THEN
+        RAISE EXCEPTION USING ERRCODE = '42501',
+            MESSAGE = format('role %s may not draw %s', caller, release),
+            HINT = 'An administrator can allow it for a governed release: SELECT dp.grant_refresh(release, role).';
+    END IF;
+    owner := r.owner;
+    -- A restore recreates the release table (a new oid) and copies its rows
+    -- and the catalog: the REFRESH MATERIALIZED VIEW it replays must return
+    -- the restored draw, not draw and charge again. No session can make a
+    -- table's oid differ from the one recorded, so this cannot be faked.
+    restore := may_restore AND r.table_oid IS DISTINCT FROM r.release::oid;
+    IF restore THEN
+        RETURN;
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = r.source_view) THEN
+        RAISE EXCEPTION USING ERRCODE = '55000',
+            MESSAGE = format('the registered source of %s is not pinned', release),
+            DETAIL = 'A governed source is kept as a view in schema dp; this one was dropped, or the release was '
+                     'registered before 0.4.0 and restored from a dump.',
+            HINT = format('An administrator can pin it: SELECT dp.pin_registered_source(%L); or drop the release '
+                          'and register it again.', release::text);
+    END IF;
+    -- A stream pays once, at its first draw, for its whole horizon.
+    paid_stream := EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release AND s.state IS NOT NULL);
+    cost_epsilon := CASE WHEN paid_stream THEN 0 ELSE r.epsilon::numeric END;
+    cost_delta := CASE WHEN paid_stream THEN 0 ELSE coalesce(r.delta, 0)::numeric END;
+    SELECT * INTO b FROM dp.budgets WHERE dp.budgets.dataset = r.dataset;
+    IF b.epsilon_spent + cost_epsilon > b.epsilon_total OR b.delta_spent + cost_delta > b.delta_total THEN
+        RAISE EXCEPTION USING ERRCODE = '53Z01',
+            MESSAGE = format('privacy budget of dataset "%s" is exhausted', r.dataset),
+            DETAIL = format('A draw of %s costs epsilon %s, delta %s; the budget has epsilon %s, delta %s left.',
+                            release, cost_epsilon, cost_delta, b.epsilon_total - b.epsilon_spent,
+                            b.delta_total - b.delta_spent),
+            HINT = 'The previous draw stays readable. An administrator can raise the budget with dp.set_budget.';
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.check_draw(regclass, regrole, boolean) IS
+'Internal: whether a role may draw a governed release now and what the draw costs (42501, 55000, 53Z01 if not).';
+REVOKE EXECUTE ON FUNCTION dp.check_draw(regclass, regrole, boolean) FROM PUBLIC;
+
+-- The first transaction of a draw (src/pg/refresh_worker.c): the charge,
+-- committed before any noise exists, so a draw that fails or is cancelled
+-- later stays paid; its audit row says so until dp.store_draw completes it.
+-- The worker holds a lock on the release table across both transactions, so
+-- draws of one release never overlap.
+CREATE OR REPLACE FUNCTION dp.charge_draw(release regclass, caller regrole, session_role regrole, may_restore boolean,
+                                          OUT draw_id bigint, OUT release_owner regrole, OUT restored boolean)
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r dp.releases;
+    checked record;
+    cells bigint;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = charge_draw.release;
+    -- The row lock serializes the charges against this dataset's budget.
+    PERFORM FROM dp.budgets WHERE dp.budgets.dataset = r.dataset FOR UPDATE;
+    checked := dp.check_draw(release, caller, may_restore);
+    release_owner := checked.owner;
+    restored := checked.restore;
+    -- Refused before it is charged: what was changed under the release.
+    IF NOT restored THEN
+        PERFORM dp.check_release_objects(r.release, r.owner, r.search_path, r.source_view, r.domain_view);
+    END IF;
+    IF restored THEN
+        UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
+        EXECUTE format('SELECT count(*) FROM %s', r.release) INTO cells;
+        INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
+                              noise_law, cells, note)
+        VALUES (r.release::text, r.dataset, session_role::name, caller::name, r.mechanism, 0, 0, r.margins,
+                r.options,
+                coalesce((SELECT d.noise_law FROM dp.draws d WHERE d.release = r.release::text
+                          ORDER BY d.draw_id DESC LIMIT 1), '{}'),
+                cells, 'restored: the restored draw was returned; nothing was drawn or charged')
+        RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
+        RETURN;
+    END IF;
+    UPDATE dp.budgets SET epsilon_spent = epsilon_spent + checked.cost_epsilon,
+                          delta_spent = delta_spent + checked.cost_delta
+    WHERE dp.budgets.dataset = r.dataset;
+    INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
+                          noise_law, cells, note)
+    VALUES (release::text, r.dataset, session_role::name, caller::name, r.mechanism,
+            -- A stream's appends are audited at their cost (0); others at their release's epsilon and delta.
+            CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_epsilon::float8
+                 ELSE r.epsilon END,
+            CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_delta::float8
+                 ELSE r.delta END,
+            r.margins, r.options, '{}', 0, 'charged; the draw has not completed')
+    RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
+END
+$$;
+
+COMMENT ON FUNCTION dp.charge_draw(regclass, regrole, regrole, boolean) IS
+'Internal: the charge of a governed draw (entitlement, budget, audit), committed before the draw is made.';
+REVOKE EXECUTE ON FUNCTION dp.charge_draw(regclass, regrole, regrole, boolean) FROM PUBLIC;
+
+-- The second transaction of a draw: checks that nothing the draw uses was
+-- changed under it, draws, stores and completes the audit row.
+CREATE OR REPLACE FUNCTION dp.store_draw(release regclass, draw_id bigint)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r dp.releases;
+    s dp.streams;
+    is_stream boolean;
+    n_cells bigint;
+    past text[];
+    added record;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = store_draw.release;
+    SELECT * INTO s FROM dp.streams WHERE dp.streams.release = r.release FOR UPDATE;
+    is_stream := FOUND;
+    PERFORM dp.check_release_objects(r.release, r.owner, r.search_path, r.source_view, r.domain_view);
+    IF is_stream THEN
+        -- The released periods, in period order, for the source's past to be checked against.
+        EXECUTE format('SELECT coalesce(array_agg(%1$I::text ORDER BY %1$I), ''{}'') FROM %2$s',
+                       (SELECT attname FROM pg_attribute WHERE attrelid = release AND attnum = 1), release)
+            INTO past;
+        SELECT * INTO added
+        FROM dp.stream_append_as_owner(release, r.owner, r.search_path, format('SELECT * FROM %s', r.source_view),
+                                       past, s.state, s.variance, s.horizon);
+        UPDATE dp.streams SET released = released + added.appended,
+                              last_key = coalesce(added.last_key, dp.streams.last_key), state = added.new_state
+        WHERE dp.streams.release = r.release;
+        n_cells := added.appended;
+    ELSE
+        EXECUTE format('DELETE FROM %s', release);
+        EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS t(%s)',
+                       release, dp.release_columns(release))
+            USING r.owner, r.search_path, format('SELECT * FROM %s', r.source_view), r.epsilon, r.mechanism, r.delta,
+                  r.margins, CASE WHEN r.domain_view IS NOT NULL THEN format('SELECT * FROM %s', r.domain_view) END,
+                  r.options, r.hierarchy;
+        GET DIAGNOSTICS n_cells = ROW_COUNT;
+    END IF;
+    UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
+    UPDATE dp.draws d
+    SET cells = n_cells,
+        noise_law = CASE WHEN is_stream
+                         THEN jsonb_build_object('mechanism', 'cascade_stream', 'variance', s.variance,
+                                                 'horizon', s.horizon, 'neighbours', s.neighbours,
+                                                 'first_period', s.released, 'periods', n_cells)
+                         ELSE dp.last_release() END,
+        note = CASE WHEN NOT is_stream THEN NULL
+                    WHEN s.state IS NULL
+                    THEN format('first draw of the stream: charges its epsilon and delta once for up to 2^%s periods',
+                                s.horizon)
+                    ELSE format('append: covered by the first draw''s charge (%s periods released of at most 2^%s)',
+                                s.released + n_cells, s.horizon) END
+    WHERE d.draw_id = store_draw.draw_id;
+END
+$$;
+
+COMMENT ON FUNCTION dp.store_draw(regclass, bigint) IS
+'Internal: makes and stores a governed draw charged by dp.charge_draw, and completes its audit row.';
+REVOKE EXECUTE ON FUNCTION dp.store_draw(regclass, bigint) FROM PUBLIC;
+
+-- After a draw failed once charged: the charge stays, the audit row says why.
+CREATE OR REPLACE FUNCTION dp.note_failed_draw(draw_id bigint, sqlstate text)
+RETURNS void
+LANGUAGE sql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE dp.draws d SET note = format('failed after its charge (SQLSTATE %s): nothing was stored, the charge stays',
+                                        sqlstate)
+    WHERE d.draw_id = note_failed_draw.draw_id
+$$;
+
+COMMENT ON FUNCTION dp.note_failed_draw(bigint, text) IS
+'Internal: records in the audit log that a charged draw failed before it was stored.';
+REVOKE EXECUTE ON FUNCTION dp.note_failed_draw(bigint, text) FROM PUBLIC;
+
+-- What a draw may use, checked at every draw (src/pg/draw_checks.c): the
+-- release table, the pinned views and the search_path as registered, and
+-- every object the source uses, with its owner's rights.
+CREATE OR REPLACE FUNCTION dp.check_release_objects(release regclass, owner regrole, search_path text,
+                                                    source_view regclass, domain_view regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'dp_check_release_objects'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.check_release_objects(regclass, regrole, text, regclass, regclass) IS
+'Internal: refuses a draw (42501) whose release table, pinned views, search_path or source objects could run '
+'or show code or data of a role other than the release''s owner and superusers.';
+REVOKE EXECUTE ON FUNCTION dp.check_release_objects(regclass, regrole, text, regclass, regclass) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.refresh_release(release regclass) RETURNS bigint
+AS 'MODULE_PATHNAME', 'dp_refresh_release'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.refresh_release(regclass) IS
+'Draws a new release into the release''s table and charges its dataset''s budget, in a transaction of its own '
+'that commits before this call returns: rolling back the caller''s transaction does not undo the charge. '
+'A stream instead appends its new periods (the released ones are never redrawn); only its first draw charges. '
+'SQLSTATE 53Z01 when the budget would be exceeded (the previous draw stays). Returns the draw''s audit id.';
+REVOKE EXECUTE ON FUNCTION dp.refresh_release(regclass) FROM PUBLIC;
+
+-- For REFRESH MATERIALIZED VIEW: a new draw, returned with the release's own
+-- row type, e.g. CREATE MATERIALIZED VIEW v AS SELECT * FROM dp.draw(NULL::state_counts).
+CREATE OR REPLACE FUNCTION dp.draw(release anyelement) RETURNS SETOF anyelement
+AS 'MODULE_PATHNAME', 'dp_draw'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION dp.draw(anyelement) IS
+'Draws a new release (charging the budget, like dp.refresh_release) and returns its rows. '
+'For materialized views: CREATE MATERIALIZED VIEW v AS SELECT * FROM dp.draw(NULL::release_table). '
+'The first call after a restore (the release table was recreated) returns the restored draw without drawing.';
+REVOKE EXECUTE ON FUNCTION dp.draw(anyelement) FROM PUBLIC;
