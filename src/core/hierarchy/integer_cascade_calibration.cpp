@@ -54,17 +54,23 @@ IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& 
 
 }  // namespace
 
+double integer_cascade_scale_epsilon_delta(double m, double epsilon, double delta) {
+  // The scale whose rho = m / (2 s2) meets (epsilon, delta) by CKS Cor. 13,
+  // rounded up, and raised by kSlack so that the law's own sensitivity (m/s2
+  // up to rounding; the scaled law is the shape times s2 level by level)
+  // stays within it.
+  return std::nextafter(lattice_gaussian_sigma2(epsilon, delta, m).to_double(), INFINITY) * kSlack;
+}
+
+double integer_cascade_scale_rho(double m, double rho) { return m / (2 * rho) * kSlack; }
+
 CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape,
                                                              double epsilon, double delta, Neighbours neighbours,
                                                              const Interrupts& interrupts) {
   if (!(epsilon > 0) || !std::isfinite(epsilon)) throw InvalidArgument("epsilon must be finite and positive");
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   const double m = shape_sensitivity(tree, shape, neighbours);
-  // The scale whose rho = m / (2 s2) meets (epsilon, delta) by CKS Cor. 13,
-  // rounded up, and raised by kSlack so that the law's own sensitivity (m/s2
-  // up to rounding; the scaled law is the shape times s2 level by level)
-  // stays within it.
-  const double s2 = std::nextafter(lattice_gaussian_sigma2(epsilon, delta, m).to_double(), INFINITY) * kSlack;
+  const double s2 = integer_cascade_scale_epsilon_delta(m, epsilon, delta);
   const CascadeLaw law = shape.scaled(s2);
   CalibratedIntegerLaw out{law, describe(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
   if (zcdp_delta(epsilon, out.calibration.privacy.rho) > delta)
@@ -78,7 +84,7 @@ CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, co
                                                    Neighbours neighbours, const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
   const double m = shape_sensitivity(tree, shape, neighbours);
-  const double s2 = m / (2 * rho) * kSlack;
+  const double s2 = integer_cascade_scale_rho(m, rho);
   const CascadeLaw law = shape.scaled(s2);
   return CalibratedIntegerLaw{law, describe(tree, law, m / s2, neighbours, "rho", interrupts)};
 }

@@ -64,6 +64,13 @@ CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree
 CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho,
                                                    Neighbours neighbours, const Interrupts& interrupts);
 
+// The factor s2 by which a law of largest dx^T Sigma^+ dx = m is scaled to
+// meet (epsilon, delta) through rho-zCDP (CKS Cor. 13), or rho: rounded up,
+// with room for the rounding of the scaled law's own sensitivity. The
+// crossed release scales its Kronecker law by the same factors.
+double integer_cascade_scale_epsilon_delta(double m, double epsilon, double delta);
+double integer_cascade_scale_rho(double m, double rho);
+
 // Absolute per-level targets: what they cost (rho, and the smallest epsilon
 // at delta), with the same checks.
 CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
