@@ -98,11 +98,10 @@ SELECT dp.last_release()->'noise'->'calibration'->>'derived_from' AS derived_fro
 SELECT count(*) FROM dp.privatize($$SELECT half, quarter, 10::bigint FROM (VALUES ('H1', 'Q1'), ('H1', 'Q2'), ('H2', 'Q3'), ('H2', 'Q4')) q(half, quarter)$$,
                                   1.0, 'integer_cascade', delta => 1e-9, hierarchy => '{half,quarter}')
 AS t(half text, quarter text, n bigint);
-SELECT round((dp.range_variance(dp.last_release(), 0, 0) / v)::numeric, 12) AS one_leaf,
-       round((dp.range_variance(dp.last_release(), 0, 1) / v)::numeric, 12) AS siblings,
-       round((dp.range_variance(dp.last_release(), 1, 2) / v)::numeric, 12) AS across_root,
-       round((dp.range_variance(dp.last_release(), 0, 3) / v)::numeric, 12) AS everything
-FROM (SELECT (dp.last_release()->'noise'->'level_variance'->>0)::float8 AS v) law;
+SELECT r.leaves, round((dp.range_variance(law.l, r.first, r.last) / (law.l->'noise'->'level_variance'->>0)::float8)::numeric, 12)
+       AS times_the_level_variance
+FROM (SELECT dp.last_release() AS l) law,
+     (VALUES ('one leaf', 0, 0), ('two siblings', 0, 1), ('across the root', 1, 2), ('all four', 0, 3)) r(leaves, first, last);
 SELECT b.upper = dp.range_variance(dp.last_release(), 1, 2) AS upper_is_range_variance,
        b.lower <= b.upper AND b.lower > b.upper * (1 - 1e-12) AS lower_certified
 FROM dp.range_variance_bounds(dp.last_release(), 1, 2) b;
