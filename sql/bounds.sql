@@ -38,7 +38,7 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELE
 SELECT sqlstate_of($$SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
                                                 "noise": {"level_variance": [1, 1]}}', 0, 1)$$);
 SELECT sqlstate_of($$SELECT dp.cascade_range_variance('cascade', array_fill(1, ARRAY[200000]),
-                                                      array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0)$$);
+                                                      array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0, 0)$$);
 SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2, 2, 2]},
                            "noise": {"level_variance": [1, 0.5, 0.25]}}', 0, 3) > 0 AS whole_tree_variance;
 -- Non-finite variance targets are refused, not released as NaN.

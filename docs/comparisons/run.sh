@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Reproduces the papers' comparisons of conditioning and projection with the
-# installed extension (./scripts/build-install first) in a throwaway cluster
-# of its own (dp_docs, so it can run beside the test cluster), and writes
-# results.md, county_bias.csv/.png and census.csv/.png next to this script.
-# Arguments: the studies to (re)run, default all four (sex_by_age,
-# negative_binomial, county_bias, census); each study's section is kept in
-# out/ and results.md is assembled from them. Runs the studies in parallel;
-# the congenial MCMC of the crossing margins dominates (about ten minutes).
-# Needs root, like scripts/test.
-# DP_DOCS_SOCKET=<socket directory>: use an already running server there
-# (port DP_DOCS_PORT, psql from DP_DOCS_PGBIN if set) with the extension
-# installed, in a scratch database dp_docs, instead of a throwaway cluster.
+# Reproduces the papers' comparisons of conditioning and projection, and the
+# integer cascade against the TopDown-style baseline, with the installed
+# extension (./scripts/build-install first) in a throwaway cluster of its
+# own (dp_docs, so it can run beside the test cluster), and writes
+# results.md and each study's figure (county_bias.png, census.png,
+# block_bias.png, from the CSV files beside them) next to this script.
+# Arguments: the studies to (re)run, default all five (sex_by_age,
+# negative_binomial, county_bias, census, block_bias); each study's section
+# is kept in out/ and results.md is assembled from them. Runs the studies in
+# parallel; the congenial MCMC of the crossing margins dominates (about ten
+# minutes). Needs root, like scripts/test.
+# DP_DOCS_HOST=<socket directory> (and DP_DOCS_PORT, and DP_DOCS_PGBIN for
+# the psql of another installation) runs the studies in a database dp_docs
+# of an existing cluster instead (its superuser postgres, the extension
+# installed there), which is dropped afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cluster=dp_docs
@@ -18,19 +21,19 @@ port=${DP_DOCS_PORT:-5499}
 work=$(mktemp -d)
 chmod 777 "$work"
 cp "$here"/*.sql "$work"/
-if [ -n "${DP_DOCS_SOCKET:-}" ]; then
-  psql_bin=${DP_DOCS_PGBIN:+$DP_DOCS_PGBIN/}psql
-  server() { runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_SOCKET" -p "$port" -d postgres "$@"; }
-  server -c 'DROP DATABASE IF EXISTS dp_docs' -c 'CREATE DATABASE dp_docs' > /dev/null
-  trap 'server -c "DROP DATABASE IF EXISTS dp_docs" > /dev/null; rm -rf "$work"' EXIT
-  pg() { (cd "$work" && runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_SOCKET" -p "$port" -d dp_docs \
-            -v ON_ERROR_STOP=1 "$@"); }
+psql_bin=${DP_DOCS_PGBIN:+$DP_DOCS_PGBIN/}psql
+if [ -n "${DP_DOCS_HOST:-}" ]; then
+  connect=(-h "$DP_DOCS_HOST" -p "$port" -d dp_docs)
+  runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_HOST" -p "$port" -d postgres -v ON_ERROR_STOP=1 \
+    -c 'DROP DATABASE IF EXISTS dp_docs' -c 'CREATE DATABASE dp_docs' > /dev/null
+  trap 'runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_HOST" -p "$port" -d postgres -c "DROP DATABASE dp_docs"; rm -rf "$work"' EXIT
 else
+  connect=(-p "$port")
   pg_dropcluster --stop 15 $cluster > /dev/null 2>&1 || true
   pg_createcluster 15 $cluster -p "$port" --start -- --auth-local=trust > /dev/null
   trap 'pg_dropcluster --stop 15 $cluster; rm -rf "$work"' EXIT
-  pg() { (cd "$work" && runuser -u postgres -- psql -X -q -p "$port" -v ON_ERROR_STOP=1 "$@"); }
 fi
+pg() { (cd "$work" && runuser -u postgres -- "$psql_bin" -X -q "${connect[@]}" -v ON_ERROR_STOP=1 "$@"); }
 
 # psql 15 has no markdown output: unaligned rows with | between fields become
 # markdown tables (a first |-line is a header), other lines pass through.
@@ -43,10 +46,12 @@ markdown() {
 }
 
 pg -c 'CREATE EXTENSION invariant_dp' > /dev/null
-for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql data_census.sql; do pg -f $data > /dev/null; done
+for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql data_census.sql data_blocks.sql; do
+  pg -f $data > /dev/null
+done
 version=$(pg -A -t -c "SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'")
 studies=("$@")
-[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census)
+[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census block_bias)
 mkdir -p "$here/out"
 for study in "${studies[@]}"; do
   (start=$SECONDS
@@ -57,8 +62,9 @@ wait
 for study in "${studies[@]}"; do
   if [ -s "$work/$study.err" ]; then cat "$work/$study.err" >&2; exit 1; fi
   markdown < "$work/$study.out" > "$here/out/$study.md"
-  if [ $study = county_bias ] || [ $study = census ]; then
-    cp "$work/$study.csv" "$here/"
+  # A study with a figure writes its CSV files for the gnuplot script of its name.
+  if [ -f "$here/$study.gp" ]; then
+    for csv in $(sed -n "s/.*TO '\([a-z_]*\.csv\)'.*/\1/p" "$here/$study.sql"); do cp "$work/$csv" "$here/"; done
     (cd "$here" && gnuplot -e "out='$study.png'" $study.gp)
   fi
 done
@@ -70,11 +76,11 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   echo "README.md, \"Conditioning or projection\", says how to read them. Paper units: the papers"
   echo "write a cell's noise as P(z) ~ exp(-eps |z|); ours is P(z) ~ exp(-|z|/b), and each row names b."
   echo
-  echo "## The 2 x 23 sex-by-age table (congenial digest section 4)"
+  echo "## The 2 x 23 sex-by-age table (Gong and Meng 2020, arXiv:2008.10202, section 4)"
   echo
   section sex_by_age
   echo
-  echo "## Twenty Negative-Binomial tables (congenial digest section 4.1)"
+  echo "## Twenty Negative-Binomial tables (Gong and Meng 2020, section 4.1)"
   echo
   section negative_binomial
   echo
@@ -89,6 +95,12 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   section census
   echo
   echo '![mean error per cell by age group and county size](census.png)'
+  echo
+  echo "## Integer cascade against the TopDown-style baseline, by level and block size"
+  echo
+  section block_bias
+  echo
+  echo '![mean error by block size, and error by level](block_bias.png)'
   echo
   echo "## Reading the results"
   echo

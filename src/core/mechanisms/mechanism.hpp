@@ -29,6 +29,7 @@ enum class Mechanism {
   ProjectNnL2,       // the same with y >= 0: a QP (GM20 Sec. 3 "NNL2")
   ProjectNnInteger,  // NNL2 then controlled rounding to integers (TopDown-style)
   Cascade,           // Gaussian cascade noise on a hierarchy (DGGW25), rollups exact sums
+  IntegerCascade,    // exact lattice Gaussian with the cascade's covariance: integers at every level
 };
 
 // Which of the two views of constrained DP (LSZF23, Section 3 and Table 1) a
@@ -55,6 +56,12 @@ struct MechanismTraits {
   bool needs_delta;       // (eps, delta)-DP; otherwise pure eps-DP
   Family family;
 };
+
+// cascade and integer_cascade: calibrated on their hierarchy's tree (from
+// epsilon and delta, rho, or per-level targets), not per cell.
+inline bool calibrated_on_tree(Mechanism mechanism) {
+  return mechanism == Mechanism::Cascade || mechanism == Mechanism::IntegerCascade;
+}
 
 // Throws InvalidArgument listing the known names.
 const MechanismTraits& mechanism_by_name(const std::string& name);

@@ -148,8 +148,9 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
     case Mechanism::ProjectL2:
     case Mechanism::ProjectNnL2:
     case Mechanism::ProjectNnInteger: law = projection_law(request, l1); break;
-    case Mechanism::Cascade:  // calibrated on its tree: rollups/hierarchy_release.cpp
-      throw InvalidArgument("mechanism \"cascade\" needs a hierarchy");
+    case Mechanism::Cascade:  // calibrated on their tree: rollups/hierarchy_release.cpp
+    case Mechanism::IntegerCascade:
+      throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" needs a hierarchy");
   }
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;
