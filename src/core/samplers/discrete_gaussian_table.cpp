@@ -283,7 +283,7 @@ std::int64_t DiscreteGaussianTable::sample_exactly(RandomSource& rng, std::uint6
       if (w < lower_[k]) return true;
       if (w > upper_minus_one_[k]) return false;
     }
-    return v.less_than([&](mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) {
+    return v.less_than([&](mpfr_prec_t prec) {
       const mpfr_prec_t wp = prec + 32;
       Mp ll(wp), lh(wp), rl(wp), rh(wp), cl(wp), ch(wp);
       mass.left(wp, x, ll.v, lh.v);
@@ -294,8 +294,7 @@ std::int64_t DiscreteGaussianTable::sample_exactly(RandomSource& rng, std::uint6
       mpfr_sub_ui(cl.v, cl.v, w, MPFR_RNDD);
       mpfr_mul_2ui(ch.v, ch.v, 64, MPFR_RNDU);
       mpfr_sub_ui(ch.v, ch.v, w, MPFR_RNDU);
-      mpfr_set(lo, cl.v, MPFR_RNDD);
-      mpfr_set(hi, ch.v, MPFR_RNDU);
+      return Interval(wp, cl.v, ch.v);
     });
   };
   // X = min{x : U < CDF(x)}; CDF increases, so step from the guess.
