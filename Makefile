@@ -20,7 +20,7 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/run_as.o src/pg/stream.o src/pg/refresh_worker.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed stream conditioning_projection security bounds
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream conditioning_projection security bounds
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link
@@ -28,7 +28,7 @@ REGRESS_OPTS = --inputdir=.
 CORE_SRC ?= .
 CORE_BUILD ?= build/core
 CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
-SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lstdc++ -lm
+SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lcrypto -lstdc++ -lm
 PG_CFLAGS += -Wall -Wmissing-prototypes
 
 # Debian's server is built with LLVM: do not build JIT bitcode (needs clang).

@@ -38,7 +38,7 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELE
 SELECT sqlstate_of($$SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
                                                 "noise": {"level_variance": [1, 1]}}', 0, 1)$$);
 SELECT sqlstate_of($$SELECT dp.cascade_range_variance('cascade', array_fill(1, ARRAY[200000]),
-                                                      array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0)$$);
+                                                      array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0, 0)$$);
 SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2, 2, 2]},
                            "noise": {"level_variance": [1, 0.5, 0.25]}}', 0, 3) > 0 AS whole_tree_variance;
 -- Non-finite variance targets are refused, not released as NaN.
@@ -93,6 +93,14 @@ SET statement_timeout = '1s';
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 200) i, generate_series(1, 200) j', 1.0,
                                   'project_nn_l2', margins => '{i,j}') AS t(i int, j int, n float8);
 SET statement_timeout = '10s';
+-- Memory is bounded by bytes, not only rows: a source of long keys is
+-- refused (54000) while it is read, long before dp.max_cells rows.
+SET dp.max_source_memory = '4MB';
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 100000) g',
+                     1, 'discrete_laplace') AS t(k text, n bigint)$$);
+RESET dp.max_source_memory;
+SELECT count(*) AS cells FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 1000) g',
+                                            1, 'discrete_laplace') AS t(k text, n bigint);
 -- Pure-epsilon mechanisms take no delta, not even 0.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1', 1, 'discrete_laplace', delta => 0) AS t(k int, n bigint)$$);
 RESET statement_timeout;

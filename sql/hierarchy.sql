@@ -11,21 +11,6 @@ FROM generate_series(1, 3) s, generate_series(1, s + 1) c, generate_series(1, (s
 CREATE VIEW tract_counts AS SELECT state, county, tract, count(*) FROM persons GROUP BY 1, 2, 3;
 SELECT count(*) AS tracts, count(DISTINCT county) AS counties, sum(count) AS people FROM tract_counts;
 
--- Consistency of a release: each internal row against the sum of the rows one
--- level down (level column), for integers exactly, for reals to round-off.
-CREATE FUNCTION check_consistency(rows_query text, OUT nodes bigint, OUT worst_gap float8) LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE format($q$
-    WITH r AS (%s)
-    SELECT count(*), coalesce(max(abs(p.n - c.total) / greatest(abs(p.n), 1)), 0)
-    FROM r p
-    JOIN LATERAL (SELECT sum(c.n) AS total FROM r c
-                  WHERE c.level = p.level + 1
-                    AND (p.level < 1 OR c.state = p.state)
-                    AND (p.level < 2 OR c.county = p.county)) c ON true
-    WHERE p.level < 3$q$, rows_query) INTO nodes, worst_gap;
-END $$;
-
 -- cascade: rollup rows, grand total first; NULL keys below a node's level.
 CREATE TABLE cascade_release AS
 SELECT * FROM dp.privatize('SELECT * FROM tract_counts ORDER BY 1, 2, 3', 1.0, 'cascade', delta => 1e-9,
@@ -34,7 +19,7 @@ AS t(state text, county text, tract text, n float8, sd float8, level int);
 SELECT level, count(*) AS rows, bool_and(state IS NULL) AS no_state, bool_and(county IS NULL) AS no_county,
        bool_and(tract IS NULL) AS no_tract, min(sd) = max(sd) AS same_sd_per_level
 FROM cascade_release GROUP BY level ORDER BY level;
-SELECT nodes, worst_gap < 1e-12 AS consistent FROM check_consistency('SELECT * FROM cascade_release');
+SELECT nodes, worst_gap < 1e-12 AS consistent FROM hierarchy_gaps('SELECT * FROM cascade_release', '{state,county,tract}');
 SELECT count(*) AS rows, (SELECT count(*) FROM tract_counts) + (SELECT count(DISTINCT county) FROM tract_counts) + 3 + 1
        AS leaves_counties_states_total FROM cascade_release;
 -- The law: every level at the same variance (the paper's setting), published.
@@ -91,15 +76,15 @@ CREATE TABLE integer_release AS
 SELECT * FROM dp.privatize('SELECT * FROM tract_counts', 0.5, margins => '{state}',
                            hierarchy => '{state,county,tract}', options => '{"level": true}')
 AS t(state text, county text, tract text, n bigint, level int);
-SELECT nodes, worst_gap = 0 AS exactly_consistent FROM check_consistency('SELECT * FROM integer_release');
+SELECT nodes, worst_gap = 0 AS exactly_consistent FROM hierarchy_gaps('SELECT * FROM integer_release', '{state,county,tract}');
 SELECT bool_and(i.n = (SELECT sum(count) FROM tract_counts c WHERE c.state = i.state)) AS state_totals_exact
 FROM integer_release i WHERE level = 1;
 SELECT dp.last_release()->>'mechanism' AS mechanism, dp.last_release()->'hierarchy'->>'leaves' AS leaves;
 -- subspace_gaussian with a hierarchy.
-SELECT nodes, worst_gap < 1e-12 AS consistent FROM check_consistency($q$
+SELECT nodes, worst_gap < 1e-12 AS consistent FROM hierarchy_gaps($q$
   SELECT * FROM dp.privatize('SELECT * FROM tract_counts', 1.0, 'subspace_gaussian', delta => 1e-6,
                              hierarchy => '{state,county,tract}', options => '{"level": true}')
-  AS t(state text, county text, tract text, n float8, level int)$q$);
+  AS t(state text, county text, tract text, n float8, level int)$q$, '{state,county,tract}');
 
 -- Errors.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT * FROM tract_counts', 1.0, 'cascade', delta => 1e-9)

@@ -131,10 +131,12 @@ FROM cube;
 SELECT m->'invariants'->>'structure' AS structure, m->'sampler'->>'exact' AS exact, m->'l2_sensitivity' AS l2_sensitivity
 FROM dp.last_release() AS m;
 
--- integer_laplace and integer_laplace_l2 on complete tables: the table chain
--- (random 2x2 swaps, no basis), heat-bath for l1, Metropolis for l2. A
--- 60 x 50 table and a 12 x 10 x 8 cube: every declared total exact, the
--- sd pooled per table, the sampler and its sweeps stated.
+-- integer_laplace and integer_laplace_l2 on complete tables, no basis: l1
+-- redraws random pairs of rows and of columns exactly (pair blocks), l2
+-- runs the scale-mixture Gibbs sampler (exact lattice Gaussian draws), the
+-- cube l1 heat-bath along random basic moves. A 60 x 50 table and a
+-- 12 x 10 x 8 cube: every declared total exact, the sd pooled per table,
+-- the sampler and its iterations stated.
 CREATE TEMP TABLE swept AS
 SELECT mechanism, t.*
 FROM unnest('{integer_laplace,integer_laplace_l2}'::text[]) mechanism,
@@ -147,8 +149,15 @@ SELECT mechanism, count(*) AS cells, count(DISTINCT sd) AS distinct_sd, min(sd) 
        (SELECT bool_and(s = t) FROM (SELECT j, sum(n) AS s, sum((i + 3 * j) % 11) AS t FROM swept w
                                      WHERE w.mechanism = x.mechanism GROUP BY j) c) AS column_totals_exact
 FROM swept x GROUP BY mechanism ORDER BY mechanism;
+SELECT m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS iterations,
+       m->'sampler'->>'method' LIKE 'mcmc: Gibbs sampler on the Gaussian scale mixture%' AS scale_mixture,
+       m->>'l1_sensitivity' AS shortest_move_l1
+FROM dp.last_release() AS m;
+SELECT count(*) AS cells
+FROM dp.privatize($$SELECT i, j, (i + 3 * j) % 11 FROM generate_series(1, 60) i, generate_series(1, 50) j$$,
+                  1.0, 'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
 SELECT m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS sweeps,
-       m->'sampler'->>'method' LIKE 'mcmc: Metropolis updates along random basic moves%' AS table_chain,
+       m->'sampler'->>'method' LIKE 'mcmc: exact redraws of random pairs of rows and of columns%' AS pair_blocks,
        m->>'l1_sensitivity' AS shortest_move_l1
 FROM dp.last_release() AS m;
 CREATE TEMP TABLE swept_cube AS

@@ -4,6 +4,7 @@
 -- budget the integer-subspace paper uses). Writes each county's mean error
 -- to county_bias.csv for gnuplot and summarises the bias.
 \pset footer off
+LOAD 'invariant_dp';  -- dp.seed is honoured once the library is loaded
 SET dp.seed = '192';
 
 CREATE TEMP TABLE county_runs (mechanism text, run int, county int, error bigint);

@@ -5,6 +5,7 @@
 -- congenial releases of the crossing margins are MCMC (the lattice walk,
 -- about a second each), so they get 25 releases per table, the others 100.
 \pset footer off
+LOAD 'invariant_dp';  -- dp.seed is honoured once the library is loaded
 SET dp.seed = '41';
 
 CREATE TEMP TABLE nb_distances (method text, ord int, table_id int, run int, l1 float8, l2 float8);

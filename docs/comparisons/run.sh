@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# Reproduces the papers' comparisons of conditioning and projection with the
-# installed extension (./scripts/build-install first) in a throwaway cluster
-# of its own (dp_docs, so it can run beside the test cluster), and writes
-# results.md, county_bias.csv and county_bias.png next to this script.
-# Arguments: the studies to (re)run, default all three (sex_by_age,
-# negative_binomial, county_bias); each study's section is kept in out/ and
-# results.md is assembled from them. Runs the studies in parallel; the
-# congenial MCMC of the crossing margins dominates (about ten minutes).
-# Needs root, like scripts/test.
+# Reproduces the papers' comparisons of conditioning and projection, and the
+# integer cascade against the TopDown-style baseline, with the installed
+# extension (./scripts/build-install first) in a throwaway cluster of its
+# own (dp_docs, so it can run beside the test cluster), and writes
+# results.md and each study's figure (county_bias.png, census.png,
+# block_bias.png, from the CSV files beside them) next to this script.
+# Arguments: the studies to (re)run, default all five (sex_by_age,
+# negative_binomial, county_bias, census, block_bias); each study's section
+# is kept in out/ and results.md is assembled from them. Runs the studies in
+# parallel; the congenial MCMC of the crossing margins dominates (about ten
+# minutes). Needs root, like scripts/test.
+# DP_DOCS_HOST=<socket directory> (and DP_DOCS_PORT, and DP_DOCS_PGBIN for
+# the psql of another installation) runs the studies in a database dp_docs
+# of an existing cluster instead (its superuser postgres, the extension
+# installed there), which is dropped afterwards.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cluster=dp_docs
@@ -15,10 +21,19 @@ port=${DP_DOCS_PORT:-5499}
 work=$(mktemp -d)
 chmod 777 "$work"
 cp "$here"/*.sql "$work"/
-pg_dropcluster --stop 15 $cluster > /dev/null 2>&1 || true
-pg_createcluster 15 $cluster -p "$port" --start -- --auth-local=trust > /dev/null
-trap 'pg_dropcluster --stop 15 $cluster; rm -rf "$work"' EXIT
-pg() { (cd "$work" && runuser -u postgres -- psql -X -q -p "$port" -v ON_ERROR_STOP=1 "$@"); }
+psql_bin=${DP_DOCS_PGBIN:+$DP_DOCS_PGBIN/}psql
+if [ -n "${DP_DOCS_HOST:-}" ]; then
+  connect=(-h "$DP_DOCS_HOST" -p "$port" -d dp_docs)
+  runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_HOST" -p "$port" -d postgres -v ON_ERROR_STOP=1 \
+    -c 'DROP DATABASE IF EXISTS dp_docs' -c 'CREATE DATABASE dp_docs' > /dev/null
+  trap 'runuser -u postgres -- "$psql_bin" -X -q -h "$DP_DOCS_HOST" -p "$port" -d postgres -c "DROP DATABASE dp_docs"; rm -rf "$work"' EXIT
+else
+  connect=(-p "$port")
+  pg_dropcluster --stop 15 $cluster > /dev/null 2>&1 || true
+  pg_createcluster 15 $cluster -p "$port" --start -- --auth-local=trust > /dev/null
+  trap 'pg_dropcluster --stop 15 $cluster; rm -rf "$work"' EXIT
+fi
+pg() { (cd "$work" && runuser -u postgres -- "$psql_bin" -X -q "${connect[@]}" -v ON_ERROR_STOP=1 "$@"); }
 
 # psql 15 has no markdown output: unaligned rows with | between fields become
 # markdown tables (a first |-line is a header), other lines pass through.
@@ -31,10 +46,12 @@ markdown() {
 }
 
 pg -c 'CREATE EXTENSION invariant_dp' > /dev/null
-for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql; do pg -f $data > /dev/null; done
+for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql data_census.sql data_blocks.sql; do
+  pg -f $data > /dev/null
+done
 version=$(pg -A -t -c "SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'")
 studies=("$@")
-[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias)
+[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census block_bias)
 mkdir -p "$here/out"
 for study in "${studies[@]}"; do
   (start=$SECONDS
@@ -45,9 +62,10 @@ wait
 for study in "${studies[@]}"; do
   if [ -s "$work/$study.err" ]; then cat "$work/$study.err" >&2; exit 1; fi
   markdown < "$work/$study.out" > "$here/out/$study.md"
-  if [ $study = county_bias ]; then
-    cp "$work/county_bias.csv" "$here/"
-    (cd "$here" && gnuplot -e "out='county_bias.png'" county_bias.gp)
+  # A study with a figure writes its CSV files for the gnuplot script of its name.
+  if [ -f "$here/$study.gp" ]; then
+    for csv in $(sed -n "s/.*TO '\([a-z_]*\.csv\)'.*/\1/p" "$here/$study.sql"); do cp "$work/$csv" "$here/"; done
+    (cd "$here" && gnuplot -e "out='$study.png'" $study.gp)
   fi
 done
 section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run yet)"; }
@@ -58,11 +76,11 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   echo "README.md, \"Conditioning or projection\", says how to read them. Paper units: the papers"
   echo "write a cell's noise as P(z) ~ exp(-eps |z|); ours is P(z) ~ exp(-|z|/b), and each row names b."
   echo
-  echo "## The 2 x 23 sex-by-age table (congenial digest section 4)"
+  echo "## The 2 x 23 sex-by-age table (Gong and Meng 2020, arXiv:2008.10202, section 4)"
   echo
   section sex_by_age
   echo
-  echo "## Twenty Negative-Binomial tables (congenial digest section 4.1)"
+  echo "## Twenty Negative-Binomial tables (Gong and Meng 2020, section 4.1)"
   echo
   section negative_binomial
   echo
@@ -71,6 +89,18 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   section county_bias
   echo
   echo '![mean error against county size](county_bias.png)'
+  echo
+  echo "## Census-like: 3,000 counties x 20 age groups, both margins exact"
+  echo
+  section census
+  echo
+  echo '![mean error per cell by age group and county size](census.png)'
+  echo
+  echo "## Integer cascade against the TopDown-style baseline, by level and block size"
+  echo
+  section block_bias
+  echo
+  echo '![mean error by block size, and error by level](block_bias.png)'
   echo
   echo "## Reading the results"
   echo

@@ -5,6 +5,7 @@
 \set source 'SELECT sex, age_band, voting, count(*) FROM sex_by_age_persons GROUP BY 1, 2, 3'
 \set margins '{sex,voting}'
 \pset footer off
+LOAD 'invariant_dp';  -- dp.seed is honoured once the library is loaded
 SET dp.seed = '2020';
 
 CREATE TEMP TABLE truth AS SELECT sex, age_band, voting, count(*) AS n FROM sex_by_age_persons GROUP BY 1, 2, 3;

@@ -24,13 +24,15 @@ COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb
 'subspace_gaussian, subspace_laplace (real, margins exact), '
 'congenial (integer, margins exact, non-negative: conditioning), '
 'project_l2, project_nn_l2, project_nn_integer (projection baselines, TopDown-style), '
-'cascade (real, Gaussian noise correlated along a hierarchy). '
+'cascade (real, Gaussian noise correlated along a hierarchy), '
+'integer_cascade (integer at every level of a hierarchy, the same correlation, exact lattice Gaussian). '
 'margins: each element lists key columns whose totals stay exact ('''' = grand total). '
 'domain: a query listing every cell, zero cells included. '
 'options: {"stddev": true} adds a per-cell noise standard deviation column; '
 '{"neighbours": "add_remove"} (no margins) protects presence instead of a changed record. '
 'hierarchy: key columns, coarsest first; the release then has a row for every node (rollups have NULL '
-'below their level; {"level": true} adds an integer level column, 0 = grand total). '
+'below their level; {"level": true} adds an integer level column, 0 = grand total); the cascades also take '
+'{"rho": r} or per-level targets {"level_variance": [...]}, and {"crossed": [...]} names a second hierarchy. '
 'Call with a column definition list: AS t(key1 type, ..., n float8).';
 
 CREATE OR REPLACE FUNCTION dp.last_release() RETURNS jsonb

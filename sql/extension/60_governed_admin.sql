@@ -145,6 +145,16 @@ BEGIN
             DETAIL = 'A stream charges its dataset''s budget epsilon and delta once, for 2^horizon periods.';
     END IF;
     SELECT k INTO unknown FROM jsonb_object_keys(coalesce(options, '{}')) AS k WHERE k <> 'neighbours' LIMIT 1;
+    IF unknown = 'mechanism' THEN
+        -- src/core/hierarchy/integer_cascade_sampler.hpp, "Streams".
+        RAISE EXCEPTION USING ERRCODE = '0A000',
+            MESSAGE = 'a stream is released only by the real-valued streaming cascade',
+            DETAIL = 'The integer cascade does not carry over to streams: the law of its first periods depends on '
+                     'the horizon, and its exact sampler may redraw every period, which a stream cannot do once '
+                     'periods are published.',
+            HINT = 'For integer counts, register a release with mechanism => ''integer_cascade'' and a hierarchy '
+                   'over the periods; each draw redraws every period.';
+    END IF;
     IF unknown IS NOT NULL THEN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('unknown stream option "%s"', unknown),
             HINT = 'A stream takes only {"neighbours": "replace_one" | "add_remove"}.';

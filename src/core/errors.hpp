@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +22,13 @@ struct KeyRef {
   std::uint64_t row = 0;
   std::uint64_t columns = ~std::uint64_t{0};
 };
+
+// A double in an error detail, with every digit it has (%.17g).
+inline std::string format_double(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
 
 class Error : public std::runtime_error {
  public:

@@ -228,7 +228,8 @@ pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells
 	nulls = palloc0(sizeof(bool) * desc->natts);
 	for (r = 0; r < table->n_rows; r++)
 	{
-		size_t		cell = table->row_cell[r];
+		size_t		cell = table->row_cell ? table->row_cell[r] : r;
+		bool		is_cell = table->row_is_cell == NULL || table->row_is_cell[r];
 		int			column = cells->n_keys;
 		size_t		a;
 		int			k;
@@ -238,7 +239,7 @@ pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells
 		for (k = 0; k < cells->n_keys; k++)
 		{
 			uint32		axis = table->key_axis[k];
-			bool		printed = table->row_is_cell[r] ||
+			bool		printed = is_cell ||
 				(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
 
 			values[k] = printed ? cells->key_values[cell * cells->n_keys + k] : (Datum) 0;

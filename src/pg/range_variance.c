@@ -1,13 +1,17 @@
 /*
  * dp.cascade_range_variance(mechanism, children, level_variance,
- * fixed_nodes, first, last): the exact variance of a range of a cascade
- * release's leaves, from the pieces of its published noise law
- * (dp.range_variance takes them out of the jsonb).
+ * fixed_nodes, variance_deficit_bound, first, last): the variance of a range
+ * of a cascade or integer cascade release's leaves, from the pieces of its
+ * published noise law (dp.range_variance and dp.range_variance_bounds take
+ * them out of the jsonb), as (lower, upper): equal for "cascade"; for
+ * "integer_cascade" the closed form and its certified lower bound.
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -58,28 +62,43 @@ dp_cascade_range_variance(PG_FUNCTION_ARGS)
 	uint32	   *children = array_values(PG_GETARG_ARRAYTYPE_P(1), INT4OID, 4, &n_internal);
 	double	   *level_variance = array_values(PG_GETARG_ARRAYTYPE_P(2), FLOAT8OID, 8, &n_levels);
 	uint32	   *fixed = array_values(PG_GETARG_ARRAYTYPE_P(3), INT4OID, 4, &n_fixed);
-	int64		first = PG_GETARG_INT64(4);
-	int64		last = PG_GETARG_INT64(5);
-	double		variance;
+	double		deficit_bound = PG_GETARG_FLOAT8(4);
+	int64		first = PG_GETARG_INT64(5);
+	int64		last = PG_GETARG_INT64(6);
+	TupleDesc	desc;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	double		lower;
+	double		upper;
 	idp_error	error;
 	idp_interrupts interrupts = pg_interrupts();
 
-	if (strcmp(mechanism, "cascade") != 0)
+	/* The real-valued cascade's closed form is exact: no deficit. */
+	if (strcmp(mechanism, "cascade") == 0)
+		deficit_bound = 0;
+	else if (strcmp(mechanism, "integer_cascade") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("range variances are published for mechanism \"cascade\", not \"%s\"", mechanism),
+				 errmsg("range variances are published for mechanisms \"cascade\" and \"integer_cascade\", not \"%s\"",
+						mechanism),
 				 errhint("Pass the noise law of a cascade release: dp.last_release() after it, or dp.draws.noise_law.")));
 	if (n_internal == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the noise law does not list the tree's shape"),
-				 errdetail("Trees with more than 100000 internal nodes publish their shape without the child counts.")));
+				 errdetail("Trees with more than 100000 internal nodes, and crossed hierarchies, publish their shape without the child counts.")));
 	if (first < 0 || last < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("leaf positions must not be negative")));
-	if (idp_cascade_range_variance(children, n_internal, level_variance, n_levels, fixed, n_fixed,
-								   (uint64) first, (uint64) last, &interrupts, &variance, &error) != IDP_OK)
+	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp.cascade_range_variance must return a record")));
+	if (idp_cascade_range_variance(children, n_internal, level_variance, n_levels, fixed, n_fixed, deficit_bound,
+								   (uint64) first, (uint64) last, &interrupts, &lower, &upper, &error) != IDP_OK)
 		raise_core_error(&error);
-	PG_RETURN_FLOAT8(variance);
+	values[0] = Float8GetDatum(lower);
+	values[1] = Float8GetDatum(upper);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }

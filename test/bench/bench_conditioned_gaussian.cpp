@@ -23,7 +23,7 @@ void run(const char* name, std::size_t cells, std::size_t groups, Rational s2, b
   std::vector<std::int64_t> z(cells);
   std::unique_ptr<RandomSource> rng = os_source ? make_os_random_source() : make_seeded_random_source(1);
   const auto t0 = std::chrono::steady_clock::now();
-  sample_gaussian_with_zero_group_sums(*rng, s2, g.data(), cells, groups, z.data(), {});
+  sample_gaussian_with_zero_group_sums(*rng, s2, {g.data(), cells, groups}, z.data(), {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bench_checks::assert_zero_group_sums(z, g.data(), groups);
   double sq = 0;

@@ -44,7 +44,7 @@ void run(const char* name, std::size_t cells, std::size_t groups, Rational b, co
   std::vector<std::int64_t> z(cells);
   std::unique_ptr<RandomSource> rng = os_source ? make_os_random_source() : make_seeded_random_source(1);
   const auto t0 = std::chrono::steady_clock::now();
-  sample_laplace_with_zero_group_sums(*rng, b, group_of.data(), cells, groups, z.data(), {});
+  sample_laplace_with_zero_group_sums(*rng, b, {group_of.data(), cells, groups}, z.data(), {});
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   bench_checks::assert_zero_group_sums(z, group_of.data(), groups);
   double sq = 0;

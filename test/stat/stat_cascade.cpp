@@ -1,5 +1,8 @@
-// Statistical tests of Cascade Sampling (digest §6.4 items 2-4): unbiased
-// node noise, every level at its target variance (root included), the leaf
+// Statistical tests of Cascade Sampling (Dharangutte, Gao, Gong, Wang 2025,
+// arXiv:2402.07066: unbiasedness, Section 3.4; every node at its variance,
+// Theorem 3.3, extended to per-level targets in
+// src/core/hierarchy/DERIVATIONS.md): unbiased node noise, every level at
+// its target variance (root included), the leaf
 // covariance of the closed form (exact per cascade_covariance.hpp, itself
 // checked against Eigen in test_cascade_covariance.cpp), Gaussian marginals,
 // and the conditioned law. Fixed seeds; every family of checks has a total
@@ -285,7 +288,7 @@ TEST(CascadeStat, CrossedNoiseHasTheKroneckerCovariance) {
 }
 
 // Streaming: 6 leaves appended in chunks 2, 1, 3 through serialized states
-// against the first 6 leaves of the batch depth-3 tree (digest §6.4 item 9).
+// against the first 6 leaves of the batch depth-3 tree (DERIVATIONS.md, section 7).
 bool streaming_passes(const HierarchyTree& reference_tree, const CascadeLaw& reference, int runs, std::uint64_t seed,
                       bool verbose) {
   const std::size_t n = 6;

@@ -52,7 +52,7 @@ std::vector<std::int64_t> release_groups(std::uint64_t seed, Rational s2, std::s
   for (std::size_t i = 0; i < group_of.size(); ++i) group_of[i] = static_cast<std::uint32_t>(i / k);
   std::vector<std::int64_t> z(group_of.size());
   auto rng = make_seeded_random_source(seed);
-  sample_gaussian_with_zero_group_sums(*rng, s2, group_of.data(), z.size(), groups, z.data(), {});
+  sample_gaussian_with_zero_group_sums(*rng, s2, {group_of.data(), z.size(), groups}, z.data(), {});
   return z;
 }
 

@@ -52,7 +52,7 @@ std::vector<std::int64_t> release_groups(std::uint64_t seed, Rational b, std::si
   for (std::size_t i = 0; i < group_of.size(); ++i) group_of[i] = static_cast<std::uint32_t>(i / k);
   std::vector<std::int64_t> z(group_of.size());
   auto rng = make_seeded_random_source(seed);
-  sample_laplace_with_zero_group_sums(*rng, b, group_of.data(), z.size(), groups, z.data(), {});
+  sample_laplace_with_zero_group_sums(*rng, b, {group_of.data(), z.size(), groups}, z.data(), {});
   return z;
 }
 

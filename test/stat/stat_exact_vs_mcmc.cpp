@@ -110,7 +110,7 @@ TEST(StatExactVersusMcmc, LaplaceOnOneSum) {
   const Histograms chains = mcmc_sample(mcmc::laplace_l1(0.5), 11);  // q ~ exp(-|z|_1 / 2)
   auto laplace = [](Rational b) {
     return [b](RandomSource& rng, const std::uint32_t* g, std::size_t n, std::size_t groups, std::int64_t* z) {
-      sample_laplace_with_zero_group_sums(rng, b, g, n, groups, z, Interrupts());
+      sample_laplace_with_zero_group_sums(rng, b, {g, n, groups}, z, Interrupts());
     };
   };
   expect_same_law(exact_sample(laplace({2, 1}), 12), chains, "l1 exact vs mcmc");
@@ -121,7 +121,7 @@ TEST(StatExactVersusMcmc, GaussianOnOneSum) {
   const Histograms chains = mcmc_sample(mcmc::lattice_gaussian(8), 21);
   auto gaussian = [](Rational s2) {
     return [s2](RandomSource& rng, const std::uint32_t* g, std::size_t n, std::size_t groups, std::int64_t* z) {
-      sample_gaussian_with_zero_group_sums(rng, s2, g, n, groups, z, Interrupts());
+      sample_gaussian_with_zero_group_sums(rng, s2, {g, n, groups}, z, Interrupts());
     };
   };
   expect_same_law(exact_sample(gaussian({8, 1}), 22), chains, "gaussian exact vs mcmc");

@@ -1,5 +1,6 @@
-// Statistical tests of the lattice MCMC (src/core/mcmc; integer_subspace_dp
-// digest 3, 4.3-4.6, 5.2, 5.6) with fixed seeds, so each run is
+// Statistical tests of the lattice MCMC (src/core/mcmc; Dharangutte, Gao,
+// Gong, Yu 2023, arXiv:2212.00936, Sections 3-5, Appendices D-E) with fixed
+// seeds, so each run is
 // deterministic; thresholds come from the math:
 //  * Small lattices, against the exact pmf of the target: (1) the 2x2 table
 //    with both margins, z = k (1,-1,-1,1), so q(k) ∝ exp(-4 eps |k|) (l1),
@@ -23,7 +24,8 @@
 //  * 4x4 table (d = 16, both margins, eps = 0.25): per-cell mean of z over
 //    independent chains, |mean| / (sd / sqrt(N)) < 5.33 (two-sided normal
 //    quantile at 1e-7 per cell, so <= 1.6e-6 over 16 cells). Unbiasedness
-//    holds at every iteration from a symmetric start (digest 4.8), so no
+//    holds at every iteration from a symmetric start (the symmetry argument
+//    of src/core/mcmc/lattice_chain.hpp), so no
 //    burn-in bias enters and 4000 chains x 200 iterations suffice. Control:
 //    chains started at the fixed point 10 b_1 (not symmetric), 30 iterations,
 //    must fail the same threshold.

@@ -1,5 +1,7 @@
-// Conditioning versus projection on one sum constraint (two_views digest
-// 6.1) and for Gaussian noise (digest 3.2, 4.3), through run_release.
+// Conditioning versus projection on one sum constraint (Liu, Sun, Zhou, Feng
+// 2023, arXiv:2303.00228, Section 4: Proposition 4.1 and the n = 3 example,
+// Appendix B) and for Gaussian noise, where both coincide (Gao, Gong, Yu
+// 2022, arXiv:2108.11527, Theorem 4.2), through run_release.
 //
 // Design: G independent groups of 3 cells, each group's total kept exact
 // (margin "g"), so one release holds G independent draws of the 3-cell

@@ -107,7 +107,7 @@ TEST(SubspaceLaplace, UnbiasedWithVariance2b2PiN) {
   }
 }
 
-// The WiFi example (subspace_dp digest 6.3): 20 buildings x 14 groups x 24
+// The WiFi example (Gao, Gong, Yu 2022, arXiv:2108.11527, Section 5.2): 20 buildings x 14 groups x 24
 // hours, margins {building,hour} and {building,group}: rank 740, null
 // dimension 5980, every cell's noise variance (13/14)(23/24) sigma^2.
 TEST(SubspaceGaussian, WiFiCubePerCellVariance) {

@@ -1,5 +1,6 @@
-// Statistical tests of the projected noise on the WiFi example of the
-// subspace DP paper (subspace_dp digest, sections 6.3 and 10.4 item 5): 20
+// Statistical tests of the projected noise on the WiFi example of Gao,
+// Gong, Yu 2022, "Subspace Differential Privacy" (arXiv:2108.11527),
+// Section 5.2: 20
 // buildings x 14 groups x 24 hours with the margins {building, hour} and
 // {building, group}, unit Gaussian noise projected onto null(A). Theory:
 // rank 740, null dimension 5980, noise covariance Pi_N with every diagonal

@@ -69,7 +69,9 @@ inline TestTable grid(const std::vector<std::string>& columns, const std::vector
   return table;
 }
 
-// The 4x4 delinquent-children table (integer_subspace digest 5.2).
+// The 4x4 delinquent-children table (Dharangutte, Gao, Gong, Yu 2023,
+// arXiv:2212.00936, Table 2, from FCSM 2005; Gamma's row total is misprinted
+// there as 35, its cells sum to 25).
 inline TestTable delinquents() {
   return grid({"county", "edu"}, {4, 4}, {15, 1, 3, 1, 20, 10, 10, 15, 3, 10, 10, 2, 12, 14, 7, 2});
 }

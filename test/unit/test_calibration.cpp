@@ -4,8 +4,9 @@
 //  * certified delta and calibrated variance of the discrete Gaussian,
 //    Canonne, Kamath, Steinke 2020 (src/core/calibration/discrete_gaussian_privacy.cpp);
 //  * exact upward rounding to rationals (src/core/samplers/rational.cpp).
-// Reference values come from papers/subspace_dp.digest.md section 4.3 and
-// from mpmath at 50 digits; tolerances say where they come from.
+// Reference values were computed with mpmath at 50 digits (the minimal
+// sigma/Delta_2 solves Balle & Wang's condition, Theorem 8, by root
+// finding); tolerances say where they come from.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -32,15 +33,15 @@ struct ReferenceRow {
   double epsilon, delta, c;  // c = minimal sigma / Delta_2
 };
 
-// papers/subspace_dp.digest.md, section 4.3, last column (4 decimals).
-const ReferenceRow kDigestTable[] = {
+// Minimal c = sigma / Delta_2 from mpmath (4 decimals).
+const ReferenceRow kReferenceTable[] = {
     {0.192, 1e-5, 16.9261}, {0.5, 1e-5, 7.0318}, {1, 1e-5, 3.7306},  {1, 1e-9, 5.4953},
     {1, 1e-12, 6.5578},     {2, 1e-5, 1.9938},   {5, 1e-5, 0.8919}, {10, 1e-5, 0.4999},
 };
 
-TEST(AnalyticGaussian, MatchesDigestReferenceTable) {
+TEST(AnalyticGaussian, MatchesMpmathReferenceTable) {
   for (const double l2 : {1.0, std::sqrt(2.0)}) {
-    for (const ReferenceRow& row : kDigestTable) {
+    for (const ReferenceRow& row : kReferenceTable) {
       const double sigma = analytic_gaussian_sigma(row.epsilon, row.delta, l2);
       // The table is rounded to 4 decimals: |error| <= 0.5e-4 (+ float slack).
       EXPECT_NEAR(sigma / l2, row.c, 0.5e-4 + 1e-9)
@@ -52,7 +53,7 @@ TEST(AnalyticGaussian, MatchesDigestReferenceTable) {
 TEST(AnalyticGaussian, SigmaScalesLinearlyInSensitivity) {
   // delta depends on (eps, D/sigma) only, so sigma(D) = D sigma(1); the
   // search precision is 1e-12 relative on each side, hence 1e-11.
-  for (const ReferenceRow& row : kDigestTable) {
+  for (const ReferenceRow& row : kReferenceTable) {
     const double base = analytic_gaussian_sigma(row.epsilon, row.delta, 1.0);
     for (const double l2 : {std::sqrt(2.0), 1e-3, 7.5, 1e6}) {
       EXPECT_NEAR(analytic_gaussian_sigma(row.epsilon, row.delta, l2) / (l2 * base), 1.0, 1e-11);
@@ -113,15 +114,15 @@ TEST(AnalyticGaussian, CalibratedSigmaIsMinimal) {
   }
 }
 
-// The subspace paper's Lemma 3.4 constant, shown invalid (digest 4.3):
-// this is why calibration never uses it.
+// The constant of Gao, Gong, Yu 2022 (arXiv:2108.11527), Lemma 3.4, shown
+// invalid here: this is why calibration never uses it.
 double paper_constant(double eps, double delta) {
   return (1 + std::sqrt(1 + std::log(1 / delta))) / eps;
 }
 
 TEST(AnalyticGaussian, PaperConstantIsNotDifferentiallyPrivate) {
   // True delta of sigma = c * Delta_2 at eps=10, delta=1e-5: ~1.078e-4
-  // (digest: 1.1e-4; mpmath: 1.0782312512976723e-4), ten times the claim.
+  // (mpmath: 1.0782312512976723e-4), ten times the claim.
   const double at_eps10 = gaussian_mechanism_delta(10, paper_constant(10, 1e-5), 1.0);
   EXPECT_NEAR(at_eps10, 1.0782312512976723e-4, 1e-15);
   EXPECT_GT(at_eps10, 1e-5);

@@ -69,23 +69,23 @@ bool always_pending(void*) { return true; }
 
 TEST(CApiRangeVariance, RefusesHugeShapesBeforeAllocating) {
   idp_error error{};
-  double variance = 0;
+  double lower = 0, variance = 0;
   const uint32_t huge[] = {2000000000u};
   const double levels[] = {1, 1};
-  EXPECT_EQ(idp_cascade_range_variance(huge, 1, levels, 2, nullptr, 0, 0, 1, nullptr, &variance, &error), IDP_TOO_LARGE);
+  EXPECT_EQ(idp_cascade_range_variance(huge, 1, levels, 2, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error), IDP_TOO_LARGE);
   EXPECT_NE(std::string(error.message).find("too many nodes"), std::string::npos);
   std::vector<uint32_t> many(200000, 1);
   std::vector<double> deep(many.size() + 1, 1.0);
-  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), deep.data(), deep.size(), nullptr, 0, 0, 0, nullptr,
-                                       &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), deep.data(), deep.size(), nullptr, 0, 0, 0, 0,
+                                       nullptr, &lower, &variance, &error),
             IDP_TOO_LARGE);
   const uint32_t fine[] = {2, 2, 2};
-  EXPECT_EQ(idp_cascade_range_variance(fine, 3, levels, 0, nullptr, 0, 0, 1, nullptr, &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance(fine, 3, levels, 0, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error),
             IDP_INVALID_ARGUMENT);  // two levels of targets for a three-level tree
   const double three[] = {1, 0.5, 0.25};
-  EXPECT_EQ(idp_cascade_range_variance(fine, 3, three, 3, nullptr, 0, 0, 1, nullptr, &variance, &error), IDP_OK);
+  EXPECT_EQ(idp_cascade_range_variance(fine, 3, three, 3, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error), IDP_OK);
   const idp_interrupts cancel{always_pending, nullptr, nullptr};
   std::vector<uint32_t> wide{4096u};
-  EXPECT_EQ(idp_cascade_range_variance(wide.data(), 1, levels, 2, nullptr, 0, 0, 1, &cancel, &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance(wide.data(), 1, levels, 2, nullptr, 0, 0, 0, 1, &cancel, &lower, &variance, &error),
             IDP_INTERRUPTED);
 }

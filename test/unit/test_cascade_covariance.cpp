@@ -1,9 +1,12 @@
 // Unit tests of the cascade law's closed forms (cascade_covariance.hpp,
 // cascade_privacy.hpp) against an explicit construction with Eigen: the
-// linear map from the draws of the algorithm (digest §2.3, §2.8, §2.9) to
-// every node's noise, its covariance L L^T, and Sigma^-1 by inversion. Also
-// the digest's recursion (eq. 1) for Sigma_k, its inverse diagonal 1 + k/3,
-// the range-variance oracles of §3.2, and the per-level formula of §2.9.
+// linear map from the draws of the algorithm (the split rules of
+// src/core/hierarchy/DERIVATIONS.md, section 1) to every node's noise, its
+// covariance L L^T, and Sigma^-1 by inversion. Also the recursion for
+// Sigma_k of Dharangutte, Gao, Gong, Wang 2025 (arXiv:2402.07066,
+// Definition 3.1, eq. 1), its inverse diagonal 1 + k/3 (Corollary B.3), the
+// range-variance oracles and the precision formulas of DERIVATIONS.md,
+// sections 2-3.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -66,8 +69,8 @@ Eigen::MatrixXd leaf_cov(const HierarchyTree& tree, const CascadeLaw& law) {
   return leaves * leaves.transpose();
 }
 
-// The digest's recursion (1): Sigma_k from Sigma_{k-1} and -2^-(2k-1) blocks.
-Eigen::MatrixXd digest_sigma(unsigned k) {
+// The paper's recursion (1): Sigma_k from Sigma_{k-1} and -2^-(2k-1) blocks.
+Eigen::MatrixXd recursive_sigma(unsigned k) {
   Eigen::MatrixXd s = Eigen::MatrixXd::Ones(1, 1);
   for (unsigned j = 1; j <= k; ++j) {
     const Eigen::Index h = s.rows();
@@ -131,12 +134,12 @@ void expect_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
   }
 }
 
-TEST(CascadeCovariance, PerfectBinaryMatchesTheDigestRecursion) {
+TEST(CascadeCovariance, PerfectBinaryMatchesThePaperRecursion) {
   for (unsigned k = 0; k <= 6; ++k) {
     const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
     const auto law = CascadeLaw::uniform(tree, 1.0);
     const Eigen::MatrixXd sigma = leaf_cov(tree, law);
-    EXPECT_LT((sigma - digest_sigma(k)).cwiseAbs().maxCoeff(), 1e-13) << k;
+    EXPECT_LT((sigma - recursive_sigma(k)).cwiseAbs().maxCoeff(), 1e-13) << k;
     // Proposition B.1: rows sum to 2^-k; Corollary B.3: diag Sigma^-1 = 1 + k/3.
     EXPECT_LT((sigma.rowwise().sum().array() - std::ldexp(1.0, -int(k))).abs().maxCoeff(), 1e-13);
     const Eigen::MatrixXd precision = sigma.inverse();
@@ -157,7 +160,7 @@ TEST(CascadeCovariance, PerfectBinaryAgainstDenseInEveryEntry) {
   }
 }
 
-TEST(CascadeCovariance, NodePairsFollowTheDigestClosedForms) {
+TEST(CascadeCovariance, NodePairsFollowTheClosedForms) {
   // Siblings -v/m; ancestor at distance d: v 2^-d (binary); leaves across the
   // root -2^-(2k-1).
   const unsigned k = 4;
@@ -183,7 +186,7 @@ TEST(CascadeCovariance, GeneralTreesAndChainsAgainstDense) {
     if (tree.n_leaves() > 70) continue;
     const auto law = CascadeLaw::uniform(tree, 1.7);
     expect_matches_dense(tree, law);
-    // digest §2.6 [DERIVED]: Sigma^-1_ii = 1/v + sum over ancestors (m-1)/((m+1) v).
+    // DERIVATIONS.md section 3: Sigma^-1_ii = 1/v + sum over ancestors (m-1)/((m+1) v).
     for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
       double expected = 1;
       for (std::uint32_t v = tree.parent(tree.leaf_node(leaf)); v != kNoNode; v = tree.parent(v)) {
@@ -205,7 +208,7 @@ TEST(CascadeCovariance, PerLevelTargetsAgainstDense) {
     if (tree.n_leaves() > 70) continue;
     const CascadeLaw law(tree, v);
     expect_matches_dense(tree, law);
-    // digest §2.9: Sigma^-1_ii = 1/v_root + sum (m-1)^2 / (m^2 v_child - v_s).
+    // DERIVATIONS.md section 3: Sigma^-1_ii = 1/v_root + sum (m-1)^2 / (m^2 v_child - v_s).
     for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
       double expected = 1 / v[0];
       for (std::uint32_t u = tree.parent(tree.leaf_node(leaf)); u != kNoNode; u = tree.parent(u)) {
@@ -229,8 +232,9 @@ TEST(CascadeCovariance, PerLevelTargetsWithOneChildChainsAgainstDense) {
 }
 
 TEST(CascadeCovariance, RangeVarianceOracles) {
-  // digest §3.2: the largest range variance (6k + 4 - 4^(1-k))/9 and the sum
-  // over all n(n+1)/2 ranges n(n+1)(2k-1)/8 + n + 1/4 (sigma = 1).
+  // The largest range variance (6k + 4 - 4^(1-k))/9 and the sum over all
+  // n(n+1)/2 ranges n(n+1)(2k-1)/8 + n + 1/4 (sigma = 1): closed forms fitted
+  // to exhaustive computation, not proven (DERIVATIONS.md, section 2).
   for (unsigned k = 1; k <= 8; ++k) {
     const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
     const auto law = CascadeLaw::uniform(tree, 1.0);

@@ -1,6 +1,7 @@
 // Unit tests of crossed hierarchies (crossed_cascade.hpp): rectangle
 // variances and the Kronecker privacy constants against Eigen (explicit
-// Sigma_r (x) Sigma_c and its inverse), the digest's (1 + k1/3)(1 + k2/3),
+// Sigma_r (x) Sigma_c and its inverse), (1 + k1/3)(1 + k2/3) for two
+// perfect binary trees (src/core/hierarchy/DERIVATIONS.md, section 6),
 // and the crossed rollup.
 #include <gtest/gtest.h>
 

@@ -3,7 +3,6 @@
 // lazy Bernoulli comparison. Its law is tested in
 // test/stat/stat_conditioned_laplace.cpp.
 #include <gtest/gtest.h>
-#include <mpfr.h>
 
 #include <cmath>
 #include <cstdint>
@@ -16,6 +15,7 @@
 #include "random_source.hpp"
 #include "samplers/composition_total.hpp"
 #include "samplers/conditioned_laplace.hpp"
+#include "samplers/interval.hpp"
 #include "samplers/lazy_bernoulli.hpp"
 
 namespace invariant_dp {
@@ -46,12 +46,7 @@ class Scripted final : public RandomSource {
 
 // p = num/den as a correctly rounded enclosure.
 ProbabilityBounds ratio(unsigned long num, unsigned long den) {
-  return [num, den](mpfr_prec_t, mpfr_ptr lo, mpfr_ptr hi) {
-    mpfr_set_ui(lo, num, MPFR_RNDD);
-    mpfr_div_ui(lo, lo, den, MPFR_RNDD);
-    mpfr_set_ui(hi, num, MPFR_RNDU);
-    mpfr_div_ui(hi, hi, den, MPFR_RNDU);
-  };
+  return [num, den](mpfr_prec_t prec) { return div(exact(prec, std::uint64_t{num}), den); };
 }
 
 std::vector<std::uint32_t> partition(const std::vector<std::uint32_t>& sizes) {
@@ -63,7 +58,7 @@ std::vector<std::uint32_t> partition(const std::vector<std::uint32_t>& sizes) {
 std::vector<std::int64_t> release(RandomSource& rng, Rational b, const std::vector<std::uint32_t>& groups,
                                   std::size_t n_groups, const Interrupts& interrupts = {}) {
   std::vector<std::int64_t> z(groups.size(), 12345);
-  sample_laplace_with_zero_group_sums(rng, b, groups.data(), groups.size(), n_groups, z.data(), interrupts);
+  sample_laplace_with_zero_group_sums(rng, b, {groups.data(), groups.size(), n_groups}, z.data(), interrupts);
   return z;
 }
 
@@ -93,15 +88,10 @@ TEST(LazyBernoulli, ThirdIsDecidedByLaterDigits) {
 TEST(LazyBernoulli, LooseEnclosuresAreRefined) {
   // An enclosure of 1/3 of width 2^(20 - prec): the first one cannot decide.
   int calls = 0;
-  const ProbabilityBounds loose = [&calls](mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) {
+  const ProbabilityBounds loose = [&calls](mpfr_prec_t prec) {
     ++calls;
-    ratio(1, 3)(prec, lo, hi);
-    mpfr_t eps;
-    mpfr_init2(eps, 64);
-    mpfr_set_ui_2exp(eps, 1, 20 - prec, MPFR_RNDN);
-    mpfr_sub(lo, lo, eps, MPFR_RNDD);
-    mpfr_add(hi, hi, eps, MPFR_RNDU);
-    mpfr_clear(eps);
+    const Interval eps = scale_2exp(exact(64, std::uint64_t{1}), 20 - prec);
+    return add(ratio(1, 3)(prec), hull(neg(eps), eps));
   };
   const std::uint64_t third = 0x5555555555555555ull;
   Scripted s({third, 0});
@@ -158,9 +148,9 @@ TEST(ConditionedLaplace, EmptyAndSingletonGroupsNeedNoRandomness) {
   Scripted none({});
   const std::vector<std::uint32_t> groups = {0, 2, 3};
   std::vector<std::int64_t> z(3, 7);
-  sample_laplace_with_zero_group_sums(none, kTwo, groups.data(), 3, 5, z.data(), {});
+  sample_laplace_with_zero_group_sums(none, kTwo, {groups.data(), 3, 5}, z.data(), {});
   EXPECT_EQ(z, (std::vector<std::int64_t>{0, 0, 0}));
-  sample_laplace_with_zero_group_sums(none, kTwo, nullptr, 0, 0, nullptr, {});
+  sample_laplace_with_zero_group_sums(none, kTwo, {nullptr, 0, 0}, nullptr, {});
 }
 
 TEST(ConditionedLaplace, SparseGroupNumbersNeedNoTableOfGroups) {
@@ -184,17 +174,17 @@ TEST(ConditionedLaplace, BadArgumentsThrow) {
   auto rng = make_seeded_random_source(1);
   const std::vector<std::uint32_t> groups = {0, 0, 1};
   std::vector<std::int64_t> z(3);
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{0, 1}, groups.data(), 3, 2, z.data(), {}),
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{0, 1}, {groups.data(), 3, 2}, z.data(), {}),
                InvalidArgument);
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{1, 0}, groups.data(), 3, 2, z.data(), {}),
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{1, 0}, {groups.data(), 3, 2}, z.data(), {}),
                InvalidArgument);
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, groups.data(), 3, 1, z.data(), {}),
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, {groups.data(), 3, 1}, z.data(), {}),
                InvalidArgument);
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, nullptr, 3, 2, z.data(), {}), InvalidArgument);
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, groups.data(), 3, 2, nullptr, {}),
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, {nullptr, 3, 2}, z.data(), {}), InvalidArgument);
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, kTwo, {groups.data(), 3, 2}, nullptr, {}),
                InvalidArgument);
   // k * b ~ 2^53: the group total would not be representable safely.
-  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{std::uint64_t{1} << 52, 1}, groups.data(), 3, 2,
+  EXPECT_THROW(sample_laplace_with_zero_group_sums(*rng, Rational{std::uint64_t{1} << 52, 1}, {groups.data(), 3, 2},
                                                    z.data(), {}),
                OutOfRange);
 }

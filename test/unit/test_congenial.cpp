@@ -1,6 +1,6 @@
 // congenial through the release path: integer, non-negative, every margin
 // exact for every sampler; the public start depends on the margins only
-// and is what a chain that never moves releases (congenial digest §8 test 8);
+// and is what a chain that never moves releases (congenial_target.hpp);
 // the metadata states family, accounting and sampler.
 #include <gtest/gtest.h>
 

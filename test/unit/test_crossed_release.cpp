@@ -1,6 +1,7 @@
 // Releases over two crossed hierarchies (rollups/crossed_release.hpp): the
-// grid, the (row node, column node) rows, consistency along both trees, the
-// published sd against the closed-form rectangle variance, and the refusals.
+// grid, the (row node, column node) rows, consistency along both trees (also
+// for the integer cascade), the published sd against the closed-form
+// rectangle variance, and the refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -64,6 +65,27 @@ ReleaseRequest request(const std::string& mechanism, double epsilon, bool has_de
 // Each row node (3 levels: total, state, county) x column node.
 constexpr std::size_t kRowNodes = 1 + 2 + 3, kColNodes = 1 + 2 + 3;
 
+// Integers, each (row node, column node) the sum of its children along either tree.
+void expect_integer_consistency(const Table& t, const CrossedReleaseResult& out) {
+  ASSERT_TRUE(out.integer_output);
+  ASSERT_EQ(out.integer_values.size(), kRowNodes * kColNodes);
+  const auto grid = build_crossed_grid(*t.cells, {"state", "county"}, {"group", "age"}, Interrupts());
+  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s)
+    for (std::uint32_t c = 0; c < grid.cols.n_nodes(); ++c) {
+      const std::int64_t value = out.integer_values[s * kColNodes + c];
+      if (!grid.rows.is_leaf(s)) {
+        std::int64_t sum = 0;
+        for (auto k = grid.rows.first_child(s); k < grid.rows.child_end(s); ++k) sum += out.integer_values[k * kColNodes + c];
+        EXPECT_EQ(value, sum);
+      }
+      if (!grid.cols.is_leaf(c)) {
+        std::int64_t sum = 0;
+        for (auto k = grid.cols.first_child(c); k < grid.cols.child_end(c); ++k) sum += out.integer_values[s * kColNodes + k];
+        EXPECT_EQ(value, sum);
+      }
+    }
+}
+
 }  // namespace
 
 TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
@@ -104,24 +126,27 @@ TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
   auto rng = make_seeded_random_source(5);
   const auto out = run_crossed_release(*t.cells, t.counts.data(), request("integer_laplace", 1.0, false, false, {"state"}),
                                        crossed_request(), {}, *rng, Interrupts());
-  ASSERT_TRUE(out.integer_output);
-  const auto grid = build_crossed_grid(*t.cells, {"state", "county"}, {"group", "age"}, Interrupts());
-  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s)
-    for (std::uint32_t c = 0; c < grid.cols.n_nodes(); ++c) {
-      const std::int64_t value = out.integer_values[s * kColNodes + c];
-      if (!grid.rows.is_leaf(s)) {
-        std::int64_t sum = 0;
-        for (auto k = grid.rows.first_child(s); k < grid.rows.child_end(s); ++k) sum += out.integer_values[k * kColNodes + c];
-        EXPECT_EQ(value, sum);
-      }
-      if (!grid.cols.is_leaf(c)) {
-        std::int64_t sum = 0;
-        for (auto k = grid.cols.first_child(c); k < grid.cols.child_end(c); ++k) sum += out.integer_values[s * kColNodes + k];
-        EXPECT_EQ(value, sum);
-      }
-    }
+  expect_integer_consistency(t, out);
   // The state margin is exact: state S2's row (row node 1, first in source order) over all ages.
   EXPECT_EQ(out.integer_values[1 * kColNodes], 3 + 6 + 9);
+}
+
+TEST(CrossedRelease, IntegerCascadeIsExactAlongBothTrees) {
+  Table t;
+  auto rng = make_seeded_random_source(7);
+  const auto out = run_crossed_release(*t.cells, t.counts.data(), request("integer_cascade", 1.0, true, true),
+                                       crossed_request(), {}, *rng, Interrupts());
+  expect_integer_consistency(t, out);
+  // Uniform levels: every rectangle at the same (closed-form) sd.
+  ASSERT_EQ(out.noise_sd.size(), kRowNodes * kColNodes);
+  for (double sd : out.noise_sd) EXPECT_NEAR(sd, out.noise_sd[0], 1e-12 * sd);
+  for (const char* field : {"\"mechanism\": \"integer_cascade\"", "\"output\": \"integer\"",
+                            "\"variance_deficit_bound\": ", "\"exact\": true", "\"crossed\": true",
+                            "\"epsilon_delta_conversion\""})
+    EXPECT_NE(out.metadata_json.find(field), std::string::npos) << field << " in " << out.metadata_json;
+  // Margins are refused as for the real-valued crossed cascade.
+  EXPECT_THROW(check_crossed_request(request("integer_cascade", 1.0, true, false, {"state"}), crossed_request()),
+               InvalidArgument);
 }
 
 TEST(CrossedRelease, MissingCellAndColumnsAreRefused) {

@@ -1,13 +1,18 @@
 // Unit tests of invariant_lattice_basis (src/core/lattice): the integer
-// basis of Lambda_A = {z in Z^d : A z = 0}, integer_subspace_dp digest,
-// sections 1.6, 2 and 5.6. Every check is exact (FLINT integers):
+// basis of Lambda_A = {z in Z^d : A z = 0} (Dharangutte, Gao, Gong, Yu
+// 2023, arXiv:2212.00936, Proposition 8; their Examples 3-5 and Table 2).
+// Every check is exact (FLINT integers):
 //   - A B = 0 and rank m = d - rank(A);
 //   - the lattice is all of Lambda_A (saturation), two independent ways:
-//     det(B^T B) * prod(SNF(A))^2 = det(A A^T) (a sublattice of index t would
+//     det(B^T B) * prod(SNF(A))^2 = det(A A^T) for independent rows A (the
+//     saturated kernel lattice and the saturated row lattice are orthogonal
+//     primitive lattices, so their covolumes agree, and the row lattice has
+//     index prod(SNF(A)) in its saturation; a sublattice of index t would
 //     multiply the left side by t^2), and every integer kernel vector of a
 //     small box solves B x = z with x integral;
-//   - the digest's numbers: det(B^T B) = 4096 for the 4x4 table with both
-//     margins, = n for one sum over n cells;
+//   - the numbers that identity gives: det(B^T B) = det(A A^T) = 4096 for
+//     the 4x4 table with both margins (7 independent rows, unit invariant
+//     factors), = n for one sum over n cells (A A^T = n);
 //   - LLL: the output is LLL-reduced, also where the raw basis is not.
 #include <gtest/gtest.h>
 
@@ -231,7 +236,7 @@ std::vector<std::vector<std::int64_t>> kernel_in_box(const Sets& sets, std::size
   return out;
 }
 
-TEST(LatticeBasis, FourByFourTableMatchesTheDigest) {
+TEST(LatticeBasis, FourByFourTableHasTheCovolumeOfItsRows) {
   const Sets sets = two_way_sets(4, 4);
   for (std::size_t dropped = 0; dropped < 8; dropped += 7) {  // drop a row total, then a column total
     Sets kept = sets;

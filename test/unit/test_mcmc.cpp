@@ -1,5 +1,6 @@
-// Deterministic unit tests of the lattice MCMC (src/core/mcmc; digest 4.2-
-// 4.6): every state stays in Lambda_A on the paper's 4x4 table (A z = 0
+// Deterministic unit tests of the lattice MCMC (src/core/mcmc; Dharangutte,
+// Gao, Gong, Yu 2023, arXiv:2212.00936, Section 4 and Appendix D): every
+// state stays in Lambda_A on the paper's 4x4 table (A z = 0
 // exactly, z = B v, exact norms), seeded runs reproduce, interrupts stop
 // the loops, coupled chains that met stay equal, the TV-bound arithmetic
 // and split R-hat on hand-made inputs, and argument checks.

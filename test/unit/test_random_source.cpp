@@ -1,10 +1,12 @@
 // Deterministic tests of RandomSource: the seeded engine's exact stream, the
 // exactness of uniform_below's rejection, the open interval of
-// uniform_open01, and the OS engine's basic behaviour.
+// uniform_open01, and the OS engine's basic behaviour (ChaCha20 keyed from
+// the kernel: balanced distinct words, no replay across fork or reseeds).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <set>
@@ -150,7 +152,7 @@ TEST(RandomSourceFairBit, IsTheTopBit) {
 TEST(RandomSourceOs, ProducesBalancedDistinctWordsAcrossRefills) {
   auto rng = make_os_random_source();
   auto other = make_os_random_source();
-  // 20000 words cross several 4 KiB refills.
+  // 20000 words cross several 16 KiB refills.
   constexpr int kWords = 20000;
   std::set<std::uint64_t> seen;
   long ones = 0;
@@ -168,7 +170,7 @@ TEST(RandomSourceOs, ProducesBalancedDistinctWordsAcrossRefills) {
 
 TEST(RandomSourceOs, ForkedChildDoesNotReplayTheParentsBuffer) {
   auto rng = make_os_random_source();
-  rng->next_u64();  // the buffer now holds 511 unread words
+  rng->next_u64();  // the buffer now holds 2047 unread words
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   const pid_t pid = fork();
@@ -187,6 +189,58 @@ TEST(RandomSourceOs, ForkedChildDoesNotReplayTheParentsBuffer) {
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   for (int i = 0; i < 4; ++i) EXPECT_NE(child[i], rng->next_u64()) << i;
+}
+
+// The child's stream shares no word with the parent's, across refills on
+// both sides (a child that refilled from the inherited cipher state would
+// replay the parent's next 16 KiB).
+TEST(RandomSourceOs, ForkedChildSharesNoWordWithTheParentAcrossRefills) {
+  auto rng = make_os_random_source();
+  rng->next_u64();
+  constexpr int kWords = 6000;  // three refills
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    std::vector<std::uint64_t> words(kWords);
+    for (auto& w : words) w = rng->next_u64();
+    const auto size = static_cast<ssize_t>(words.size() * sizeof(std::uint64_t));
+    const bool ok = write(fds[1], words.data(), std::size_t(size)) == size;
+    _exit(ok ? 0 : 1);
+  }
+  close(fds[1]);
+  std::vector<std::uint64_t> child(kWords);
+  std::size_t got = 0;
+  auto* bytes = reinterpret_cast<char*>(child.data());
+  while (got < child.size() * sizeof(std::uint64_t)) {
+    const ssize_t n = read(fds[0], bytes + got, child.size() * sizeof(std::uint64_t) - got);
+    ASSERT_GT(n, 0);
+    got += std::size_t(n);
+  }
+  close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const std::set<std::uint64_t> theirs(child.begin(), child.end());
+  for (int i = 0; i < kWords; ++i) ASSERT_EQ(theirs.count(rng->next_u64()), 0u) << i;
+}
+
+// Past the reseed interval (2^20 words) the stream goes on: balanced bits,
+// no repeated word.
+TEST(RandomSourceOs, KeepsGoingAcrossKernelReseeds) {
+  auto rng = make_os_random_source();
+  constexpr int kWords = (1 << 20) + 5000;
+  long ones = 0;
+  std::set<std::uint64_t> tail;
+  for (int i = 0; i < kWords; ++i) {
+    const std::uint64_t x = rng->next_u64();
+    ones += __builtin_popcountll(x);
+    if (i >= kWords - 10000) tail.insert(x);
+  }
+  EXPECT_EQ(tail.size(), 10000u);
+  // 64 kWords fair bits: sd = 4 sqrt(kWords) ~ 4100; 10 sd is a ~1e-23 false alarm.
+  EXPECT_NEAR(double(ones), 32.0 * kWords, 10 * 4.0 * std::sqrt(double(kWords)));
 }
 
 TEST(RandomSourceOs, HelpersWork) {

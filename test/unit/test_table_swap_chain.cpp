@@ -1,7 +1,8 @@
 // The l1 step law along a move (mcmc/laplace_line) against its formula, and
 // the table chain (mcmc/table_swap_chain): its moves keep every (K-1)-way
 // margin, its norms track z, coupled copies stay together once equal and
-// meet on small tables. The laws themselves are tested in
+// meet on small tables; the pair blocks keep the margins and their draws
+// depend on the pair's sums and the stream only. The laws themselves are tested in
 // test/stat/stat_table_swap_chain.cpp.
 #include <gtest/gtest.h>
 
@@ -203,6 +204,102 @@ TEST(TableSwapChain, CoupledChainsMeetAndStayTogether) {
   }
 }
 
+TEST(PairBlockLaw, KeepsTheTotalAndRefusesBadInput) {
+  const PairBlockLaw law(6, 0.3);
+  auto rng = make_seeded_random_source(4);
+  const std::vector<std::int64_t> sums{4, -3, 0, 7, -1, 2};
+  std::vector<std::int64_t> first(6);
+  for (int i = 0; i < 2000; ++i) {
+    law.sample(sums.data(), -5, first.data(), *rng);
+    ASSERT_EQ(std::accumulate(first.begin(), first.end(), std::int64_t(0)), -5);
+  }
+  EXPECT_THROW(PairBlockLaw(0, 0.3), InvalidArgument);
+  EXPECT_THROW(PairBlockLaw(3, 0.0), InvalidArgument);
+  EXPECT_THROW(PairBlockLaw(3, NAN), InvalidArgument);
+  EXPECT_THROW(PairBlockLaw(100000, 1e-9), TooLarge);
+}
+
+TEST(PairBlockLaw, TheSameStreamAndSumsGiveTheSameBlock) {
+  // The coupling of the block updates rests on this: the draw depends on
+  // the sums, the total and the stream only.
+  const PairBlockLaw law(40, 0.25);
+  auto rng = make_seeded_random_source(6);
+  std::vector<std::int64_t> sums(40), a(40), b(40);
+  for (int trial = 0; trial < 200; ++trial) {
+    for (auto& s : sums) s = std::int64_t(rng->uniform_below(21)) - 10;
+    const std::uint64_t seed = rng->next_u64();
+    SeededRandomSource one(seed), two(seed);
+    law.sample(sums.data(), 3, a.data(), one);
+    law.sample(sums.data(), 3, b.data(), two);
+    ASSERT_EQ(a, b);
+  }
+}
+
+TEST(TableSwapChain, PairBlocksKeepBothMarginsOfEveryTable) {
+  // A 5x7 table on cells 0..34 and a 3x4 interleaved with a pinned 1x3.
+  LatticeTable a = full_table({5, 7});
+  LatticeTable b{{3, 4}, {}}, pinned{{1, 3}, {}};
+  for (std::size_t i = 0; i < 15; ++i) (i % 5 < 4 ? b.cells : pinned.cells).push_back(35 + i);
+  const TableMoves moves({a, pinned, b}, 50);
+  EXPECT_TRUE(moves.two_way());
+  EXPECT_EQ(moves.blocks_per_sweep(), 4u + 6u + 2u + 3u);
+  SwapChainConfig config{laplace_l1(0.3), true};
+  config.pair_blocks = true;
+  TableSwapChain chain(moves, config);
+  EXPECT_EQ(chain.steps_per_sweep(), 15u);
+  auto rng = make_seeded_random_source(12);
+  chain.run(30, *rng, Interrupts{});
+  std::vector<std::int64_t> za(chain.z().begin(), chain.z().begin() + 35), zb;
+  for (const std::size_t c : b.cells) zb.push_back(chain.z()[c]);
+  expect_margins_zero(za, {5, 7});
+  expect_margins_zero(zb, {3, 4});
+  for (const std::size_t c : pinned.cells) EXPECT_EQ(chain.z()[c], 0);
+  std::int64_t l1 = 0;
+  for (auto x : chain.z()) l1 += std::llabs(x);
+  EXPECT_GT(l1, 0);
+  EXPECT_EQ(chain.l1(), l1);
+  EXPECT_GT(chain.counts().rate(), 0.5);
+}
+
+TEST(TableSwapChain, PairBlocksNeedHeatBathOnTwoWayTablesWithoutFloors) {
+  const TableMoves square({full_table({3, 3})}, 9), cube({full_table({2, 2, 2})}, 8);
+  SwapChainConfig config{laplace_l1(0.3), true};
+  config.pair_blocks = true;
+  EXPECT_NO_THROW(TableSwapChain(square, config));
+  EXPECT_THROW(TableSwapChain(cube, config), InvalidArgument);
+  EXPECT_THROW(TableSwapChain(square, config, std::vector<std::int64_t>(9, 0)), InvalidArgument);
+  SwapChainConfig l2{laplace_l2(0.3), false};
+  l2.pair_blocks = true;
+  EXPECT_THROW(TableSwapChain(square, l2), InvalidArgument);
+}
+
+TEST(TableSwapChain, CoupledPairBlocksMeetAndStayTogether) {
+  const TableMoves moves({full_table({5, 4})}, 20);
+  SwapChainConfig config{laplace_l1(0.4), true};
+  config.pair_blocks = true;
+  auto rng = make_seeded_random_source(23);
+  for (int pair = 0; pair < 5; ++pair) {
+    const MeetingTime met = sample_table_meeting_time(moves, config, 3, 100000, *rng, Interrupts{});
+    EXPECT_TRUE(met.met);
+  }
+  TableSwapChain x(moves, config), y(moves, config);
+  CoupledSwapKernel kernel(x, y);
+  for (int s = 0; s < 50; ++s) {
+    kernel.sweep(*rng);
+    ASSERT_TRUE(kernel.met());
+  }
+  EXPECT_EQ(x.z(), y.z());
+  EXPECT_GT(x.counts().moved, 0u);
+  // Chains that differ only on one pair of rows meet at that pair's block.
+  std::vector<std::int64_t> z(20, 0);
+  z[1] = z[6] = 2, z[2] = z[5] = -2;  // rows 0 and 1, columns 1 and 2
+  TableSwapChain u(moves, config), v(moves, config);
+  v.reset_to(z);
+  CoupledSwapKernel pair(u, v);
+  for (int s = 0; s < 10000 && !pair.met(); ++s) pair.step(*rng);
+  EXPECT_TRUE(pair.met());
+}
+
 TEST(TableSwapChain, StopsWhenInterrupted) {
   const LatticeTable table = full_table({30, 30});
   const TableMoves moves({table}, 900);
@@ -211,6 +308,11 @@ TEST(TableSwapChain, StopsWhenInterrupted) {
   const Interrupts stop([](void*) { return true; }, nullptr);
   EXPECT_THROW(chain.run(1000000, *rng, stop), Interrupted);
   EXPECT_THROW(sample_table_meeting_time(moves, chain.config(), 1, 1000000, *rng, stop), Interrupted);
+  SwapChainConfig blocks = chain.config();
+  blocks.pair_blocks = true;
+  TableSwapChain block_chain(moves, blocks);
+  EXPECT_THROW(block_chain.run(1000000, *rng, stop), Interrupted);
+  EXPECT_THROW(sample_table_meeting_time(moves, blocks, 1, 1000000, *rng, stop), Interrupted);
 }
 
 }  // namespace

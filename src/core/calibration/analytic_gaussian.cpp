@@ -1,12 +1,12 @@
 // The analytic Gaussian mechanism: Balle & Wang (2018), "Improving the
-// Gaussian Mechanism for Differential Privacy", Theorem 8. Adding N(0, s^2)
+// Gaussian Mechanism for Differential Privacy" (arXiv:1805.06530), Theorem 8. Adding N(0, s^2)
 // noise to a query of l2 sensitivity D is (eps, delta)-DP if and only if
 //   delta >= Phi(D/(2s) - eps s/D) - e^eps Phi(-D/(2s) - eps s/D).
 // gaussian_mechanism_delta evaluates the right-hand side (the exact privacy
 // curve); analytic_gaussian_sigma returns the smallest s meeting a target
 // delta, to relative precision 1e-12 and rounded up (the returned s itself
 // satisfies the inequality as evaluated). The subspace paper's constant is
-// not used: papers/subspace_dp.digest.md, section 4.3.
+// not used (analytic_gaussian.hpp says why).
 //
 // Numerics: both terms are evaluated in log space with a log-erfc that
 // switches to the asymptotic series in the far tail, and their difference as
@@ -27,12 +27,6 @@ namespace {
 constexpr double kSqrt2 = 1.41421356237309504880;
 constexpr double kLn2 = 0.69314718055994530942;
 constexpr double kLogSqrtPi = 0.57236494292470008707;  // log(sqrt(pi))
-
-std::string format_double(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
 
 void require_positive_finite(double value, const char* message, const char* name) {
   if (!(value > 0) || !std::isfinite(value))

@@ -1,8 +1,11 @@
 // Calibration of the (continuous) Gaussian mechanism by its exact privacy
 // curve: Balle & Wang (2018), "Improving the Gaussian Mechanism for
-// Differential Privacy", Theorem 8. The subspace paper's constant
-// c = (1 + sqrt(1 + ln(1/delta)))/eps is not valid outside a narrow range
-// (papers/subspace_dp.digest.md, section 4.3), so it is never used.
+// Differential Privacy" (arXiv:1805.06530), Theorem 8. The constant of
+// Gao, Gong, Yu 2022 (arXiv:2108.11527), Lemma 3.4,
+// c = (1 + sqrt(1 + ln(1/delta)))/eps, is not (eps, delta)-DP outside a
+// narrow range (at eps = 10, delta = 1e-5 its true delta is 1.08e-4:
+// test_calibration.cpp, PaperConstantIsNotDifferentiallyPrivate), so it is
+// never used.
 #pragma once
 
 namespace invariant_dp {

@@ -59,12 +59,6 @@ constexpr double kMaxSigma2 = 1e13;
 // partial sum (the rest is then added, so this costs tightness, not safety).
 constexpr double kTailRelative = 1e-14;
 
-std::string format_double(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
-
 void check_epsilon(double epsilon) {
   if (!(epsilon > 0) || !std::isfinite(epsilon))
     throw InvalidArgument("epsilon must be positive and finite",

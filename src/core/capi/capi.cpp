@@ -103,8 +103,8 @@ idp_status idp_total_preserving(const int64_t* counts, size_t n, double epsilon,
     const NoiseLaw law = calibrate_noise(validate_request(raw));
     const std::vector<std::uint32_t> one_group(n, 0);
     std::vector<std::int64_t> z(n);
-    sample_laplace_with_zero_group_sums(session_random_source(randomness), law.exact_parameter, one_group.data(), n,
-                                        1, z.data(), interrupts_of(interrupts));
+    sample_laplace_with_zero_group_sums(session_random_source(randomness), law.exact_parameter, {one_group.data(), n, 1},
+                                        z.data(), interrupts_of(interrupts));
     for (std::size_t i = 0; i < n; ++i)
       if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
   });
@@ -123,7 +123,8 @@ idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, cons
     const auto names = strings(cells->n_columns, cells->column_names);
     check_margin_columns(validated, names);
     const Interrupts polling = interrupts_of(interrupts);
-    const CellKeys keys(source_key_rows(cells), names, polling);
+    const auto encoded = columns_named(names, validated.margins);
+    const CellKeys keys(source_key_rows(cells), names, polling, &encoded);
     const auto records = run_diagnostics(keys, validated, settings, session_random_source(randomness), polling);
     auto* out = static_cast<idp_diagnostic_row*>(std::calloc(std::max<std::size_t>(records.size(), 1),
                                                              sizeof(idp_diagnostic_row)));

@@ -7,6 +7,7 @@
 #include "../errors.hpp"
 #include "../mechanisms/cell_domain.hpp"
 #include "../rollups/crossed_grid.hpp"
+#include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_release.hpp"
 
 namespace invariant_dp::capi {
@@ -49,19 +50,34 @@ KeyRows released_key_rows(const idp_cells* cells) {
                  IDP_KEYS_DOMAIN};
 }
 
-ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts) {
+std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
+                                const std::vector<std::vector<std::string>>& name_lists) {
+  std::vector<bool> named(key_columns.size(), false);
+  for (const auto& names : name_lists)
+    for (const std::string& name : names)
+      for (std::size_t k = 0; k < key_columns.size(); ++k) named[k] = named[k] || key_columns[k] == name;
+  return named;
+}
+
+ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const Interrupts& interrupts) {
   ReleasedCells out;
   const auto names = strings(cells->n_columns, cells->column_names);
   const KeyRows released = released_key_rows(cells);
   if (!cells->has_domain) {
-    out.keys = std::make_unique<CellKeys>(released, names, interrupts);
+    out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
     out.counts = cells->source_counts;
     return out;
   }
   out.domain_counts = counts_on_domain(released, source_key_rows(cells), cells->source_counts, interrupts);
-  out.keys = std::make_unique<CellKeys>(released, names, interrupts);
+  out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
   out.counts = out.domain_counts.data();
   return out;
+}
+
+std::vector<bool> encoded_columns(const CheckedRequest& checked, const idp_cells* cells) {
+  // A hierarchy's leaves are the cells themselves: every column is a level.
+  if (checked.hierarchy.active()) return std::vector<bool>(cells->n_columns, true);
+  return columns_named(strings(cells->n_columns, cells->column_names), checked.release.margins);
 }
 
 CheckedRequest check_request(const idp_request* request) {
@@ -69,18 +85,23 @@ CheckedRequest check_request(const idp_request* request) {
   CheckedRequest checked;
   checked.hierarchy = take_hierarchy_request(strings(request->n_hierarchy, request->hierarchy), raw.options);
   checked.budget.has_epsilon = !request->epsilon_is_null;
-  // Without epsilon only the cascade can be calibrated (from rho or absolute
+  // Without epsilon only the cascades can be calibrated (from rho or absolute
   // targets); validate the rest with a stand-in epsilon never used to draw.
   if (!checked.budget.has_epsilon) raw.epsilon = 1.0;
   checked.release = validate_request(raw);
-  const bool cascade = checked.release.mechanism->mechanism == Mechanism::Cascade;
+  const MechanismTraits& mechanism = *checked.release.mechanism;
+  const bool cascade = calibrated_on_tree(mechanism.mechanism);
   if (cascade && !checked.hierarchy.active())
-    throw InvalidArgument("mechanism \"cascade\" needs a hierarchy", {},
+    throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" needs a hierarchy", {},
                           "Pass hierarchy => '{state,county,tract}', coarsest level first.");
   if (!checked.budget.has_epsilon && !cascade)
     throw NullValue("epsilon must not be NULL");
+  // A cascade given both epsilon and rho, or neither (nor absolute targets;
+  // crossed releases say so when they calibrate, with their own hint).
+  if (cascade && !checked.hierarchy.is_crossed()) cascade_budget(checked.hierarchy, checked.budget);
   if (!cascade && (checked.hierarchy.rho > 0 || !checked.hierarchy.level_variance.empty()))
-    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanism \"cascade\"");
+    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
+                          "\"integer_cascade\"");
   check_crossed_request(checked.release, checked.hierarchy);
   return checked;
 }

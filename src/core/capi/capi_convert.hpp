@@ -40,7 +40,12 @@ struct ReleasedCells {
   std::vector<std::int64_t> domain_counts;
   const std::int64_t* counts = nullptr;
 };
-ReleasedCells released_cells(const idp_cells* cells, const Interrupts& interrupts);
+// encoded: the key columns whose codes the release needs (columns_named).
+ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const Interrupts& interrupts);
+
+// Which of the key columns any of the name lists names (margins, levels).
+std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
+                                const std::vector<std::vector<std::string>>& name_lists);
 
 // The keys of the source rows, and of the released rows (the domain's, when given).
 KeyRows source_key_rows(const idp_cells* cells);
@@ -54,6 +59,9 @@ struct CheckedRequest {
   HierarchyBudget budget;
 };
 CheckedRequest check_request(const idp_request* request);
+
+// The key columns a checked release needs codes of: its margins' and levels'.
+std::vector<bool> encoded_columns(const CheckedRequest& checked, const idp_cells* cells);
 
 // InvalidArgument naming a margin or hierarchy column the source lacks.
 void check_columns(const CheckedRequest& checked, const std::vector<std::string>& key_columns);

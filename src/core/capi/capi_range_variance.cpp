@@ -1,13 +1,15 @@
-// The C entry point of dp.range_variance: the variance of a range of a
-// cascade release's leaves, from its published noise law.
+// The C entry point of dp.range_variance and dp.range_variance_bounds: the
+// variance of a range of a cascade or integer cascade release's leaves, from
+// its published noise law.
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <vector>
 
 #include "../errors.hpp"
-#include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/cascade_law.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../rollups/hierarchy_release.hpp"
 #include "capi_convert.hpp"
@@ -53,8 +55,9 @@ std::vector<std::int64_t> parents_from_children(const uint32_t* children, std::s
 extern "C" {
 
 idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_internal, const double* level_variance,
-                                      size_t n_levels, const uint32_t* fixed_nodes, size_t n_fixed, uint64_t first,
-                                      uint64_t last, const idp_interrupts* interrupts, double* variance,
+                                      size_t n_levels, const uint32_t* fixed_nodes, size_t n_fixed,
+                                      double deficit_bound, uint64_t first, uint64_t last,
+                                      const idp_interrupts* interrupts, double* lower, double* upper,
                                       idp_error* error) {
   return guarded(error, [&] {
     const Interrupts polling = interrupts_of(interrupts);
@@ -66,7 +69,14 @@ idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_interna
       throw InvalidArgument("leaf range out of bounds",
                             "The release has " + std::to_string(tree.n_leaves()) + " leaves, numbered from 0; got " +
                                 std::to_string(first) + ".." + std::to_string(last) + ".");
-    *variance = hierarchy::range_variance(tree, law, static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(last));
+    if (!(deficit_bound >= 0) || !std::isfinite(deficit_bound))
+      throw InvalidArgument("the noise law has no valid variance_deficit_bound",
+                            "An integer_cascade law publishes a finite, non-negative bound.");
+    const auto bounds = hierarchy::integer_range_variance(tree, law, deficit_bound, static_cast<std::uint32_t>(first),
+                                                          static_cast<std::uint32_t>(last));
+    *upper = bounds.upper;
+    // The real-valued cascade's closed form is its variance.
+    *lower = deficit_bound == 0 ? bounds.upper : bounds.lower;
   });
 }
 

@@ -2,6 +2,7 @@
 // hierarchies) ends in the one release table of invariant_dp_core.h.
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -20,76 +21,93 @@ using namespace invariant_dp::capi;
 
 namespace {
 
+// What a table's arrays point into: the release's own vectors, moved here
+// rather than copied (a release of millions of cells is hundreds of MB).
+struct TableStorage {
+  std::vector<std::uint32_t> row_cell, row_depth, key_axis, key_depth;
+  std::vector<std::uint8_t> row_is_cell;
+  std::vector<double> values, noise_sd;
+  std::vector<std::int64_t> integer_values;
+  std::string metadata_json;
+};
+
 // A table of n rows over n_keys keys and n_axes hierarchies, every key a
 // level of none (printed only in rows that are cells) until set.
 idp_release_table* new_table(std::size_t n_rows, std::size_t n_keys, std::size_t n_axes) {
+  auto storage = std::make_unique<TableStorage>();
+  storage->key_axis.assign(n_keys, static_cast<std::uint32_t>(n_axes));
+  storage->key_depth.assign(n_keys, 0);
   auto* table = static_cast<idp_release_table*>(std::calloc(1, sizeof(idp_release_table)));
   if (table == nullptr) throw std::bad_alloc();
   table->n_rows = n_rows;
   table->n_keys = n_keys;
   table->n_axes = n_axes;
-  try {
-    table->key_axis = malloc_array<uint32_t>(std::vector<std::size_t>(n_keys, n_axes));
-    table->key_depth = malloc_array<uint32_t>(std::vector<std::size_t>(n_keys, 0));
-  } catch (...) {
-    idp_free_release(table);
-    throw;
-  }
+  table->storage = storage.release();
   return table;
 }
 
-// The values, the sd when asked for, and the metadata of every release.
+TableStorage& storage_of(idp_release_table* table) { return *static_cast<TableStorage*>(table->storage); }
+
+// The values, the sd when asked for, and the metadata of every release;
+// then the table's arrays are pointed at what the storage holds.
 template <class Result>
-void copy_values(const Result& result, bool with_stddev, idp_release_table* table) {
+void move_values(Result& result, bool with_stddev, idp_release_table* table) {
+  TableStorage& s = storage_of(table);
   const std::size_t n_values = result.integer_output ? result.integer_values.size() : result.values.size();
   if (n_values != table->n_rows || (with_stddev && result.noise_sd.size() != table->n_rows))
     throw Error("a release has fewer values than rows");
   table->integer_output = result.integer_output;
-  if (result.integer_output)
-    table->integer_values = malloc_array<int64_t>(result.integer_values);
-  else
-    table->values = malloc_array<double>(result.values);
-  if (with_stddev) table->noise_sd = malloc_array<double>(result.noise_sd);
-  table->metadata_json = malloc_copy(result.metadata_json);
+  s.values = std::move(result.values);
+  s.integer_values = std::move(result.integer_values);
+  if (with_stddev) s.noise_sd = std::move(result.noise_sd);
+  s.metadata_json = std::move(result.metadata_json);
+  table->values = table->integer_output ? nullptr : s.values.data();
+  table->integer_values = table->integer_output ? s.integer_values.data() : nullptr;
+  table->noise_sd = with_stddev ? s.noise_sd.data() : nullptr;
+  table->metadata_json = s.metadata_json.data();
+  table->row_cell = s.row_cell.empty() ? nullptr : s.row_cell.data();
+  table->row_is_cell = s.row_is_cell.empty() ? nullptr : reinterpret_cast<bool*>(s.row_is_cell.data());
+  table->row_depth = s.row_depth.empty() ? nullptr : s.row_depth.data();
+  table->key_axis = s.key_axis.data();
+  table->key_depth = s.key_depth.data();
 }
 
 // Levels of hierarchy `axis`, coarsest first: the key of level v is printed
 // from depth v + 1 on.
 void set_levels(idp_release_table* table, std::size_t axis, const std::vector<std::size_t>& level_columns) {
+  TableStorage& s = storage_of(table);
   for (std::size_t v = 0; v < level_columns.size(); ++v) {
-    table->key_axis[level_columns[v]] = static_cast<uint32_t>(axis);
-    table->key_depth[level_columns[v]] = static_cast<uint32_t>(v + 1);
+    s.key_axis[level_columns[v]] = static_cast<std::uint32_t>(axis);
+    s.key_depth[level_columns[v]] = static_cast<std::uint32_t>(v + 1);
   }
 }
 
-void fill_cells(const ReleaseResult& result, bool with_stddev, idp_release_table* table) {
-  std::vector<std::uint32_t> cell(table->n_rows);
-  for (std::size_t i = 0; i < cell.size(); ++i) cell[i] = static_cast<std::uint32_t>(i);
-  table->row_cell = malloc_array<uint32_t>(cell);
-  table->row_is_cell = malloc_array<bool>(std::vector<bool>(table->n_rows, true));
-  copy_values(result, with_stddev, table);
+// Cells only: row r is cell r, every row a cell (row_cell, row_is_cell NULL).
+void fill_cells(ReleaseResult& result, bool with_stddev, idp_release_table* table) {
+  move_values(result, with_stddev, table);
 }
 
-void fill_hierarchy(const HierarchyReleaseResult& result, bool with_stddev, idp_release_table* table) {
+void fill_hierarchy(HierarchyReleaseResult& result, bool with_stddev, idp_release_table* table) {
+  TableStorage& s = storage_of(table);
   set_levels(table, 0, result.level_columns);
-  table->row_cell = malloc_array<uint32_t>(result.node_cell);
-  table->row_is_cell = malloc_array<bool>(result.node_is_leaf);
-  table->row_depth = malloc_array<uint32_t>(result.node_depth);
-  copy_values(result, with_stddev, table);
+  s.row_cell = std::move(result.node_cell);
+  s.row_is_cell = std::move(result.node_is_leaf);
+  s.row_depth = std::move(result.node_depth);
+  move_values(result, with_stddev, table);
 }
 
-void fill_crossed(const CrossedReleaseResult& result, bool with_stddev, idp_release_table* table) {
+void fill_crossed(CrossedReleaseResult& result, bool with_stddev, idp_release_table* table) {
+  TableStorage& s = storage_of(table);
   set_levels(table, 0, result.row_level_columns);
   set_levels(table, 1, result.col_level_columns);
-  std::vector<std::uint32_t> depth(2 * result.node_cell.size());
+  s.row_depth.resize(2 * result.node_cell.size());
   for (std::size_t r = 0; r < result.node_cell.size(); ++r) {
-    depth[2 * r] = result.row_depth[r];
-    depth[2 * r + 1] = result.col_depth[r];
+    s.row_depth[2 * r] = result.row_depth[r];
+    s.row_depth[2 * r + 1] = result.col_depth[r];
   }
-  table->row_cell = malloc_array<uint32_t>(result.node_cell);
-  table->row_is_cell = malloc_array<bool>(std::vector<bool>(result.node_cell.size(), false));
-  table->row_depth = malloc_array<uint32_t>(depth);
-  copy_values(result, with_stddev, table);
+  s.row_cell = std::move(result.node_cell);
+  s.row_is_cell.assign(s.row_cell.size(), 0);
+  move_values(result, with_stddev, table);
 }
 
 // In a hierarchy release NULL marks the rollup rows: a NULL key in a level
@@ -128,20 +146,20 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
     check_no_null_levels(checked, cells);
     const Interrupts polling = interrupts_of(interrupts);
     RandomSource& rng = session_random_source(randomness);
-    const ReleasedCells released = released_cells(cells, polling);
+    const ReleasedCells released = released_cells(cells, encoded_columns(checked, cells), polling);
     const std::size_t n_keys = cells->n_columns;
     if (checked.hierarchy.is_crossed()) {
-      const CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, checked.release,
+      CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, checked.release,
                                                               checked.hierarchy, checked.budget, rng, polling);
       out = new_table(result.node_cell.size(), n_keys, 2);
       fill_crossed(result, checked.release.with_stddev, out);
     } else if (checked.hierarchy.active()) {
-      const HierarchyReleaseResult result = run_hierarchy_release(
+      HierarchyReleaseResult result = run_hierarchy_release(
           *released.keys, released.counts, checked.release, checked.hierarchy, checked.budget, rng, polling);
       out = new_table(result.node_cell.size(), n_keys, 1);
       fill_hierarchy(result, checked.release.with_stddev, out);
     } else {
-      const ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling);
+      ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling);
       out = new_table(released.keys->n_cells(), n_keys, 0);
       fill_cells(result, checked.release.with_stddev, out);
     }
@@ -156,15 +174,7 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
 
 void idp_free_release(idp_release_table* table) {
   if (table == nullptr) return;
-  std::free(table->row_cell);
-  std::free(table->row_is_cell);
-  std::free(table->row_depth);
-  std::free(table->key_axis);
-  std::free(table->key_depth);
-  std::free(table->values);
-  std::free(table->integer_values);
-  std::free(table->noise_sd);
-  std::free(table->metadata_json);
+  delete static_cast<TableStorage*>(table->storage);
   std::free(table);
 }
 

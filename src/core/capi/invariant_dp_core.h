@@ -146,8 +146,9 @@ typedef struct idp_cells
  * A release, row by row: one row per released cell (the source's rows, or
  * the domain's if given), or with a hierarchy one per node (the cells and
  * every rollup), or with two crossed hierarchies one per pair of nodes.
- * Row r prints the keys of cell row_cell[r], except the keys below its
- * level: key k is printed when row_is_cell[r], or when it is a level of
+ * Row r prints the keys of cell row_cell[r] (row_cell NULL: cell r),
+ * except the keys below its level: key k is printed when row_is_cell[r]
+ * (row_is_cell NULL: every row is a cell), or when it is a level of
  * hierarchy key_axis[k] (< n_axes) and key_depth[k] <= the row's depth in
  * that hierarchy, row_depth[r * n_axes + key_axis[k]] (0 = the hierarchy's
  * total). The depths are also the level columns. Core-allocated; release it
@@ -168,6 +169,7 @@ typedef struct idp_release_table
 	int64_t    *integer_values;	/* integer mechanisms, else NULL */
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
 	char	   *metadata_json;	/* the published noise law */
+	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;
 
 /* The release; *table is NULL unless IDP_OK. */
@@ -179,17 +181,19 @@ idp_status	idp_release(const idp_request *request, const idp_cells *cells,
 void		idp_free_release(idp_release_table *table);
 
 /*
- * dp.range_variance: the exact variance of the sum of released leaves
- * first..last (0-based, leaf order) of a cascade release, rebuilt from its
- * published law: children per internal node (level order), variance per
- * depth, and the nodes whose totals are exact.
+ * dp.range_variance: the variance of the sum of released leaves first..last
+ * (0-based, leaf order) of a cascade release, rebuilt from its published
+ * law: children per internal node (level order), variance per depth, and
+ * the nodes whose totals are exact. deficit_bound is the law's certified
+ * B (integer_cascade; 0 for cascade): *upper is the closed form, *lower
+ * (1 - B) times it rounded down (equal to it when B is 0).
  */
 idp_status	idp_cascade_range_variance(const uint32_t *children, size_t n_internal,
 									   const double *level_variance, size_t n_levels,
 									   const uint32_t *fixed_nodes, size_t n_fixed,
-									   uint64_t first, uint64_t last,
-									   const idp_interrupts *interrupts, double *variance,
-									   idp_error *error);
+									   double deficit_bound, uint64_t first, uint64_t last,
+									   const idp_interrupts *interrupts, double *lower,
+									   double *upper, idp_error *error);
 
 /* One noisy count for dp.noisy_count (no invariants). */
 idp_status	idp_noisy_count(int64_t count, const idp_request *request,

@@ -1,10 +1,15 @@
-// The congenial target (congenial_dp digest §2-§3; DESIGN.md "congenial"):
+// The congenial target (Gong, Meng 2020, "Congenial Differential Privacy
+// under Mandated Disclosure", FODS 2020, arXiv:2008.10202, Section 2.2,
+// eq. 2.3, and Section 2.3; README.md, the `congenial` row of the
+// mechanism table):
 //   pi(y)  proportional to  exp(-|y - x|_1 / b)  on  S* = {y in Z^d : A_r y = A_r x, y >= 0},
 // i.e. i.i.d. discrete Laplace noise of scale b conditioned on every
 // declared margin AND on non-negativity of every released cell. x is the
 // confidential table; the samplers only evaluate pi's ratios through it and
-// never start from it (digest §7.5, §8 item 8: a chain started at x that
-// never moves releases x exactly).
+// never start from it: a chain started at x that never moves would release
+// x exactly (the paper leaves the start open; public_start.hpp, and
+// test_congenial.cpp checks that a chain that never moves releases the
+// public start).
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,8 @@
 // Exact congenial draws where the margins form one partition of the cells
 // (or there is no margin): the target factorises over the groups, so each
-// group is drawn on its own (congenial digest 3.1, 7.5).
+// group is drawn on its own, by the rejection sampling that Gong, Meng 2020
+// (arXiv:2008.10202) Section 2.3 mentions as the simplest exact method,
+// made practical by the tilted proposal below (ours).
 //
 // Within a group of cells i with counts x_i and a fixed total, the noise z
 // has the law of independent discrete Laplace(b) variables truncated to

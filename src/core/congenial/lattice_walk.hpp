@@ -1,6 +1,8 @@
-// The better congenial sampler: a Metropolis random walk on S* with
-// margin-preserving moves y -> y + s m (congenial digest 7.5 "Markov-basis
-// moves"), m from the LLL-reduced basis of the invariant lattice
+// The better congenial sampler (ours; Gong, Meng 2020 use only the
+// independence sampler): a Metropolis random walk on S* with
+// margin-preserving moves y -> y + s m (Markov-basis moves in the sense of
+// Diaconis, Sturmfels 1998, Ann. Statist. 26(1)), m from the LLL-reduced
+// basis of the invariant lattice
 // {z in Z^d : A_r z = 0} (src/core/lattice) and the short sums and
 // differences of pairs of basis vectors (these include the 2x2 swaps of a
 // two-way table, a Markov basis of its fibres), s = +-(1 + Geometric(1/2))

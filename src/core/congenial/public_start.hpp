@@ -1,5 +1,6 @@
 // The chains' starting table, computed from the public invariant totals
-// only (never from the confidential cells; congenial digest §7.5): the
+// only (never from the confidential cells: a chain that never moves
+// releases its start, congenial_target.hpp): the
 // non-negative least-squares point nearest the zero table, i.e. the
 // minimum-norm table with the declared totals (for one margin: each group's
 // total spread evenly), rounded to integers keeping the totals

@@ -8,6 +8,7 @@
 
 #include "../errors.hpp"
 #include "../samplers/bernoulli_exp.hpp"
+#include "../samplers/discrete_laplace.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -16,12 +17,7 @@ using u128 = Uint128;
 constexpr unsigned kTiltBits = 16;
 
 Rational reduced(u128 num, u128 den) {
-  u128 a = num, c = den;
-  while (c != 0) {
-    const u128 t = a % c;
-    a = c;
-    c = t;
-  }
+  const u128 a = gcd(num, den);
   num /= a;
   den /= a;
   if (num == 0 || num > std::numeric_limits<std::uint64_t>::max() || den > std::numeric_limits<std::uint64_t>::max())
@@ -37,20 +33,12 @@ unsigned tilt_bits(Rational scale) {
   return used >= 62 ? 0 : std::min(kTiltBits, 62 - used);
 }
 
-// G with P(G = g) proportional to exp(-g * rate): CKS Algorithm 2 with
-// t = rate.den, s = rate.num (U kept with probability exp(-U/t), V counts
-// exp(-1) successes, G = floor((U + t V) / s)).
+// G with P(G = g) proportional to exp(-g * rate), i.e. scale den/num.
 std::int64_t sample_geometric(RandomSource& rng, Rational rate) {
-  for (;;) {
-    const std::uint64_t u = rng.uniform_below(rate.den);
-    if (!sample_bernoulli_exp_neg(rng, Rational{u, rate.den})) continue;
-    std::uint64_t v = 0;
-    while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
-    const u128 g = (static_cast<u128>(rate.den) * v + u) / rate.num;
-    if (g > static_cast<u128>(std::numeric_limits<std::int64_t>::max() / 2))
-      throw OutOfRange("a congenial noise draw does not fit in a bigint");
-    return static_cast<std::int64_t>(g);
-  }
+  const u128 g = sample_discrete_geometric(rng, Rational{rate.den, rate.num});
+  if (g > static_cast<u128>(std::numeric_limits<std::int64_t>::max() / 2))
+    throw OutOfRange("a congenial noise draw does not fit in a bigint");
+  return static_cast<std::int64_t>(g);
 }
 
 // Sums over one side: S0 = sum_{k>=1} r^k, S1 = sum k r^k, S2 = sum k^2 r^k,

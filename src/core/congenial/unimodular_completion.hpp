@@ -1,5 +1,6 @@
-// Algorithm 1's parametrisation of the invariant set (congenial digest 3.2,
-// 3.3): a set I^c of rank(A_r) cells whose columns B = A_r[:, I^c] are
+// The parametrisation of the invariant set in Algorithm 1 of Gong, Meng 2020
+// (arXiv:2008.10202), Section 2.3, Step 1: a set I^c of rank(A_r) cells
+// whose columns B = A_r[:, I^c] are
 // invertible, so every table with the declared totals is determined by its
 // cells in I: y_{I^c} = B^{-1} (a - A_r[:, I] y_I). Integer proposals on I
 // complete to integers iff B is unimodular (|det B| = 1); that holds for

@@ -1,6 +1,8 @@
-// The closed-form covariance of cascade noise (digest §2.1, §2.8, §2.9;
-// conditioned laws as in cascade_law.hpp), for the published noise law and
-// for range queries over the ordered leaves.
+// The closed-form covariance of cascade noise (for a perfect binary tree
+// the Sigma_k of Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066,
+// Definition 3.1; any tree, fan-out and per-level targets: DERIVATIONS.md,
+// section 2; conditioned laws as in cascade_law.hpp), for the published
+// noise law and for range queries over the ordered leaves.
 //
 // Write the noise as the root X plus independent split increments: a split
 // s into m children adds D_s with Cov(D_s) = tau_s^2 (I - J/m). A weighted

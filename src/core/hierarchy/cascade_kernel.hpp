@@ -1,7 +1,7 @@
 // The top-down cascade shared by the scalar sampler and the crossed
 // (Kronecker) sampler: each node carries a block of `width` values, a draw
 // fills one block with a unit draw (N(0,1) for the scalar cascade; a whole
-// column-tree cascade for crossed hierarchies, digest §2.10), and each split
+// column-tree cascade for crossed hierarchies, DERIVATIONS.md section 6), and each split
 // is the law of cascade_law.hpp applied elementwise. Level by level, so only
 // two levels of blocks are alive; leaves go straight to leaf_out (leaf order).
 // Draws: 1 for the root, 1 per binary split, m per split into m > 2, none for

@@ -55,7 +55,7 @@ CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_vari
     }
   }
   inherited_ = inherited_variances(tree, level_variance_);
-  // Refuse the targets if some split cannot reach them (digest §2.9).
+  // Refuse the targets if some split cannot reach them (DERIVATIONS.md, section 1).
   for (unsigned d = 0; d < tree.height(); ++d) {
     for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
       const std::uint32_t fanout = tree.n_children(node);

@@ -1,9 +1,10 @@
 // The law of cascade noise on a hierarchy: a target variance per depth and,
-// optionally, the nodes whose totals stay exact (papers/cascade_sampling.
-// digest.md §2.2, §2.8, §2.9).
+// optionally, the nodes whose totals stay exact. The binary equal-variance
+// split is Dharangutte, Gao, Gong, Wang 2025 (arXiv:2402.07066), eq. (2);
+// fan-out above 2 and per-level targets are ours (DERIVATIONS.md, section 1).
 //
-// The law (digest §2.8-2.9, checked in test_cascade_covariance.cpp against
-// an explicitly built covariance). The root gets N(0, v_0). A node s of
+// The law (checked in test_cascade_covariance.cpp against an explicitly
+// built covariance). The root gets N(0, v_0). A node s of
 // depth d with noise X and m children of depth d+1:
 //   m = 1: the child copies X, so it has its parent's variance, not its
 //          level's target (a one-county state's county has the state's
@@ -14,10 +15,11 @@
 // with v_d replaced by the parent's node_variance(). Every node is then
 // N(0, node_variance), children sum to their parent, and siblings have
 // covariance v_p/m^2 - tau^2/m (-v/m when all levels are at v).
-// Feasibility (digest §2.9): v_p < m^2 v_{d+1} for every split; otherwise the
+// Feasibility (DERIVATIONS.md, section 1): v_p < m^2 v_{d+1} for every split; otherwise the
 // constructor refuses, naming the level and the numbers.
 //
-// Conditioning (digest §6.3 leaves exact margins out; derived here): with
+// Conditioning (the paper leaves exact margins out, its Section 2.1;
+// DERIVATIONS.md, section 5): with
 // the totals of a set of nodes fixed, the Gaussian noise conditioned on
 // their noise being 0 is its projection (Sigma-orthogonal) onto that
 // subspace. When the fixed nodes cut the tree (every leaf lies under exactly

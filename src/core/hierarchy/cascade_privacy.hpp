@@ -1,5 +1,7 @@
 // Privacy of cascade noise: the Mahalanobis sensitivity of the protected
-// moves (digest §2.6, Thm 3.8, and its [DERIVED] general-tree form).
+// moves (Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066, Theorem 3.8;
+// the form for any tree, fan-out and per-level targets is ours,
+// DERIVATIONS.md, section 3).
 //
 // Releasing x + Z, Z ~ N(0, Sigma), is for a move dx the scalar Gaussian
 // mechanism with sensitivity sqrt(dx^T Sigma^-1 dx) and unit noise, so the
@@ -7,7 +9,7 @@
 // neighbouring moves. In the increment form (cascade_covariance.hpp) the
 // quadratic form is (sum dx)^2 / v_0 + sum_s ||dD_s||^2 / tau_s^2, with
 // dD_{s,c} = dx(c) - dx(s)/m_s. Hence, with a_s = (m_s - 1)/(m_s tau_s^2)
-// (= (m-1)^2/(m^2 v_child - v_s), digest §2.9, v_s = node_variance) over the
+// (= (m-1)^2/(m^2 v_child - v_s), v_s = node_variance) over the
 // splits s (one-child nodes add nothing):
 //   add_remove, move e_i:     Sigma^-1_ii = 1/v_0 + sum_{s ancestor of i} a_s
 //   replace_one, e_i - e_j:   2/tau_w^2 + sum_{s on i's path below w} a_s
@@ -18,7 +20,9 @@
 // each node). Under a conditioned law only replace_one moves inside one cut
 // node keep the exact totals; the same formula is the quadratic form under
 // the pseudo-inverse of the conditioned covariance (the increments above the
-// cut vanish). test_cascade_privacy.cpp checks all of it against Eigen.
+// cut vanish). test_cascade_covariance.cpp (expect_matches_dense) checks all
+// of it against the inverse of an explicitly built covariance, and
+// test_cascade_conditioning.cpp the conditioned laws.
 #pragma once
 
 #include <cstdint>

@@ -1,13 +1,16 @@
-// Cascade Sampling (Dharangutte, Gao, Gong, Wang, AISTATS 2025; papers/
-// cascade_sampling.digest.md §2.3, Algorithm 1; §2.5 Algorithm 3; §2.8-2.9
-// for fan-out above 2 and per-level variances, derived there).
+// Cascade Sampling (Dharangutte, Gao, Gong, Wang 2025, "Differentially
+// Private Range Queries with Correlated Input Perturbation", AISTATS 2025,
+// arXiv:2402.07066: Algorithm 1, Section 3.2; Algorithm 3, Appendix D.2;
+// fan-out above 2 and per-level variances are ours, DERIVATIONS.md,
+// section 1).
 //
 // Output law: leaf noise Z ~ N(0, Sigma) where every node's noise (the sum
 // of its leaves' noise) is N(0, v_depth), children sum to their parent and
 // Sigma is given in closed form by cascade_covariance.hpp; conditioned laws
 // as in cascade_law.hpp. The noise does not depend on the data: the same
 // random stream gives the same noise for any counts.
-// Privacy: cascade_privacy.hpp (Mahalanobis sensitivity, digest §2.6) and
+// Privacy: cascade_privacy.hpp (Mahalanobis sensitivity, the paper's
+// Theorem 3.8) and
 // cascade_calibration.hpp. Floating-point Gaussians are not bit-exact DP
 // (Mironov 2012), as for every real-valued mechanism of the project.
 // Cost: O(nodes) time, n draws for a binary tree, two levels of memory.

@@ -1,5 +1,6 @@
-// Two crossed hierarchies (digest §2.10, the paper's Appendix D.3 /
-// Algorithm 4, generalized to any two trees and per-level targets): noise on
+// Two crossed hierarchies (Dharangutte, Gao, Gong, Wang 2025,
+// arXiv:2402.07066, Appendix D.3, Algorithm 4, generalized to any two trees
+// and per-level targets; DERIVATIONS.md, section 6): noise on
 // the grid of (row leaf, column leaf) cells with covariance
 // Sigma_rows (x) Sigma_cols (Kronecker). Every rectangle of a row node s and
 // a column node t then has variance v_rows(s) * v_cols(t); the paper's
@@ -10,10 +11,11 @@
 // applied elementwise (cascade_kernel.hpp). Cost O(row nodes x column leaves
 // + column nodes x row nodes).
 //
-// Privacy [DERIVED]: Sigma^-1 = Sigma_rows^-1 (x) Sigma_cols^-1, so with P the
+// Privacy (ours; the paper defers it): Sigma^-1 = Sigma_rows^-1 (x) Sigma_cols^-1, so with P the
 // diagonal of a tree's precision and q(w) its off-diagonal at lowest common
 // ancestor w (cascade_privacy.hpp):
-//   add_remove: max P_rows * max P_cols (digest: (1 + k1/3)(1 + k2/3));
+//   add_remove: max P_rows * max P_cols ((1 + k1/3)(1 + k2/3) for two
+//     perfect binary trees at unit variance);
 //   replace_one, e_(i1,i2) - e_(j1,j2): P_r(i1) P_c(i2) + P_r(j1) P_c(j2)
 //     - 2 Sigma_r^-1(i1, j1) Sigma_c^-1(i2, j2), maximized in closed form:
 //     same row leaf: max P_r * max replace_one of the columns (and vice

@@ -1,6 +1,7 @@
 // Appending leaves to a released ordered (time) binary hierarchy without
-// redrawing the old ones (digest §2.4, the paper's Remark 3.6; Appendix D.1's
-// algorithm is missing from the source and rebuilt there).
+// redrawing the old ones (Dharangutte, Gao, Gong, Wang 2025,
+// arXiv:2402.07066, Remark 3.6; the algorithm of its Appendix D.1 is not in
+// the text, so the construction below is ours: DERIVATIONS.md, section 7).
 //
 // Growth: with 2^h leaves released under a root of noise R, the next leaf
 // opens a new root R' whose right child S is drawn conditionally on R,

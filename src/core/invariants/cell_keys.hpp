@@ -18,7 +18,11 @@ class CellKeys {
  public:
   // One cell per row of keys (NULL is a level of its own, as GROUP BY
   // treats it). Throws InvalidData on a duplicate cell, naming its key.
-  CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts);
+  // encoded: the columns whose codes are wanted (margins, hierarchy levels);
+  // none given: every column. The others keep no codes: a release of
+  // millions of cells without invariants needs none.
+  CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts,
+           const std::vector<bool>* encoded = nullptr);
 
   // Cells given by their codes on each column (codes[j][i] < n_levels[j]),
   // checked for duplicates like the rows of a source.
@@ -35,11 +39,12 @@ class CellKeys {
   // column and listing the known ones.
   std::size_t column_index(const std::string& name) const;
 
-  // Code of cell i on column j, in [0, n_levels(j)), in order of first appearance.
-  std::uint32_t code(std::size_t column, std::size_t cell) const { return codes_[column][cell]; }
-  std::uint32_t n_levels(std::size_t column) const { return n_levels_[column]; }
-  // All n_cells() codes of a column, for loops over every cell.
-  const std::uint32_t* codes(std::size_t column) const { return codes_[column].data(); }
+  // Code of cell i on an encoded column j, in [0, n_levels(j)), in order of
+  // first appearance.
+  std::uint32_t code(std::size_t column, std::size_t cell) const { return codes(column)[cell]; }
+  std::uint32_t n_levels(std::size_t column) const;
+  // All n_cells() codes of an encoded column, for loops over every cell.
+  const std::uint32_t* codes(std::size_t column) const;
 
  private:
   CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table);
@@ -50,8 +55,12 @@ class CellKeys {
   std::vector<std::vector<std::uint32_t>> codes_;  // [column][cell]
   std::vector<std::uint32_t> n_levels_;
 
-  // Throws InvalidData naming the first key tuple that repeats.
-  void check_no_duplicate_cells(const Interrupts& interrupts) const;
+  // Throws InvalidData naming the first key tuple that repeats: from the
+  // codes (from_codes), or from the keys' bytes.
+  void check_no_duplicate_codes(const Interrupts& interrupts) const;
+  void check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const;
+  void throw_duplicate(std::size_t row) const;
+  std::vector<bool> encoded_;
 };
 
 }  // namespace invariant_dp

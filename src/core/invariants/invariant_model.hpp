@@ -1,6 +1,6 @@
 // Declared margins compiled to the linear invariant A x = c over the cells,
 // with redundant rows removed, and the orthogonal projector onto null(A)
-// (subspace_dp digest, section 9). Never forms a dense d x d matrix:
+// (null_projectors.hpp). Never forms a dense d x d matrix:
 //   - no margin:                          identity;
 //   - one margin (a partition of cells):  centre within each group;
 //   - nested margins:                     only the finest partition counts;

@@ -1,5 +1,7 @@
 // Internal: the orthogonal projectors onto null(A) that InvariantModel picks
-// from (subspace_dp digest, sections 7.3 and 9). Each one applies Pi_N in
+// from (the Pi_N of Gao, Gong, Yu 2022, arXiv:2108.11527, Corollary 3.2; the
+// paper gives no formula, these are standard least squares,
+// Pi_N = I - A^T (A A^T)^-1 A for independent rows A). Each one applies Pi_N in
 // linear time or through a sparse factorisation, never as a dense d x d
 // matrix, and knows its exact diagonal and a set of independent rows of A.
 #pragma once

@@ -1,4 +1,4 @@
-// The two simplest projectors onto null(A) (subspace_dp digest, section 9):
+// The two simplest projectors onto null(A) (null_projectors.hpp):
 //   - no invariant: Pi_N = I, diagonal 1;
 //   - one partition of the cells (a single margin, a grand total, or the
 //     finest level of nested margins): Pi_N e = e minus its group mean,

@@ -1,4 +1,4 @@
-// The general projector onto null(A) (subspace_dp digest, sections 7.3 and 9):
+// The general projector onto null(A) (null_projectors.hpp):
 // for independent 0/1 rows A_r, H = A_r A_r^T is sparse SPD (H(p, q) counts
 // the cells that groups p and q share) and
 //   Pi_N e = e - A_r^T H^{-1} A_r e,

@@ -1,4 +1,4 @@
-// Two margins (subspace_dp digest, section 9, "two-way table"). The groups of
+// Two margins (null_projectors.hpp). The groups of
 // the two margins are the nodes of a bipartite graph whose edges are the
 // cells; its connected components are the blocks (e.g. the buildings of the
 // WiFi cube, or the single r x c table). The only linear dependency among the

@@ -1,8 +1,8 @@
 // RAII owners for the FLINT objects the lattice code uses (fmpz_mat_t,
 // nmod_mat_t, fmpz_t). FLINT is C: its objects need an explicit *_clear, and
 // the lattice construction can unwind with Interrupted, TooLarge or
-// OutOfRange between FLINT calls (integer_subspace_dp digest, section 2.3:
-// exact HNF / LLL on the invariant lattice). Owning every object here keeps
+// OutOfRange between FLINT calls (the exact HNF / LLL of
+// lattice_general.cpp). Owning every object here keeps
 // those exceptions leak-free. Non-copyable, non-movable: they live on the
 // stack or in std::optional.
 #pragma once

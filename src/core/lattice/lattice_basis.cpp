@@ -1,7 +1,9 @@
 // invariant_lattice_basis (lattice_basis.hpp): an LLL-reduced integer basis
-// of the invariant lattice Lambda_A = {z in Z^d : A z = 0} (integer_subspace_dp
-// digest, section 2; Proposition 8, with the paper's "rows of V" typo read as
-// columns and its full-rank assumption dropped, section 2.3).
+// of the invariant lattice Lambda_A = {z in Z^d : A z = 0} (Dharangutte,
+// Gao, Gong, Yu 2023, arXiv:2212.00936, Section 3.1, Proposition 8, with the
+// proof's "bottom d-k rows of V" read as the last d-k columns, as the
+// dimensions d x (d-k) require, and its full-rank assumption dropped:
+// redundant rows do not change the lattice).
 // Lambda_A is the direct sum of the lattices of A's connected components
 // (cells linked by a shared row), so each component is solved alone: free
 // cells, single groups and complete two-way tables by explicit bases

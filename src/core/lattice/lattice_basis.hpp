@@ -1,5 +1,6 @@
 // An integer basis of the invariant lattice Lambda_A = {z in Z^d : A z = 0}
-// (integer_subspace_dp digest, section 2): every integer noise vector that
+// (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936, Section 3.1,
+// Proposition 8): every integer noise vector that
 // keeps every invariant exact is an integer combination of its columns.
 // Stored sparse: the structured bases (groups, two-way tables) have 2-4
 // nonzeros per vector, so a 1000 x 1000 table's basis takes O(cells) memory

@@ -1,6 +1,6 @@
 // Internal pieces of invariant_lattice_basis (lattice_basis.hpp), shared by
 // the files of src/core/lattice and by the unit tests. The invariant lattice
-// Lambda_A = {z in Z^d : A z = 0} (integer_subspace_dp digest, section 2) is
+// Lambda_A = {z in Z^d : A z = 0} (lattice_basis.hpp) is
 // the direct sum of the lattices of A's connected components (cells linked
 // by sharing a row), so each component is solved on its own: structured
 // components (a single group, a complete two-way table) by an explicit

@@ -1,6 +1,7 @@
 // The general path of invariant_lattice_basis: an exact basis of the integer
-// kernel of one component's rows A_c (k x d), then LLL (integer_subspace_dp
-// digest, section 2.2 for the construction, 2.3 for LLL and rank deficiency).
+// kernel of one component's rows A_c (k x d), then LLL (Lenstra, Lenstra,
+// Lovasz 1982). The construction is that of Proposition 8 of Dharangutte,
+// Gao, Gong, Yu 2023 (arXiv:2212.00936); LLL and rank-deficient rows are ours.
 // Two exact constructions, both of the WHOLE lattice {z in Z^d : A_c z = 0}:
 //   1. RREF (fmpz_mat_rref: R = den * rref(A_c), pivots p_i). When den divides
 //      every entry, the rational RREF is integral and the vectors
@@ -9,7 +10,7 @@
 //      z = sum_f z_f v_f, so an integer z has integer coordinates z_f: the
 //      v_f generate the whole lattice (saturated). This is the usual case for
 //      margin rows and costs one fraction-free elimination.
-//   2. Otherwise (e.g. the digest's {1,2},{2,3},{1,3} with a shared cell,
+//   2. Otherwise (e.g. the sets {1,2},{2,3},{1,3} with a shared cell,
 //      kernel Z (1,1,1,-2), where the free-coordinate vectors would have to
 //      be halves), the paper's route with the SNF replaced by the HNF: row
 //      HNF of [A_c^T | I_d] = U [A_c^T | I_d] = [H | U] with U unimodular.

@@ -1,5 +1,6 @@
 // Connected components of the invariant rows and the explicit lattice bases
-// of the structured ones (integer_subspace_dp digest, sections 1.6 and 2.3):
+// of the structured ones (the settings of Examples 3-5 of Dharangutte, Gao,
+// Gong, Yu 2023, arXiv:2212.00936; the explicit bases are ours):
 //   - a cell in no row: e_c;
 //   - one group S = {c_0, ..., c_{s-1}} (a partition margin, Examples 3-4):
 //     the star basis e_{c_0} - e_{c_j}, j >= 1. Saturated: an integer z with

@@ -1,7 +1,8 @@
-// The fixed, shared part of a lattice MCMC sampler (integer_subspace_dp
-// digest 4.2-4.3): the target, the basis of Lambda_A as sparse columns (the
-// paper's C_A, the last d-k columns of V), the double-geometric parameter a
-// of Eq. 11, and optional extra "moves": sparse integer vectors of Lambda_A
+// The fixed, shared part of a lattice MCMC sampler (Dharangutte, Gao, Gong,
+// Yu 2023, arXiv:2212.00936, Section 4 and Appendix D.1): the target, the
+// basis of Lambda_A as sparse columns (the paper's C_A, the last d-k columns
+// of V, Proposition 8), the double-geometric parameter a of Eq. 11, and
+// optional extra "moves": sparse integer vectors of Lambda_A
 // (e.g. the +-1 2x2 swaps of a two-way table) proposed as symmetric random
 // walk steps z -> z + s m with s symmetric, so Metropolis acceptance keeps
 // the target exact. Each move also carries its coordinates in the basis, so

@@ -1,7 +1,10 @@
-// Default sampler settings, measured on the paper's 4x4 example (d = 16,
-// both margins, eps = 0.25; integer_subspace_dp digest 5.2, 5.6) with 200
-// coupled pairs (test/bench/bench_mcmc.cpp, seed 42): iterations until the
-// L-lag TV upper bound falls below 0.05, beside the paper's figures:
+// Default sampler settings, measured on the 4x4 delinquent-children table
+// of Dharangutte, Gao, Gong, Yu 2023, "Integer Subspace Differential
+// Privacy" (arXiv:2212.00936), Section 5 and Appendix E.3, Table 2 (d = 16,
+// both margins, eps = 0.25) with 200 coupled pairs
+// (test/bench/bench_mcmc.cpp, seed 42): iterations until the L-lag TV upper
+// bound falls below 0.05, beside the paper's convergence read off its
+// Figures 1 (l1) and 6 (l2):
 //   l1, a = e^-1, paper proposal:       4946 (L = 1000), 3977 (L = 3000)   paper ~1e4
 //   l1, a = e^-1, + 9 swaps/iteration:   641 (L = 1000)
 //   l2, a = e^-2, paper proposal:      85099 (L = 1000), 59191 (L = 1e4)  paper ~1e5

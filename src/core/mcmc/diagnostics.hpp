@@ -1,9 +1,11 @@
-// The MCMC health report behind dp.diagnose (integer_subspace_dp digest 7,
-// "Diagnostics"): the L-lag coupling TV upper-bound curve from R
-// independent coupled pairs (digest 4.6), the first iteration at which it
-// falls below a threshold, acceptance rates per move type, and split R-hat
-// on ||z||_1 and z_1 over over-dispersed chains (digest 5.3). The PG layer
-// turns tv_curve into rows and the scalars into one summary row.
+// The MCMC health report behind dp.diagnose, the checks of Dharangutte, Gao,
+// Gong, Yu 2023 (arXiv:2212.00936): the L-lag coupling TV upper-bound curve
+// from R independent coupled pairs (Section 4 and Appendix D.2, after
+// Biswas, Jacob, Vanetti 2019, arXiv:1905.09971, Theorem 2.5), the first
+// iteration at which it falls below a threshold, acceptance rates per move
+// type, and split R-hat on ||z||_1 and z_1 over over-dispersed chains (as in
+// the paper's Appendix E.4). The PG layer turns tv_curve into rows and the
+// scalars into one summary row.
 #pragma once
 
 #include <cstdint>

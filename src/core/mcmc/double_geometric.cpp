@@ -1,4 +1,4 @@
-// Double-geometric sampling and maximal coupling (digest 4.2 and 4.4).
+// Double-geometric sampling and maximal coupling (double_geometric.hpp).
 #include "double_geometric.hpp"
 
 #include <cmath>

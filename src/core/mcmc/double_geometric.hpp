@@ -1,6 +1,7 @@
-// The double-geometric step law eta(e) = ((1-a)/(1+a)) a^|e| of the paper's
-// proposal (integer_subspace_dp digest 4.2, Eq. 11), and the rejection-based
-// maximal coupling of two shifted copies used by Algorithm 2 (digest 4.4).
+// The double-geometric step law eta(e) = ((1-a)/(1+a)) a^|e| of the proposal
+// of Dharangutte, Gao, Gong, Yu 2023 (arXiv:2212.00936), Section 4, Eq. 11,
+// and the rejection-based maximal coupling of two shifted copies used by
+// their Algorithm 2 (Appendix D.2).
 // Sampling draws |e| = 0 with probability (1-a)/(1+a), else 1 + Geometric
 // by inversion, then a fair sign bit: the sign makes the law exactly
 // symmetric whatever the floating-point rounding of the magnitude, so the

@@ -10,6 +10,8 @@ namespace invariant_dp::mcmc {
 LineRates::LineRates(double lambda) : lambda_(lambda) {
   if (!(std::isfinite(lambda) && lambda > 0)) throw InvalidArgument("the l1 rate must be finite and positive");
   for (std::size_t m = 0; m <= kMaxLinePoints; ++m) one_minus_r_[m] = -std::expm1(-lambda * double(m));
+  decay_.resize(kDecayTable);
+  for (std::size_t m = 0; m < kDecayTable; ++m) decay_[m] = std::exp(-lambda * double(m));
 }
 
 LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRates& rates, std::int64_t lo,
@@ -24,12 +26,35 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
       throw OutOfRange("lattice noise entry exceeds the sampler's range");
     points_[k] = points[k];
   }
-  std::sort(points_.begin(), points_.begin() + std::ptrdiff_t(n));
+  if (n == 4) {  // a 2x2 move: a five-comparator network, no branches
+    auto order = [&](std::size_t a, std::size_t b) {
+      const std::int64_t x = points_[a], y = points_[b];
+      points_[a] = std::min(x, y);
+      points_[b] = std::max(x, y);
+    };
+    order(0, 1), order(2, 3), order(0, 2), order(1, 3), order(1, 2);
+  } else {
+    std::sort(points_.begin(), points_.begin() + std::ptrdiff_t(n));
+  }
   // Piece 0 is t <= q_0, piece j (1..n-1) is q_{j-1} < t <= q_j, piece n
   // is t > q_{n-1}: j points lie below each t of piece j, so the slope of
   // the exponent there is -lambda (j - (n - j)).
-  mode_ = std::clamp(points_[(n - 1) / 2], lo, hi);  // the exponent is concave, maximal at the median
-  mode_exponent_ = exponent(mode_);
+  // sum_k |t - q_k| at the sorted points, each from the previous one (the
+  // slope between q_{j-1} and q_j is 2j - n), and so at any t of piece j
+  // from the piece's lower point: no sum over the points per piece.
+  std::array<std::int64_t, kMaxLinePoints> at_point;
+  at_point[0] = 0;
+  for (std::size_t k = 1; k < n; ++k) at_point[0] += points_[k] - points_[0];
+  for (std::size_t j = 1; j < n; ++j)
+    at_point[j] = at_point[j - 1] + (points_[j] - points_[j - 1]) * (2 * std::int64_t(j) - std::int64_t(n));
+  auto distance_in_piece = [&](std::size_t j, std::int64_t t) {
+    if (j == 0) return at_point[0] + (points_[0] - t) * std::int64_t(n);
+    return at_point[j - 1] + (t - points_[j - 1]) * (2 * std::int64_t(j) - std::int64_t(n));
+  };
+  const std::size_t median = (n - 1) / 2;
+  mode_ = std::clamp(points_[median], lo, hi);  // the exponent is concave, maximal at the median
+  mode_distance_ = mode_ == points_[median] ? at_point[median] : distance(mode_);
+  mode_exponent_ = -lambda * double(mode_distance_);
   total_ = 0;
   for (std::size_t j = 0; j <= n; ++j) {
     Piece piece;
@@ -50,13 +75,24 @@ LaplaceLine::LaplaceLine(const std::int64_t* points, std::size_t n, const LineRa
       piece.truncation = 1;
       geometric_sum = double(len);
     } else {
-      piece.truncation = unbounded ? 1.0 : -std::expm1(-piece.rate * double(len));
+      // 1 - exp(-rate len), rate = lambda steepness: from the table where
+      // the difference keeps full precision (rate len >= 1/2, so the result
+      // is >= 0.39), else expm1.
+      piece.truncation = unbounded                         ? 1.0
+                         : piece.rate * double(len) >= 0.5 ? 1 - rates.decay(std::int64_t(steepness) * len)
+                                                           : -std::expm1(-piece.rate * double(len));
       geometric_sum = piece.truncation / rates.one_minus_r(steepness);
     }
-    piece.mass = std::exp(exponent(heavy) - mode_exponent_) * geometric_sum;
+    piece.mass = rates.decay(distance_in_piece(j, heavy) - mode_distance_) * geometric_sum;
     total_ += piece.mass;
     pieces_[n_pieces_++] = piece;
   }
+}
+
+std::int64_t LaplaceLine::distance(std::int64_t t) const {
+  std::int64_t sum = 0;
+  for (std::size_t k = 0; k < n_; ++k) sum += t > points_[k] ? t - points_[k] : points_[k] - t;
+  return sum;
 }
 
 double LaplaceLine::exponent(std::int64_t t) const {

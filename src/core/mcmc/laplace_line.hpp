@@ -17,7 +17,9 @@
 
 #include <array>
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 #include "../random_source.hpp"
 
@@ -30,15 +32,25 @@ constexpr std::int64_t kUnboundedStep = std::int64_t(1) << 40;
 
 // 1 - exp(-lambda m) for m = 0..kMaxLinePoints: the pieces' normalisers
 // depend on lambda and the piece's slope only, so a chain computes them once.
+// And exp(-lambda m) for integers m below kDecayTable: every weight of a
+// line law relative to its mode is one of these (the exponent is lambda
+// times an integer, the points being integers), so a step needs no
+// exponential (it was half of a heat-bath step's instructions).
 class LineRates {
  public:
+  static constexpr std::size_t kDecayTable = 4096;
+
   explicit LineRates(double lambda);  // InvalidArgument unless finite and > 0
   double lambda() const { return lambda_; }
   double one_minus_r(std::size_t m) const { return one_minus_r_[m]; }
+  double decay(std::int64_t m) const {  // exp(-lambda m), m >= 0
+    return m < std::int64_t(kDecayTable) ? decay_[std::size_t(m)] : std::exp(-lambda_ * double(m));
+  }
 
  private:
   double lambda_;
   std::array<double, kMaxLinePoints + 1> one_minus_r_{};
+  std::vector<double> decay_;
 };
 
 class LaplaceLine {
@@ -72,16 +84,20 @@ class LaplaceLine {
     double mass;               // sum of the weights relative to the mode's
   };
   double exponent(std::int64_t t) const;  // -lambda sum |t - p_k|
+  std::int64_t distance(std::int64_t t) const;  // sum |t - p_k|
   std::int64_t piece_quantile(const Piece& piece, double u) const;
 
-  std::array<std::int64_t, kMaxLinePoints> points_{};  // sorted
+  // Not value-initialised: only the first n_ (n_pieces_) entries are ever
+  // read, all written by the constructor; zeroing 3 KB was most of a step.
+  std::array<std::int64_t, kMaxLinePoints> points_;  // sorted
   std::size_t n_ = 0;
   double lambda_ = 0;
   std::int64_t lo_ = 0, hi_ = 0, mode_ = 0;
-  std::array<Piece, kMaxLinePoints + 1> pieces_{};
+  std::array<Piece, kMaxLinePoints + 1> pieces_;
   std::size_t n_pieces_ = 0;
   double total_ = 0;       // sum of the pieces' masses
   double mode_exponent_ = 0;
+  std::int64_t mode_distance_ = 0;
 };
 
 }  // namespace invariant_dp::mcmc

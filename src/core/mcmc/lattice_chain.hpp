@@ -1,6 +1,8 @@
-// One Markov chain of Algorithm 1 (integer_subspace_dp digest 4.3, the
-// "Gibbs-within-Metropolis" sampler) on the noise z in Lambda_A; the chain
-// never sees the data (digest 4.7, 7). One iteration is one sweep: a jump
+// One Markov chain of Algorithm 1 of Dharangutte, Gao, Gong, Yu 2023
+// (arXiv:2212.00936; Section 4 and Appendix D.1, the "Gibbs-within-
+// Metropolis" sampler) on the noise z in Lambda_A; the chain never sees the
+// data, so any error of an unconverged chain is independent of the
+// confidential counts (the paper's Section 4). One iteration is one sweep: a jump
 // u = B e with e_j i.i.d. double geometric (Eq. 11), built coordinate by
 // coordinate, and ONE Metropolis accept/reject; then, optionally, a number
 // of extra symmetric moves z -> z + s m, each with its own accept/reject.
@@ -8,6 +10,19 @@
 // invariant. State: z (data space), v with z = B v (lattice coordinates,
 // for the coupling of Algorithm 2), and the exact integers ||z||_1 and
 // ||z||_2^2, updated on the support of each proposal only.
+//
+// Unbiased at every iteration (our argument; the paper shows E z = 0 only
+// for the target, Theorem 12). Each proposal has the law of its negative
+// (double-geometric steps carry a fair sign bit; extra moves use a
+// symmetric s), the target is even (q(-z) = q(z): it depends on ||z||_1 and
+// ||z||_2^2 only), and the accept test compares the same uniform with the
+// same ratio for z and -z, so the kernel commutes with z -> -z:
+// K(-z, -S) = K(z, S). A chain started from a symmetric law (pi0 = g, or an
+// over-dispersed chain itself started from g) therefore has a symmetric law
+// at every iteration, and E z = 0 exactly, converged or not. The entry-range
+// check (noise_range.hpp) is symmetric and throws rather than rejects.
+// test/stat/stat_mcmc.cpp checks the mean after a short burn-in from g and
+// its power against an asymmetric start.
 #pragma once
 
 #include <cmath>
@@ -40,9 +55,10 @@ class LatticeChain {
   void reset_zero();
   // z = B v for given lattice coordinates v (size rank()).
   void reset_to(const std::vector<std::int64_t>& v);
-  // pi0 = g (digest 4.3): v_j ~ eta i.i.d., z = B v. Symmetric, small.
+  // pi0 = g (the paper's default initial law): v_j ~ eta i.i.d., z = B v.
+  // Symmetric, small.
   void reset_from_proposal(RandomSource& rng);
-  // Over-dispersed start (digest 5.3): from pi0 = g, `iterations` steps
+  // Over-dispersed start (as in the paper's Appendix E.4): from pi0 = g, `iterations` steps
   // targeting widened(target, factor). Symmetric, so unbiasedness holds.
   void reset_overdispersed(RandomSource& rng, const Interrupts& interrupts, double factor,
                            std::uint64_t iterations);
@@ -86,8 +102,9 @@ class LatticeChain {
 };
 
 // One noise draw for a release: a fresh chain from pi0 = g run `burn_in`
-// iterations (digest 4.8: a fresh chain per release keeps releases
-// independent; the symmetric start keeps E z = 0 at every iteration).
+// iterations (a fresh chain per release keeps the releases' randomness
+// independent, as composition assumes; the symmetric start keeps E z = 0 at
+// every iteration, see the header).
 std::vector<std::int64_t> draw_lattice_noise(const ChainModel& model, std::uint64_t burn_in, RandomSource& rng,
                                              const Interrupts& interrupts);
 

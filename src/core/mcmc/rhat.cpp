@@ -90,4 +90,27 @@ RhatReport run_rhat(const TableMoves& moves, const SwapChainConfig& chain_config
   return report;
 }
 
+RhatReport run_rhat(const TableMoves& moves, double lambda, const RhatConfig& config, RandomSource& rng,
+                    const Interrupts& interrupts) {
+  if (config.chains < 2 || config.thin < 1) throw InvalidArgument("R-hat needs two chains and thin >= 1");
+  const std::size_t first_cell = moves.tables().front().cells.front();
+  std::vector<std::vector<double>> l2(config.chains), z1(config.chains);
+  const double mean = (double(moves.rank()) + 1) / (lambda * lambda);
+  for (int c = 0; c < config.chains; ++c) {
+    ScaleMixtureChain chain(moves, lambda);
+    const double exponent = double(2 * c + 1 - config.chains) / double(config.chains - 1);
+    chain.start_at(mean * std::pow(8.0, exponent), rng, interrupts);
+    chain.run(config.burn_in, rng, interrupts);
+    for (std::uint64_t k = 0; k < config.draws; ++k) {
+      chain.run(config.thin, rng, interrupts);
+      l2[c].push_back(chain.l2());
+      z1[c].push_back(double(chain.z()[first_cell]));
+    }
+  }
+  RhatReport report;
+  report.rhat_l1 = split_rhat(l2);
+  report.rhat_z1 = split_rhat(z1);
+  return report;
+}
+
 }  // namespace invariant_dp::mcmc

@@ -1,7 +1,8 @@
 // Split R-hat (Gelman et al., Bayesian Data Analysis 3rd ed., 11.4) over
 // several chains on scalar summaries of z (||z||_1 and z_1), as the paper
 // checks convergence on the Census example with 4 over-dispersed chains and
-// R-hat < 1.01 (integer_subspace_dp digest 5.3, 7 "Diagnostics").
+// R-hat < 1.01 (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936,
+// Section 5 and Appendix E.4).
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "lattice_chain.hpp"
+#include "scale_mixture_chain.hpp"
 #include "table_swap_chain.hpp"
 
 namespace invariant_dp::mcmc {
@@ -46,5 +48,12 @@ RhatReport run_rhat(const ChainModel& model, const RhatConfig& config, RandomSou
 // z_1 is the first cell of the first free table. Iterations are sweeps.
 RhatReport run_rhat(const TableMoves& moves, const SwapChainConfig& chain_config, const RhatConfig& config,
                     RandomSource& rng, const Interrupts& interrupts);
+
+// The same for the l2 scale-mixture chain at rate lambda: chain c starts at
+// the latent variance 8^((2c + 1 - chains) / (chains - 1)) times its
+// stationary mean (1/8 to 8), the over-dispersed start; iterations are
+// Gibbs iterations; ||z||_2 takes the place of ||z||_1.
+RhatReport run_rhat(const TableMoves& moves, double lambda, const RhatConfig& config, RandomSource& rng,
+                    const Interrupts& interrupts);
 
 }  // namespace invariant_dp::mcmc

@@ -1,8 +1,11 @@
 // A Markov chain on the integer noise of complete K-way tables with all
 // their (K-1)-way margins (two-way tables with both margins, K = 2), for the
-// Laplace-family targets (integer_subspace_dp digest, section 3) when the
-// margins cross. It never builds a basis: its moves are the basic moves of
-// the table, drawn on the fly,
+// Laplace-family targets (Dharangutte, Gao, Gong and Yu, AAAI 2023,
+// section 3) when the margins cross. It never builds a basis. Two kinds of
+// update, both exact conditional draws or Metropolis steps along a
+// state-independent choice, so each leaves the target invariant:
+//
+// Basic moves (any K, any target), drawn on the fly,
 //   m = sum over subsets S of the axes of (-1)^|S| e[c_S],
 // where each axis k has two distinct levels a_k != b_k drawn uniformly and
 // c_S takes b_k on the axes in S and a_k elsewhere (for K = 2: the 2x2
@@ -10,30 +13,47 @@
 // any pair of columns). Every (K-1)-way margin of m is zero, and the
 // adjacent basic moves already form a basis of the invariant lattice (the
 // basis of table_release.hpp), so the moves reach every lattice point.
-//
 // One step draws a table (with probability proportional to its lattice
 // rank prod (n_k - 1)), a move m, and resamples t in z + t m:
 //  - heat-bath (l1 target only): t from its exact conditional law
 //    P(t) ∝ exp(-eps sum_k |z_k + s_k t|) (laplace_line.hpp);
 //  - Metropolis (any target): t from the symmetric double-geometric law
 //    (double_geometric.hpp), accepted with prob. min(1, q(z + t m) / q(z)).
-// The move law does not depend on z and both updates leave q invariant
-// along the line, so each step is reversible w.r.t. q. A sweep is `rank`
-// steps (each cell is touched 2^K rank / cells ~ 2^K times), O(cells) work.
+// A sweep is `rank` steps (each cell is touched 2^K rank / cells ~ 2^K
+// times), O(cells) work.
 //
-// Coupling (Biswas, Jacob and Vanetti 2019; digest 4.4-4.6): both chains
-// use the same move. Heat-bath: both steps are the quantile of the same
-// uniform under each chain's conditional law; when the chains differ on the
-// move's cells by a multiple of the move, the two laws are shifts of each
-// other and the steps land on the same point, and otherwise they stay close
-// (a maximal coupling of the two laws, tried first, met far less often:
-// its failures throw the chains apart). Metropolis: the steps are maximally
-// coupled after a shift by the value of s_k (y_k - x_k) most touched cells
-// share, and one uniform serves both tests. Equal chains stay equal.
-// Measured (test/bench/README.md): the pairs meet within tens of sweeps on
-// 4 x 4 tables but not within 2e5 sweeps from 8 x 8 on: near meeting, the
-// difference is a few +-1 cells that wander instead of vanishing. The
-// coupling bound is therefore a check for small tables only.
+// Pair blocks (two-way tables, l1 target, no floors): one step draws a
+// table (with probability proportional to r + c - 2), rows or columns
+// (proportional to r - 1 and c - 1) and a uniform pair of them, and redraws
+// the pair's two lines from their exact law given the rest of the table
+// (pair_block.hpp). Every 2x2 move lies in a pair of rows, so the blocks
+// reach every lattice point too. A sweep is sum (r - 1 + c - 1) blocks,
+// about 4 cells' updates per cell as for the moves, O(cells) expected.
+// Measured (test/bench/README.md): from 100 x 100 to 1000 x 1000 a block
+// sweep costs about half a sweep of 2x2 heat-bath moves (rows are runs of
+// memory, and no line law is built per cell) and mixes 2 to 3 times faster
+// per sweep, so it is the l1 kernel for two-way tables.
+//
+// Coupling (Biswas, Jacob and Vanetti 2019, arXiv:1905.09971, section 2):
+// both chains make the same choice of move or block. Heat-bath
+// moves: both steps are the quantile of the same uniform under each chain's
+// conditional law (a maximal coupling of the two laws, tried first, met far
+// less often: its failures throw the chains apart). Metropolis: the steps
+// are maximally coupled after a shift by the value of s_k (y_k - x_k) most
+// touched cells share, and one uniform serves both tests. Blocks: both
+// chains draw with the same random stream, so they make the same block
+// whenever their pair sums agree (in particular whenever they differ only
+// on the pair). Equal chains stay equal.
+// Measured: pairs meet within tens of sweeps on 4 x 4 and within hundreds
+// (blocks) to ~1e4 (moves) on 6 x 6, and not within thousands of sweeps
+// from 8 x 8 on, under either kernel: near meeting the difference is a
+// field of +-1 cells over most of the table. A difference is removed only by
+// an update that contains it whole (probability ~ 1 / C(r, 2) for a block),
+// while each update overlapping it only partly redraws from laws a total
+// variation ~ lambda apart and spreads it with that probability; with
+// r + c partial overlaps per removal the spreading wins from about 8 x 8
+// on at epsilon = 1 (and no better at epsilon = 0.1). The coupling bound is
+// therefore a check for small tables only.
 #pragma once
 
 #include <array>
@@ -47,6 +67,7 @@
 #include "coupling.hpp"
 #include "double_geometric.hpp"
 #include "laplace_line.hpp"
+#include "pair_block.hpp"
 #include "targets.hpp"
 
 namespace invariant_dp::mcmc {
@@ -58,6 +79,13 @@ struct SwapMove {
   std::size_t size = 0;
   std::array<std::uint32_t, kMaxLinePoints> cell{};
   std::array<std::int8_t, kMaxLinePoints> sign{};
+};
+
+// Two rows (rows = true) or two columns of a two-way table.
+struct PairBlock {
+  std::size_t table = 0;
+  bool rows = true;
+  std::size_t first = 0, second = 0;
 };
 
 class TableMoves {
@@ -77,6 +105,19 @@ class TableMoves {
   // The tables with a free cell, in the given order.
   const std::vector<LatticeTable>& tables() const { return tables_; }
 
+  // Pair blocks: whether every table is two-way, the blocks in one sweep
+  // (sum r - 1 + c - 1), one block drawn as described above, and the cell
+  // of (row, column) of a table.
+  bool two_way() const { return two_way_; }
+  std::uint64_t blocks_per_sweep() const { return total_blocks_; }
+  void draw_block(RandomSource& rng, PairBlock& block) const;
+  bool contiguous(std::size_t table) const { return contiguous_from_[table] >= 0; }
+  std::size_t cell(std::size_t table, std::size_t row, std::size_t column) const {
+    const std::size_t offset = row * tables_[table].shape[1] + column;
+    const std::int64_t from = contiguous_from_[table];
+    return from >= 0 ? std::size_t(from) + offset : tables_[table].cells[offset];
+  }
+
  private:
   std::vector<LatticeTable> tables_;
   std::vector<std::vector<std::size_t>> strides_;
@@ -86,6 +127,9 @@ class TableMoves {
   std::vector<std::int64_t> contiguous_from_;
   std::vector<std::uint64_t> cumulative_rank_;
   std::uint64_t total_rank_ = 0;
+  std::vector<std::uint64_t> cumulative_blocks_;
+  std::uint64_t total_blocks_ = 0;
+  bool two_way_ = true;
   std::size_t n_cells_;
   double shortest_ = 0;
 };
@@ -94,6 +138,7 @@ struct SwapChainConfig {
   Target target;
   bool heat_bath = true;                       // l1 only; else Metropolis
   double step_a = 0.36787944117144233;         // Metropolis step law, e^-1
+  bool pair_blocks = false;                    // l1 heat-bath on two-way tables, no floors
 };
 
 struct SwapCounts {
@@ -109,6 +154,8 @@ class TableSwapChain {
   // Markov basis of its non-negative tables with fixed margins (Diaconis
   // and Sturmfels 1998), so the restricted chain still reaches every state;
   // with more axes they are not, and floors are refused (InvalidArgument).
+  // Pair blocks need heat-bath, two-way tables and no floors
+  // (InvalidArgument otherwise).
   TableSwapChain(const TableMoves& moves, SwapChainConfig config, std::vector<std::int64_t> floors = {});
 
   void reset_zero();
@@ -116,10 +163,13 @@ class TableSwapChain {
   // (every (K-1)-way margin zero); InvalidArgument on a wrong length or
   // below the floors.
   void reset_to(const std::vector<std::int64_t>& z);
+  // One move, or one block.
   void step(RandomSource& rng);
   void sweep(RandomSource& rng);
-  // Polls at least every 4096 steps; draws moves a few steps ahead.
+  // Polls at least every 4096 cell updates; draws moves a few steps ahead.
   void run(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts);
+  // Steps in one sweep: rank() moves or blocks_per_sweep() blocks.
+  std::uint64_t steps_per_sweep() const;
 
   const std::vector<std::int64_t>& z() const { return z_; }
   std::int64_t l1() const { return l1_; }
@@ -136,6 +186,8 @@ class TableSwapChain {
   LaplaceLine line(const SwapMove& move) const;
   double log_ratio(const SwapMove& move, std::int64_t t) const;  // log q(z + t m) - log q(z)
   void apply(const SwapMove& move, std::int64_t t);
+  void update_block(const PairBlock& block, RandomSource& rng);  // redraw a pair of lines
+  void run_blocks(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts);
 
   const TableMoves* moves_;
   SwapChainConfig config_;
@@ -148,6 +200,10 @@ class TableSwapChain {
   std::int64_t l1_ = 0, l2_ = 0;
   SwapCounts counts_;
   SwapMove scratch_;
+  // Pair blocks: per table, the laws of a pair of rows (n = columns) and of
+  // a pair of columns (n = rows); scratch for a pair's sums and first line.
+  std::vector<PairBlockLaw> row_laws_, column_laws_;
+  std::vector<std::int64_t> sums_, first_;
 };
 
 // One coupled step of two chains on the same moves (see above); keeps the
@@ -160,12 +216,15 @@ class CoupledSwapKernel {
   bool met() const { return differing_ == 0; }
 
  private:
+  void block_step(RandomSource& rng);
+
   TableSwapChain *x_, *y_;
   std::size_t differing_ = 0;
   SwapMove move_;
+  PairBlock block_;
 };
 
-// Algorithm 3 of the digest with one iteration = one sweep: both chains
+// Algorithm 3 (Biswas, Jacob and Vanetti 2019, section 2) with one iteration = one sweep: both chains
 // start at z = 0 (the release's start), the leading one runs `lag` sweeps
 // alone, then coupled sweeps until they meet or `cap` sweeps have passed.
 MeetingTime sample_table_meeting_time(const TableMoves& moves, const SwapChainConfig& config, std::int64_t lag,

@@ -1,4 +1,4 @@
-// Log-densities of the three lattice targets (digest section 3), up to the
+// Log-densities of the three lattice targets (targets.hpp), up to the
 // normalizing constant, which cancels in every Metropolis ratio.
 #include "targets.hpp"
 

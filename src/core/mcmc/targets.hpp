@@ -1,9 +1,11 @@
 // Target laws of the MCMC sampler on the invariant lattice Lambda_A
-// (integer_subspace_dp digest, section 3): the generalized Laplace
-// q(z) ∝ exp(-eps ||z||_1) or exp(-eps ||z||_2) (Definition 9, Eq. 5) and the
-// lattice Gaussian q(z) ∝ exp(-||z||_2^2 / (2 sigma^2)) (Eq. 8). The chain
+// (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936, Section 3): the
+// generalized Laplace q(z) ∝ exp(-eps ||z||_1) or exp(-eps ||z||_2)
+// (Definition 9, Eq. 5) and the lattice Gaussian
+// q(z) ∝ exp(-||z||_2^2 / (2 sigma^2)) (Eq. 8, Definition 13). The chain
 // keeps ||z||_1 and ||z||_2^2 as exact integers, so every log-density here is
-// a function of those two numbers (digest 4.8: integer norms, then one exp).
+// a function of those two numbers: the only rounding is the one exp of a
+// Metropolis ratio.
 #pragma once
 
 #include <cstddef>
@@ -26,8 +28,9 @@ Target lattice_gaussian(double sigma2);
 // Throws InvalidArgument unless the parameter is finite and positive.
 void validate(const Target& target);
 
-// A flatter law of the same kind, for over-dispersed starts (digest 5.3:
-// the paper starts from chains at eps = 0.1 when the target is 0.192):
+// A flatter law of the same kind, for over-dispersed starts (the paper's
+// Appendix E.4 starts its Census chains from chains at eps = 0.1 when the
+// target is 0.192):
 // epsilon * factor, or sigma2 / factor^2. factor in (0, 1] widens.
 Target widened(const Target& target, double factor);
 

@@ -1,7 +1,9 @@
-// Releasing over a declared domain (subspace_dp digest, section 9, "domain
-// completeness"): the cells are the domain's rows, zero cells included, so
-// the set of released cells does not depend on the data. Source rows must
-// name domain cells.
+// Releasing over a declared domain: the cells are the domain's rows, zero
+// cells included, so the set of released cells does not depend on the data
+// (a release that dropped empty groups would reveal which groups are empty;
+// the papers' histograms run over the whole, fixed attribute domain, e.g.
+// hist over X in Gao, Gong, Yu 2022, arXiv:2108.11527, Section 2). Source
+// rows must name domain cells.
 #pragma once
 
 #include <cstddef>

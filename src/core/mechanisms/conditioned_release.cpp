@@ -40,9 +40,9 @@ void release_conditioned(const std::int64_t* counts, const NoiseLaw& law, const 
   std::vector<std::int64_t> z(n);
   const bool gaussian = law.kind == NoiseKind::DiscreteGaussian;
   if (gaussian)
-    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, group.data(), n, n_groups, z.data(), interrupts);
+    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, {group.data(), n, n_groups}, z.data(), interrupts);
   else
-    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, group.data(), n, n_groups, z.data(), interrupts);
+    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, {group.data(), n, n_groups}, z.data(), interrupts);
 
   std::vector<std::size_t> group_size(n_groups, 0);
   for (std::uint32_t g : group) ++group_size[g];

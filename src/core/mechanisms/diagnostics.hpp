@@ -1,5 +1,6 @@
 // dp.diagnose: the health of the MCMC sampler a lattice release would use,
-// as rows a BI tool can plot (integer_subspace_dp digest 4.4-4.6, 7). It
+// as rows a BI tool can plot (the checks of Dharangutte, Gao, Gong, Yu 2023,
+// arXiv:2212.00936, Section 4, Appendices D.2 and E.4). It
 // runs only chains on the noise: no count of the data is read.
 //   tv_upper_bound (iteration, bound): the L-lag coupling bound on the total
 //     variation distance between the chain after `iteration` sweeps and the
@@ -10,8 +11,9 @@
 //   release_iterations: the sweeps a release with these options runs, and
 //     tv_upper_bound_at_release: the bound there;
 //   acceptance_moves, acceptance_basis: Metropolis acceptance rates;
-//   rhat_l1, rhat_z1: split R-hat over over-dispersed chains, on |z|_1 and
-//     on the first cell.
+//   rhat_l1, rhat_z1: split R-hat over over-dispersed chains, on |z|_1
+//     (|z|_2 for integer_laplace_l2 on complete tables) and on the first
+//     cell.
 // congenial: its own rows, on a public stand-in table (congenial_diagnostics.hpp).
 #pragma once
 

@@ -9,6 +9,7 @@
 #include "../mcmc/chain_model.hpp"
 #include "../mcmc/defaults.hpp"
 #include "../mcmc/lattice_chain.hpp"
+#include "../mcmc/scale_mixture_chain.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -105,8 +106,78 @@ void run_with_progress(Chain& chain, std::uint64_t iterations, RandomSource& rng
   }
 }
 
+// noisy = counts + z; then `further` more advances of the chain (each one
+// sweep or Gibbs iteration) for the sd of each table's noise, pooled over
+// its cells (exchangeable under every target: permuting the levels of an
+// axis keeps the lattice and the norm).
+template <class Chain, class Advance>
+void finish_table_release(const std::int64_t* counts, const mcmc::TableMoves& moves, Chain& chain,
+                          std::uint64_t further, Advance advance, std::vector<std::int64_t>& noisy,
+                          std::vector<double>& noise_sd, SamplerReport& report) {
+  const std::size_t n = moves.n_cells();
+  const std::vector<std::int64_t> z = chain.z();
+  noisy.resize(n);
+  for (std::size_t i = 0; i < n; ++i)
+    if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+  const std::vector<LatticeTable>& free_tables = moves.tables();
+  std::vector<double> squares(free_tables.size(), 0);
+  for (std::uint64_t s = 0; s < further; ++s) {
+    advance();
+    for (std::size_t t = 0; t < free_tables.size(); ++t)
+      for (const std::size_t cell : free_tables[t].cells) squares[t] += double(chain.z()[cell]) * double(chain.z()[cell]);
+  }
+  noise_sd.assign(n, 0.0);  // cells of pinned tables keep their counts
+  for (std::size_t t = 0; t < free_tables.size(); ++t) {
+    const double sd = std::sqrt(squares[t] / double(further * free_tables[t].cells.size()));
+    for (const std::size_t cell : free_tables[t].cells) noise_sd[cell] = sd;
+  }
+  report.sd_estimated = true;
+  report.stddev = "Monte Carlo estimate from the same chain, pooled over the cells of each table (their noise has "
+                  "one law)";
+}
+
+void refuse_long_table_chain(double steps, std::uint64_t iterations, const char* unit, double per_iteration) {
+  if (steps > kMaxTableSteps)
+    throw TooLarge("the lattice chain for this release is too long",
+                   "Its " + std::to_string(iterations) + " " + unit + " of about " +
+                       std::to_string(std::llround(per_iteration)) + " updates need about " +
+                       std::to_string(std::llround(steps)) + " steps, more than the limit of " +
+                       std::to_string(std::llround(kMaxTableSteps)) + ".",
+                   "Release fewer cells, ask for fewer iterations, or use integer_gaussian or a real-valued "
+                   "subspace mechanism, which need no chain for these margins.");
+}
+
+// integer_laplace_l2: the Gibbs sampler on the scale mixture
+// (mcmc/scale_mixture_chain.hpp) for `iterations` iterations, then
+// kTableSdSweeps more for the sd. An iteration costs about one update per
+// cell (an exact lattice Gaussian).
+void release_l2_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const mcmc::TableMoves& moves,
+                          const mcmc::SwapChainConfig& config, RandomSource& rng, const Interrupts& interrupts,
+                          std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd, SamplerReport& report) {
+  const std::uint64_t iterations = table_chain_sweeps(request, config);
+  refuse_long_table_chain(double(iterations + kTableSdSweeps) * double(moves.n_cells()), iterations,
+                          "Gibbs iterations", double(moves.n_cells()));
+  report.sampler =
+      "mcmc: Gibbs sampler on the Gaussian scale mixture of the l2 law, each iteration an exact lattice Gaussian "
+      "draw of every table given a latent variance, started at the latent variance's stationary mean";
+  report.iterations = iterations;
+  mcmc::ScaleMixtureChain chain(moves, config.target.epsilon);
+  chain.start(rng, interrupts);
+  const std::uint64_t chunk = std::max<std::uint64_t>(1, iterations / 10);
+  for (std::uint64_t done = 0; done < iterations;) {
+    const std::uint64_t step = std::min(chunk, iterations - done);
+    chain.run(step, rng, interrupts);
+    done += step;
+    interrupts.progress("mcmc iterations", done, iterations);
+  }
+  report.acceptance = 1;  // every iteration redraws z
+  finish_table_release(counts, moves, chain, kTableSdSweeps, [&] { chain.iterate(rng, interrupts); }, noisy,
+                       noise_sd, report);
+}
+
 // The table chain from z = 0 for `sweeps` sweeps, then kTableSdSweeps more
-// for the pooled sd of each table.
+// for the pooled sd of each table; integer_laplace_l2 goes to the scale
+// mixture.
 void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
                        const std::vector<LatticeTable>& tables, RandomSource& rng, const Interrupts& interrupts,
                        std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd, NoiseLaw& law,
@@ -114,43 +185,24 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   const std::size_t n = model.n_cells();
   const mcmc::TableMoves moves(tables, n);
   law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
-  const mcmc::SwapChainConfig config = table_chain_config(request, law);
+  const mcmc::SwapChainConfig config = table_chain_config(request, law, moves);
+  if (config.target.kind == mcmc::TargetKind::laplace_l2)
+    return release_l2_on_tables(counts, request, moves, config, rng, interrupts, noisy, noise_sd, report);
   const std::uint64_t sweeps = table_chain_sweeps(request, config);
-  const double steps = double(sweeps + kTableSdSweeps) * double(moves.rank());
-  if (steps > kMaxTableSteps)
-    throw TooLarge("the lattice chain for this release is too long",
-                   "Its " + std::to_string(sweeps) + " sweeps of " + std::to_string(moves.rank()) +
-                       " moves need about " + std::to_string(std::llround(steps)) + " steps, more than the limit of " +
-                       std::to_string(std::llround(kMaxTableSteps)) + ".",
-                   "Release fewer cells, ask for fewer iterations, or use integer_gaussian or a real-valued "
-                   "subspace mechanism, which need no chain for these margins.");
-  report.sampler = std::string("mcmc: ") + (config.heat_bath ? "heat-bath" : "Metropolis") +
-                   " updates along random basic moves of each complete table (the 2x2 swaps of any two rows and "
-                   "columns for a two-way table), no basis, started at zero noise";
+  refuse_long_table_chain(double(sweeps + kTableSdSweeps) * double(moves.rank()), sweeps, "sweeps",
+                          double(moves.rank()));
+  report.sampler = config.pair_blocks
+                       ? "mcmc: exact redraws of random pairs of rows and of columns of each two-way table given the "
+                         "rest (pair blocks), no basis, started at zero noise"
+                       : std::string("mcmc: ") + (config.heat_bath ? "heat-bath" : "Metropolis") +
+                             " updates along random basic moves of each complete table (the 2x2 swaps of any two rows "
+                             "and columns for a two-way table), no basis, started at zero noise";
   report.iterations = sweeps;
   mcmc::TableSwapChain chain(moves, config);
   run_with_progress(chain, sweeps, rng, interrupts);
-  const std::vector<std::int64_t> z = chain.z();
   report.acceptance = chain.counts().rate();
-  noisy.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
-
-  const std::vector<LatticeTable>& free_tables = moves.tables();
-  std::vector<double> squares(free_tables.size(), 0);
-  for (std::uint64_t s = 0; s < kTableSdSweeps; ++s) {
-    chain.run(1, rng, interrupts);
-    for (std::size_t t = 0; t < free_tables.size(); ++t)
-      for (const std::size_t cell : free_tables[t].cells) squares[t] += double(chain.z()[cell]) * double(chain.z()[cell]);
-  }
-  noise_sd.assign(n, 0.0);  // cells of pinned tables keep their counts
-  for (std::size_t t = 0; t < free_tables.size(); ++t) {
-    const double sd = std::sqrt(squares[t] / double(kTableSdSweeps * free_tables[t].cells.size()));
-    for (const std::size_t cell : free_tables[t].cells) noise_sd[cell] = sd;
-  }
-  report.sd_estimated = true;
-  report.stddev = "Monte Carlo estimate from the same chain, pooled over the cells of each table (their noise has "
-                  "one law)";
+  finish_table_release(counts, moves, chain, kTableSdSweeps, [&] { chain.run(1, rng, interrupts); }, noisy,
+                       noise_sd, report);
 }
 
 }  // namespace
@@ -162,16 +214,20 @@ std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
   return tables;
 }
 
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law) {
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
+                                         const mcmc::TableMoves& moves) {
   mcmc::SwapChainConfig config;
   config.target = chain_target(request, law);
   config.heat_bath = config.target.kind == mcmc::TargetKind::laplace_l1;
+  config.pair_blocks = config.heat_bath && moves.two_way();
   if (request.proposal_a > 0) config.step_a = request.proposal_a;
   return config;
 }
 
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config) {
   if (request.iterations > 0) return request.iterations;
+  if (config.target.kind == mcmc::TargetKind::laplace_l2) return kTableScaleMixtureIterations;
+  if (config.pair_blocks) return kTablePairBlockSweeps;
   return config.heat_bath ? kTableHeatBathSweeps : kTableMetropolisSweeps;
 }
 

@@ -1,5 +1,6 @@
 // Integer noise on the invariant lattice Lambda_A = {z in Z^d : A z = 0} by
-// MCMC (integer_subspace_dp Algorithm 1, src/core/mcmc), for the integer
+// MCMC (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936, Algorithm 1;
+// src/core/mcmc), for the integer
 // mechanisms where no exact sampler applies: integer_laplace with crossing
 // margins, integer_laplace_l2, integer_gaussian with margins.
 //
@@ -16,9 +17,12 @@
 // Complete tables with all their (K-1)-way margins (a two-way table with
 // both margins, or several such blocks; a cube with its three two-way
 // margins) need no basis: the table chain (mcmc/table_swap_chain.hpp) moves
-// the noise by random basic moves (the 2x2 swaps of any two rows and any
-// two columns), heat-bath for l1 and Metropolis otherwise, from z = 0, for
-// kTableSweeps sweeps of rank(Lambda) steps; its shortest move is exact:
+// the noise by exact redraws of random pairs of rows and of columns (l1 on
+// two-way tables) or by random basic moves (the 2x2 swaps of any two rows
+// and any two columns: heat-bath for l1 on K-way tables, Metropolis for the
+// Gaussian), from z = 0, for the default sweeps below; l2 runs the
+// scale-mixture Gibbs sampler (mcmc/scale_mixture_chain.hpp), whose every
+// iteration is an exact lattice Gaussian draw. The shortest move is exact:
 // 2^K in both norms. Any other margins: the chain starts from the symmetric
 // proposal law, never from the data, and runs `iterations` sweeps; each
 // sweep is one joint basis jump plus one single-basis-vector move per basis
@@ -77,14 +81,28 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
 constexpr std::uint64_t kDefaultIterationsFactor = 10;
 // Further sweeps for the Monte Carlo sd, at most.
 constexpr std::uint64_t kSdIterations = 20000;
-// Table chain defaults (test/bench/README.md, "Table chain"): from z = 0 the
-// heat-bath chain's ||z||_1 reaches its stationary level within ~20 sweeps
-// and the slowest statistic measured (a quadrant's sum) has an integrated
-// autocorrelation time of 3-6 sweeps, the same at 100 x 100 and 300 x 300;
-// Metropolis needs ~80 sweeps and 18-36. Defaults are ten times the
-// relaxation, constant in the table's size. These are measurements, not a
-// coupling bound (the coupled pairs stop meeting from 8 x 8 on).
+// Table chain defaults (test/bench/README.md, "Table chain"), constant in
+// the table's size:
+//  - l1 on two-way tables (pair blocks): from z = 0, ||z||_1 reaches its
+//    stationary level within 6 sweeps and the slowest statistic measured
+//    has an integrated autocorrelation time below 2 sweeps, the same at
+//    100 x 100 and 300 x 300; the default is ten times the relaxation (about
+//    35 autocorrelation times). A measurement, not a coupling bound: the
+//    coupled pairs of every l1 kernel stop meeting from 8 x 8 on
+//    (mcmc/table_swap_chain.hpp), so the L-lag bound can check 4 x 4 only.
+//  - l1 on K-way tables (heat-bath moves): relaxation ~20 sweeps,
+//    autocorrelation 3-6; ten times the relaxation, likewise measured.
+//  - l2 (the scale-mixture Gibbs sampler, mcmc/scale_mixture_chain.hpp):
+//    from the coupling bound. The L-lag TV bound falls below 0.05 after 4
+//    iterations at 100 x 100, 3 at 300 x 300 and 4 at 1000 x 1000
+//    (bench_scale_mixture, epsilon = 1), constant in size as the contraction
+//    of its scale variable says; the rule is five times the largest of
+//    these, 20 iterations, where every measured bound is 0.
+//  - Metropolis moves (the Gaussian chain fallback): relaxation ~80-100
+//    sweeps, autocorrelation 18-50; ten times the relaxation.
 constexpr std::uint64_t kTableHeatBathSweeps = 200;
+constexpr std::uint64_t kTablePairBlockSweeps = 60;
+constexpr std::uint64_t kTableScaleMixtureIterations = 20;
 constexpr std::uint64_t kTableMetropolisSweeps = 1000;
 // Further sweeps for the sd, pooled over each table's cells (exchangeable
 // under every target: permuting the levels of an axis keeps the lattice
@@ -96,7 +114,9 @@ constexpr double kMaxTableSteps = 1e9;
 // The complete tables a table chain can move, or none when the margins are
 // not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.
 std::vector<LatticeTable> chain_tables(const InvariantModel& model);
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law);
+// Pair blocks for l1 when every table is two-way (table_swap_chain.hpp).
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
+                                         const mcmc::TableMoves& moves);
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config);
 // Entry updates a release's chain may cost (refuse_long_chain, 54000).
 constexpr double kMaxChainWork = 2e11;

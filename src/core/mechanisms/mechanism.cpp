@@ -19,6 +19,7 @@ const MechanismTraits kMechanisms[] = {
     {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection},
     {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection},
     {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning},
+    {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning},
 };
 
 }  // namespace

@@ -63,7 +63,8 @@ NoiseLaw laplace_law(const ReleaseRequest& r, double l1) {
 }
 
 // The l1 generalized Laplace q(z) ~ exp(-|z|_1 / b) on the invariant
-// lattice (integer_subspace_dp Def. 9 with its epsilon = 1/b): i.i.d.
+// lattice (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936, Def. 9 with
+// its epsilon = 1/b): i.i.d.
 // discrete Laplace conditioned on A z = 0. A person's change within one
 // margin group moves two cells by one: l1 distance 2, loss 2/b = epsilon.
 NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1) {
@@ -147,8 +148,9 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request) {
     case Mechanism::ProjectL2:
     case Mechanism::ProjectNnL2:
     case Mechanism::ProjectNnInteger: law = projection_law(request, l1); break;
-    case Mechanism::Cascade:  // calibrated on its tree: rollups/hierarchy_release.cpp
-      throw InvalidArgument("mechanism \"cascade\" needs a hierarchy");
+    case Mechanism::Cascade:  // calibrated on their tree: rollups/hierarchy_release.cpp
+    case Mechanism::IntegerCascade:
+      throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" needs a hierarchy");
   }
   law.l1_sensitivity = l1;
   law.l2_sensitivity = l2;

@@ -1,5 +1,6 @@
-// The projection family (DESIGN.md "Mechanisms"; two_views digest 4: belief
-// update / imaging), post-processing baselines in the style of the Census
+// The projection family (README.md, "Conditioning or projection"; belief
+// update / imaging in Liu, Sun, Zhou, Feng 2023, arXiv:2303.00228, Section 3),
+// post-processing baselines in the style of the Census
 // TopDown algorithm:
 //   project_l2:         y = argmin { |y - (x + e)|_2 : A y = A x }
 //                         = x + Pi_N e  (closed form, real output);
@@ -15,7 +16,7 @@
 // for neighbouring databases with equal invariants (same statement as the
 // conditioning mechanisms). It is NOT post-processing in the sense of the
 // post-processing theorem: the target set depends on the confidential data
-// (congenial digest §5, eq. 4.3-4.4); nothing is claimed for pairs with
+// (Gong, Meng 2020, arXiv:2008.10202, Section 4, eqs. 4.3-4.4); nothing is claimed for pairs with
 // different totals, and those totals are disclosed.
 //
 // Bias. project_l2 is unbiased (E y = x). With y >= 0 it is not: the

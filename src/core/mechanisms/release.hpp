@@ -4,7 +4,8 @@
 // Output law: y = x + z where z does not depend on x. Integer mechanisms: z
 // i.i.d. exact discrete noise. Subspace mechanisms: z = Pi_N e with e i.i.d.
 // Gaussian or Laplace, so A y = A x (every declared margin exact up to
-// floating round-off) and E[y] = x (subspace_dp Cor 4.1).
+// floating round-off) and E[y] = x (Gao, Gong, Yu 2022, arXiv:2108.11527,
+// Cor. 4.1).
 #pragma once
 
 #include <cstdint>

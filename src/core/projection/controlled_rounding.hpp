@@ -1,6 +1,7 @@
-// The integer step of project_nn_integer (TopDown-style, congenial digest
-// §5: "non-negative L2 minimization followed by an L1 minimization onto the
-// integer solutions"): from a real table y >= 0 with A_r y = a, the integer
+// The integer step of project_nn_integer (TopDown-style, as Gong, Meng 2020,
+// arXiv:2008.10202, Section 4, describe TopDown: "non-negative L2
+// minimization followed by an L1 minimization onto the integer solutions"):
+// from a real table y >= 0 with A_r y = a, the integer
 // table z closest in l1 among those with A_r z = a and each z_i rounded up
 // or down from y_i (controlled rounding):
 //   min sum_i |z_i - y_i|  s.t.  A_r z = a,  floor(y_i) <= z_i <= ceil(y_i).

@@ -1,5 +1,6 @@
-// Least-squares projections onto the invariants (two_views digest 4.3;
-// congenial digest 4.1 "NNL2"):
+// Least-squares projections onto the invariants (the imaging of Liu, Sun,
+// Zhou, Feng 2023, arXiv:2303.00228, Section 3, Eq. 5; with y >= 0 the
+// "NNL2" of Gong, Meng 2020, arXiv:2008.10202, Section 3):
 //   equality only:    y = t + A^T (A A^T)^{-1} (a - A t)   (closed form; the
 //                     release path uses InvariantModel's null-space projector,
 //                     y = x + Pi_N e, which is the same point when t = x + e);

@@ -8,8 +8,12 @@
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/crossed_cascade.hpp"
+#include "../hierarchy/crossed_integer_cascade.hpp"
+#include "../hierarchy/integer_cascade_calibration.hpp"
 #include "../json_text.hpp"
+#include "../large_buffer.hpp"
 #include "../mechanisms/release.hpp"
+#include "cascade_release_common.hpp"
 #include "crossed_grid.hpp"
 
 namespace invariant_dp {
@@ -55,15 +59,18 @@ std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell) {
 }
 
 // sigma^2: the row law's scale (the column law stays at unit levels), from
-// (epsilon, delta) or rho as the one-tree cascade does
-// (cascade_calibration.hpp), with the Kronecker sensitivity.
+// (epsilon, delta) or rho as the one-tree cascades do, with the Kronecker
+// sensitivity: for "cascade" by the analytic Gaussian
+// (cascade_calibration.hpp), for "integer_cascade" through rho-zCDP
+// (integer_cascade_calibration.hpp; the Poisson argument there holds for
+// the Kronecker law's lattice Gaussian too).
 struct CrossedCalibration {
   std::string derived_from;
   double sigma_squared = 0, epsilon = 0, delta = 0, rho = 0, sensitivity_squared = 0;
 };
 
 CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& request,
-                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer) {
   if (budget.has_epsilon && hierarchy.rho > 0)
     throw InvalidArgument("give epsilon or the option \"rho\", not both",
                           "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
@@ -80,74 +87,119 @@ CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& requ
                                  "Use add_remove neighbours, or release more than one cell.");
   CrossedCalibration c;
   if (budget.has_epsilon) {
-    const double s = analytic_gaussian_sigma(request.epsilon, request.delta, std::sqrt(m));
-    c = {"epsilon_delta", s * s, request.epsilon, request.delta, 0, 0};
+    const double s2 = integer ? hierarchy::integer_cascade_scale_epsilon_delta(m, request.epsilon, request.delta)
+                              : std::pow(analytic_gaussian_sigma(request.epsilon, request.delta, std::sqrt(m)), 2);
+    c = {"epsilon_delta", s2, request.epsilon, request.delta, 0, 0};
   } else {
-    c = {"rho", m / (2 * hierarchy.rho), 0, request.delta, hierarchy.rho, 0};
+    const double s2 = integer ? hierarchy::integer_cascade_scale_rho(m, hierarchy.rho) : m / (2 * hierarchy.rho);
+    c = {"rho", s2, 0, request.delta, hierarchy.rho, 0};
   }
   c.sensitivity_squared = m / c.sigma_squared;
   c.rho = c.sensitivity_squared / 2;
   return c;
 }
 
-std::string level_variances_json(const HierarchyTree& tree, const CascadeLaw& law) {
-  std::string out = "[";
-  for (unsigned d = 0; d <= tree.height(); ++d) out += (d ? ", " : "") + json_number(law.level_variance(d));
-  return out + "]";
+// What the exact sampler of an integer release adds to the metadata.
+struct IntegerDraw {
+  double deficit_bound = 0, acceptance_bound = 0;
+  std::uint64_t attempts = 0;
+};
+
+std::string noise_law_text(const IntegerDraw* integer) {
+  if (integer == nullptr)
+    return "Kronecker Gaussian cascade (Cascade Sampling, two crossed hierarchies): covariance Sigma_rows (x) "
+           "Sigma_columns; the rectangle of row node s and column node t is N(0, row_level_variance[depth s] * "
+           "column_level_variance[depth t]); floating-point Gaussian draws (Mironov 2012 caveat)";
+  return "lattice Gaussian with the Kronecker cascade covariance (two crossed hierarchies): integer grid noise Z "
+         "with P(Z) proportional to exp(-vec(Z)' (Sigma_rows (x) Sigma_columns)^-1 vec(Z) / 2); every rectangle an "
+         "integer, the sum of its children along either hierarchy; mean 0; the rectangle of row node s and column "
+         "node t has variance in [(1 - variance_deficit_bound) V, V], V = row_level_variance[depth s] * "
+         "column_level_variance[depth t]";
 }
 
 std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                             const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law) {
+                             const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law,
+                             const IntegerDraw* integer) {
   std::ostringstream out;
-  out << "{\"mechanism\": \"cascade\", \"family\": \"none\", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho)
-      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
-      << ", \"privacy\": " << json_quoted(
-             std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
-             (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
-                                                           : "differ by one person added or removed"))
-      << ", \"noise\": {\"law\": "
-      << json_quoted("Kronecker Gaussian cascade (Cascade Sampling, two crossed hierarchies): covariance "
-                     "Sigma_rows (x) Sigma_columns; the rectangle of row node s and column node t is "
-                     "N(0, row_level_variance[depth s] * column_level_variance[depth t]); floating-point Gaussian "
-                     "draws (Mironov 2012 caveat)")
+  out << "{\"mechanism\": " << json_quoted(request.mechanism->name) << ", \"family\": \"none\", \"output\": "
+      << (integer ? "\"integer\"" : "\"real\"") << ", \"epsilon\": " << json_number(c.epsilon)
+      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho) << ", "
+      << cascade_privacy_fields(request, false) << ", \"noise\": {\"law\": " << json_quoted(noise_law_text(integer))
       << ", \"row_level_variance\": " << level_variances_json(grid.rows, row_law)
-      << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law)
-      << ", \"calibration\": {\"mechanism\": \"cascade\", \"derived_from\": " << json_quoted(c.derived_from)
+      << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law);
+  if (integer) out << ", \"variance_deficit_bound\": " << json_number(integer->deficit_bound);
+  out << ", \"calibration\": {\"mechanism\": " << json_quoted(request.mechanism->name)
+      << ", \"derived_from\": " << json_quoted(c.derived_from)
       << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
       << ", \"sigma_squared\": " << json_number(c.sigma_squared) << ", \"rho\": " << json_number(c.rho)
-      << ", \"sensitivity_squared\": " << json_number(c.sensitivity_squared)
-      << "}}, \"invariants\": {\"margins\": [], \"fixed_nodes\": []}, \"cells\": " << grid.grid_cell.size()
+      << ", \"sensitivity_squared\": " << json_number(c.sensitivity_squared);
+  if (integer)
+    out << ", \"epsilon_delta_conversion\": \"zCDP, Canonne-Kamath-Steinke 2020 Cor. 13\"}}, \"sampler\": "
+        << "{\"method\": \"Klein's sampler on the Kronecker product of the two trees' bases with the correction "
+           "coins of Brakerski, Langlois, Peikert, Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin\""
+        << ", \"exact\": true, \"attempts\": " << integer->attempts
+        << ", \"acceptance_lower_bound\": " << json_number(integer->acceptance_bound) << "}";
+  else
+    out << "}}";
+  out << ", \"invariants\": {\"margins\": [], \"fixed_nodes\": []}, \"cells\": " << grid.grid_cell.size()
       << ", \"hierarchy\": " << crossed_json(grid, hierarchy) << "}";
   return out.str();
+}
+
+// Counts rolled up over both trees plus integer noise of the same layout.
+std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std::int64_t* counts,
+                                             const std::vector<std::int64_t>& noise, const Interrupts& interrupts) {
+  std::vector<std::int64_t> out = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts), interrupts);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    interrupts.poll_every(i);
+    if (__builtin_add_overflow(out[i], noise[i], &out[i]))
+      throw OutOfRange("a hierarchy total overflows a 64-bit integer");
+  }
+  return out;
 }
 
 CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t* counts, const ReleaseRequest& request,
                                      const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                      RandomSource& rng, const Interrupts& interrupts) {
-  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget);
+  const bool integer = request.mechanism->mechanism == Mechanism::IntegerCascade;
+  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer);
   const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared);
   const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0);
-  std::vector<double> released = hierarchy::crossed_cascade_noise(grid.rows, row_law, grid.cols, col_law, rng, interrupts);
-  for (std::size_t i = 0; i < released.size(); ++i) {
-    const std::int64_t count = counts[grid.grid_cell[i]];
-    if (count > kMaxExactRealCount)
-      throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
-    released[i] += static_cast<double>(count);
-  }
   CrossedReleaseResult out;
-  out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, released, interrupts);
+  IntegerDraw draw;
+  if (integer) {
+    // The sampler refuses a grid too large (54000) or noise too small for
+    // it (22003) before the node pairs are allocated.
+    const hierarchy::CrossedIntegerCascadeSampler sampler(grid.rows, row_law, grid.cols, col_law, interrupts);
+    draw.acceptance_bound = sampler.acceptance_bound();
+    draw.deficit_bound = hierarchy::crossed_integer_cascade_deficit_bound(grid.rows, row_law, grid.cols, col_law);
+    auto noise = zeroed_large_buffer<std::int64_t>(grid.rows.n_nodes() * grid.cols.n_nodes());
+    draw.attempts = sampler.sample(rng, noise.data(), interrupts);
+    out.integer_output = true;
+    out.integer_values = with_integer_noise(grid, counts, noise, interrupts);
+  } else {
+    std::vector<double> released =
+        hierarchy::crossed_cascade_noise(grid.rows, row_law, grid.cols, col_law, rng, interrupts);
+    for (std::size_t i = 0; i < released.size(); ++i) {
+      const std::int64_t count = counts[grid.grid_cell[i]];
+      if (count > kMaxExactRealCount)
+        throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
+      released[i] += static_cast<double>(count);
+    }
+    out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, released, interrupts);
+  }
   if (request.with_stddev) {
-    // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t).
+    // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t): for
+    // integers the closed form, the upper end of its certified bounds.
     const std::size_t width = grid.cols.n_nodes();
-    out.noise_sd.resize(out.values.size());
+    out.noise_sd.resize(grid.rows.n_nodes() * width);
     for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
       const double vr = hierarchy::node_variance(grid.rows, row_law, s);
       for (std::uint32_t t = 0; t < width; ++t)
         out.noise_sd[std::size_t(s) * width + t] = std::sqrt(vr * hierarchy::node_variance(grid.cols, col_law, t));
     }
   }
-  out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law);
+  out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr);
   return out;
 }
 
@@ -184,11 +236,13 @@ void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest
                           "Crossed cascade noise uses uniform levels: every rectangle of a row node and a column "
                           "node has the same variance.",
                           "Drop \"level_variance\"; calibrate with epsilon and delta, or with \"rho\".");
-  const bool cascade = request.mechanism->mechanism == Mechanism::Cascade;
+  const bool cascade = calibrated_on_tree(request.mechanism->mechanism);
   if (cascade && !request.margins.empty())
-    throw InvalidArgument("margins are not supported with mechanism \"cascade\" and \"crossed\"",
+    throw InvalidArgument(std::string("margins are not supported with mechanism \"") + request.mechanism->name +
+                              "\" and \"crossed\"",
                           "Crossed cascade noise is drawn without conditioning on exact totals.",
-                          "Drop margins, or use an integer mechanism, whose margins stay exact.");
+                          "Drop margins, or use an integer mechanism that rolls up its cells "
+                          "(integer_laplace, integer_gaussian), whose margins stay exact.");
   if (request.with_stddev && !request.margins.empty())
     throw InvalidArgument("stddev of rollup rows needs mechanism \"cascade\" or no margins",
                           "With exact margins the leaves' noise is correlated in a way only the cascade publishes "
@@ -209,7 +263,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
     if (counts[i] < 0) throw InvalidData("count must not be negative");
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
-      request.mechanism->mechanism == Mechanism::Cascade
+      calibrated_on_tree(request.mechanism->mechanism)
           ? cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)
           : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
   out.row_level_columns = grid.row_columns;

@@ -1,18 +1,23 @@
 // A release over two crossed hierarchies (dp.privatize with `hierarchy` and
-// the option "crossed"; digest §2.10): the cells are the full grid of (row
+// the option "crossed"; hierarchy/crossed_cascade.hpp): the cells are the full grid of (row
 // leaf, column leaf) pairs, and the release has one row per (row node,
 // column node) pair, e.g. (state, age_group) or (county, all ages).
 //
-// Two ways to noise it, as in one hierarchy (hierarchy_release.hpp):
+// Three ways to noise it, as in one hierarchy (hierarchy_release.hpp):
 // - mechanism "cascade": Kronecker cascade noise on the grid
 //   (hierarchy/crossed_cascade.hpp): every rectangle (s, t) has variance
 //   v_rows(s) * v_cols(t); with uniform levels, the paper's "every dyadic
 //   rectangle at sigma^2". Calibrated from (epsilon, delta) or rho through
 //   crossed_max_sensitivity_squared. No exact margins, no per-level targets.
+// - mechanism "integer_cascade": the same Kronecker covariance as an exact
+//   lattice Gaussian on the integer grid (hierarchy/crossed_integer_
+//   cascade.hpp), calibrated through rho-zCDP; integers in every rectangle,
+//   each rectangle's variance within certified bounds of the closed form.
 // - any other mechanism: the grid cells are released by it as usual
 //   (margins exact, integers stay integers), then rolled up over both trees.
-// Either way every value is a fixed-order fold of released grid cells
-// (crossed_rollup): exact for integers; for float8, (s, t) is bit-exactly
+// Every value is a fixed-order fold of released grid cells
+// (crossed_rollup; for integer_cascade, of the exact counts plus noise of
+// that layout): exact for integers; for float8, (s, t) is bit-exactly
 // the sum over the children of s, and the sum over the children of t agrees
 // to rounding.
 #pragma once

@@ -8,13 +8,14 @@
 #include "../errors.hpp"
 #include "../hierarchy/cascade_calibration.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
-#include "../hierarchy/cascade_margins.hpp"
 #include "../hierarchy/cascade_sampler.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../hierarchy/rollup.hpp"
 #include "../mechanisms/noise_calibration.hpp"
 #include "../json_text.hpp"
 #include "../mechanisms/release.hpp"
+#include "cascade_release_common.hpp"
+#include "integer_cascade_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -22,53 +23,21 @@ namespace {
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
 
-std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names) {
-  std::vector<std::size_t> indices;
-  for (const std::string& name : names) indices.push_back(cells.column_index(name));
-  return indices;
-}
-
-void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
-  const std::size_t n = tree.n_nodes();
-  out.node_cell.resize(n);
-  out.node_depth.resize(n);
-  out.node_is_leaf.resize(n);
-  for (std::uint32_t v = 0; v < n; ++v) {
-    out.node_cell[v] = tree.leaf_cell(tree.representative_leaf(v));
-    out.node_is_leaf[v] = tree.is_leaf(v);
-    out.node_depth[v] = tree.depth(v);
-  }
-}
-
 // Splices "hierarchy": {...} into a release's metadata object.
 std::string with_hierarchy(const std::string& metadata, const std::string& hierarchy_json) {
   const std::size_t close = metadata.rfind('}');
   return metadata.substr(0, close) + ", \"hierarchy\": " + hierarchy_json + "}";
 }
 
-std::vector<std::uint32_t> fixed_nodes_of_margins(const HierarchyTree& tree, const CellKeys& cells,
-                                                  const ReleaseRequest& request, const Interrupts& interrupts) {
-  std::vector<std::uint32_t> fixed;
-  for (const auto& margin : request.margins) {
-    const auto nodes = hierarchy::margin_nodes(tree, cells, column_indices(cells, margin), interrupts);
-    fixed.insert(fixed.end(), nodes.begin(), nodes.end());
-  }
-  return fixed;
-}
-
 hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
                                    const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
-  if (budget.has_epsilon && hierarchy.rho > 0)
-    throw InvalidArgument("give epsilon or the option \"rho\", not both",
-                          "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
-  if (budget.has_epsilon)
-    return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, request.neighbours);
-  if (hierarchy.rho > 0) return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, request.neighbours);
-  if (!hierarchy.level_variance.empty())
-    return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, request.neighbours)};
-  throw NullValue("epsilon must not be NULL", {},
-                  "Pass epsilon, or the option \"rho\", or absolute per-level targets "
-                  "{\"level_variance\": [...]} whose privacy cost the release reports.");
+  switch (cascade_budget(hierarchy, budget)) {
+    case CascadeBudget::EpsilonDelta:
+      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, request.neighbours);
+    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, request.neighbours);
+    case CascadeBudget::VarianceTargets: break;
+  }
+  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, request.neighbours)};
 }
 
 std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
@@ -78,28 +47,13 @@ std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& re
   std::ostringstream out;
   out << "{\"mechanism\": \"cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
       << ", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho)
-      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
-      << ", \"privacy\": " << json_quoted(
-             std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
-             (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
-                                                           : "differ by one person added or removed") +
-             (fixed.empty() ? "" : " and agree on every declared margin; the margins are released exactly"))
-      << ", \"noise\": {\"law\": "
+      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho) << ", "
+      << cascade_privacy_fields(request, !fixed.empty()) << ", \"noise\": {\"law\": "
       << json_quoted("Gaussian cascade (Cascade Sampling): every node's noise is N(0, level_variance[depth]), "
                      "children sum to their parent; floating-point Gaussian draws (Mironov 2012 caveat)")
-      << ", \"level_variance\": [";
-  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_number(calibrated.law.level_variance(d));
-  out << "], \"calibration\": " << c.to_json() << "}, \"invariants\": {\"margins\": [";
-  for (std::size_t m = 0; m < request.margins.size(); ++m) {
-    out << (m ? ", [" : "[");
-    for (std::size_t k = 0; k < request.margins[m].size(); ++k) out << (k ? ", " : "") << json_quoted(request.margins[m][k]);
-    out << "]";
-  }
-  out << "], \"fixed_nodes\": [";
-  for (std::size_t i = 0; i < fixed.size() && fixed.size() <= kMaxPublishedInternalNodes; ++i)
-    out << (i ? ", " : "") << fixed[i];
-  out << "]}, \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << hierarchy_tree_json(tree, hierarchy.levels) << "}";
+      << ", \"level_variance\": " << level_variances_json(tree, calibrated.law)
+      << ", \"calibration\": " << c.to_json() << "}, " << cascade_invariants_field(request, fixed)
+      << ", \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << hierarchy_tree_json(tree, hierarchy.levels) << "}";
   return out.str();
 }
 
@@ -109,11 +63,8 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   HierarchyReleaseResult out;
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
-  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0)
-                                                      : CascadeLaw(tree, hierarchy.level_variance);
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  if (!fixed.empty()) shape = shape.conditioned_on(tree, fixed);
-  const auto calibrated = calibrate(tree, shape, request, hierarchy, budget);
+  const auto calibrated = calibrate(tree, cascade_shape(tree, hierarchy, fixed), request, hierarchy, budget);
   if (!fixed.empty()) {
     double largest = 0;
     for (unsigned d = 0; d <= tree.height(); ++d) largest = std::max(largest, calibrated.law.level_variance(d));
@@ -143,7 +94,8 @@ HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64
     throw InvalidArgument("stddev of rollup rows needs mechanism \"cascade\" or no margins",
                           "With exact margins the leaves' noise is correlated in a way only the cascade publishes "
                           "in closed form.",
-                          "Drop {\"stddev\": true}, or use mechanism => 'cascade'.");
+                          "Drop {\"stddev\": true}, or use mechanism => 'cascade' (real counts) or "
+                          "'integer_cascade' (integers).");
   HierarchyReleaseResult out;
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
@@ -204,9 +156,12 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
     if (counts[i] < 0) throw InvalidData("count must not be negative");
   if (request.mechanism->mechanism == Mechanism::Cascade)
     return cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
+  if (request.mechanism->mechanism == Mechanism::IntegerCascade)
+    return integer_cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
   if (!budget.has_epsilon) throw NullValue("epsilon must not be NULL");
   if (!hierarchy.level_variance.empty() || hierarchy.rho > 0)
-    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanism \"cascade\"");
+    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
+                          "\"integer_cascade\"");
   return rolled_up_release(cells, counts, request, hierarchy, rng, interrupts);
 }
 

@@ -1,16 +1,19 @@
 // A release of every level of a hierarchy (dp.privatize's `hierarchy`):
 // the leaves are the cells, the internal nodes their totals, ROLLUP-style.
 //
-// Two ways to noise it:
+// Three ways to noise it:
 // - mechanism "cascade": Gaussian cascade noise on the leaves
 //   (hierarchy/cascade_sampler.hpp), every node at its level's target
 //   variance; declared margins must be whole nodes and stay exact
 //   (conditioning, which equals projection for Gaussian noise).
+// - mechanism "integer_cascade" (integer_cascade_release.hpp): the same
+//   covariance as an exact lattice Gaussian, integers at every level.
 // - any other mechanism: the leaves are released by it as usual (margins
 //   exact, integers stay integers), then rolled up.
-// Either way every internal node is the fold of its children's released
-// values in a fixed order (hierarchy/rollup.hpp), so "parent = sum of
-// children" holds exactly, in integers and bit-exactly in float8.
+// Every internal node is the sum of its children's released values (for
+// the rollups and "cascade" folded in a fixed order, hierarchy/rollup.hpp),
+// so "parent = sum of children" holds exactly, in integers and bit-exactly
+// in float8.
 #pragma once
 
 #include <cstdint>

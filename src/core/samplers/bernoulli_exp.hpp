@@ -1,17 +1,17 @@
-// Exact Bernoulli(exp(-gamma)) for rational gamma >= 0.
-// Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-// Privacy", Algorithm 1 (gamma in [0,1]) extended to gamma > 1 by
-// exp(-gamma) = exp(-1)^floor(gamma) * exp(-(gamma - floor(gamma))).
-// Uses only integer arithmetic and uniform_below(); no floating point.
+// Exact Bernoulli(exp(-gamma)) for rational gamma = num/den >= 0: the one
+// home of Canonne, Kamath, Steinke 2020 (arXiv:2004.00010), Algorithm 1,
+// for every integer width (64-bit Rational, 128-bit, and GMP integers when
+// an exact exponent outgrows 128 bits). Only integer arithmetic and exactly
+// uniform integers; no floating point.
 #pragma once
 
 #include "../random_source.hpp"
 #include "rational.hpp"
+#include "wide_int.hpp"
 
 namespace invariant_dp {
 
-// GCC/Clang 128-bit integer; __extension__ keeps -Wpedantic builds quiet.
-__extension__ typedef unsigned __int128 Uint128;
+class BigInt;
 
 bool sample_bernoulli_exp_neg(RandomSource& rng, Rational gamma);
 
@@ -19,5 +19,8 @@ bool sample_bernoulli_exp_neg(RandomSource& rng, Rational gamma);
 // whose exact gamma does not fit in 64 bits (the discrete Gaussian's
 // acceptance test). Cannot overflow.
 bool sample_bernoulli_exp_neg_wide(RandomSource& rng, Uint128 num, Uint128 den);
+
+// The same law for GMP integers num >= 0, den > 0.
+bool sample_bernoulli_exp_neg_big(RandomSource& rng, const BigInt& num, const BigInt& den);
 
 }  // namespace invariant_dp

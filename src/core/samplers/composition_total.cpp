@@ -1,6 +1,5 @@
 // Exact sampler of the group total N; the law, the envelope and the argument
 // for exactness are in composition_total.hpp.
-#include "mpfr_scoped.hpp"
 #include "composition_total.hpp"
 
 #include <algorithm>
@@ -21,38 +20,18 @@ constexpr mpfr_prec_t kBasePrecision = 128;  // makes (n - m) * den exact
 constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
 
 
-// lo <= ln Gamma(x) <= hi for an integer x >= 1 (exact in MPFR at prec >= 64).
-void lngamma_bounds(mpfr_prec_t prec, std::uint64_t x, mpfr_ptr lo, mpfr_ptr hi) {
-  Mp arg(prec);
-  mpfr_set_ui(arg.v, x, MPFR_RNDN);
-  mpfr_lngamma(lo, arg.v, MPFR_RNDD);
-  mpfr_lngamma(hi, arg.v, MPFR_RNDU);
+// a = exp(-den/num).
+Interval a_bounds(mpfr_prec_t prec, Rational scale) {
+  return exp(neg(div(exact(prec, scale.den), scale.num)));
 }
 
-// Enclosure of a = exp(-den/num).
-void a_bounds(mpfr_prec_t prec, Rational scale, mpfr_ptr lo, mpfr_ptr hi) {
-  Mp q(prec);
-  mpfr_set_ui(q.v, scale.den, MPFR_RNDN);
-  mpfr_div_ui(q.v, q.v, scale.num, MPFR_RNDU);
-  mpfr_neg(q.v, q.v, MPFR_RNDN);
-  mpfr_exp(lo, q.v, MPFR_RNDD);
-  mpfr_set_ui(q.v, scale.den, MPFR_RNDN);
-  mpfr_div_ui(q.v, q.v, scale.num, MPFR_RNDD);
-  mpfr_neg(q.v, q.v, MPFR_RNDN);
-  mpfr_exp(hi, q.v, MPFR_RNDU);
-}
-
-// Sign of (n+k) a - (n+1), which is never 0 (a is transcendental).
+// Sign of (n+k) a - (n+1), which is never 0 (a is transcendental), from
+// enclosures at doubling precision.
 bool ratio_above_one(Rational scale, std::uint64_t n, std::uint64_t k) {
   for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
-    Mp lo(prec), hi(prec);
-    a_bounds(prec, scale, lo.v, hi.v);
-    mpfr_mul_ui(lo.v, lo.v, n + k, MPFR_RNDD);
-    mpfr_sub_ui(lo.v, lo.v, n + 1, MPFR_RNDD);
-    mpfr_mul_ui(hi.v, hi.v, n + k, MPFR_RNDU);
-    mpfr_sub_ui(hi.v, hi.v, n + 1, MPFR_RNDU);
-    if (mpfr_sgn(lo.v) > 0) return true;
-    if (mpfr_sgn(hi.v) < 0) return false;
+    const Interval d = sub(mul(a_bounds(prec, scale), n + k), n + 1);
+    if (certainly_positive(d)) return true;
+    if (certainly_negative(d)) return false;
     if (prec > (mpfr_prec_t{1} << 20)) throw Error("could not locate the mode of a group total");
   }
 }
@@ -62,30 +41,19 @@ std::uint64_t ceil_u64(long double x) { return x <= 0 ? 0 : static_cast<std::uin
 }  // namespace
 
 CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells)
-    : scale_(scale), k_(k) {
+    : scale_(scale), k_(k), mode_term_(kBasePrecision) {
   if (scale.num == 0 || scale.den == 0)
     throw InvalidArgument("laplace scale must be positive");
   if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
   m_ = find_mode();
-  mpfr_init2(mode_lo_, kBasePrecision);
-  mpfr_init2(mode_hi_, kBasePrecision);
-  mode_term_bounds(kBasePrecision, mode_lo_, mode_hi_);
+  mode_term_ = mode_term_bounds(kBasePrecision);
   choose_envelope();
   if (squeeze_cells > 0) build_squeeze(squeeze_cells);
 }
 
-CompositionTotalSampler::~CompositionTotalSampler() {
-  mpfr_clear(mode_lo_);
-  mpfr_clear(mode_hi_);
-}
-
-// lnG(m+k) - lnG(m+1), rounded outwards.
-void CompositionTotalSampler::mode_term_bounds(mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) const {
-  Mp glo(prec), ghi(prec);
-  lngamma_bounds(prec, m_ + k_, lo, hi);
-  lngamma_bounds(prec, m_ + 1, glo.v, ghi.v);
-  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
-  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
+// lnG(m+k) - lnG(m+1).
+Interval CompositionTotalSampler::mode_term_bounds(mpfr_prec_t prec) const {
+  return sub(lngamma_at(prec, m_ + k_), lngamma_at(prec, m_ + 1));
 }
 
 // The mode estimated in long double, then moved to the exact one.
@@ -102,54 +70,22 @@ std::uint64_t CompositionTotalSampler::find_mode() const {
   return m;
 }
 
-void CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j,
-                                               mpfr_ptr lo, mpfr_ptr hi) const {
+Interval CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j) const {
   if (prec < kBasePrecision) prec = kBasePrecision;
-  Mp glo(prec), ghi(prec), r(prec);
-  // 2 [lnG(n+k) - lnG(n+1) - lnG(m+k) + lnG(m+1)], rounded outwards.
-  lngamma_bounds(prec, n + k_, glo.v, ghi.v);
-  mpfr_set(lo, glo.v, MPFR_RNDD);
-  mpfr_set(hi, ghi.v, MPFR_RNDU);
-  lngamma_bounds(prec, n + 1, glo.v, ghi.v);
-  mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
-  mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
-  if (prec == kBasePrecision) {  // the mode's term, computed once
-    mpfr_sub(lo, lo, mode_hi_, MPFR_RNDD);
-    mpfr_sub(hi, hi, mode_lo_, MPFR_RNDU);
-  } else {
-    mode_term_bounds(prec, glo.v, ghi.v);
-    mpfr_sub(lo, lo, ghi.v, MPFR_RNDD);
-    mpfr_sub(hi, hi, glo.v, MPFR_RNDU);
-  }
-  mpfr_mul_2ui(lo, lo, 1, MPFR_RNDD);
-  mpfr_mul_2ui(hi, hi, 1, MPFR_RNDU);
+  // 2 [lnG(n+k) - lnG(n+1) - (lnG(m+k) - lnG(m+1))], the mode's term computed once at 128 bits.
+  const Interval mode = prec == kBasePrecision ? mode_term_ : mode_term_bounds(prec);
+  const Interval binomials = scale_2exp(sub(sub(lngamma_at(prec, n + k_), lngamma_at(prec, n + 1)), mode), 1);
   // - 2 (n - m) den / num: (n - m) den is exact at 128 bits.
   const long diff = n >= m_ ? static_cast<long>(n - m_) : -static_cast<long>(m_ - n);
-  mpfr_set_si(r.v, diff, MPFR_RNDN);
-  mpfr_mul_ui(r.v, r.v, scale_.den, MPFR_RNDN);
-  mpfr_mul_2ui(r.v, r.v, 1, MPFR_RNDN);
-  Mp rlo(prec), rhi(prec);
-  mpfr_div_ui(rlo.v, r.v, scale_.num, MPFR_RNDD);
-  mpfr_div_ui(rhi.v, r.v, scale_.num, MPFR_RNDU);
-  mpfr_sub(lo, lo, rhi.v, MPFR_RNDD);
-  mpfr_sub(hi, hi, rlo.v, MPFR_RNDU);
-  if (j > 0) {  // + j ln 2
-    mpfr_const_log2(glo.v, MPFR_RNDD);
-    mpfr_const_log2(ghi.v, MPFR_RNDU);
-    mpfr_mul_ui(glo.v, glo.v, j, MPFR_RNDD);
-    mpfr_mul_ui(ghi.v, ghi.v, j, MPFR_RNDU);
-    mpfr_add(lo, lo, glo.v, MPFR_RNDD);
-    mpfr_add(hi, hi, ghi.v, MPFR_RNDU);
-  }
+  const Interval powers = div(scale_2exp(mul(exact_signed(prec, diff), scale_.den), 1), scale_.num);
+  const Interval log_ratio = sub(binomials, powers);
+  return j > 0 ? add(log_ratio, mul(ln2(prec), j)) : log_ratio;  // + j ln 2
 }
 
 // Certifies w(to) <= w(from) / 2, i.e. log w(to) - log w(from) + ln 2 <= 0.
 bool CompositionTotalSampler::halves_within(std::uint64_t from, std::uint64_t to) const {
-  Mp flo(kBasePrecision), fhi(kBasePrecision), tlo(kBasePrecision), thi(kBasePrecision);
-  log_ratio_bounds(kBasePrecision, from, 0, flo.v, fhi.v);
-  log_ratio_bounds(kBasePrecision, to, 1, tlo.v, thi.v);
-  mpfr_sub(thi.v, thi.v, flo.v, MPFR_RNDU);
-  return mpfr_sgn(thi.v) <= 0;
+  return certainly_not_positive(
+      sub(log_ratio_bounds(kBasePrecision, to, 1), log_ratio_bounds(kBasePrecision, from, 0)));
 }
 
 void CompositionTotalSampler::choose_envelope() {
@@ -175,13 +111,10 @@ void CompositionTotalSampler::build_squeeze(unsigned cells) {
   const std::uint64_t end = std::min(R_ + 8 * hR_, kMaxCompositionTotal);
   grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + cells - 1) / cells);
   const std::uint64_t points = (end - grid_start_ + grid_step_ - 1) / grid_step_ + 1;
-  Mp lo(kBasePrecision), hi(kBasePrecision);
   for (std::uint64_t i = 0; i < points; ++i) {
-    log_ratio_bounds(kBasePrecision, grid_start_ + i * grid_step_, 0, lo.v, hi.v);
-    mpfr_exp(lo.v, lo.v, MPFR_RNDD);
-    mpfr_exp(hi.v, hi.v, MPFR_RNDU);
-    grid_lo_.push_back(mpfr_get_d(lo.v, MPFR_RNDD));
-    grid_hi_.push_back(mpfr_get_d(hi.v, MPFR_RNDU));
+    const Interval ratio = exp(log_ratio_bounds(kBasePrecision, grid_start_ + i * grid_step_, 0));
+    grid_lo_.push_back(to_double(ratio, End::lower));
+    grid_hi_.push_back(to_double(ratio, End::upper));
   }
 }
 
@@ -241,11 +174,7 @@ std::uint64_t CompositionTotalSampler::sample(RandomSource& rng, const Interrupt
       if (accept) return n;
       continue;
     }
-    const ProbabilityBounds p = [this, n, j](mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) {
-      log_ratio_bounds(prec, n, j, lo, hi);
-      mpfr_exp(lo, lo, MPFR_RNDD);
-      mpfr_exp(hi, hi, MPFR_RNDU);
-    };
+    const ProbabilityBounds p = [this, n, j](mpfr_prec_t prec) { return exp(log_ratio_bounds(prec, n, j)); };
     if (u.less_than(p, kBasePrecision)) return n;
   }
 }

@@ -6,7 +6,7 @@
 //
 // w is log-concave: w(n+1)/w(n) = ((n+k)/(n+1))^2 a^2 decreases in n. The
 // sampler is rejection from a dominating envelope e >= w built from that
-// fact alone, with accept/reject decided exactly by LazyUniform against MPFR
+// fact alone, with accept/reject decided exactly by LazyUniform against
 // enclosures of w(n)/e(n). Nothing is rounded in a way that changes the law.
 //
 // Envelope. Let m be the mode: the smallest n with (n+k) a < n+1 (found
@@ -39,13 +39,12 @@
 // go to MPFR. The decision is 1[U < p] either way.
 #pragma once
 
-#include <mpfr.h>
-
 #include <cstdint>
 #include <vector>
 
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
+#include "interval.hpp"
 #include "rational.hpp"
 
 namespace invariant_dp {
@@ -61,9 +60,6 @@ class CompositionTotalSampler {
   // squeeze_cells > 0 builds the squeeze on that many grid cells (about
   // 4 lngamma evaluations each): worth it when many groups share k.
   CompositionTotalSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells);
-  ~CompositionTotalSampler();
-  CompositionTotalSampler(const CompositionTotalSampler&) = delete;
-  CompositionTotalSampler& operator=(const CompositionTotalSampler&) = delete;
 
   std::uint64_t sample(RandomSource& rng, const Interrupts& interrupts) const;
 
@@ -71,14 +67,13 @@ class CompositionTotalSampler {
   std::uint64_t cells() const { return k_; }
 
   // Enclosure of log w(n) - log w(mode) + j ln 2 at precision prec (>= 128).
-  void log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j, mpfr_ptr lo,
-                        mpfr_ptr hi) const;
+  Interval log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j) const;
 
  private:
   std::uint64_t find_mode() const;
   bool halves_within(std::uint64_t from, std::uint64_t to) const;
   void choose_envelope();
-  void mode_term_bounds(mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi) const;
+  Interval mode_term_bounds(mpfr_prec_t prec) const;
   void build_squeeze(unsigned cells);
   bool squeeze_decides(std::uint64_t n, std::uint64_t j, std::uint64_t word, bool& accept) const;
 
@@ -88,7 +83,7 @@ class CompositionTotalSampler {
   // Squeeze grid: points grid_start_ + i * grid_step_, certified bounds of w/M.
   std::uint64_t grid_start_ = 0, grid_step_ = 1;
   std::vector<double> grid_lo_, grid_hi_;
-  mpfr_t mode_lo_, mode_hi_;  // lnG(m+k) - lnG(m+1) at 128 bits, outwards
+  Interval mode_term_;  // lnG(m+k) - lnG(m+1) at 128 bits
 };
 
 }  // namespace invariant_dp

@@ -8,10 +8,12 @@
 // independent; a group of one cell gets 0. A group of k >= 2 cells is the
 // lattice A_{k-1} = {v in Z^k : sum v = 0} with basis b_i = e_i - e_{i+1}
 // (i = 1..k-1), and the target is the discrete Gaussian rho_sigma(v) =
-// exp(-||v||^2 / (2 sigma2)) restricted to it. Method (Klein 2000 / Gentry,
-// Peikert, Vaikuntanathan 2008 sequential sampler, made exact with the
-// rejection step of Brakerski, Langlois, Peikert, Regev, Stehle 2013,
-// Lemma 2.3):
+// exp(-||v||^2 / (2 sigma2)) restricted to it. Method: the sequential
+// sampler of Klein 2000 (SODA, "Finding the closest lattice vector when it's
+// unusually close"; shown to sample the discrete Gaussian by Gentry, Peikert,
+// Vaikuntanathan 2008, STOC, Section 4), made exact with the rejection step
+// of Brakerski, Langlois, Peikert, Regev, Stehle 2013 (arXiv:1306.0281),
+// Lemma 2.3:
 //
 // 1. Gram-Schmidt. b~_i = (1/i)(e_1 + ... + e_i) - e_{i+1}, so
 //    ||b~_i||^2 = (i+1)/i in [1, 2]. Write v = sum_i z_i b_i; then z_i is the
@@ -34,37 +36,17 @@
 //    the target: the accepted v has exactly the target law. The product is
 //    drawn as independent Bernoulli(R_i) coins, all of which must succeed
 //    (a conjunction of independent coins has the product law).
-// 3. D_{Z, s, c} exactly, c = r + f with r the nearest integer and f = F/Q in
-//    [-1/2, 1/2): propose x from the discrete Laplace of integer scale
-//    t = floor(s) + 1 (CKS 2020 Algorithm 2), P(x) ~ exp(-|x|/t), and accept
-//    with probability exp(-gamma(x)),
-//      gamma(x) = (x - f)^2/(2 s^2) - |x|/t + C,  C = |f|/t + s^2/(2 t^2),
-//    which is >= 0 because the real maximum of -(x - f)^2/(2 s^2) +/- x/t is
-//    s^2/(2t^2) +/- f/t <= C; in closed form, for x >= 0,
-//      gamma = (x - f - s^2/t)^2 / (2 s^2) + (|f| - f)/t,
-//    and symmetrically (x -> -x, f -> -f) for x < 0. Proposal times
-//    acceptance is exp(-C) exp(-(x - f)^2/(2 s^2)) / norm, so an accepted
-//    r + x has exactly the law D_{Z, s, c}; a rejection redraws this step
-//    only (allowed here: the step's own law is normalised by construction).
-//    gamma is an exact rational (checked 128-bit integers, GMP integers when
-//    those would overflow) and the coin is CKS Algorithm 1
-//    (bernoulli_exp.hpp, or its GMP twin): no floating point.
-// 4. R_i by Poisson summation (the coin is KleinCorrection, klein_correction.hpp):
-//    rho_s(Z + f) = s sqrt(2 pi) theta(f),
-//    theta(f) = 1 + 2 sum_{m>=1} q^(m^2) cos(2 pi m f),  q = exp(-2 pi^2 s^2),
-//    so R = theta(f)/theta(0) <= 1, R = 1 when f = 0 (no coin), and
-//    R >= (1 - 2S)/(1 + 2S) >= 1 - 4 q/(1 - q) with S = sum_{m>=1} q^(m^2).
-//    The coin 1[U < R] uses U = (w + V)/2^64, w a uniform 64-bit word and
-//    V a lazily read uniform (lazy_bernoulli.hpp): if w + 1 <= 2^64 L for a
-//    certified lower bound L of every R_i (L = 1 - 4 q/(1 - q) at
-//    s^2 = sigma2/2, computed once with MPFR, directed rounding), then
-//    U < R for sure; otherwise 1[U < R] = 1[V < 2^64 R - w] is decided
-//    against MPFR enclosures of theta(f)/theta(0): the series truncated after
-//    M terms with tail bound 2 q^((M+1)^2)/(1 - q), pi, exp, cos and powers
-//    with outward rounding, cos(2 pi m f) taken on the exact reduced angle
-//    2 pi ((m F) mod Q)/Q folded into [0, pi] where cos is monotone. The
-//    enclosure width tends to 0 with the precision, as LazyUniform needs.
-//    For sigma2 >= 6, q < 2^-85: about one coin in 2^64 reaches MPFR.
+// 3. D_{Z, s, c} exactly: Canonne, Kamath, Steinke 2020 (arXiv:2004.00010),
+//    Algorithm 3 with a rational centre (discrete_gaussian.hpp); a rejection
+//    there redraws that step only (allowed: the step's own law is
+//    normalised by construction). No floating point.
+// 4. The coins Bernoulli(R_i) are KleinCorrection's (klein_correction.hpp):
+//    by Poisson summation R = theta(f)/theta(0) <= 1, R = 1 when f = 0 (no
+//    coin), R >= 1 - 4 q/(1 - q), q = exp(-2 pi^2 s^2); one certified lower
+//    bound at s^2 = sigma2/2 decides almost every coin from one 64-bit word,
+//    the rest are decided exactly against outward-rounded enclosures of
+//    theta(f)/theta(0). For sigma2 >= 6, q < 2^-85: about one coin in 2^64
+//    reaches MPFR.
 // 5. When (k - 1) 4q/(1 - q) > 1/2 (small sigma2, where the Klein step
 //    could reject often) the group is drawn by naive rejection instead:
 //    i.i.d. exact discrete Gaussians (discrete_gaussian.hpp) kept iff their
@@ -77,44 +59,32 @@
 // to < 1e-18 for sigma2 >= 6 and k <= 10^6. Measured (test/bench): about
 // 1 us per cell at sigma2 = 60 and 400 (1M cells in 50 groups: ~1 s).
 //
-// Limits: sigma2 < 2^40 (OutOfRange beyond). A centre numerator i z_{i+1}
+// Limits: sigma2 < 2^40 (check_klein_variance, OutOfRange beyond). A centre numerator i z_{i+1}
 // that would leave int64 throws OutOfRange; for k <= 2^24 that needs a
 // partial sum beyond 40 standard deviations, probability nil.
 #pragma once
-
-#include <mpfr.h>
 
 #include <cstddef>
 #include <cstdint>
 
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
-#include "bernoulli_exp.hpp"
-#include "klein_correction.hpp"
+#include "discrete_gaussian.hpp"
 #include "rational.hpp"
+#include "zero_sum_groups.hpp"
 
 namespace invariant_dp {
 
-// Writes z[0..n_cells) with the law above; group_of_cell[i] < n_groups is
-// the group of cell i. Throws InvalidArgument for a zero variance, a group
-// number out of range or null pointers with n_cells > 0; OutOfRange if the
-// variance is too large or too small for a group's size (see 5 and Limits);
-// Interrupted on cancel.
-void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2,
-                                          const std::uint32_t* group_of_cell, std::size_t n_cells,
-                                          std::size_t n_groups, std::int64_t* z,
-                                          const Interrupts& interrupts);
-
-// D_{Z, s, c}: P(x) proportional to exp(-(x - c)^2 / (2 s2)) on Z, for
-// s2 = s2_num / s2_den > 0 and c = c_num / c_den (c_den > 0); exact (step 3
-// above). Exposed for tests.
-std::int64_t sample_discrete_gaussian_centred(RandomSource& rng, Uint128 s2_num, Uint128 s2_den, std::int64_t c_num,
-                                              std::int64_t c_den);
+// The law above on the partition of zero_sum_groups.hpp. InvalidArgument
+// for a zero variance or a bad partition; OutOfRange if the variance is too
+// large or too small for a group's size (see 5 and Limits); Interrupted on
+// cancel.
+void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, const ZeroSumPartition& groups,
+                                          std::int64_t* z, const Interrupts& interrupts);
 
 // Exposed for tests: one group of k >= 2 cells by steps 1-4 whatever
 // sigma2 (a small sigma2 sends most correction coins to MPFR).
 void sample_gaussian_zero_sum_klein(RandomSource& rng, Rational sigma2, std::size_t k, std::int64_t* z,
                                     const Interrupts& interrupts);
-
 
 }  // namespace invariant_dp

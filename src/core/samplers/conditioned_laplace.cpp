@@ -1,15 +1,14 @@
 // Discrete Laplace conditioned on zero group sums; the argument for
 // exactness is in conditioned_laplace.hpp.
-#include "zero_sum_groups.hpp"
 #include "conditioned_laplace.hpp"
 
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <string>
 
 #include "../errors.hpp"
 #include "composition_total.hpp"
+#include "zero_sum_groups.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -54,28 +53,9 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
   std::sort(out.begin(), out.end());
 }
 
-void check_arguments(Rational scale, const std::uint32_t* group_of_cell, std::size_t n_cells,
-                     std::size_t n_groups, const std::int64_t* z) {
+void check_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
-  check_zero_sum_groups(group_of_cell, n_cells, n_groups, z);
-}
-
-// Counting sort when the group numbers are dense, else a stable sort (so a
-// huge n_groups with few cells costs no memory).
-std::vector<std::size_t> cells_by_group(const std::uint32_t* group_of_cell, std::size_t n_cells,
-                                        std::size_t n_groups) {
-  std::vector<std::size_t> cells(n_cells);
-  if (n_groups > 2 * n_cells + 1024) {
-    for (std::size_t i = 0; i < n_cells; ++i) cells[i] = i;
-    std::stable_sort(cells.begin(), cells.end(),
-                     [group_of_cell](std::size_t x, std::size_t y) { return group_of_cell[x] < group_of_cell[y]; });
-    return cells;
-  }
-  std::vector<std::size_t> next(n_groups + 1, 0);
-  for (std::size_t i = 0; i < n_cells; ++i) ++next[group_of_cell[i] + 1];
-  for (std::size_t g = 0; g < n_groups; ++g) next[g + 1] += next[g];
-  for (std::size_t i = 0; i < n_cells; ++i) cells[next[group_of_cell[i]]++] = i;
-  return cells;
+  check_zero_sum_groups(groups, z);
 }
 
 }  // namespace
@@ -96,17 +76,12 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
   parts[k - 1] = total + k - 1 - next;
 }
 
-void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
-                                         const std::uint32_t* group_of_cell, std::size_t n_cells,
-                                         std::size_t n_groups, std::int64_t* z,
-                                         const Interrupts& interrupts) {
-  check_arguments(scale, group_of_cell, n_cells, n_groups, z);
+void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
+                                         std::int64_t* z, const Interrupts& interrupts) {
+  check_arguments(scale, groups, z);
   // Cells ordered by group, each group in cell order; runs are the groups.
-  const std::vector<std::size_t> cells = cells_by_group(group_of_cell, n_cells, n_groups);
-  std::vector<std::size_t> start{0};  // start of each non-empty group in cells
-  for (std::size_t i = 1; i <= n_cells; ++i)
-    if (i == n_cells || group_of_cell[cells[i]] != group_of_cell[cells[i - 1]]) start.push_back(i);
-  if (n_cells == 0) start.clear();
+  const std::vector<std::size_t> cells = cells_by_group(groups);
+  const std::vector<std::size_t> start = group_starts(cells, groups);
   // One N sampler per group size; a size shared by many groups gets the squeeze.
   std::map<std::uint64_t, std::size_t> groups_of_size;
   for (std::size_t g = 0; g + 1 < start.size(); ++g) ++groups_of_size[start[g + 1] - start[g]];

@@ -1,6 +1,10 @@
 // Exact i.i.d. discrete Laplace noise conditioned on zero sums within the
-// groups of a partition of the cells (the "integer_laplace" mechanism for
-// totals over a partition, integer_subspace_dp digest 5.6 item 4, 6.2):
+// groups of a partition of the cells: the "integer_laplace" mechanism for
+// totals over a partition, i.e. the l1 generalized Laplace of Dharangutte,
+// Gao, Gong, Yu 2023 (arXiv:2212.00936), Definition 9, whose density
+// exp(-eps ||z||_1) factorises into i.i.d. discrete Laplace coordinates,
+// sampled exactly where the paper uses MCMC (exact samplers are its open
+// problem, Section 6):
 //
 //   P(z)  proportional to  exp(-||z||_1 / b)  on  {z in Z^d : sum_{i in g} z_i = 0
 //   for every group g},   b = scale = num/den > 0.
@@ -44,17 +48,15 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "rational.hpp"
+#include "zero_sum_groups.hpp"
 
 namespace invariant_dp {
 
-// Writes z[0..n_cells) with the law above; group_of_cell[i] < n_groups is
-// the group of cell i. Throws InvalidArgument for a zero scale, a group
-// number out of range or null pointers with n_cells > 0; OutOfRange if a
-// group is too large for the scale (see Limits); Interrupted on cancel.
-void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale,
-                                         const std::uint32_t* group_of_cell, std::size_t n_cells,
-                                         std::size_t n_groups, std::int64_t* z,
-                                         const Interrupts& interrupts);
+// The law above on the partition of zero_sum_groups.hpp. InvalidArgument
+// for a zero scale or a bad partition; OutOfRange if a group is too large
+// for the scale (see Limits); Interrupted on cancel.
+void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
+                                         std::int64_t* z, const Interrupts& interrupts);
 
 // Writes a uniformly random composition of total into parts.size() >= 1
 // non-negative parts (exposed for tests). total + parts.size() - 1 < 2^63.

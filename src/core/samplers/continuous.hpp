@@ -1,5 +1,6 @@
-// Real-valued noise for the subspace mechanisms (subspace_dp paper, Cor 3.5
-// and 3.8), whose outputs are real by definition. Built on uniform_open01():
+// Real-valued noise for the subspace mechanisms (Gao, Gong, Yu 2022,
+// arXiv:2108.11527, Corollaries 3.5 and 3.8), whose outputs are real by
+// definition. Built on uniform_open01():
 // Gaussian by the Box-Muller transform with 53-bit uniforms, Laplace by
 // inversion. Floating-point noise is not bit-exact DP (Mironov 2012); the
 // integer mechanisms are the exact ones. README says so.

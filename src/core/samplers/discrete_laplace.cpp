@@ -2,7 +2,7 @@
 // for scale = num/den > 0.
 //
 // Canonne, Kamath, Steinke (2020), "The Discrete Gaussian for Differential
-// Privacy", Algorithm 2. With t = num, s = den:
+// Privacy" (arXiv:2004.00010), Algorithm 2. With t = num, s = den:
 //   U uniform on {0..t-1}, kept with probability exp(-U/t), and V ~
 //   Geometric(1 - exp(-1)) make X = U + t*V exactly Geometric(1 - exp(-1/t))
 //   (U and V are the remainder and quotient of X by t);
@@ -40,24 +40,26 @@ void check_scale(Rational scale) {
                          std::to_string(scale.den) + "; at most 2^57 is supported.");
 }
 
-// X ~ Geometric(1 - exp(-1/t)) on {0, 1, ...}, or false when U is rejected.
-bool sample_geometric_unit_scale(RandomSource& rng, std::uint64_t t, u128& x) {
-  const std::uint64_t u = rng.uniform_below(t);
-  if (!sample_bernoulli_exp_neg(rng, Rational{u, t})) return false;
-  std::uint64_t v = 0;
-  while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
-  x = static_cast<u128>(t) * v + u;  // < 2^128: t, v < 2^64
-  return true;
-}
-
 }  // namespace
+
+Uint128 sample_discrete_geometric(RandomSource& rng, Rational scale) {
+  if (scale.num == 0 || scale.den == 0) throw InvalidArgument("geometric scale must be positive");
+  const std::uint64_t t = scale.num;
+  for (;;) {
+    // X = U + t V ~ Geometric(1 - exp(-1/t)), U kept with probability exp(-U/t).
+    const std::uint64_t u = rng.uniform_below(t);
+    if (!sample_bernoulli_exp_neg(rng, Rational{u, t})) continue;
+    std::uint64_t v = 0;
+    while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
+    const u128 x = static_cast<u128>(t) * v + u;  // < 2^128: t, v < 2^64
+    return x / scale.den;
+  }
+}
 
 std::int64_t sample_discrete_laplace(RandomSource& rng, Rational scale) {
   check_scale(scale);
   for (;;) {
-    u128 x;
-    if (!sample_geometric_unit_scale(rng, scale.num, x)) continue;
-    const u128 y = x / scale.den;
+    const u128 y = sample_discrete_geometric(rng, scale);
     if (y > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
       throw OutOfRange("discrete laplace draw does not fit in a bigint");
     const bool negative = rng.fair_bit();

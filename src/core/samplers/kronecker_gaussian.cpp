@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "../errors.hpp"
-#include "conditioned_gaussian.hpp"
+#include "discrete_gaussian.hpp"
 #include "klein_correction.hpp"
+#include "wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
 
 using u128 = Uint128;
-__extension__ typedef __int128 i128;
+using i128 = Int128;
 
 // Strides of the row-major layouts: cells (shape n_k) and coordinates
 // (shape n_k - 1).
@@ -45,7 +46,7 @@ void unpack(std::size_t position, const std::vector<std::size_t>& stride, std::v
 
 // Every s_i^2 = sigma2 prod_k i_k/(i_k + 1) is at least sigma2 / 2^K.
 KleinCorrection smallest_step_correction(Rational sigma2, std::size_t K) {
-  return KleinCorrection(static_cast<u128>(sigma2.num), static_cast<u128>(sigma2.den) << K);
+  return klein_correction_for(sigma2, static_cast<unsigned>(K));
 }
 
 void check_arguments(Rational sigma2, const std::vector<std::size_t>& shape, const std::int64_t* z) {
@@ -59,6 +60,7 @@ void check_arguments(Rational sigma2, const std::vector<std::size_t>& shape, con
   }
   if (cells > double(std::size_t(1) << 32)) throw OutOfRange("too many cells for the table lattice sampler");
   if (z == nullptr) throw InvalidArgument("the noise buffer must not be null");
+  check_klein_variance(sigma2);
 }
 
 // Step 3 once: fills y (coordinates, row-major over shape n_k - 1); false

@@ -1,6 +1,5 @@
 // Lazy comparison of a uniform with an enclosed probability; the argument for
 // exactness is in lazy_bernoulli.hpp.
-#include "mpfr_scoped.hpp"
 #include "lazy_bernoulli.hpp"
 
 #include "../errors.hpp"
@@ -12,40 +11,38 @@ static_assert(sizeof(unsigned long) == 8, "a 64-bit word must fit an unsigned lo
 
 constexpr mpfr_prec_t kMaxPrecision = mpfr_prec_t{1} << 24;
 
-
 }  // namespace
 
-LazyUniform::LazyUniform(RandomSource& rng) : rng_(rng), first_word_(rng.next_u64()), bits_(64) {
-  mpfr_init2(u_, 64);
-  mpfr_set_ui(u_, first_word_, MPFR_RNDN);  // exact: 64 bits
-  mpfr_div_2ui(u_, u_, 64, MPFR_RNDN);      // exact: power of two
+LazyUniform::LazyUniform(RandomSource& rng) : rng_(rng), first_word_(rng.next_u64()), u_(64), bits_(64) {
+  mpfr_set_ui(u_.v, first_word_, MPFR_RNDN);  // exact: 64 bits
+  mpfr_div_2ui(u_.v, u_.v, 64, MPFR_RNDN);    // exact: power of two
 }
 
-LazyUniform::~LazyUniform() { mpfr_clear(u_); }
+LazyUniform::~LazyUniform() = default;
 
 // Appends 64 digits; every operation is exact at the widened precision.
 void LazyUniform::draw_word() {
   const mpfr_prec_t bits = bits_ + 64;
-  mpfr_prec_round(u_, bits, MPFR_RNDN);  // widening: exact
+  mpfr_prec_round(u_.v, bits, MPFR_RNDN);  // widening: exact
   Mp word(64);
   mpfr_set_ui(word.v, rng_.next_u64(), MPFR_RNDN);
   mpfr_div_2ui(word.v, word.v, static_cast<unsigned long>(bits), MPFR_RNDN);
-  mpfr_add(u_, u_, word.v, MPFR_RNDN);  // disjoint digits: exact
+  mpfr_add(u_.v, u_.v, word.v, MPFR_RNDN);  // disjoint digits: exact
   bits_ = bits;
 }
 
 bool LazyUniform::less_than(const ProbabilityBounds& bounds, mpfr_prec_t initial_prec) {
   mpfr_prec_t prec = initial_prec < 64 ? 64 : initial_prec;
   for (;;) {
-    Mp lo(prec), hi(prec), width(prec);
-    bounds(prec, lo.v, hi.v);
-    mpfr_sub(width.v, hi.v, lo.v, MPFR_RNDU);
+    const Interval p = rounded(bounds(prec), prec);
+    Mp width(prec);
+    mpfr_sub(width.v, p.upper(), p.lower(), MPFR_RNDU);  // an upper bound of the width
     for (;;) {
       Mp top(bits_ + 1);
       mpfr_set_ui_2exp(top.v, 1, -bits_, MPFR_RNDN);
-      mpfr_add(top.v, top.v, u_, MPFR_RNDN);  // u + 2^-bits, exact
-      if (mpfr_lessequal_p(top.v, lo.v)) return true;
-      if (mpfr_greaterequal_p(u_, hi.v)) return false;
+      mpfr_add(top.v, top.v, u_.v, MPFR_RNDN);  // u + 2^-bits, exact
+      if (mpfr_lessequal_p(top.v, p.lower())) return true;
+      if (mpfr_greaterequal_p(u_.v, p.upper())) return false;
       // Undecided: refine whichever of the two intervals is wider.
       if (mpfr_cmp_ui_2exp(width.v, 1, -bits_) >= 0) break;
       draw_word();

@@ -1,6 +1,6 @@
 // Exact Bernoulli(p) for an irrational p known only through certified
-// enclosures lo <= p <= hi computed at a requested precision (MPFR with
-// directed rounding).
+// enclosures lo <= p <= hi computed at a requested precision (outward-rounded
+// Intervals, interval.hpp).
 //
 // Why exact: the draw is 1[U < p] for one uniform U on [0, 1) whose binary
 // digits are read lazily, 64 at a time, from the RandomSource. After t digits
@@ -19,13 +19,15 @@
 #include <functional>
 
 #include "../random_source.hpp"
+#include "interval.hpp"
+#include "mpfr_scoped.hpp"
 
 namespace invariant_dp {
 
-// Sets lo <= p <= hi. lo and hi are initialised by the caller with precision
-// prec; the function must give enclosures whose width tends to 0 as prec
-// grows (any correctly rounded MPFR evaluation with RNDD / RNDU does).
-using ProbabilityBounds = std::function<void(mpfr_prec_t prec, mpfr_ptr lo, mpfr_ptr hi)>;
+// An Interval containing p, computed at about prec bits; its width must tend
+// to 0 as prec grows (any composition of interval.hpp's operations does).
+// LazyUniform rounds it (outward) to prec bits.
+using ProbabilityBounds = std::function<Interval(mpfr_prec_t prec)>;
 
 // A uniform U on [0, 1), of which only the digits needed are drawn. The first
 // 64 digits are drawn at construction so that a caller may first try a
@@ -51,7 +53,7 @@ class LazyUniform {
 
   RandomSource& rng_;
   std::uint64_t first_word_;
-  mpfr_t u_;           // the digits drawn so far, exactly
+  Mp u_;               // the digits drawn so far, exactly
   mpfr_prec_t bits_;   // how many digits: U in [u_, u_ + 2^-bits_)
 };
 

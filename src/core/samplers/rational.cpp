@@ -18,11 +18,12 @@
 #include <string>
 
 #include "../errors.hpp"
+#include "wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
 
-using u128 = unsigned __int128;
+using u128 = Uint128;
 
 // A positive finite double below 2^64 as m * 2^e with m an integer < 2^53.
 struct Dyadic {
@@ -66,12 +67,6 @@ std::uint64_t last_true(std::uint64_t k_max, Pred pred) {
     if (pred(mid)) lo = mid; else hi = mid - 1;
   }
   return lo;
-}
-
-std::string format_double(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
 }
 
 }  // namespace

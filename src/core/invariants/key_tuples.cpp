@@ -1,0 +1,85 @@
+#include "key_tuples.hpp"
+
+#include <numeric>
+
+#include "../large_buffer.hpp"
+
+namespace invariant_dp {
+namespace {
+
+std::uint64_t hash_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t row) {
+  std::uint64_t h = 0x2545f4914f6cdd1dull;
+  for (std::size_t c : columns)
+    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
+        0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+bool same_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t a, std::size_t b) {
+  for (std::size_t c : columns) {
+    if (keys.is_null(a, c) != keys.is_null(b, c)) return false;
+    if (!keys.is_null(a, c) && keys.key(a, c) != keys.key(b, c)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& columns, const Interrupts& interrupts) {
+  TupleIds out;
+  out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
+  std::size_t capacity = 16;
+  while (capacity < keys.n_rows + keys.n_rows / 3 + 1) capacity *= 2;
+  // Slot: the row + 1 (0: empty) in the low 32 bits, the hash's high 32 bits above.
+  std::vector<std::uint64_t> slots = zeroed_large_buffer<std::uint64_t>(capacity);
+  const std::size_t mask = capacity - 1;
+  constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
+  for (std::size_t i = 0; i < keys.n_rows; ++i) {
+    interrupts.poll_every(i);
+    // Sources sorted by the keys repeat the previous row's tuple.
+    if (i > 0 && same_on(keys, columns, i, i - 1)) {
+      out.id[i] = out.id[i - 1];
+      continue;
+    }
+    const std::uint64_t hash = hash_on(keys, columns, i);
+    for (std::size_t slot = static_cast<std::size_t>(hash) & mask;; slot = (slot + 1) & mask) {
+      const std::uint64_t entry = slots[slot];
+      if (entry == 0) {
+        slots[slot] = (hash & kTagBits) | (std::uint64_t(i) + 1);
+        out.id[i] = out.n_ids++;
+        break;
+      }
+      if ((entry & kTagBits) != (hash & kTagBits)) continue;
+      const std::size_t other = static_cast<std::size_t>(entry & ~kTagBits) - 1;
+      if (same_on(keys, columns, i, other)) {
+        out.id[i] = out.id[other];
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row) {
+  std::uint64_t h = 0x2545f4914f6cdd1dull;
+  for (std::size_t c = 0; c < keys.n_columns; ++c)
+    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
+        0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
+
+bool same_tuple(const KeyRows& a, std::size_t row_a, const KeyRows& b, std::size_t row_b) {
+  for (std::size_t c = 0; c < a.n_columns; ++c) {
+    if (a.is_null(row_a, c) != b.is_null(row_b, c)) return false;
+    if (!a.is_null(row_a, c) && a.key(row_a, c) != b.key(row_b, c)) return false;
+  }
+  return true;
+}
+
+TupleIds dense_tuple_ids(const KeyRows& keys, const Interrupts& interrupts) {
+  std::vector<std::size_t> all(keys.n_columns);
+  std::iota(all.begin(), all.end(), 0);
+  return dense_tuple_ids(keys, all, interrupts);
+}
+
+}  // namespace invariant_dp

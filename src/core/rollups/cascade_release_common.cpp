@@ -1,0 +1,93 @@
+// What the releases of one hierarchy share (cascade_release_common.hpp).
+#include "cascade_release_common.hpp"
+
+#include <sstream>
+
+#include "../errors.hpp"
+#include "../hierarchy/cascade_margins.hpp"
+#include "../json_text.hpp"
+
+namespace invariant_dp {
+
+using hierarchy::CascadeLaw;
+using hierarchy::HierarchyTree;
+
+std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names) {
+  std::vector<std::size_t> indices;
+  for (const std::string& name : names) indices.push_back(cells.column_index(name));
+  return indices;
+}
+
+void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
+  const std::size_t n = tree.n_nodes();
+  out.node_cell.resize(n);
+  out.node_depth.resize(n);
+  out.node_is_leaf.resize(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    out.node_cell[v] = tree.leaf_cell(tree.representative_leaf(v));
+    out.node_is_leaf[v] = tree.is_leaf(v);
+    out.node_depth[v] = tree.depth(v);
+  }
+}
+
+std::vector<std::uint32_t> fixed_nodes_of_margins(const HierarchyTree& tree, const CellKeys& cells,
+                                                  const ReleaseRequest& request, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> fixed;
+  for (const auto& margin : request.margins) {
+    const auto nodes = hierarchy::margin_nodes(tree, cells, column_indices(cells, margin), interrupts);
+    fixed.insert(fixed.end(), nodes.begin(), nodes.end());
+  }
+  return fixed;
+}
+
+CascadeLaw cascade_shape(const HierarchyTree& tree, const HierarchyRequest& hierarchy,
+                         const std::vector<std::uint32_t>& fixed) {
+  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0)
+                                                      : CascadeLaw(tree, hierarchy.level_variance);
+  return fixed.empty() ? shape : shape.conditioned_on(tree, fixed);
+}
+
+CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+  if (budget.has_epsilon && hierarchy.rho > 0)
+    throw InvalidArgument("give epsilon or the option \"rho\", not both",
+                          "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
+  if (budget.has_epsilon) return CascadeBudget::EpsilonDelta;
+  if (hierarchy.rho > 0) return CascadeBudget::Rho;
+  if (!hierarchy.level_variance.empty()) return CascadeBudget::VarianceTargets;
+  throw NullValue("epsilon must not be NULL", {},
+                  "Pass epsilon, or the option \"rho\", or absolute per-level targets "
+                  "{\"level_variance\": [...]} whose privacy cost the release reports.");
+}
+
+std::string cascade_privacy_fields(const ReleaseRequest& request, bool has_fixed_nodes) {
+  return "\"neighbours\": " + json_quoted(neighbours_name(request.neighbours)) + ", \"privacy\": " +
+         json_quoted(std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
+                     (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
+                                                                   : "differ by one person added or removed") +
+                     (has_fixed_nodes ? " and agree on every declared margin; the margins are released exactly"
+                                      : ""));
+}
+
+std::string cascade_invariants_field(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed) {
+  std::ostringstream out;
+  out << "\"invariants\": {\"margins\": [";
+  for (std::size_t m = 0; m < request.margins.size(); ++m) {
+    out << (m ? ", [" : "[");
+    for (std::size_t k = 0; k < request.margins[m].size(); ++k)
+      out << (k ? ", " : "") << json_quoted(request.margins[m][k]);
+    out << "]";
+  }
+  out << "], \"fixed_nodes\": [";
+  for (std::size_t i = 0; i < fixed.size() && fixed.size() <= kMaxPublishedInternalNodes; ++i)
+    out << (i ? ", " : "") << fixed[i];
+  out << "]}";
+  return out.str();
+}
+
+std::string level_variances_json(const HierarchyTree& tree, const CascadeLaw& law) {
+  std::string out = "[";
+  for (unsigned d = 0; d <= tree.height(); ++d) out += (d ? ", " : "") + json_number(law.level_variance(d));
+  return out + "]";
+}
+
+}  // namespace invariant_dp

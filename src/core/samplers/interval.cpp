@@ -1,0 +1,311 @@
+// Outward-rounded intervals (interval.hpp): every end is computed by one
+// function of the end it bounds, rounded toward it.
+#include "interval.hpp"
+
+#include <utility>
+
+#include "../errors.hpp"
+#include "mpfr_scoped.hpp"
+
+namespace invariant_dp {
+namespace {
+
+static_assert(sizeof(unsigned long) == 8 && sizeof(long) == 8, "LP64 is assumed by the MPFR calls");
+
+constexpr End kEnds[2] = {End::lower, End::upper};
+
+[[noreturn]] void lost(const char* operation) {
+  throw Error("certified bound lost its enclosure", std::string("Interval operation: ") + operation + ".");
+}
+
+// An interval whose ends are NaN or crossed encloses nothing: refuse it.
+void check(const Interval& out, const char* operation) {
+  if (mpfr_nan_p(out.lower()) || mpfr_nan_p(out.upper()) || mpfr_greater_p(out.lower(), out.upper()))
+    lost(operation);
+}
+
+mpfr_prec_t wider(const Interval& a, const Interval& b) {
+  return a.precision() > b.precision() ? a.precision() : b.precision();
+}
+
+using Unary = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_rnd_t);
+using WithScalar = int (*)(mpfr_ptr, mpfr_srcptr, unsigned long, mpfr_rnd_t);
+using Binary = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
+
+// f increasing: end e of f(a) is f(end e of a), rounded toward e.
+Interval increasing(const Interval& a, Unary f, const char* operation) {
+  Interval out(a.precision());
+  for (End e : kEnds) f(out.end(e), a.end(e), toward(e));
+  check(out, operation);
+  return out;
+}
+
+// The same for x -> f(x, c), increasing in x for the scalar c.
+Interval increasing(const Interval& a, unsigned long c, WithScalar f, const char* operation) {
+  Interval out(a.precision());
+  for (End e : kEnds) f(out.end(e), a.end(e), c, toward(e));
+  check(out, operation);
+  return out;
+}
+
+// f decreasing: end e of f(a) is f(the other end of a), rounded toward e.
+Interval decreasing(const Interval& a, Unary f, const char* operation) {
+  Interval out(a.precision());
+  for (End e : kEnds) f(out.end(e), a.end(opposite(e)), toward(e));
+  check(out, operation);
+  return out;
+}
+
+// For * and /: end e is the least (lower) or greatest (upper) of f at the
+// four corners, each corner rounded toward e. Rounding is monotone, so this
+// is the extreme corner rounded toward e.
+Interval corners(const Interval& a, const Interval& b, Binary f, const char* operation) {
+  const mpfr_prec_t prec = wider(a, b);
+  Interval out(prec);
+  Mp corner(prec);
+  for (End e : kEnds) {
+    bool first = true;
+    for (End i : kEnds) {
+      for (End j : kEnds) {
+        f(corner.v, a.end(i), b.end(j), toward(e));
+        if (mpfr_nan_p(corner.v)) lost(operation);
+        const bool beyond = e == End::lower ? mpfr_less_p(corner.v, out.end(e)) : mpfr_greater_p(corner.v, out.end(e));
+        if (first || beyond) mpfr_set(out.end(e), corner.v, MPFR_RNDN);  // same precision: exact
+        first = false;
+      }
+    }
+  }
+  check(out, operation);
+  return out;
+}
+
+}  // namespace
+
+Interval::Interval(mpfr_prec_t prec) {
+  for (mpfr_t& x : ends_) {
+    mpfr_init2(x, prec);
+    mpfr_set_zero(x, 1);
+  }
+}
+
+Interval::Interval(mpfr_prec_t prec, mpfr_srcptr lower, mpfr_srcptr upper) : Interval(prec) {
+  for (End e : kEnds) mpfr_set(end(e), e == End::lower ? lower : upper, toward(e));
+  if (mpfr_nan_p(ends_[0]) || mpfr_nan_p(ends_[1]) || mpfr_greater_p(ends_[0], ends_[1])) lost("construct");
+}
+
+Interval::Interval(const Interval& other) {
+  for (int i = 0; i < 2; ++i) {
+    mpfr_init2(ends_[i], mpfr_get_prec(other.ends_[i]));
+    mpfr_set(ends_[i], other.ends_[i], MPFR_RNDN);  // same precision: exact
+  }
+}
+
+Interval::Interval(Interval&& other) noexcept {
+  for (int i = 0; i < 2; ++i) {
+    mpfr_init2(ends_[i], MPFR_PREC_MIN);
+    mpfr_swap(ends_[i], other.ends_[i]);
+  }
+}
+
+Interval& Interval::operator=(const Interval& other) {
+  if (this == &other) return *this;
+  for (int i = 0; i < 2; ++i) {
+    mpfr_set_prec(ends_[i], mpfr_get_prec(other.ends_[i]));
+    mpfr_set(ends_[i], other.ends_[i], MPFR_RNDN);  // same precision: exact
+  }
+  return *this;
+}
+
+Interval& Interval::operator=(Interval&& other) noexcept {
+  for (int i = 0; i < 2; ++i) mpfr_swap(ends_[i], other.ends_[i]);
+  return *this;
+}
+
+Interval::~Interval() {
+  for (mpfr_t& x : ends_) mpfr_clear(x);
+}
+
+// ---- points and constants -------------------------------------------------
+
+Interval exact(mpfr_prec_t prec, std::uint64_t x) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_set_ui(out.end(e), x, toward(e));
+  return out;
+}
+
+Interval exact(mpfr_prec_t prec, Uint128 x) {
+  Interval out(prec);
+  for (End e : kEnds) {  // high * 2^64 + low, each step toward e
+    mpfr_set_ui(out.end(e), static_cast<unsigned long>(x >> 64), toward(e));
+    mpfr_mul_2ui(out.end(e), out.end(e), 64, toward(e));
+    mpfr_add_ui(out.end(e), out.end(e), static_cast<unsigned long>(x), toward(e));
+  }
+  return out;
+}
+
+Interval exact_signed(mpfr_prec_t prec, std::int64_t x) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_set_si(out.end(e), x, toward(e));
+  return out;
+}
+
+Interval pi(mpfr_prec_t prec) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_const_pi(out.end(e), toward(e));
+  return out;
+}
+
+Interval ln2(mpfr_prec_t prec) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_const_log2(out.end(e), toward(e));
+  return out;
+}
+
+Interval lngamma_at(mpfr_prec_t prec, std::uint64_t x) {
+  if (x == 0) throw InvalidArgument("ln gamma is evaluated at positive integers only");
+  Mp point(64);
+  mpfr_set_ui(point.v, x, MPFR_RNDN);  // exact: 64 bits
+  Interval out(prec);
+  for (End e : kEnds) mpfr_lngamma(out.end(e), point.v, toward(e));
+  check(out, "lngamma");
+  return out;
+}
+
+// ---- arithmetic -----------------------------------------------------------
+
+Interval add(const Interval& a, const Interval& b) {
+  Interval out(wider(a, b));
+  for (End e : kEnds) mpfr_add(out.end(e), a.end(e), b.end(e), toward(e));
+  check(out, "add");
+  return out;
+}
+
+Interval sub(const Interval& a, const Interval& b) {
+  Interval out(wider(a, b));
+  for (End e : kEnds) mpfr_sub(out.end(e), a.end(e), b.end(opposite(e)), toward(e));
+  check(out, "sub");
+  return out;
+}
+
+// With a >= 0, x y is monotone in x for each y (up if y >= 0) and the
+// extreme over y is at y = end e of b, so end e is
+// a.end(b.end(e) >= 0 ? e : other) * b.end(e): the extreme corner, found
+// with two products instead of eight.
+Interval mul(const Interval& a, const Interval& b) {
+  const bool a_nonneg = mpfr_sgn(a.lower()) >= 0, b_nonneg = mpfr_sgn(b.lower()) >= 0;
+  if (!a_nonneg && !b_nonneg) return corners(a, b, mpfr_mul, "mul");
+  const Interval& p = a_nonneg ? a : b;  // the factor known >= 0
+  const Interval& s = a_nonneg ? b : a;
+  Interval out(wider(a, b));
+  for (End e : kEnds) mpfr_mul(out.end(e), p.end(mpfr_sgn(s.end(e)) >= 0 ? e : opposite(e)), s.end(e), toward(e));
+  check(out, "mul");
+  return out;
+}
+
+// With b > 0, x / y is increasing in x and, for fixed x, decreasing in y
+// when x >= 0 and increasing when x < 0: end e is a.end(e) divided by the
+// end of b that moves the quotient towards e.
+Interval div(const Interval& a, const Interval& b) {
+  if (mpfr_sgn(b.lower()) <= 0 && mpfr_sgn(b.upper()) >= 0) lost("div by an interval containing 0");
+  if (mpfr_sgn(b.lower()) < 0) return corners(a, b, mpfr_div, "div");
+  Interval out(wider(a, b));
+  for (End e : kEnds) mpfr_div(out.end(e), a.end(e), b.end(mpfr_sgn(a.end(e)) >= 0 ? opposite(e) : e), toward(e));
+  check(out, "div");
+  return out;
+}
+
+Interval neg(const Interval& a) { return decreasing(a, mpfr_neg, "neg"); }
+
+Interval add(const Interval& a, unsigned long c) { return increasing(a, c, mpfr_add_ui, "add"); }
+
+Interval sub(const Interval& a, unsigned long c) { return increasing(a, c, mpfr_sub_ui, "sub"); }
+
+Interval sub(unsigned long c, const Interval& a) {
+  Interval out(a.precision());
+  for (End e : kEnds) mpfr_ui_sub(out.end(e), c, a.end(opposite(e)), toward(e));
+  check(out, "sub");
+  return out;
+}
+
+Interval mul(const Interval& a, unsigned long c) { return increasing(a, c, mpfr_mul_ui, "mul"); }
+
+Interval div(const Interval& a, unsigned long c) {
+  if (c == 0) lost("div by 0");
+  return increasing(a, c, mpfr_div_ui, "div");
+}
+
+Interval scale_2exp(const Interval& a, long k) {
+  Interval out(a.precision());
+  for (End e : kEnds) mpfr_mul_2si(out.end(e), a.end(e), k, toward(e));
+  check(out, "scale_2exp");
+  return out;
+}
+
+Interval pow(const Interval& a, unsigned long n) {
+  if (n == 0 || mpfr_sgn(a.lower()) < 0) lost("pow of a possibly negative base");
+  return increasing(a, n, mpfr_pow_ui, "pow");
+}
+
+// ---- elementary functions -------------------------------------------------
+
+Interval exp(const Interval& a) { return increasing(a, mpfr_exp, "exp"); }
+
+Interval log(const Interval& a) {
+  if (mpfr_sgn(a.lower()) <= 0) lost("log of an interval reaching 0");
+  return increasing(a, mpfr_log, "log");
+}
+
+Interval sqrt(const Interval& a) {
+  if (mpfr_sgn(a.lower()) < 0) lost("sqrt of a possibly negative interval");
+  return increasing(a, mpfr_sqrt, "sqrt");
+}
+
+Interval cos_on_0_pi(const Interval& angle) { return cos_on_0_pi(angle, pi(angle.precision())); }
+
+Interval cos_on_0_pi(const Interval& angle, const Interval& p) {
+  if (mpfr_sgn(angle.upper()) < 0) lost("cos of an angle below 0");
+  Interval out(angle.precision());
+  for (End e : kEnds) {
+    // Decreasing on [0, pi]: end e from the other end of the angle; where
+    // that end leaves [0, pi] the angle may be 0 (cos 1) or pi (cos -1).
+    mpfr_srcptr x = angle.end(opposite(e));
+    if (e == End::upper && mpfr_sgn(x) <= 0)
+      mpfr_set_ui(out.end(e), 1, MPFR_RNDN);
+    else if (e == End::lower && !mpfr_lessequal_p(x, p.lower()))
+      mpfr_set_si(out.end(e), -1, MPFR_RNDN);
+    else
+      mpfr_cos(out.end(e), x, toward(e));
+  }
+  check(out, "cos");
+  return out;
+}
+
+// ---- set operations -------------------------------------------------------
+
+Interval hull(const Interval& a, const Interval& b) {
+  Interval out(wider(a, b));
+  for (End e : kEnds) (e == End::lower ? mpfr_min : mpfr_max)(out.end(e), a.end(e), b.end(e), toward(e));
+  check(out, "hull");
+  return out;
+}
+
+Interval at_most(const Interval& a, unsigned long c) {
+  if (mpfr_cmp_ui(a.lower(), c) > 0) lost("at_most below the lower end");
+  Interval out(a);
+  if (mpfr_cmp_ui(out.upper(), c) > 0) mpfr_set_ui(out.end(End::upper), c, toward(End::upper));
+  return out;
+}
+
+Interval rounded(const Interval& a, mpfr_prec_t prec) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_set(out.end(e), a.end(e), toward(e));
+  return out;
+}
+
+bool certainly_positive(const Interval& a) { return mpfr_sgn(a.lower()) > 0; }
+bool certainly_negative(const Interval& a) { return mpfr_sgn(a.upper()) < 0; }
+bool certainly_not_positive(const Interval& a) { return mpfr_sgn(a.upper()) <= 0; }
+
+double to_double(const Interval& a, End e) { return mpfr_get_d(a.end(e), toward(e)); }
+
+}  // namespace invariant_dp
