@@ -179,8 +179,8 @@ CheckedRequest check_request(const idp_request* request) {
     throw InvalidArgument("a privacy unit cannot be used with a hierarchy yet",
                           "The cascades are calibrated for one record moving one leaf; a unit moving several "
                           "leaves needs a calibration of its own, not derived here.",
-                          "Make the source return one row per unit and leaf (e.g. SELECT DISTINCT unit, levels...), "
-                          "or release the cells without a hierarchy.");
+                          "Release the leaves with the privacy unit and without a hierarchy, or aggregate the source "
+                          "to one row per unit (e.g. each unit's home leaf) and release its counts with the hierarchy.");
   if (checked.hierarchy.active() && checked.release.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection cannot be used with a hierarchy",
                           "The rollups are exact sums of every leaf, so the leaves must be public.",

@@ -36,8 +36,8 @@ std::string neighbours_text(const ReleaseRequest& request) {
                                    json_quoted(request.privacy_unit) + ": all its rows replaced by another unit's)"
                              : "databases that differ by one privacy unit (" + json_quoted(request.privacy_unit) +
                                    ") with all its rows added or removed") +
-         ", each unit's contribution bounded first to " + std::to_string(request.bounds.max_groups_per_unit) +
-         " cells and " + std::to_string(request.bounds.max_rows_per_group) + " rows per cell";
+         ", each unit's contribution bounded first (at most " + std::to_string(request.bounds.max_groups_per_unit) +
+         " cells, at most " + std::to_string(request.bounds.max_rows_per_group) + " rows in each)";
 }
 
 std::string privacy_statement(const ReleaseRequest& request) {
