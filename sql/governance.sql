@@ -84,7 +84,7 @@ SELECT sqlstate_of('SELECT * FROM dp.draws');
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
                      AS t(county text, n bigint)$$);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_dp_analyst', 'public', 'SELECT 1::text, 1::bigint', 1.0,
-                     'integer_laplace', NULL, '{}', NULL, '{}', NULL) AS t(k text, n bigint)$$);
+                     'integer_laplace', NULL, '{}', NULL, '{}', NULL, NULL, NULL) AS t(k text, n bigint)$$);
 SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::county_edu_counts)$$);
 SELECT sqlstate_of($$SELECT dp.register_release('mine', 'delinquency survey',

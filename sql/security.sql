@@ -116,10 +116,10 @@ SELECT sqlstate_of($$SELECT dp.check_release_objects('sec_counts', 'regress_sec_
 -- Parse analysis locks the tables a query names: only administrators may ask for it.
 SELECT sqlstate_of($$SELECT dp.source_relations('SELECT * FROM dp.budgets')$$);
 SELECT sqlstate_of($$SELECT dp.check_source_objects('SELECT * FROM dp.budgets')$$);
-SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_sec_refresher', 'public', 'SELECT 1 AS k, 1', 1, 'discrete_laplace', NULL, '{}', NULL, '{}', NULL) AS t(k int, n bigint)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_sec_refresher', 'public', 'SELECT 1 AS k, 1', 1, 'discrete_laplace', NULL, '{}', NULL, '{}', NULL, NULL, NULL) AS t(k int, n bigint)$$);
 RESET SESSION AUTHORIZATION;
 -- Even the extension owner cannot run the internal draw outside a draw worker.
-SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner(current_user::regrole, 'public', 'SELECT 1 AS k, 1', 1, 'discrete_laplace', NULL, '{}', NULL, '{}', NULL) AS t(k int, n bigint)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner(current_user::regrole, 'public', 'SELECT 1 AS k, 1', 1, 'discrete_laplace', NULL, '{}', NULL, '{}', NULL, NULL, NULL) AS t(k int, n bigint)$$);
 -- After revoke_refresh, neither function draws for the refresher.
 SELECT dp.revoke_refresh('sec_counts', 'regress_sec_refresher');
 SET SESSION AUTHORIZATION regress_sec_refresher;

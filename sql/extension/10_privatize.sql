@@ -10,15 +10,19 @@ CREATE OR REPLACE FUNCTION dp.privatize(
     margins   text[] DEFAULT '{}',
     domain    text   DEFAULT NULL,
     options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL
+    hierarchy text[] DEFAULT NULL,
+    privacy_unit text DEFAULT NULL,
+    bounds    jsonb  DEFAULT NULL
 ) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dp_privatize'
 -- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
 -- to use a parallel plan of its own.
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb, text[]) IS
-'Private release of the counts of a GROUP BY query (last column = count). '
+COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+'Private release of the counts of a GROUP BY query (last column = count), or with privacy_unit of the rows of '
+'a query (the unit column and the keys) whose units each contribute at most bounds '
+'{"max_groups_per_unit": G, "max_rows_per_group": R}. '
 'Mechanisms: integer_laplace (the default), integer_laplace_l2, integer_gaussian (integer, margins exact), '
 'discrete_laplace, discrete_gaussian (integer, no invariants), '
 'subspace_gaussian, subspace_laplace (real, margins exact), '
@@ -29,7 +33,10 @@ COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb
 'margins: each element lists key columns whose totals stay exact ('''' = grand total). '
 'domain: a query listing every cell, zero cells included. '
 'options: {"stddev": true} adds a per-cell noise standard deviation column; '
-'{"neighbours": "add_remove"} (no margins) protects presence instead of a changed record. '
+'{"neighbours": "add_remove"} (no margins) protects presence instead of a changed record; '
+'{"partition_selection": "laplace" | "gaussian" | {"method": ..., "budget_share": s}} (no margins, no domain, '
+'needs delta) shows only cells whose noisy count of units passes a threshold; {"keys": "public"} states that '
+'the source''s cells are public. '
 'hierarchy: key columns, coarsest first; the release then has a row for every node (rollups have NULL '
 'below their level; {"level": true} adds an integer level column, 0 = grand total); the cascades also take '
 '{"rho": r} or per-level targets {"level_variance": [...]}, and {"crossed": [...]} names a second hierarchy. '
@@ -50,12 +57,14 @@ CREATE OR REPLACE FUNCTION dp.check_request(
     delta     float8 DEFAULT NULL,
     margins   text[] DEFAULT '{}',
     options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL
+    hierarchy text[] DEFAULT NULL,
+    privacy_unit text DEFAULT NULL,
+    bounds    jsonb  DEFAULT NULL
 ) RETURNS void
 AS 'MODULE_PATHNAME', 'dp_check_request'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 
-COMMENT ON FUNCTION dp.check_request(text, float8, float8, text[], jsonb, text[]) IS
+COMMENT ON FUNCTION dp.check_request(text, float8, float8, text[], jsonb, text[], text, jsonb) IS
 'Raises the error dp.privatize would raise for these arguments before reading its source; returns nothing if they are valid.';
 
 CREATE OR REPLACE FUNCTION dp.diagnose(

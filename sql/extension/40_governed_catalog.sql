@@ -41,7 +41,9 @@ CREATE TABLE IF NOT EXISTS dp.releases (
     hierarchy     text[],
     source_view   regclass,
     domain_view   regclass,
-    table_oid     oid
+    table_oid     oid,
+    privacy_unit  text,
+    bounds        jsonb
 );
 
 COMMENT ON TABLE dp.releases IS
@@ -53,6 +55,10 @@ COMMENT ON COLUMN dp.releases.search_path IS
 'resolve names at each draw.';
 COMMENT ON COLUMN dp.releases.source_view IS 'The source, pinned as a view in schema dp when registered; draws read it.';
 COMMENT ON COLUMN dp.releases.domain_view IS 'The domain query, pinned like the source (NULL: none).';
+COMMENT ON COLUMN dp.releases.privacy_unit IS
+'The source''s column naming each row''s privacy unit (NULL: one row per person, the source returns counts).';
+COMMENT ON COLUMN dp.releases.bounds IS
+'The contribution bounds of each unit, {"max_groups_per_unit": G, "max_rows_per_group": R}, with privacy_unit.';
 COMMENT ON COLUMN dp.releases.table_oid IS
 'The release table''s oid at its last draw: a restore recreates the table, and the next dp.draw returns the '
 'restored draw instead of drawing.';

@@ -69,7 +69,9 @@ CREATE OR REPLACE FUNCTION dp.register_release(
     margins   text[] DEFAULT '{}',
     domain    text   DEFAULT NULL,
     options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL
+    hierarchy text[] DEFAULT NULL,
+    privacy_unit text DEFAULT NULL,
+    bounds    jsonb  DEFAULT NULL
 ) RETURNS regclass
 LANGUAGE plpgsql VOLATILE
 AS $$
@@ -90,29 +92,30 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'source and columns must not be NULL';
     END IF;
     -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
-    PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy);
+    PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
     PERFORM dp.check_source_protected(source);
     IF domain IS NOT NULL THEN
         PERFORM dp.check_source_protected(domain);
     END IF;
     created := dp.create_release_table(release, columns);
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, margins,
-                             domain, options, hierarchy, source_view, domain_view, table_oid)
+                             domain, options, hierarchy, source_view, domain_view, table_oid, privacy_unit, bounds)
     VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, mechanism, epsilon, delta,
             coalesce(margins, '{}'), domain, coalesce(options, '{}'), hierarchy,
             dp.pin_query(created, 'source', source),
             CASE WHEN domain IS NOT NULL THEN dp.pin_query(created, 'domain', domain) END,
-            created::oid);
+            created::oid, privacy_unit, bounds);
     RETURN created;
 END
 $$;
 
-COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]) IS
+COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
 'Registers a governed release: creates table release(columns) to hold its current draw (empty until the '
 'first dp.refresh_release) and records the source, which later runs with the registering role''s '
 'privileges. columns is dp.privatize''s column definition list, e.g. ''state text, n bigint''. '
-'The source''s relations must not be readable by PUBLIC.';
-REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]) FROM PUBLIC;
+'The source''s relations must not be readable by PUBLIC. privacy_unit and bounds as for dp.privatize: the '
+'source then returns rows (unit and keys) and each unit''s contribution is bounded at every draw.';
+REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.register_stream(
     release  text,

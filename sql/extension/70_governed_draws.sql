@@ -26,14 +26,16 @@ CREATE OR REPLACE FUNCTION dp.privatize_as_owner(
     margins     text[],
     domain      text,
     options     jsonb,
-    hierarchy   text[]
+    hierarchy   text[],
+    privacy_unit text,
+    bounds      jsonb
 ) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dp_privatize_as_owner'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]) IS
+COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
 'Internal: dp.privatize with the source run as owner under search_path. Called only by dp.refresh_release.';
-REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.cascade_stream_variance(epsilon float8, delta float8, horizon integer, neighbours text)
 RETURNS float8
@@ -226,11 +228,11 @@ BEGIN
         n_cells := added.appended;
     ELSE
         EXECUTE format('DELETE FROM %s', release);
-        EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS t(%s)',
+        EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS t(%s)',
                        release, dp.release_columns(release))
             USING r.owner, r.search_path, format('SELECT * FROM %s', r.source_view), r.epsilon, r.mechanism, r.delta,
                   r.margins, CASE WHEN r.domain_view IS NOT NULL THEN format('SELECT * FROM %s', r.domain_view) END,
-                  r.options, r.hierarchy;
+                  r.options, r.hierarchy, r.privacy_unit, r.bounds;
         GET DIAGNOSTICS n_cells = ROW_COUNT;
     END IF;
     UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;

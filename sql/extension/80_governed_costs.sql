@@ -27,7 +27,9 @@ SELECT r.release, r.dataset, c.epsilon, c.delta,
                                   THEN (b.delta_total - b.delta_spent) / c.delta::numeric END,
                              9223372036854775807))::bigint
        END AS draws_remaining,
-       (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text) AS last_drawn_at
+       (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text) AS last_drawn_at,
+       -- Who the epsilon protects: one row (NULL), or every row of one unit within its bounds.
+       r.privacy_unit, r.bounds
 FROM dp.releases r
      JOIN dp.visible_releases v ON v.release = r.release
      JOIN dp.budgets b ON b.dataset = r.dataset
@@ -38,17 +40,20 @@ FROM dp.releases r
 COMMENT ON VIEW dp.release_costs IS
 'What one draw of each governed release the current role owns, reads or refreshes costs, and what its '
 'dataset''s budget has left. A stream whose first draw is paid costs nothing more; draws_remaining is then '
-'its periods left.';
+'its periods left. privacy_unit and bounds: the unit the epsilon protects (NULL: one row) and its contribution '
+'bounds.';
 GRANT SELECT ON dp.release_costs TO PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.release_cost(release regclass)
 RETURNS TABLE (dataset text, epsilon float8, delta float8, epsilon_remaining numeric,
-               delta_remaining numeric, draws_remaining bigint, last_drawn_at timestamptz)
+               delta_remaining numeric, draws_remaining bigint, last_drawn_at timestamptz,
+               privacy_unit text, bounds jsonb)
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN QUERY
-    SELECT c.dataset, c.epsilon, c.delta, c.epsilon_remaining, c.delta_remaining, c.draws_remaining, c.last_drawn_at
+    SELECT c.dataset, c.epsilon, c.delta, c.epsilon_remaining, c.delta_remaining, c.draws_remaining, c.last_drawn_at,
+           c.privacy_unit, c.bounds
     FROM dp.release_costs c WHERE c.release = release_cost.release;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release),
@@ -60,7 +65,7 @@ $$;
 COMMENT ON FUNCTION dp.release_cost(regclass) IS
 'What one draw of a governed release costs and what its dataset''s budget has left, without drawing '
 '(dp.release_costs for one release). A stream whose first draw is paid costs nothing more; draws_remaining is '
-'then its periods left.';
+'then its periods left. privacy_unit and bounds say whom the epsilon protects.';
 
 CREATE OR REPLACE VIEW dp.stream_parameters WITH (security_barrier) AS
 SELECT s.release, s.horizon, s.neighbours, s.variance, s.released, s.last_key

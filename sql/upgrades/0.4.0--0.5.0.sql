@@ -6,3 +6,31 @@ DROP FUNCTION IF EXISTS dp.draw_in_worker(regclass, regrole, regrole, boolean);
 -- variance deficit bound and returns both ends (lower, upper): a new
 -- signature, so the old function goes.
 DROP FUNCTION IF EXISTS dp.cascade_range_variance(text, integer[], float8[], integer[], bigint, bigint);
+-- A privacy unit with contribution bounds (dp.privatize's privacy_unit and
+-- bounds): the releases store them, and the functions that take them have
+-- new signatures, so the old ones go. A view of the caller's that calls
+-- dp.privatize would block that; it is named, so it can be recreated after.
+-- (IF EXISTS: an upgrade from before 0.2.0 creates the table afterwards, with them.)
+ALTER TABLE IF EXISTS dp.releases ADD COLUMN IF NOT EXISTS privacy_unit text, ADD COLUMN IF NOT EXISTS bounds jsonb;
+DO $$
+DECLARE
+    dependents text;
+BEGIN
+    SELECT string_agg(DISTINCT pg_describe_object(d.classid, d.objid, d.objsubid), ', ') INTO dependents
+    FROM pg_depend d
+    WHERE d.refclassid = 'pg_proc'::regclass
+      AND d.refobjid = to_regprocedure('dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])')
+      AND d.deptype = 'n';
+    IF dependents IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '2BP01',
+            MESSAGE = 'invariant_dp 0.5.0 changes dp.privatize''s signature, and other objects depend on it',
+            DETAIL = 'Dependent objects: ' || dependents || '.',
+            HINT = 'Save their definitions, drop them, run ALTER EXTENSION invariant_dp UPDATE, then recreate them.';
+    END IF;
+END
+$$;
+DROP FUNCTION IF EXISTS dp.privatize(text, float8, text, float8, text[], text, jsonb, text[]);
+DROP FUNCTION IF EXISTS dp.check_request(text, float8, float8, text[], jsonb, text[]);
+DROP FUNCTION IF EXISTS dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]);
+DROP FUNCTION IF EXISTS dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]);
+DROP FUNCTION IF EXISTS dp.release_cost(regclass);

@@ -82,38 +82,43 @@ scalar_text(const JsonbValue *value, const char *key)
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("option \"%s\" must be a string, number, boolean or array", key)));
+					 errmsg("\"%s\" must be a string, number, boolean, array or object", key)));
 	}
 	return NULL;
 }
 
-/* options jsonb: a flat object of scalars (arrays as JSON text), as key/value text pairs. */
-static void
-unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request)
+/*
+ * A jsonb object argument (options, bounds): its members as key/value text
+ * pairs, scalars as text, arrays and objects as JSON text.
+ */
+static size_t
+unpack_object(FunctionCallInfo fcinfo, int arg, const char *name, const char *example,
+			  const char *const **out_keys, const char *const **out_values)
 {
-	Jsonb	   *options;
+	Jsonb	   *object;
 	JsonbIterator *it;
 	JsonbValue	value;
 	JsonbIteratorToken token;
 	char	  **keys;
 	char	  **values;
 	int			capacity;
-	int			n = 0;
+	size_t		n = 0;
 	char	   *key = NULL;
 
-	request->n_options = 0;
+	*out_keys = NULL;
+	*out_values = NULL;
 	if (!given(fcinfo, arg))
-		return;
-	options = PG_GETARG_JSONB_P(arg);
-	if (!JB_ROOT_IS_OBJECT(options))
+		return 0;
+	object = PG_GETARG_JSONB_P(arg);
+	if (!JB_ROOT_IS_OBJECT(object))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("options must be a JSON object"),
-				 errhint("For example options => '{\"stddev\": true}'.")));
-	capacity = Max(JB_ROOT_COUNT(options), 1);
+				 errmsg("%s must be a JSON object", name),
+				 errhint("For example %s => '%s'.", name, example)));
+	capacity = Max(JB_ROOT_COUNT(object), 1);
 	keys = palloc(sizeof(char *) * capacity);
 	values = palloc(sizeof(char *) * capacity);
-	it = JsonbIteratorInit(&options->root);
+	it = JsonbIteratorInit(&object->root);
 	while ((token = JsonbIteratorNext(&it, &value, true)) != WJB_DONE)
 	{
 		if (token == WJB_KEY)
@@ -125,9 +130,9 @@ unpack_options(FunctionCallInfo fcinfo, int arg, idp_request *request)
 			n++;
 		}
 	}
-	request->n_options = n;
-	request->option_keys = (const char *const *) keys;
-	request->option_values = (const char *const *) values;
+	*out_keys = (const char *const *) keys;
+	*out_values = (const char *const *) values;
+	return n;
 }
 
 void
@@ -144,7 +149,14 @@ unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request 
 	request->delta = request->has_delta ? PG_GETARG_FLOAT8(at->delta) : 0;
 	request->n_margins = text_array(fcinfo, at->margins, "margins", "Use '' for the grand total.", &margins);
 	request->margins = (const char *const *) margins;
-	unpack_options(fcinfo, at->options, request);
+	request->n_options = unpack_object(fcinfo, at->options, "options", "{\"stddev\": true}",
+									   &request->option_keys, &request->option_values);
 	request->n_hierarchy = text_array(fcinfo, at->hierarchy, "hierarchy", NULL, &levels);
 	request->hierarchy = (const char *const *) levels;
+	/* The unit column and its bounds; the core refuses one without the other. */
+	request->privacy_unit = given(fcinfo, at->privacy_unit) ? text_to_cstring(PG_GETARG_TEXT_PP(at->privacy_unit)) : NULL;
+	request->has_bounds = given(fcinfo, at->bounds);
+	request->n_bounds = unpack_object(fcinfo, at->bounds, "bounds",
+									  "{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}",
+									  &request->bound_keys, &request->bound_values);
 }

@@ -16,7 +16,8 @@ extern double required_float8(FunctionCallInfo fcinfo, int arg, const char *name
 
 /*
  * Where a function's arguments hold the parts of a release request
- * (dp.privatize's epsilon, mechanism, delta, margins, options, hierarchy);
+ * (dp.privatize's epsilon, mechanism, delta, margins, options, hierarchy,
+ * privacy_unit, bounds);
  * -1 for a part it does not take. An argument number beyond PG_NARGS() (a
  * function declared by an older version) counts as not given.
  */
@@ -28,6 +29,8 @@ typedef struct RequestArguments
 	int			margins;
 	int			options;
 	int			hierarchy;
+	int			privacy_unit;
+	int			bounds;
 } RequestArguments;
 
 /*

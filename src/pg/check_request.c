@@ -1,5 +1,6 @@
 /*
- * dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy): the
+ * dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy,
+ * privacy_unit, bounds): the
  * validation dp.privatize does before its source runs, on its own, so
  * dp.register_release refuses a bad release when it is registered rather
  * than at its first draw.
@@ -14,7 +15,8 @@
 PG_FUNCTION_INFO_V1(dp_check_request);
 
 static const RequestArguments check_request_arguments = {
-	.mechanism = 0, .epsilon = 1, .delta = 2, .margins = 3, .options = 4, .hierarchy = 5
+	.mechanism = 0, .epsilon = 1, .delta = 2, .margins = 3, .options = 4, .hierarchy = 5,
+	.privacy_unit = 6, .bounds = 7
 };
 
 Datum

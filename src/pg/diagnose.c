@@ -18,7 +18,8 @@
 PG_FUNCTION_INFO_V1(dp_diagnose);
 
 static const RequestArguments diagnose_arguments = {
-	.epsilon = 1, .mechanism = 2, .delta = 3, .margins = 4, .options = 5, .hierarchy = -1
+	.epsilon = 1, .mechanism = 2, .delta = 3, .margins = 4, .options = 5, .hierarchy = -1,
+	.privacy_unit = -1, .bounds = -1
 };
 
 static idp_cells

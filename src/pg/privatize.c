@@ -1,5 +1,6 @@
 /*
- * dp.privatize(source, epsilon, mechanism, delta, margins, domain, options):
+ * dp.privatize(source, epsilon, mechanism, delta, margins, domain, options,
+ * hierarchy, privacy_unit, bounds):
  * a private release of a GROUP BY's counts. Three phases, never interleaved:
  * read the arguments and the source rows into plain buffers; one call into
  * the core; pack the released cells into a tuplestore.
@@ -141,14 +142,14 @@ check_domain_columns(const QueryRows *rows, void *arg)
  * dp.privatize's arguments start at fcinfo argument "base": 0 for
  * dp.privatize itself, 2 for dp.privatize_as_owner (whose first arguments
  * are the role and search_path the source runs with). Versions before 0.3.0
- * declare no hierarchy argument.
+ * declare no hierarchy argument, before 0.5.0 no privacy_unit and bounds.
  */
 static void
 unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 {
 	const RequestArguments at = {
 		.epsilon = base + 1, .mechanism = base + 2, .delta = base + 3, .margins = base + 4,
-		.options = base + 6, .hierarchy = base + 7
+		.options = base + 6, .hierarchy = base + 7, .privacy_unit = base + 8, .bounds = base + 9
 	};
 	idp_error	error;
 
@@ -166,7 +167,9 @@ static void
 read_rows(Privatize *p)
 {
 	p->source_rows.what = "source";
-	p->source_rows.has_count = true;
+	/* With a privacy unit the source returns rows (unit, keys), not counts. */
+	p->source_rows.unit_column = p->request.privacy_unit;
+	p->source_rows.has_count = p->request.privacy_unit == NULL;
 	p->source_rows.on_columns = check_result_columns;
 	p->source_rows.on_columns_arg = p;
 	read_query_rows(p->source, &p->source_rows);
@@ -266,7 +269,9 @@ core_cells(const Privatize *p)
 	cells.n_source_rows = p->source_rows.n_rows;
 	cells.source_keys.data = p->source_rows.key_data;
 	cells.source_keys.size = p->source_rows.key_size;
-	cells.source_counts = p->source_rows.counts;
+	cells.source_counts = p->source_rows.has_count ? p->source_rows.counts : NULL;
+	cells.unit_keys.data = p->source_rows.unit_data;
+	cells.unit_keys.size = p->source_rows.unit_size;
 	cells.has_domain = p->domain != NULL;
 	cells.n_domain_rows = p->domain_rows.n_rows;
 	cells.domain_keys.data = p->domain_rows.key_data;

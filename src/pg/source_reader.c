@@ -203,6 +203,50 @@ arena_copy(QueryRows *rows, const KeyColumn *column, Datum value)
 	return PointerGetDatum(copy);
 }
 
+/* The result column holding key k: the unit column is skipped. */
+static int
+key_attno(const QueryRows *rows, int k)
+{
+	return rows->unit_attno >= 0 && k >= rows->unit_attno ? k + 1 : k;
+}
+
+/* Where the privacy unit's column is, by name; an unknown name is refused. */
+static int
+unit_attno(TupleDesc desc, const QueryRows *rows)
+{
+	StringInfoData names;
+	int			found = -1;
+	int			a;
+
+	initStringInfo(&names);
+	for (a = 0; a < desc->natts; a++)
+	{
+		const char *name = NameStr(TupleDescAttr(desc, a)->attname);
+
+		appendStringInfo(&names, "%s%s", a ? ", " : "", name);
+		if (strcmp(name, rows->unit_column) != 0)
+			continue;
+		if (found >= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_AMBIGUOUS_COLUMN),
+					 errmsg("%s returns two columns named \"%s\"", rows->what, rows->unit_column)));
+		found = a;
+	}
+	if (found < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("privacy unit column \"%s\" is not in the %s", rows->unit_column, rows->what),
+				 errdetail("The %s returns: %s.", rows->what, names.data),
+				 errhint("With a privacy unit the source returns rows, not counts: the unit column and the key "
+						 "columns, e.g. SELECT patient_id, clinic FROM visits.")));
+	if (desc->natts < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the %s returns only the privacy unit", rows->what),
+				 errhint("Return the unit column and at least one key column.")));
+	return found;
+}
+
 static void
 collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
@@ -211,7 +255,10 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	MemoryContext old = MemoryContextSwitchTo(collector->cxt);
 	int			k;
 
-	rows->n_keys = desc->natts - (rows->has_count ? 1 : 0);
+	rows->unit_attno = -1;
+	if (rows->unit_column != NULL)
+		rows->unit_attno = unit_attno(desc, rows);
+	rows->n_keys = desc->natts - (rows->has_count ? 1 : 0) - (rows->unit_attno >= 0 ? 1 : 0);
 	if (rows->has_count &&
 		(desc->natts < 1 || !is_count_type(TupleDescAttr(desc, desc->natts - 1)->atttypid)))
 		ereport(ERROR,
@@ -224,9 +271,14 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	rows->key_types = palloc(sizeof(Oid) * Max(rows->n_keys, 1));
 	rows->columns = palloc(sizeof(KeyColumn) * Max(rows->n_keys, 1));
 	rows->arena = palloc0(sizeof(KeyArena));
+	if (rows->unit_attno >= 0)
+	{
+		rows->unit = palloc(sizeof(KeyColumn));
+		get_typlenbyval(TupleDescAttr(desc, rows->unit_attno)->atttypid, &rows->unit->typlen, &rows->unit->typbyval);
+	}
 	for (k = 0; k < rows->n_keys; k++)
 	{
-		Form_pg_attribute attr = TupleDescAttr(desc, k);
+		Form_pg_attribute attr = TupleDescAttr(desc, key_attno(rows, k));
 		Oid			output_fn;
 		bool		varlena;
 		int			j;
@@ -234,7 +286,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		rows->key_names[k] = pstrdup(NameStr(attr->attname));
 		rows->key_types[k] = attr->atttypid;
 		/* Source columns are named in margins; domain columns match by position. */
-		for (j = 0; rows->has_count && j < k; j++)
+		for (j = 0; (rows->has_count || rows->unit_column != NULL) && j < k; j++)
 			if (strcmp(rows->key_names[j], rows->key_names[k]) == 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_DUPLICATE_COLUMN),
@@ -265,17 +317,27 @@ grow(QueryRows *rows)
 	rows->capacity = Min(Max(rows->capacity * 2, 1024), (size_t) dp_max_cells);
 	keys = rows->capacity * Max(rows->n_keys, 1);
 	account(rows, (rows->capacity - old_capacity) * (Max(rows->n_keys, 1) * (sizeof(Datum) + sizeof(bool)) +
-													  sizeof(int64)));
+													  sizeof(int64) + sizeof(Datum) + sizeof(bool)));
 	if (rows->key_values == NULL)
 	{
 		rows->key_values = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(Datum));
 		rows->key_nulls = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(bool));
 		rows->counts = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(int64));
+		if (rows->unit_attno >= 0)
+		{
+			rows->unit_values = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(Datum));
+			rows->unit_nulls = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(bool));
+		}
 		return;
 	}
 	rows->key_values = repalloc_huge(rows->key_values, keys * sizeof(Datum));
 	rows->key_nulls = repalloc_huge(rows->key_nulls, keys * sizeof(bool));
 	rows->counts = repalloc_huge(rows->counts, rows->capacity * sizeof(int64));
+	if (rows->unit_attno >= 0)
+	{
+		rows->unit_values = repalloc_huge(rows->unit_values, rows->capacity * sizeof(Datum));
+		rows->unit_nulls = repalloc_huge(rows->unit_nulls, rows->capacity * sizeof(bool));
+	}
 }
 
 /*
@@ -285,6 +347,38 @@ grow(QueryRows *rows)
  * bytes. Equal values of a type have equal images for every type GROUP BY
  * can tell apart by its output (as the text form did before).
  */
+static void
+binary_image(const KeyColumn *column, Datum *datum, bool isnull, const void **data, uint32 *size)
+{
+	Pointer		value = DatumGetPointer(*datum);
+
+	if (isnull)
+	{
+		*data = NULL;
+		*size = 0;
+	}
+	else if (column->typbyval)
+	{
+		*data = datum;
+		*size = sizeof(Datum);
+	}
+	else if (column->typlen == -1)
+	{
+		*data = VARDATA_ANY(value);
+		*size = VARSIZE_ANY_EXHDR(value);
+	}
+	else if (column->typlen == -2)
+	{
+		*data = value;
+		*size = strlen(value);
+	}
+	else
+	{
+		*data = value;
+		*size = column->typlen;
+	}
+}
+
 static void
 index_keys(QueryRows *rows)
 {
@@ -296,36 +390,22 @@ index_keys(QueryRows *rows)
 	rows->key_size = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
 	for (i = 0; i < n; i++)
 	{
-		const KeyColumn *column = &rows->columns[i % rows->n_keys];
-		Pointer		value = DatumGetPointer(rows->key_values[i]);
-
 		if ((i & 65535) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (rows->key_nulls[i])
-		{
-			rows->key_data[i] = NULL;
-			rows->key_size[i] = 0;
-		}
-		else if (column->typbyval)
-		{
-			rows->key_data[i] = &rows->key_values[i];
-			rows->key_size[i] = sizeof(Datum);
-		}
-		else if (column->typlen == -1)
-		{
-			rows->key_data[i] = VARDATA_ANY(value);
-			rows->key_size[i] = VARSIZE_ANY_EXHDR(value);
-		}
-		else if (column->typlen == -2)
-		{
-			rows->key_data[i] = value;
-			rows->key_size[i] = strlen(value);
-		}
-		else
-		{
-			rows->key_data[i] = value;
-			rows->key_size[i] = column->typlen;
-		}
+		binary_image(&rows->columns[i % rows->n_keys], &rows->key_values[i], rows->key_nulls[i],
+					 &rows->key_data[i], &rows->key_size[i]);
+	}
+	if (rows->unit_attno < 0)
+		return;
+	account(rows, rows->n_rows * (sizeof(void *) + sizeof(uint32)));
+	rows->unit_data = MemoryContextAllocHuge(CurrentMemoryContext, Max(rows->n_rows, 1) * sizeof(void *));
+	rows->unit_size = MemoryContextAllocHuge(CurrentMemoryContext, Max(rows->n_rows, 1) * sizeof(uint32));
+	for (i = 0; i < rows->n_rows; i++)
+	{
+		if ((i & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+		binary_image(rows->unit, &rows->unit_values[i], rows->unit_nulls[i], &rows->unit_data[i],
+					 &rows->unit_size[i]);
 	}
 }
 
@@ -369,6 +449,17 @@ count_value(const RowCollector *collector, Datum value, bool isnull, size_t row)
 	return count;
 }
 
+/* A value as the rows keep it: by value, or copied into the arena. */
+static Datum
+stored_value(QueryRows *rows, const KeyColumn *column, Datum value, bool isnull)
+{
+	if (isnull)
+		return (Datum) 0;
+	if (column->typbyval)
+		return value;
+	return arena_copy(rows, column, value);
+}
+
 static bool
 collector_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -385,16 +476,16 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 	base = rows->n_rows * rows->n_keys;
 	for (k = 0; k < rows->n_keys; k++)
 	{
-		const KeyColumn *column = &rows->columns[k];
-		bool		isnull = slot->tts_isnull[k];
+		int			a = key_attno(rows, k);
 
-		rows->key_nulls[base + k] = isnull;
-		if (isnull)
-			rows->key_values[base + k] = (Datum) 0;
-		else if (column->typbyval)
-			rows->key_values[base + k] = slot->tts_values[k];
-		else
-			rows->key_values[base + k] = arena_copy(rows, column, slot->tts_values[k]);
+		rows->key_nulls[base + k] = slot->tts_isnull[a];
+		rows->key_values[base + k] = stored_value(rows, &rows->columns[k], slot->tts_values[a], slot->tts_isnull[a]);
+	}
+	if (rows->unit_attno >= 0)
+	{
+		rows->unit_nulls[rows->n_rows] = slot->tts_isnull[rows->unit_attno];
+		rows->unit_values[rows->n_rows] = stored_value(rows, rows->unit, slot->tts_values[rows->unit_attno],
+													   slot->tts_isnull[rows->unit_attno]);
 	}
 	if (rows->has_count)
 		rows->counts[rows->n_rows] = count_value(collector, slot->tts_values[rows->n_keys],

@@ -21,6 +21,7 @@ struct QueryRows
 	/* set by the caller */
 	const char *what;			/* "source" or "domain", for messages */
 	bool		has_count;		/* last column is a count */
+	const char *unit_column;	/* NULL, or the column naming each row's privacy unit (not a key) */
 	ColumnsKnownFn on_columns;
 	void	   *on_columns_arg;
 
@@ -35,10 +36,17 @@ struct QueryRows
 	/* each key as the core wants it (idp_keys): its binary image, NULL data = SQL NULL */
 	const void **key_data;		/* n_rows * n_keys */
 	uint32	   *key_size;		/* n_rows * n_keys */
+	/* with unit_column: each row's unit, stored and imaged like a key */
+	Datum	   *unit_values;	/* n_rows */
+	bool	   *unit_nulls;
+	const void **unit_data;
+	uint32	   *unit_size;
 
 	/* internal */
 	size_t		capacity;
 	struct KeyColumn *columns;	/* per key: how it is stored and printed */
+	struct KeyColumn *unit;		/* the unit column's, with unit_column */
+	int			unit_attno;		/* its position in the result (0-based), -1 without */
 	struct KeyArena *arena;		/* copies of by-reference keys */
 	Size		bytes;			/* memory held, against dp.max_source_memory */
 };

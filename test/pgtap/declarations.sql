@@ -7,16 +7,16 @@ CREATE EXTENSION IF NOT EXISTS invariant_dp;
 SELECT plan(43);
 
 SELECT has_schema('dp');
-SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
-SELECT function_returns('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]'], 'setof record');
-SELECT volatility_is('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]'], 'volatile');
-SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]']);
-SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
+SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]', 'text', 'jsonb']);
+SELECT function_returns('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]', 'text', 'jsonb'], 'setof record');
+SELECT volatility_is('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]', 'text', 'jsonb'], 'volatile');
+SELECT isnt_strict('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]', 'text', 'jsonb']);
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb)'::regprocedure),
           'u'::"char", 'dp.privatize is PARALLEL UNSAFE (it runs the source query through SPI)');
-SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
-          6::int2, 'dp.privatize: mechanism (integer_laplace), delta, margins, domain, options and hierarchy have defaults');
+SELECT is((SELECT pronargdefaults FROM pg_proc WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb)'::regprocedure),
+          8::int2, 'dp.privatize: mechanism (integer_laplace), delta, margins, domain, options, hierarchy, privacy_unit and bounds have defaults');
 SELECT is((SELECT pg_get_function_arg_default(oid, 3) FROM pg_proc
-           WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[])'::regprocedure),
+           WHERE oid = 'dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb)'::regprocedure),
           '''integer_laplace''::text', 'the default mechanism is integer_laplace');
 
 SELECT has_function('dp', 'last_release', ARRAY[]::text[]);

@@ -6,6 +6,8 @@
 
 #include "../errors.hpp"
 #include "../mechanisms/cell_domain.hpp"
+#include "../mechanisms/partition_selection.hpp"
+#include "../mechanisms/privacy_unit.hpp"
 #include "../rollups/crossed_grid.hpp"
 #include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_release.hpp"
@@ -21,6 +23,11 @@ RawRequest raw_request(const idp_request* request) {
   for (std::size_t i = 0; i < request->n_margins; ++i) raw.margins.emplace_back(request->margins[i]);
   for (std::size_t i = 0; i < request->n_options; ++i)
     raw.options.emplace_back(request->option_keys[i], request->option_values[i]);
+  raw.has_privacy_unit = request->privacy_unit != nullptr;
+  if (raw.has_privacy_unit) raw.privacy_unit = request->privacy_unit;
+  raw.has_bounds = request->has_bounds;
+  for (std::size_t i = 0; i < request->n_bounds; ++i)
+    raw.bounds.emplace_back(request->bound_keys[i], request->bound_values[i]);
   return raw;
 }
 
@@ -59,17 +66,82 @@ std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
   return named;
 }
 
-ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const Interrupts& interrupts) {
+namespace {
+
+// The source rows `rows` as a table of their own, viewed in place.
+KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& rows, ReleasedCells& out) {
+  const std::size_t columns = source.n_columns;
+  out.view_data.resize(rows.size() * columns);
+  out.view_size.resize(rows.size() * columns);
+  for (std::size_t j = 0; j < rows.size(); ++j)
+    for (std::size_t k = 0; k < columns; ++k) {
+      out.view_data[j * columns + k] = source.data[std::size_t(rows[j]) * columns + k];
+      out.view_size[j * columns + k] = source.size[std::size_t(rows[j]) * columns + k];
+    }
+  KeyRows view{rows.size(), columns, out.view_data.data(), out.view_size.data(), source.table};
+  view.row_ids = rows.data();
+  return view;
+}
+
+// With a privacy unit: each unit's contribution bounded, one row per
+// distinct cell. With partition selection: only the cells it shows. Else
+// the source rows as they are (false).
+bool bound_and_select(const idp_cells* cells, const ReleaseRequest& request, RandomSource& rng,
+                      const Interrupts& interrupts, ReleasedCells& out) {
+  const KeyRows source = source_key_rows(cells);
+  std::vector<std::int64_t> units;
+  if (request.bounds.active()) {
+    if (cells->unit_keys.data == nullptr) throw Error("the privacy unit's keys are missing");
+    const KeyRows unit_rows{cells->n_source_rows, 1, cells->unit_keys.data, cells->unit_keys.size, IDP_KEYS_SOURCE};
+    BoundedCells bounded = bound_contributions(unit_rows, source, cells->source_counts, request.bounds, rng,
+                                               interrupts);
+    out.row_of_cell = std::move(bounded.row);
+    out.view_counts = std::move(bounded.counts);
+    units = std::move(bounded.units);
+  } else if (request.selection.method != SelectionMethod::None) {
+    // One row per person: a cell's count is its number of units.
+    out.row_of_cell.resize(cells->n_source_rows);
+    for (std::size_t i = 0; i < cells->n_source_rows; ++i) out.row_of_cell[i] = static_cast<std::uint32_t>(i);
+    out.view_counts.assign(cells->source_counts, cells->source_counts + cells->n_source_rows);
+    units = out.view_counts;
+  } else {
+    return false;
+  }
+  if (request.selection.method != SelectionMethod::None) {
+    const std::vector<bool> shown = select_partitions(units.data(), units.size(), request.selection, rng, interrupts);
+    std::size_t kept = 0;
+    for (std::size_t j = 0; j < shown.size(); ++j)
+      if (shown[j]) {
+        out.row_of_cell[kept] = out.row_of_cell[j];
+        out.view_counts[kept++] = out.view_counts[j];
+      }
+    out.row_of_cell.resize(kept);
+    out.view_counts.resize(kept);
+  }
+  return true;
+}
+
+}  // namespace
+
+ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const ReleaseRequest& request,
+                             RandomSource& rng, const Interrupts& interrupts) {
   ReleasedCells out;
   const auto names = strings(cells->n_columns, cells->column_names);
-  const KeyRows released = released_key_rows(cells);
+  KeyRows source = source_key_rows(cells);
+  const std::int64_t* source_counts = cells->source_counts;
+  if (bound_and_select(cells, request, rng, interrupts, out)) {
+    source = view_of_rows(source, out.row_of_cell, out);
+    source_counts = out.view_counts.data();
+  }
   if (!cells->has_domain) {
-    out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
-    out.counts = cells->source_counts;
+    out.keys = std::make_unique<CellKeys>(source, names, interrupts, &encoded);
+    out.counts = source_counts;
     return out;
   }
-  out.domain_counts = counts_on_domain(released, source_key_rows(cells), cells->source_counts, interrupts);
-  out.keys = std::make_unique<CellKeys>(released, names, interrupts, &encoded);
+  out.row_of_cell.clear();  // the released rows are the domain's
+  const KeyRows domain = released_key_rows(cells);
+  out.domain_counts = counts_on_domain(domain, source, source_counts, interrupts);
+  out.keys = std::make_unique<CellKeys>(domain, names, interrupts, &encoded);
   out.counts = out.domain_counts.data();
   return out;
 }
@@ -103,6 +175,16 @@ CheckedRequest check_request(const idp_request* request) {
     throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
                           "\"integer_cascade\"");
   check_crossed_request(checked.release, checked.hierarchy);
+  if (checked.hierarchy.active() && checked.release.bounds.active())
+    throw InvalidArgument("a privacy unit cannot be used with a hierarchy yet",
+                          "The cascades are calibrated for one record moving one leaf; a unit moving several "
+                          "leaves needs a calibration of its own, not derived here.",
+                          "Release the leaves with the privacy unit and without a hierarchy, or aggregate the source "
+                          "to one row per unit (e.g. each unit's home leaf) and release its counts with the hierarchy.");
+  if (checked.hierarchy.active() && checked.release.selection.method != SelectionMethod::None)
+    throw InvalidArgument("partition selection cannot be used with a hierarchy",
+                          "The rollups are exact sums of every leaf, so the leaves must be public.",
+                          "Pass a domain listing the public leaves instead.");
   return checked;
 }
 

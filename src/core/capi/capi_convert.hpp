@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "../random_source.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../mechanisms/release_request.hpp"
 #include "../rollups/hierarchy_release.hpp"
@@ -34,14 +35,23 @@ T* malloc_array(const std::vector<U>& values) {
 }
 
 // The cells a release covers (the domain's, when one is given) and their
-// counts (0 for domain cells the source lacks).
+// counts (0 for domain cells the source lacks). With a privacy unit the
+// counts are the bounded table's (privacy_unit.hpp), and with partition
+// selection only the cells it shows remain (partition_selection.hpp); the
+// cells are then some source rows, row_of_cell (empty: every source row,
+// or the domain's rows), viewed in place.
 struct ReleasedCells {
   std::unique_ptr<CellKeys> keys;
   std::vector<std::int64_t> domain_counts;
   const std::int64_t* counts = nullptr;
+  std::vector<std::uint32_t> row_of_cell;
+  std::vector<std::int64_t> view_counts;
+  std::vector<const void*> view_data;
+  std::vector<std::uint32_t> view_size;
 };
 // encoded: the key columns whose codes the release needs (columns_named).
-ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const Interrupts& interrupts);
+ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const ReleaseRequest& request,
+                             RandomSource& rng, const Interrupts& interrupts);
 
 // Which of the key columns any of the name lists names (margins, levels).
 std::vector<bool> columns_named(const std::vector<std::string>& key_columns,

@@ -82,7 +82,8 @@ void set_levels(idp_release_table* table, std::size_t axis, const std::vector<st
   }
 }
 
-// Cells only: row r is cell r, every row a cell (row_cell, row_is_cell NULL).
+// Cells only: every row a cell (row_is_cell NULL); row r is cell r, or with
+// a privacy unit or partition selection source row row_cell[r].
 void fill_cells(ReleaseResult& result, bool with_stddev, idp_release_table* table) {
   move_values(result, with_stddev, table);
 }
@@ -132,6 +133,16 @@ void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells)
   }
 }
 
+// The shim passes unit keys exactly when the request names a unit.
+void check_unit_and_domain(const ReleaseRequest& request, const idp_cells* cells) {
+  if (request.bounds.active() != (cells->unit_keys.data != nullptr))
+    throw Error("the privacy unit's keys do not match the request");
+  if (cells->has_domain && request.selection.method != SelectionMethod::None)
+    throw InvalidArgument("partition selection is for releases without a domain",
+                          "A domain lists the public cells: every one is released, so there is nothing to select.",
+                          "Drop the domain, or drop partition_selection.");
+}
+
 }  // namespace
 
 extern "C" {
@@ -141,12 +152,14 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
   *table = nullptr;
   idp_release_table* out = nullptr;
   const idp_status status = guarded(error, [&] {
-    const CheckedRequest checked = check_request(request);
+    CheckedRequest checked = check_request(request);
     check_columns(checked, strings(cells->n_columns, cells->column_names));
     check_no_null_levels(checked, cells);
+    check_unit_and_domain(checked.release, cells);
+    checked.release.has_domain = cells->has_domain;
     const Interrupts polling = interrupts_of(interrupts);
     RandomSource& rng = session_random_source(randomness);
-    const ReleasedCells released = released_cells(cells, encoded_columns(checked, cells), polling);
+    ReleasedCells released = released_cells(cells, encoded_columns(checked, cells), checked.release, rng, polling);
     const std::size_t n_keys = cells->n_columns;
     if (checked.hierarchy.is_crossed()) {
       CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, checked.release,
@@ -161,6 +174,7 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
     } else {
       ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling);
       out = new_table(released.keys->n_cells(), n_keys, 0);
+      storage_of(out).row_cell = std::move(released.row_of_cell);
       fill_cells(result, checked.release.with_stddev, out);
     }
   });

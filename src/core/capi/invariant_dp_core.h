@@ -100,6 +100,11 @@ typedef struct idp_request
 	const char *const *option_values;	/* jsonb scalars as text, arrays as JSON */
 	size_t		n_hierarchy;
 	const char *const *hierarchy;	/* level columns, coarsest first; none = flat */
+	const char *privacy_unit;	/* the unit column's name; NULL: one row per person */
+	bool		has_bounds;		/* bounds given (jsonb, flattened like options) */
+	size_t		n_bounds;
+	const char *const *bound_keys;
+	const char *const *bound_values;
 } idp_request;
 
 /* What a valid request's result looks like: its columns after the keys. */
@@ -129,7 +134,13 @@ typedef struct idp_keys
 	const uint32_t *size;
 } idp_keys;
 
-/* The cells: source rows, and optionally a domain listing every cell. */
+/*
+ * The cells: source rows, and optionally a domain listing every cell. With a
+ * privacy unit the source rows are a unit's rows (unit_keys, one key per
+ * row) with no count (source_counts NULL: each row counts one); the core
+ * bounds each unit's contribution and releases the distinct key tuples,
+ * each printed from one of its source rows (idp_release_table.row_cell).
+ */
 typedef struct idp_cells
 {
 	size_t		n_columns;
@@ -140,11 +151,13 @@ typedef struct idp_cells
 	bool		has_domain;
 	size_t		n_domain_rows;
 	idp_keys	domain_keys;
+	idp_keys	unit_keys;		/* data NULL: no privacy unit */
 } idp_cells;
 
 /*
  * A release, row by row: one row per released cell (the source's rows, or
- * the domain's if given), or with a hierarchy one per node (the cells and
+ * the domain's if given; with a privacy unit or partition selection some of
+ * the source's rows), or with a hierarchy one per node (the cells and
  * every rollup), or with two crossed hierarchies one per pair of nodes.
  * Row r prints the keys of cell row_cell[r] (row_cell NULL: cell r),
  * except the keys below its level: key k is printed when row_is_cell[r]

@@ -17,6 +17,11 @@ struct KeyRows {
   // Which rows these are (source, domain), for errors that name a key
   // (KeyRef::table in errors.hpp).
   int table = 0;
+  // A view of some of a table's rows: row r is the table's row_ids[r]
+  // (nullptr: row r itself), which is how errors name it.
+  const std::uint32_t* row_ids = nullptr;
+
+  std::uint64_t table_row(std::size_t row) const { return row_ids ? row_ids[row] : row; }
 
   bool is_null(std::size_t row, std::size_t column) const { return data[row * n_columns + column] == nullptr; }
   std::string_view key(std::size_t row, std::size_t column) const {

@@ -58,13 +58,13 @@ std::vector<std::int64_t> counts_on_domain(const KeyRows& domain, const KeyRows&
     if (found == kEmpty) {
       InvalidData outside("source cell is not in the domain", "Key {key0} is not a domain row.",
                           "The domain must list every cell the source can return.");
-      outside.name_key(0, KeyRef{source.table, r});
+      outside.name_key(0, KeyRef{source.table, source.table_row(r)});
       throw outside;
     }
     if (seen[found]) {
       InvalidData duplicate("duplicate cell in source", "Key {key0} appears more than once.",
                             "Make the source return one row per cell, e.g. with GROUP BY over every key column.");
-      duplicate.name_key(0, KeyRef{source.table, r});
+      duplicate.name_key(0, KeyRef{source.table, source.table_row(r)});
       throw duplicate;
     }
     seen[found] = true;

@@ -33,6 +33,18 @@ NoiseLaw discrete_laplace_law(const ReleaseRequest& r, double l1) {
 NoiseLaw discrete_gaussian_law(const ReleaseRequest& r) {
   NoiseLaw law;
   law.kind = NoiseKind::DiscreteGaussian;
+  if (r.bounds.active()) {
+    // One unit moves up to 2G cells by up to R each: the zCDP route, which
+    // holds for any shift of that squared norm.
+    const double l2 = r.l2_sensitivity();
+    law.exact_parameter = lattice_gaussian_sigma2(r.epsilon, r.delta, l2 * l2);
+    law.scale = std::sqrt(law.exact_parameter.to_double());
+    law.unit_variance = discrete_gaussian_variance(law.exact_parameter);
+    law.law = "discrete Gaussian, P(z) proportional to exp(-z^2/(2 sigma^2)), independent per cell";
+    law.calibration = "smallest sigma^2 whose (l2_sensitivity^2 / (2 sigma^2))-zCDP converts to (epsilon, delta) "
+                      "(Canonne, Kamath, Steinke 2020, Cor. 13)";
+    return law;
+  }
   law.exact_parameter = discrete_gaussian_sigma2(r.epsilon, r.delta, moved_cells(r.neighbours));
   law.scale = std::sqrt(law.exact_parameter.to_double());
   law.unit_variance = discrete_gaussian_variance(law.exact_parameter);
@@ -90,7 +102,19 @@ NoiseLaw projection_law(const ReleaseRequest& r, double l1) {
 
 }  // namespace
 
-NoiseLaw congenial_noise_law(const ReleaseRequest& r, double l1) {
+// The lattice mechanisms protect the shortest move between tables with equal
+// invariants; a privacy unit's change, up to l1 2GR and l2^2 2GR^2 (1 GR, G R^2
+// for add_remove), is protected too when it is longer.
+double protected_l1(const ReleaseRequest& r, double shortest_l1) {
+  return std::max(shortest_l1, r.l1_sensitivity());
+}
+
+double protected_l2_squared(const ReleaseRequest& r, double shortest_l2_squared) {
+  return std::max(shortest_l2_squared, r.l2_sensitivity() * r.l2_sensitivity());
+}
+
+NoiseLaw congenial_noise_law(const ReleaseRequest& r, double shortest_l1) {
+  const double l1 = protected_l1(r, shortest_l1);
   ReleaseRequest base = r;
   base.epsilon = r.epsilon / 2;
   NoiseLaw law = discrete_laplace_law(base, l1);
@@ -104,7 +128,8 @@ NoiseLaw congenial_noise_law(const ReleaseRequest& r, double l1) {
   return law;
 }
 
-NoiseLaw lattice_noise_law(const ReleaseRequest& r, double l1, double l2_squared) {
+NoiseLaw lattice_noise_law(const ReleaseRequest& r, double shortest_l1, double shortest_l2_squared) {
+  const double l1 = protected_l1(r, shortest_l1), l2_squared = protected_l2_squared(r, shortest_l2_squared);
   NoiseLaw law;
   switch (r.mechanism->mechanism) {
     case Mechanism::IntegerLaplaceL2:
@@ -132,9 +157,8 @@ NoiseLaw lattice_noise_law(const ReleaseRequest& r, double l1, double l2_squared
 }
 
 NoiseLaw calibrate_noise(const ReleaseRequest& request) {
-  const bool replace = request.neighbours == Neighbours::ReplaceOne;
-  const double l1 = replace ? 2.0 : 1.0;
-  const double l2 = replace ? std::sqrt(2.0) : 1.0;
+  const double l1 = request.l1_sensitivity();
+  const double l2 = request.l2_sensitivity();
   NoiseLaw law;
   switch (request.mechanism->mechanism) {
     case Mechanism::DiscreteLaplace: law = discrete_laplace_law(request, l1); break;

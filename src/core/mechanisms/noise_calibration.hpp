@@ -1,9 +1,12 @@
 // From (mechanism, epsilon, delta, neighbours) to the noise law: the scale of
 // the i.i.d. noise drawn before any projection, and how it was derived.
 //
-// Neighbours (README "Privacy semantics"): replace_one moves two cells of the
-// histogram by one each (l1 sensitivity 2, l2 sqrt 2); add_remove moves one
-// cell (1, 1). With exact margins only replace_one is meaningful.
+// Neighbours (docs/design.md "Privacy semantics"): replace_one moves two
+// cells of the histogram by one each (l1 sensitivity 2, l2 sqrt 2);
+// add_remove moves one cell (1, 1). With exact margins only replace_one is
+// meaningful. With a privacy unit of bounds G, R (privacy_unit.hpp) one
+// unit moves up to 2G cells (G for add_remove) by up to R each: l1 2GR, l2
+// sqrt(2G) R (GR, sqrt(G) R), and every mechanism is calibrated on those.
 #pragma once
 
 #include <cstddef>
@@ -41,12 +44,15 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request);
 void check_float8_margins(double noise_sd, std::size_t cells);
 
 // The integer lattice mechanisms (integer_laplace, integer_laplace_l2,
-// integer_gaussian) for protected moves of l1 norm `l1` and squared l2 norm
-// `l2_squared` (lattice_release.hpp explains which moves).
-NoiseLaw lattice_noise_law(const ReleaseRequest& request, double l1, double l2_squared);
+// integer_gaussian) for the shortest protected move, of l1 norm
+// `shortest_l1` and squared l2 norm `shortest_l2_squared`
+// (lattice_release.hpp explains which moves), or a privacy unit's change
+// when that is longer.
+NoiseLaw lattice_noise_law(const ReleaseRequest& request, double shortest_l1, double shortest_l2_squared);
 
-// congenial: discrete Laplace at epsilon/2 for moves of l1 norm `l1` (the
-// shortest protected move), so that the conditioned release is epsilon-DP.
-NoiseLaw congenial_noise_law(const ReleaseRequest& request, double l1);
+// congenial: discrete Laplace at epsilon/2 for moves of l1 norm
+// `shortest_l1` (the shortest protected move; a unit's change when longer),
+// so that the conditioned release is epsilon-DP.
+NoiseLaw congenial_noise_law(const ReleaseRequest& request, double shortest_l1);
 
 }  // namespace invariant_dp

@@ -59,6 +59,14 @@ void release_reals(const std::int64_t* counts, const NoiseLaw& law, const Invari
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
                           RandomSource& rng, const Interrupts& interrupts) {
   const std::size_t n = cells.n_cells();
+  if (n == 0 && request.selection.method != SelectionMethod::None) {
+    // Partition selection showed no cell: an empty release, not an error
+    // (which cells are shown is part of the private output).
+    ReleaseResult result;
+    result.integer_output = request.mechanism->integer_output;
+    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, cells, {}, SamplerReport{});
+    return result;
+  }
   if (n == 0)
     throw InvalidData("source returned no rows", "There is no cell to release.",
                       "Pass a domain query listing every public cell, so empty cells are released too.");
@@ -107,7 +115,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     release_integers(counts, law, rng, interrupts, result, n);
   else
     release_reals(counts, law, model, rng, interrupts, result, n);
-  result.metadata_json = release_metadata_json(request, law, model, cells, result.noise_sd, report);
+  result.metadata_json = release_metadata_json(request, law, &model, cells, result.noise_sd, report);
   return result;
 }
 

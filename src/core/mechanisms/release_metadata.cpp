@@ -26,12 +26,25 @@ bool non_negative(const ReleaseRequest& request) {
   return m == Mechanism::Congenial || m == Mechanism::ProjectNnL2 || m == Mechanism::ProjectNnInteger;
 }
 
+// Who is protected: one record, or every row of one privacy unit.
+std::string neighbours_text(const ReleaseRequest& request) {
+  const bool replace = request.neighbours == Neighbours::ReplaceOne;
+  if (!request.bounds.active())
+    return replace ? "databases that differ in one person's record"
+                   : "databases that differ by one person added or removed";
+  return std::string(replace ? "databases that differ in every row of one privacy unit (" +
+                                   json_quoted(request.privacy_unit) + ": all its rows replaced by another unit's)"
+                             : "databases that differ by one privacy unit (" + json_quoted(request.privacy_unit) +
+                                   ") with all its rows added or removed") +
+         ", each unit's contribution bounded first (at most " + std::to_string(request.bounds.max_groups_per_unit) +
+         " cells, at most " + std::to_string(request.bounds.max_rows_per_group) + " rows in each)";
+}
+
 std::string privacy_statement(const ReleaseRequest& request) {
   std::ostringstream out;
   if (request.mechanism->mechanism == Mechanism::Congenial) {
-    out << "epsilon-differential privacy for "
-        << (request.neighbours == Neighbours::ReplaceOne ? "databases that differ in one person's record"
-                                                         : "databases that differ by one person added or removed")
+    out << (request.total_delta() > 0 ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
+        << neighbours_text(request)
         << (request.margins.empty() ? "" : " (or, with crossing margins, by one shortest margin-preserving move) "
                                            "and agree on every declared margin; the margins are released exactly "
                                            "and are not protected")
@@ -40,12 +53,15 @@ std::string privacy_statement(const ReleaseRequest& request) {
            "Meng 2020, Theorem 2.1, gamma = 1)";
     return out.str();
   }
-  out << (request.mechanism->needs_delta ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
-      << (request.neighbours == Neighbours::ReplaceOne ? "databases that differ in one person's record"
-                                                       : "databases that differ by one person added or removed");
+  out << (request.total_delta() > 0 ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
+      << neighbours_text(request);
   if (!request.margins.empty())
     out << " and agree on every declared margin; the margins are released exactly and are not protected "
            "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
+  if (!request.margins.empty() && request.bounds.active())
+    out << "; the exact margins are those of the bounded table (each unit's kept rows), not of the source";
+  if (request.selection.method != SelectionMethod::None)
+    out << "; which cells are shown is chosen privately (partition_selection), within the same epsilon and delta";
   if (request.mechanism->family == Family::Projection && !request.margins.empty())
     out << "; the projection reads the data through the margin totals, so it is not post-processing in the "
            "sense of the post-processing theorem (Gong and Meng 2020, section 4) and nothing is claimed for "
@@ -123,29 +139,62 @@ std::string covariance_text(const ReleaseRequest& request, const std::string& st
   return "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
 }
 
+std::string privacy_unit_json(const ReleaseRequest& request) {
+  if (!request.bounds.active()) return "null";
+  return "{\"column\": " + json_quoted(request.privacy_unit) +
+         ", \"max_groups_per_unit\": " + std::to_string(request.bounds.max_groups_per_unit) +
+         ", \"max_rows_per_group\": " + std::to_string(request.bounds.max_rows_per_group) +
+         ", \"bounding\": " +
+         json_quoted("of each unit's distinct cells a uniformly random max_groups_per_unit are kept (a keyed hash "
+                     "of unit and cell, its key drawn for this release), and at most max_rows_per_group of its rows "
+                     "in each; the released counts, and any exact margins, are the bounded table's") +
+         "}";
+}
+
+// Which cells are released, and what that says.
+std::string keys_text(const ReleaseRequest& request) {
+  if (request.has_domain) return "domain: every cell the domain lists, empty ones included; nothing is revealed by which";
+  if (request.selection.method != SelectionMethod::None)
+    return "partition_selection: the source's cells whose noisy count of units passed the threshold";
+  if (request.keys_public) return "public (declared): exactly the source's cells, stated public by the caller";
+  return "revealed: exactly the source's cells, so which cells exist is not protected";
+}
+
+std::string partition_selection_json(const ReleaseRequest& request) {
+  if (request.selection.method == SelectionMethod::None) return "null";
+  std::string json = selection_json(request.selection);
+  json.pop_back();  // add the counts' share to the object
+  return json + ", \"counts_epsilon\": " + json_number(request.epsilon) +
+         ", \"counts_delta\": " + json_number(request.delta) + "}";
+}
+
 }  // namespace
 
-std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
+std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   const CellKeys& cells, const std::vector<double>& noise_sd,
                                   const SamplerReport& sampler) {
+  // No model: partition selection showed no cell (no margins, nothing to hold).
+  const std::string structure = model != nullptr ? std::string(model->structure()) : std::string("none");
   double total_variance = 0;
   for (double sd : noise_sd) total_variance += sd * sd;
   std::ostringstream out;
   out << "{\"mechanism\": " << json_quoted(request.mechanism->name)
       << ", \"output\": " << json_quoted(request.mechanism->integer_output ? "integer" : "real")
       << ", \"family\": " << json_quoted(family_name(request.mechanism->family))
-      << ", \"epsilon\": " << json_number(request.epsilon)
-      << ", \"delta\": " << (request.mechanism->needs_delta ? json_number(request.delta) : std::string("null"))
+      << ", \"epsilon\": " << json_number(request.total_epsilon())
+      << ", \"delta\": " << (request.total_delta() > 0 ? json_number(request.total_delta()) : std::string("null"))
       << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+      << ", \"privacy_unit\": " << privacy_unit_json(request) << ", \"keys\": " << json_quoted(keys_text(request))
+      << ", \"partition_selection\": " << partition_selection_json(request)
       << ", \"privacy\": " << json_quoted(privacy_statement(request)) << accounting_json(request)
       << ", \"l1_sensitivity\": " << json_number(law.l1_sensitivity)
       << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
       << ", \"invariants\": {\"margins\": " << margins_json(request)
-      << ", \"structure\": " << json_quoted(model.structure()) << ", \"rank\": " << model.rank()
-      << ", \"null_dimension\": " << model.null_dimension() << "}"
+      << ", \"structure\": " << json_quoted(structure) << ", \"rank\": " << (model != nullptr ? model->rank() : 0)
+      << ", \"null_dimension\": " << (model != nullptr ? model->null_dimension() : 0) << "}"
       << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << json_quoted(covariance_text(request, model.structure(), sampler.iterations == 0))
+      << ", \"covariance\": " << json_quoted(covariance_text(request, structure, sampler.iterations == 0))
       << ", \"expected_total_squared_error\": " << json_number(total_variance) << "}";
   return out.str();
 }

@@ -15,8 +15,9 @@
 
 namespace invariant_dp {
 
-// noise_sd: the per-cell noise standard deviations of the release.
-std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel& model,
+// noise_sd: the per-cell noise standard deviations of the release; model
+// nullptr when partition selection showed no cell.
+std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   const CellKeys& cells, const std::vector<double>& noise_sd,
                                   const SamplerReport& sampler);
 

@@ -53,7 +53,16 @@ void check_epsilon(double epsilon) {
                      "Above this the noise no longer protects anyone; release the exact counts instead if that is intended.");
 }
 
-void check_delta(const RawRequest& raw, const MechanismTraits& mechanism) {
+void check_delta(const RawRequest& raw, const MechanismTraits& mechanism, bool selection) {
+  if (selection) {
+    if (!raw.has_delta)
+      throw InvalidArgument("partition selection needs delta",
+                            "A cell only one unit has is shown with probability at most delta.",
+                            "Pass delta, e.g. delta => 1e-6 (well below 1/number of units).");
+    if (!std::isfinite(raw.delta) || raw.delta <= 0 || raw.delta >= 1)
+      throw InvalidArgument("delta must be in the open interval (0, 1)", "delta = " + format_number(raw.delta) + ".");
+    return;
+  }
   if (!mechanism.needs_delta) {
     // README: delta is NULL for the pure-epsilon mechanisms; 0 is refused too,
     // so a request never claims a delta its mechanism does not use.
@@ -94,6 +103,15 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
     if (*end != '\0' || !(a > 0 && a < 1))
       throw InvalidArgument("option \"proposal_a\" must be between 0 and 1", "Got \"" + value + "\".");
     request.proposal_a = a;
+  } else if (key == "partition_selection") {
+    // Calibrated in validate_request, once the budget and bounds are known.
+    request.selection.method = parse_partition_selection(value).method;
+  } else if (key == "keys") {
+    if (value != "public")
+      throw InvalidArgument("option \"keys\" must be \"public\"", "Got \"" + value + "\".",
+                            "State {\"keys\": \"public\"} only when every cell the source can return is public "
+                            "knowledge; otherwise pass a domain or use partition selection.");
+    request.keys_public = true;
   } else if (key == "sampler") {
     if (value != "auto" && value != "rejection" && value != "lattice" && value != "mis")
       throw InvalidArgument("option \"sampler\" must be \"auto\", \"rejection\", \"lattice\" or \"mis\"",
@@ -101,8 +119,49 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
     request.sampler = value;
   } else {
     throw InvalidArgument("unknown option \"" + key + "\"",
-                          "Known options: stddev, neighbours, iterations, proposal_a, sampler.");
+                          "Known options: stddev, neighbours, iterations, proposal_a, sampler, partition_selection, "
+                          "keys.");
   }
+}
+
+void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
+  if (raw.has_privacy_unit && trim(raw.privacy_unit).empty())
+    throw InvalidArgument("privacy_unit must name a column of the source");
+  if (raw.has_privacy_unit && !raw.has_bounds)
+    throw InvalidArgument("a privacy unit needs contribution bounds",
+                          "Without them one unit could move the counts without limit, and no epsilon would hold.",
+                          "Pass bounds => '{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}'.");
+  if (raw.has_bounds && !raw.has_privacy_unit)
+    throw InvalidArgument("bounds need a privacy unit",
+                          "Without privacy_unit every row is one person and the source returns counts.",
+                          "Pass privacy_unit => 'the column identifying a person', or drop bounds.");
+  if (!raw.has_privacy_unit) return;
+  request.privacy_unit = raw.privacy_unit;
+  request.bounds = parse_contribution_bounds(raw.bounds);
+}
+
+// Splits the budget between the counts and the selection of cells.
+void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
+  SelectionRequest selection;
+  for (const auto& [key, value] : raw.options)
+    if (key == "partition_selection") selection = parse_partition_selection(value);
+  if (!selection.active()) return;
+  if (!request.margins.empty())
+    throw InvalidArgument("partition selection cannot keep margins exact",
+                          "An exact margin total is a sum over a fixed, public set of cells; hiding cells it covers "
+                          "would either break the total or reveal which cells are empty.",
+                          "Pass a domain listing the public cells instead, or drop the margins.");
+  if (request.keys_public)
+    throw InvalidArgument("options \"keys\": \"public\" and \"partition_selection\" contradict each other",
+                          "Public keys need no selection.", "Keep one of them.");
+  const double share = selection.budget_share;
+  const double groups = request.bounds.active() ? double(request.bounds.max_groups_per_unit) : 1.0;
+  const double selection_delta = request.mechanism->needs_delta ? share * raw.delta : raw.delta;
+  request.selection = calibrate_selection(selection.method, share * raw.epsilon, selection_delta,
+                                          static_cast<std::int64_t>(groups),
+                                          request.neighbours == Neighbours::ReplaceOne);
+  request.epsilon = (1 - share) * raw.epsilon;
+  request.delta = request.mechanism->needs_delta ? (1 - share) * raw.delta : 0;
 }
 
 }  // namespace
@@ -111,15 +170,26 @@ const char* neighbours_name(Neighbours neighbours) {
   return neighbours == Neighbours::ReplaceOne ? "replace_one" : "add_remove";
 }
 
+double ReleaseRequest::l1_sensitivity() const {
+  return (neighbours == Neighbours::ReplaceOne ? 2.0 : 1.0) * bounds.l1_factor();
+}
+
+double ReleaseRequest::l2_sensitivity() const {
+  return std::sqrt(neighbours == Neighbours::ReplaceOne ? 2.0 : 1.0) * bounds.l2_factor();
+}
+
 ReleaseRequest validate_request(const RawRequest& raw) {
   ReleaseRequest request;
   request.mechanism = &mechanism_by_name(raw.mechanism);
   check_epsilon(raw.epsilon);
   request.epsilon = raw.epsilon;
-  check_delta(raw, *request.mechanism);
+  bool selection = false;
+  for (const auto& option : raw.options) selection = selection || option.first == "partition_selection";
+  check_delta(raw, *request.mechanism, selection);
   request.delta = request.mechanism->needs_delta ? raw.delta : 0;
   for (const auto& text : raw.margins) request.margins.push_back(parse_margin(text));
   for (const auto& [key, value] : raw.options) apply_option(request, key, value);
+  apply_privacy_unit(request, raw);
 
   if (!request.margins.empty() && !request.mechanism->allows_invariants)
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" does not keep invariants",
@@ -132,6 +202,7 @@ ReleaseRequest validate_request(const RawRequest& raw) {
                           "Adding or removing a person changes a margin total, which is released exactly; only "
                           "databases with equal invariants can be protected.",
                           "Drop the \"neighbours\" option.");
+  apply_partition_selection(request, raw);
   return request;
 }
 

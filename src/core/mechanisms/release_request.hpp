@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "mechanism.hpp"
+#include "partition_selection.hpp"
+#include "privacy_unit.hpp"
 
 namespace invariant_dp {
 
@@ -31,6 +33,25 @@ struct ReleaseRequest {
   double proposal_a = 0;         // options {"proposal_a": a}, 0 < a < 1
   // congenial's sampler: options {"sampler": "auto" | "rejection" | "lattice" | "mis"}.
   std::string sampler = "auto";
+  // dp.privatize's privacy_unit (the column; empty: one row per person)
+  // and its bounds: every sensitivity below is one unit's (privacy_unit.hpp).
+  std::string privacy_unit;
+  ContributionBounds bounds;
+  // options {"partition_selection": ...}: epsilon and delta above are then
+  // the counts' share, selection's the rest (partition_selection.hpp).
+  SelectionLaw selection;
+  // options {"keys": "public"}: the caller states that the source's keys
+  // are public, so releasing exactly the cells it returns reveals nothing.
+  bool keys_public = false;
+  // Set by the release: the cells are a domain's.
+  bool has_domain = false;
+
+  // What the whole release costs (counts and selection, by basic composition).
+  double total_epsilon() const { return epsilon + selection.epsilon; }
+  double total_delta() const { return delta + selection.delta; }
+  // How far one unit moves the count vector (one record without a unit).
+  double l1_sensitivity() const;
+  double l2_sensitivity() const;
 };
 
 struct RawRequest {
@@ -40,6 +61,10 @@ struct RawRequest {
   double delta = 0;
   std::vector<std::string> margins;  // each "a,b" or "" (grand total)
   std::vector<std::pair<std::string, std::string>> options;  // jsonb, flattened to text
+  bool has_privacy_unit = false;
+  std::string privacy_unit;
+  bool has_bounds = false;
+  std::vector<std::pair<std::string, std::string>> bounds;  // jsonb, flattened to text
 };
 
 // Validates names and ranges; throws InvalidArgument / OutOfRange.

@@ -1,0 +1,153 @@
+-- A privacy unit with contribution bounds, and partition selection, as an
+-- analyst and an administrator use them. Deterministic output only: exact
+-- totals, cell counts, metadata fields, SQLSTATEs.
+\set VERBOSITY terse
+-- One row per visit: patient p (400 of them) visits clinics and months; a
+-- patient has from 1 to 24 visits over up to 6 clinics.
+CREATE TABLE visits AS
+SELECT p AS patient_id, 'clinic ' || ((p * 7 + v) % 6) AS clinic, 1 + (p + v * 5) % 12 AS month
+FROM generate_series(1, 400) p, generate_series(1, 1 + p % 24) v;
+REVOKE ALL ON visits FROM PUBLIC;
+SELECT count(*) AS visits, count(DISTINCT patient_id) AS patients FROM visits;
+
+-- With the grand total exact, the released total is the bounded table's:
+-- each patient counts at most 3 clinics, once each.
+SELECT sum(n) = (SELECT sum(least(clinics, 3))
+                 FROM (SELECT count(DISTINCT clinic) AS clinics FROM visits GROUP BY patient_id) u) AS bounded_total,
+       count(*) AS cells
+FROM dp.privatize(
+    source       => $$SELECT patient_id, clinic FROM visits$$,
+    privacy_unit => 'patient_id',
+    bounds       => '{"max_groups_per_unit": 3, "max_rows_per_group": 1}',
+    epsilon      => 1.0, mechanism => 'integer_laplace', margins => '{""}')
+AS t(clinic text, n bigint);
+-- Up to 2 rows per clinic: the total is sum over patients of min(rows, 2)
+-- in each of the clinics kept (all of them: at most 6 <= 6).
+SELECT sum(n) = (SELECT sum(least(rows, 2)) FROM (SELECT count(*) AS rows FROM visits GROUP BY patient_id, clinic) c)
+       AS bounded_total
+FROM dp.privatize($$SELECT patient_id, clinic FROM visits$$, 1.0, margins => '{""}', privacy_unit => 'patient_id',
+                  bounds => '{"max_groups_per_unit": 6, "max_rows_per_group": 2}')
+AS t(clinic text, n bigint);
+-- What the release states: the unit, its bounds, the sensitivities they
+-- give (replace_one: l1 = 2 G R, l2 = sqrt(2 G) R), which keys were shown.
+SELECT r->'privacy_unit'->>'column' AS unit, r->'privacy_unit'->>'max_groups_per_unit' AS groups,
+       r->'privacy_unit'->>'max_rows_per_group' AS rows_per_group, r->>'neighbours' AS neighbours,
+       r->>'l1_sensitivity' AS l1, round((r->>'l2_sensitivity')::numeric, 6) AS l2,
+       r->'noise'->>'scale' AS laplace_scale, r->>'keys' AS keys
+FROM (SELECT dp.last_release() AS r
+      FROM (SELECT count(*) FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$, 0.5,
+                                               'discrete_laplace', privacy_unit => 'patient_id',
+                                               bounds => '{"max_groups_per_unit": 4, "max_rows_per_group": 2}')
+                                   AS t(clinic text, month int, n bigint)) c) l;
+SELECT r->>'privacy' AS statement
+FROM (SELECT dp.last_release() AS r
+      FROM (SELECT count(*) FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$, 1.0,
+                                               margins => '{clinic}', privacy_unit => 'patient_id',
+                                               bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}')
+                                   AS t(clinic text, month int, n bigint)) c) l;
+-- A domain lists the public cells: every one is released, empty ones too.
+SELECT count(*) AS cells, sum(n) FILTER (WHERE clinic = 'clinic 9') IS NOT NULL AS empty_cell_released
+FROM dp.privatize($$SELECT patient_id, clinic FROM visits$$, 1.0, 'discrete_laplace',
+                  domain => $$SELECT 'clinic ' || c FROM generate_series(0, 9) c$$,
+                  privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+AS t(clinic text, n bigint);
+SELECT dp.last_release()->>'keys' AS keys;
+
+-- Partition selection: each patient counts in one clinic (G = 1), so a
+-- clinic has about 60 patients, far above the threshold (add_remove
+-- neighbours: 42 at epsilon 0.5, delta 1e-9); a key only one patient has
+-- (the patient's own id) is shown with probability at most delta = 1e-9
+-- each, so none of 400 is.
+SELECT count(*) AS clinics_shown,
+       dp.last_release()->'partition_selection'->>'threshold' AS threshold,
+       dp.last_release()->'partition_selection'->>'method' AS method,
+       dp.last_release()->>'epsilon' AS epsilon,
+       dp.last_release()->'partition_selection'->>'epsilon' AS selection_epsilon,
+       dp.last_release()->'partition_selection'->>'counts_epsilon' AS counts_epsilon
+FROM dp.privatize($$SELECT patient_id, clinic FROM visits$$,
+                  1.0, 'discrete_laplace', delta => 1e-9,
+                  options => '{"partition_selection": "laplace", "neighbours": "add_remove"}',
+                  privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+AS t(clinic text, n bigint);
+SELECT count(*) AS single_patient_keys_shown
+FROM dp.privatize($$SELECT patient_id, 'patient ' || patient_id FROM visits$$, 1.0, 'discrete_gaussian', delta => 1e-9,
+                  options => '{"partition_selection": {"method": "gaussian", "budget_share": 0.3}}',
+                  privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+AS t(k text, n bigint);
+SELECT dp.last_release()->'partition_selection'->>'epsilon' AS selection_epsilon,
+       dp.last_release()->'partition_selection'->>'delta' AS selection_delta,
+       dp.last_release()->>'keys' AS keys;
+-- Without a unit, each row of a count source is one person's.
+SELECT count(*) AS cells
+FROM dp.privatize($$SELECT clinic, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace', delta => 1e-9,
+                  options => '{"partition_selection": "laplace"}') AS t(clinic text, n bigint);
+SELECT count(*) AS cells, dp.last_release()->>'keys' AS keys
+FROM dp.privatize($$SELECT clinic, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace',
+                  options => '{"keys": "public"}') AS t(clinic text, n bigint);
+
+-- Bad inputs, each with its SQLSTATE and nothing released.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, privacy_unit => 'patient',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS unknown_unit;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0,
+    privacy_unit => 'patient_id') AS t(clinic text, n bigint)$$) AS no_bounds;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0,
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS no_unit;
+SELECT b AS bounds, sqlstate_of(format($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0,
+    privacy_unit => 'patient_id', bounds => %L) AS t(clinic text, n bigint)$$, b)) AS error
+FROM unnest(ARRAY['{"max_groups_per_unit": 0, "max_rows_per_group": 1}',
+                  '{"max_groups_per_unit": -2, "max_rows_per_group": 1}',
+                  '{"max_groups_per_unit": 1.5, "max_rows_per_group": 1}',
+                  '{"max_groups_per_unit": 1, "max_rows_per_group": 1e12}',
+                  '{"max_groups_per_unit": 1000000, "max_rows_per_group": 1000000}',
+                  '{"max_groups_per_unit": 1}',
+                  '{"max_groups_per_unit": 1, "max_rows_per_group": 1, "max_units": 2}',
+                  '[1, 1]']) b;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT NULLIF(patient_id, 7) AS p, clinic FROM visits', 1.0,
+    privacy_unit => 'p', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$)
+    AS null_unit;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, margins => '{clinic}',
+    delta => 1e-6, options => '{"partition_selection": "laplace"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS selection_with_margins;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
+    delta => 1e-6, domain => 'SELECT DISTINCT clinic FROM visits', options => '{"partition_selection": "laplace"}',
+    privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+    AS t(clinic text, n bigint)$$) AS selection_with_domain;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, month, count(*) FROM visits GROUP BY 1, 2', 1.0,
+    'integer_cascade', delta => 1e-6, hierarchy => '{clinic,month}', options => '{"partition_selection": "laplace"}')
+    AS t(clinic text, month int, n bigint)$$) AS selection_with_hierarchy;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic, month FROM visits', 1.0, 'integer_cascade',
+    delta => 1e-6, hierarchy => '{clinic,month}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)$$)
+    AS unit_with_hierarchy;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
+    options => '{"partition_selection": "laplace"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS selection_without_delta;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
+    delta => 1e-6, options => '{"partition_selection": "geometric"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS unknown_selection;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
+    options => '{"keys": "private"}') AS t(clinic text, n bigint)$$) AS bad_keys;
+-- The column definition list has the keys and the count, not the unit.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(patient_id int, clinic text, n bigint)$$)
+    AS unit_in_column_list;
+
+-- Governed: a release registered with a unit stores it, states it in its
+-- cost, and bounds every draw.
+SELECT dp.set_budget('visits', 10);
+SELECT dp.register_release('clinic_visits', 'visits',
+    source       => 'SELECT patient_id, clinic FROM visits',
+    columns      => 'clinic text, n bigint',
+    epsilon      => 0.5, margins => '{""}',
+    privacy_unit => 'patient_id',
+    bounds       => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}') IS NOT NULL AS registered;
+SELECT dp.refresh_release('clinic_visits') > 0 AS drawn;
+SELECT sum(n) = (SELECT sum(least(clinics, 2))
+                 FROM (SELECT count(DISTINCT clinic) AS clinics FROM visits GROUP BY patient_id) u) AS bounded_total
+FROM clinic_visits;
+SELECT epsilon, privacy_unit, bounds FROM dp.release_cost('clinic_visits');
+SELECT cells, noise_law->'privacy_unit'->>'column' AS audited_unit FROM dp.draws WHERE release = 'public.clinic_visits';
+SELECT sqlstate_of($$SELECT dp.register_release('unbounded_visits', 'visits', 'SELECT patient_id, clinic FROM visits',
+    'clinic text, n bigint', 0.5, privacy_unit => 'patient_id')$$) AS unit_without_bounds,
+       to_regclass('unbounded_visits') IS NULL AS nothing_created;
+SELECT dp.drop_release('clinic_visits');

@@ -1,0 +1,176 @@
+// Thresholds of the partition selection (see partition_selection.hpp).
+#include "partition_selection.hpp"
+
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "../calibration/zcdp.hpp"
+#include "../errors.hpp"
+#include "../json_text.hpp"
+#include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/discrete_laplace.hpp"
+
+namespace invariant_dp {
+namespace {
+
+SelectionMethod method_named(const std::string& name) {
+  if (name == "laplace") return SelectionMethod::Laplace;
+  if (name == "gaussian") return SelectionMethod::Gaussian;
+  throw InvalidArgument("partition selection method must be \"laplace\" or \"gaussian\"", "Got \"" + name + "\".");
+}
+
+// The option's object as jsonb prints it: {"key": value, ...} with string
+// or number values (nothing nested).
+std::vector<std::pair<std::string, std::string>> flat_object(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::size_t i = 0;
+  auto skip = [&] {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+  };
+  auto fail = [&] {
+    return InvalidArgument("option \"partition_selection\" must be \"laplace\", \"gaussian\" or an object",
+                           "For example {\"partition_selection\": {\"method\": \"gaussian\", \"budget_share\": 0.3}}.");
+  };
+  auto string_at = [&] {
+    if (text[i] != '"') throw fail();
+    std::string value;
+    for (++i; i < text.size() && text[i] != '"'; ++i) {
+      if (text[i] == '\\') throw fail();  // no name or method needs escapes
+      value += text[i];
+    }
+    if (i == text.size()) throw fail();
+    ++i;
+    return value;
+  };
+  skip();
+  if (i == text.size() || text[i] != '{') throw fail();
+  ++i;
+  skip();
+  if (i < text.size() && text[i] == '}') return out;
+  while (true) {
+    skip();
+    const std::string key = string_at();
+    skip();
+    if (i == text.size() || text[i] != ':') throw fail();
+    ++i;
+    skip();
+    std::string value;
+    if (i < text.size() && text[i] == '"') {
+      value = string_at();
+    } else {
+      while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i])))
+        value += text[i++];
+      if (value.empty()) throw fail();
+    }
+    out.emplace_back(key, value);
+    skip();
+    if (i < text.size() && text[i] == ',') {
+      ++i;
+      continue;
+    }
+    if (i < text.size() && text[i] == '}') return out;
+    throw fail();
+  }
+}
+
+}  // namespace
+
+SelectionRequest parse_partition_selection(const std::string& value) {
+  SelectionRequest request;
+  if (value.empty() || value.front() != '{') {
+    request.method = method_named(value);
+    return request;
+  }
+  bool has_method = false;
+  for (const auto& [key, text] : flat_object(value)) {
+    if (key == "method") {
+      request.method = method_named(text);
+      has_method = true;
+    } else if (key == "budget_share") {
+      char* end = nullptr;
+      const double share = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0' || !(share > 0 && share < 1))
+        throw InvalidArgument("partition selection's \"budget_share\" must be between 0 and 1",
+                              "Got \"" + text + "\". It is the share of epsilon (and of delta) spent on choosing "
+                              "which cells to show; the rest releases their counts.");
+      request.budget_share = share;
+    } else {
+      throw InvalidArgument("unknown partition selection setting \"" + key + "\"",
+                            "Known settings: method, budget_share.");
+    }
+  }
+  if (!has_method)
+    throw InvalidArgument("partition selection needs a method", {},
+                          "Add \"method\": \"laplace\" or \"method\": \"gaussian\".");
+  return request;
+}
+
+const char* selection_method_name(SelectionMethod method) {
+  switch (method) {
+    case SelectionMethod::Laplace: return "laplace";
+    case SelectionMethod::Gaussian: return "gaussian";
+    case SelectionMethod::None: break;
+  }
+  return "none";
+}
+
+SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
+                                 bool replace_one) {
+  if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1) throw Error("invalid partition selection budget");
+  SelectionLaw law;
+  law.method = method;
+  law.epsilon = epsilon;
+  law.delta = delta;
+  law.moved_cells = (replace_one ? 2 : 1) * groups;
+  const double k = double(law.moved_cells);
+  if (method == SelectionMethod::Laplace) {
+    law.noise_parameter = rational_at_least(k / epsilon);
+    const double b = law.noise_parameter.to_double();
+    const double a = std::exp(-1 / b);
+    const double per_cell_delta = delta / k;
+    law.threshold = 1 + static_cast<std::int64_t>(std::ceil(b * std::log(1 / (per_cell_delta * (1 + a)))));
+    if (law.threshold < 1) law.threshold = 1;
+  } else {
+    law.noise_parameter = lattice_gaussian_sigma2(epsilon, delta / 2, k);
+    const double sigma = std::sqrt(law.noise_parameter.to_double());
+    const double margin = 2 * (1 + std::exp(epsilon)) * double(groups) / delta;
+    law.threshold = static_cast<std::int64_t>(std::ceil(sigma * std::sqrt(2 * std::log(margin))));
+    if (law.threshold < 1) law.threshold = 1;
+  }
+  return law;
+}
+
+std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
+                                    RandomSource& rng, const Interrupts& interrupts) {
+  std::vector<bool> shown(n, false);
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    const std::int64_t noise = law.method == SelectionMethod::Laplace
+                                   ? sample_discrete_laplace(rng, law.noise_parameter)
+                                   : sample_discrete_gaussian(rng, law.noise_parameter);
+    shown[i] = units[i] + noise >= law.threshold;
+  }
+  return shown;
+}
+
+std::string selection_json(const SelectionLaw& law) {
+  std::ostringstream out;
+  const bool laplace = law.method == SelectionMethod::Laplace;
+  out << "{\"method\": " << json_quoted(selection_method_name(law.method))
+      << ", \"epsilon\": " << json_number(law.epsilon) << ", \"delta\": " << json_number(law.delta)
+      << ", \"moved_cells\": " << law.moved_cells
+      << ", \"noise\": " << json_quoted(laplace ? "discrete Laplace" : "discrete Gaussian")
+      << (laplace ? ", \"scale\": " : ", \"sigma2\": ") << json_number(law.noise_parameter.to_double())
+      << ", \"threshold\": " << law.threshold << ", \"rule\": "
+      << json_quoted("a cell is shown iff its count of distinct units plus the noise is at least the threshold; "
+                     "its count is released independently with the rest of the budget" +
+                     std::string(laplace ? " (Korolova et al. 2009; Wilson et al. 2020, arXiv:1909.01917)"
+                                         : " (Desfontaines et al. 2022, arXiv:2006.03684; src/core/mechanisms/"
+                                           "partition_selection.hpp)"))
+      << "}";
+  return out.str();
+}
+
+}  // namespace invariant_dp

@@ -1,0 +1,151 @@
+// Contribution bounds of a privacy unit (see privacy_unit.hpp).
+#include "privacy_unit.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "../errors.hpp"
+#include "../invariants/key_tuples.hpp"
+#include "../keyed_hash.hpp"
+#include "../large_buffer.hpp"
+
+namespace invariant_dp {
+namespace {
+
+constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+std::int64_t parse_bound(const std::string& key, const std::string& value, std::int64_t max) {
+  char* end = nullptr;
+  const double number = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || !(number >= 1 && number <= double(max)) || number != std::floor(number))
+    throw InvalidArgument("bound \"" + key + "\" must be a whole number from 1 to " + std::to_string(max),
+                          "Got \"" + value + "\".");
+  return static_cast<std::int64_t>(number);
+}
+
+}  // namespace
+
+double ContributionBounds::l1_factor() const {
+  return active() ? double(max_groups_per_unit) * double(max_rows_per_group) : 1.0;
+}
+
+double ContributionBounds::l2_factor() const {
+  return active() ? std::sqrt(double(max_groups_per_unit)) * double(max_rows_per_group) : 1.0;
+}
+
+ContributionBounds parse_contribution_bounds(const std::vector<std::pair<std::string, std::string>>& bounds) {
+  ContributionBounds out;
+  for (const auto& [key, value] : bounds) {
+    if (key == "max_groups_per_unit")
+      out.max_groups_per_unit = parse_bound(key, value, kMaxGroupsPerUnit);
+    else if (key == "max_rows_per_group")
+      out.max_rows_per_group = parse_bound(key, value, kMaxRowsPerGroup);
+    else
+      throw InvalidArgument("unknown bound \"" + key + "\"", "Known bounds: max_groups_per_unit, max_rows_per_group.");
+  }
+  if (out.max_groups_per_unit == 0 || out.max_rows_per_group == 0)
+    throw InvalidArgument("a privacy unit needs both contribution bounds",
+                          "Without them one unit could move the counts without limit, and no epsilon would hold.",
+                          "Pass bounds => '{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}'.");
+  if (out.max_groups_per_unit * out.max_rows_per_group > kMaxContribution)
+    throw InvalidArgument("the contribution bounds allow one unit more than " + std::to_string(kMaxContribution) +
+                              " rows",
+                          "max_groups_per_unit * max_rows_per_group = " +
+                              std::to_string(out.max_groups_per_unit * out.max_rows_per_group) + ".");
+  return out;
+}
+
+BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, const std::int64_t* row_counts,
+                                 const ContributionBounds& bounds, RandomSource& rng,
+                                 const Interrupts& interrupts) {
+  const std::size_t n = keys.n_rows;
+  if (units.n_rows != n || units.n_columns != 1) throw Error("the privacy units do not match the rows");
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (units.is_null(i, 0))
+      throw NullValue("the privacy unit is NULL in a row of the source",
+                      "A NULL unit would lump the rows of unrelated people into one.",
+                      "Leave such rows out of the source, or give each its own unit.");
+    if (row_counts != nullptr && row_counts[i] < 0) throw InvalidData("count must not be negative");
+  }
+  const TupleIds unit_ids = dense_tuple_ids(units, interrupts), cell_ids = dense_tuple_ids(keys, interrupts);
+  const std::vector<std::uint32_t>& unit = unit_ids.id;
+  const std::vector<std::uint32_t>& cell = cell_ids.id;
+  const std::uint32_t n_units = unit_ids.n_ids, n_cells = cell_ids.n_ids;
+
+  // Each unit's rows, consecutive (a counting sort by unit), and the content
+  // hash of each unit and cell: what the choice below depends on, never the
+  // rows' order or the ids' numbering.
+  std::vector<std::uint64_t> start(std::size_t(n_units) + 1, 0);
+  std::vector<std::uint64_t> unit_hash(n_units), cell_hash(n_cells);
+  BoundedCells out;
+  out.row.assign(n_cells, kNone);
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (start[unit[i] + 1]++ == 0) unit_hash[unit[i]] = tuple_hash(units, i);
+    if (out.row[cell[i]] == kNone) {
+      out.row[cell[i]] = static_cast<std::uint32_t>(i);
+      cell_hash[cell[i]] = tuple_hash(keys, i);
+    }
+  }
+  for (std::uint32_t u = 0; u < n_units; ++u) start[u + 1] += start[u];
+  std::vector<std::uint32_t> by_unit = zeroed_large_buffer<std::uint32_t>(n);
+  {
+    std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      by_unit[next[unit[i]]++] = static_cast<std::uint32_t>(i);
+    }
+  }
+
+  // Per unit: its distinct cells with their rows added up, ranked by a
+  // keyed hash of (unit, cell) under a key drawn now from the release's
+  // random source. For one unit the ranks of its distinct cells are
+  // exchangeable, so the G lowest are a uniformly random G-subset; the
+  // same unit and cell rank the same wherever their rows are.
+  const SipKey key{rng.next_u64(), rng.next_u64()};
+  struct Entry {
+    std::uint64_t rank;
+    std::uint32_t cell;
+    std::int64_t rows;
+  };
+  std::vector<Entry> entries;
+  std::vector<std::uint32_t> slot_of_cell(n_cells, kNone);
+  out.counts.assign(n_cells, 0);
+  out.units.assign(n_cells, 0);
+  const std::size_t groups = static_cast<std::size_t>(bounds.max_groups_per_unit);
+  for (std::uint32_t u = 0; u < n_units; ++u) {
+    interrupts.poll_every(u);
+    entries.clear();
+    for (std::uint64_t k = start[u]; k < start[u + 1]; ++k) {
+      const std::uint32_t i = by_unit[k], c = cell[i];
+      std::uint32_t& slot = slot_of_cell[c];
+      if (slot == kNone) {
+        slot = static_cast<std::uint32_t>(entries.size());
+        entries.push_back(Entry{siphash_2_4(key, unit_hash[u], cell_hash[c]), c, 0});
+      }
+      const std::int64_t rows = row_counts != nullptr ? row_counts[i] : 1;
+      if (__builtin_add_overflow(entries[slot].rows, rows, &entries[slot].rows))
+        throw OutOfRange("count out of range for bigint");
+    }
+    for (const Entry& e : entries) slot_of_cell[e.cell] = kNone;
+    // Rows that count nothing (a count of 0) hold no cell.
+    entries.erase(std::remove_if(entries.begin(), entries.end(), [](const Entry& e) { return e.rows == 0; }),
+                  entries.end());
+    std::size_t kept = entries.size();
+    if (kept > groups) {
+      std::nth_element(entries.begin(), entries.begin() + groups, entries.end(),
+                       [](const Entry& a, const Entry& b) { return a.rank < b.rank; });
+      kept = groups;
+    }
+    for (std::size_t j = 0; j < kept; ++j) {
+      out.counts[entries[j].cell] += std::min<std::int64_t>(entries[j].rows, bounds.max_rows_per_group);
+      ++out.units[entries[j].cell];
+    }
+  }
+  return out;
+}
+
+}  // namespace invariant_dp

@@ -1,0 +1,292 @@
+// A privacy unit with contribution bounds (privacy_unit.hpp) and partition
+// selection (partition_selection.hpp): the bounds hold exactly, the choice
+// does not depend on the rows' order, bad bounds and bad combinations are
+// refused with their SQLSTATE's status, and the calibrations follow the
+// bounds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "capi/invariant_dp_core.h"
+#include "errors.hpp"
+#include "mechanisms/partition_selection.hpp"
+#include "mechanisms/privacy_unit.hpp"
+#include "random_source.hpp"
+#include "table_builder.hpp"
+
+namespace invariant_dp {
+namespace {
+
+using test_tables::TextKeys;
+
+// Rows (unit, cell) as text, a unit's rows anywhere in the list.
+struct UnitRows {
+  std::vector<std::string> unit, cell;
+  void add(const std::string& u, const std::string& c, int times = 1) {
+    for (int i = 0; i < times; ++i) {
+      unit.push_back(u);
+      cell.push_back(c);
+    }
+  }
+  std::vector<const char*> pointers(const std::vector<std::string>& text) const {
+    std::vector<const char*> out;
+    for (const auto& t : text) out.push_back(t.c_str());
+    return out;
+  }
+};
+
+// bound_contributions on rows, as a map cell -> (count, units).
+std::map<std::string, std::pair<std::int64_t, std::int64_t>> bounded(const UnitRows& rows, std::int64_t groups,
+                                                                     std::int64_t per_group, std::uint64_t seed) {
+  const TextKeys units(rows.pointers(rows.unit), 1), cells(rows.pointers(rows.cell), 1);
+  auto rng = make_seeded_random_source(seed);
+  const BoundedCells out = bound_contributions(units.rows(), cells.rows(), nullptr,
+                                               ContributionBounds{groups, per_group}, *rng, Interrupts());
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> by_cell;
+  for (std::size_t c = 0; c < out.row.size(); ++c)
+    by_cell[rows.cell[out.row[c]]] = {out.counts[c], out.units[c]};
+  return by_cell;
+}
+
+TEST(ContributionBounds, ParsesBothBoundsAndRefusesBadOnes) {
+  const auto bounds = parse_contribution_bounds({{"max_groups_per_unit", "3"}, {"max_rows_per_group", "2"}});
+  EXPECT_EQ(bounds.max_groups_per_unit, 3);
+  EXPECT_EQ(bounds.max_rows_per_group, 2);
+  EXPECT_DOUBLE_EQ(bounds.l1_factor(), 6.0);
+  EXPECT_DOUBLE_EQ(bounds.l2_factor(), std::sqrt(3.0) * 2);
+  for (const char* bad : {"0", "-1", "1.5", "", "abc", "1e7", "NaN", "Infinity"})
+    EXPECT_THROW(parse_contribution_bounds({{"max_groups_per_unit", bad}, {"max_rows_per_group", "1"}}),
+                 InvalidArgument)
+        << bad;
+  EXPECT_THROW(parse_contribution_bounds({{"max_groups_per_unit", "3"}}), InvalidArgument);
+  EXPECT_THROW(parse_contribution_bounds({}), InvalidArgument);
+  EXPECT_THROW(parse_contribution_bounds({{"max_groups", "3"}, {"max_rows_per_group", "1"}}), InvalidArgument);
+  // Each bound within its range, but one unit's reach beyond 10^9 rows.
+  EXPECT_THROW(parse_contribution_bounds({{"max_groups_per_unit", "1000000"}, {"max_rows_per_group", "1001"}}),
+               InvalidArgument);
+}
+
+// A unit with 1,000 rows over 50 cells (20 in each) keeps G cells and R rows
+// in each, exactly; units within the bounds keep everything.
+TEST(ContributionBounds, AUnitContributesAtMostTheBounds) {
+  UnitRows rows;
+  for (int i = 0; i < 1000; ++i) rows.add("heavy", "cell" + std::to_string(i % 50));
+  rows.add("light", "cell0", 2);
+  rows.add("light", "cell1", 1);
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    const auto with_light = bounded(rows, 3, 2, seed);
+    std::int64_t total = 0, heavy_cells = 0;
+    for (const auto& [cell, count_units] : with_light) {
+      const bool light = cell == "cell0" || cell == "cell1";
+      const std::int64_t light_count = cell == "cell0" ? 2 : cell == "cell1" ? 1 : 0;
+      const std::int64_t heavy = count_units.first - light_count;
+      EXPECT_TRUE(heavy == 0 || heavy == 2) << cell;
+      heavy_cells += heavy > 0;
+      total += heavy;
+      EXPECT_EQ(count_units.second, (heavy > 0) + (light ? 1 : 0)) << cell;
+    }
+    EXPECT_EQ(heavy_cells, 3);
+    EXPECT_EQ(total, 6);
+    // Every one of the 50 cells is listed (a released cell is a source key).
+    EXPECT_EQ(with_light.size(), 50u);
+  }
+}
+
+// The kept cells depend on the unit, the cells and the random key only:
+// the same seed over the rows in any order keeps the same cells.
+TEST(ContributionBounds, TheChoiceDoesNotDependOnTheRowOrder) {
+  UnitRows rows;
+  for (int u = 0; u < 200; ++u)
+    for (int i = 0; i < 30; ++i) rows.add("unit" + std::to_string(u), "cell" + std::to_string((u * 7 + i * 13) % 40));
+  const auto ordered = bounded(rows, 4, 1, 99);
+  std::vector<std::size_t> order(rows.unit.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 shuffle(5);
+  for (int trial = 0; trial < 3; ++trial) {
+    std::shuffle(order.begin(), order.end(), shuffle);
+    UnitRows permuted;
+    for (std::size_t i : order) permuted.add(rows.unit[i], rows.cell[i]);
+    EXPECT_EQ(bounded(permuted, 4, 1, 99), ordered);
+  }
+  // A different key chooses differently (so the test above can fail).
+  EXPECT_NE(bounded(rows, 4, 1, 100), ordered);
+}
+
+TEST(ContributionBounds, ANullUnitIsRefused) {
+  const std::vector<const char*> unit = {"a", nullptr}, cell = {"x", "y"};
+  const TextKeys units(unit, 1), cells(cell, 1);
+  auto rng = make_seeded_random_source(1);
+  EXPECT_THROW(bound_contributions(units.rows(), cells.rows(), nullptr, ContributionBounds{1, 1}, *rng, Interrupts()),
+               NullValue);
+}
+
+TEST(PartitionSelection, ParsesTheOption) {
+  EXPECT_EQ(parse_partition_selection("laplace").method, SelectionMethod::Laplace);
+  const auto gaussian = parse_partition_selection("{\"method\": \"gaussian\", \"budget_share\": 0.3}");
+  EXPECT_EQ(gaussian.method, SelectionMethod::Gaussian);
+  EXPECT_DOUBLE_EQ(gaussian.budget_share, 0.3);
+  for (const char* bad : {"geometric", "{\"budget_share\": 0.5}", "{\"method\": \"laplace\", \"budget_share\": 1}",
+                          "{\"method\": \"laplace\", \"budget_share\": 0}", "{\"method\": \"laplace\", \"x\": 1}", "{"})
+    EXPECT_THROW(parse_partition_selection(bad), InvalidArgument) << bad;
+}
+
+// The Laplace threshold: a count of one unit passes with probability
+// a^(tau - 1) / (1 + a) <= delta / k, and tau is the smallest that does.
+TEST(PartitionSelection, LaplaceThresholdIsTheSmallestThatHoldsDelta) {
+  for (std::int64_t groups : {1, 3}) {
+    for (double delta : {0.05, 1e-6, 1e-12}) {
+      const SelectionLaw law = calibrate_selection(SelectionMethod::Laplace, 0.5, delta, groups, false);
+      EXPECT_EQ(law.moved_cells, groups);
+      const double b = law.noise_parameter.to_double(), a = std::exp(-1 / b);
+      EXPECT_GE(b, groups / 0.5 * (1 - 1e-12));
+      const auto pass = [&](std::int64_t tau) { return std::pow(a, double(tau - 1)) / (1 + a); };
+      EXPECT_LE(pass(law.threshold), delta / double(groups) * (1 + 1e-12));
+      EXPECT_GT(pass(law.threshold - 1), delta / double(groups));
+    }
+  }
+  EXPECT_EQ(calibrate_selection(SelectionMethod::Laplace, 1, 0.01, 2, true).moved_cells, 4);
+}
+
+// ---- through the C boundary --------------------------------------------
+
+struct UnitRelease {
+  UnitRows rows;
+  std::vector<const char*> unit_text, cell_text;
+  std::unique_ptr<TextKeys> units, cells;
+  const char* names[1] = {"clinic"};
+  std::vector<const char*> bound_keys = {"max_groups_per_unit", "max_rows_per_group"};
+  std::vector<const char*> bound_values = {"2", "1"};
+  std::vector<const char*> option_keys, option_values, margins;
+  idp_request request{};
+  idp_cells cell_table{};
+
+  void build() {
+    unit_text = rows.pointers(rows.unit);
+    cell_text = rows.pointers(rows.cell);
+    units = std::make_unique<TextKeys>(unit_text, 1);
+    cells = std::make_unique<TextKeys>(cell_text, 1);
+    request.mechanism = request.mechanism ? request.mechanism : "discrete_laplace";
+    request.epsilon = request.epsilon ? request.epsilon : 1.0;
+    request.privacy_unit = "patient";
+    request.has_bounds = true;
+    request.n_bounds = bound_keys.size();
+    request.bound_keys = bound_keys.data();
+    request.bound_values = bound_values.data();
+    request.n_options = option_keys.size();
+    request.option_keys = option_keys.data();
+    request.option_values = option_values.data();
+    request.n_margins = margins.size();
+    request.margins = margins.data();
+    cell_table = idp_cells{1, names, rows.unit.size(), {cells->data(), cells->size()}, nullptr, false, 0, {},
+                           {units->data(), units->size()}};
+  }
+  idp_status run(idp_release_table** out, idp_error* error, std::uint64_t seed = 3) {
+    idp_randomness randomness{true, seed, seed};
+    return idp_release(&request, &cell_table, &randomness, nullptr, out, error);
+  }
+};
+
+TEST(PrivacyUnitRelease, ReleasesDistinctCellsWithBoundedCountsAndStatesTheBounds) {
+  UnitRelease r;
+  for (int u = 0; u < 50; ++u) {
+    r.rows.add("p" + std::to_string(u), "north", 3);
+    r.rows.add("p" + std::to_string(u), "south", 1);
+  }
+  r.bound_values = {"2", "2"};
+  r.build();
+  idp_release_table* out = nullptr;
+  idp_error error{};
+  ASSERT_EQ(r.run(&out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(out->n_rows, 2u);
+  ASSERT_NE(out->row_cell, nullptr);
+  std::set<std::string> printed;
+  for (std::size_t i = 0; i < out->n_rows; ++i) printed.insert(r.rows.cell[out->row_cell[i]]);
+  EXPECT_EQ(printed, (std::set<std::string>{"north", "south"}));
+  const std::string metadata = out->metadata_json;
+  EXPECT_NE(metadata.find("\"privacy_unit\": {\"column\": \"patient\", \"max_groups_per_unit\": 2, "
+                          "\"max_rows_per_group\": 2"),
+            std::string::npos)
+      << metadata;
+  // discrete_laplace's neighbours are replace_one: one unit's rows replaced
+  // by another's move the counts by at most 2 G R = 8 in l1.
+  EXPECT_NE(metadata.find("\"neighbours\": \"replace_one\""), std::string::npos) << metadata;
+  EXPECT_NE(metadata.find("\"l1_sensitivity\": 8"), std::string::npos) << metadata;
+  EXPECT_NE(metadata.find("\"scale\": 8"), std::string::npos) << metadata;
+  idp_free_release(out);
+}
+
+TEST(PrivacyUnitRelease, RefusesUnitsWithoutBoundsAndSelectionWhereCellsMustBePublic) {
+  idp_release_table* out = nullptr;
+  idp_error error{};
+  {
+    UnitRelease r;
+    r.rows.add("p", "north");
+    r.build();
+    r.request.has_bounds = false;
+    r.request.n_bounds = 0;
+    EXPECT_EQ(r.run(&out, &error), IDP_INVALID_ARGUMENT);
+    EXPECT_STREQ(error.message, "a privacy unit needs contribution bounds");
+    EXPECT_NE(std::string(error.hint).find("bounds =>"), std::string::npos);
+  }
+  {
+    UnitRelease r;
+    r.rows.add("p", "north");
+    r.option_keys = {"partition_selection"};
+    r.option_values = {"laplace"};
+    r.margins = {"clinic"};
+    r.request.mechanism = "integer_laplace";
+    r.build();
+    r.request.has_delta = true;
+    r.request.delta = 1e-6;
+    EXPECT_EQ(r.run(&out, &error), IDP_INVALID_ARGUMENT);
+    EXPECT_STREQ(error.message, "partition selection cannot keep margins exact");
+  }
+  {
+    UnitRelease r;
+    r.rows.add("p", "north");
+    r.option_keys = {"partition_selection"};
+    r.option_values = {"laplace"};
+    r.build();
+    EXPECT_EQ(r.run(&out, &error), IDP_INVALID_ARGUMENT);  // no delta
+    EXPECT_STREQ(error.message, "partition selection needs delta");
+  }
+  {
+    UnitRelease r;
+    r.rows.add("p", "north");
+    r.option_keys = {"partition_selection", "keys"};
+    r.option_values = {"laplace", "public"};
+    r.build();
+    r.request.has_delta = true;
+    r.request.delta = 1e-6;
+    EXPECT_EQ(r.run(&out, &error), IDP_INVALID_ARGUMENT);
+  }
+  EXPECT_EQ(out, nullptr);
+}
+
+// Partition selection that shows nothing releases nothing, with its law.
+TEST(PrivacyUnitRelease, SelectionMayShowNoCell) {
+  UnitRelease r;
+  r.rows.add("p", "rare");
+  r.option_keys = {"partition_selection"};
+  r.option_values = {"laplace"};
+  r.build();
+  r.request.has_delta = true;
+  r.request.delta = 1e-9;
+  idp_release_table* out = nullptr;
+  idp_error error{};
+  ASSERT_EQ(r.run(&out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(out->n_rows, 0u);
+  EXPECT_NE(std::string(out->metadata_json).find("\"partition_selection\""), std::string::npos);
+  idp_free_release(out);
+}
+
+}  // namespace
+}  // namespace invariant_dp
