@@ -5,6 +5,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -37,9 +39,11 @@ typedef struct KeyArena
 {
 	char	   *next;
 	Size		left;
+	Size		chunks;			/* allocated so far: each chunk doubles, up to 32 MB */
 } KeyArena;
 
 #define KEY_ARENA_CHUNK (1024 * 1024)
+#define KEY_ARENA_MAX_CHUNK (32 * 1024 * 1024)
 
 typedef struct RowCollector
 {
@@ -157,6 +161,38 @@ describe_row(const QueryRows *rows, size_t row)
 	return psprintf("Key %s", describe_keys(rows, row, ~(uint64) 0));
 }
 
+/*
+ * Marks the whole 2 MB pages of a large array for transparent huge pages
+ * (a hint, as large_buffer.hpp does in the core): filling ten million rows'
+ * arrays otherwise costs a page fault per 4 kB, several microseconds each on
+ * a virtual machine, which was a fifth of a privacy-unit release's time.
+ */
+static void *
+advise_huge_pages(void *pointer, Size bytes)
+{
+#ifdef MADV_HUGEPAGE
+	const uintptr_t huge = (uintptr_t) 1 << 21;
+	uintptr_t	first = ((uintptr_t) pointer + huge - 1) & ~(huge - 1);
+	uintptr_t	last = ((uintptr_t) pointer + bytes) & ~(huge - 1);
+
+	if (last > first)
+		(void) madvise((void *) first, last - first, MADV_HUGEPAGE);
+#endif
+	return pointer;
+}
+
+static void *
+alloc_huge(Size bytes)
+{
+	return advise_huge_pages(MemoryContextAllocHuge(CurrentMemoryContext, bytes), bytes);
+}
+
+static void *
+realloc_huge(void *pointer, Size bytes)
+{
+	return advise_huge_pages(repalloc_huge(pointer, bytes), bytes);
+}
+
 /* Counts memory the rows hold against dp.max_source_memory (kB). */
 static void
 account(QueryRows *rows, Size bytes)
@@ -188,10 +224,11 @@ arena_copy(QueryRows *rows, const KeyColumn *column, Datum value)
 	size = MAXALIGN(datumGetSize(PointerGetDatum(source), false, column->typlen));
 	if (size > rows->arena->left)
 	{
-		Size		chunk = Max(size, KEY_ARENA_CHUNK);
+		Size		chunk = Max(size, Min((Size) KEY_ARENA_CHUNK << Min(rows->arena->chunks, 5), KEY_ARENA_MAX_CHUNK));
 
 		account(rows, chunk);
-		rows->arena->next = MemoryContextAllocHuge(CurrentMemoryContext, chunk);
+		rows->arena->next = alloc_huge(chunk);
+		rows->arena->chunks++;
 		rows->arena->left = chunk;
 	}
 	copy = rows->arena->next;
@@ -320,23 +357,23 @@ grow(QueryRows *rows)
 													  sizeof(int64) + sizeof(Datum) + sizeof(bool)));
 	if (rows->key_values == NULL)
 	{
-		rows->key_values = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(Datum));
-		rows->key_nulls = MemoryContextAllocHuge(CurrentMemoryContext, keys * sizeof(bool));
-		rows->counts = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(int64));
+		rows->key_values = alloc_huge(keys * sizeof(Datum));
+		rows->key_nulls = alloc_huge(keys * sizeof(bool));
+		rows->counts = alloc_huge(rows->capacity * sizeof(int64));
 		if (rows->unit_attno >= 0)
 		{
-			rows->unit_values = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(Datum));
-			rows->unit_nulls = MemoryContextAllocHuge(CurrentMemoryContext, rows->capacity * sizeof(bool));
+			rows->unit_values = alloc_huge(rows->capacity * sizeof(Datum));
+			rows->unit_nulls = alloc_huge(rows->capacity * sizeof(bool));
 		}
 		return;
 	}
-	rows->key_values = repalloc_huge(rows->key_values, keys * sizeof(Datum));
-	rows->key_nulls = repalloc_huge(rows->key_nulls, keys * sizeof(bool));
-	rows->counts = repalloc_huge(rows->counts, rows->capacity * sizeof(int64));
+	rows->key_values = realloc_huge(rows->key_values, keys * sizeof(Datum));
+	rows->key_nulls = realloc_huge(rows->key_nulls, keys * sizeof(bool));
+	rows->counts = realloc_huge(rows->counts, rows->capacity * sizeof(int64));
 	if (rows->unit_attno >= 0)
 	{
-		rows->unit_values = repalloc_huge(rows->unit_values, rows->capacity * sizeof(Datum));
-		rows->unit_nulls = repalloc_huge(rows->unit_nulls, rows->capacity * sizeof(bool));
+		rows->unit_values = realloc_huge(rows->unit_values, rows->capacity * sizeof(Datum));
+		rows->unit_nulls = realloc_huge(rows->unit_nulls, rows->capacity * sizeof(bool));
 	}
 }
 
@@ -386,8 +423,8 @@ index_keys(QueryRows *rows)
 	size_t		i;
 
 	account(rows, n * (sizeof(void *) + sizeof(uint32)));
-	rows->key_data = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(void *));
-	rows->key_size = MemoryContextAllocHuge(CurrentMemoryContext, Max(n, 1) * sizeof(uint32));
+	rows->key_data = alloc_huge(Max(n, 1) * sizeof(void *));
+	rows->key_size = alloc_huge(Max(n, 1) * sizeof(uint32));
 	for (i = 0; i < n; i++)
 	{
 		if ((i & 65535) == 0)
@@ -398,8 +435,8 @@ index_keys(QueryRows *rows)
 	if (rows->unit_attno < 0)
 		return;
 	account(rows, rows->n_rows * (sizeof(void *) + sizeof(uint32)));
-	rows->unit_data = MemoryContextAllocHuge(CurrentMemoryContext, Max(rows->n_rows, 1) * sizeof(void *));
-	rows->unit_size = MemoryContextAllocHuge(CurrentMemoryContext, Max(rows->n_rows, 1) * sizeof(uint32));
+	rows->unit_data = alloc_huge(Max(rows->n_rows, 1) * sizeof(void *));
+	rows->unit_size = alloc_huge(Max(rows->n_rows, 1) * sizeof(uint32));
 	for (i = 0; i < rows->n_rows; i++)
 	{
 		if ((i & 65535) == 0)

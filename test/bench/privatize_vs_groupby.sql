@@ -11,13 +11,7 @@ SELECT (i % 50) AS state, (i % 100000) AS cell
 FROM generate_series(1, 10000000) i;
 VACUUM ANALYZE persons;
 
-CREATE TEMP TABLE timings (what text, run int, ms float8);
-CREATE FUNCTION pg_temp.time_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp(); n bigint;
-BEGIN
-  EXECUTE 'SELECT count(*) FROM (' || query || ') q' INTO n;
-  RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;
+\ir timing_harness.sql
 
 DO $$
 DECLARE run int;
@@ -34,18 +28,6 @@ BEGIN
   END LOOP;
 END $$;
 
-SELECT what, round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric) AS median_ms,
-       round(min(ms)::numeric) AS min_ms
-FROM timings WHERE run > 1 GROUP BY what ORDER BY 2;
--- Ratios of the medians and of the best runs (the best run is the least
--- disturbed by other load on the machine).
-SELECT p.what,
-       round((p.median / g.median)::numeric, 3) AS median_ratio_to_plain,
-       round((p.best / g.best)::numeric, 3) AS best_ratio_to_plain
-FROM (SELECT what, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median, min(ms) AS best
-      FROM timings WHERE run > 1 GROUP BY what) p,
-     (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS median, min(ms) AS best
-      FROM timings WHERE run > 1 AND what = 'plain GROUP BY') g
-WHERE p.what <> 'plain GROUP BY'
-ORDER BY 1;
+\set plain 'plain GROUP BY'
+\ir timing_report.sql
 DROP TABLE persons;
