@@ -1,5 +1,5 @@
 -- Twenty synthetic 2 x 23 tables with i.i.d. Negative Binomial(100, 0.05)
--- cells (congenial digest section 4.1: successes before 100 failures with
+-- cells (Gong and Meng 2020, arXiv:2008.10202, section 4.1: successes before 100 failures with
 -- success probability 0.05; mean 5.26, variance 5.54), one row per person.
 -- A cell is a sum of 100 geometric counts, each floor(ln U / ln 0.05).
 -- setseed makes the tables the same on every run.

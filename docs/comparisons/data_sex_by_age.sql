@@ -1,5 +1,5 @@
--- The 2 x 23 sex-by-age table of Gong & Meng (2020), Table 1 top (congenial
--- digest section 4): one row per person. voting marks ages 18 and over, so
+-- The 2 x 23 sex-by-age table of Gong & Meng (2020), Table 1 top
+-- (arXiv:2008.10202, section 4): one row per person. voting marks ages 18 and over, so
 -- the margins {sex} and {voting} (with the grand total they imply) are the
 -- paper's invariants: total 256, female 130, voting age 213.
 CREATE TABLE sex_by_age_persons (sex text NOT NULL, age_band int NOT NULL, age text NOT NULL, voting boolean NOT NULL);

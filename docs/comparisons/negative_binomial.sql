@@ -1,7 +1,8 @@
--- Congenial digest section 4.1 (the paper's Figure 1): 20 tables of i.i.d.
+-- Gong and Meng 2020 (arXiv:2008.10202) section 4.1, the paper's Figure 1: 20 tables of i.i.d.
 -- Negative Binomial(100, 0.05) cells, 100 releases of each method per table;
 -- per table the mean L1 and L2 distance, then the median [min-max] over the
--- 20 tables, beside the digest's reproduction of the paper's design. The
+-- 20 tables, beside an independent reproduction of the paper's design (the paper
+-- prints the figure, not its numbers). The
 -- congenial releases of the crossing margins are MCMC (the lattice walk,
 -- about a second each), so they get 25 releases per table, the others 100.
 \pset footer off
@@ -43,10 +44,10 @@ SELECT method, ord, table_id, avg(l1) AS l1, avg(l2) AS l2 FROM nb_distances GRO
 SELECT p.method,
        format('%s [%s-%s]', round((percentile_cont(0.5) WITHIN GROUP (ORDER BY p.l1))::numeric, 1),
               round(min(p.l1)::numeric, 1), round(max(p.l1)::numeric, 1)) AS "mean L1 (ours)",
-       d.l1 AS "digest's L1",
+       d.l1 AS "reproduction's L1",
        format('%s [%s-%s]', round((percentile_cont(0.5) WITHIN GROUP (ORDER BY p.l2))::numeric, 2),
               round(min(p.l2)::numeric, 2), round(max(p.l2)::numeric, 2)) AS "mean L2 (ours)",
-       d.l2 AS "digest's L2"
+       d.l2 AS "reproduction's L2"
 FROM per_table p
 JOIN (VALUES (1, '38.8 [37.7-40.9]', '9.01 [8.72-9.44]'), (2, '40.9 [39.4-43.5]', '8.50 [8.18-8.94]'),
              (3, '72.5 [69.1-76.4]', '14.87 [14.33-15.55]'), (4, '88.1 [85.8-90.1]', '18.71 [18.09-19.13]'))

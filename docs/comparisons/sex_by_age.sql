@@ -1,4 +1,4 @@
--- Congenial digest section 4: the 2 x 23 sex-by-age table with the total,
+-- Gong and Meng 2020 (arXiv:2008.10202) section 4: the 2 x 23 sex-by-age table with the total,
 -- female and voting-age totals (margins {sex} and {voting} over cells keyed
 -- by sex, age band and voting age) and non-negativity. One release, then the
 -- mean L1/L2 distance to the confidential table over 100 releases.

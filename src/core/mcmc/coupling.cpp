@@ -1,5 +1,6 @@
 // L-lag coupling, meeting times and the TV upper bound; see coupling.hpp
-// (digest 4.4-4.6, Biswas et al. 2019 Theorem 2.5).
+// (Dharangutte et al. 2023, arXiv:2212.00936, sections 4.4-4.6; Biswas et al.
+// 2019 Theorem 2.5).
 #include "coupling.hpp"
 
 #include <algorithm>

@@ -1,9 +1,9 @@
-// Convergence diagnostics by L-lag coupling (integer_subspace_dp digest
-// 4.4-4.6, after Biswas, Jacob and Vanetti 2019): Algorithm 2, the coupled
+// Convergence diagnostics by L-lag coupling (Dharangutte, Gao, Gong, Yu
+// 2023, arXiv:2212.00936, sections 4.4-4.6, after Biswas, Jacob and Vanetti 2019): Algorithm 2, the coupled
 // kernel; Algorithm 3, the meeting time tau; and the TV upper bound
 //   d_TV(q^(l), q) <= E[max(0, ceil((tau - L - l) / L))]   (Thm 2.5),
 // estimated by the mean over independent meeting times.
-// Digest fixes applied: v*, w* are copied ONCE before the coordinate loop
+// Corrections of the paper's pseudocode applied: v*, w* are copied ONCE before the coordinate loop
 // (Alg. 2, erratum 9); the lagged chain's state is w^(l-L) (not w^(l));
 // the leading chain runs exactly L single steps before coupling starts
 // (Alg. 3, erratum 10); ONE uniform is shared by both accept/reject tests;
