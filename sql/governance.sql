@@ -21,7 +21,7 @@ SELECT dp.register_release('county_edu_counts', 'delinquency survey',
     source    => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
     columns   => 'county text, edu text, n bigint',
     epsilon   => 0.25,
-    margins   => '{county}');
+    margins   => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT release, dataset, owner, mechanism, epsilon, delta, margins FROM dp.releases;
 
 -- Deny-by-default: a source PUBLIC can read is refused (directly, through a
@@ -30,19 +30,19 @@ SELECT release, dataset, owner, mechanism, epsilon, delta, margins FROM dp.relea
 CREATE TABLE open_survey AS SELECT * FROM delinquents;
 GRANT SELECT ON open_survey TO PUBLIC;
 SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
-    'SELECT county, count(*) FROM open_survey GROUP BY 1', 'county text, n bigint', 0.5)$$);
+    'SELECT county, count(*) FROM open_survey GROUP BY 1', 'county text, n bigint', 0.5, options => jsonb_build_object('keys', 'public'))$$);
 CREATE VIEW open_view AS SELECT * FROM open_survey;
 REVOKE ALL ON open_view FROM PUBLIC;
 SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
-    'SELECT county, count(*) FROM open_view GROUP BY 1', 'county text, n bigint', 0.5)$$);
+    'SELECT county, count(*) FROM open_view GROUP BY 1', 'county text, n bigint', 0.5, options => jsonb_build_object('keys', 'public'))$$);
 CREATE FUNCTION open_rows() RETURNS SETOF open_survey LANGUAGE sql STABLE AS 'SELECT * FROM open_survey';
 SELECT sqlstate_of($$SELECT dp.register_release('open_counts', 'delinquency survey',
-    'SELECT county, count(*) FROM open_rows() GROUP BY 1', 'county text, n bigint', 0.5)$$);
+    'SELECT county, count(*) FROM open_rows() GROUP BY 1', 'county text, n bigint', 0.5, options => jsonb_build_object('keys', 'public'))$$);
 SELECT dp.source_functions('SELECT county, count(*) FROM open_rows(), generate_series(1, 2) GROUP BY 1');
 SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'delinquency survey',
-    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, 'integer_laplase')$$);
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, 'integer_laplase', options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('typo_counts', 'no such dataset',
-    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5)$$);
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.set_budget('delinquency survey', -1)$$);
 SELECT to_regclass('open_counts') IS NULL AND to_regclass('typo_counts') IS NULL AS nothing_half_created;
 
@@ -88,7 +88,7 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize_as_owner('regress_dp_analyst', '
 SELECT sqlstate_of($$SELECT dp.refresh_release('county_edu_counts')$$);
 SELECT sqlstate_of($$SELECT * FROM dp.draw(NULL::county_edu_counts)$$);
 SELECT sqlstate_of($$SELECT dp.register_release('mine', 'delinquency survey',
-    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5)$$);
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 0.5, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.set_budget('delinquency survey', 100)$$);
 -- A crafted search_path cannot redirect the definer functions: they pin
 -- theirs, so the analyst's floor() (which would run with the definer's
@@ -147,7 +147,7 @@ SELECT dp.set_budget('delinquency survey', 2.0);
 SELECT dp.register_release('county_rollup', 'delinquency survey',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
     columns => 'county text, edu text, n bigint', epsilon => 0.5, margins => '{county}',
-    hierarchy => '{county,edu}');
+    hierarchy => '{county,edu}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.refresh_release('county_rollup') > 0 AS drawn;
 SELECT count(*) AS rows, count(*) FILTER (WHERE edu IS NULL) AS rollups,
        max(n) FILTER (WHERE county IS NULL) AS grand_total FROM county_rollup;

@@ -196,7 +196,7 @@ SELECT dp.register_release('block_release', 'census blocks',
     source    => 'SELECT state, county, tract, block, n FROM blocks',
     columns   => 'state text, county text, tract text, block text, n bigint',
     epsilon   => 0.5, mechanism => 'integer_cascade', delta => 1e-9, margins => '{state}',
-    hierarchy => '{state,county,tract,block}');
+    hierarchy => '{state,county,tract,block}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.refresh_release('block_release') > 0 AS drawn;
 SELECT count(*) AS rows, count(*) FILTER (WHERE block IS NULL) AS rollups FROM block_release;
 SELECT r.state, r.n = b.total AS exact

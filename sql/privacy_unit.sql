@@ -85,6 +85,15 @@ SELECT count(*) AS cells, dp.last_release()->>'keys' AS keys
 FROM dp.privatize($$SELECT clinic, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace',
                   options => '{"keys": "public"}') AS t(clinic text, n bigint);
 
+-- With a hierarchy the bounded leaves are released and summed: one row for
+-- the total, one per clinic, one per clinic and month visited.
+SELECT count(*) = 1 + 6 + (SELECT count(*) FROM (SELECT DISTINCT clinic, month FROM visits) c) AS every_node,
+       sum(n) FILTER (WHERE level = 0) = sum(n) FILTER (WHERE level = 2) AS total_is_sum_of_leaves
+FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$, 1.0, hierarchy => '{clinic,month}',
+                  options => '{"level": true}', privacy_unit => 'patient_id',
+                  bounds => '{"max_groups_per_unit": 3, "max_rows_per_group": 1}')
+AS t(clinic text, month int, n bigint, level int);
+
 -- Bad inputs, each with its SQLSTATE and nothing released.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, privacy_unit => 'patient',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS unknown_unit;
@@ -134,13 +143,13 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM 
 
 -- Governed: a release registered with a unit stores it, states it in its
 -- cost, and bounds every draw.
-SELECT dp.set_budget('visits', 10);
+SELECT dp.set_budget('visits', 10, 1e-6);
 SELECT dp.register_release('clinic_visits', 'visits',
     source       => 'SELECT patient_id, clinic FROM visits',
     columns      => 'clinic text, n bigint',
     epsilon      => 0.5, margins => '{""}',
     privacy_unit => 'patient_id',
-    bounds       => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}') IS NOT NULL AS registered;
+    bounds       => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}', options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 SELECT dp.refresh_release('clinic_visits') > 0 AS drawn;
 SELECT sum(n) = (SELECT sum(least(clinics, 2))
                  FROM (SELECT count(DISTINCT clinic) AS clinics FROM visits GROUP BY patient_id) u) AS bounded_total
@@ -148,6 +157,19 @@ FROM clinic_visits;
 SELECT epsilon, privacy_unit, bounds FROM dp.release_cost('clinic_visits');
 SELECT cells, noise_law->'privacy_unit'->>'column' AS audited_unit FROM dp.draws WHERE release = 'public.clinic_visits';
 SELECT sqlstate_of($$SELECT dp.register_release('unbounded_visits', 'visits', 'SELECT patient_id, clinic FROM visits',
-    'clinic text, n bigint', 0.5, privacy_unit => 'patient_id')$$) AS unit_without_bounds,
+    'clinic text, n bigint', 0.5, privacy_unit => 'patient_id', options => jsonb_build_object('keys', 'public'))$$) AS unit_without_bounds,
        to_regclass('unbounded_visits') IS NULL AS nothing_created;
+-- Which cells a draw shows must be stated: a domain, partition selection,
+-- or {"keys": "public"}; otherwise nothing is registered.
+SELECT sqlstate_of($$SELECT dp.register_release('unstated_visits', 'visits', 'SELECT clinic, count(*) FROM visits GROUP BY 1',
+    'clinic text, n bigint', 0.5)$$) AS keys_unstated,
+       to_regclass('unstated_visits') IS NULL AS nothing_created;
+SELECT dp.register_release('selected_visits', 'visits', 'SELECT patient_id, clinic FROM visits', 'clinic text, n bigint',
+    1.0, 'discrete_laplace', delta => 1e-9,
+    options => '{"partition_selection": "laplace", "neighbours": "add_remove"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') IS NOT NULL AS registered_with_selection;
+SELECT dp.refresh_release('selected_visits') > 0 AS drawn;
+SELECT count(*) AS clinics_shown FROM selected_visits;
+SELECT epsilon, delta, delta_remaining FROM dp.release_cost('selected_visits');
+SELECT dp.drop_release('selected_visits');
 SELECT dp.drop_release('clinic_visits');

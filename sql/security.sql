@@ -18,7 +18,7 @@ SELECT dp.set_budget('security', 100);
 SELECT dp.register_release('public.sec_counts', 'security',
     source  => $$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$,
     columns => 'county text, edu text, n bigint',
-    epsilon => 1, margins => '{county}');
+    epsilon => 1, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('sec_counts', 'regress_sec_analyst');
 SELECT dp.grant_refresh('sec_counts', 'regress_sec_refresher');
 -- The true county totals, to compare every draw with.
@@ -90,14 +90,14 @@ CREATE VIEW public.creator_view AS SELECT 1 AS x;
 CREATE DOMAIN public.creator_count AS bigint CHECK (VALUE >= 0);
 RESET SESSION AUTHORIZATION;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT public.creator_label(county) AS c, count(*) FROM delinquents GROUP BY 1', 'c text, n bigint', 1)$$);
+    'SELECT public.creator_label(county) AS c, count(*) FROM delinquents GROUP BY 1', 'c text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 REVOKE ALL ON public.creator_view FROM PUBLIC;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT county, count(*) FROM delinquents, public.creator_view GROUP BY 1', 'county text, n bigint', 1)$$);
+    'SELECT county, count(*) FROM delinquents, public.creator_view GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 -- Every draw writes the release table: a column type whose owner could
 -- change its checks would run that owner's code at each draw.
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n public.creator_count', 1)$$);
+    'SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n public.creator_count', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT to_regclass('bad_counts') IS NULL AS nothing_created;
 
 -- 2. Reading tables through the extension's functions. ------------------------
@@ -172,7 +172,7 @@ ROLLBACK;
 -- audit row says it did not complete, and the previous draw stays.
 CREATE FUNCTION sec_pause() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN PERFORM pg_sleep(30); RETURN 1; END$$;
 SELECT dp.register_release('slow_counts', 'security',
-    'SELECT county, count(*) FROM delinquents WHERE (SELECT sec_pause()) = 1 GROUP BY 1', 'county text, n bigint', 1)
+    'SELECT county, count(*) FROM delinquents WHERE (SELECT sec_pause()) = 1 GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))
     IS NOT NULL AS registered;
 UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'security');
 SET statement_timeout = '1s';
@@ -194,14 +194,14 @@ CREATE SEQUENCE sec_seq;
 CREATE FUNCTION sec_write() RETURNS int LANGUAGE plpgsql AS $$BEGIN INSERT INTO public.sec_log VALUES (now()); RETURN 1; END$$;
 CREATE FUNCTION sec_stable_write() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN RETURN public.sec_write(); END$$;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT county, count(*) FROM delinquents WHERE sec_write() = 1 GROUP BY 1', 'county text, n bigint', 1)$$);
+    'SELECT county, count(*) FROM delinquents WHERE sec_write() = 1 GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT county, count(*) + nextval(''sec_seq'') - nextval(''sec_seq'') FROM delinquents GROUP BY 1', 'county text, n bigint', 1)$$);
+    'SELECT county, count(*) + nextval(''sec_seq'') - nextval(''sec_seq'') FROM delinquents GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'WITH w AS (INSERT INTO sec_log VALUES (now()) RETURNING 1) SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 1)$$);
+    'WITH w AS (INSERT INTO sec_log VALUES (now()) RETURNING 1) SELECT county, count(*) FROM delinquents GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 -- A STABLE function that lies and writes is stopped when the source runs.
 SELECT dp.register_release('liar_counts', 'security',
-    'SELECT county, count(*) FROM delinquents WHERE sec_stable_write() = 1 GROUP BY 1', 'county text, n bigint', 1) IS NOT NULL AS registered;
+    'SELECT county, count(*) FROM delinquents WHERE sec_stable_write() = 1 GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 SELECT sqlstate_of($$SELECT dp.refresh_release('liar_counts')$$);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents WHERE sec_stable_write() = 1 GROUP BY 1', 1, 'discrete_laplace') AS t(county text, n bigint)$$);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) + nextval(''sec_seq'') - nextval(''sec_seq'') FROM delinquents GROUP BY 1', 1, 'discrete_laplace') AS t(county text, n bigint)$$);
@@ -224,17 +224,17 @@ SELECT sqlstate_of($$SELECT dp.set_budget('security', 1, 'NaN')$$);
 SELECT sqlstate_of($$SELECT dp.set_budget('fresh', 'NaN')$$);
 SELECT count(*) AS nan_budgets FROM dp.budgets WHERE epsilon_total = 'NaN' OR delta_total = 'NaN';
 SELECT sqlstate_of($$SELECT dp.register_release('inj_counts', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint); DROP TABLE sec_truth; --', 1)$$);
+    'county text, n bigint); DROP TABLE sec_truth; --', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('inj_counts', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint DEFAULT sec_write()', 1)$$);
+    'county text, n bigint DEFAULT sec_write()', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('inj_counts', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint) INHERITS (sec_truth', 1)$$);
+    'county text, n bigint) INHERITS (sec_truth', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT sqlstate_of($$SELECT dp.register_release('inj_counts', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1; DROP TABLE sec_truth',
-    'county text, n bigint', 1)$$);
+    'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 SELECT to_regclass('inj_counts') IS NULL AS nothing_created, to_regclass('sec_truth') IS NOT NULL AS truth_kept,
        (SELECT count(*) FROM sec_log) AS writes;
 SELECT sqlstate_of($$SELECT dp.register_release('d_counts', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint', 1, 'discrete_laplace', delta => 0)$$);
+    'county text, n bigint', 1, 'discrete_laplace', delta => 0, options => jsonb_build_object('keys', 'public'))$$);
 SELECT to_regclass('d_counts') IS NULL AS nothing_created;
 SELECT count(dp.drop_release(r.release)) AS dropped FROM dp.releases r WHERE r.release::text = 'd_counts';
 
@@ -250,7 +250,7 @@ FROM delinquents, generate_series(1, 90, 30) i;
 REVOKE ALL ON sec_visits FROM PUBLIC;
 SELECT dp.register_release('sec_monthly', 'security',
     'SELECT public.sec_month(day) AS month, count(*) FROM sec_visits GROUP BY 1', 'month date, n bigint', 1,
-    margins => '{""}') IS NOT NULL AS registered;
+    margins => '{""}', options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 SELECT search_path NOT LIKE '%public%' AS public_left_out FROM dp.releases WHERE release = 'sec_monthly'::regclass;
 SELECT dp.grant_refresh('sec_monthly', 'regress_sec_refresher');
 SET SESSION AUTHORIZATION regress_sec_refresher;
@@ -264,13 +264,13 @@ DROP FUNCTION public.date_trunc(text, date);
 CREATE FUNCTION public.sec_month_public(d date) RETURNS date LANGUAGE sql STABLE SET search_path = public
     AS $$SELECT date_trunc('month', d)::date$$;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT public.sec_month_public(day) AS month, count(*) FROM sec_visits GROUP BY 1', 'month date, n bigint', 1)$$);
+    'SELECT public.sec_month_public(day) AS month, count(*) FROM sec_visits GROUP BY 1', 'month date, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 -- A schema named like the owner ("$user"), made by another role before the
 -- release is registered, is left out too.
 SELECT format('CREATE SCHEMA %I AUTHORIZATION regress_sec_creator', current_user) AS owner_schema \gset
 :owner_schema;
 SELECT dp.register_release('sec_user_schema', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint', 1) IS NOT NULL AS registered;
+    'county text, n bigint', 1, options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 SELECT search_path NOT LIKE format('%%%s%%', current_user) AS user_schema_left_out
 FROM dp.releases WHERE release = 'sec_user_schema'::regclass;
 SELECT dp.drop_release('sec_user_schema');
@@ -282,13 +282,13 @@ SELECT format('DROP SCHEMA %I', current_user) AS drop_owner_schema \gset
 CREATE TABLE sec_other_table (county text);
 ALTER TABLE sec_other_table OWNER TO regress_sec_creator;
 SELECT sqlstate_of($$SELECT dp.register_release('bad_counts', 'security',
-    'SELECT county, count(*) FROM sec_other_table GROUP BY 1', 'county text, n bigint', 1)$$);
+    'SELECT county, count(*) FROM sec_other_table GROUP BY 1', 'county text, n bigint', 1, options => jsonb_build_object('keys', 'public'))$$);
 DROP TABLE sec_other_table;
 -- Default privileges reach neither the pinned view (it holds the true
 -- counts) nor the release table (readers get SELECT from dp.grant_release).
 ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO regress_sec_analyst;
 SELECT dp.register_release('sec_defaults', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint', 1) IS NOT NULL AS registered;
+    'county text, n bigint', 1, options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 ALTER DEFAULT PRIVILEGES REVOKE ALL ON TABLES FROM regress_sec_analyst;
 SELECT has_table_privilege('regress_sec_analyst', source_view, 'SELECT') AS analyst_reads_source,
        has_table_privilege('regress_sec_analyst', release, 'SELECT') AS analyst_reads_release,
@@ -335,7 +335,7 @@ SELECT dp.drop_release('sec_domain');
 -- is paid for: every attempt is charged, so repeating it reveals nothing
 -- unpaid, and the refresher sees no value.
 SELECT dp.register_release('sec_checked', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint', 1) IS NOT NULL AS registered;
+    'county text, n bigint', 1, options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 ALTER TABLE sec_checked ADD CHECK (n < -1000000);
 SELECT dp.grant_refresh('sec_checked', 'regress_sec_refresher');
 UPDATE spent SET epsilon_spent = (SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'security');
@@ -361,7 +361,7 @@ SELECT format('DROP SCHEMA %I CASCADE', current_user) AS drop_owner_schema \gset
 :drop_owner_schema;
 -- A tiny epsilon does not break the cost view for everyone.
 SELECT dp.register_release('sec_tiny', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    'county text, n bigint', 1e-20) IS NOT NULL AS registered;
+    'county text, n bigint', 1e-20, options => jsonb_build_object('keys', 'public')) IS NOT NULL AS registered;
 SELECT draws_remaining FROM dp.release_costs WHERE release = 'sec_tiny'::regclass;
 SELECT dp.drop_release('sec_tiny');
 -- A seed in a function's SET clause (readable by every role in pg_proc),

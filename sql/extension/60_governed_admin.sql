@@ -97,6 +97,19 @@ BEGIN
     IF domain IS NOT NULL THEN
         PERFORM dp.check_source_protected(domain);
     END IF;
+    -- Without a domain the released cells are the source's rows: which keys
+    -- exist is published exactly, draw after draw. The administrator says
+    -- whether that is acceptable, or has them chosen privately.
+    IF domain IS NULL AND NOT coalesce(options ? 'partition_selection', false)
+       AND coalesce(options->>'keys', '') <> 'public' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a governed release must say which cells it may show',
+            DETAIL = 'Without a domain the released cells are the source''s rows, so which keys exist would be '
+                     'published exactly at every draw.',
+            HINT = 'Pass a domain listing the public cells; or options => ''{"partition_selection": "laplace"}'' '
+                   '(with delta) to choose them privately; or options => ''{"keys": "public"}'' if every cell the '
+                   'source can return is public knowledge.';
+    END IF;
     created := dp.create_release_table(release, columns);
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, margins,
                              domain, options, hierarchy, source_view, domain_view, table_oid, privacy_unit, bounds)

@@ -23,7 +23,7 @@ CREATE ROLE $analyst LOGIN PASSWORD '$password';
 SELECT dp.set_budget('dp_test jdbc survey', 1.0);
 SELECT dp.register_release('county_edu_counts', 'dp_test jdbc survey',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('county_edu_counts', '$analyst');
 SELECT dp.grant_refresh('county_edu_counts', '$analyst');" &&
   quiet q $db "SELECT dp.refresh_release('county_edu_counts') > 0"

@@ -25,16 +25,16 @@ CREATE ROLE dp_test_conc_refresher;
 SELECT dp.set_budget('dp_test pgbench', 1.0);
 SELECT dp.register_release('pgbench_counts', 'dp_test pgbench',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.1, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.1, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('pgbench_counts', 'dp_test_conc_analyst');
 SELECT dp.set_budget('dp_test psql', 2.1);
 SELECT dp.register_release('psql_counts', 'dp_test psql',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.3, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.3, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.set_budget('dp_test repeatable read', 1.0);
 SELECT dp.register_release('rr_counts', 'dp_test repeatable read',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.2, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.2, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_refresh('psql_counts', 'dp_test_conc_refresher');" > /dev/null &&
   q $db "SELECT dp.refresh_release('pgbench_counts')" > /dev/null || fail "set up budgets and releases"
 

@@ -20,7 +20,7 @@ ok "a governed release and a materialized view over dp.draw()" quiet q $db "
 SELECT dp.set_budget('dp_test cron', 1.0);
 SELECT dp.register_release('county_edu', 'dp_test cron',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 CREATE MATERIALIZED VIEW county_edu_nightly AS SELECT * FROM dp.draw(NULL::county_edu) WITH NO DATA;"
 ok "the job is scheduled every minute in $db" quiet q postgres \
    "SELECT cron.schedule_in_database('dp_test_refresh', '* * * * *', 'REFRESH MATERIALIZED VIEW county_edu_nightly', '$db')"

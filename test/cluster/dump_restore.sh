@@ -38,14 +38,14 @@ SELECT dp.set_budget('dp_test survey', 1.0);
 SELECT dp.set_budget('dp_test unused', 2.5, 0.001);
 SELECT dp.register_release('releases.county_edu', 'dp_test survey',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.register_release('county_gauss', 'dp_test survey',
     source => 'SELECT county, count(*) FROM delinquents GROUP BY 1',
-    columns => 'county text, n bigint', epsilon => 0.1, mechanism => 'integer_gaussian', delta => 1e-6);
+    columns => 'county text, n bigint', epsilon => 0.1, mechanism => 'integer_gaussian', delta => 1e-6, options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('releases.county_edu', 'dp_test_dump_analyst');
 GRANT USAGE ON SCHEMA releases TO dp_test_dump_analyst;
 SELECT dp.register_release('dropped_counts', 'dp_test unused',
-    source => 'SELECT county, count(*) FROM delinquents GROUP BY 1', columns => 'county text, n bigint', epsilon => 0.5);" \
+    source => 'SELECT county, count(*) FROM delinquents GROUP BY 1', columns => 'county text, n bigint', epsilon => 0.5, options => jsonb_build_object('keys', 'public'));" \
   > /dev/null && q $db "
 SELECT dp.refresh_release('releases.county_edu');
 SELECT dp.refresh_release('releases.county_edu');
@@ -120,7 +120,7 @@ ok "a database at invariant_dp 0.2.0 with a release and 0.25 spent" eval "
     SELECT dp.set_budget('dp_test old', 1.0);
     SELECT dp.register_release('old_counts', 'dp_test old',
         source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-        columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+        columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));
     UPDATE dp.budgets SET epsilon_spent = 0.25;\"; } | psql -X -q -v ON_ERROR_STOP=1 -d $old_db > /dev/null"
 ok "pg_dump -Fc of it and pg_restore --exit-on-error into a new database" eval "pg_dump -Fc -f '$dump.old' $old_db &&
    psql -X -q -d postgres -c 'CREATE DATABASE $old_restored' && pg_restore --exit-on-error -d $old_restored '$dump.old'"
@@ -144,7 +144,7 @@ ok "a release with a populated materialized view over dp.draw() (one draw)" quie
 SELECT dp.set_budget('dp_test mv', 1.0);
 SELECT dp.register_release('mv_release', 'dp_test mv',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');" &&
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));" &&
   q $mv_db "CREATE MATERIALIZED VIEW mv_counts AS SELECT * FROM dp.draw(NULL::mv_release);"
 ok "pg_dump -Fc and pg_restore of it" eval "pg_dump -Fc -f '$dump.mv' $mv_db &&
    psql -X -q -d postgres -c 'CREATE DATABASE $mv_restored' && pg_restore -d $mv_restored '$dump.mv'"

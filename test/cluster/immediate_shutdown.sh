@@ -27,7 +27,7 @@ CREATE FUNCTION source_pause() RETURNS int LANGUAGE plpgsql STABLE
 SELECT dp.set_budget('dp_test shutdown', 2.0);
 SELECT dp.register_release('slow_counts', 'dp_test shutdown',
     source => 'SELECT county, edu, count(*) FROM delinquents WHERE (SELECT source_pause()) = 1 GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');" > /dev/null &&
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}', options => jsonb_build_object('keys', 'public'));" > /dev/null &&
 q $db "
 SELECT dp.refresh_release('slow_counts');
 CREATE TABLE first_draw AS SELECT * FROM slow_counts;

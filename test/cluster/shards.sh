@@ -125,7 +125,7 @@ ok "a governed release over the sharded table registers and draws" quiet q $db "
 CREATE ROLE dp_test_shards_analyst;
 SELECT dp.set_budget('dp_test sharded survey', 1.0);
 SELECT dp.register_release('sharded_counts', 'dp_test sharded survey', source => '$source_sql',
-    columns => 'county text, edu text, n bigint', epsilon => 0.5, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.5, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('sharded_counts', 'dp_test_shards_analyst');" &&
   quiet q $db "SELECT dp.refresh_release('sharded_counts')"
 is "the analyst reads it: 16 cells, the shards' true margins" \
@@ -190,7 +190,7 @@ ALTER DATABASE $db SET parallel_tuple_cost = 0;
 ALTER DATABASE $db SET min_parallel_table_scan_size = 0;
 SELECT dp.set_budget('dp_test people', 2.0);
 SELECT dp.register_release('people_counts', 'dp_test people', source => 'SELECT county, count(*) FROM people GROUP BY 1',
-    columns => 'county text, n bigint', epsilon => 1.0);"
+    columns => 'county text, n bigint', epsilon => 1.0, options => jsonb_build_object('keys', 'public'));"
 plan=$(q $db "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
               SELECT * FROM $(q $db "SELECT source_view FROM dp.releases WHERE release = 'people_counts'::regclass")")
 echo "$plan" | sed 's/^/#   /'

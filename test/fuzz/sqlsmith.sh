@@ -33,9 +33,9 @@ CREATE TABLE counts AS SELECT county, edu, count(*)::bigint AS n FROM delinquent
 GRANT SELECT ON counts TO $role;
 SELECT dp.set_budget('fuzz', 1000000);
 SELECT dp.register_release('read_release', 'fuzz', 'SELECT county, edu, count(*) FROM protected GROUP BY 1, 2',
-                           'county text, edu text, n bigint', 0.5, margins => '{county}');
+                           'county text, edu text, n bigint', 0.5, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 SELECT dp.register_release('drawn_release', 'fuzz', 'SELECT county, count(*) FROM protected GROUP BY 1',
-                           'county text, n bigint', 0.5, 'integer_gaussian', delta => 1e-6);
+                           'county text, n bigint', 0.5, 'integer_gaussian', delta => 1e-6, options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('read_release', '$role');
 SELECT dp.grant_refresh('drawn_release', '$role');
 -- It may not stop its own connection or others': sqlsmith would lose the session.

@@ -21,7 +21,7 @@ BEGIN
     PERFORM dp.set_budget('bad inputs', 1000);
     PERFORM dp.register_release('bad_inputs_release', 'bad inputs',
                                 'SELECT county, edu, count(*) FROM bad_inputs_raw GROUP BY 1, 2',
-                                'county text, edu text, n bigint', 0.5, margins => '{county}');
+                                'county text, edu text, n bigint', 0.5, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 END
 $$;
 
@@ -59,7 +59,7 @@ INSERT INTO valid_call VALUES
 ('register_release(text,text,text,text,double precision,text,double precision,text[],text,jsonb,text[],text,jsonb)',
  'SELECT dp.register_release(',
  ARRAY['''bad_inputs_other''', '''bad inputs''', '''SELECT county, count(*) FROM bad_inputs_raw GROUP BY 1''',
-       '''county text, n bigint''', '0.5', '''integer_laplace''', 'NULL', '''{}''', 'NULL', '''{}''', 'NULL', 'NULL', 'NULL'], ')'),
+       '''county text, n bigint''', '0.5', '''integer_laplace''', 'NULL', '''{}''', 'NULL', '''{"keys": "public"}''', 'NULL', 'NULL', 'NULL'], ')'),
 ('grant_release(regclass,regrole)', 'SELECT dp.grant_release(', ARRAY['''bad_inputs_release''', '''pg_monitor'''], ')'),
 ('drop_release(regclass)', 'SELECT dp.drop_release(', ARRAY['''bad_inputs_release'''], ')'),
 ('release_columns(regclass)', 'SELECT dp.release_columns(', ARRAY['''bad_inputs_release'''], ')'),

@@ -290,3 +290,71 @@ TEST(PrivacyUnitRelease, SelectionMayShowNoCell) {
 
 }  // namespace
 }  // namespace invariant_dp
+
+namespace invariant_dp {
+namespace {
+
+// With a hierarchy the leaves are released on the bounds and summed up the
+// tree; every row prints its keys from a source row of its cell. The
+// cascades, calibrated for one record moving one leaf, are refused.
+TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
+  std::vector<std::string> unit, region, clinic;
+  for (int p = 0; p < 60; ++p)
+    for (int v = 0; v < 5; ++v) {
+      unit.push_back("p" + std::to_string(p));
+      const int c = (p + v) % 6;
+      region.push_back(c < 3 ? "north" : "south");
+      clinic.push_back("clinic" + std::to_string(c));
+    }
+  std::vector<const char*> unit_text, key_text;
+  for (std::size_t i = 0; i < unit.size(); ++i) {
+    unit_text.push_back(unit[i].c_str());
+    key_text.push_back(region[i].c_str());
+    key_text.push_back(clinic[i].c_str());
+  }
+  const TextKeys units(unit_text, 1), keys(key_text, 2);
+  const char* names[] = {"region", "clinic"};
+  const char* levels[] = {"region", "clinic"};
+  const char* bound_keys[] = {"max_groups_per_unit", "max_rows_per_group"};
+  const char* bound_values[] = {"2", "1"};
+  idp_request request{};
+  request.mechanism = "integer_laplace";
+  request.epsilon = 1;
+  request.n_hierarchy = 2;
+  request.hierarchy = levels;
+  request.privacy_unit = "patient";
+  request.has_bounds = true;
+  request.n_bounds = 2;
+  request.bound_keys = bound_keys;
+  request.bound_values = bound_values;
+  const idp_cells cells{2, names, unit.size(), {keys.data(), keys.size()}, nullptr, false, 0, {},
+                        {units.data(), units.size()}};
+  idp_randomness randomness{true, 5, 5};
+  idp_release_table* out = nullptr;
+  idp_error error{};
+  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(out->n_rows, 1u + 2u + 6u);  // total, regions, clinics
+  std::set<std::string> leaves;
+  std::int64_t total = 0, leaf_sum = 0;
+  for (std::size_t r = 0; r < out->n_rows; ++r) {
+    ASSERT_LT(out->row_cell[r], unit.size());
+    if (out->row_depth[r] == 2) {
+      leaves.insert(clinic[out->row_cell[r]]);
+      leaf_sum += out->integer_values[r];
+    }
+    if (out->row_depth[r] == 0) total = out->integer_values[r];
+  }
+  EXPECT_EQ(leaves.size(), 6u);
+  EXPECT_EQ(total, leaf_sum);
+  EXPECT_NE(std::string(out->metadata_json).find("\"max_groups_per_unit\": 2"), std::string::npos)
+      << out->metadata_json;
+  idp_free_release(out);
+  request.mechanism = "integer_cascade";
+  request.has_delta = true;
+  request.delta = 1e-6;
+  EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_STREQ(error.message, "a privacy unit cannot be used with the cascades yet");
+}
+
+}  // namespace
+}  // namespace invariant_dp

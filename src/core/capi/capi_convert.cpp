@@ -175,12 +175,15 @@ CheckedRequest check_request(const idp_request* request) {
     throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
                           "\"integer_cascade\"");
   check_crossed_request(checked.release, checked.hierarchy);
-  if (checked.hierarchy.active() && checked.release.bounds.active())
-    throw InvalidArgument("a privacy unit cannot be used with a hierarchy yet",
+  // Other mechanisms release the leaves (calibrated on the bounds like any
+  // cells) and sum them up the tree: post-processing.
+  if (cascade && checked.release.bounds.active())
+    throw InvalidArgument("a privacy unit cannot be used with the cascades yet",
                           "The cascades are calibrated for one record moving one leaf; a unit moving several "
                           "leaves needs a calibration of its own, not derived here.",
-                          "Release the leaves with the privacy unit and without a hierarchy, or aggregate the source "
-                          "to one row per unit (e.g. each unit's home leaf) and release its counts with the hierarchy.");
+                          "Use an integer mechanism such as integer_laplace with the hierarchy (its leaves are "
+                          "calibrated on the bounds, its rollups are sums), or aggregate the source to one row per "
+                          "unit (e.g. each unit's home leaf) for a cascade.");
   if (checked.hierarchy.active() && checked.release.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection cannot be used with a hierarchy",
                           "The rollups are exact sums of every leaf, so the leaves must be public.",
