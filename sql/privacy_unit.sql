@@ -94,6 +94,20 @@ FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$, 1.0, hierarc
                   bounds => '{"max_groups_per_unit": 3, "max_rows_per_group": 1}')
 AS t(clinic text, month int, n bigint, level int);
 
+-- The cascades calibrate a unit on (G R)^2 times one record's largest
+-- dx^T Sigma^+ dx (under replace_one without exact totals, the larger of
+-- the replace_one and add_remove maxima): with G = 2 the variances are at
+-- least four times those of G = 1.
+SELECT round(((SELECT dp.last_release() FROM (SELECT count(*) FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$,
+            1.0, 'integer_cascade', delta => 1e-6, hierarchy => '{clinic,month}', privacy_unit => 'patient_id',
+            bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)) c)
+         ->'noise'->'level_variance'->>0)::numeric
+       / ((SELECT dp.last_release() FROM (SELECT count(*) FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$,
+            1.0, 'integer_cascade', delta => 1e-6, hierarchy => '{clinic,month}', privacy_unit => 'patient_id',
+            bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)) c)
+         ->'noise'->'level_variance'->>0)::numeric, 3) AS variance_ratio_g2_to_g1;
+SELECT dp.last_release()->'privacy_unit'->>'column' AS cascade_unit;
+
 -- Bad inputs, each with its SQLSTATE and nothing released.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, privacy_unit => 'patient',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS unknown_unit;
@@ -125,9 +139,9 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, month, count(*) 
     'integer_cascade', delta => 1e-6, hierarchy => '{clinic,month}', options => '{"partition_selection": "laplace"}')
     AS t(clinic text, month int, n bigint)$$) AS selection_with_hierarchy;
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic, month FROM visits', 1.0, 'integer_cascade',
-    delta => 1e-6, hierarchy => '{clinic,month}', privacy_unit => 'patient_id',
+    delta => 1e-6, hierarchy => '{clinic}', options => '{"crossed": ["month"]}', privacy_unit => 'patient_id',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)$$)
-    AS unit_with_hierarchy;
+    AS unit_with_crossed_cascade;
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
     options => '{"partition_selection": "laplace"}', privacy_unit => 'patient_id',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS selection_without_delta;

@@ -3,6 +3,7 @@
 // and back from per-level targets; neighbours; conditioned laws; metadata.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "hierarchy/cascade.hpp"
 #include "hierarchy/cascade_calibration.hpp"
 #include "hierarchy/cascade_law.hpp"
+#include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -96,6 +98,62 @@ TEST(CascadeCalibration, MetadataJson) {
                           "\"delta\": 1e-09,", "\"rho\"", "\"levels\": [{\"depth\": 0",
                           "\"name\": \"depth 2\"", "\"noise_law\""})
     EXPECT_NE(json.find(key), std::string::npos) << key << " in " << json;
+}
+
+}  // namespace
+}  // namespace invariant_dp::hierarchy
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+// A privacy unit (cascade_privacy.hpp, protected_sensitivity_squared): on a
+// small tree every move of a unit with G = 2 cells and R = 1 row in each,
+// enumerated, costs dx^T Sigma^-1 dx at most the bound; and the bound is
+// needed: some unit move costs more than one record's maximum.
+TEST(CascadeUnitSensitivity, BoundsEveryMoveOfAUnit) {
+  const auto tree = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 1, 2, 2}, Interrupts());
+  const auto law = CascadeLaw::uniform(tree, 1.0);
+  const std::size_t n = tree.n_leaves();
+  std::vector<std::vector<double>> a(n, std::vector<double>(n));
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j) a[i][j] = precision_entry(tree, law, i, j);
+  const auto cost = [&](const std::vector<int>& dx) {
+    double c = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) c += dx[i] * a[i][j] * dx[j];
+    return c;
+  };
+  // The sets of at most two cells a unit keeps (R = 1: one row in each).
+  std::vector<std::vector<int>> kept;
+  for (std::size_t i = 0; i <= n; ++i)
+    for (std::size_t j = i + 1; j <= n; ++j) {
+      std::vector<int> x(n, 0);
+      if (i < n) x[i] = 1;
+      if (j < n) x[j] = 1;
+      kept.push_back(x);  // i == n: the empty set is not listed; j == n: one cell
+    }
+  double added = 0, replaced = 0;
+  for (const auto& s : kept) {
+    added = std::max(added, cost(s));
+    for (const auto& t : kept) {
+      std::vector<int> dx(n);
+      for (std::size_t k = 0; k < n; ++k) dx[k] = s[k] - t[k];
+      replaced = std::max(replaced, cost(dx));
+    }
+  }
+  const double bound_added = protected_sensitivity_squared(tree, law, Protected(Neighbours::AddRemove, 2));
+  const double bound_replaced = protected_sensitivity_squared(tree, law, Protected(Neighbours::ReplaceOne, 2));
+  EXPECT_LE(added, bound_added * (1 + 1e-12));
+  EXPECT_LE(replaced, bound_replaced * (1 + 1e-12));
+  EXPECT_GT(added, max_sensitivity_squared(tree, law, Neighbours::AddRemove) * (1 + 1e-9));
+  EXPECT_GT(replaced, max_sensitivity_squared(tree, law, Neighbours::ReplaceOne) * (1 + 1e-9));
+  // Calibrated on it: add_remove noise variances scale by (G R)^2 = 4.
+  const auto one = calibrate_epsilon_delta(tree, law, 1.0, 1e-6, Neighbours::AddRemove);
+  const auto unit = calibrate_epsilon_delta(tree, law, 1.0, 1e-6, Protected(Neighbours::AddRemove, 2));
+  EXPECT_NEAR(unit.law.level_variance(0) / one.law.level_variance(0), 4.0, 1e-9);
+  // One record: the bound is the exact maximum.
+  EXPECT_DOUBLE_EQ(protected_sensitivity_squared(tree, law, Neighbours::ReplaceOne),
+                   max_sensitivity_squared(tree, law, Neighbours::ReplaceOne));
 }
 
 }  // namespace

@@ -177,13 +177,15 @@ CheckedRequest check_request(const idp_request* request) {
   check_crossed_request(checked.release, checked.hierarchy);
   // Other mechanisms release the leaves (calibrated on the bounds like any
   // cells) and sum them up the tree: post-processing.
-  if (cascade && checked.release.bounds.active())
-    throw InvalidArgument("a privacy unit cannot be used with the cascades yet",
-                          "The cascades are calibrated for one record moving one leaf; a unit moving several "
-                          "leaves needs a calibration of its own, not derived here.",
-                          "Use an integer mechanism such as integer_laplace with the hierarchy (its leaves are "
-                          "calibrated on the bounds, its rollups are sums), or aggregate the source to one row per "
-                          "unit (e.g. each unit's home leaf) for a cascade.");
+  // The cascades bound a unit's move by (G R)^2 times one record's
+  // (hierarchy/cascade_privacy.hpp); the crossed ones are not derived yet.
+  if (cascade && checked.hierarchy.is_crossed() && checked.release.bounds.active())
+    throw InvalidArgument("a privacy unit cannot be used with crossed cascades yet",
+                          "A unit moving several cells of a crossed grid needs a calibration of its own, not derived "
+                          "here.",
+                          "Release one hierarchy with the cascade, or use an integer mechanism such as integer_laplace "
+                          "with the crossed hierarchies (its cells are calibrated on the bounds, its rollups are "
+                          "sums).");
   if (checked.hierarchy.active() && checked.release.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection cannot be used with a hierarchy",
                           "The rollups are exact sums of every leaf, so the leaves must be public.",

@@ -21,6 +21,7 @@
 
 #include "../mechanisms/release_request.hpp"
 #include "cascade_law.hpp"
+#include "cascade_privacy.hpp"
 #include "hierarchy_tree.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -49,11 +50,11 @@ struct CalibratedLaw {
 // is ignored. InvalidArgument for eps <= 0, delta outside (0, 1);
 // InconsistentInvariants when the exact totals leave no move to protect.
 CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape, double epsilon, double delta,
-                                      Neighbours neighbours);
-CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, Neighbours neighbours);
+                                      const Protected& protect);
+CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect);
 
 // What absolute per-level targets cost: rho, and epsilon at the given delta.
 CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
-                                   Neighbours neighbours);
+                                   const Protected& protect);
 
 }  // namespace invariant_dp::hierarchy

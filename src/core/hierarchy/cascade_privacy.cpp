@@ -103,4 +103,12 @@ double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law,
   return 1 / law.level_variance(0) + below[0];
 }
 
+double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect) {
+  double per_record = max_sensitivity_squared(tree, law, protect.neighbours);
+  if (protect.unit_mass == 1) return per_record;
+  if (protect.neighbours == Neighbours::ReplaceOne && law.n_fixed_nodes() == 0)
+    per_record = std::max(per_record, max_sensitivity_squared(tree, law, Neighbours::AddRemove));
+  return protect.unit_mass * protect.unit_mass * per_record;
+}
+
 }  // namespace invariant_dp::hierarchy

@@ -46,4 +46,27 @@ double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::u
 // replace_one, or every cell pinned).
 double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours);
 
+// Whom a cascade's epsilon protects: one record moving one leaf, or with a
+// privacy unit every row of one unit, at most unit_mass = G R rows
+// (max_groups_per_unit times max_rows_per_group, privacy_unit.hpp).
+struct Protected {
+  Neighbours neighbours = Neighbours::ReplaceOne;
+  double unit_mass = 1;  // 1: one record
+  Protected(Neighbours n, double mass = 1) : neighbours(n), unit_mass(mass) {}  // NOLINT: implicit on purpose
+};
+
+// max over the protected moves of dx^T Sigma^+ dx. For a unit: in the norm
+// |dx|_A = sqrt(dx^T A dx), A = Sigma^+, the triangle inequality bounds a
+// sum of moves by the sum of their norms. A unit's move dx has positive and
+// negative parts of mass P, N <= unit_mass. Under exact totals, neighbours
+// agree on them, so dx keeps every fixed node's total and splits into
+// P = N pair moves e_i - e_j within one fixed node: |dx|_A^2 <= unit_mass^2
+// times the replace_one maximum. Without exact totals, replace_one: min(P, N)
+// pair moves and |P - N| single-leaf moves, so unit_mass^2 times the larger
+// of the replace_one and add_remove maxima; add_remove: P + N <= unit_mass
+// single-leaf moves, unit_mass^2 times the add_remove maximum. A bound, not
+// the exact maximum: a unit's cells may lie far apart in the tree, and the
+// bound does not look where.
+double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect);
+
 }  // namespace invariant_dp::hierarchy

@@ -18,8 +18,8 @@ namespace {
 // above the rounding of m / s2 against the scaled law's own sensitivity.
 constexpr double kSlack = 1 + 1e-12;
 
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, Neighbours neighbours) {
-  const double m = max_sensitivity_squared(tree, shape, neighbours);
+double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect) {
+  const double m = protected_sensitivity_squared(tree, shape, protect);
   if (!(m > 0)) {
     throw InconsistentInvariants(
         "the release leaves no change of one person to protect",
@@ -65,11 +65,12 @@ double integer_cascade_scale_epsilon_delta(double m, double epsilon, double delt
 double integer_cascade_scale_rho(double m, double rho) { return m / (2 * rho) * kSlack; }
 
 CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape,
-                                                             double epsilon, double delta, Neighbours neighbours,
+                                                             double epsilon, double delta, const Protected& protect,
                                                              const Interrupts& interrupts) {
   if (!(epsilon > 0) || !std::isfinite(epsilon)) throw InvalidArgument("epsilon must be finite and positive");
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
-  const double m = shape_sensitivity(tree, shape, neighbours);
+  const Neighbours neighbours = protect.neighbours;
+  const double m = shape_sensitivity(tree, shape, protect);
   const double s2 = integer_cascade_scale_epsilon_delta(m, epsilon, delta);
   const CascadeLaw law = shape.scaled(s2);
   CalibratedIntegerLaw out{law, describe(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
@@ -81,20 +82,21 @@ CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree
 }
 
 CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho,
-                                                   Neighbours neighbours, const Interrupts& interrupts) {
+                                                   const Protected& protect, const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
-  const double m = shape_sensitivity(tree, shape, neighbours);
+  const Neighbours neighbours = protect.neighbours;
+  const double m = shape_sensitivity(tree, shape, protect);
   const double s2 = integer_cascade_scale_rho(m, rho);
   const CascadeLaw law = shape.scaled(s2);
   return CalibratedIntegerLaw{law, describe(tree, law, m / s2, neighbours, "rho", interrupts)};
 }
 
 CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
-                                                     Neighbours neighbours, const Interrupts& interrupts) {
+                                                     const Protected& protect, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   CalibratedIntegerLaw out{
-      law, describe(tree, law, max_sensitivity_squared(tree, law, neighbours), neighbours, "variance_targets",
-                    interrupts)};
+      law, describe(tree, law, protected_sensitivity_squared(tree, law, protect), protect.neighbours,
+                    "variance_targets", interrupts)};
   CascadeCalibration& c = out.calibration.privacy;
   c.delta = delta;
   if (c.rho == 0) return out;

@@ -59,10 +59,10 @@ struct CalibratedIntegerLaw {
 // left to protect, OutOfRange when the calibrated noise is too small for the
 // exact sampler on this tree (integer_cascade_exact_applies).
 CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape,
-                                                             double epsilon, double delta, Neighbours neighbours,
+                                                             double epsilon, double delta, const Protected& protect,
                                                              const Interrupts& interrupts);
 CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho,
-                                                   Neighbours neighbours, const Interrupts& interrupts);
+                                                   const Protected& protect, const Interrupts& interrupts);
 
 // The factor s2 by which a law of largest dx^T Sigma^+ dx = m is scaled to
 // meet (epsilon, delta) through rho-zCDP (CKS Cor. 13), or rho: rounded up,
@@ -74,6 +74,6 @@ double integer_cascade_scale_rho(double m, double rho);
 // Absolute per-level targets: what they cost (rho, and the smallest epsilon
 // at delta), with the same checks.
 CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
-                                                     Neighbours neighbours, const Interrupts& interrupts);
+                                                     const Protected& protect, const Interrupts& interrupts);
 
 }  // namespace invariant_dp::hierarchy

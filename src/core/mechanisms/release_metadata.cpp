@@ -26,19 +26,6 @@ bool non_negative(const ReleaseRequest& request) {
   return m == Mechanism::Congenial || m == Mechanism::ProjectNnL2 || m == Mechanism::ProjectNnInteger;
 }
 
-// Who is protected: one record, or every row of one privacy unit.
-std::string neighbours_text(const ReleaseRequest& request) {
-  const bool replace = request.neighbours == Neighbours::ReplaceOne;
-  if (!request.bounds.active())
-    return replace ? "databases that differ in one person's record"
-                   : "databases that differ by one person added or removed";
-  return std::string(replace ? "databases that differ in every row of one privacy unit (" +
-                                   json_quoted(request.privacy_unit) + ": all its rows replaced by another unit's)"
-                             : "databases that differ by one privacy unit (" + json_quoted(request.privacy_unit) +
-                                   ") with all its rows added or removed") +
-         ", each unit's contribution bounded first (at most " + std::to_string(request.bounds.max_groups_per_unit) +
-         " cells, at most " + std::to_string(request.bounds.max_rows_per_group) + " rows in each)";
-}
 
 std::string privacy_statement(const ReleaseRequest& request) {
   std::ostringstream out;
@@ -139,17 +126,6 @@ std::string covariance_text(const ReleaseRequest& request, const std::string& st
   return "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
 }
 
-std::string privacy_unit_json(const ReleaseRequest& request) {
-  if (!request.bounds.active()) return "null";
-  return "{\"column\": " + json_quoted(request.privacy_unit) +
-         ", \"max_groups_per_unit\": " + std::to_string(request.bounds.max_groups_per_unit) +
-         ", \"max_rows_per_group\": " + std::to_string(request.bounds.max_rows_per_group) +
-         ", \"bounding\": " +
-         json_quoted("of each unit's distinct cells a uniformly random max_groups_per_unit are kept (a keyed hash "
-                     "of unit and cell, its key drawn for this release), and at most max_rows_per_group of its rows "
-                     "in each; the released counts, and any exact margins, are the bounded table's") +
-         "}";
-}
 
 // Which cells are released, and what that says.
 std::string keys_text(const ReleaseRequest& request) {
@@ -169,6 +145,32 @@ std::string partition_selection_json(const ReleaseRequest& request) {
 }
 
 }  // namespace
+
+// Who is protected: one record, or every row of one privacy unit.
+std::string neighbours_text(const ReleaseRequest& request) {
+  const bool replace = request.neighbours == Neighbours::ReplaceOne;
+  if (!request.bounds.active())
+    return replace ? "databases that differ in one person's record"
+                   : "databases that differ by one person added or removed";
+  return std::string(replace ? "databases that differ in every row of one privacy unit (" +
+                                   json_quoted(request.privacy_unit) + ": all its rows replaced by another unit's)"
+                             : "databases that differ by one privacy unit (" + json_quoted(request.privacy_unit) +
+                                   ") with all its rows added or removed") +
+         ", each unit's contribution bounded first (at most " + std::to_string(request.bounds.max_groups_per_unit) +
+         " cells, at most " + std::to_string(request.bounds.max_rows_per_group) + " rows in each)";
+}
+
+std::string privacy_unit_json(const ReleaseRequest& request) {
+  if (!request.bounds.active()) return "null";
+  return "{\"column\": " + json_quoted(request.privacy_unit) +
+         ", \"max_groups_per_unit\": " + std::to_string(request.bounds.max_groups_per_unit) +
+         ", \"max_rows_per_group\": " + std::to_string(request.bounds.max_rows_per_group) +
+         ", \"bounding\": " +
+         json_quoted("of each unit's distinct cells a uniformly random max_groups_per_unit are kept (a keyed hash "
+                     "of unit and cell, its key drawn for this release), and at most max_rows_per_group of its rows "
+                     "in each; the released counts, and any exact margins, are the bounded table's") +
+         "}";
+}
 
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   const CellKeys& cells, const std::vector<double>& noise_sd,

@@ -15,6 +15,13 @@
 
 namespace invariant_dp {
 
+// Whom the guarantee protects, in words: "databases that differ ...", one
+// record or every row of one privacy unit within its bounds.
+std::string neighbours_text(const ReleaseRequest& request);
+
+// The metadata's "privacy_unit" value: null, or the unit and its bounds.
+std::string privacy_unit_json(const ReleaseRequest& request);
+
 // noise_sd: the per-cell noise standard deviations of the release; model
 // nullptr when partition selection showed no cell.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,

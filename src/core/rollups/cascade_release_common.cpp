@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "../errors.hpp"
+#include "../mechanisms/release_metadata.hpp"
 #include "../hierarchy/cascade_margins.hpp"
 #include "../json_text.hpp"
 
@@ -60,12 +61,18 @@ CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyB
 }
 
 std::string cascade_privacy_fields(const ReleaseRequest& request, bool has_fixed_nodes) {
-  return "\"neighbours\": " + json_quoted(neighbours_name(request.neighbours)) + ", \"privacy\": " +
-         json_quoted(std::string("(epsilon, delta)-differential privacy and rho-zCDP for databases that ") +
-                     (request.neighbours == Neighbours::ReplaceOne ? "differ in one person's record"
-                                                                   : "differ by one person added or removed") +
+  return "\"neighbours\": " + json_quoted(neighbours_name(request.neighbours)) +
+         ", \"privacy_unit\": " + privacy_unit_json(request) + ", \"privacy\": " +
+         json_quoted("(epsilon, delta)-differential privacy and rho-zCDP for " + neighbours_text(request) +
                      (has_fixed_nodes ? " and agree on every declared margin; the margins are released exactly"
-                                      : ""));
+                                      : "") +
+                     (request.bounds.active() ? "; a unit's sensitivity is bounded by (G R)^2 times one record's "
+                                                "(src/core/hierarchy/cascade_privacy.hpp)"
+                                              : ""));
+}
+
+hierarchy::Protected protected_by(const ReleaseRequest& request) {
+  return hierarchy::Protected(request.neighbours, request.bounds.l1_factor());
 }
 
 std::string cascade_invariants_field(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "../hierarchy/cascade_law.hpp"
+#include "../hierarchy/cascade_privacy.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
@@ -39,6 +40,9 @@ CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyB
 
 // `"neighbours": ..., "privacy": ...`: the guarantee in words.
 std::string cascade_privacy_fields(const ReleaseRequest& request, bool has_fixed_nodes);
+
+// Whom a cascade's calibration protects: one record, or one privacy unit.
+hierarchy::Protected protected_by(const ReleaseRequest& request);
 // `"invariants": {"margins": [...], "fixed_nodes": [...]}` (the node list
 // left out beyond kMaxPublishedInternalNodes).
 std::string cascade_invariants_field(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed);

@@ -31,13 +31,14 @@ std::string with_hierarchy(const std::string& metadata, const std::string& hiera
 
 hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
                                    const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+  const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
-      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, request.neighbours);
-    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, request.neighbours);
+      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect);
+    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect);
     case CascadeBudget::VarianceTargets: break;
   }
-  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, request.neighbours)};
+  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect)};
 }
 
 std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,

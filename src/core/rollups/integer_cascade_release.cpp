@@ -19,15 +19,16 @@ using hierarchy::HierarchyTree;
 CalibratedIntegerLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
                                const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                const Interrupts& interrupts) {
+  const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
-      return hierarchy::calibrate_integer_cascade_epsilon_delta(tree, shape, request.epsilon, request.delta,
-                                                                request.neighbours, interrupts);
+      return hierarchy::calibrate_integer_cascade_epsilon_delta(tree, shape, request.epsilon, request.delta, protect,
+                                                                interrupts);
     case CascadeBudget::Rho:
-      return hierarchy::calibrate_integer_cascade_rho(tree, shape, hierarchy.rho, request.neighbours, interrupts);
+      return hierarchy::calibrate_integer_cascade_rho(tree, shape, hierarchy.rho, protect, interrupts);
     case CascadeBudget::VarianceTargets: break;
   }
-  return hierarchy::integer_cascade_cost_of_targets(tree, shape, request.delta, request.neighbours, interrupts);
+  return hierarchy::integer_cascade_cost_of_targets(tree, shape, request.delta, protect, interrupts);
 }
 
 std::string json_array(const std::vector<double>& values) {
