@@ -2,9 +2,8 @@
 // shim makes them: one or two integer keys per cell, each key the 8 bytes
 // of its Datum. Prints, per case, the seconds of the whole idp_release and
 // of its parts measured alone (dictionary encoding of the keys, the noise),
-// with seeded and with production randomness. The SQL figures against the
-// plain query are test/bench/wide_releases.sql's. Run: scripts/bench (or
-// build/tests/bench_wide_release [cells]).
+// with seeded and with production randomness. Run: scripts/bench (or
+// build/tests/bench_wide_release [cells]); figures in test/bench/README.md.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>

@@ -1,9 +1,7 @@
 #include "key_tuples.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
-#include <string>
 
 #include "../large_buffer.hpp"
 
@@ -26,48 +24,19 @@ bool same_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::
   return true;
 }
 
-// A row's tuple on the columns as one byte string: per column a NULL flag,
-// then the key's length and bytes. Equal tuples, equal encodings.
-void encode_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t row, std::string& out) {
-  out.clear();
-  for (std::size_t c : columns) {
-    if (keys.is_null(row, c)) {
-      out.push_back('\0');
-      continue;
-    }
-    const std::string_view key = keys.key(row, c);
-    const auto size = static_cast<std::uint32_t>(key.size());
-    out.push_back('\1');
-    out.append(reinterpret_cast<const char*>(&size), sizeof size);
-    out.append(key.data(), key.size());
-  }
-}
-
 }  // namespace
 
-// The table holds one slot per distinct tuple (its id + 1, and the hash's
-// high 32 bits as a tag), kept at most half full by doubling: sized by the
-// distinct tuples, not the rows, so that 100k cells of 10M rows probe a
-// table that stays in cache. Each distinct tuple's encoding is copied once
-// into a compact arena, and a probe whose tag matches compares against it
-// there rather than reading the first row's keys wherever they lie.
 TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& columns, const Interrupts& interrupts) {
   TupleIds out;
   out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
-  std::size_t capacity = 1024;
+  std::size_t capacity = 16;
+  while (capacity < keys.n_rows + keys.n_rows / 3 + 1) capacity *= 2;
+  // Slot: the row + 1 (0: empty) in the low 32 bits, the hash's high 32 bits above.
   std::vector<std::uint64_t> slots = zeroed_large_buffer<std::uint64_t>(capacity);
-  std::vector<std::uint64_t> hash_of_id;        // per id, for doubling
-  std::vector<std::uint64_t> encoding_start{0};  // per id + 1, into arena
-  std::string arena, encoding;
+  const std::size_t mask = capacity - 1;
   constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
-  const auto place = [&](std::uint64_t hash, std::uint32_t id) {
-    const std::size_t mask = capacity - 1;
-    std::size_t slot = static_cast<std::size_t>(hash) & mask;
-    while (slots[slot] != 0) slot = (slot + 1) & mask;
-    slots[slot] = (hash & kTagBits) | (std::uint64_t(id) + 1);
-  };
   // Rows are hashed a block ahead and their slots prefetched, so that the
-  // cache misses of a table of millions of tuples overlap instead of
+  // cache misses of a table of millions of slots overlap instead of
   // queueing one after another.
   constexpr std::size_t kBlock = 32;
   std::uint64_t block_hash[kBlock];
@@ -77,7 +46,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       const std::size_t end = std::min(keys.n_rows, i + kBlock);
       for (std::size_t r = i; r < end; ++r) {
         block_hash[r - i] = hash_on(keys, columns, r);
-        __builtin_prefetch(&slots[static_cast<std::size_t>(block_hash[r - i]) & (capacity - 1)]);
+        __builtin_prefetch(&slots[static_cast<std::size_t>(block_hash[r - i]) & mask]);
       }
     }
     // Sources sorted by the keys repeat the previous row's tuple.
@@ -86,32 +55,17 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       continue;
     }
     const std::uint64_t hash = block_hash[i % kBlock];
-    encode_on(keys, columns, i, encoding);
-    const std::size_t mask = capacity - 1;
     for (std::size_t slot = static_cast<std::size_t>(hash) & mask;; slot = (slot + 1) & mask) {
       const std::uint64_t entry = slots[slot];
       if (entry == 0) {
-        const std::uint32_t id = out.n_ids++;
-        out.id[i] = id;
-        hash_of_id.push_back(hash);
-        arena.append(encoding);
-        encoding_start.push_back(arena.size());
-        slots[slot] = (hash & kTagBits) | (std::uint64_t(id) + 1);
-        if (2 * std::size_t(out.n_ids) > capacity) {
-          capacity *= 2;
-          slots = zeroed_large_buffer<std::uint64_t>(capacity);
-          for (std::uint32_t j = 0; j < out.n_ids; ++j) {
-            interrupts.poll_every(j);
-            place(hash_of_id[j], j);
-          }
-        }
+        slots[slot] = (hash & kTagBits) | (std::uint64_t(i) + 1);
+        out.id[i] = out.n_ids++;
         break;
       }
       if ((entry & kTagBits) != (hash & kTagBits)) continue;
-      const std::uint32_t id = static_cast<std::uint32_t>((entry & ~kTagBits) - 1);
-      const std::size_t begin = encoding_start[id], length = encoding_start[id + 1] - begin;
-      if (length == encoding.size() && std::memcmp(arena.data() + begin, encoding.data(), length) == 0) {
-        out.id[i] = id;
+      const std::size_t other = static_cast<std::size_t>(entry & ~kTagBits) - 1;
+      if (same_on(keys, columns, i, other)) {
+        out.id[i] = out.id[other];
         break;
       }
     }
