@@ -107,6 +107,15 @@ SELECT round(((SELECT dp.last_release() FROM (SELECT count(*) FROM dp.privatize(
             bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)) c)
          ->'noise'->'level_variance'->>0)::numeric, 3) AS variance_ratio_g2_to_g1;
 SELECT dp.last_release()->'privacy_unit'->>'column' AS cascade_unit;
+-- Crossed cascades too: clinic x month over the full grid (the domain),
+-- one row per pair of nodes, (1 + 6) x (1 + 12).
+SELECT count(*) AS crossed_rows, sum(n) FILTER (WHERE clinic IS NULL AND month IS NULL) IS NOT NULL AS has_total
+FROM dp.privatize($$SELECT patient_id, clinic, month FROM visits$$, 1.0, 'integer_cascade', delta => 1e-6,
+                  domain => $$SELECT 'clinic ' || c, m FROM generate_series(0, 5) c, generate_series(1, 12) m$$,
+                  hierarchy => '{clinic}', options => '{"crossed": ["month"]}', privacy_unit => 'patient_id',
+                  bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}')
+AS t(clinic text, month int, n bigint);
+SELECT dp.last_release()->'privacy_unit'->>'max_groups_per_unit' AS crossed_unit_groups;
 
 -- Bad inputs, each with its SQLSTATE and nothing released.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, privacy_unit => 'patient',
@@ -138,10 +147,7 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM 
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, month, count(*) FROM visits GROUP BY 1, 2', 1.0,
     'integer_cascade', delta => 1e-6, hierarchy => '{clinic,month}', options => '{"partition_selection": "laplace"}')
     AS t(clinic text, month int, n bigint)$$) AS selection_with_hierarchy;
-SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic, month FROM visits', 1.0, 'integer_cascade',
-    delta => 1e-6, hierarchy => '{clinic}', options => '{"crossed": ["month"]}', privacy_unit => 'patient_id',
-    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, month int, n bigint)$$)
-    AS unit_with_crossed_cascade;
+
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM visits', 1.0, 'discrete_laplace',
     options => '{"partition_selection": "laplace"}', privacy_unit => 'patient_id',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS selection_without_delta;

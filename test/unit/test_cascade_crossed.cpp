@@ -6,11 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "errors.hpp"
 #include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/crossed_cascade.hpp"
 #include "random_source.hpp"
 
@@ -92,6 +94,64 @@ TEST(CascadeCrossed, RollupAndRefusals) {
   EXPECT_EQ(crossed_rollup(rows, cols, counts, Interrupts())[0], 36);
   const auto fixed = rl.conditioned_on(rows, {0});
   EXPECT_THROW(crossed_cascade_noise(rows, fixed, cols, cl, *rng, Interrupts()), InvalidArgument);
+}
+
+}  // namespace
+}  // namespace invariant_dp::hierarchy
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+// A privacy unit on a crossed grid (crossed_protected_sensitivity_squared):
+// the Kronecker law's precision is P_rows (x) P_cols; every move of a unit
+// with G = 2 cells and R = 1 row each, enumerated on a 2 x 3 grid, costs at
+// most the bound, and some costs more than one record's maximum (power).
+TEST(CrossedUnitSensitivity, BoundsEveryMoveOfAUnit) {
+  const auto rows = HierarchyTree::from_parents({-1, 0, 0}, Interrupts());
+  const auto cols = HierarchyTree::from_parents({-1, 0, 0, 0}, Interrupts());
+  const auto row_law = CascadeLaw::uniform(rows, 1.0), col_law = CascadeLaw::uniform(cols, 1.0);
+  const std::size_t nr = rows.n_leaves(), nc = cols.n_leaves(), n = nr * nc;
+  std::vector<std::vector<double>> a(n, std::vector<double>(n));
+  for (std::uint32_t i = 0; i < n; ++i)
+    for (std::uint32_t j = 0; j < n; ++j)
+      a[i][j] = precision_entry(rows, row_law, i / nc, j / nc) * precision_entry(cols, col_law, i % nc, j % nc);
+  const auto cost = [&](const std::vector<int>& dx) {
+    double c = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) c += dx[i] * a[i][j] * dx[j];
+    return c;
+  };
+  // One record: the enumeration agrees with the closed forms.
+  double single = 0, pair = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    single = std::max(single, a[i][i]);
+    for (std::size_t j = 0; j < n; ++j) pair = std::max(pair, a[i][i] + a[j][j] - 2 * a[i][j]);
+  }
+  EXPECT_NEAR(single, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::AddRemove), 1e-9);
+  EXPECT_NEAR(pair, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::ReplaceOne), 1e-9);
+  std::vector<std::vector<int>> kept;  // one or two cells, one row each
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i; j < n; ++j) {
+      std::vector<int> x(n, 0);
+      x[i] = 1;
+      x[j] = 1;
+      kept.push_back(x);
+    }
+  double added = 0, replaced = 0;
+  for (const auto& s : kept) {
+    added = std::max(added, cost(s));
+    for (const auto& t : kept) {
+      std::vector<int> dx(n);
+      for (std::size_t k = 0; k < n; ++k) dx[k] = s[k] - t[k];
+      replaced = std::max(replaced, cost(dx));
+    }
+  }
+  EXPECT_LE(added, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,
+                                                         Protected(Neighbours::AddRemove, 2)) * (1 + 1e-12));
+  EXPECT_LE(replaced, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,
+                                                            Protected(Neighbours::ReplaceOne, 2)) * (1 + 1e-12));
+  EXPECT_GT(added, single * (1 + 1e-9));
+  EXPECT_GT(replaced, pair * (1 + 1e-9));
 }
 
 }  // namespace

@@ -177,15 +177,9 @@ CheckedRequest check_request(const idp_request* request) {
   check_crossed_request(checked.release, checked.hierarchy);
   // Other mechanisms release the leaves (calibrated on the bounds like any
   // cells) and sum them up the tree: post-processing.
-  // The cascades bound a unit's move by (G R)^2 times one record's
-  // (hierarchy/cascade_privacy.hpp); the crossed ones are not derived yet.
-  if (cascade && checked.hierarchy.is_crossed() && checked.release.bounds.active())
-    throw InvalidArgument("a privacy unit cannot be used with crossed cascades yet",
-                          "A unit moving several cells of a crossed grid needs a calibration of its own, not derived "
-                          "here.",
-                          "Release one hierarchy with the cascade, or use an integer mechanism such as integer_laplace "
-                          "with the crossed hierarchies (its cells are calibrated on the bounds, its rollups are "
-                          "sums).");
+  // The cascades, crossed or not, bound a unit's move by (G R)^2 times one
+  // record's (hierarchy/cascade_privacy.hpp); the other mechanisms release
+  // the leaves on the bounds and sum them up the tree.
   if (checked.hierarchy.active() && checked.release.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection cannot be used with a hierarchy",
                           "The rollups are exact sums of every leaf, so the leaves must be public.",

@@ -104,4 +104,15 @@ double crossed_max_sensitivity_squared(const HierarchyTree& rows, const CascadeL
   return best;
 }
 
+double crossed_protected_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
+                                             const HierarchyTree& cols, const CascadeLaw& col_law,
+                                             const Protected& protect) {
+  double per_record = crossed_max_sensitivity_squared(rows, row_law, cols, col_law, protect.neighbours);
+  if (protect.unit_mass == 1) return per_record;
+  if (protect.neighbours == Neighbours::ReplaceOne)
+    per_record = std::max(per_record, crossed_max_sensitivity_squared(rows, row_law, cols, col_law,
+                                                                      Neighbours::AddRemove));
+  return protect.unit_mass * protect.unit_mass * per_record;
+}
+
 }  // namespace invariant_dp::hierarchy

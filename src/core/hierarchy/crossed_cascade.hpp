@@ -32,6 +32,7 @@
 #include "../mechanisms/release_request.hpp"
 #include "../random_source.hpp"
 #include "cascade_law.hpp"
+#include "cascade_privacy.hpp"
 #include "hierarchy_tree.hpp"
 #include "rollup.hpp"
 
@@ -49,6 +50,14 @@ double crossed_rectangle_variance(const HierarchyTree& rows, const CascadeLaw& r
 
 double crossed_max_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
                                        const HierarchyTree& cols, const CascadeLaw& col_law, Neighbours neighbours);
+
+// With a privacy unit (Protected, cascade_privacy.hpp): unit_mass^2 times
+// one record's maximum, under replace_one the larger of the replace_one and
+// add_remove maxima, by the argument of protected_sensitivity_squared (the
+// Kronecker law keeps no total exact).
+double crossed_protected_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
+                                             const HierarchyTree& cols, const CascadeLaw& col_law,
+                                             const Protected& protect);
 
 // Every (row node, column node) value, row-major over node orders: column
 // rollups of each row leaf, then row rollups of each column node. So (s, t)

@@ -1,6 +1,7 @@
 // Orchestrates a release over two crossed hierarchies (crossed_release.hpp).
 #include "crossed_release.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -77,9 +78,9 @@ CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& requ
   if (!budget.has_epsilon && !(hierarchy.rho > 0))
     throw NullValue("epsilon must not be NULL", {},
                     "Pass epsilon, or the option \"rho\" (per-level targets are not available with \"crossed\").");
-  const double m =
-      hierarchy::crossed_max_sensitivity_squared(grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols,
-                                                 CascadeLaw::uniform(grid.cols, 1.0), request.neighbours);
+  const double m = hierarchy::crossed_protected_sensitivity_squared(
+      grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols, CascadeLaw::uniform(grid.cols, 1.0),
+      protected_by(request));
   if (!(m > 0))
     throw InconsistentInvariants("the release leaves no change of one person to protect",
                                  "Under replace_one neighbours a person can only move between cells; here there is "
