@@ -261,6 +261,12 @@ TEST(IntegerCascadeCalibration, MeetsBudgetAndDescribesTheLaw) {
   for (const char* key : {"\"integer_cascade\"", "\"variance_lower_bound\"", "\"acceptance_lower_bound\"",
                           "\"variance_deficit_bound\"", "\"rho\""})
     EXPECT_NE(json.find(key), std::string::npos) << key;
+  // Published rounded up to 2^-53 (a bound below 1e-100 would print as
+  // hundreds of digits once jsonb reads it), still far below any effect.
+  const std::size_t at = json.find("\"variance_deficit_bound\": ");
+  ASSERT_NE(at, std::string::npos);
+  const double published = std::stod(json.substr(at + 26));
+  EXPECT_EQ(published, 0x1p-53);
 }
 
 TEST(IntegerCascadeRefusals, TooSmallNoiseTooLargeTreeAndCancel) {

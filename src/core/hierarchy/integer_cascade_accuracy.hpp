@@ -44,6 +44,12 @@ namespace invariant_dp::hierarchy {
 
 // B above, rounded up (0 <= B; B >= 1 says nothing).
 double integer_cascade_variance_deficit_bound(const IntegerSplits& splits);
+
+// The deficit bound as the metadata publishes it: at least 2^-53. Rounding
+// a bound up keeps it a bound, and below 2^-53 the factor 1 - B is the same
+// double anyway; a 1e-300 bound would otherwise reach jsonb (numeric) as a
+// number of 300 digits.
+inline double published_deficit_bound(double bound) { return bound < 0x1p-53 ? 0x1p-53 : bound; }
 // The same for the coordinates of a product of lattices (crossed trees):
 // each coordinate's s^2 the product of its factors' (the argument above only
 // uses the triangular form, which the Kronecker product keeps).

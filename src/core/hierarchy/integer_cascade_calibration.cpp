@@ -128,7 +128,7 @@ std::string IntegerCascadeCalibration::to_json() const {
            json_quoted(p.level_names[d]) + ", \"variance\": " + json_number(p.level_variance[d]) +
            ", \"variance_lower_bound\": " + json_number(level_variance_lower[d]) + "}";
   }
-  return out + "], \"variance_deficit_bound\": " + json_number(variance_deficit_bound) +
+  return out + "], \"variance_deficit_bound\": " + json_number(published_deficit_bound(variance_deficit_bound)) +
          ", \"sampler\": {\"exact\": true, \"acceptance_lower_bound\": " + json_number(acceptance_bound) +
          "}, \"noise_law\": \"lattice Gaussian on the integer leaves, P(z) proportional to exp(-z' Sigma^-1 z / 2), "
          "Sigma the cascade covariance (conditioned on the exact totals); every node an integer and the sum of its "

@@ -9,6 +9,7 @@
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/crossed_cascade.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/crossed_integer_cascade.hpp"
 #include "../hierarchy/integer_cascade_calibration.hpp"
 #include "../json_text.hpp"
@@ -128,7 +129,8 @@ std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& requ
       << cascade_privacy_fields(request, false) << ", \"noise\": {\"law\": " << json_quoted(noise_law_text(integer))
       << ", \"row_level_variance\": " << level_variances_json(grid.rows, row_law)
       << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law);
-  if (integer) out << ", \"variance_deficit_bound\": " << json_number(integer->deficit_bound);
+  if (integer)
+    out << ", \"variance_deficit_bound\": " << json_number(hierarchy::published_deficit_bound(integer->deficit_bound));
   out << ", \"calibration\": {\"mechanism\": " << json_quoted(request.mechanism->name)
       << ", \"derived_from\": " << json_quoted(c.derived_from)
       << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))

@@ -55,7 +55,7 @@ std::string metadata(const HierarchyTree& tree, const ReleaseRequest& request, c
                      "[(1 - variance_deficit_bound) w' Sigma w, w' Sigma w]")
       << ", \"level_variance\": " << level_variances_json(tree, calibrated.law)
       << ", \"level_variance_lower_bound\": " << json_array(c.level_variance_lower)
-      << ", \"variance_deficit_bound\": " << json_number(c.variance_deficit_bound)
+      << ", \"variance_deficit_bound\": " << json_number(hierarchy::published_deficit_bound(c.variance_deficit_bound))
       << ", \"calibration\": " << c.to_json() << "}, \"sampler\": {\"method\": "
       << json_quoted("Klein's sampler along the tree with the correction coins of Brakerski, Langlois, Peikert, "
                      "Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin")
