@@ -6,13 +6,13 @@ MODULE_big = invariant_dp
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" invariant_dp.control)
 
 # The extension's SQL scripts are built (scripts/build-sql) from the one
-# source of the current definitions, sql/extension/*.sql, and the catalog
-# changes of each past version, sql/upgrades/: the install script, and an
+# source of the current definitions, src/sql/extension/*.sql, and the catalog
+# changes of each past version, src/sql/upgrades/: the install script, and an
 # upgrade script from every past version straight to this one.
 PAST_VERSIONS = $(shell scripts/build-sql versions)
 DATA_built = build/sql/invariant_dp--$(EXTVERSION).sql \
              $(foreach from,$(PAST_VERSIONS),build/sql/invariant_dp--$(from)--$(EXTVERSION).sql)
-SQL_SOURCES = invariant_dp.control scripts/build-sql $(wildcard sql/extension/*.sql sql/upgrades/*.sql)
+SQL_SOURCES = invariant_dp.control scripts/build-sql $(wildcard src/sql/extension/*.sql src/sql/upgrades/*.sql)
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/privatize.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \

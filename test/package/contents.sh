@@ -6,6 +6,7 @@
 # (no -dev package, no JDK), exactly the runtime list of scripts/install-deps.
 # Prints TAP lines; needs no server.
 set -uo pipefail
+# Assertions: ok, is and isnt (TAP lines) from test/cluster/common.bash.
 source "$(dirname "$0")/../cluster/common.bash"
 deb=${1:?usage: contents.sh DEB}
 cd "$repo"
@@ -43,4 +44,4 @@ is "it depends on the server it was built for" "$(grep -x "postgresql-$pg" <<<"$
 is "its other dependencies are the runtime libraries scripts/install-deps lists" \
    "$(grep -vxE 'libc6|libgcc-s1|libstdc\+\+6' <<<"$names")" \
    "$(scripts/install-deps --list run | sort -u)"
-finish
+finish  # the summary line; exit status 1 if any assertion (ok, is, isnt) failed

@@ -4,6 +4,7 @@
 # reads), META.json (PGXN) and debian/changelog (the package's version).
 # Prints TAP lines; needs no server.
 set -uo pipefail
+# Assertions: ok, is and isnt (TAP lines) from test/cluster/common.bash.
 source "$(dirname "$0")/../cluster/common.bash"
 cd "$repo"
 
@@ -32,4 +33,4 @@ ok "META.json states a license and the meta-spec 1.0.0" \
    test -n "$(meta license)" -a "$(meta meta-spec/version)" = 1.0.0
 debian_version=$(dpkg-parsechangelog -l debian/changelog -S Version)
 is "debian/changelog's newest entry packages that version" "${debian_version%-*}" "$version"
-finish
+finish  # the summary line; exit status 1 if any assertion (ok, is, isnt) failed

@@ -4,6 +4,7 @@
 # in the server's lib and extension directories. Prints TAP lines; needs no
 # server.
 set -uo pipefail
+# Assertions: ok, is and isnt (TAP lines) from test/cluster/common.bash.
 source "$(dirname "$0")/../cluster/common.bash"
 cd "$repo"
 pg=$(head -1 debian/pgversions)
@@ -16,4 +17,4 @@ leftovers() {
 isnt "the package's files are in the server's directories before its removal" "$(leftovers)" ""
 ok "$package is purged" test/package/apt purge "$package"
 is "no invariant_dp file is left in the server's lib and extension directories" "$(leftovers)" ""
-finish
+finish  # the summary line; exit status 1 if any assertion (ok, is, isnt) failed

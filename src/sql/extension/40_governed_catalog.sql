@@ -4,7 +4,7 @@
 -- draws of 0.1 (float8 would round either way). Nothing here is readable by
 -- PUBLIC: roles reach it through the functions and the security-barrier
 -- views of 80_governed_costs.sql. Columns are listed in the order the
--- upgrades of sql/upgrades/ add them, so that a fresh install and an
+-- upgrades of src/sql/upgrades/ add them, so that a fresh install and an
 -- upgraded one have the same tables.
 
 CREATE TABLE IF NOT EXISTS dp.budgets (

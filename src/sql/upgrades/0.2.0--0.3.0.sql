@@ -1,6 +1,6 @@
 -- 0.3.0 added hierarchies, the projection baselines, per-release refreshers
 -- and streams. Functions that gained an argument are dropped here and
--- created again by sql/extension/ (PostgreSQL cannot add an argument to an
+-- created again by src/sql/extension/ (PostgreSQL cannot add an argument to an
 -- existing function; a view over dp.privatize must be dropped first).
 DROP FUNCTION IF EXISTS dp.privatize(text, float8, text, float8, text[], text, jsonb);
 DROP FUNCTION IF EXISTS dp.check_request(text, float8, float8, text[], jsonb);

@@ -1,3 +1,3 @@
 -- 0.2.0 added governed releases: the catalog tables (budgets, releases,
--- draws), created by sql/extension/40_governed_catalog.sql in an upgrade
+-- draws), created by src/sql/extension/40_governed_catalog.sql in an upgrade
 -- from 0.1.0 as in a fresh install. Nothing of 0.1.0 changes shape.
