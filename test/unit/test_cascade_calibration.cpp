@@ -14,6 +14,7 @@
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "unit_moves.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -117,30 +118,7 @@ TEST(CascadeUnitSensitivity, BoundsEveryMoveOfAUnit) {
   std::vector<std::vector<double>> a(n, std::vector<double>(n));
   for (std::uint32_t i = 0; i < n; ++i)
     for (std::uint32_t j = 0; j < n; ++j) a[i][j] = precision_entry(tree, law, i, j);
-  const auto cost = [&](const std::vector<int>& dx) {
-    double c = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) c += dx[i] * a[i][j] * dx[j];
-    return c;
-  };
-  // The sets of at most two cells a unit keeps (R = 1: one row in each).
-  std::vector<std::vector<int>> kept;
-  for (std::size_t i = 0; i <= n; ++i)
-    for (std::size_t j = i + 1; j <= n; ++j) {
-      std::vector<int> x(n, 0);
-      if (i < n) x[i] = 1;
-      if (j < n) x[j] = 1;
-      kept.push_back(x);  // i == n: the empty set is not listed; j == n: one cell
-    }
-  double added = 0, replaced = 0;
-  for (const auto& s : kept) {
-    added = std::max(added, cost(s));
-    for (const auto& t : kept) {
-      std::vector<int> dx(n);
-      for (std::size_t k = 0; k < n; ++k) dx[k] = s[k] - t[k];
-      replaced = std::max(replaced, cost(dx));
-    }
-  }
+  const auto [added, replaced] = test_tables::max_unit_move_costs(a);
   const double bound_added = protected_sensitivity_squared(tree, law, Protected(Neighbours::AddRemove, 2));
   const double bound_replaced = protected_sensitivity_squared(tree, law, Protected(Neighbours::ReplaceOne, 2));
   EXPECT_LE(added, bound_added * (1 + 1e-12));

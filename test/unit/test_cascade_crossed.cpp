@@ -15,6 +15,7 @@
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/crossed_cascade.hpp"
 #include "random_source.hpp"
+#include "unit_moves.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -115,12 +116,6 @@ TEST(CrossedUnitSensitivity, BoundsEveryMoveOfAUnit) {
   for (std::uint32_t i = 0; i < n; ++i)
     for (std::uint32_t j = 0; j < n; ++j)
       a[i][j] = precision_entry(rows, row_law, i / nc, j / nc) * precision_entry(cols, col_law, i % nc, j % nc);
-  const auto cost = [&](const std::vector<int>& dx) {
-    double c = 0;
-    for (std::size_t i = 0; i < n; ++i)
-      for (std::size_t j = 0; j < n; ++j) c += dx[i] * a[i][j] * dx[j];
-    return c;
-  };
   // One record: the enumeration agrees with the closed forms.
   double single = 0, pair = 0;
   for (std::size_t i = 0; i < n; ++i) {
@@ -129,23 +124,7 @@ TEST(CrossedUnitSensitivity, BoundsEveryMoveOfAUnit) {
   }
   EXPECT_NEAR(single, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::AddRemove), 1e-9);
   EXPECT_NEAR(pair, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::ReplaceOne), 1e-9);
-  std::vector<std::vector<int>> kept;  // one or two cells, one row each
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i; j < n; ++j) {
-      std::vector<int> x(n, 0);
-      x[i] = 1;
-      x[j] = 1;
-      kept.push_back(x);
-    }
-  double added = 0, replaced = 0;
-  for (const auto& s : kept) {
-    added = std::max(added, cost(s));
-    for (const auto& t : kept) {
-      std::vector<int> dx(n);
-      for (std::size_t k = 0; k < n; ++k) dx[k] = s[k] - t[k];
-      replaced = std::max(replaced, cost(dx));
-    }
-  }
+  const auto [added, replaced] = test_tables::max_unit_move_costs(a);
   EXPECT_LE(added, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,
                                                          Protected(Neighbours::AddRemove, 2)) * (1 + 1e-12));
   EXPECT_LE(replaced, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,

@@ -69,15 +69,18 @@ std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
 namespace {
 
 // The source rows `rows` as a table of their own, viewed in place.
-KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& rows, ReleasedCells& out) {
+KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& rows, ReleasedCells& out,
+                     const Interrupts& interrupts) {
   const std::size_t columns = source.n_columns;
   out.view_data.resize(rows.size() * columns);
   out.view_size.resize(rows.size() * columns);
-  for (std::size_t j = 0; j < rows.size(); ++j)
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    interrupts.poll_every(j);
     for (std::size_t k = 0; k < columns; ++k) {
       out.view_data[j * columns + k] = source.data[std::size_t(rows[j]) * columns + k];
       out.view_size[j * columns + k] = source.size[std::size_t(rows[j]) * columns + k];
     }
+  }
   KeyRows view{rows.size(), columns, out.view_data.data(), out.view_size.data(), source.table};
   view.row_ids = rows.data();
   return view;
@@ -101,7 +104,10 @@ bool bound_and_select(const idp_cells* cells, const ReleaseRequest& request, Ran
   } else if (request.selection.method != SelectionMethod::None) {
     // One row per person: a cell's count is its number of units.
     out.row_of_cell.resize(cells->n_source_rows);
-    for (std::size_t i = 0; i < cells->n_source_rows; ++i) out.row_of_cell[i] = static_cast<std::uint32_t>(i);
+    for (std::size_t i = 0; i < cells->n_source_rows; ++i) {
+      interrupts.poll_every(i);
+      out.row_of_cell[i] = static_cast<std::uint32_t>(i);
+    }
     out.view_counts.assign(cells->source_counts, cells->source_counts + cells->n_source_rows);
     units = out.view_counts;
   } else {
@@ -110,11 +116,13 @@ bool bound_and_select(const idp_cells* cells, const ReleaseRequest& request, Ran
   if (request.selection.method != SelectionMethod::None) {
     const std::vector<bool> shown = select_partitions(units.data(), units.size(), request.selection, rng, interrupts);
     std::size_t kept = 0;
-    for (std::size_t j = 0; j < shown.size(); ++j)
+    for (std::size_t j = 0; j < shown.size(); ++j) {
+      interrupts.poll_every(j);
       if (shown[j]) {
         out.row_of_cell[kept] = out.row_of_cell[j];
         out.view_counts[kept++] = out.view_counts[j];
       }
+    }
     out.row_of_cell.resize(kept);
     out.view_counts.resize(kept);
   }
@@ -130,7 +138,7 @@ ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& en
   KeyRows source = source_key_rows(cells);
   const std::int64_t* source_counts = cells->source_counts;
   if (bound_and_select(cells, request, rng, interrupts, out)) {
-    source = view_of_rows(source, out.row_of_cell, out);
+    source = view_of_rows(source, out.row_of_cell, out, interrupts);
     source_counts = out.view_counts.data();
   }
   if (!cells->has_domain) {

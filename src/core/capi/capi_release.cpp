@@ -135,9 +135,13 @@ void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells)
 
 // With a privacy unit the released cells are distinct tuples of the
 // source's rows: a row names the cell it prints by one of its source rows.
-void print_from_source_rows(const std::vector<std::uint32_t>& row_of_cell, idp_release_table* out) {
+void print_from_source_rows(const std::vector<std::uint32_t>& row_of_cell, idp_release_table* out,
+                            const Interrupts& interrupts) {
   if (row_of_cell.empty()) return;
-  for (std::size_t r = 0; r < out->n_rows; ++r) out->row_cell[r] = row_of_cell[out->row_cell[r]];
+  for (std::size_t r = 0; r < out->n_rows; ++r) {
+    interrupts.poll_every(r);
+    out->row_cell[r] = row_of_cell[out->row_cell[r]];
+  }
 }
 
 // The shim passes unit keys exactly when the request names a unit.
@@ -173,13 +177,13 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
                                                               checked.hierarchy, checked.budget, rng, polling);
       out = new_table(result.node_cell.size(), n_keys, 2);
       fill_crossed(result, checked.release.with_stddev, out);
-      print_from_source_rows(released.row_of_cell, out);
+      print_from_source_rows(released.row_of_cell, out, polling);
     } else if (checked.hierarchy.active()) {
       HierarchyReleaseResult result = run_hierarchy_release(
           *released.keys, released.counts, checked.release, checked.hierarchy, checked.budget, rng, polling);
       out = new_table(result.node_cell.size(), n_keys, 1);
       fill_hierarchy(result, checked.release.with_stddev, out);
-      print_from_source_rows(released.row_of_cell, out);
+      print_from_source_rows(released.row_of_cell, out, polling);
     } else {
       ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling);
       out = new_table(released.keys->n_cells(), n_keys, 0);

@@ -33,24 +33,21 @@ NoiseLaw discrete_laplace_law(const ReleaseRequest& r, double l1) {
 NoiseLaw discrete_gaussian_law(const ReleaseRequest& r) {
   NoiseLaw law;
   law.kind = NoiseKind::DiscreteGaussian;
+  law.law = "discrete Gaussian, P(z) proportional to exp(-z^2/(2 sigma^2)), independent per cell";
   if (r.bounds.active()) {
     // One unit moves up to 2G cells by up to R each: the zCDP route, which
     // holds for any shift of that squared norm.
     const double l2 = r.l2_sensitivity();
     law.exact_parameter = lattice_gaussian_sigma2(r.epsilon, r.delta, l2 * l2);
-    law.scale = std::sqrt(law.exact_parameter.to_double());
-    law.unit_variance = discrete_gaussian_variance(law.exact_parameter);
-    law.law = "discrete Gaussian, P(z) proportional to exp(-z^2/(2 sigma^2)), independent per cell";
     law.calibration = "smallest sigma^2 whose (l2_sensitivity^2 / (2 sigma^2))-zCDP converts to (epsilon, delta) "
                       "(Canonne, Kamath, Steinke 2020, Cor. 13)";
-    return law;
+  } else {
+    law.exact_parameter = discrete_gaussian_sigma2(r.epsilon, r.delta, moved_cells(r.neighbours));
+    law.calibration = "smallest sigma^2 whose certified delta(epsilon) is at most delta "
+                      "(Canonne, Kamath, Steinke 2020: exact privacy-loss sum or zCDP conversion)";
   }
-  law.exact_parameter = discrete_gaussian_sigma2(r.epsilon, r.delta, moved_cells(r.neighbours));
   law.scale = std::sqrt(law.exact_parameter.to_double());
   law.unit_variance = discrete_gaussian_variance(law.exact_parameter);
-  law.law = "discrete Gaussian, P(z) proportional to exp(-z^2/(2 sigma^2)), independent per cell";
-  law.calibration = "smallest sigma^2 whose certified delta(epsilon) is at most delta "
-                    "(Canonne, Kamath, Steinke 2020: exact privacy-loss sum or zCDP conversion)";
   return law;
 }
 
