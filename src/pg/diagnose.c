@@ -22,20 +22,6 @@ static const RequestArguments diagnose_arguments = {
 	.privacy_unit = -1, .bounds = -1
 };
 
-static idp_cells
-keys_only(const QueryRows *rows)
-{
-	idp_cells	cells;
-
-	memset(&cells, 0, sizeof cells);
-	cells.n_columns = rows->n_keys;
-	cells.column_names = (const char *const *) rows->key_names;
-	cells.n_source_rows = rows->n_rows;
-	cells.source_keys.data = rows->key_data;
-	cells.source_keys.size = rows->key_size;
-	return cells;
-}
-
 /* A key the core names in an error, from the source's rows. */
 static char *
 render_key(const idp_key_ref *key, void *arg)
@@ -82,7 +68,7 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	rows.what = "source";
 	rows.has_count = true;
 	read_query_rows(source, &rows);
-	cells = keys_only(&rows);
+	cells = query_cells(&rows, NULL);
 	if (idp_diagnose(&request, &cells, &randomness, &interrupts, &diagnostics, &n, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, &rows);
 	pack_rows(fcinfo, diagnostics, n);

@@ -179,6 +179,7 @@ read_rows(Privatize *p)
 	p->domain_rows.has_count = false;
 	p->domain_rows.on_columns = check_domain_columns;
 	p->domain_rows.on_columns_arg = &p->source_rows;
+	p->domain_rows.shares_keys_with = &p->source_rows;
 	read_query_rows(p->domain, &p->domain_rows);
 }
 
@@ -242,11 +243,12 @@ pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells
 		for (k = 0; k < cells->n_keys; k++)
 		{
 			uint32		axis = table->key_axis[k];
+			bool		isnull = true;
 			bool		printed = is_cell ||
 				(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
 
-			values[k] = printed ? cells->key_values[cell * cells->n_keys + k] : (Datum) 0;
-			nulls[k] = !printed || cells->key_nulls[cell * cells->n_keys + k];
+			values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
+			nulls[k] = isnull;
 		}
 		values[column++] = count_datum(table->values ? table->values[r] : 0,
 									   table->integer_values ? table->integer_values[r] : 0,
@@ -257,26 +259,6 @@ pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells
 			values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
 		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 	}
-}
-
-static idp_cells
-core_cells(const Privatize *p)
-{
-	idp_cells	cells;
-
-	cells.n_columns = p->source_rows.n_keys;
-	cells.column_names = (const char *const *) p->source_rows.key_names;
-	cells.n_source_rows = p->source_rows.n_rows;
-	cells.source_keys.data = p->source_rows.key_data;
-	cells.source_keys.size = p->source_rows.key_size;
-	cells.source_counts = p->source_rows.has_count ? p->source_rows.counts : NULL;
-	cells.unit_keys.data = p->source_rows.unit_data;
-	cells.unit_keys.size = p->source_rows.unit_size;
-	cells.has_domain = p->domain != NULL;
-	cells.n_domain_rows = p->domain_rows.n_rows;
-	cells.domain_keys.data = p->domain_rows.key_data;
-	cells.domain_keys.size = p->domain_rows.key_size;
-	return cells;
 }
 
 /* A key the core names in an error, from the rows read. */
@@ -309,7 +291,7 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 		read_rows_as(&p, run_as, search_path);
 	else
 		read_rows(&p);
-	cells = core_cells(&p);
+	cells = query_cells(&p.source_rows, p.domain ? &p.domain_rows : NULL);
 	if (idp_release(&p.request, &cells, &randomness, &interrupts, &table, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, &p);
 	PG_TRY();

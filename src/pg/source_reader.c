@@ -23,13 +23,45 @@
 #include "gucs.h"
 #include "source_reader.h"
 
-/* How one key column is stored (by value or copied) and printed. */
+/*
+ * One key column (or the unit's): its dictionary in the core, and how its
+ * values are stored and printed. A by-value key's binary image is its
+ * Datum, so the dictionary gives it back; a by-reference key is copied into
+ * the arena once, when it first appears (level_values, by code).
+ */
 typedef struct KeyColumn
 {
 	int16		typlen;
 	bool		typbyval;
 	FmgrInfo	output_fn;
+	idp_key_encoder *encoder;
+	idp_key_dictionary dictionary;	/* as of the last batch coded */
+	Datum	   *level_values;	/* by-reference types: per code */
+	size_t		n_levels;
+	size_t		level_capacity;
 } KeyColumn;
+
+/*
+ * Rows read but not yet coded: the core codes a batch at a time so that
+ * the cache misses of its dictionaries overlap. Each key of the batch is
+ * kept as its Datum (by value) or as a copy of its bytes in buffer
+ * (by reference: the slot's memory is the next row's once this one is read).
+ * Slot k of a row is key k; the unit's is slot n_keys.
+ */
+#define BATCH_ROWS 64
+
+typedef struct RowBatch
+{
+	int			n_rows;
+	int			n_slots;
+	Datum	   *values;			/* BATCH_ROWS * n_slots: a Datum, or an offset into buffer */
+	bool	   *nulls;
+	StringInfoData buffer;
+	/* scratch for one column's call into the core */
+	const void **data;
+	uint32	   *size;
+	uint32	   *codes;
+} RowBatch;
 
 /*
  * Copies of by-reference keys, packed into large chunks: one allocation per
@@ -122,14 +154,65 @@ is_count_type(Oid type)
 	return type == INT2OID || type == INT4OID || type == INT8OID || type == NUMERICOID;
 }
 
+/* The value of a column's key with this code. */
+static Datum
+level_datum(const KeyColumn *column, uint32 code, bool *isnull)
+{
+	Datum		value = (Datum) 0;
+
+	*isnull = column->dictionary.data[code] == NULL;
+	if (*isnull)
+		return (Datum) 0;
+	if (!column->typbyval)
+		return column->level_values[code];
+	memcpy(&value, column->dictionary.data[code], sizeof(Datum));
+	return value;
+}
+
+Datum
+query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull)
+{
+	return level_datum(&rows->columns[k], rows->codes[row * rows->n_keys + k], isnull);
+}
+
 char *
 query_key_text(const QueryRows *rows, size_t row, int k)
 {
-	size_t		i = row * rows->n_keys + k;
+	bool		isnull;
+	Datum		value = query_key_datum(rows, row, k, &isnull);
 
-	if (rows->key_nulls[i])
-		return NULL;
-	return OutputFunctionCall(&rows->columns[k].output_fn, rows->key_values[i]);
+	return isnull ? NULL : OutputFunctionCall(&rows->columns[k].output_fn, value);
+}
+
+idp_cells
+query_cells(const QueryRows *source, const QueryRows *domain)
+{
+	idp_cells	cells;
+	idp_key_dictionary *dictionaries = palloc(sizeof(idp_key_dictionary) * Max(source->n_keys, 1));
+	int			k;
+
+	memset(&cells, 0, sizeof cells);
+	for (k = 0; k < source->n_keys; k++)
+		dictionaries[k] = source->columns[k].dictionary;
+	cells.n_columns = source->n_keys;
+	cells.column_names = (const char *const *) source->key_names;
+	cells.dictionaries = dictionaries;
+	cells.n_source_rows = source->n_rows;
+	cells.source_keys.codes = source->codes;
+	cells.source_counts = source->has_count ? source->counts : NULL;
+	if (source->unit != NULL)
+	{
+		cells.unit_keys.codes = source->unit_codes;
+		cells.unit_dictionary = source->unit->dictionary;
+	}
+	if (domain != NULL)
+	{
+		Assert(domain->columns == source->columns);
+		cells.has_domain = true;
+		cells.n_domain_rows = domain->n_rows;
+		cells.domain_keys.codes = domain->codes;
+	}
+	return cells;
 }
 
 char *
@@ -284,12 +367,45 @@ unit_attno(TupleDesc desc, const QueryRows *rows)
 	return found;
 }
 
+/* Frees a column's dictionary with the memory context holding the rows. */
+static void
+free_encoder(void *arg)
+{
+	KeyColumn  *column = (KeyColumn *) arg;
+
+	idp_key_encoder_free(column->encoder);
+	column->encoder = NULL;
+}
+
+/* A column's storage and its dictionary, freed when cxt is reset or deleted. */
+static void
+init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
+{
+	MemoryContextCallback *callback;
+	Oid			output_fn;
+	bool		varlena;
+
+	memset(column, 0, sizeof *column);
+	getTypeOutputInfo(type, &output_fn, &varlena);
+	fmgr_info_cxt(output_fn, &column->output_fn, cxt);
+	get_typlenbyval(type, &column->typlen, &column->typbyval);
+	column->encoder = idp_key_encoder_new();
+	if (column->encoder == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+	callback->func = free_encoder;
+	callback->arg = column;
+	MemoryContextRegisterResetCallback(cxt, callback);
+	column->dictionary = idp_key_encoder_dictionary(column->encoder);
+}
+
 static void
 collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 {
 	RowCollector *collector = (RowCollector *) self;
 	QueryRows  *rows = collector->rows;
 	MemoryContext old = MemoryContextSwitchTo(collector->cxt);
+	RowBatch   *batch;
 	int			k;
 
 	rows->unit_attno = -1;
@@ -306,18 +422,10 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		collector->count_type = TupleDescAttr(desc, desc->natts - 1)->atttypid;
 	rows->key_names = palloc(sizeof(char *) * Max(rows->n_keys, 1));
 	rows->key_types = palloc(sizeof(Oid) * Max(rows->n_keys, 1));
-	rows->columns = palloc(sizeof(KeyColumn) * Max(rows->n_keys, 1));
 	rows->arena = palloc0(sizeof(KeyArena));
-	if (rows->unit_attno >= 0)
-	{
-		rows->unit = palloc(sizeof(KeyColumn));
-		get_typlenbyval(TupleDescAttr(desc, rows->unit_attno)->atttypid, &rows->unit->typlen, &rows->unit->typbyval);
-	}
 	for (k = 0; k < rows->n_keys; k++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(desc, key_attno(rows, k));
-		Oid			output_fn;
-		bool		varlena;
 		int			j;
 
 		rows->key_names[k] = pstrdup(NameStr(attr->attname));
@@ -329,20 +437,49 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 						(errcode(ERRCODE_DUPLICATE_COLUMN),
 						 errmsg("%s returns two columns named \"%s\"", rows->what, rows->key_names[k]),
 						 errhint("Give every key column a distinct name with AS.")));
-		getTypeOutputInfo(attr->atttypid, &output_fn, &varlena);
-		fmgr_info_cxt(output_fn, &rows->columns[k].output_fn, collector->cxt);
-		get_typlenbyval(attr->atttypid, &rows->columns[k].typlen, &rows->columns[k].typbyval);
 	}
 	MemoryContextSwitchTo(old);
 	if (rows->on_columns)
 		rows->on_columns(rows, rows->on_columns_arg);
+	MemoryContextSwitchTo(collector->cxt);
+	if (rows->shares_keys_with != NULL)
+	{
+		/* on_columns checked that the key types are the same. */
+		Assert(rows->n_keys == rows->shares_keys_with->n_keys);
+		rows->columns = rows->shares_keys_with->columns;
+	}
+	else
+	{
+		rows->columns = palloc(sizeof(KeyColumn) * Max(rows->n_keys, 1));
+		for (k = 0; k < rows->n_keys; k++)
+			init_key_column(&rows->columns[k], rows->key_types[k], collector->cxt);
+	}
+	if (rows->unit_attno >= 0)
+	{
+		rows->unit = palloc(sizeof(KeyColumn));
+		init_key_column(rows->unit, TupleDescAttr(desc, rows->unit_attno)->atttypid, collector->cxt);
+	}
+	batch = rows->batch = palloc0(sizeof(RowBatch));
+	batch->n_slots = rows->n_keys + (rows->unit != NULL ? 1 : 0);
+	batch->values = palloc(sizeof(Datum) * BATCH_ROWS * Max(batch->n_slots, 1));
+	batch->nulls = palloc(sizeof(bool) * BATCH_ROWS * Max(batch->n_slots, 1));
+	batch->data = palloc(sizeof(void *) * BATCH_ROWS);
+	batch->size = palloc(sizeof(uint32) * BATCH_ROWS);
+	batch->codes = palloc(sizeof(uint32) * BATCH_ROWS);
+	initStringInfo(&batch->buffer);
+	MemoryContextSwitchTo(old);
+}
+
+static void *
+grow_array(void *array, size_t capacity, size_t element)
+{
+	return array == NULL ? alloc_huge(capacity * element) : realloc_huge(array, capacity * element);
 }
 
 static void
 grow(QueryRows *rows)
 {
 	size_t		old_capacity = rows->capacity;
-	size_t		keys;
 
 	if (rows->n_rows < rows->capacity)
 		return;
@@ -352,49 +489,28 @@ grow(QueryRows *rows)
 				 errmsg("%s returned more than %d rows", rows->what, dp_max_cells),
 				 errhint("Aggregate to fewer cells, or ask a superuser to raise dp.max_cells.")));
 	rows->capacity = Min(Max(rows->capacity * 2, 1024), (size_t) dp_max_cells);
-	keys = rows->capacity * Max(rows->n_keys, 1);
-	account(rows, (rows->capacity - old_capacity) * (Max(rows->n_keys, 1) * (sizeof(Datum) + sizeof(bool)) +
-													  sizeof(int64) + sizeof(Datum) + sizeof(bool)));
-	if (rows->key_values == NULL)
-	{
-		rows->key_values = alloc_huge(keys * sizeof(Datum));
-		rows->key_nulls = alloc_huge(keys * sizeof(bool));
-		rows->counts = alloc_huge(rows->capacity * sizeof(int64));
-		if (rows->unit_attno >= 0)
-		{
-			rows->unit_values = alloc_huge(rows->capacity * sizeof(Datum));
-			rows->unit_nulls = alloc_huge(rows->capacity * sizeof(bool));
-		}
-		return;
-	}
-	rows->key_values = realloc_huge(rows->key_values, keys * sizeof(Datum));
-	rows->key_nulls = realloc_huge(rows->key_nulls, keys * sizeof(bool));
-	rows->counts = realloc_huge(rows->counts, rows->capacity * sizeof(int64));
-	if (rows->unit_attno >= 0)
-	{
-		rows->unit_values = realloc_huge(rows->unit_values, rows->capacity * sizeof(Datum));
-		rows->unit_nulls = realloc_huge(rows->unit_nulls, rows->capacity * sizeof(bool));
-	}
+	account(rows, (rows->capacity - old_capacity) *
+			(Max(rows->n_keys, 1) * sizeof(uint32) + (rows->has_count ? sizeof(int64) : 0) +
+			 (rows->unit != NULL ? sizeof(uint32) : 0)));
+	rows->codes = grow_array(rows->codes, rows->capacity * Max(rows->n_keys, 1), sizeof(uint32));
+	if (rows->has_count)
+		rows->counts = grow_array(rows->counts, rows->capacity, sizeof(int64));
+	if (rows->unit != NULL)
+		rows->unit_codes = grow_array(rows->unit_codes, rows->capacity, sizeof(uint32));
 }
 
 /*
- * Each key's binary image for the core, once every row is read (the arrays
- * no longer move): a by-value key is its Datum's bytes, a varlena its data
- * without the header, a cstring its characters, any other type its typlen
- * bytes. Equal values of a type have equal images for every type GROUP BY
- * can tell apart by its output (as the text form did before).
+ * A key's binary image for the core: a by-value key is its Datum's bytes,
+ * a varlena its data without the header, a cstring its characters, any
+ * other type its typlen bytes. Equal values of a type have equal images for
+ * every type GROUP BY can tell apart by its output.
  */
 static void
-binary_image(const KeyColumn *column, Datum *datum, bool isnull, const void **data, uint32 *size)
+binary_image(const KeyColumn *column, const Datum *datum, const void **data, uint32 *size)
 {
 	Pointer		value = DatumGetPointer(*datum);
 
-	if (isnull)
-	{
-		*data = NULL;
-		*size = 0;
-	}
-	else if (column->typbyval)
+	if (column->typbyval)
 	{
 		*data = datum;
 		*size = sizeof(Datum);
@@ -416,48 +532,130 @@ binary_image(const KeyColumn *column, Datum *datum, bool isnull, const void **da
 	}
 }
 
+/* Keeps a row's key (slot s of the batch's last row) until the batch is coded. */
 static void
-index_keys(QueryRows *rows)
+batch_put(RowBatch *batch, const KeyColumn *column, int s, Datum value, bool isnull)
 {
-	size_t		n = rows->n_rows * rows->n_keys;
-	size_t		i;
+	size_t		i = (size_t) batch->n_rows * batch->n_slots + s;
+	Pointer		source;
+	Size		size;
 
-	account(rows, n * (sizeof(void *) + sizeof(uint32)));
-	rows->key_data = alloc_huge(Max(n, 1) * sizeof(void *));
-	rows->key_size = alloc_huge(Max(n, 1) * sizeof(uint32));
-	for (i = 0; i < n; i++)
-	{
-		if ((i & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		binary_image(&rows->columns[i % rows->n_keys], &rows->key_values[i], rows->key_nulls[i],
-					 &rows->key_data[i], &rows->key_size[i]);
-	}
-	if (rows->unit_attno < 0)
+	batch->nulls[i] = isnull;
+	batch->values[i] = value;
+	if (isnull || column->typbyval)
 		return;
-	account(rows, rows->n_rows * (sizeof(void *) + sizeof(uint32)));
-	rows->unit_data = alloc_huge(Max(rows->n_rows, 1) * sizeof(void *));
-	rows->unit_size = alloc_huge(Max(rows->n_rows, 1) * sizeof(uint32));
-	for (i = 0; i < rows->n_rows; i++)
-	{
-		if ((i & 65535) == 0)
-			CHECK_FOR_INTERRUPTS();
-		binary_image(rows->unit, &rows->unit_values[i], rows->unit_nulls[i], &rows->unit_data[i],
-					 &rows->unit_size[i]);
-	}
+	/* A varlena stays packed (short header) unless compressed or external. */
+	source = column->typlen == -1 ? (Pointer) PG_DETOAST_DATUM_PACKED(value) : DatumGetPointer(value);
+	size = datumGetSize(PointerGetDatum(source), false, column->typlen);
+	appendStringInfoSpaces(&batch->buffer, (int) (MAXALIGN(batch->buffer.len) - batch->buffer.len));
+	batch->values[i] = (Datum) batch->buffer.len;	/* an offset until the buffer stops moving */
+	appendBinaryStringInfo(&batch->buffer, source, (int) size);
+	if (source != DatumGetPointer(value))
+		pfree(source);
 }
 
+/*
+ * Codes the batch's keys of slot s in their column's dictionary: the codes
+ * go to the rows (first_row on), and a by-reference key seen for the first
+ * time is copied into the arena.
+ */
+static void
+code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t stride)
+{
+	RowBatch   *batch = rows->batch;
+	size_t		first_row = rows->n_rows - batch->n_rows;
+	idp_error	error;
+	int			r;
+
+	for (r = 0; r < batch->n_rows; r++)
+	{
+		size_t		i = (size_t) r * batch->n_slots + s;
+
+		if (batch->nulls[i])
+		{
+			batch->data[r] = NULL;
+			batch->size[r] = 0;
+			continue;
+		}
+		if (!column->typbyval)
+			batch->values[i] = PointerGetDatum(batch->buffer.data + batch->values[i]);
+		binary_image(column, &batch->values[i], &batch->data[r], &batch->size[r]);
+	}
+	if (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &error) != IDP_OK)
+		raise_core_error(&error);
+	for (r = 0; r < batch->n_rows; r++)
+	{
+		uint32		code = batch->codes[r];
+
+		codes[(first_row + r) * stride] = code;
+		if (column->typbyval || code < column->n_levels)
+			continue;
+		/* New codes come in order: code == n_levels. */
+		if (column->n_levels == column->level_capacity)
+		{
+			column->level_capacity = Max(column->level_capacity * 2, 1024);
+			account(rows, (column->level_capacity - column->n_levels) * sizeof(Datum));
+			column->level_values = grow_array(column->level_values, column->level_capacity, sizeof(Datum));
+		}
+		column->level_values[column->n_levels++] = batch->nulls[(size_t) r * batch->n_slots + s]
+			? (Datum) 0 : arena_copy(rows, column, batch->values[(size_t) r * batch->n_slots + s]);
+	}
+	column->dictionary = idp_key_encoder_dictionary(column->encoder);
+}
+
+/* The memory the dictionaries hold, against dp.max_source_memory. */
+static Size
+dictionary_bytes(const QueryRows *rows)
+{
+	Size		bytes = rows->unit != NULL ? idp_key_encoder_bytes(rows->unit->encoder) : 0;
+	int			k;
+
+	for (k = 0; k < rows->n_keys; k++)
+		bytes += idp_key_encoder_bytes(rows->columns[k].encoder);
+	return bytes;
+}
+
+/* Codes the rows of the batch. */
+static void
+code_batch(QueryRows *rows)
+{
+	RowBatch   *batch = rows->batch;
+	Size		before = dictionary_bytes(rows);
+	Size		after;
+	int			k;
+
+	if (batch->n_rows == 0)
+		return;
+	for (k = 0; k < rows->n_keys; k++)
+		code_slot(rows, &rows->columns[k], k, rows->codes + k, rows->n_keys);
+	if (rows->unit != NULL)
+		code_slot(rows, rows->unit, rows->n_keys, rows->unit_codes, 1);
+	batch->n_rows = 0;
+	resetStringInfo(&batch->buffer);
+	after = dictionary_bytes(rows);
+	if (after > before)
+		account(rows, after - before);
+}
+
+/*
+ * The row's count, or an error naming its keys (the batch is coded first,
+ * so that this row has its codes).
+ */
 static int64
 count_value(const RowCollector *collector, Datum value, bool isnull, size_t row)
 {
-	const QueryRows *rows = collector->rows;
+	QueryRows  *rows = collector->rows;
 	int64		count;
 
 	if (isnull)
+	{
+		code_batch(rows);
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("count in %s must not be NULL", rows->what),
 				 errdetail("%s has a NULL count.", describe_row(rows, row)),
 				 errhint("Use count(*) or coalesce(..., 0).")));
+	}
 	switch (collector->count_type)
 	{
 		case INT2OID:
@@ -473,28 +671,23 @@ count_value(const RowCollector *collector, Datum value, bool isnull, size_t row)
 			count = DatumGetInt64(DirectFunctionCall1(numeric_int8, value));
 			if (!DatumGetBool(DirectFunctionCall2(numeric_eq, value,
 												  DirectFunctionCall1(int8_numeric, Int64GetDatum(count)))))
+			{
+				code_batch(rows);
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("count in %s must be an integer", rows->what),
 						 errdetail("%s has a fractional count.", describe_row(rows, row))));
+			}
 	}
 	if (count < 0)
+	{
+		code_batch(rows);
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("count in %s must not be negative", rows->what),
 				 errdetail("%s has count " INT64_FORMAT ".", describe_row(rows, row), count)));
+	}
 	return count;
-}
-
-/* A value as the rows keep it: by value, or copied into the arena. */
-static Datum
-stored_value(QueryRows *rows, const KeyColumn *column, Datum value, bool isnull)
-{
-	if (isnull)
-		return (Datum) 0;
-	if (column->typbyval)
-		return value;
-	return arena_copy(rows, column, value);
 }
 
 static bool
@@ -502,32 +695,34 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	RowCollector *collector = (RowCollector *) self;
 	QueryRows  *rows = collector->rows;
+	RowBatch   *batch = rows->batch;
 	MemoryContext old = MemoryContextSwitchTo(collector->cxt);
-	size_t		base;
 	int			k;
 
 	if ((rows->n_rows & 8191) == 0)
 		CHECK_FOR_INTERRUPTS();
 	grow(rows);
 	slot_getallattrs(slot);
-	base = rows->n_rows * rows->n_keys;
 	for (k = 0; k < rows->n_keys; k++)
 	{
 		int			a = key_attno(rows, k);
 
-		rows->key_nulls[base + k] = slot->tts_isnull[a];
-		rows->key_values[base + k] = stored_value(rows, &rows->columns[k], slot->tts_values[a], slot->tts_isnull[a]);
+		batch_put(batch, &rows->columns[k], k, slot->tts_values[a], slot->tts_isnull[a]);
 	}
-	if (rows->unit_attno >= 0)
-	{
-		rows->unit_nulls[rows->n_rows] = slot->tts_isnull[rows->unit_attno];
-		rows->unit_values[rows->n_rows] = stored_value(rows, rows->unit, slot->tts_values[rows->unit_attno],
-													   slot->tts_isnull[rows->unit_attno]);
-	}
-	if (rows->has_count)
-		rows->counts[rows->n_rows] = count_value(collector, slot->tts_values[rows->n_keys],
-												 slot->tts_isnull[rows->n_keys], rows->n_rows);
+	if (rows->unit != NULL)
+		batch_put(batch, rows->unit, rows->n_keys, slot->tts_values[rows->unit_attno],
+				  slot->tts_isnull[rows->unit_attno]);
+	batch->n_rows++;
 	rows->n_rows++;
+	if (rows->has_count)
+	{
+		int			a = slot->tts_tupleDescriptor->natts - 1;
+
+		rows->counts[rows->n_rows - 1] = count_value(collector, slot->tts_values[a], slot->tts_isnull[a],
+													 rows->n_rows - 1);
+	}
+	if (batch->n_rows == BATCH_ROWS)
+		code_batch(rows);
 	MemoryContextSwitchTo(old);
 	return true;
 }
@@ -581,5 +776,5 @@ read_query_rows(const char *query, QueryRows *rows)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a single SELECT query", rows->what),
 				 errdetail("SPI returned %s.", SPI_result_code_string(rc))));
-	index_keys(rows);
+	code_batch(rows);
 }

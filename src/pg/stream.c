@@ -166,7 +166,9 @@ insert_new_rows(const StreamAppend *s, const double *noise)
 		elog(ERROR, "SPI_prepare failed for the stream's release table: %s", SPI_result_code_string(SPI_result));
 	for (i = s->n_past; i < s->rows.n_rows; i++)
 	{
-		Datum		values[2] = {s->rows.key_values[i], Float8GetDatum((double) s->rows.counts[i] + noise[i - s->n_past])};
+		bool		isnull;
+		Datum		values[2] = {query_key_datum(&s->rows, i, 0, &isnull),
+		Float8GetDatum((double) s->rows.counts[i] + noise[i - s->n_past])};
 
 		CHECK_FOR_INTERRUPTS();
 		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT)

@@ -66,8 +66,8 @@ class UnitTable {
     request.n_options = selection ? 1 : 0;
     request.option_keys = option_keys;
     request.option_values = option_values;
-    const idp_cells cells{1, names, unit_.size(), {clinics.data(), clinics.size()}, nullptr, false, 0, {},
-                          {units.data(), units.size()}};
+    const idp_cells cells{1,     names, clinics.dictionaries(), unit_.size(),    {clinics.codes()}, nullptr,
+                          false, 0,     {},                     {units.codes()}, units.dictionaries()[0]};
     idp_randomness randomness{true, seed, seed};
     idp_release_table* out = nullptr;
     idp_error error{};

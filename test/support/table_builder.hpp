@@ -1,6 +1,6 @@
 // Test helper: builds the cells of a release from key values, the way the
-// shim hands them to the core (row-major byte strings, here the text itself,
-// nullptr for NULL).
+// shim hands them to the core (each key coded in its column's dictionary of
+// byte strings, here the text itself, nullptr for NULL).
 #pragma once
 
 #include <cstdint>
@@ -8,34 +8,55 @@
 #include <string_view>
 #include <vector>
 
+#include "capi/invariant_dp_core.h"
 #include "interrupts.hpp"
 #include "invariants/cell_keys.hpp"
+#include "invariants/key_encoder.hpp"
 
 namespace invariant_dp::test_tables {
 
-// Row-major keys given as C strings (nullptr = NULL), as KeyRows: each key's
-// bytes are its text. table tags the rows as the C boundary does (source 1).
+// Row-major keys given as C strings (nullptr = NULL), coded as the shim
+// codes them (one KeyEncoder per column, each key's bytes its text): as
+// KeyRows for the core, or as the C boundary's codes and dictionaries.
+// table tags the rows as the C boundary does (source 1).
 class TextKeys {
  public:
   TextKeys(const std::vector<const char*>& text, std::size_t n_columns, int table = 1)
-      : n_rows_(n_columns == 0 ? 0 : text.size() / n_columns), n_columns_(n_columns), data_(text.size()),
-        size_(text.size()), table_(table) {
-    for (std::size_t i = 0; i < text.size(); ++i) {
-      data_[i] = text[i];
-      size_[i] = text[i] ? static_cast<std::uint32_t>(std::string_view(text[i]).size()) : 0;
+      : n_rows_(n_columns == 0 ? 0 : text.size() / n_columns), n_columns_(n_columns), encoders_(n_columns),
+        codes_(text.size()), table_(table) {
+    std::vector<const void*> data(n_rows_);
+    std::vector<std::uint32_t> size(n_rows_), column_codes(n_rows_);
+    for (std::size_t k = 0; k < n_columns; ++k) {
+      for (std::size_t i = 0; i < n_rows_; ++i) {
+        const char* key = text[i * n_columns + k];
+        data[i] = key;
+        size[i] = key ? static_cast<std::uint32_t>(std::string_view(key).size()) : 0;
+      }
+      encoders_[k].code(n_rows_, data.data(), size.data(), column_codes.data());
+      for (std::size_t i = 0; i < n_rows_; ++i) codes_[i * n_columns + k] = column_codes[i];
+    }
+    for (const KeyEncoder& encoder : encoders_) {
+      dictionaries_.push_back(encoder.dictionary());
+      c_dictionaries_.push_back(idp_key_dictionary{encoder.dictionary().n_levels, encoder.dictionary().data,
+                                                   encoder.dictionary().size});
     }
   }
   // Rows without key columns (n_columns 0): n_rows given explicitly.
-  TextKeys(std::size_t n_rows) : n_rows_(n_rows), n_columns_(0), data_(1), size_(1), table_(1) {}
+  TextKeys(std::size_t n_rows) : n_rows_(n_rows), n_columns_(0), codes_(1), table_(1) {}
+  TextKeys(const TextKeys&) = delete;
+  TextKeys& operator=(const TextKeys&) = delete;
 
-  KeyRows rows() const { return KeyRows{n_rows_, n_columns_, data_.data(), size_.data(), table_}; }
-  const void* const* data() const { return data_.data(); }
-  const std::uint32_t* size() const { return size_.data(); }
+  KeyRows rows() const { return KeyRows{n_rows_, n_columns_, codes_.data(), dictionaries_.data(), table_}; }
+  // For idp_cells: the codes, and the dictionaries (one per column).
+  const std::uint32_t* codes() const { return codes_.data(); }
+  const idp_key_dictionary* dictionaries() const { return c_dictionaries_.data(); }
 
  private:
   std::size_t n_rows_, n_columns_;
-  std::vector<const void*> data_;
-  std::vector<std::uint32_t> size_;
+  std::vector<KeyEncoder> encoders_;
+  std::vector<std::uint32_t> codes_;
+  std::vector<KeyDictionary> dictionaries_;
+  std::vector<idp_key_dictionary> c_dictionaries_;
   int table_;
 };
 

@@ -185,8 +185,8 @@ struct UnitRelease {
     request.option_values = option_values.data();
     request.n_margins = margins.size();
     request.margins = margins.data();
-    cell_table = idp_cells{1, names, rows.unit.size(), {cells->data(), cells->size()}, nullptr, false, 0, {},
-                           {units->data(), units->size()}};
+    cell_table = idp_cells{1,       names, cells->dictionaries(), rows.unit.size(), {cells->codes()}, nullptr,
+                           false,   0,     {},                    {units->codes()}, units->dictionaries()[0]};
   }
   idp_status run(idp_release_table** out, idp_error* error, std::uint64_t seed = 3) {
     idp_randomness randomness{true, seed, seed};
@@ -326,8 +326,8 @@ TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
   request.n_bounds = 2;
   request.bound_keys = bound_keys;
   request.bound_values = bound_values;
-  const idp_cells cells{2, names, unit.size(), {keys.data(), keys.size()}, nullptr, false, 0, {},
-                        {units.data(), units.size()}};
+  const idp_cells cells{2,     names, keys.dictionaries(), unit.size(),          {keys.codes()}, nullptr,
+                        false, 0,     {},                  {units.codes()}, units.dictionaries()[0]};
   idp_randomness randomness{true, 5, 5};
   idp_release_table* out = nullptr;
   idp_error error{};

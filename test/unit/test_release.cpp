@@ -259,7 +259,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   request.epsilon = 1;
   request.n_margins = 2;
   request.margins = margins;
-  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
+  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
@@ -282,7 +282,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   const auto big = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
   const auto big_keys = big.text_keys();
   const char* big_names[] = {"a", "b"};
-  idp_cells big_cells{2, big_names, 90000, {big_keys.data(), big_keys.size()}, big.counts.data(), false, 0, {}};
+  idp_cells big_cells{2, big_names, big_keys.dictionaries(), 90000, {big_keys.codes()}, big.counts.data(), false, 0, {}};
   out = nullptr;
   EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
   EXPECT_EQ(out, nullptr);
@@ -314,7 +314,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   request.n_options = 1;  // {"level": true}
   request.option_keys = option_keys;
   request.option_values = option_values;
-  idp_cells cells{2, names, 16, {keys.data(), keys.size()}, table.counts.data(), false, 0, {}};
+  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_request_info info{};
@@ -373,7 +373,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   auto with_null = table.pointers();
   with_null[0] = nullptr;
   const test_tables::TextKeys null_keys(with_null, 2);
-  idp_cells null_cells{2, names, 16, {null_keys.data(), null_keys.size()}, table.counts.data(), false, 0, {}};
+  idp_cells null_cells{2, names, null_keys.dictionaries(), 16, {null_keys.codes()}, table.counts.data(), false, 0, {}};
   request.n_options = 0;
   request.mechanism = "integer_laplace";
   request.has_delta = false;

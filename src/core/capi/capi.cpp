@@ -124,7 +124,8 @@ idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, cons
     check_margin_columns(validated, names);
     const Interrupts polling = interrupts_of(interrupts);
     const auto encoded = columns_named(names, validated.margins);
-    const CellKeys keys(source_key_rows(cells), names, polling, &encoded);
+    const CellTables tables(cells);
+    const CellKeys keys(tables.source(), names, polling, &encoded);
     const auto records = run_diagnostics(keys, validated, settings, session_random_source(randomness), polling);
     auto* out = static_cast<idp_diagnostic_row*>(std::calloc(std::max<std::size_t>(records.size(), 1),
                                                              sizeof(idp_diagnostic_row)));

@@ -46,15 +46,29 @@ char* malloc_copy(const std::string& text) {
   return copy;
 }
 
-KeyRows source_key_rows(const idp_cells* cells) {
-  return KeyRows{cells->n_source_rows, cells->n_columns, cells->source_keys.data, cells->source_keys.size,
+namespace {
+
+KeyDictionary dictionary_of(const idp_key_dictionary& d) { return KeyDictionary{d.n_levels, d.data, d.size}; }
+
+}  // namespace
+
+CellTables::CellTables(const idp_cells* cells) : cells_(cells), unit_dictionary_(dictionary_of(cells->unit_dictionary)) {
+  for (std::size_t k = 0; k < cells->n_columns; ++k) dictionaries_.push_back(dictionary_of(cells->dictionaries[k]));
+}
+
+KeyRows CellTables::source() const {
+  return KeyRows{cells_->n_source_rows, cells_->n_columns, cells_->source_keys.codes, dictionaries_.data(),
                  IDP_KEYS_SOURCE};
 }
 
-KeyRows released_key_rows(const idp_cells* cells) {
-  if (!cells->has_domain) return source_key_rows(cells);
-  return KeyRows{cells->n_domain_rows, cells->n_columns, cells->domain_keys.data, cells->domain_keys.size,
+KeyRows CellTables::domain() const {
+  return KeyRows{cells_->n_domain_rows, cells_->n_columns, cells_->domain_keys.codes, dictionaries_.data(),
                  IDP_KEYS_DOMAIN};
+}
+
+KeyRows CellTables::units() const {
+  if (cells_->unit_keys.codes == nullptr) throw Error("the privacy unit's keys are missing");
+  return KeyRows{cells_->n_source_rows, 1, cells_->unit_keys.codes, &unit_dictionary_, IDP_KEYS_SOURCE};
 }
 
 std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
@@ -72,16 +86,12 @@ namespace {
 KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& rows, ReleasedCells& out,
                      const Interrupts& interrupts) {
   const std::size_t columns = source.n_columns;
-  out.view_data.resize(rows.size() * columns);
-  out.view_size.resize(rows.size() * columns);
+  out.view_codes.resize(rows.size() * columns);
   for (std::size_t j = 0; j < rows.size(); ++j) {
     interrupts.poll_every(j);
-    for (std::size_t k = 0; k < columns; ++k) {
-      out.view_data[j * columns + k] = source.data[std::size_t(rows[j]) * columns + k];
-      out.view_size[j * columns + k] = source.size[std::size_t(rows[j]) * columns + k];
-    }
+    for (std::size_t k = 0; k < columns; ++k) out.view_codes[j * columns + k] = source.code(rows[j], k);
   }
-  KeyRows view{rows.size(), columns, out.view_data.data(), out.view_size.data(), source.table};
+  KeyRows view{rows.size(), columns, out.view_codes.data(), source.dictionaries, source.table};
   view.row_ids = rows.data();
   return view;
 }
@@ -89,14 +99,12 @@ KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& ro
 // With a privacy unit: each unit's contribution bounded, one row per
 // distinct cell. With partition selection: only the cells it shows. Else
 // the source rows as they are (false).
-bool bound_and_select(const idp_cells* cells, const ReleaseRequest& request, RandomSource& rng,
-                      const Interrupts& interrupts, ReleasedCells& out) {
-  const KeyRows source = source_key_rows(cells);
+bool bound_and_select(const idp_cells* cells, const CellTables& tables, const ReleaseRequest& request,
+                      RandomSource& rng, const Interrupts& interrupts, ReleasedCells& out) {
+  const KeyRows source = tables.source();
   std::vector<std::int64_t> units;
   if (request.bounds.active()) {
-    if (cells->unit_keys.data == nullptr) throw Error("the privacy unit's keys are missing");
-    const KeyRows unit_rows{cells->n_source_rows, 1, cells->unit_keys.data, cells->unit_keys.size, IDP_KEYS_SOURCE};
-    BoundedCells bounded = bound_contributions(unit_rows, source, cells->source_counts, request.bounds, rng,
+    BoundedCells bounded = bound_contributions(tables.units(), source, cells->source_counts, request.bounds, rng,
                                                interrupts);
     out.row_of_cell = std::move(bounded.row);
     out.view_counts = std::move(bounded.counts);
@@ -131,13 +139,13 @@ bool bound_and_select(const idp_cells* cells, const ReleaseRequest& request, Ran
 
 }  // namespace
 
-ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const ReleaseRequest& request,
-                             RandomSource& rng, const Interrupts& interrupts) {
+ReleasedCells released_cells(const idp_cells* cells, const CellTables& tables, const std::vector<bool>& encoded,
+                             const ReleaseRequest& request, RandomSource& rng, const Interrupts& interrupts) {
   ReleasedCells out;
   const auto names = strings(cells->n_columns, cells->column_names);
-  KeyRows source = source_key_rows(cells);
+  KeyRows source = tables.source();
   const std::int64_t* source_counts = cells->source_counts;
-  if (bound_and_select(cells, request, rng, interrupts, out)) {
+  if (bound_and_select(cells, tables, request, rng, interrupts, out)) {
     source = view_of_rows(source, out.row_of_cell, out, interrupts);
     source_counts = out.view_counts.data();
   }
@@ -147,7 +155,7 @@ ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& en
     return out;
   }
   out.row_of_cell.clear();  // the released rows are the domain's
-  const KeyRows domain = released_key_rows(cells);
+  const KeyRows domain = tables.domain();
   out.domain_counts = counts_on_domain(domain, source, source_counts, interrupts);
   out.keys = std::make_unique<CellKeys>(domain, names, interrupts, &encoded);
   out.counts = out.domain_counts.data();

@@ -34,6 +34,25 @@ T* malloc_array(const std::vector<U>& values) {
   return out;
 }
 
+// The cells' tables of keys as the core reads them (key_rows.hpp): the
+// source rows, the domain's, the released rows (the domain's when given) and
+// the units, over the dictionaries the shim passed.
+class CellTables {
+ public:
+  explicit CellTables(const idp_cells* cells);
+  CellTables(const CellTables&) = delete;
+  CellTables& operator=(const CellTables&) = delete;
+  KeyRows source() const;
+  KeyRows domain() const;
+  KeyRows released() const { return cells_->has_domain ? domain() : source(); }
+  KeyRows units() const;
+
+ private:
+  const idp_cells* cells_;
+  std::vector<KeyDictionary> dictionaries_;
+  KeyDictionary unit_dictionary_;
+};
+
 // The cells a release covers (the domain's, when one is given) and their
 // counts (0 for domain cells the source lacks). With a privacy unit the
 // counts are the bounded table's (privacy_unit.hpp), and with partition
@@ -46,20 +65,16 @@ struct ReleasedCells {
   const std::int64_t* counts = nullptr;
   std::vector<std::uint32_t> row_of_cell;
   std::vector<std::int64_t> view_counts;
-  std::vector<const void*> view_data;
-  std::vector<std::uint32_t> view_size;
+  std::vector<std::uint32_t> view_codes;
 };
 // encoded: the key columns whose codes the release needs (columns_named).
-ReleasedCells released_cells(const idp_cells* cells, const std::vector<bool>& encoded, const ReleaseRequest& request,
-                             RandomSource& rng, const Interrupts& interrupts);
+ReleasedCells released_cells(const idp_cells* cells, const CellTables& tables, const std::vector<bool>& encoded,
+                             const ReleaseRequest& request, RandomSource& rng, const Interrupts& interrupts);
 
 // Which of the key columns any of the name lists names (margins, levels).
 std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
                                 const std::vector<std::vector<std::string>>& name_lists);
 
-// The keys of the source rows, and of the released rows (the domain's, when given).
-KeyRows source_key_rows(const idp_cells* cells);
-KeyRows released_key_rows(const idp_cells* cells);
 
 // A request checked as dp.privatize checks it before its source runs:
 // the hierarchy and its options taken out, then the rest validated.

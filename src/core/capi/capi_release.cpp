@@ -113,15 +113,17 @@ void fill_crossed(CrossedReleaseResult& result, bool with_stddev, idp_release_ta
 
 // In a hierarchy release NULL marks the rollup rows: a NULL key in a level
 // column would print like one, unless the level columns tell rows apart.
-void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells) {
+void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells, const CellTables& tables,
+                          const Interrupts& interrupts) {
   if (!checked.hierarchy.active() || checked.hierarchy.with_level) return;
-  const KeyRows keys = released_key_rows(cells);
+  const KeyRows keys = tables.released();
   std::vector<std::string> levels = checked.hierarchy.levels;
   levels.insert(levels.end(), checked.hierarchy.crossed.begin(), checked.hierarchy.crossed.end());
   for (std::size_t k = 0; k < cells->n_columns; ++k) {
     bool is_level = false;
     for (const std::string& level : levels) is_level = is_level || level == cells->column_names[k];
-    for (std::size_t i = 0; is_level && i < keys.n_rows; ++i)
+    for (std::size_t i = 0; is_level && i < keys.n_rows; ++i) {
+      interrupts.poll_every(i);
       if (keys.is_null(i, k))
         throw NullValue("hierarchy column \"" + std::string(cells->column_names[k]) + "\" has a NULL key",
                         "In a hierarchy release NULL marks the rollup rows.",
@@ -130,6 +132,7 @@ void check_no_null_levels(const CheckedRequest& checked, const idp_cells* cells)
                               "trailing integer columns (row level, column level)."
                             : "COALESCE the key in the source, or add {\"level\": true} to the options and a "
                               "trailing integer column: level 0 is the grand total.");
+    }
   }
 }
 
@@ -146,7 +149,7 @@ void print_from_source_rows(const std::vector<std::uint32_t>& row_of_cell, idp_r
 
 // The shim passes unit keys exactly when the request names a unit.
 void check_unit_and_domain(const ReleaseRequest& request, const idp_cells* cells) {
-  if (request.bounds.active() != (cells->unit_keys.data != nullptr))
+  if (request.bounds.active() != (cells->unit_keys.codes != nullptr))
     throw Error("the privacy unit's keys do not match the request");
   if (cells->has_domain && request.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection is for releases without a domain",
@@ -165,12 +168,14 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
   const idp_status status = guarded(error, [&] {
     CheckedRequest checked = check_request(request);
     check_columns(checked, strings(cells->n_columns, cells->column_names));
-    check_no_null_levels(checked, cells);
+    const Interrupts polling = interrupts_of(interrupts);
+    const CellTables tables(cells);
+    check_no_null_levels(checked, cells, tables, polling);
     check_unit_and_domain(checked.release, cells);
     checked.release.has_domain = cells->has_domain;
-    const Interrupts polling = interrupts_of(interrupts);
     RandomSource& rng = session_random_source(randomness);
-    ReleasedCells released = released_cells(cells, encoded_columns(checked, cells), checked.release, rng, polling);
+    ReleasedCells released = released_cells(cells, tables, encoded_columns(checked, cells), checked.release, rng,
+                                            polling);
     const std::size_t n_keys = cells->n_columns;
     if (checked.hierarchy.is_crossed()) {
       CrossedReleaseResult result = run_crossed_release(*released.keys, released.counts, checked.release,

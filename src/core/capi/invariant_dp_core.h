@@ -124,35 +124,70 @@ idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
 							  idp_error *error);
 
 /*
- * Keys, row-major (n_rows * n_columns): key i is size[i] bytes at data[i],
- * or SQL NULL when data[i] is NULL. Equal keys must be equal bytes (the
- * shim passes each value's binary image); the bytes stay the caller's.
+ * One key column's distinct keys, by code: key c is size[c] bytes at data[c]
+ * (the value's binary image: equal values must be equal bytes), or SQL NULL
+ * when data[c] is NULL. The bytes stay the caller's.
+ */
+typedef struct idp_key_dictionary
+{
+	size_t		n_levels;
+	const void *const *data;
+	const uint32_t *size;
+} idp_key_dictionary;
+
+/*
+ * Keys, dictionary-encoded and row-major (n_rows * n_columns):
+ * codes[row * n_columns + k] is the code of the row's key k in dictionary k.
  */
 typedef struct idp_keys
 {
-	const void *const *data;
-	const uint32_t *size;
+	const uint32_t *codes;
 } idp_keys;
 
 /*
- * The cells: source rows, and optionally a domain listing every cell. With a
- * privacy unit the source rows are a unit's rows (unit_keys, one key per
- * row) with no count (source_counts NULL: each row counts one); the core
- * bounds each unit's contribution and releases the distinct key tuples,
- * each printed from one of its source rows (idp_release_table.row_cell).
+ * The cells: source rows, and optionally a domain listing every cell; the
+ * two share one dictionary per key column. With a privacy unit the source
+ * rows are a unit's rows (unit_keys, one key per row, in unit_dictionary)
+ * with no count (source_counts NULL: each row counts one); the core bounds
+ * each unit's contribution and releases the distinct key tuples, each
+ * printed from one of its source rows (idp_release_table.row_cell).
  */
 typedef struct idp_cells
 {
 	size_t		n_columns;
 	const char *const *column_names;
+	const idp_key_dictionary *dictionaries;	/* n_columns */
 	size_t		n_source_rows;
 	idp_keys	source_keys;
 	const int64_t *source_counts;
 	bool		has_domain;
 	size_t		n_domain_rows;
 	idp_keys	domain_keys;
-	idp_keys	unit_keys;		/* data NULL: no privacy unit */
+	idp_keys	unit_keys;		/* codes NULL: no privacy unit */
+	idp_key_dictionary unit_dictionary;
 } idp_cells;
+
+/*
+ * How the shim codes keys as rows arrive: one encoder per key column (and
+ * one for the unit). Codes are numbered 0, 1, ... in order of first
+ * appearance; each new key's bytes are copied, so the caller's may go.
+ * idp_key_encoder_new returns NULL when out of memory.
+ */
+typedef struct idp_key_encoder idp_key_encoder;
+
+idp_key_encoder *idp_key_encoder_new(void);
+
+/* codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes). */
+idp_status	idp_key_encode(idp_key_encoder *encoder, size_t n, const void *const *data,
+						   const uint32_t *size, uint32_t *codes, idp_error *error);
+
+/* The keys coded so far; valid until the next idp_key_encode or free. */
+idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder *encoder);
+
+/* Memory the encoder holds, in bytes. */
+size_t		idp_key_encoder_bytes(const idp_key_encoder *encoder);
+
+void		idp_key_encoder_free(idp_key_encoder *encoder);
 
 /*
  * A release, row by row: one row per released cell (the source's rows, or

@@ -1,6 +1,9 @@
-// The keys of a table of cells as the shim hands them over: row-major, each
-// key a byte string (the value's binary image: equal values are equal
-// bytes) or SQL NULL. Nothing is copied: the bytes stay the caller's.
+// The keys of a table of cells as the shim hands them over, dictionary
+// encoded: each key column has a dictionary of its distinct keys (a key is
+// a byte string, the value's binary image, so equal values are equal bytes;
+// or SQL NULL), and each row holds its keys' codes in those dictionaries.
+// Tables that share dictionaries (a source and its domain) have equal codes
+// for equal keys. Nothing is copied: codes and bytes stay the caller's.
 #pragma once
 
 #include <cstddef>
@@ -9,11 +12,21 @@
 
 namespace invariant_dp {
 
+// One key column's distinct keys, by code.
+struct KeyDictionary {
+  std::size_t n_levels = 0;
+  const void* const* data = nullptr;   // n_levels; nullptr = SQL NULL
+  const std::uint32_t* size = nullptr;  // bytes of each non-NULL key
+
+  bool is_null(std::uint32_t code) const { return data[code] == nullptr; }
+  std::string_view key(std::uint32_t code) const { return {static_cast<const char*>(data[code]), size[code]}; }
+};
+
 struct KeyRows {
   std::size_t n_rows = 0;
   std::size_t n_columns = 0;
-  const void* const* data = nullptr;   // n_rows * n_columns; nullptr = SQL NULL
-  const std::uint32_t* size = nullptr;  // bytes of each non-NULL key
+  const std::uint32_t* codes = nullptr;         // n_rows * n_columns, row-major
+  const KeyDictionary* dictionaries = nullptr;  // n_columns
   // Which rows these are (source, domain), for errors that name a key
   // (KeyRef::table in errors.hpp).
   int table = 0;
@@ -23,10 +36,10 @@ struct KeyRows {
 
   std::uint64_t table_row(std::size_t row) const { return row_ids ? row_ids[row] : row; }
 
-  bool is_null(std::size_t row, std::size_t column) const { return data[row * n_columns + column] == nullptr; }
+  std::uint32_t code(std::size_t row, std::size_t column) const { return codes[row * n_columns + column]; }
+  bool is_null(std::size_t row, std::size_t column) const { return dictionaries[column].is_null(code(row, column)); }
   std::string_view key(std::size_t row, std::size_t column) const {
-    const std::size_t i = row * n_columns + column;
-    return {static_cast<const char*>(data[i]), size[i]};
+    return dictionaries[column].key(code(row, column));
   }
 };
 

@@ -8,25 +8,43 @@
 namespace invariant_dp {
 namespace {
 
-std::uint64_t hash_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t row) {
+constexpr std::uint32_t kNoId = 0xffffffffu;
+
+// A hash of a row's codes on some columns (not of the keys' bytes: codes
+// are equal exactly when keys are, within one table's dictionaries).
+std::uint64_t code_hash(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t row) {
   std::uint64_t h = 0x2545f4914f6cdd1dull;
-  for (std::size_t c : columns)
-    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
-        0x9e3779b97f4a7c15ull;
+  for (std::size_t c : columns) {
+    h = (h ^ keys.code(row, c)) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
   return h ^ (h >> 29);
 }
 
-bool same_on(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t a, std::size_t b) {
-  for (std::size_t c : columns) {
-    if (keys.is_null(a, c) != keys.is_null(b, c)) return false;
-    if (!keys.is_null(a, c) && keys.key(a, c) != keys.key(b, c)) return false;
-  }
+bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, std::size_t a, std::size_t b) {
+  for (std::size_t c : columns)
+    if (keys.code(a, c) != keys.code(b, c)) return false;
   return true;
+}
+
+// One column: its codes renumbered in the rows' order of first appearance.
+TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
+  TupleIds out;
+  out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
+  std::vector<std::uint32_t> id_of_code(keys.dictionaries[column].n_levels, kNoId);
+  for (std::size_t i = 0; i < keys.n_rows; ++i) {
+    interrupts.poll_every(i);
+    std::uint32_t& id = id_of_code[keys.code(i, column)];
+    if (id == kNoId) id = out.n_ids++;
+    out.id[i] = id;
+  }
+  return out;
 }
 
 }  // namespace
 
 TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& columns, const Interrupts& interrupts) {
+  if (columns.size() == 1) return column_ids(keys, columns[0], interrupts);
   TupleIds out;
   out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
   std::size_t capacity = 16;
@@ -45,12 +63,12 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
     if (i % kBlock == 0) {
       const std::size_t end = std::min(keys.n_rows, i + kBlock);
       for (std::size_t r = i; r < end; ++r) {
-        block_hash[r - i] = hash_on(keys, columns, r);
+        block_hash[r - i] = code_hash(keys, columns, r);
         __builtin_prefetch(&slots[static_cast<std::size_t>(block_hash[r - i]) & mask]);
       }
     }
     // Sources sorted by the keys repeat the previous row's tuple.
-    if (i > 0 && same_on(keys, columns, i, i - 1)) {
+    if (i > 0 && same_codes(keys, columns, i, i - 1)) {
       out.id[i] = out.id[i - 1];
       continue;
     }
@@ -64,7 +82,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       }
       if ((entry & kTagBits) != (hash & kTagBits)) continue;
       const std::size_t other = static_cast<std::size_t>(entry & ~kTagBits) - 1;
-      if (same_on(keys, columns, i, other)) {
+      if (same_codes(keys, columns, i, other)) {
         out.id[i] = out.id[other];
         break;
       }

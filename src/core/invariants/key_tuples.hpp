@@ -1,15 +1,12 @@
 // Dense ids for the rows of a table of keys, by the tuple of their keys on
-// some columns: equal tuples (the same bytes, NULL equal to NULL, as GROUP
-// BY groups them) get the same id, ids numbered in order of first
-// appearance. An open-addressing table of rows sized from the row count,
-// each slot holding a tag of its tuple's hash beside the row, so that a
-// probe rarely reads another row's keys, and slots prefetched a block of
-// rows ahead: no allocation per row and few cache misses that wait on each
-// other, which is what millions of rows cost. (A table grown from small by
-// doubling, each distinct tuple's bytes in an arena, was tried: 1.4 s
-// instead of 0.47 s for 5M distinct keys, and no faster for 10M rows of 1M
-// units; test/bench/README.md.) Buffers are backed by
-// huge pages where the system offers them (large_buffer.hpp).
+// some columns: equal tuples (equal codes, NULL equal to NULL, as GROUP BY
+// groups them) get the same id, ids numbered in order of first appearance.
+// One column needs no hashing: its codes are renumbered through an array
+// indexed by code. Several use an open-addressing table of rows sized from
+// the row count, each slot holding a tag of its tuple's hash beside the
+// row, slots prefetched a block of rows ahead: no allocation per row and few
+// cache misses that wait on each other. Buffers are backed by huge pages
+// where the system offers them (large_buffer.hpp).
 #pragma once
 
 #include <cstddef>
@@ -32,8 +29,9 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
 // All of keys' columns.
 TupleIds dense_tuple_ids(const KeyRows& keys, const Interrupts& interrupts);
 
-// The hash of a row's whole tuple, and whether two rows of tables with the
-// same columns have equal tuples (for indexes across two tables).
+// The hash of a row's whole tuple from its keys' bytes (so it does not
+// depend on how codes were numbered), and whether two rows of tables with
+// the same columns have equal tuples (for indexes across two tables).
 std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row);
 bool same_tuple(const KeyRows& a, std::size_t row_a, const KeyRows& b, std::size_t row_b);
 

@@ -1,0 +1,34 @@
+// The key encoder's C entry points (invariant_dp_core.h): the shim codes
+// each key column with a KeyEncoder as its rows arrive.
+#include "../invariants/key_encoder.hpp"
+#include "capi_guard.hpp"
+
+struct idp_key_encoder {
+  invariant_dp::KeyEncoder encoder;
+};
+
+extern "C" {
+
+idp_key_encoder* idp_key_encoder_new(void) {
+  try {
+    return new idp_key_encoder();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const* data, const uint32_t* size,
+                          uint32_t* codes, idp_error* error) {
+  return invariant_dp::guarded(error, [&] { encoder->encoder.code(n, data, size, codes); });
+}
+
+idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder* encoder) {
+  const invariant_dp::KeyDictionary d = encoder->encoder.dictionary();
+  return idp_key_dictionary{d.n_levels, d.data, d.size};
+}
+
+size_t idp_key_encoder_bytes(const idp_key_encoder* encoder) { return encoder->encoder.bytes(); }
+
+void idp_key_encoder_free(idp_key_encoder* encoder) { delete encoder; }
+
+}  // extern "C"
