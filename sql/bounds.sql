@@ -116,6 +116,36 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT repeat(''x'', 2000) || g
 RESET dp.max_source_memory;
 SELECT count(*) AS cells FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 1000) g',
                                             1, 'discrete_laplace') AS t(k text, n bigint);
+-- Duplicate cells are still refused at release sizes (keys are coded as rows
+-- arrive): a 5M-cell source whose last row repeats the 17th cell, and one
+-- keyed by two columns whose extra row repeats (5, 0); the key is named.
+CREATE FUNCTION error_detail_of(query text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+    state text;
+    detail text;
+BEGIN
+    EXECUTE query;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, detail = PG_EXCEPTION_DETAIL;
+    RETURN state || ': ' || detail;
+END
+$f$;
+SELECT error_detail_of($$SELECT count(*) FROM dp.privatize('SELECT CASE WHEN g = 5000000 THEN 17 ELSE g END AS g, 1
+                         FROM generate_series(1, 5000000) g', 1.0, 'discrete_laplace') AS t(g int, n bigint)$$);
+SELECT error_detail_of($$SELECT count(*) FROM dp.privatize('SELECT g % 2500000 AS a, g / 2500000 AS b, 1
+                         FROM generate_series(0, 4999999) g UNION ALL SELECT 5, 0, 1', 1.0, 'subspace_laplace',
+                         margins => '{a}') AS t(a int, b int, n float8)$$);
+-- A release of dp.max_cells (10M) cells stops within a second of
+-- statement_timeout, while its rows are read (1 s) and while they are
+-- coded, noised and returned (4 s).
+SET statement_timeout = '1s';
+SELECT ends_in_time($q$SELECT count(*) FROM dp.privatize('SELECT g, 1 FROM generate_series(1, 10000000) g', 1.0,
+                                  'discrete_laplace') AS t(g int, n bigint)$q$, 2) AS ends_in_time;
+SET statement_timeout = '4s';
+SELECT ends_in_time($q$SELECT count(*) FROM dp.privatize('SELECT g, 1 FROM generate_series(1, 10000000) g', 1.0,
+                                  'discrete_laplace') AS t(g int, n bigint)$q$, 5) AS ends_in_time;
+SET statement_timeout = '10s';
 -- Pure-epsilon mechanisms take no delta, not even 0.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1', 1, 'discrete_laplace', delta => 0) AS t(k int, n bigint)$$);
 RESET statement_timeout;

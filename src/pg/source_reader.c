@@ -39,6 +39,7 @@ typedef struct KeyColumn
 	Datum	   *level_values;	/* by-reference types: per code */
 	size_t		n_levels;
 	size_t		level_capacity;
+	struct MappedArray *level_array;
 } KeyColumn;
 
 /*
@@ -76,6 +77,20 @@ typedef struct KeyArena
 
 #define KEY_ARENA_CHUNK (1024 * 1024)
 #define KEY_ARENA_MAX_CHUNK (32 * 1024 * 1024)
+
+/*
+ * An array that grows while rows arrive, in an anonymous mapping of its own:
+ * it grows by mremap, which moves page tables instead of copying the
+ * elements and faulting every page in again (what repalloc's copy of
+ * hundreds of megabytes cost), and is marked for huge pages. Unmapped when
+ * the memory context holding it goes, error or not.
+ */
+typedef struct MappedArray
+{
+	void	   *data;
+	Size		bytes;
+	MemoryContextCallback unmap;
+} MappedArray;
 
 typedef struct RowCollector
 {
@@ -270,10 +285,56 @@ alloc_huge(Size bytes)
 	return advise_huge_pages(MemoryContextAllocHuge(CurrentMemoryContext, bytes), bytes);
 }
 
-static void *
-realloc_huge(void *pointer, Size bytes)
+static void
+unmap_array(void *arg)
 {
-	return advise_huge_pages(repalloc_huge(pointer, bytes), bytes);
+	MappedArray *array = (MappedArray *) arg;
+
+	if (array->data != NULL)
+		munmap(array->data, array->bytes);
+	array->data = NULL;
+	array->bytes = 0;
+}
+
+/* A new, empty array, unmapped with the current memory context. */
+static MappedArray *
+new_mapped_array(void)
+{
+	MappedArray *array = palloc0(sizeof(MappedArray));
+
+	array->unmap.func = unmap_array;
+	array->unmap.arg = array;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &array->unmap);
+	return array;
+}
+
+/* The array's data, with room for bytes (new memory reads as zeros). */
+static void *
+grow_mapped(MappedArray *array, Size bytes)
+{
+	void	   *grown;
+
+	if (bytes <= array->bytes)
+		return array->data;
+	if (array->data == NULL)
+		grown = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	else
+		grown = mremap(array->data, array->bytes, bytes, MREMAP_MAYMOVE);
+	if (grown == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on request of size %zu: %m.", (size_t) bytes)));
+#ifdef MADV_HUGEPAGE
+	/*
+	 * The whole mapping, not only its whole huge pages: advice on part of it
+	 * would split it, and mremap cannot grow a range that spans two.
+	 */
+	(void) madvise(grown, bytes, MADV_HUGEPAGE);
+#endif
+	array->data = grown;
+	array->bytes = bytes;
+	return array->data;
 }
 
 /* Counts memory the rows hold against dp.max_source_memory (kB). */
@@ -397,6 +458,7 @@ init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
 	callback->arg = column;
 	MemoryContextRegisterResetCallback(cxt, callback);
 	column->dictionary = idp_key_encoder_dictionary(column->encoder);
+	column->level_array = new_mapped_array();
 }
 
 static void
@@ -459,6 +521,9 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		rows->unit = palloc(sizeof(KeyColumn));
 		init_key_column(rows->unit, TupleDescAttr(desc, rows->unit_attno)->atttypid, collector->cxt);
 	}
+	rows->code_array = new_mapped_array();
+	rows->count_array = new_mapped_array();
+	rows->unit_code_array = new_mapped_array();
 	batch = rows->batch = palloc0(sizeof(RowBatch));
 	batch->n_slots = rows->n_keys + (rows->unit != NULL ? 1 : 0);
 	batch->values = palloc(sizeof(Datum) * BATCH_ROWS * Max(batch->n_slots, 1));
@@ -468,12 +533,6 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	batch->codes = palloc(sizeof(uint32) * BATCH_ROWS);
 	initStringInfo(&batch->buffer);
 	MemoryContextSwitchTo(old);
-}
-
-static void *
-grow_array(void *array, size_t capacity, size_t element)
-{
-	return array == NULL ? alloc_huge(capacity * element) : realloc_huge(array, capacity * element);
 }
 
 static void
@@ -492,11 +551,11 @@ grow(QueryRows *rows)
 	account(rows, (rows->capacity - old_capacity) *
 			(Max(rows->n_keys, 1) * sizeof(uint32) + (rows->has_count ? sizeof(int64) : 0) +
 			 (rows->unit != NULL ? sizeof(uint32) : 0)));
-	rows->codes = grow_array(rows->codes, rows->capacity * Max(rows->n_keys, 1), sizeof(uint32));
+	rows->codes = grow_mapped(rows->code_array, rows->capacity * Max(rows->n_keys, 1) * sizeof(uint32));
 	if (rows->has_count)
-		rows->counts = grow_array(rows->counts, rows->capacity, sizeof(int64));
+		rows->counts = grow_mapped(rows->count_array, rows->capacity * sizeof(int64));
 	if (rows->unit != NULL)
-		rows->unit_codes = grow_array(rows->unit_codes, rows->capacity, sizeof(uint32));
+		rows->unit_codes = grow_mapped(rows->unit_code_array, rows->capacity * sizeof(uint32));
 }
 
 /*
@@ -595,7 +654,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 		{
 			column->level_capacity = Max(column->level_capacity * 2, 1024);
 			account(rows, (column->level_capacity - column->n_levels) * sizeof(Datum));
-			column->level_values = grow_array(column->level_values, column->level_capacity, sizeof(Datum));
+			column->level_values = grow_mapped(column->level_array, column->level_capacity * sizeof(Datum));
 		}
 		column->level_values[column->n_levels++] = batch->nulls[(size_t) r * batch->n_slots + s]
 			? (Datum) 0 : arena_copy(rows, column, batch->values[(size_t) r * batch->n_slots + s]);

@@ -46,6 +46,9 @@ struct QueryRows
 	int			unit_attno;		/* its position in the result (0-based), -1 without */
 	struct KeyArena *arena;		/* copies of by-reference keys */
 	struct RowBatch *batch;		/* rows read but not yet coded */
+	struct MappedArray *code_array;	/* where codes, counts, unit_codes live */
+	struct MappedArray *count_array;
+	struct MappedArray *unit_code_array;
 	Size		bytes;			/* memory held, against dp.max_source_memory */
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "growing_array.hpp"
 #include "invariants/key_encoder.hpp"
 
 namespace invariant_dp {
@@ -72,6 +73,27 @@ TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   EXPECT_EQ(codes[1], 1u);
   EXPECT_EQ(codes[2], 2u);
   EXPECT_EQ(codes[3], 0u);
+}
+
+}  // namespace
+}  // namespace invariant_dp
+
+namespace invariant_dp {
+namespace {
+
+TEST(GrowingArray, KeepsItsElementsWhileGrowingPastHugePages) {
+  // 20M elements (80 MB) pushed one by one: the mapping grows by mremap
+  // through every size from 64 kB, across whole 2 MB pages.
+  GrowingArray<std::uint32_t> array;
+  constexpr std::uint32_t kN = 20000000;
+  for (std::uint32_t i = 0; i < kN; ++i) array.push_back(i * 2654435761u);
+  ASSERT_EQ(array.size(), std::size_t(kN));
+  for (std::uint32_t i = 0; i < kN; i += 9973) ASSERT_EQ(array[i], i * 2654435761u);
+  EXPECT_EQ(array[kN - 1], (kN - 1) * 2654435761u);
+  EXPECT_GE(array.bytes(), kN * sizeof(std::uint32_t));
+  GrowingArray<std::uint32_t> moved = std::move(array);
+  EXPECT_EQ(moved[kN - 1], (kN - 1) * 2654435761u);
+  EXPECT_EQ(array.size(), 0u);
 }
 
 }  // namespace
