@@ -117,6 +117,16 @@ void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
 void CellKeys::check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const {
   // With one column its dictionary, if built, already counted the distinct keys.
   if (n_columns() == 1 && encoded_[0] && n_levels_[0] == n_cells_) return;
+  // Else with one column a bit per code says which keys were seen.
+  if (n_columns() == 1) {
+    std::vector<bool> seen(keys.dictionaries[0].n_levels, false);
+    for (std::size_t i = 0; i < n_cells_; ++i) {
+      interrupts.poll_every(i);
+      if (seen[keys.code(i, 0)]) throw_duplicate(i);
+      seen[keys.code(i, 0)] = true;
+    }
+    return;
+  }
   const TupleIds cells = dense_tuple_ids(keys, interrupts);
   if (cells.n_ids == n_cells_) return;
   // Ids are numbered by first appearance, so the first row whose id is not

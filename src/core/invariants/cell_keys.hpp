@@ -1,6 +1,6 @@
 // The cells of a release and their keys, dictionary-encoded. The shim hands
-// each key as the bytes of its binary image (or NULL, KeyRows); cells are
-// identified by the tuple of keys, so two cells with the same tuple are a
+// each key coded in its column's dictionary (KeyRows); cells are identified
+// by the tuple of keys, so two cells with the same tuple are a
 // duplicate-cell error.
 #pragma once
 

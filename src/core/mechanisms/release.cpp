@@ -45,6 +45,7 @@ void release_reals(const std::int64_t* counts, const NoiseLaw& law, const Invari
   }
   model.project_onto_null_space(result.values.data());
   for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
     if (counts[i] > kMaxExactRealCount)
       throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
     result.values[i] += static_cast<double>(counts[i]);
@@ -70,8 +71,10 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   if (n == 0)
     throw InvalidData("source returned no rows", "There is no cell to release.",
                       "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
     if (counts[i] < 0) throw InvalidData("count must not be negative");
+  }
   NoiseLaw law = calibrate_noise(request);
   if (!request.mechanism->integer_output && !request.margins.empty())
     check_float8_margins(std::sqrt(law.unit_variance), n);
