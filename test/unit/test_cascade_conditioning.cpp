@@ -113,8 +113,9 @@ void expect_conditioning_is_projection(const HierarchyTree& tree, const CascadeL
       best = std::max(best, dense);
     }
   }
-  EXPECT_NEAR(max_sensitivity_squared(tree, conditioned, Neighbours::ReplaceOne), best, 1e-7 * (1 + best));
-  EXPECT_THROW(max_sensitivity_squared(tree, conditioned, Neighbours::AddRemove), InvalidArgument);
+  EXPECT_NEAR(max_sensitivity_squared(tree, conditioned, Neighbours::ReplaceOne, Interrupts()), best,
+              1e-7 * (1 + best));
+  EXPECT_THROW(max_sensitivity_squared(tree, conditioned, Neighbours::AddRemove, Interrupts()), InvalidArgument);
 }
 
 TEST(CascadeConditioning, EqualsTheSigmaProjection) {

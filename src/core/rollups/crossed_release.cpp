@@ -72,7 +72,8 @@ struct CrossedCalibration {
 };
 
 CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& request,
-                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer) {
+                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer,
+                             const Interrupts& interrupts) {
   if (budget.has_epsilon && hierarchy.rho > 0)
     throw InvalidArgument("give epsilon or the option \"rho\", not both",
                           "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
@@ -81,7 +82,7 @@ CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& requ
                     "Pass epsilon, or the option \"rho\" (per-level targets are not available with \"crossed\").");
   const double m = hierarchy::crossed_protected_sensitivity_squared(
       grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols, CascadeLaw::uniform(grid.cols, 1.0),
-      protected_by(request));
+      protected_by(request), interrupts);
   if (!(m > 0))
     throw InconsistentInvariants("the release leaves no change of one person to protect",
                                  "Under replace_one neighbours a person can only move between cells; here there is "
@@ -165,7 +166,7 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
                                      const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                      RandomSource& rng, const Interrupts& interrupts) {
   const bool integer = request.mechanism->mechanism == Mechanism::IntegerCascade;
-  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer);
+  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer, interrupts);
   const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared);
   const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0);
   CrossedReleaseResult out;

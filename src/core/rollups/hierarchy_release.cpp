@@ -30,15 +30,16 @@ std::string with_hierarchy(const std::string& metadata, const std::string& hiera
 }
 
 hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
-                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                   const Interrupts& interrupts) {
   const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
-      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect);
-    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect);
+      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect, interrupts);
+    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect, interrupts);
     case CascadeBudget::VarianceTargets: break;
   }
-  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect)};
+  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect, interrupts)};
 }
 
 std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
@@ -65,7 +66,8 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  const auto calibrated = calibrate(tree, cascade_shape(tree, hierarchy, fixed), request, hierarchy, budget);
+  const auto calibrated =
+      calibrate(tree, cascade_shape(tree, hierarchy, fixed), request, hierarchy, budget, interrupts);
   if (!fixed.empty()) {
     double largest = 0;
     for (unsigned d = 0; d <= tree.height(); ++d) largest = std::max(largest, calibrated.law.level_variance(d));
