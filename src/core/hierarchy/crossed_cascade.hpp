@@ -76,11 +76,20 @@ std::vector<T> crossed_rollup(const HierarchyTree& rows, const HierarchyTree& co
     const auto nodes = rollup(cols, row, interrupts);
     std::copy(nodes.begin(), nodes.end(), out.begin() + std::size_t(rows.leaf_node(i)) * width);
   }
+  // Gathering and scattering a column touch every row: with few columns and
+  // millions of rows, those loops poll as well as the rollup between them.
   std::vector<T> column(nr);
+  std::uint64_t steps = 0;
   for (std::size_t t = 0; t < width; ++t) {
-    for (std::uint32_t i = 0; i < nr; ++i) column[i] = out[std::size_t(rows.leaf_node(i)) * width + t];
+    for (std::uint32_t i = 0; i < nr; ++i) {
+      interrupts.poll_every(steps++);
+      column[i] = out[std::size_t(rows.leaf_node(i)) * width + t];
+    }
     const auto nodes = rollup(rows, column, interrupts);
-    for (std::size_t s = 0; s < nodes.size(); ++s) out[s * width + t] = nodes[s];
+    for (std::size_t s = 0; s < nodes.size(); ++s) {
+      interrupts.poll_every(steps++);
+      out[s * width + t] = nodes[s];
+    }
   }
   return out;
 }

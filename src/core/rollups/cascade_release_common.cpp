@@ -19,12 +19,13 @@ std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector
   return indices;
 }
 
-void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
+void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out, const Interrupts& interrupts) {
   const std::size_t n = tree.n_nodes();
   out.node_cell.resize(n);
   out.node_depth.resize(n);
   out.node_is_leaf.resize(n);
   for (std::uint32_t v = 0; v < n; ++v) {
+    interrupts.poll_every(v);
     out.node_cell[v] = tree.leaf_cell(tree.representative_leaf(v));
     out.node_is_leaf[v] = tree.is_leaf(v);
     out.node_depth[v] = tree.depth(v);

@@ -22,7 +22,7 @@ namespace invariant_dp {
 std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names);
 
 // Fills the rows' cells, depths and leaf flags of a release of `tree`.
-void describe_nodes(const hierarchy::HierarchyTree& tree, HierarchyReleaseResult& out);
+void describe_nodes(const hierarchy::HierarchyTree& tree, HierarchyReleaseResult& out, const Interrupts& interrupts);
 
 // The nodes of every declared margin (each must be whole nodes).
 std::vector<std::uint32_t> fixed_nodes_of_margins(const hierarchy::HierarchyTree& tree, const CellKeys& cells,

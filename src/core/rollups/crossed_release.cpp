@@ -33,25 +33,6 @@ std::string crossed_json(const CrossedGrid& grid, const HierarchyRequest& hierar
          "over the column tree within each row leaf, then over the row tree\"}";
 }
 
-void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out) {
-  const std::size_t width = grid.cols.n_nodes();
-  std::vector<std::uint32_t> col_depth(width);
-  for (std::uint32_t t = 0; t < width; ++t) col_depth[t] = grid.cols.depth(t);
-  out.node_cell.resize(grid.rows.n_nodes() * width);
-  out.row_depth.resize(out.node_cell.size());
-  out.col_depth.resize(out.node_cell.size());
-  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
-    const unsigned depth = grid.rows.depth(s);
-    const std::uint32_t row_leaf = grid.rows.representative_leaf(s);
-    for (std::uint32_t t = 0; t < width; ++t) {
-      const std::size_t v = std::size_t(s) * width + t;
-      out.node_cell[v] = grid.cell_at(row_leaf, grid.cols.representative_leaf(t));
-      out.row_depth[v] = depth;
-      out.col_depth[v] = col_depth[t];
-    }
-  }
-}
-
 // Cell-order values to the grid's row-major leaf order.
 template <class T>
 std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell) {
@@ -194,13 +175,23 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
   }
   if (request.with_stddev) {
     // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t): for
-    // integers the closed form, the upper end of its certified bounds.
+    // integers the closed form, the upper end of its certified bounds. Each
+    // column node's variance (a walk to the root) is computed once, not once
+    // per row node.
     const std::size_t width = grid.cols.n_nodes();
+    std::vector<double> col_variance(width);
+    for (std::uint32_t t = 0; t < width; ++t) {
+      interrupts.poll_every(t);
+      col_variance[t] = hierarchy::node_variance(grid.cols, col_law, t);
+    }
     out.noise_sd.resize(grid.rows.n_nodes() * width);
     for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
       const double vr = hierarchy::node_variance(grid.rows, row_law, s);
-      for (std::uint32_t t = 0; t < width; ++t)
-        out.noise_sd[std::size_t(s) * width + t] = std::sqrt(vr * hierarchy::node_variance(grid.cols, col_law, t));
+      for (std::uint32_t t = 0; t < width; ++t) {
+        const std::size_t v = std::size_t(s) * width + t;
+        interrupts.poll_every(v);
+        out.noise_sd[v] = std::sqrt(vr * col_variance[t]);
+      }
     }
   }
   out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr);
@@ -232,6 +223,31 @@ CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& 
 }
 
 }  // namespace
+
+void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out, const Interrupts& interrupts) {
+  const std::size_t width = grid.cols.n_nodes();
+  std::vector<std::uint32_t> col_depth(width);
+  for (std::uint32_t t = 0; t < width; ++t) {
+    interrupts.poll_every(t);
+    col_depth[t] = grid.cols.depth(t);
+  }
+  out.node_cell.resize(grid.rows.n_nodes() * width);
+  out.row_depth.resize(out.node_cell.size());
+  out.col_depth.resize(out.node_cell.size());
+  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
+    const unsigned depth = grid.rows.depth(s);
+    const std::uint32_t row_leaf = grid.rows.representative_leaf(s);
+    for (std::uint32_t t = 0; t < width; ++t) {
+      const std::size_t v = std::size_t(s) * width + t;
+      // Per pair, not per row node: one row node of a wide column tree is
+      // millions of output rows.
+      interrupts.poll_every(v);
+      out.node_cell[v] = grid.cell_at(row_leaf, grid.cols.representative_leaf(t));
+      out.row_depth[v] = depth;
+      out.col_depth[v] = col_depth[t];
+    }
+  }
+}
 
 void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
   if (!hierarchy.is_crossed()) return;
@@ -272,7 +288,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
           : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
   out.row_level_columns = grid.row_columns;
   out.col_level_columns = grid.col_columns;
-  describe_nodes(grid, out);
+  describe_nodes(grid, out, interrupts);
   return out;
 }
 

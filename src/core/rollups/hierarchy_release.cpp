@@ -80,7 +80,7 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   }
   auto released = hierarchy::release_cascade(tree, calibrated.law, counts, rng, interrupts);
   out.values = std::move(released.node_values);
-  describe_nodes(tree, out);
+  describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
     out.noise_sd.resize(tree.n_nodes());
     for (std::uint32_t v = 0; v < tree.n_nodes(); ++v)
@@ -108,7 +108,7 @@ HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64
     out.integer_values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.integer_values.data()), interrupts);
   else
     out.values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.values.data()), interrupts);
-  describe_nodes(tree, out);
+  describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
     // Without margins the leaves' noise is independent: variances add.
     std::vector<double> variance(cells.n_cells());
