@@ -116,7 +116,7 @@ void geography_case(bool states_exact) {
   if (tree.level_end(1) - tree.level_begin(1) != 50 || tree.level_end(2) - tree.level_begin(2) != 3000)
     bench_checks::fail("wrong geography");
   if (states_exact) {
-    const auto exact = rollup(tree, tree.to_leaf_order(counts.data()), Interrupts());
+    const auto exact = rollup(tree, tree.to_leaf_order(counts.data(), Interrupts()), Interrupts());
     for (std::uint32_t v = 0; v < tree.level_end(1); ++v)
       if (std::fabs(release.node_values[v] - double(exact[v])) > 1e-6) bench_checks::fail("a state total moved");
   }

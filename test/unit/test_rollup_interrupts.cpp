@@ -16,6 +16,7 @@
 #include "rollups/cascade_release_common.hpp"
 #include "rollups/crossed_grid.hpp"
 #include "rollups/crossed_release.hpp"
+#include "rollups/hierarchy_release.hpp"
 #include "table_builder.hpp"
 
 namespace invariant_dp {
@@ -80,6 +81,23 @@ TEST(RollupInterrupts, CrossedDescribeNodesPollsPerPair) {
   describe_nodes(grid, done, Interrupts(count_polls, &polls));
   EXPECT_EQ(polls, 4);
   EXPECT_EQ(done.node_cell.size(), 101u * 101u);
+}
+
+// A cascade release's standard deviations are a walk to the root per node
+// (10101 nodes here: three polls); asking for them adds those polls.
+TEST(RollupInterrupts, StandardDeviationsPollPerNode) {
+  const auto table = square_grid(100, 100);
+  const CellKeys cells = table.keys();
+  HierarchyRequest hierarchy;
+  hierarchy.levels = {"r"};
+  auto polls_of = [&](bool stddev) {
+    int polls = 0;
+    auto rng = make_seeded_random_source(3);
+    run_hierarchy_release(cells, table.counts.data(), cascade_request(stddev), hierarchy, {}, *rng,
+                          Interrupts(count_polls, &polls));
+    return polls;
+  };
+  EXPECT_GE(polls_of(true) - polls_of(false), 3);
 }
 
 // The standard deviations of a crossed cascade release are one value per

@@ -43,10 +43,10 @@ std::vector<std::uint32_t> fixed_nodes_of_margins(const HierarchyTree& tree, con
 }
 
 CascadeLaw cascade_shape(const HierarchyTree& tree, const HierarchyRequest& hierarchy,
-                         const std::vector<std::uint32_t>& fixed) {
-  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0)
-                                                      : CascadeLaw(tree, hierarchy.level_variance);
-  return fixed.empty() ? shape : shape.conditioned_on(tree, fixed);
+                         const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts) {
+  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0, interrupts)
+                                                      : CascadeLaw(tree, hierarchy.level_variance, interrupts);
+  return fixed.empty() ? shape : shape.conditioned_on(tree, fixed, interrupts);
 }
 
 CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {

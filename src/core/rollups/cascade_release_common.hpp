@@ -31,7 +31,7 @@ std::vector<std::uint32_t> fixed_nodes_of_margins(const hierarchy::HierarchyTree
 // The relative (or, with epsilon NULL, absolute) per-level variances the
 // request asks for, conditioned on the fixed nodes.
 hierarchy::CascadeLaw cascade_shape(const hierarchy::HierarchyTree& tree, const HierarchyRequest& hierarchy,
-                                    const std::vector<std::uint32_t>& fixed);
+                                    const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts);
 
 // How a cascade is calibrated: InvalidArgument when both epsilon and rho
 // are given, NullValue when neither nor absolute targets are.

@@ -35,9 +35,12 @@ std::string crossed_json(const CrossedGrid& grid, const HierarchyRequest& hierar
 
 // Cell-order values to the grid's row-major leaf order.
 template <class T>
-std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell) {
+std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell, const Interrupts& interrupts) {
   std::vector<T> out(grid.grid_cell.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = by_cell[grid.grid_cell[i]];
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    interrupts.poll_every(i);
+    out[i] = by_cell[grid.grid_cell[i]];
+  }
   return out;
 }
 
@@ -62,8 +65,8 @@ CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& requ
     throw NullValue("epsilon must not be NULL", {},
                     "Pass epsilon, or the option \"rho\" (per-level targets are not available with \"crossed\").");
   const double m = hierarchy::crossed_protected_sensitivity_squared(
-      grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols, CascadeLaw::uniform(grid.cols, 1.0),
-      protected_by(request), interrupts);
+      grid.rows, CascadeLaw::uniform(grid.rows, 1.0, interrupts), grid.cols,
+      CascadeLaw::uniform(grid.cols, 1.0, interrupts), protected_by(request), interrupts);
   if (!(m > 0))
     throw InconsistentInvariants("the release leaves no change of one person to protect",
                                  "Under replace_one neighbours a person can only move between cells; here there is "
@@ -134,7 +137,8 @@ std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& requ
 // Counts rolled up over both trees plus integer noise of the same layout.
 std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std::int64_t* counts,
                                              const std::vector<std::int64_t>& noise, const Interrupts& interrupts) {
-  std::vector<std::int64_t> out = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts), interrupts);
+  std::vector<std::int64_t> out =
+      hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts, interrupts), interrupts);
   for (std::size_t i = 0; i < out.size(); ++i) {
     interrupts.poll_every(i);
     if (__builtin_add_overflow(out[i], noise[i], &out[i]))
@@ -148,8 +152,8 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
                                      RandomSource& rng, const Interrupts& interrupts) {
   const bool integer = request.mechanism->mechanism == Mechanism::IntegerCascade;
   const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer, interrupts);
-  const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared);
-  const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0);
+  const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared, interrupts);
+  const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0, interrupts);
   CrossedReleaseResult out;
   IntegerDraw draw;
   if (integer) {
@@ -157,7 +161,8 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
     // it (22003) before the node pairs are allocated.
     const hierarchy::CrossedIntegerCascadeSampler sampler(grid.rows, row_law, grid.cols, col_law, interrupts);
     draw.acceptance_bound = sampler.acceptance_bound();
-    draw.deficit_bound = hierarchy::crossed_integer_cascade_deficit_bound(grid.rows, row_law, grid.cols, col_law);
+    draw.deficit_bound =
+        hierarchy::crossed_integer_cascade_deficit_bound(grid.rows, row_law, grid.cols, col_law, interrupts);
     auto noise = zeroed_large_buffer<std::int64_t>(grid.rows.n_nodes() * grid.cols.n_nodes());
     draw.attempts = sampler.sample(rng, noise.data(), interrupts);
     out.integer_output = true;
@@ -166,6 +171,7 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
     std::vector<double> released =
         hierarchy::crossed_cascade_noise(grid.rows, row_law, grid.cols, col_law, rng, interrupts);
     for (std::size_t i = 0; i < released.size(); ++i) {
+      interrupts.poll_every(i);
       const std::int64_t count = counts[grid.grid_cell[i]];
       if (count > kMaxExactRealCount)
         throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
@@ -206,15 +212,24 @@ CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& 
   out.integer_output = leaves.integer_output;
   if (leaves.integer_output)
     out.integer_values =
-        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.integer_values.data()), interrupts);
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.integer_values.data(), interrupts),
+                                  interrupts);
   else
-    out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.values.data()), interrupts);
+    out.values =
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.values.data(), interrupts), interrupts);
   if (request.with_stddev) {
     // Without margins (checked before) the cells' noise is independent: variances add.
     std::vector<double> variance(cells.n_cells());
-    for (std::size_t i = 0; i < variance.size(); ++i) variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
-    out.noise_sd = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, variance.data()), interrupts);
-    for (double& sd : out.noise_sd) sd = std::sqrt(sd);
+    for (std::size_t i = 0; i < variance.size(); ++i) {
+      interrupts.poll_every(i);
+      variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
+    }
+    out.noise_sd =
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, variance.data(), interrupts), interrupts);
+    for (std::size_t v = 0; v < out.noise_sd.size(); ++v) {
+      interrupts.poll_every(v);
+      out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
+    }
   }
   const std::size_t close = leaves.metadata_json.rfind('}');
   out.metadata_json =
@@ -279,8 +294,10 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
   if (cells.n_cells() == 0)
     throw InvalidData("source returned no rows", "There is no cell to release.",
                       "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < cells.n_cells(); ++i)
+  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
+    interrupts.poll_every(i);
     if (counts[i] < 0) throw InvalidData("count must not be negative");
+  }
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
       calibrated_on_tree(request.mechanism->mechanism)
