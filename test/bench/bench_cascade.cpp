@@ -70,7 +70,8 @@ void binary_case() {
   auto start = Clock::now();
   const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
   const double t_tree = seconds_since(start);
-  const auto law = calibrate_epsilon_delta(tree, CascadeLaw::uniform(tree, 1.0), 1.0, 1e-9, Neighbours::AddRemove).law;
+  const auto law =
+      calibrate_epsilon_delta(tree, CascadeLaw::uniform(tree, 1.0), 1.0, 1e-9, Neighbours::AddRemove, Interrupts()).law;
   start = Clock::now();
   const auto noise = cascade_leaf_noise(tree, law, *rng, Interrupts());
   const double t_noise = seconds_since(start);
@@ -105,7 +106,7 @@ void geography_case(bool states_exact) {
   if (states_exact) shape = shape.conditioned_on(tree, margin_nodes(tree, keys, {0}, Interrupts()));
   const double t_tree = seconds_since(start);
   start = Clock::now();
-  const auto calibrated = calibrate_epsilon_delta(tree, shape, 1.0, 1e-9, Neighbours::ReplaceOne);
+  const auto calibrated = calibrate_epsilon_delta(tree, shape, 1.0, 1e-9, Neighbours::ReplaceOne, Interrupts());
   const double t_calibrate = seconds_since(start);
   auto rng = make_seeded_random_source(2);
   start = Clock::now();
@@ -115,7 +116,7 @@ void geography_case(bool states_exact) {
   if (tree.level_end(1) - tree.level_begin(1) != 50 || tree.level_end(2) - tree.level_begin(2) != 3000)
     bench_checks::fail("wrong geography");
   if (states_exact) {
-    const auto exact = rollup(tree, tree.to_leaf_order(counts.data()), Interrupts());
+    const auto exact = rollup(tree, tree.to_leaf_order(counts.data(), Interrupts()), Interrupts());
     for (std::uint32_t v = 0; v < tree.level_end(1); ++v)
       if (std::fabs(release.node_values[v] - double(exact[v])) > 1e-6) bench_checks::fail("a state total moved");
   }

@@ -172,7 +172,7 @@ void national_case(bool states_exact) {
   const double t_release = seconds_since(start), cpu_release = cpu_seconds() - cpu_start;
   check_consistent(tree, release.node_values);
   if (states_exact) {
-    const auto exact = rollup(tree, tree.to_leaf_order(counts.data()), Interrupts());
+    const auto exact = rollup(tree, tree.to_leaf_order(counts.data(), Interrupts()), Interrupts());
     for (std::uint32_t v = 0; v < tree.level_end(1); ++v)
       if (release.node_values[v] != exact[v]) bench_checks::fail("a state total moved");
   }

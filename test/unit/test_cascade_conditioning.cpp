@@ -113,8 +113,9 @@ void expect_conditioning_is_projection(const HierarchyTree& tree, const CascadeL
       best = std::max(best, dense);
     }
   }
-  EXPECT_NEAR(max_sensitivity_squared(tree, conditioned, Neighbours::ReplaceOne), best, 1e-7 * (1 + best));
-  EXPECT_THROW(max_sensitivity_squared(tree, conditioned, Neighbours::AddRemove), InvalidArgument);
+  EXPECT_NEAR(max_sensitivity_squared(tree, conditioned, Neighbours::ReplaceOne, Interrupts()), best,
+              1e-7 * (1 + best));
+  EXPECT_THROW(max_sensitivity_squared(tree, conditioned, Neighbours::AddRemove, Interrupts()), InvalidArgument);
 }
 
 TEST(CascadeConditioning, EqualsTheSigmaProjection) {
@@ -151,6 +152,29 @@ test_tables::TestTable states_counties() {
   return {{"state", "county", "tract"},
           {"s1", "c1", "t1", "s1", "c1", "t2", "s1", "c2", "t3", "s2", "c3", "t4", "s2", "c3", "t5", "s3", "c4", "t6"},
           {10, 20, 30, 40, 50, 60}};
+}
+
+// Asks to stop once *polls_left polls have passed.
+bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+
+// A law's checks and its conditioning are passes over every node: on a root
+// over 100000 leaves, a cancel stops them inside the pass.
+TEST(CascadeConditioning, LawsPollForCancellation) {
+  std::vector<std::int64_t> parents(100001, 0);
+  parents[0] = -1;
+  const auto flat = HierarchyTree::from_parents(parents, Interrupts());
+  int polls_left = 0;
+  EXPECT_THROW(CascadeLaw::uniform(flat, 1.0, Interrupts(pending_after, &polls_left)), Interrupted);
+  polls_left = 0;
+  EXPECT_THROW(CascadeLaw(flat, {1.0, 2.0}, Interrupts(pending_after, &polls_left)), Interrupted);
+  std::vector<std::uint32_t> leaves;
+  for (std::uint32_t v = flat.level_begin(1); v < flat.level_end(1); ++v) leaves.push_back(v);
+  // Some 25 polls per pass over the 100000 fixed nodes or leaves: the 31st
+  // is in the second pass.
+  polls_left = 30;
+  EXPECT_THROW(CascadeLaw::uniform(flat, 1.0).conditioned_on(flat, leaves, Interrupts(pending_after, &polls_left)),
+               Interrupted);
+  EXPECT_EQ(CascadeLaw::uniform(flat, 1.0).conditioned_on(flat, leaves).n_fixed_nodes(), 100000u);
 }
 
 TEST(CascadeConditioning, MarginsThatAreLevelsBecomeNodes) {

@@ -124,8 +124,9 @@ void expect_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
       max_replace = std::max(max_replace, pair);
     }
   }
-  EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::AddRemove), max_add, 1e-8 * max_add);
-  EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne), max_replace, 1e-8 * (1 + max_replace));
+  EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::AddRemove, Interrupts()), max_add, 1e-8 * max_add);
+  EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne, Interrupts()), max_replace,
+              1e-8 * (1 + max_replace));
   for (Eigen::Index lo = 0; lo < n; ++lo) {
     for (Eigen::Index hi = lo; hi < n; ++hi) {
       const double dense = sigma.block(lo, lo, hi - lo + 1, hi - lo + 1).sum();
@@ -144,10 +145,10 @@ TEST(CascadeCovariance, PerfectBinaryMatchesThePaperRecursion) {
     EXPECT_LT((sigma.rowwise().sum().array() - std::ldexp(1.0, -int(k))).abs().maxCoeff(), 1e-13);
     const Eigen::MatrixXd precision = sigma.inverse();
     EXPECT_LT((precision.diagonal().array() - (1 + k / 3.0)).abs().maxCoeff(), 1e-9) << k;
-    EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::AddRemove), 1 + k / 3.0, 1e-12);
+    EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::AddRemove, Interrupts()), 1 + k / 3.0, 1e-12);
     // Replace-one: (2(k - d_w) + 2)/3, largest across the root: (2k + 2)/3.
     if (k > 0) {
-      EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne), (2 * k + 2) / 3.0, 1e-12);
+      EXPECT_NEAR(max_sensitivity_squared(tree, law, Neighbours::ReplaceOne, Interrupts()), (2 * k + 2) / 3.0, 1e-12);
       EXPECT_NEAR(replace_one_cost(tree, law, 0, 1), 4 / 3.0, 1e-12);  // siblings: d_w = k - 1
     }
   }
@@ -176,7 +177,7 @@ TEST(CascadeCovariance, NodePairsFollowTheClosedForms) {
   const auto wide = HierarchyTree::from_parents({-1, 0, 0, 0, 0, 0}, Interrupts());
   const auto wide_law = CascadeLaw::uniform(wide, 1.0);
   EXPECT_NEAR(leaf_covariance(wide, wide_law, 1, 3), -1.0 / 5, 1e-14);
-  EXPECT_NEAR(max_sensitivity_squared(wide, wide_law, Neighbours::AddRemove), 1 + 4.0 / 6, 1e-12);
+  EXPECT_NEAR(max_sensitivity_squared(wide, wide_law, Neighbours::AddRemove, Interrupts()), 1 + 4.0 / 6, 1e-12);
 }
 
 TEST(CascadeCovariance, GeneralTreesAndChainsAgainstDense) {
@@ -286,13 +287,37 @@ TEST(CascadeCovariance, DegenerateTrees) {
   const auto law = CascadeLaw::uniform(single, 4.0);
   EXPECT_DOUBLE_EQ(leaf_covariance(single, law, 0, 0), 4.0);
   EXPECT_DOUBLE_EQ(range_variance(single, law, 0, 0), 4.0);
-  EXPECT_DOUBLE_EQ(max_sensitivity_squared(single, law, Neighbours::AddRemove), 0.25);
-  EXPECT_DOUBLE_EQ(max_sensitivity_squared(single, law, Neighbours::ReplaceOne), 0.0);
+  EXPECT_DOUBLE_EQ(max_sensitivity_squared(single, law, Neighbours::AddRemove, Interrupts()), 0.25);
+  EXPECT_DOUBLE_EQ(max_sensitivity_squared(single, law, Neighbours::ReplaceOne, Interrupts()), 0.0);
   // A one-child chain costs nothing: the same as a single cell.
   const auto chain = HierarchyTree::from_parents({-1, 0, 1, 2}, Interrupts());
   const auto chain_law = CascadeLaw::uniform(chain, 4.0);
   EXPECT_DOUBLE_EQ(leaf_covariance(chain, chain_law, 0, 0), 4.0);
-  EXPECT_DOUBLE_EQ(max_sensitivity_squared(chain, chain_law, Neighbours::AddRemove), 0.25);
+  EXPECT_DOUBLE_EQ(max_sensitivity_squared(chain, chain_law, Neighbours::AddRemove, Interrupts()), 0.25);
+}
+
+// Asks to stop once *polls_left polls have passed.
+bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+
+// The sensitivity pass polls per node and per child. A root over 100000
+// leaves is 100001 nodes and 100000 children: 49 polls at one every 4096
+// steps, 25 if only nodes counted, so a stop at the 31st poll shows the
+// children's loop polls too.
+TEST(CascadePrivacy, InterruptStopsTheSensitivityPass) {
+  std::vector<std::int64_t> parents(100001, 0);
+  parents[0] = -1;
+  const auto flat = HierarchyTree::from_parents(parents, Interrupts());
+  const auto law = CascadeLaw::uniform(flat, 1.0);
+  for (Neighbours nb : {Neighbours::AddRemove, Neighbours::ReplaceOne}) {
+    int polls_left = 30;
+    EXPECT_THROW(max_sensitivity_squared(flat, law, nb, Interrupts(pending_after, &polls_left)), Interrupted);
+    int none = 0;
+    EXPECT_THROW(protected_sensitivity_squared(flat, law, Protected(nb, 2), Interrupts(pending_after, &none)),
+                 Interrupted);
+  }
+  int plenty = 1000;
+  EXPECT_NO_THROW(max_sensitivity_squared(flat, law, Neighbours::ReplaceOne, Interrupts(pending_after, &plenty)));
+  EXPECT_EQ(plenty, 1000 - 49);
 }
 
 }  // namespace

@@ -44,14 +44,17 @@ void expect_privacy_matches_dense(const HierarchyTree& rows, const CascadeLaw& r
     for (Eigen::Index b = 0; b < precision.rows(); ++b)
       replace = std::max(replace, precision(a, a) + precision(b, b) - 2 * precision(a, b));
   }
-  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove), add, 1e-8 * add);
-  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::ReplaceOne), replace, 1e-8 * replace);
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove, Interrupts()), add,
+              1e-8 * add);
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::ReplaceOne, Interrupts()), replace,
+              1e-8 * replace);
 }
 
 TEST(CascadeCrossed, PerfectBinaryPrivacyIsTheProductOfConstants) {
   const auto rows = HierarchyTree::perfect_binary(2, Interrupts()), cols = HierarchyTree::perfect_binary(3, Interrupts());
   const auto rl = CascadeLaw::uniform(rows, 1.0), cl = CascadeLaw::uniform(cols, 1.0);
-  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove), (1 + 2 / 3.0) * (1 + 1.0), 1e-12);
+  EXPECT_NEAR(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::AddRemove, Interrupts()),
+              (1 + 2 / 3.0) * (1 + 1.0), 1e-12);
   expect_privacy_matches_dense(rows, rl, cols, cl);
 }
 
@@ -122,15 +125,43 @@ TEST(CrossedUnitSensitivity, BoundsEveryMoveOfAUnit) {
     single = std::max(single, a[i][i]);
     for (std::size_t j = 0; j < n; ++j) pair = std::max(pair, a[i][i] + a[j][j] - 2 * a[i][j]);
   }
-  EXPECT_NEAR(single, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::AddRemove), 1e-9);
-  EXPECT_NEAR(pair, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::ReplaceOne), 1e-9);
+  EXPECT_NEAR(single,
+              crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::AddRemove, Interrupts()), 1e-9);
+  EXPECT_NEAR(pair, crossed_max_sensitivity_squared(rows, row_law, cols, col_law, Neighbours::ReplaceOne, Interrupts()),
+              1e-9);
   const auto [added, replaced] = test_tables::max_unit_move_costs(a);
   EXPECT_LE(added, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,
-                                                         Protected(Neighbours::AddRemove, 2)) * (1 + 1e-12));
+                                                         Protected(Neighbours::AddRemove, 2), Interrupts()) *
+                       (1 + 1e-12));
   EXPECT_LE(replaced, crossed_protected_sensitivity_squared(rows, row_law, cols, col_law,
-                                                            Protected(Neighbours::ReplaceOne, 2)) * (1 + 1e-12));
+                                                            Protected(Neighbours::ReplaceOne, 2), Interrupts()) *
+                          (1 + 1e-12));
   EXPECT_GT(added, single * (1 + 1e-9));
   EXPECT_GT(replaced, pair * (1 + 1e-9));
+}
+
+// Asks to stop once *polls_left polls have passed.
+bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+
+// Two 512-leaf trees: each tree's passes poll a few times, the 511 x 511
+// pairs of splits some 64 times, so a stop at the 31st poll is reached only
+// if the loop over pairs polls.
+TEST(CrossedUnitSensitivity, InterruptStopsTheSensitivityPasses) {
+  const auto rows = HierarchyTree::perfect_binary(9, Interrupts()), cols = HierarchyTree::perfect_binary(9, Interrupts());
+  const auto rl = CascadeLaw::uniform(rows, 1.0), cl = CascadeLaw::uniform(cols, 1.0);
+  int polls_left = 30;
+  EXPECT_THROW(crossed_max_sensitivity_squared(rows, rl, cols, cl, Neighbours::ReplaceOne,
+                                               Interrupts(pending_after, &polls_left)),
+               Interrupted);
+  for (Neighbours nb : {Neighbours::AddRemove, Neighbours::ReplaceOne}) {
+    int none = 0;
+    EXPECT_THROW(crossed_max_sensitivity_squared(rows, rl, cols, cl, nb, Interrupts(pending_after, &none)),
+                 Interrupted);
+    none = 0;
+    EXPECT_THROW(crossed_protected_sensitivity_squared(rows, rl, cols, cl, Protected(nb, 2),
+                                                       Interrupts(pending_after, &none)),
+                 Interrupted);
+  }
 }
 
 }  // namespace

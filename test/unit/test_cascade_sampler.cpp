@@ -85,8 +85,8 @@ TEST(CascadeSampler, NoiseDoesNotDependOnTheData) {
   const auto a = release_cascade(tree, law, table.counts.data(), *rng_a, Interrupts());
   const auto b = release_cascade(tree, law, other.counts.data(), *rng_b, Interrupts());
   EXPECT_EQ(a.leaf_noise, b.leaf_noise);  // bit-identical
-  const auto diff = rollup(tree, tree.to_leaf_order(table.counts.data()), Interrupts());
-  const auto diff_other = rollup(tree, tree.to_leaf_order(other.counts.data()), Interrupts());
+  const auto diff = rollup(tree, tree.to_leaf_order(table.counts.data(), Interrupts()), Interrupts());
+  const auto diff_other = rollup(tree, tree.to_leaf_order(other.counts.data(), Interrupts()), Interrupts());
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
     // y - y' = x - x' up to the rounding of the additions (counts < 2^20).
     EXPECT_NEAR(a.node_values[v] - b.node_values[v], double(diff[v] - diff_other[v]), 1e-9) << v;
@@ -131,7 +131,7 @@ TEST(CascadeSampler, ConditionedReleaseKeepsStateTotals) {
                        .conditioned_on(tree, margin_nodes(tree, keys, {0}, Interrupts()));
   auto rng = make_seeded_random_source(77);
   const auto release = release_cascade(tree, law, table.counts.data(), *rng, Interrupts());
-  const auto exact = rollup(tree, tree.to_leaf_order(table.counts.data()), Interrupts());
+  const auto exact = rollup(tree, tree.to_leaf_order(table.counts.data(), Interrupts()), Interrupts());
   expect_bit_exact_rollup(tree, release.node_values);
   // Exact in real arithmetic; the float sums of the leaves keep them to rounding.
   for (std::uint32_t v = 0; v < tree.level_end(1); ++v) EXPECT_NEAR(release.node_values[v], double(exact[v]), 1e-9);

@@ -89,7 +89,8 @@ TEST(CascadeStreaming, RangeVarianceAndPrivacyAreTheBatchTrees) {
     const auto t = HierarchyTree::perfect_binary(k, Interrupts());
     const auto unit = CascadeLaw::uniform(t, 1.0);
     for (Neighbours nb : {Neighbours::AddRemove, Neighbours::ReplaceOne})
-      EXPECT_NEAR(StreamingCascade::unit_sensitivity_squared(k, nb), max_sensitivity_squared(t, unit, nb), 1e-12);
+      EXPECT_NEAR(StreamingCascade::unit_sensitivity_squared(k, nb), max_sensitivity_squared(t, unit, nb, Interrupts()),
+                  1e-12);
   }
 }
 

@@ -92,6 +92,25 @@ TEST(CascadeTree, FromParentsRenumbersBreadthFirst) {
   EXPECT_EQ(tree.height(), 2u);
 }
 
+// Asks to stop once *polls_left polls have passed.
+bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+
+// A root over 100000 leaves: the breadth-first pass alone polls 25 times
+// (once per 4096 nodes); the other passes over nodes and children poll too,
+// so a stop at the 31st poll is reached.
+TEST(CascadeTree, EveryPassOverTheNodesPolls) {
+  std::vector<std::int64_t> parents(100001, 0);
+  parents[0] = -1;
+  int polls_left = 30;
+  EXPECT_THROW(HierarchyTree::from_parents(parents, Interrupts(pending_after, &polls_left)), Interrupted);
+  // 10000 leaves reordered: polls at leaves 0, 4096 and 8192.
+  const auto table = test_tables::grid({"a", "b"}, {100, 100}, std::vector<std::int64_t>(10000, 1));
+  const auto keys = table.keys();
+  const auto tree = HierarchyTree::from_cell_keys(keys, {0}, Interrupts());
+  polls_left = 1;
+  EXPECT_THROW(tree.to_leaf_order(table.counts.data(), Interrupts(pending_after, &polls_left)), Interrupted);
+}
+
 TEST(CascadeTree, FromParentsRefusesMalformedArrays) {
   EXPECT_THROW(HierarchyTree::from_parents({}, Interrupts()), InvalidArgument);
   EXPECT_THROW(HierarchyTree::from_parents({-1, -1}, Interrupts()), InvalidArgument);
@@ -123,7 +142,7 @@ TEST(CascadeTree, RollupIsTheFoldOfChildren) {
   const auto table = geography();
   const auto keys = table.keys();
   const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
-  const auto counts = tree.to_leaf_order(table.counts.data());
+  const auto counts = tree.to_leaf_order(table.counts.data(), Interrupts());
   const auto nodes = rollup(tree, counts, Interrupts());
   EXPECT_EQ(nodes[0], 210);
   EXPECT_EQ(nodes[1], 10 + 40 + 30);

@@ -313,8 +313,12 @@ TEST(CrossedIntegerCascade, ConsistentBothWaysAndRefusals) {
         }
       }
   }
-  EXPECT_LT(crossed_integer_cascade_deficit_bound(rows, row_law, cols, col_law), 1e-10);
-  EXPECT_GT(crossed_integer_cascade_acceptance_bound(rows, row_law, cols, col_law), 0.999);
+  EXPECT_LT(crossed_integer_cascade_deficit_bound(rows, row_law, cols, col_law, Interrupts()), 1e-10);
+  EXPECT_GT(crossed_integer_cascade_acceptance_bound(rows, row_law, cols, col_law, Interrupts()), 0.999);
+  // Both bounds pass over every node of both trees.
+  const Interrupts cancel([](void*) { return true; }, nullptr);
+  EXPECT_THROW(crossed_integer_cascade_deficit_bound(rows, row_law, cols, col_law, cancel), Interrupted);
+  EXPECT_THROW(crossed_integer_cascade_acceptance_bound(rows, row_law, cols, col_law, cancel), Interrupted);
   EXPECT_THROW(crossed_integer_cascade_noise(rows, row_law.conditioned_on(rows, {0}), cols, col_law, *rng,
                                              Interrupts()),
                InvalidArgument);

@@ -10,8 +10,9 @@
 //   3. exact totals: shape = shape.conditioned_on(tree, nodes), nodes the
 //      concatenated margin_nodes(tree, keys, margin_columns, interrupts) of
 //      every margin (one call)
-//   4. calibrated = calibrate_epsilon_delta(tree, shape, eps, delta, neighbours)
-//      or calibrate_rho(...); absolute targets: cost_of_targets(tree, law, delta, neighbours)
+//   4. calibrated = calibrate_epsilon_delta(tree, shape, eps, delta, neighbours,
+//      interrupts) or calibrate_rho(...); absolute targets:
+//      cost_of_targets(tree, law, delta, neighbours, interrupts)
 //   5. release = release_cascade(tree, calibrated.law, counts_by_cell, rng, interrupts)
 //      release.node_values[v] for every node v in node order (root, then each
 //      level); tree.depth(v), tree.leaf_cell(tree.representative_leaf(v)) give

@@ -12,8 +12,9 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect) {
-  const double m = protected_sensitivity_squared(tree, shape, protect);
+double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
+                         const Interrupts& interrupts) {
+  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
   if (!(m > 0)) {
     throw InconsistentInvariants(
         "the release leaves no change of one person to protect",
@@ -38,9 +39,9 @@ CascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Ne
 }  // namespace
 
 CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape, double epsilon, double delta,
-                                      const Protected& protect) {
+                                      const Protected& protect, const Interrupts& interrupts) {
   const Neighbours neighbours = protect.neighbours;
-  const double m = shape_sensitivity(tree, shape, protect);
+  const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s = analytic_gaussian_sigma(epsilon, delta, std::sqrt(m));
   CalibratedLaw out{shape.scaled(s * s), {}};
   out.calibration = describe(tree, out.law, neighbours, "epsilon_delta");
@@ -51,10 +52,11 @@ CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLa
   return out;
 }
 
-CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect) {
+CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect,
+                            const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
   const Neighbours neighbours = protect.neighbours;
-  const double m = shape_sensitivity(tree, shape, protect);
+  const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = m / (2 * rho);
   CalibratedLaw out{shape.scaled(s2), {}};
   out.calibration = describe(tree, out.law, neighbours, "rho");
@@ -64,11 +66,11 @@ CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, 
 }
 
 CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
-                                   const Protected& protect) {
+                                   const Protected& protect, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   CascadeCalibration c = describe(tree, law, protect.neighbours, "variance_targets");
   c.delta = delta;
-  c.sensitivity_squared = protected_sensitivity_squared(tree, law, protect);
+  c.sensitivity_squared = protected_sensitivity_squared(tree, law, protect, interrupts);
   c.rho = c.sensitivity_squared / 2;
   if (c.sensitivity_squared == 0) return c;
   // delta(eps) of the scalar mechanism decreases in eps: bracket, bisect,

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "../mechanisms/release_request.hpp"
 #include "cascade_law.hpp"
 #include "cascade_privacy.hpp"
@@ -49,12 +50,14 @@ struct CalibratedLaw {
 // shape: relative per-level variances (and fixed nodes); its overall scale
 // is ignored. InvalidArgument for eps <= 0, delta outside (0, 1);
 // InconsistentInvariants when the exact totals leave no move to protect.
+// The sensitivity is one O(nodes) pass over the tree (polled).
 CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape, double epsilon, double delta,
-                                      const Protected& protect);
-CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect);
+                                      const Protected& protect, const Interrupts& interrupts);
+CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect,
+                            const Interrupts& interrupts);
 
 // What absolute per-level targets cost: rho, and epsilon at the given delta.
 CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
-                                   const Protected& protect);
+                                   const Protected& protect, const Interrupts& interrupts);
 
 }  // namespace invariant_dp::hierarchy

@@ -41,7 +41,8 @@ void run_cascade(const HierarchyTree& tree, const CascadeLaw& law, std::size_t w
     if (!last) next.assign(std::size_t(next_end - next_begin) * width, 0.0);
     const double vc = law.level_variance(d + 1);
     for (std::uint32_t v = begin; v < end; ++v) {
-      interrupts.poll_every(visited++);
+      // A node moves `width` values (a whole column block when crossed).
+      interrupts.poll_scaled(visited++, width);
       const std::uint32_t m = tree.n_children(v);
       if (m == 0) continue;
       const double* x = &level[std::size_t(v - begin) * width];
@@ -83,6 +84,7 @@ void run_cascade(const HierarchyTree& tree, const CascadeLaw& law, std::size_t w
     if (last) break;
     // Leaves above the deepest level leave through leaf_out too.
     for (std::uint32_t c = next_begin; c < next_end; ++c) {
+      interrupts.poll_scaled(visited++, width);
       if (tree.is_leaf(c)) {
         const double* src = &next[std::size_t(c - next_begin) * width];
         std::copy(src, src + width, leaf_out + std::size_t(tree.leaf_begin(c)) * width);

@@ -23,17 +23,23 @@ std::string level_label(const HierarchyTree& tree, unsigned d) {
 
 // The variance of every node when some one-child node sits between levels
 // with different targets (its child carries its noise); empty otherwise.
-std::vector<double> inherited_variances(const HierarchyTree& tree, const std::vector<double>& v) {
+std::vector<double> inherited_variances(const HierarchyTree& tree, const std::vector<double>& v,
+                                        const Interrupts& interrupts) {
   bool needed = false;
-  for (std::uint32_t node = 0; node < tree.n_nodes() && !needed; ++node)
+  for (std::uint32_t node = 0; node < tree.n_nodes() && !needed; ++node) {
+    interrupts.poll_every(node);
     needed = tree.n_children(node) == 1 && v[tree.depth(node) + 1] != v[tree.depth(node)];
+  }
   if (!needed) return {};
   std::vector<double> out(tree.n_nodes());
   out[0] = v[0];
   for (unsigned d = 0; d < tree.height(); ++d) {
     for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
       const bool chain = tree.n_children(node) == 1;
-      for (std::uint32_t c = tree.first_child(node); c < tree.child_end(node); ++c) out[c] = chain ? out[node] : v[d + 1];
+      for (std::uint32_t c = tree.first_child(node); c < tree.child_end(node); ++c) {
+        interrupts.poll_every(c);  // every node but the root, once
+        out[c] = chain ? out[node] : v[d + 1];
+      }
     }
   }
   return out;
@@ -41,7 +47,7 @@ std::vector<double> inherited_variances(const HierarchyTree& tree, const std::ve
 
 }  // namespace
 
-CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance)
+CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance, const Interrupts& interrupts)
     : level_variance_(std::move(level_variance)) {
   if (level_variance_.size() != tree.height() + 1) {
     throw InvalidArgument("wrong number of per-level variance targets",
@@ -54,10 +60,11 @@ CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_vari
                             "It is " + number(level_variance_[d]) + ".");
     }
   }
-  inherited_ = inherited_variances(tree, level_variance_);
+  inherited_ = inherited_variances(tree, level_variance_, interrupts);
   // Refuse the targets if some split cannot reach them (DERIVATIONS.md, section 1).
   for (unsigned d = 0; d < tree.height(); ++d) {
     for (std::uint32_t node = tree.level_begin(d); node < tree.level_end(d); ++node) {
+      interrupts.poll_every(node);
       const std::uint32_t fanout = tree.n_children(node);
       if (fanout < 2) continue;
       const double vp = node_variance(node, d), vc = level_variance_[d + 1], m = fanout, floor = vp / (m * m);
@@ -76,8 +83,8 @@ CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_vari
   }
 }
 
-CascadeLaw CascadeLaw::uniform(const HierarchyTree& tree, double variance) {
-  return CascadeLaw(tree, std::vector<double>(tree.height() + 1, variance));
+CascadeLaw CascadeLaw::uniform(const HierarchyTree& tree, double variance, const Interrupts& interrupts) {
+  return CascadeLaw(tree, std::vector<double>(tree.height() + 1, variance), interrupts);
 }
 
 CascadeLaw CascadeLaw::scaled(double factor) const {
@@ -95,27 +102,40 @@ CascadeLaw CascadeLaw::scaled(double factor) const {
   return out;
 }
 
-CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const {
+CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes,
+                                      const Interrupts& interrupts) const {
   const std::size_t n = tree.n_nodes();
+  // One count over nodes and children for every pass: a node with millions
+  // of children is polled inside its own loop.
+  std::uint64_t steps = 0;
   std::vector<std::uint8_t> fixed(n, 0);
   for (std::uint32_t node : fixed_nodes) {
+    interrupts.poll_every(steps++);
     if (node >= n) throw InvalidArgument("fixed node out of range", "Node " + std::to_string(node) + " was given.");
     fixed[node] = 1;
   }
   CascadeLaw out = *this;
   out.pinned_ = fixed;
   out.n_fixed_ = 0;
-  for (std::uint8_t f : fixed) out.n_fixed_ += f;
+  for (std::uint8_t f : fixed) {
+    interrupts.poll_every(steps++);
+    out.n_fixed_ += f;
+  }
   // Pinned: fixed, or an ancestor of a fixed node (its total is then a sum of
   // fixed totals only if the cut is clean, which is checked next).
   for (std::size_t v = n; v-- > 0;) {
-    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v) && !out.pinned_[v]; ++c)
+    interrupts.poll_every(steps++);
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v) && !out.pinned_[v]; ++c) {
+      interrupts.poll_every(steps++);
       out.pinned_[v] = out.pinned_[c];
+    }
   }
   std::vector<std::uint8_t> covered = fixed;
   for (std::uint32_t v = 0; v < n; ++v) {
+    interrupts.poll_every(steps++);
     std::uint32_t pinned_children = 0;
     for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) {
+      interrupts.poll_every(steps++);
       covered[c] |= covered[v];
       pinned_children += out.pinned_[c];
     }

@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "hierarchy_tree.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -43,10 +44,12 @@ class CascadeLaw {
   // level_variance[d]: the target variance of the noise of a depth-d node,
   // d = 0 .. tree.height(). InvalidArgument if a value is not finite and
   // positive, the count differs from the depths, or a split is infeasible.
-  CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance);
+  // The checks pass over every node, polling `interrupts` (the default never
+  // stops: a release passes its own).
+  CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance, const Interrupts& interrupts = {});
 
   // Every node at the same variance (the paper's setting).
-  static CascadeLaw uniform(const HierarchyTree& tree, double variance);
+  static CascadeLaw uniform(const HierarchyTree& tree, double variance, const Interrupts& interrupts = {});
 
   // The same law with every variance multiplied by factor (> 0).
   CascadeLaw scaled(double factor) const;
@@ -54,8 +57,10 @@ class CascadeLaw {
   // The law conditioned on the noise of fixed_nodes being 0 (their totals
   // exact). InvalidArgument naming a node if the fixed nodes do not cut the
   // tree into whole subtrees. Replaces any earlier conditioning: pass the
-  // nodes of every margin in one call.
-  CascadeLaw conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes) const;
+  // nodes of every margin in one call. Polls `interrupts` (see the
+  // constructor for the default).
+  CascadeLaw conditioned_on(const HierarchyTree& tree, const std::vector<std::uint32_t>& fixed_nodes,
+                            const Interrupts& interrupts = {}) const;
 
   double level_variance(unsigned depth) const { return level_variance_[depth]; }
   // The unconditioned variance of a node of that depth: its level's target,

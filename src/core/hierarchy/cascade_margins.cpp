@@ -48,8 +48,11 @@ std::vector<std::uint32_t> margin_nodes(const HierarchyTree& tree, const CellKey
     it->second.last = leaf;
     ++it->second.count;
   }
+  // A margin on the finest level has a group per cell, each a walk up the tree.
   std::vector<std::uint32_t> nodes;
+  std::uint64_t checked = 0;
   for (const auto& [unused, g] : groups) {
+    interrupts.poll_every(checked++);
     // Contiguous in leaf order, and some node covers exactly those leaves.
     if (g.last - g.first + 1 != g.count) refuse(keys, margin_columns);
     std::uint32_t v = tree.leaf_node(g.first);

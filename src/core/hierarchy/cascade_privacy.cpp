@@ -70,20 +70,26 @@ double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::u
          path_precision(tree, law, path_j, w + 1, path_j.size() - 1);
 }
 
-double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours) {
+double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
+                               const Interrupts& interrupts) {
   if (neighbours == Neighbours::AddRemove) refuse_conditioned(law);
   // below[k]: the largest sum of a_s from a node of the level below down to
   // one of its leaves; bottom-up one level at a time.
   std::vector<double> below, here;
   double best_pair = 0;
+  // Counts nodes and children alike: a flat level of leaves or one node
+  // with millions of children is polled as often as a deep tree.
+  std::uint64_t steps = 0;
   for (unsigned d = tree.height() + 1; d-- > 0;) {
     const std::uint32_t begin = tree.level_begin(d), end = tree.level_end(d);
     const std::uint32_t next_begin = d < tree.height() ? tree.level_begin(d + 1) : 0;
     here.assign(end - begin, 0.0);
     for (std::uint32_t v = begin; v < end; ++v) {
+      interrupts.poll_every(steps++);
       if (tree.is_leaf(v)) continue;
       double top1 = 0, top2 = 0;
       for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) {
+        interrupts.poll_every(steps++);
         const double x = below[c - next_begin];
         if (x > top1) {
           top2 = top1;
@@ -103,11 +109,12 @@ double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law,
   return 1 / law.level_variance(0) + below[0];
 }
 
-double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect) {
-  double per_record = max_sensitivity_squared(tree, law, protect.neighbours);
+double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect,
+                                     const Interrupts& interrupts) {
+  double per_record = max_sensitivity_squared(tree, law, protect.neighbours, interrupts);
   if (protect.unit_mass == 1) return per_record;
   if (protect.neighbours == Neighbours::ReplaceOne && law.n_fixed_nodes() == 0)
-    per_record = std::max(per_record, max_sensitivity_squared(tree, law, Neighbours::AddRemove));
+    per_record = std::max(per_record, max_sensitivity_squared(tree, law, Neighbours::AddRemove, interrupts));
   return protect.unit_mass * protect.unit_mass * per_record;
 }
 

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 
+#include "../interrupts.hpp"
 #include "../mechanisms/release_request.hpp"
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"
@@ -43,8 +44,10 @@ double replace_one_cost(const HierarchyTree& tree, const CascadeLaw& law, std::u
 // max over the protected moves of dx^T Sigma^+ dx: O(nodes), two levels of
 // memory. add_remove under a conditioned law: InvalidArgument (one added
 // person changes an exact total). 0 when no move is possible (one cell under
-// replace_one, or every cell pinned).
-double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours);
+// replace_one, or every cell pinned). Polls per child visited, so a tree of
+// 10^7 nodes (or one node of 10^7 children) stops promptly on cancel.
+double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
+                               const Interrupts& interrupts);
 
 // Whom a cascade's epsilon protects: one record moving one leaf, or with a
 // privacy unit every row of one unit, at most unit_mass = G R rows
@@ -67,6 +70,7 @@ struct Protected {
 // single-leaf moves, unit_mass^2 times the add_remove maximum. A bound, not
 // the exact maximum: a unit's cells may lie far apart in the tree, and the
 // bound does not look where.
-double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect);
+double protected_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law, const Protected& protect,
+                                     const Interrupts& interrupts);
 
 }  // namespace invariant_dp::hierarchy

@@ -20,8 +20,10 @@ CascadeRelease release_cascade(const HierarchyTree& tree, const CascadeLaw& law,
   CascadeRelease release;
   release.leaf_noise = cascade_leaf_noise(tree, law, rng, interrupts);
   std::vector<double> released(tree.n_leaves());
-  for (std::uint32_t leaf = 0; leaf < released.size(); ++leaf)
+  for (std::uint32_t leaf = 0; leaf < released.size(); ++leaf) {
+    interrupts.poll_every(leaf);
     released[leaf] = static_cast<double>(counts_by_cell[tree.leaf_cell(leaf)]) + release.leaf_noise[leaf];
+  }
   release.node_values = rollup(tree, released, interrupts);
   return release;
 }

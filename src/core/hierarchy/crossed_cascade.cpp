@@ -32,29 +32,41 @@ struct TreePrecision {
   std::vector<SplitSummary> splits;
 };
 
-TreePrecision summarize(const HierarchyTree& tree, const CascadeLaw& law) {
+TreePrecision summarize(const HierarchyTree& tree, const CascadeLaw& law, const Interrupts& interrupts) {
   const std::size_t n = tree.n_nodes();
   std::vector<double> a(n, 0), prefix(n, 0), best_down(n, 0);
   for (std::uint32_t v = 0; v < n; ++v) {
+    interrupts.poll_every(v);
     const std::uint32_t m = tree.n_children(v);
     if (m >= 2) a[v] = (m - 1.0) / (m * law.split_tau2(v, tree.depth(v), m));
   }
+  // The passes over children count every child (one node may have millions).
+  std::uint64_t steps = 0;
   prefix[0] = 1 / law.level_variance(0);  // 1/v_0 + a of the strict ancestors
   for (std::uint32_t v = 0; v < n; ++v)
-    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) prefix[c] = prefix[v] + a[v];
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) {
+      interrupts.poll_every(steps++);
+      prefix[c] = prefix[v] + a[v];
+    }
   for (std::size_t v = n; v-- > 0;) {
+    interrupts.poll_every(steps++);
     double best = 0;
-    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) best = std::max(best, best_down[c]);
+    for (std::uint32_t c = tree.first_child(v); c < tree.child_end(v); ++c) {
+      interrupts.poll_every(steps++);
+      best = std::max(best, best_down[c]);
+    }
     best_down[v] = a[v] + best;
   }
   TreePrecision out;
   out.max_diagonal = prefix[0] + best_down[0];
-  out.max_replace = max_sensitivity_squared(tree, law, Neighbours::ReplaceOne);
+  out.max_replace = max_sensitivity_squared(tree, law, Neighbours::ReplaceOne, interrupts);
   for (std::uint32_t w = 0; w < n; ++w) {
+    interrupts.poll_every(steps++);
     const std::uint32_t m = tree.n_children(w);
     if (m < 2) continue;
     SplitSummary s{prefix[w] - 1 / (m * law.split_tau2(w, tree.depth(w), m)), 0, 0};
     for (std::uint32_t c = tree.first_child(w); c < tree.child_end(w); ++c) {
+      interrupts.poll_every(steps++);
       const double p = prefix[c] + best_down[c];  // largest diagonal below c
       if (p > s.top1) {
         s.top2 = s.top1;
@@ -93,25 +105,31 @@ double crossed_rectangle_variance(const HierarchyTree& rows, const CascadeLaw& r
 }
 
 double crossed_max_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                       const HierarchyTree& cols, const CascadeLaw& col_law, Neighbours neighbours) {
+                                       const HierarchyTree& cols, const CascadeLaw& col_law, Neighbours neighbours,
+                                       const Interrupts& interrupts) {
   require_unconditioned(row_law, col_law);
-  const TreePrecision r = summarize(rows, row_law), c = summarize(cols, col_law);
+  const TreePrecision r = summarize(rows, row_law, interrupts), c = summarize(cols, col_law, interrupts);
   if (neighbours == Neighbours::AddRemove) return r.max_diagonal * c.max_diagonal;
   double best = std::max(r.max_diagonal * c.max_replace, c.max_diagonal * r.max_replace);
+  // Every pair of splits (about as many as the grid has cells): the poll
+  // counts pairs, not row splits.
+  std::uint64_t pairs = 0;
   for (const SplitSummary& w1 : r.splits)
-    for (const SplitSummary& w2 : c.splits)
+    for (const SplitSummary& w2 : c.splits) {
+      interrupts.poll_every(pairs++);
       best = std::max(best, w1.top1 * w2.top1 + w1.top2 * w2.top2 - 2 * w1.q * w2.q);
+    }
   return best;
 }
 
 double crossed_protected_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
                                              const HierarchyTree& cols, const CascadeLaw& col_law,
-                                             const Protected& protect) {
-  double per_record = crossed_max_sensitivity_squared(rows, row_law, cols, col_law, protect.neighbours);
+                                             const Protected& protect, const Interrupts& interrupts) {
+  double per_record = crossed_max_sensitivity_squared(rows, row_law, cols, col_law, protect.neighbours, interrupts);
   if (protect.unit_mass == 1) return per_record;
   if (protect.neighbours == Neighbours::ReplaceOne)
     per_record = std::max(per_record, crossed_max_sensitivity_squared(rows, row_law, cols, col_law,
-                                                                      Neighbours::AddRemove));
+                                                                      Neighbours::AddRemove, interrupts));
   return protect.unit_mass * protect.unit_mass * per_record;
 }
 

@@ -48,8 +48,10 @@ double crossed_rectangle_variance(const HierarchyTree& rows, const CascadeLaw& r
                                   const CascadeLaw& col_law, std::uint32_t row_lo, std::uint32_t row_hi,
                                   std::uint32_t col_lo, std::uint32_t col_hi);
 
+// O(row nodes + column nodes + row splits x column splits), polled throughout.
 double crossed_max_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                       const HierarchyTree& cols, const CascadeLaw& col_law, Neighbours neighbours);
+                                       const HierarchyTree& cols, const CascadeLaw& col_law, Neighbours neighbours,
+                                       const Interrupts& interrupts);
 
 // With a privacy unit (Protected, cascade_privacy.hpp): unit_mass^2 times
 // one record's maximum, under replace_one the larger of the replace_one and
@@ -57,7 +59,7 @@ double crossed_max_sensitivity_squared(const HierarchyTree& rows, const CascadeL
 // Kronecker law keeps no total exact).
 double crossed_protected_sensitivity_squared(const HierarchyTree& rows, const CascadeLaw& row_law,
                                              const HierarchyTree& cols, const CascadeLaw& col_law,
-                                             const Protected& protect);
+                                             const Protected& protect, const Interrupts& interrupts);
 
 // Every (row node, column node) value, row-major over node orders: column
 // rollups of each row leaf, then row rollups of each column node. So (s, t)
@@ -74,11 +76,20 @@ std::vector<T> crossed_rollup(const HierarchyTree& rows, const HierarchyTree& co
     const auto nodes = rollup(cols, row, interrupts);
     std::copy(nodes.begin(), nodes.end(), out.begin() + std::size_t(rows.leaf_node(i)) * width);
   }
+  // Gathering and scattering a column touch every row: with few columns and
+  // millions of rows, those loops poll as well as the rollup between them.
   std::vector<T> column(nr);
+  std::uint64_t steps = 0;
   for (std::size_t t = 0; t < width; ++t) {
-    for (std::uint32_t i = 0; i < nr; ++i) column[i] = out[std::size_t(rows.leaf_node(i)) * width + t];
+    for (std::uint32_t i = 0; i < nr; ++i) {
+      interrupts.poll_every(steps++);
+      column[i] = out[std::size_t(rows.leaf_node(i)) * width + t];
+    }
     const auto nodes = rollup(rows, column, interrupts);
-    for (std::size_t s = 0; s < nodes.size(); ++s) out[s * width + t] = nodes[s];
+    for (std::size_t s = 0; s < nodes.size(); ++s) {
+      interrupts.poll_every(steps++);
+      out[s * width + t] = nodes[s];
+    }
   }
   return out;
 }

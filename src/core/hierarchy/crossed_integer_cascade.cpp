@@ -102,7 +102,8 @@ class CrossedIntegerCascadeSampler::Impl {
     std::vector<std::int64_t> next(width), cur(width);
     for (unsigned d = 0; d < rows_.height(); ++d) {
       for (std::uint32_t v = rows_.level_begin(d); v < rows_.level_end(d); ++v) {
-        interrupts.poll_every(v);
+        // A row node copies or differences `width` values even without a draw.
+        interrupts.poll_scaled(v, width);
         const std::uint32_t m = rows_.n_children(v);
         if (m == 0) continue;
         const std::uint32_t c0 = rows_.first_child(v);
@@ -247,17 +248,19 @@ VarianceBounds crossed_integer_rectangle_variance(const HierarchyTree& rows, con
 }
 
 double crossed_integer_cascade_acceptance_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                                const HierarchyTree& cols, const CascadeLaw& col_law) {
+                                                const HierarchyTree& cols, const CascadeLaw& col_law,
+                                                const Interrupts& interrupts) {
   return product_acceptance_bound(
-      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, Interrupts())), kPooledGroups),
-       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, Interrupts())), kPooledGroups)});
+      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, interrupts)), kPooledGroups),
+       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, interrupts)), kPooledGroups)});
 }
 
 double crossed_integer_cascade_deficit_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                             const HierarchyTree& cols, const CascadeLaw& col_law) {
+                                             const HierarchyTree& cols, const CascadeLaw& col_law,
+                                             const Interrupts& interrupts) {
   return product_variance_deficit_bound(
-      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, Interrupts())), kPooledGroups),
-       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, Interrupts())), kPooledGroups)});
+      {pooled_groups(coordinate_groups(IntegerSplits(rows, row_law, interrupts)), kPooledGroups),
+       pooled_groups(coordinate_groups(IntegerSplits(cols, col_law, interrupts)), kPooledGroups)});
 }
 
 }  // namespace invariant_dp::hierarchy

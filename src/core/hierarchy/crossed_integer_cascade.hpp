@@ -97,10 +97,13 @@ VarianceBounds crossed_integer_rectangle_variance(const HierarchyTree& rows, con
                                                   double deficit_bound, std::uint32_t row_lo, std::uint32_t row_hi,
                                                   std::uint32_t col_lo, std::uint32_t col_hi);
 
+// Both bounds pass over every node of both trees (IntegerSplits).
 double crossed_integer_cascade_acceptance_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                                const HierarchyTree& cols, const CascadeLaw& col_law);
+                                                const HierarchyTree& cols, const CascadeLaw& col_law,
+                                                const Interrupts& interrupts);
 // B for every rectangle (integer_cascade_accuracy.hpp), rounded up.
 double crossed_integer_cascade_deficit_bound(const HierarchyTree& rows, const CascadeLaw& row_law,
-                                             const HierarchyTree& cols, const CascadeLaw& col_law);
+                                             const HierarchyTree& cols, const CascadeLaw& col_law,
+                                             const Interrupts& interrupts);
 
 }  // namespace invariant_dp::hierarchy

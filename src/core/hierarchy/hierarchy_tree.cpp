@@ -20,9 +20,10 @@ void check_node_count(std::size_t n_nodes) {
 
 }  // namespace
 
-void HierarchyTree::finish(std::vector<std::string> level_names) {
+void HierarchyTree::finish(std::vector<std::string> level_names, const Interrupts& interrupts) {
   leaf_node_.assign(first_leaf_.back(), kNoNode);
   for (std::uint32_t v = 0; v < n_nodes(); ++v) {
+    interrupts.poll_every(v);
     if (is_leaf(v)) leaf_node_[first_leaf_[v]] = v;
   }
   level_names_ = std::move(level_names);
@@ -99,6 +100,7 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
     std::size_t child = 0;  // index into starts[d + 1]
     for (std::size_t k = 0; k < starts[d].size(); ++k) {
       const std::uint32_t node = tree.level_begin_[d] + static_cast<std::uint32_t>(k);
+      interrupts.poll_every(node);
       tree.first_leaf_[node] = starts[d][k];
       if (d == height) {
         tree.first_child_[node] = static_cast<std::uint32_t>(n_nodes);
@@ -115,7 +117,7 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
   std::vector<std::string> names{"total"};
   for (std::size_t c : level_columns) names.push_back(keys.column_names()[c]);
   if (leaf_level_below) names.push_back("cell");
-  tree.finish(std::move(names));
+  tree.finish(std::move(names), interrupts);
   return tree;
 }
 
@@ -126,6 +128,7 @@ HierarchyTree HierarchyTree::from_parents(const std::vector<std::int64_t>& paren
   std::size_t root = n;
   std::vector<std::uint32_t> child_count(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
     const std::int64_t p = parent[i];
     if (p == -1) {
       if (root != n) {
@@ -144,19 +147,25 @@ HierarchyTree HierarchyTree::from_parents(const std::vector<std::int64_t>& paren
   // Children of every node in index order (counting sort).
   std::partial_sum(child_count.begin(), child_count.end(), child_count.begin());
   std::vector<std::uint32_t> children(n - 1), fill(child_count.begin(), child_count.end() - 1);
-  for (std::size_t i = 0; i < n; ++i)
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
     if (parent[i] >= 0) children[fill[parent[i]]++] = static_cast<std::uint32_t>(i);
+  }
 
   // Breadth-first renumbering: a node's children are appended together.
+  // The passes over nodes and their children poll on one count of both, so
+  // a root with millions of children is polled inside its own loop.
   HierarchyTree tree;
   std::vector<std::uint32_t> bfs{static_cast<std::uint32_t>(root)}, depth(n, 0);
   bfs.reserve(n);
   tree.first_child_.resize(n + 1);
+  std::uint64_t steps = 0;
   for (std::size_t head = 0; head < bfs.size(); ++head) {
-    interrupts.poll_every(head);
+    interrupts.poll_every(steps++);
     const std::uint32_t old = bfs[head];
     tree.first_child_[head] = static_cast<std::uint32_t>(bfs.size());
     for (std::uint32_t k = child_count[old]; k < child_count[old + 1]; ++k) {
+      interrupts.poll_every(steps++);
       depth[children[k]] = depth[old] + 1;
       bfs.push_back(children[k]);
     }
@@ -167,30 +176,38 @@ HierarchyTree HierarchyTree::from_parents(const std::vector<std::int64_t>& paren
   }
   tree.first_child_[n] = static_cast<std::uint32_t>(n);
   tree.level_begin_.push_back(0);
-  for (std::size_t v = 1; v < n; ++v)
+  for (std::size_t v = 1; v < n; ++v) {
+    interrupts.poll_every(v);
     if (depth[bfs[v]] != depth[bfs[v - 1]]) tree.level_begin_.push_back(static_cast<std::uint32_t>(v));
+  }
   tree.level_begin_.push_back(static_cast<std::uint32_t>(n));
 
   // Leaves per subtree bottom-up, then each node's first leaf top-down.
   std::vector<std::uint32_t> n_leaves(n, 0);
   for (std::size_t v = n; v-- > 0;) {
+    interrupts.poll_every(steps++);
     if (tree.is_leaf(static_cast<std::uint32_t>(v))) {
       n_leaves[v] = 1;
       continue;
     }
-    for (std::uint32_t c = tree.first_child_[v]; c < tree.first_child_[v + 1]; ++c) n_leaves[v] += n_leaves[c];
+    for (std::uint32_t c = tree.first_child_[v]; c < tree.first_child_[v + 1]; ++c) {
+      interrupts.poll_every(steps++);
+      n_leaves[v] += n_leaves[c];
+    }
   }
   tree.first_leaf_.assign(n + 1, 0);
   for (std::size_t v = 0; v < n; ++v) {
+    interrupts.poll_every(steps++);
     std::uint32_t next = tree.first_leaf_[v];
     for (std::uint32_t c = tree.first_child_[v]; c < tree.first_child_[v + 1]; ++c) {
+      interrupts.poll_every(steps++);
       tree.first_leaf_[c] = next;
       next += n_leaves[c];
     }
   }
   tree.first_leaf_[n] = n_leaves[0];
   tree.source_node_ = std::move(bfs);
-  tree.finish({});
+  tree.finish({}, interrupts);
   return tree;
 }
 
@@ -213,7 +230,7 @@ HierarchyTree HierarchyTree::perfect_binary(unsigned depth, const Interrupts& in
   }
   tree.first_child_[n_nodes] = n_nodes;
   tree.first_leaf_[n_nodes] = 1u << depth;
-  tree.finish({});
+  tree.finish({}, interrupts);
   return tree;
 }
 

@@ -86,16 +86,19 @@ class HierarchyTree {
 
   // Leaf-indexed values in CellKeys cell order, reordered to leaf order.
   template <class T>
-  std::vector<T> to_leaf_order(const T* by_cell) const {
+  std::vector<T> to_leaf_order(const T* by_cell, const Interrupts& interrupts) const {
     std::vector<T> out(n_leaves());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i] = by_cell[leaf_cell(static_cast<std::uint32_t>(i))];
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      interrupts.poll_every(i);
+      out[i] = by_cell[leaf_cell(static_cast<std::uint32_t>(i))];
+    }
     return out;
   }
 
  private:
   HierarchyTree() = default;
   // Fills leaf_node_ and level_names_ once the arrays are set.
-  void finish(std::vector<std::string> level_names);
+  void finish(std::vector<std::string> level_names, const Interrupts& interrupts);
 
   std::vector<std::uint32_t> first_child_;  // n_nodes + 1; children = [fc[v], fc[v+1])
   std::vector<std::uint32_t> first_leaf_;   // n_nodes + 1; sentinel n_leaves

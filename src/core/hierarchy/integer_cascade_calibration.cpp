@@ -18,8 +18,9 @@ namespace {
 // above the rounding of m / s2 against the scaled law's own sensitivity.
 constexpr double kSlack = 1 + 1e-12;
 
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect) {
-  const double m = protected_sensitivity_squared(tree, shape, protect);
+double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
+                         const Interrupts& interrupts) {
+  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
   if (!(m > 0)) {
     throw InconsistentInvariants(
         "the release leaves no change of one person to protect",
@@ -70,7 +71,7 @@ CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree
   if (!(epsilon > 0) || !std::isfinite(epsilon)) throw InvalidArgument("epsilon must be finite and positive");
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   const Neighbours neighbours = protect.neighbours;
-  const double m = shape_sensitivity(tree, shape, protect);
+  const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = integer_cascade_scale_epsilon_delta(m, epsilon, delta);
   const CascadeLaw law = shape.scaled(s2);
   CalibratedIntegerLaw out{law, describe(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
@@ -85,7 +86,7 @@ CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, co
                                                    const Protected& protect, const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
   const Neighbours neighbours = protect.neighbours;
-  const double m = shape_sensitivity(tree, shape, protect);
+  const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = integer_cascade_scale_rho(m, rho);
   const CascadeLaw law = shape.scaled(s2);
   return CalibratedIntegerLaw{law, describe(tree, law, m / s2, neighbours, "rho", interrupts)};
@@ -95,7 +96,7 @@ CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, 
                                                      const Protected& protect, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   CalibratedIntegerLaw out{
-      law, describe(tree, law, protected_sensitivity_squared(tree, law, protect), protect.neighbours,
+      law, describe(tree, law, protected_sensitivity_squared(tree, law, protect, interrupts), protect.neighbours,
                     "variance_targets", interrupts)};
   CascadeCalibration& c = out.calibration.privacy;
   c.delta = delta;

@@ -19,12 +19,13 @@ std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector
   return indices;
 }
 
-void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out) {
+void describe_nodes(const HierarchyTree& tree, HierarchyReleaseResult& out, const Interrupts& interrupts) {
   const std::size_t n = tree.n_nodes();
   out.node_cell.resize(n);
   out.node_depth.resize(n);
   out.node_is_leaf.resize(n);
   for (std::uint32_t v = 0; v < n; ++v) {
+    interrupts.poll_every(v);
     out.node_cell[v] = tree.leaf_cell(tree.representative_leaf(v));
     out.node_is_leaf[v] = tree.is_leaf(v);
     out.node_depth[v] = tree.depth(v);
@@ -42,10 +43,10 @@ std::vector<std::uint32_t> fixed_nodes_of_margins(const HierarchyTree& tree, con
 }
 
 CascadeLaw cascade_shape(const HierarchyTree& tree, const HierarchyRequest& hierarchy,
-                         const std::vector<std::uint32_t>& fixed) {
-  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0)
-                                                      : CascadeLaw(tree, hierarchy.level_variance);
-  return fixed.empty() ? shape : shape.conditioned_on(tree, fixed);
+                         const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts) {
+  CascadeLaw shape = hierarchy.level_variance.empty() ? CascadeLaw::uniform(tree, 1.0, interrupts)
+                                                      : CascadeLaw(tree, hierarchy.level_variance, interrupts);
+  return fixed.empty() ? shape : shape.conditioned_on(tree, fixed, interrupts);
 }
 
 CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {

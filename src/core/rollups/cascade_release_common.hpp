@@ -22,7 +22,7 @@ namespace invariant_dp {
 std::vector<std::size_t> column_indices(const CellKeys& cells, const std::vector<std::string>& names);
 
 // Fills the rows' cells, depths and leaf flags of a release of `tree`.
-void describe_nodes(const hierarchy::HierarchyTree& tree, HierarchyReleaseResult& out);
+void describe_nodes(const hierarchy::HierarchyTree& tree, HierarchyReleaseResult& out, const Interrupts& interrupts);
 
 // The nodes of every declared margin (each must be whole nodes).
 std::vector<std::uint32_t> fixed_nodes_of_margins(const hierarchy::HierarchyTree& tree, const CellKeys& cells,
@@ -31,7 +31,7 @@ std::vector<std::uint32_t> fixed_nodes_of_margins(const hierarchy::HierarchyTree
 // The relative (or, with epsilon NULL, absolute) per-level variances the
 // request asks for, conditioned on the fixed nodes.
 hierarchy::CascadeLaw cascade_shape(const hierarchy::HierarchyTree& tree, const HierarchyRequest& hierarchy,
-                                    const std::vector<std::uint32_t>& fixed);
+                                    const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts);
 
 // How a cascade is calibrated: InvalidArgument when both epsilon and rho
 // are given, NullValue when neither nor absolute targets are.

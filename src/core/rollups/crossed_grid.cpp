@@ -46,9 +46,15 @@ Axis axis_of(const CellKeys& cells, const std::vector<std::size_t>& columns, con
   for (std::size_t k = 0; k < all.size(); ++k) all[k] = k;
   Axis axis{HierarchyTree::from_cell_keys(tuples, all, interrupts), {}};
   std::vector<std::uint32_t> tuple_leaf(tuple_index.size());
-  for (std::uint32_t leaf = 0; leaf < axis.tree.n_leaves(); ++leaf) tuple_leaf[axis.tree.leaf_cell(leaf)] = leaf;
+  for (std::uint32_t leaf = 0; leaf < axis.tree.n_leaves(); ++leaf) {
+    interrupts.poll_every(leaf);
+    tuple_leaf[axis.tree.leaf_cell(leaf)] = leaf;
+  }
   axis.cell_leaf.resize(cells.n_cells());
-  for (std::size_t c = 0; c < cells.n_cells(); ++c) axis.cell_leaf[c] = tuple_leaf[cell_tuple[c]];
+  for (std::size_t c = 0; c < cells.n_cells(); ++c) {
+    interrupts.poll_every(c);
+    axis.cell_leaf[c] = tuple_leaf[cell_tuple[c]];
+  }
   return axis;
 }
 
@@ -105,22 +111,27 @@ CrossedGrid build_crossed_grid(const CellKeys& cells,
   // compare before allocating nr * nc.
   const bool full = cells.n_cells() == nr * nc;
   std::vector<std::uint32_t> grid(full ? nr * nc : 0, kNoCell);
-  for (std::uint32_t c = 0; full && c < cells.n_cells(); ++c)
+  for (std::uint32_t c = 0; full && c < cells.n_cells(); ++c) {
+    interrupts.poll_every(c);
     grid[std::size_t(rows.cell_leaf[c]) * nc + cols.cell_leaf[c]] = c;
+  }
   if (!full) {
     // Name one missing pair: the first row leaf short of a column leaf
     // (memory O(rows + columns): the grid itself may be huge).
     std::vector<std::size_t> per_row(nr, 0);
     std::vector<std::uint32_t> row_cell(nr), col_cell(nc);
     for (std::uint32_t c = cells.n_cells(); c-- > 0;) {
+      interrupts.poll_every(c);
       ++per_row[rows.cell_leaf[c]];
       row_cell[rows.cell_leaf[c]] = col_cell[cols.cell_leaf[c]] = c;
     }
     std::size_t i = 0, j = 0;
     while (per_row[i] == nc) ++i;
     std::vector<bool> present(nc, false);
-    for (std::uint32_t c = 0; c < cells.n_cells(); ++c)
+    for (std::uint32_t c = 0; c < cells.n_cells(); ++c) {
+      interrupts.poll_every(c);
       if (rows.cell_leaf[c] == i) present[cols.cell_leaf[c]] = true;
+    }
     while (present[j]) ++j;
     InvalidData partial("the cells do not cover the full grid of the crossed hierarchies",
                         "No cell for {key0} with {key1}; " + std::to_string(cells.n_cells()) + " of " +

@@ -33,30 +33,14 @@ std::string crossed_json(const CrossedGrid& grid, const HierarchyRequest& hierar
          "over the column tree within each row leaf, then over the row tree\"}";
 }
 
-void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out) {
-  const std::size_t width = grid.cols.n_nodes();
-  std::vector<std::uint32_t> col_depth(width);
-  for (std::uint32_t t = 0; t < width; ++t) col_depth[t] = grid.cols.depth(t);
-  out.node_cell.resize(grid.rows.n_nodes() * width);
-  out.row_depth.resize(out.node_cell.size());
-  out.col_depth.resize(out.node_cell.size());
-  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
-    const unsigned depth = grid.rows.depth(s);
-    const std::uint32_t row_leaf = grid.rows.representative_leaf(s);
-    for (std::uint32_t t = 0; t < width; ++t) {
-      const std::size_t v = std::size_t(s) * width + t;
-      out.node_cell[v] = grid.cell_at(row_leaf, grid.cols.representative_leaf(t));
-      out.row_depth[v] = depth;
-      out.col_depth[v] = col_depth[t];
-    }
-  }
-}
-
 // Cell-order values to the grid's row-major leaf order.
 template <class T>
-std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell) {
+std::vector<T> on_grid(const CrossedGrid& grid, const T* by_cell, const Interrupts& interrupts) {
   std::vector<T> out(grid.grid_cell.size());
-  for (std::size_t i = 0; i < out.size(); ++i) out[i] = by_cell[grid.grid_cell[i]];
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    interrupts.poll_every(i);
+    out[i] = by_cell[grid.grid_cell[i]];
+  }
   return out;
 }
 
@@ -72,7 +56,8 @@ struct CrossedCalibration {
 };
 
 CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& request,
-                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer) {
+                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer,
+                             const Interrupts& interrupts) {
   if (budget.has_epsilon && hierarchy.rho > 0)
     throw InvalidArgument("give epsilon or the option \"rho\", not both",
                           "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
@@ -80,8 +65,8 @@ CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& requ
     throw NullValue("epsilon must not be NULL", {},
                     "Pass epsilon, or the option \"rho\" (per-level targets are not available with \"crossed\").");
   const double m = hierarchy::crossed_protected_sensitivity_squared(
-      grid.rows, CascadeLaw::uniform(grid.rows, 1.0), grid.cols, CascadeLaw::uniform(grid.cols, 1.0),
-      protected_by(request));
+      grid.rows, CascadeLaw::uniform(grid.rows, 1.0, interrupts), grid.cols,
+      CascadeLaw::uniform(grid.cols, 1.0, interrupts), protected_by(request), interrupts);
   if (!(m > 0))
     throw InconsistentInvariants("the release leaves no change of one person to protect",
                                  "Under replace_one neighbours a person can only move between cells; here there is "
@@ -152,7 +137,8 @@ std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& requ
 // Counts rolled up over both trees plus integer noise of the same layout.
 std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std::int64_t* counts,
                                              const std::vector<std::int64_t>& noise, const Interrupts& interrupts) {
-  std::vector<std::int64_t> out = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts), interrupts);
+  std::vector<std::int64_t> out =
+      hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts, interrupts), interrupts);
   for (std::size_t i = 0; i < out.size(); ++i) {
     interrupts.poll_every(i);
     if (__builtin_add_overflow(out[i], noise[i], &out[i]))
@@ -165,9 +151,9 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
                                      const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                      RandomSource& rng, const Interrupts& interrupts) {
   const bool integer = request.mechanism->mechanism == Mechanism::IntegerCascade;
-  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer);
-  const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared);
-  const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0);
+  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer, interrupts);
+  const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared, interrupts);
+  const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0, interrupts);
   CrossedReleaseResult out;
   IntegerDraw draw;
   if (integer) {
@@ -175,7 +161,8 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
     // it (22003) before the node pairs are allocated.
     const hierarchy::CrossedIntegerCascadeSampler sampler(grid.rows, row_law, grid.cols, col_law, interrupts);
     draw.acceptance_bound = sampler.acceptance_bound();
-    draw.deficit_bound = hierarchy::crossed_integer_cascade_deficit_bound(grid.rows, row_law, grid.cols, col_law);
+    draw.deficit_bound =
+        hierarchy::crossed_integer_cascade_deficit_bound(grid.rows, row_law, grid.cols, col_law, interrupts);
     auto noise = zeroed_large_buffer<std::int64_t>(grid.rows.n_nodes() * grid.cols.n_nodes());
     draw.attempts = sampler.sample(rng, noise.data(), interrupts);
     out.integer_output = true;
@@ -184,6 +171,7 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
     std::vector<double> released =
         hierarchy::crossed_cascade_noise(grid.rows, row_law, grid.cols, col_law, rng, interrupts);
     for (std::size_t i = 0; i < released.size(); ++i) {
+      interrupts.poll_every(i);
       const std::int64_t count = counts[grid.grid_cell[i]];
       if (count > kMaxExactRealCount)
         throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
@@ -193,13 +181,23 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
   }
   if (request.with_stddev) {
     // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t): for
-    // integers the closed form, the upper end of its certified bounds.
+    // integers the closed form, the upper end of its certified bounds. Each
+    // column node's variance (a walk to the root) is computed once, not once
+    // per row node.
     const std::size_t width = grid.cols.n_nodes();
+    std::vector<double> col_variance(width);
+    for (std::uint32_t t = 0; t < width; ++t) {
+      interrupts.poll_every(t);
+      col_variance[t] = hierarchy::node_variance(grid.cols, col_law, t);
+    }
     out.noise_sd.resize(grid.rows.n_nodes() * width);
     for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
       const double vr = hierarchy::node_variance(grid.rows, row_law, s);
-      for (std::uint32_t t = 0; t < width; ++t)
-        out.noise_sd[std::size_t(s) * width + t] = std::sqrt(vr * hierarchy::node_variance(grid.cols, col_law, t));
+      for (std::uint32_t t = 0; t < width; ++t) {
+        const std::size_t v = std::size_t(s) * width + t;
+        interrupts.poll_every(v);
+        out.noise_sd[v] = std::sqrt(vr * col_variance[t]);
+      }
     }
   }
   out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr);
@@ -214,15 +212,24 @@ CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& 
   out.integer_output = leaves.integer_output;
   if (leaves.integer_output)
     out.integer_values =
-        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.integer_values.data()), interrupts);
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.integer_values.data(), interrupts),
+                                  interrupts);
   else
-    out.values = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.values.data()), interrupts);
+    out.values =
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, leaves.values.data(), interrupts), interrupts);
   if (request.with_stddev) {
     // Without margins (checked before) the cells' noise is independent: variances add.
     std::vector<double> variance(cells.n_cells());
-    for (std::size_t i = 0; i < variance.size(); ++i) variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
-    out.noise_sd = hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, variance.data()), interrupts);
-    for (double& sd : out.noise_sd) sd = std::sqrt(sd);
+    for (std::size_t i = 0; i < variance.size(); ++i) {
+      interrupts.poll_every(i);
+      variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
+    }
+    out.noise_sd =
+        hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, variance.data(), interrupts), interrupts);
+    for (std::size_t v = 0; v < out.noise_sd.size(); ++v) {
+      interrupts.poll_every(v);
+      out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
+    }
   }
   const std::size_t close = leaves.metadata_json.rfind('}');
   out.metadata_json =
@@ -231,6 +238,31 @@ CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& 
 }
 
 }  // namespace
+
+void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out, const Interrupts& interrupts) {
+  const std::size_t width = grid.cols.n_nodes();
+  std::vector<std::uint32_t> col_depth(width);
+  for (std::uint32_t t = 0; t < width; ++t) {
+    interrupts.poll_every(t);
+    col_depth[t] = grid.cols.depth(t);
+  }
+  out.node_cell.resize(grid.rows.n_nodes() * width);
+  out.row_depth.resize(out.node_cell.size());
+  out.col_depth.resize(out.node_cell.size());
+  for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
+    const unsigned depth = grid.rows.depth(s);
+    const std::uint32_t row_leaf = grid.rows.representative_leaf(s);
+    for (std::uint32_t t = 0; t < width; ++t) {
+      const std::size_t v = std::size_t(s) * width + t;
+      // Per pair, not per row node: one row node of a wide column tree is
+      // millions of output rows.
+      interrupts.poll_every(v);
+      out.node_cell[v] = grid.cell_at(row_leaf, grid.cols.representative_leaf(t));
+      out.row_depth[v] = depth;
+      out.col_depth[v] = col_depth[t];
+    }
+  }
+}
 
 void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
   if (!hierarchy.is_crossed()) return;
@@ -262,8 +294,10 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
   if (cells.n_cells() == 0)
     throw InvalidData("source returned no rows", "There is no cell to release.",
                       "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < cells.n_cells(); ++i)
+  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
+    interrupts.poll_every(i);
     if (counts[i] < 0) throw InvalidData("count must not be negative");
+  }
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
       calibrated_on_tree(request.mechanism->mechanism)
@@ -271,7 +305,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
           : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
   out.row_level_columns = grid.row_columns;
   out.col_level_columns = grid.col_columns;
-  describe_nodes(grid, out);
+  describe_nodes(grid, out, interrupts);
   return out;
 }
 

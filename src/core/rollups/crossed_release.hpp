@@ -49,6 +49,12 @@ struct CrossedReleaseResult {
   std::string metadata_json;
 };
 
+struct CrossedGrid;
+
+// Fills the rows' cells and depths of a release over `grid`: one output row
+// per (row node, column node) pair, so polled per pair.
+void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out, const Interrupts& interrupts);
+
 // What a crossed request may not combine, checked before the source runs:
 // per-level targets, and exact margins with the cascade. No-op when the
 // request is not crossed.

@@ -30,15 +30,16 @@ std::string with_hierarchy(const std::string& metadata, const std::string& hiera
 }
 
 hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
-                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget) {
+                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                   const Interrupts& interrupts) {
   const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
-      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect);
-    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect);
+      return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect, interrupts);
+    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect, interrupts);
     case CascadeBudget::VarianceTargets: break;
   }
-  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect)};
+  return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect, interrupts)};
 }
 
 std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
@@ -65,7 +66,8 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  const auto calibrated = calibrate(tree, cascade_shape(tree, hierarchy, fixed), request, hierarchy, budget);
+  const auto calibrated =
+      calibrate(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request, hierarchy, budget, interrupts);
   if (!fixed.empty()) {
     double largest = 0;
     for (unsigned d = 0; d <= tree.height(); ++d) largest = std::max(largest, calibrated.law.level_variance(d));
@@ -73,16 +75,21 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   }
 
   for (std::size_t i = 0; i < cells.n_cells(); ++i) {
+    interrupts.poll_every(i);
     if (counts[i] > kMaxExactRealCount)
       throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
   }
   auto released = hierarchy::release_cascade(tree, calibrated.law, counts, rng, interrupts);
   out.values = std::move(released.node_values);
-  describe_nodes(tree, out);
+  describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
+    // A walk to the root per node: about a microsecond each, so tens of
+    // seconds for the largest trees.
     out.noise_sd.resize(tree.n_nodes());
-    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v)
+    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+      interrupts.poll_every(v);
       out.noise_sd[v] = std::sqrt(std::max(0.0, hierarchy::node_variance(tree, calibrated.law, v)));
+    }
   }
   out.metadata_json = cascade_metadata(tree, request, hierarchy, calibrated, fixed);
   return out;
@@ -103,16 +110,23 @@ HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64
   const ReleaseResult leaves = run_release(cells, counts, request, rng, interrupts);
   out.integer_output = leaves.integer_output;
   if (leaves.integer_output)
-    out.integer_values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.integer_values.data()), interrupts);
+    out.integer_values =
+        hierarchy::rollup(tree, tree.to_leaf_order(leaves.integer_values.data(), interrupts), interrupts);
   else
-    out.values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.values.data()), interrupts);
-  describe_nodes(tree, out);
+    out.values = hierarchy::rollup(tree, tree.to_leaf_order(leaves.values.data(), interrupts), interrupts);
+  describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
     // Without margins the leaves' noise is independent: variances add.
     std::vector<double> variance(cells.n_cells());
-    for (std::size_t i = 0; i < variance.size(); ++i) variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
-    out.noise_sd = hierarchy::rollup(tree, tree.to_leaf_order(variance.data()), interrupts);
-    for (double& sd : out.noise_sd) sd = std::sqrt(sd);
+    for (std::size_t i = 0; i < variance.size(); ++i) {
+      interrupts.poll_every(i);
+      variance[i] = leaves.noise_sd[i] * leaves.noise_sd[i];
+    }
+    out.noise_sd = hierarchy::rollup(tree, tree.to_leaf_order(variance.data(), interrupts), interrupts);
+    for (std::size_t v = 0; v < out.noise_sd.size(); ++v) {
+      interrupts.poll_every(v);
+      out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
+    }
   }
   out.metadata_json = with_hierarchy(leaves.metadata_json, hierarchy_tree_json(tree, hierarchy.levels));
   return out;
@@ -127,8 +141,9 @@ std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std:
   for (std::size_t i = 0; i < levels.size(); ++i) out << (i ? ", " : "") << json_quoted(levels[i]);
   out << "], \"level_names\": [";
   for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_quoted(tree.level_name(d));
-  std::size_t internal = 0;
-  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) internal += !tree.is_leaf(v);
+  // Every node is a leaf or internal: no pass over the nodes. The children
+  // list below runs over at most kMaxPublishedInternalNodes nodes.
+  const std::size_t internal = tree.n_nodes() - tree.n_leaves();
   out << "], \"nodes\": " << tree.n_nodes() << ", \"leaves\": " << tree.n_leaves()
       << ", \"internal_nodes\": " << internal
       << ", \"node_order\": \"level order: the grand total, then each depth in leaf order\""
@@ -153,8 +168,10 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
   if (cells.n_cells() == 0)
     throw InvalidData("source returned no rows", "There is no cell to release.",
                       "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < cells.n_cells(); ++i)
+  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
+    interrupts.poll_every(i);
     if (counts[i] < 0) throw InvalidData("count must not be negative");
+  }
   if (request.mechanism->mechanism == Mechanism::Cascade)
     return cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
   if (request.mechanism->mechanism == Mechanism::IntegerCascade)

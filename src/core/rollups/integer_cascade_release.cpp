@@ -79,10 +79,10 @@ HierarchyReleaseResult integer_cascade_release(const CellKeys& cells, const std:
   hierarchy::require_integer_cascade_size(tree.n_nodes());
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
   const auto calibrated =
-      calibrate(tree, cascade_shape(tree, hierarchy, fixed), request, hierarchy, budget, interrupts);
+      calibrate(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request, hierarchy, budget, interrupts);
   auto released = hierarchy::release_integer_cascade(tree, calibrated.law, counts, rng, interrupts);
   out.integer_values = std::move(released.node_values);
-  describe_nodes(tree, out);
+  describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
     // The closed form: the exact sd to within the certified factor published.
     const double deficit = calibrated.calibration.variance_deficit_bound;
