@@ -63,8 +63,8 @@ idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_interna
     const Interrupts polling = interrupts_of(interrupts);
     const hierarchy::HierarchyTree tree =
         hierarchy::HierarchyTree::from_parents(parents_from_children(children, n_internal, polling), polling);
-    hierarchy::CascadeLaw law(tree, std::vector<double>(level_variance, level_variance + n_levels));
-    if (n_fixed > 0) law = law.conditioned_on(tree, std::vector<std::uint32_t>(fixed_nodes, fixed_nodes + n_fixed));
+    hierarchy::CascadeLaw law(tree, std::vector<double>(level_variance, level_variance + n_levels), polling);
+    if (n_fixed > 0) law = law.conditioned_on(tree, std::vector<std::uint32_t>(fixed_nodes, fixed_nodes + n_fixed), polling);
     if (first > last || last >= tree.n_leaves())
       throw InvalidArgument("leaf range out of bounds",
                             "The release has " + std::to_string(tree.n_leaves()) + " leaves, numbered from 0; got " +
