@@ -135,9 +135,23 @@ TEST(IntegerLaplaceRelease, NestedMarginsKeepTheFinestTotals) {
 TEST(IntegerLaplaceRelease, WithoutMarginsIsDiscreteLaplace) {
   const auto table = grid({"k"}, {5}, std::vector<std::int64_t>(5, 9));
   auto rng = make_seeded_random_source(1);
-  const auto result = run_release(table.keys(), table.counts.data(), integer_laplace(1, {}), *rng, Interrupts());
+  auto request = integer_laplace(1, {});
+  request.with_stddev = true;
+  const double variance = 2 * std::exp(-0.5) / std::pow(1 - std::exp(-0.5), 2);
+  const auto result = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts());
   ASSERT_EQ(result.integer_values.size(), 5u);
-  EXPECT_NEAR(result.noise_sd[0], std::sqrt(2 * std::exp(-0.5) / std::pow(1 - std::exp(-0.5), 2)), 1e-12);
+  ASSERT_EQ(result.noise_sd.size(), 5u);
+  EXPECT_NEAR(result.noise_sd[0], std::sqrt(variance), 1e-12);
+  // Not asked for, the sds are not spelled out per cell; the metadata's
+  // expected total squared error is the same either way.
+  request.with_stddev = false;
+  const auto plain = run_release(table.keys(), table.counts.data(), request, *rng, Interrupts());
+  EXPECT_TRUE(plain.noise_sd.empty());
+  for (const auto* json : {&result.metadata_json, &plain.metadata_json}) {
+    const auto at = json->find("\"expected_total_squared_error\": ");
+    ASSERT_NE(at, std::string::npos);
+    EXPECT_NEAR(std::stod(json->substr(at + 32)), 5 * variance, 1e-9);
+  }
 }
 
 // Crossing margins: the lattice sampler (MCMC). Every draw keeps both

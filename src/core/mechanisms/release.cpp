@@ -24,11 +24,12 @@ std::int64_t discrete_draw(const NoiseLaw& law, RandomSource& rng) {
                                                 : sample_discrete_gaussian(rng, law.exact_parameter);
 }
 
-void release_integers(const std::int64_t* counts, const NoiseLaw& law, RandomSource& rng,
+void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with_stddev, RandomSource& rng,
                       const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
   result.integer_output = true;
   result.integer_values.resize(n);
-  result.noise_sd.assign(n, std::sqrt(law.unit_variance));
+  // Every cell has the same sd: spelled out per cell only when asked for.
+  if (with_stddev) result.noise_sd.assign(n, std::sqrt(law.unit_variance));
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
     if (__builtin_add_overflow(counts[i], discrete_draw(law, rng), &result.integer_values[i]))
@@ -65,7 +66,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     // (which cells are shown is part of the private output).
     ReleaseResult result;
     result.integer_output = request.mechanism->integer_output;
-    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, cells, {}, SamplerReport{});
+    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, cells, 0, SamplerReport{});
     return result;
   }
   if (n == 0)
@@ -115,10 +116,13 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
            (mechanism == Mechanism::IntegerGaussian && margins))
     release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
   else if (request.mechanism->integer_output)
-    release_integers(counts, law, rng, interrupts, result, n);
+    release_integers(counts, law, request.with_stddev, rng, interrupts, result, n);
   else
     release_reals(counts, law, model, rng, interrupts, result, n);
-  result.metadata_json = release_metadata_json(request, law, &model, cells, result.noise_sd, report);
+  // Without per-cell sds (independent noise, not asked for) every cell has the unit variance.
+  double total_variance = result.noise_sd.empty() ? double(n) * law.unit_variance : 0.0;
+  for (double sd : result.noise_sd) total_variance += sd * sd;
+  result.metadata_json = release_metadata_json(request, law, &model, cells, total_variance, report);
   return result;
 }
 

@@ -173,12 +173,10 @@ std::string privacy_unit_json(const ReleaseRequest& request) {
 }
 
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
-                                  const CellKeys& cells, const std::vector<double>& noise_sd,
+                                  const CellKeys& cells, double expected_total_squared_error,
                                   const SamplerReport& sampler) {
   // No model: partition selection showed no cell (no margins, nothing to hold).
   const std::string structure = model != nullptr ? std::string(model->structure()) : std::string("none");
-  double total_variance = 0;
-  for (double sd : noise_sd) total_variance += sd * sd;
   std::ostringstream out;
   out << "{\"mechanism\": " << json_quoted(request.mechanism->name)
       << ", \"output\": " << json_quoted(request.mechanism->integer_output ? "integer" : "real")
@@ -197,7 +195,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
       << ", \"covariance\": " << json_quoted(covariance_text(request, structure, sampler.iterations == 0))
-      << ", \"expected_total_squared_error\": " << json_number(total_variance) << "}";
+      << ", \"expected_total_squared_error\": " << json_number(expected_total_squared_error) << "}";
   return out.str();
 }
 

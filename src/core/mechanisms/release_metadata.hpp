@@ -22,10 +22,10 @@ std::string neighbours_text(const ReleaseRequest& request);
 // The metadata's "privacy_unit" value: null, or the unit and its bounds.
 std::string privacy_unit_json(const ReleaseRequest& request);
 
-// noise_sd: the per-cell noise standard deviations of the release; model
+// expected_total_squared_error: the sum of the cells' noise variances; model
 // nullptr when partition selection showed no cell.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
-                                  const CellKeys& cells, const std::vector<double>& noise_sd,
+                                  const CellKeys& cells, double expected_total_squared_error,
                                   const SamplerReport& sampler);
 
 }  // namespace invariant_dp
