@@ -31,9 +31,12 @@
 #include "hierarchy/rollup.hpp"
 #include "random_source.hpp"
 #include "samplers/discrete_gaussian_table.hpp"
+#include "scripted_source.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
+
+using test_sources::ScriptedSource;
 
 Eigen::MatrixXd leaf_covariance_matrix(const HierarchyTree& tree, const CascadeLaw& law) {
   const auto n = static_cast<Eigen::Index>(tree.n_leaves());
@@ -326,21 +329,6 @@ TEST(CrossedIntegerCascade, ConsistentBothWaysAndRefusals) {
                OutOfRange);
 }
 
-// Replays fixed words, then a seeded stream.
-class ScriptedSource final : public RandomSource {
- public:
-  explicit ScriptedSource(std::vector<std::uint64_t> words) : words_(std::move(words)) {}
-  std::uint64_t next_u64() override {
-    if (used_ < words_.size()) return words_[used_++];
-    return rest_->next_u64();
-  }
-
- private:
-  std::vector<std::uint64_t> words_;
-  std::size_t used_ = 0;
-  std::unique_ptr<RandomSource> rest_ = make_seeded_random_source(99);
-};
-
 // Words inside an enclosure, or beyond the table, reach the exact path; its
 // answer is the inversion of the same U.
 TEST(DiscreteGaussianTable, ExactPathDecidesAmbiguousWords) {
@@ -350,15 +338,15 @@ TEST(DiscreteGaussianTable, ExactPathDecidesAmbiguousWords) {
   const std::uint64_t a = table.lower_word(k);
   const std::int64_t x = table.first_x() + static_cast<std::int64_t>(k);
   // U = (a + V)/2^64 with 2^64 CDF(x) in (a, a + 1): V = 0 gives U < CDF(x), V near 1 does not.
-  ScriptedSource low({a, 0, 0});
+  ScriptedSource low({a, 0, 0}, ScriptedSource::Then::Seeded);
   EXPECT_EQ(table.sample(low), x);
-  ScriptedSource high({a, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}});
+  ScriptedSource high({a, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
   EXPECT_EQ(table.sample(high), x + 1);
   // The top and bottom words fall in the tails (U within 2^-64 of 1, and
   // below 2^-256): the upper tail beyond x = 6 has mass above 2^-64.
-  ScriptedSource top({~std::uint64_t{0}});
+  ScriptedSource top({~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
   EXPECT_GE(table.sample(top), 6);
-  ScriptedSource bottom({0, 0, 0, 0});
+  ScriptedSource bottom({0, 0, 0, 0}, ScriptedSource::Then::Seeded);
   EXPECT_LE(table.sample(bottom), table.first_x());
 }
 

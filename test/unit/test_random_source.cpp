@@ -15,26 +15,14 @@
 
 #include "errors.hpp"
 #include "random_source.hpp"
+#include "scripted_source.hpp"
 
 namespace invariant_dp {
 namespace {
 
 constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
 
-// Replays a fixed list of words and counts how many were consumed.
-class ScriptedSource final : public RandomSource {
- public:
-  explicit ScriptedSource(std::vector<std::uint64_t> words) : words_(std::move(words)) {}
-  std::uint64_t next_u64() override {
-    if (used_ == words_.size()) throw std::logic_error("script exhausted");
-    return words_[used_++];
-  }
-  std::size_t used() const { return used_; }
-
- private:
-  std::vector<std::uint64_t> words_;
-  std::size_t used_ = 0;
-};
+using test_sources::ScriptedSource;
 
 TEST(RandomSourceSeeded, MatchesReferenceXoshiroStream) {
   // xoshiro256** seeded by splitmix64, computed by an independent Python

@@ -9,8 +9,7 @@
 #include "../calibration/zcdp.hpp"
 #include "../errors.hpp"
 #include "../json_text.hpp"
-#include "../samplers/discrete_gaussian.hpp"
-#include "../samplers/discrete_laplace.hpp"
+#include "../samplers/independent_integer_noise.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -145,12 +144,13 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
                                     RandomSource& rng, const Interrupts& interrupts) {
   std::vector<bool> shown(n, false);
+  const IndependentIntegerNoise noise(law.method == SelectionMethod::Laplace
+                                          ? IndependentIntegerNoise::Law::DiscreteLaplace
+                                          : IndependentIntegerNoise::Law::DiscreteGaussian,
+                                      law.noise_parameter, n, interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    const std::int64_t noise = law.method == SelectionMethod::Laplace
-                                   ? sample_discrete_laplace(rng, law.noise_parameter)
-                                   : sample_discrete_gaussian(rng, law.noise_parameter);
-    shown[i] = units[i] + noise >= law.threshold;
+    shown[i] = units[i] + noise.draw(rng) >= law.threshold;
   }
   return shown;
 }

@@ -8,7 +8,7 @@
 #include "../projection/controlled_rounding.hpp"
 #include "../projection/linear_invariants.hpp"
 #include "../projection/nonneg_projection.hpp"
-#include "../samplers/discrete_laplace.hpp"
+#include "../samplers/independent_integer_noise.hpp"
 
 namespace invariant_dp {
 
@@ -25,9 +25,11 @@ void release_projected(const std::int64_t* counts, const ReleaseRequest& request
   // The equality projection x + Pi_N e: project the noise, not the noisy
   // table, so x enters exactly (no cancellation of large counts).
   std::vector<double> y(n);
+  const IndependentIntegerNoise noise(IndependentIntegerNoise::Law::DiscreteLaplace, law.exact_parameter, n,
+                                      interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    y[i] = static_cast<double>(sample_discrete_laplace(rng, law.exact_parameter));
+    y[i] = static_cast<double>(noise.draw(rng));
   }
   model.project_onto_null_space(y.data());
   for (std::size_t i = 0; i < n; ++i) y[i] += static_cast<double>(counts[i]);

@@ -6,8 +6,7 @@
 #include "../errors.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "../samplers/continuous.hpp"
-#include "../samplers/discrete_gaussian.hpp"
-#include "../samplers/discrete_laplace.hpp"
+#include "../samplers/independent_integer_noise.hpp"
 #include "conditioned_release.hpp"
 #include "congenial_release.hpp"
 #include "lattice_release.hpp"
@@ -19,20 +18,19 @@
 namespace invariant_dp {
 namespace {
 
-std::int64_t discrete_draw(const NoiseLaw& law, RandomSource& rng) {
-  return law.kind == NoiseKind::DiscreteLaplace ? sample_discrete_laplace(rng, law.exact_parameter)
-                                                : sample_discrete_gaussian(rng, law.exact_parameter);
-}
-
 void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with_stddev, RandomSource& rng,
                       const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
   result.integer_output = true;
   result.integer_values.resize(n);
   // Every cell has the same sd: spelled out per cell only when asked for.
   if (with_stddev) result.noise_sd.assign(n, std::sqrt(law.unit_variance));
+  const IndependentIntegerNoise noise(law.kind == NoiseKind::DiscreteLaplace
+                                          ? IndependentIntegerNoise::Law::DiscreteLaplace
+                                          : IndependentIntegerNoise::Law::DiscreteGaussian,
+                                      law.exact_parameter, n, interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    if (__builtin_add_overflow(counts[i], discrete_draw(law, rng), &result.integer_values[i]))
+    if (__builtin_add_overflow(counts[i], noise.draw(rng), &result.integer_values[i]))
       throw OutOfRange("noisy count out of range for bigint");
   }
 }

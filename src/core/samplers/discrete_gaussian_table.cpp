@@ -1,5 +1,5 @@
-// The certified CDF table and its exact fallback; the argument is in
-// discrete_gaussian_table.hpp (steps 1-2 below refer to it).
+// The discrete Gaussian's CDF enclosures and the words of its table; the
+// sampling is cdf_table.cpp's.
 #include "discrete_gaussian_table.hpp"
 
 #include <gmp.h>
@@ -10,7 +10,6 @@
 #include <string>
 
 #include "../errors.hpp"
-#include "lazy_bernoulli.hpp"
 #include "mpfr_scoped.hpp"
 
 namespace invariant_dp {
@@ -19,11 +18,8 @@ namespace {
 using u128 = Uint128;
 __extension__ typedef __int128 i128;
 
-static_assert(sizeof(unsigned long) == 8, "a 64-bit word must fit an unsigned long (LP64)");
-
 constexpr mpfr_prec_t kTablePrecision = 128;
 constexpr double kTailStandardDeviations = 10;  // mass beyond: about exp(-50)
-constexpr unsigned kMaxGuideBits = 16;
 constexpr u128 kMaxS2 = u128{1} << 40;
 
 struct Mpz {
@@ -186,32 +182,11 @@ void cdf_from_sums(mpfr_srcptr l_lo, mpfr_srcptr l_hi, mpfr_srcptr r_lo, mpfr_sr
   mpfr_div(hi, l_hi, d.v, MPFR_RNDU);
 }
 
-// floor(2^64 c) for 0 <= c < 1, and ceil(2^64 c) - 1 saturated at 2^64 - 1.
-std::uint64_t floor_word(mpfr_srcptr c) {
-  Mp t(mpfr_get_prec(c) + 64);
-  mpfr_mul_2ui(t.v, c, 64, MPFR_RNDN);  // exact
-  if (mpfr_sgn(t.v) <= 0) return 0;
-  if (mpfr_cmp_ui_2exp(t.v, 1, 64) >= 0) return UINT64_MAX;
-  return mpfr_get_ui(t.v, MPFR_RNDD);
-}
-std::uint64_t ceil_word_minus_one(mpfr_srcptr c) {
-  Mp t(mpfr_get_prec(c) + 64);
-  mpfr_mul_2ui(t.v, c, 64, MPFR_RNDN);  // exact
-  mpfr_ceil(t.v, t.v);
-  if (mpfr_cmp_ui_2exp(t.v, 1, 64) >= 0) return UINT64_MAX;
-  if (mpfr_sgn(t.v) <= 0) return 0;  // c > 0 always; defensive
-  return mpfr_get_ui(t.v, MPFR_RNDN) - 1;
-}
-
 }  // namespace
 
 std::size_t DiscreteGaussianTable::entries_for(double s2) {
   const double T = std::ceil(kTailStandardDeviations * std::sqrt(s2)) + 1;
   return static_cast<std::size_t>(2 * T + 3);
-}
-
-std::size_t DiscreteGaussianTable::memory_bytes() const {
-  return lower_.size() * 2 * sizeof(std::uint64_t) + guide_.size() * sizeof(std::uint32_t);
 }
 
 DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint64_t F, std::uint64_t Q,
@@ -223,7 +198,7 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
   const double s2 = static_cast<double>(s2_num) / static_cast<double>(s2_den);
   const std::size_t n = entries_for(s2);
   const auto T = static_cast<std::int64_t>((n - 3) / 2);
-  x0_ = -T - 1;
+  const std::int64_t x0 = -T - 1;
   const std::int64_t x1 = T + 1;
   const GaussianMass mass(s2_num, s2_den, F, Q);
   const mpfr_prec_t p = kTablePrecision;
@@ -232,10 +207,10 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
   MpVector term_lo(n - 1, p), term_hi(n - 1, p);  // term k is y = x0 + k + 1
   for (std::size_t k = 0; k + 1 < n; ++k) {
     interrupts.poll_every(k);
-    mass.term(p, x0_ + static_cast<std::int64_t>(k) + 1, term_lo[k], term_hi[k]);
+    mass.term(p, x0 + static_cast<std::int64_t>(k) + 1, term_lo[k], term_hi[k]);
   }
   Mp left_lo(p), left_hi(p), right_lo(p), right_hi(p);
-  mass.tail(p, x0_, -1, left_lo.v, left_hi.v);
+  mass.tail(p, x0, -1, left_lo.v, left_hi.v);
   mass.tail(p, x1 + 1, +1, right_lo.v, right_hi.v);
   // R(x) for every x, by suffix sums from the right end.
   MpVector r_lo(n, p), r_hi(n, p);
@@ -246,8 +221,7 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
     mpfr_add(r_lo[k], r_lo[k + 1], term_lo[k], MPFR_RNDD);
     mpfr_add(r_hi[k], r_hi[k + 1], term_hi[k], MPFR_RNDU);
   }
-  lower_.resize(n);
-  upper_minus_one_.resize(n);
+  std::vector<std::uint64_t> lower(n), upper_minus_one(n);
   Mp lo(p), hi(p);
   for (std::size_t k = 0; k < n; ++k) {
     interrupts.poll_every(k);
@@ -256,59 +230,18 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
       mpfr_add(left_hi.v, left_hi.v, term_hi[k - 1], MPFR_RNDU);
     }
     cdf_from_sums(left_lo.v, left_hi.v, r_lo[k], r_hi[k], lo.v, hi.v);
-    lower_[k] = floor_word(lo.v);
-    upper_minus_one_[k] = ceil_word_minus_one(hi.v);
+    lower[k] = CdfTable::floor_word(lo.v);
+    upper_minus_one[k] = CdfTable::ceil_word_minus_one(hi.v);
   }
-  // Guide: bucket j of the top bits covers words [j 2^shift, (j + 1) 2^shift).
-  unsigned bits = 1;
-  while (bits < kMaxGuideBits && (std::size_t(1) << bits) < 2 * n) ++bits;
-  guide_shift_ = 64 - bits;
-  guide_.assign(std::size_t(1) << bits, 0);
-  std::size_t k = 0;
-  for (std::size_t j = 0; j < guide_.size(); ++j) {
-    const std::uint64_t start = static_cast<std::uint64_t>(j) << guide_shift_;
-    while (k < n && lower_[k] <= start) ++k;
-    guide_[j] = static_cast<std::uint32_t>(k);
-  }
+  table_ = CdfTable(x0, std::move(lower), std::move(upper_minus_one));
 }
 
-std::int64_t DiscreteGaussianTable::sample_exactly(RandomSource& rng, std::uint64_t w, std::size_t guess) const {
+void DiscreteGaussianTable::cdf(mpfr_prec_t prec, std::int64_t x, mpfr_ptr lo, mpfr_ptr hi) const {
   const GaussianMass mass(s2_num_, s2_den_, F_, Q_);
-  LazyUniform v(rng);  // U = (w + V) / 2^64
-  const std::int64_t x1 = x0_ + static_cast<std::int64_t>(lower_.size()) - 1;
-  // 1[U < CDF(x)]: from the table when its words decide, else exactly.
-  auto below = [&](std::int64_t x) {
-    if (x >= x0_ && x <= x1) {
-      const auto k = static_cast<std::size_t>(x - x0_);
-      if (w < lower_[k]) return true;
-      if (w > upper_minus_one_[k]) return false;
-    }
-    return v.less_than([&](mpfr_prec_t prec) {
-      const mpfr_prec_t wp = prec + 32;
-      Mp ll(wp), lh(wp), rl(wp), rh(wp), cl(wp), ch(wp);
-      mass.left(wp, x, ll.v, lh.v);
-      mass.right(wp, x, rl.v, rh.v);
-      cdf_from_sums(ll.v, lh.v, rl.v, rh.v, cl.v, ch.v);
-      // V < 2^64 CDF(x) - w.
-      mpfr_mul_2ui(cl.v, cl.v, 64, MPFR_RNDD);
-      mpfr_sub_ui(cl.v, cl.v, w, MPFR_RNDD);
-      mpfr_mul_2ui(ch.v, ch.v, 64, MPFR_RNDU);
-      mpfr_sub_ui(ch.v, ch.v, w, MPFR_RNDU);
-      return Interval(wp, cl.v, ch.v);
-    });
-  };
-  // X = min{x : U < CDF(x)}; CDF increases, so step from the guess.
-  constexpr std::int64_t kFar = std::int64_t(1) << 62;
-  std::int64_t x = x0_ + static_cast<std::int64_t>(std::min(guess, lower_.size() - 1));
-  if (below(x)) {
-    while (below(x - 1))
-      if (--x < -kFar) throw Error("discrete gaussian table: draw out of range");
-    return x;
-  }
-  do {
-    if (++x > kFar) throw Error("discrete gaussian table: draw out of range");
-  } while (!below(x));
-  return x;
+  Mp ll(prec), lh(prec), rl(prec), rh(prec);
+  mass.left(prec, x, ll.v, lh.v);
+  mass.right(prec, x, rl.v, rh.v);
+  cdf_from_sums(ll.v, lh.v, rl.v, rh.v, lo, hi);
 }
 
 }  // namespace invariant_dp
