@@ -28,7 +28,8 @@ REGRESS_OPTS = --inputdir=.
 CORE_SRC ?= .
 CORE_BUILD ?= build/core
 CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
-SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lcrypto -lstdc++ -lm
+SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lcrypto -lstdc++ -lm \
+              -Wl,--version-script=$(CORE_SRC)/src/pg/exports.map
 PG_CFLAGS += -Wall -Wmissing-prototypes
 
 # Debian's server is built with LLVM: do not build JIT bitcode (needs clang).
