@@ -27,7 +27,7 @@ DECLARE run int;
 BEGIN
   FOR run IN 1..4 LOOP
     INSERT INTO timings SELECT 'plain GROUP BY clinic, month', run, pg_temp.time_ms(
-      'SELECT clinic, month, count(*) FROM visits GROUP BY 1, 2');
+      'SELECT clinic, month, count(*) FROM visits GROUP BY 1, 2 HAVING count(*) > 0');
     INSERT INTO timings SELECT 'plain SELECT of the rows (read only)', run, pg_temp.time_ms(
       'SELECT patient_id, clinic, month FROM visits');
     INSERT INTO timings SELECT 'dp.privatize unit, G=3 R=1, discrete_laplace', run, pg_temp.time_ms(
