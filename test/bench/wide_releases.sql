@@ -30,28 +30,29 @@ END $$;
 \ir timing_report.sql
 
 -- Memory (issue 16: <= 64 bytes per cell beyond PostgreSQL's own
--- tuplestores, 10M cells in bounded memory): the peak resident memory of a
--- fresh backend (VmHWM) before and after one release, per cell. The
--- tuplestores of the source and of the result spill to disk beyond work_mem,
--- so what grows with the cells is the release's own memory.
-CREATE OR REPLACE FUNCTION peak_kb() RETURNS bigint LANGUAGE sql AS
-$$SELECT (regexp_match(pg_read_file('/proc/self/status'), 'VmHWM:\s+(\d+) kB'))[1]::bigint$$;
-\connect
-SELECT peak_kb() AS before_kb \gset
-SELECT count(*) AS cells FROM dp.privatize('SELECT g, 1::bigint FROM generate_series(1, 5000000) g', 1.0,
-       'discrete_laplace') AS t(g int, n bigint);
-SELECT 'discrete_laplace, 5M cells' AS release, peak_kb() - :before_kb AS peak_growth_kb,
-       round((peak_kb() - :before_kb) * 1024.0 / 5000000, 1) AS bytes_per_cell;
-\connect
-SELECT peak_kb() AS before_kb \gset
-SELECT count(*) AS cells FROM dp.privatize('SELECT g, 1::bigint FROM generate_series(1, 10000000) g', 1.0,
-       'discrete_laplace') AS t(g int, n bigint);
-SELECT 'discrete_laplace, 10M cells (dp.max_cells)' AS release, peak_kb() - :before_kb AS peak_growth_kb,
-       round((peak_kb() - :before_kb) * 1024.0 / 10000000, 1) AS bytes_per_cell;
-\connect
-SELECT peak_kb() AS before_kb \gset
-SELECT count(*) AS cells FROM dp.privatize('SELECT g / 1000 AS state, g, 1::bigint FROM generate_series(1, 5000000) g',
-       1.0, 'integer_laplace', margins => '{state}') AS t(state int, g int, n bigint);
-SELECT 'integer_laplace {state}, 5M cells' AS release, peak_kb() - :before_kb AS peak_growth_kb,
-       round((peak_kb() - :before_kb) * 1024.0 / 5000000, 1) AS bytes_per_cell;
-DROP FUNCTION peak_kb();
+-- tuplestores, 10M cells in bounded memory): how far one release raises the
+-- backend's peak resident memory (VmHWM, reset first through
+-- /proc/self/clear_refs) above its resident memory before, per cell. The
+-- tuplestores of the source and of the result spill to disk beyond
+-- work_mem, so what grows with the cells is the release's own memory.
+CREATE FUNCTION pg_temp.status_kb(field text) RETURNS bigint LANGUAGE sql AS
+$$SELECT (regexp_match(pg_read_file('/proc/self/status'), field || ':\s+(\d+) kB'))[1]::bigint$$;
+CREATE FUNCTION pg_temp.peak_bytes_per_cell(query text, cells bigint) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE before_kb bigint;
+BEGIN
+  COPY (SELECT 5) TO '/proc/self/clear_refs';  -- the peak restarts from the current resident memory
+  before_kb := pg_temp.status_kb('VmRSS');
+  EXECUTE query;
+  RETURN round((pg_temp.status_kb('VmHWM') - before_kb) * 1024.0 / cells, 1);
+END $$;
+SELECT 'discrete_laplace, 5M cells' AS release, pg_temp.peak_bytes_per_cell(
+  $q$SELECT count(*) FROM dp.privatize('SELECT g, 1::bigint FROM generate_series(1, 5000000) g', 1.0,
+     'discrete_laplace') AS t(g int, n bigint)$q$, 5000000) AS bytes_per_cell
+UNION ALL
+SELECT 'discrete_laplace, 10M cells (dp.max_cells)', pg_temp.peak_bytes_per_cell(
+  $q$SELECT count(*) FROM dp.privatize('SELECT g, 1::bigint FROM generate_series(1, 10000000) g', 1.0,
+     'discrete_laplace') AS t(g int, n bigint)$q$, 10000000)
+UNION ALL
+SELECT 'integer_laplace {state}, 5M cells', pg_temp.peak_bytes_per_cell(
+  $q$SELECT count(*) FROM dp.privatize('SELECT g / 1000 AS state, g, 1::bigint FROM generate_series(1, 5000000) g',
+     1.0, 'integer_laplace', margins => '{state}') AS t(state int, g int, n bigint)$q$, 5000000);

@@ -30,13 +30,9 @@
 #include "hierarchy/integer_cascade.hpp"
 #include "hierarchy/rollup.hpp"
 #include "random_source.hpp"
-#include "samplers/discrete_gaussian_table.hpp"
-#include "scripted_source.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
-
-using test_sources::ScriptedSource;
 
 Eigen::MatrixXd leaf_covariance_matrix(const HierarchyTree& tree, const CascadeLaw& law) {
   const auto n = static_cast<Eigen::Index>(tree.n_leaves());
@@ -327,27 +323,6 @@ TEST(CrossedIntegerCascade, ConsistentBothWaysAndRefusals) {
                InvalidArgument);
   EXPECT_THROW(crossed_integer_cascade_noise(rows, CascadeLaw::uniform(rows, 0.05), cols, col_law, *rng, Interrupts()),
                OutOfRange);
-}
-
-// Words inside an enclosure, or beyond the table, reach the exact path; its
-// answer is the inversion of the same U.
-TEST(DiscreteGaussianTable, ExactPathDecidesAmbiguousWords) {
-  const DiscreteGaussianTable table(3, 4, 1, 3, Interrupts());  // s^2 = 3/4, centre 1/3
-  std::size_t k = 0;
-  while (table.lower_word(k) < (std::uint64_t(1) << 62)) ++k;  // an entry inside the bulk
-  const std::uint64_t a = table.lower_word(k);
-  const std::int64_t x = table.first_x() + static_cast<std::int64_t>(k);
-  // U = (a + V)/2^64 with 2^64 CDF(x) in (a, a + 1): V = 0 gives U < CDF(x), V near 1 does not.
-  ScriptedSource low({a, 0, 0}, ScriptedSource::Then::Seeded);
-  EXPECT_EQ(table.sample(low), x);
-  ScriptedSource high({a, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
-  EXPECT_EQ(table.sample(high), x + 1);
-  // The top and bottom words fall in the tails (U within 2^-64 of 1, and
-  // below 2^-256): the upper tail beyond x = 6 has mass above 2^-64.
-  ScriptedSource top({~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
-  EXPECT_GE(table.sample(top), 6);
-  ScriptedSource bottom({0, 0, 0, 0}, ScriptedSource::Then::Seeded);
-  EXPECT_LE(table.sample(bottom), table.first_x());
 }
 
 }  // namespace

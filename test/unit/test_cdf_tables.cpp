@@ -1,11 +1,13 @@
-// DiscreteLaplaceTable (samplers/discrete_laplace_table.hpp): its certified
-// words, and the exact fallback on the words a table cannot decide.
+// The CDF-table samplers (samplers/cdf_table.hpp): the discrete Laplace
+// table's certified words, and for both tables the exact fallback on the
+// words a table cannot decide.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 
 #include "errors.hpp"
+#include "samplers/discrete_gaussian_table.hpp"
 #include "samplers/discrete_laplace_table.hpp"
 #include "scripted_source.hpp"
 
@@ -34,9 +36,10 @@ TEST(DiscreteLaplaceTable, WordsEncloseTheCdf) {
 }
 
 // Words inside an enclosure, or beyond the table, reach the exact path; its
-// answer is the inversion of the same U.
-TEST(DiscreteLaplaceTable, ExactPathDecidesAmbiguousWords) {
-  const DiscreteLaplaceTable table(Rational{3, 2}, Interrupts());
+// answer is the inversion of the same U. top_at_least: a draw the top word
+// (U within 2^-64 of 1) must reach.
+template <class Table>
+void expect_exact_path_decides_ambiguous_words(const Table& table, std::int64_t top_at_least) {
   std::size_t k = 0;
   while (table.lower_word(k) < (std::uint64_t(1) << 62)) ++k;  // an entry inside the bulk
   const std::uint64_t a = table.lower_word(k);
@@ -46,13 +49,23 @@ TEST(DiscreteLaplaceTable, ExactPathDecidesAmbiguousWords) {
   EXPECT_EQ(table.sample(low), x);
   ScriptedSource high({a, ~std::uint64_t{0}, ~std::uint64_t{0}, ~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
   EXPECT_EQ(table.sample(high), x + 1);
-  // The top and bottom words fall beyond the table (U within 2^-64 of 1,
-  // and below 2^-256): the draws lie beyond its last and first entries.
-  const std::int64_t last = table.first_x() + std::int64_t(table.entries()) - 1;
+  // The top and bottom words fall in the tails (U within 2^-64 of 1, and
+  // below 2^-256).
   ScriptedSource top({~std::uint64_t{0}}, ScriptedSource::Then::Seeded);
-  EXPECT_GE(table.sample(top), last);
+  EXPECT_GE(table.sample(top), top_at_least);
   ScriptedSource bottom({0, 0, 0, 0}, ScriptedSource::Then::Seeded);
   EXPECT_LE(table.sample(bottom), table.first_x());
+}
+
+TEST(DiscreteGaussianTable, ExactPathDecidesAmbiguousWords) {
+  // s^2 = 3/4, centre 1/3: the upper tail beyond x = 6 has mass above 2^-64.
+  expect_exact_path_decides_ambiguous_words(DiscreteGaussianTable(3, 4, 1, 3, Interrupts()), 6);
+}
+
+TEST(DiscreteLaplaceTable, ExactPathDecidesAmbiguousWords) {
+  // The top word lies beyond the table's last entry.
+  const DiscreteLaplaceTable table(Rational{3, 2}, Interrupts());
+  expect_exact_path_decides_ambiguous_words(table, table.first_x() + std::int64_t(table.entries()) - 1);
 }
 
 TEST(DiscreteLaplaceTable, RefusesScalesBeyondItsSize) {
