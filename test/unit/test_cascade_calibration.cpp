@@ -40,11 +40,21 @@ TEST(CascadeCalibration, FromEpsilonDeltaUsesTheMahalanobisSensitivity) {
 TEST(CascadeCalibration, FromRho) {
   const unsigned k = 6;
   const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
-  const auto out = calibrate_rho(tree, CascadeLaw::uniform(tree, 1.0), 0.5, Neighbours::AddRemove, Interrupts());
+  const auto out = calibrate_rho(tree, CascadeLaw::uniform(tree, 1.0), 0.5, 0, Neighbours::AddRemove, Interrupts());
   EXPECT_NEAR(out.law.level_variance(3), (1 + k / 3.0) / (2 * 0.5), 1e-12);
   EXPECT_DOUBLE_EQ(out.calibration.rho, 0.5);
-  EXPECT_THROW(calibrate_rho(tree, CascadeLaw::uniform(tree, 1.0), 0.0, Neighbours::AddRemove, Interrupts()),
+  EXPECT_THROW(calibrate_rho(tree, CascadeLaw::uniform(tree, 1.0), 0.0, 0, Neighbours::AddRemove, Interrupts()),
                InvalidArgument);
+  // Without a delta no epsilon is claimed; with one, the epsilon at it: the
+  // rho of a (0.7, 1e-8) calibration gives back 0.7.
+  EXPECT_EQ(out.calibration.epsilon, 0);
+  const auto by_epsilon =
+      calibrate_epsilon_delta(tree, CascadeLaw::uniform(tree, 1.0), 0.7, 1e-8, Neighbours::AddRemove, Interrupts());
+  const auto by_rho = calibrate_rho(tree, CascadeLaw::uniform(tree, 1.0), by_epsilon.calibration.rho, 1e-8,
+                                    Neighbours::AddRemove, Interrupts());
+  EXPECT_NEAR(by_rho.calibration.epsilon, 0.7, 1e-9);
+  EXPECT_EQ(by_rho.calibration.delta, 1e-8);
+  EXPECT_NEAR(by_rho.law.level_variance(0), by_epsilon.law.level_variance(0), 1e-9 * by_epsilon.law.level_variance(0));
 }
 
 TEST(CascadeCalibration, TargetsCostWhatTheyWereCalibratedFor) {
@@ -103,7 +113,7 @@ TEST(CascadeCalibration, StopsWhenInterrupted) {
   const auto shape = CascadeLaw::uniform(tree, 1.0);
   const Interrupts cancel(always_pending, nullptr);
   EXPECT_THROW(calibrate_epsilon_delta(tree, shape, 1.0, 1e-9, Neighbours::ReplaceOne, cancel), Interrupted);
-  EXPECT_THROW(calibrate_rho(tree, shape, 0.5, Neighbours::AddRemove, cancel), Interrupted);
+  EXPECT_THROW(calibrate_rho(tree, shape, 0.5, 0, Neighbours::AddRemove, cancel), Interrupted);
   EXPECT_THROW(cost_of_targets(tree, shape, 1e-9, Neighbours::AddRemove, cancel), Interrupted);
 }
 

@@ -12,6 +12,25 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
+// The smallest epsilon at which the Gaussian mechanism with this
+// dx^T Sigma^+ dx (its sensitivity in units of its sd, squared) is
+// (epsilon, delta)-DP (Balle and Wang 2018's exact condition,
+// analytic_gaussian.hpp). delta(eps) decreases in eps: bracket, bisect,
+// report the upper end (a claim that holds).
+double epsilon_at_delta(double sensitivity_squared, double delta) {
+  const double sensitivity = std::sqrt(sensitivity_squared);
+  double lo = 0, hi = 1;
+  while (gaussian_mechanism_delta(hi, 1.0, sensitivity) > delta) {
+    hi *= 2;
+    if (hi > 1e6) throw OutOfRange("the noise is too small for any useful epsilon");
+  }
+  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (gaussian_mechanism_delta(mid, 1.0, sensitivity) > delta ? lo : hi) = mid;
+  }
+  return hi;
+}
+
 double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
                          const Interrupts& interrupts) {
   const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
@@ -52,8 +71,8 @@ CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLa
   return out;
 }
 
-CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect,
-                            const Interrupts& interrupts) {
+CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, double delta,
+                            const Protected& protect, const Interrupts& interrupts) {
   if (!std::isfinite(rho) || rho <= 0) throw InvalidArgument("rho must be finite and positive");
   const Neighbours neighbours = protect.neighbours;
   const double m = shape_sensitivity(tree, shape, protect, interrupts);
@@ -62,6 +81,10 @@ CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, 
   out.calibration = describe(tree, out.law, neighbours, "rho");
   out.calibration.rho = rho;
   out.calibration.sensitivity_squared = m / s2;
+  if (delta > 0) {
+    out.calibration.delta = delta;
+    out.calibration.epsilon = epsilon_at_delta(out.calibration.sensitivity_squared, delta);
+  }
   return out;
 }
 
@@ -73,19 +96,7 @@ CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& 
   c.sensitivity_squared = protected_sensitivity_squared(tree, law, protect, interrupts);
   c.rho = c.sensitivity_squared / 2;
   if (c.sensitivity_squared == 0) return c;
-  // delta(eps) of the scalar mechanism decreases in eps: bracket, bisect,
-  // report the upper end (a claim that holds).
-  const double sensitivity = std::sqrt(c.sensitivity_squared);
-  double lo = 0, hi = 1;
-  while (gaussian_mechanism_delta(hi, 1.0, sensitivity) > delta) {
-    hi *= 2;
-    if (hi > 1e6) throw OutOfRange("the variance targets are too small for any useful epsilon");
-  }
-  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (gaussian_mechanism_delta(mid, 1.0, sensitivity) > delta ? lo : hi) = mid;
-  }
-  c.epsilon = hi;
+  c.epsilon = epsilon_at_delta(c.sensitivity_squared, delta);
   return c;
 }
 

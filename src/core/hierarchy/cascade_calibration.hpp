@@ -30,7 +30,7 @@ namespace invariant_dp::hierarchy {
 struct CascadeCalibration {
   std::string derived_from;  // "epsilon_delta", "rho" or "variance_targets"
   Neighbours neighbours = Neighbours::ReplaceOne;
-  double epsilon = 0;  // 0 when derived from rho alone
+  double epsilon = 0;  // 0 when derived from rho without a delta
   double delta = 0;
   double rho = 0;
   // max over protected moves of dx^T Sigma^+ dx under the calibrated law.
@@ -53,8 +53,10 @@ struct CalibratedLaw {
 // The sensitivity is one O(nodes) pass over the tree (polled).
 CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape, double epsilon, double delta,
                                       const Protected& protect, const Interrupts& interrupts);
-CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, const Protected& protect,
-                            const Interrupts& interrupts);
+// With a delta (> 0; 0: none) the calibration also reports the epsilon
+// the law achieves at it.
+CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, double rho, double delta,
+                            const Protected& protect, const Interrupts& interrupts);
 
 // What absolute per-level targets cost: rho, and epsilon at the given delta.
 CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,

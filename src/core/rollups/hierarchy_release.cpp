@@ -36,7 +36,7 @@ hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& 
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
       return hierarchy::calibrate_epsilon_delta(tree, shape, request.epsilon, request.delta, protect, interrupts);
-    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, protect, interrupts);
+    case CascadeBudget::Rho: return hierarchy::calibrate_rho(tree, shape, hierarchy.rho, request.delta, protect, interrupts);
     case CascadeBudget::VarianceTargets: break;
   }
   return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect, interrupts)};
