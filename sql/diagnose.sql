@@ -28,6 +28,12 @@ SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP 
                           margins => '{county,edu}', options => '{"coupled_pairs": 0}');
 SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
                           margins => '{county,state}');
+-- One margin (a partition of the cells), or none: the release draws
+-- exactly and runs no chain.
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
+                          margins => '{county}');
+SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_gaussian',
+                          delta => 1e-6);
 
 -- Progress of long runs as NOTICEs, opt-in (0: every step; -1, the default: off).
 SET dp.progress_interval = 0;

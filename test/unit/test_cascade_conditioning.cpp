@@ -95,6 +95,15 @@ void expect_conditioning_is_projection(const HierarchyTree& tree, const CascadeL
     for (Eigen::Index hi = lo; hi < n; ++hi)
       EXPECT_NEAR(range_variance(tree, conditioned, lo, hi), projected.block(lo, lo, hi - lo + 1, hi - lo + 1).sum(),
                   1e-9);
+  // Every node's variance: the sum of its leaves' block, by walks to the root
+  // and by the one pass down the tree.
+  const std::vector<double> all = node_variances(tree, conditioned, Interrupts());
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+    const Eigen::Index lo = tree.leaf_begin(v), size = tree.leaf_end(v) - tree.leaf_begin(v);
+    const double block = projected.block(lo, lo, size, size).sum();
+    EXPECT_NEAR(node_variance(tree, conditioned, v), block, 1e-9) << v;
+    EXPECT_NEAR(all[v], block, 1e-9) << v;
+  }
   // Privacy under the conditioned law: the moves that keep every fixed total.
   const Eigen::MatrixXd plus = pinv_psd(projected);
   double best = 0;

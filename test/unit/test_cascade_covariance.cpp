@@ -104,11 +104,13 @@ void expect_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
   const Eigen::MatrixXd map = node_map(tree, law);
   const Eigen::MatrixXd sigma = leaf_cov(tree, law);
   const Eigen::Index n = sigma.rows();
+  const std::vector<double> all = node_variances(tree, law, Interrupts());
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
     // Every node at its level's variance (its chain top's below a one-child node).
     const double target = law.node_variance(v, tree.depth(v));
     EXPECT_NEAR(map.row(v).squaredNorm(), target, 1e-12) << v;
     EXPECT_NEAR(node_variance(tree, law, v), target, 1e-12) << v;
+    EXPECT_NEAR(all[v], target, 1e-12) << v;
   }
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < n; ++j)

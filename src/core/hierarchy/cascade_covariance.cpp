@@ -23,25 +23,26 @@ void check_leaf(const HierarchyTree& tree, std::uint32_t leaf) {
   }
 }
 
-// Variance of the noise of each node of path (root first), conditioned laws
-// included: a child's noise is X/m plus an increment of variance
-// v_c - v_p/m^2, and 0 when pinned.
+// The variance of a child's noise from its parent u's (var_u, at depth d),
+// conditioned laws included: a child's noise is X/m plus an increment of
+// variance v_c - v_p/m^2, and 0 when pinned.
+double child_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t u, unsigned d, double var_u,
+                      std::uint32_t child) {
+  const double m = tree.n_children(u);
+  if (law.pinned(child)) return 0;
+  if (m == 1) return var_u;
+  return var_u / (m * m) + law.level_variance(d + 1) - law.node_variance(u, d) / (m * m);
+}
+
+double root_variance(const CascadeLaw& law) { return law.pinned(0) ? 0.0 : law.level_variance(0); }
+
+// Variance of the noise of each node of path (root first).
 std::vector<double> path_variances(const HierarchyTree& tree, const CascadeLaw& law,
                                    const std::vector<std::uint32_t>& path) {
   std::vector<double> var(path.size());
-  var[0] = law.pinned(path[0]) ? 0.0 : law.level_variance(0);
-  for (std::size_t k = 1; k < path.size(); ++k) {
-    const std::uint32_t u = path[k - 1];
-    const double m = tree.n_children(u);
-    const unsigned d = static_cast<unsigned>(k - 1);
-    if (law.pinned(path[k])) {
-      var[k] = 0;
-    } else if (m == 1) {
-      var[k] = var[k - 1];
-    } else {
-      var[k] = var[k - 1] / (m * m) + law.level_variance(d + 1) - law.node_variance(u, d) / (m * m);
-    }
-  }
+  var[0] = root_variance(law);
+  for (std::size_t k = 1; k < path.size(); ++k)
+    var[k] = child_variance(tree, law, path[k - 1], static_cast<unsigned>(k - 1), var[k - 1], path[k]);
   return var;
 }
 
@@ -111,6 +112,20 @@ double range_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uin
 double node_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t node) {
   if (node >= tree.n_nodes()) throw InvalidArgument("node index out of range");
   return path_variances(tree, law, root_path(tree, node)).back();
+}
+
+std::vector<double> node_variances(const HierarchyTree& tree, const CascadeLaw& law, const Interrupts& interrupts) {
+  std::vector<double> var(tree.n_nodes());
+  if (var.empty()) return var;
+  var[0] = root_variance(law);
+  for (std::uint32_t u = 0; u < tree.n_nodes(); ++u) {
+    interrupts.poll_every(u);
+    if (tree.is_leaf(u)) continue;
+    const unsigned d = tree.depth(u);
+    for (std::uint32_t c = tree.first_child(u); c < tree.child_end(u); ++c)
+      var[c] = child_variance(tree, law, u, d, var[u], c);
+  }
+  return var;
 }
 
 }  // namespace invariant_dp::hierarchy

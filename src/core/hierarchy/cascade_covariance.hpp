@@ -14,7 +14,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "../interrupts.hpp"
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"
 
@@ -26,7 +28,11 @@ double leaf_covariance(const HierarchyTree& tree, const CascadeLaw& law, std::ui
 // Var of the sum of the released leaves lo..hi (leaf order, inclusive).
 double range_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t lo, std::uint32_t hi);
 
-// Var of the noise of a node (v_depth unconditioned; smaller below a cut).
+// Var of the noise of a node (v_depth unconditioned; smaller below a cut): O(depth).
 double node_variance(const HierarchyTree& tree, const CascadeLaw& law, std::uint32_t node);
+
+// node_variance of every node, in one pass down the tree (nodes are in level
+// order, so a parent's comes before its children's): O(nodes), polled.
+std::vector<double> node_variances(const HierarchyTree& tree, const CascadeLaw& law, const Interrupts& interrupts);
 
 }  // namespace invariant_dp::hierarchy

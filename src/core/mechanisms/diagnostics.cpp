@@ -10,6 +10,7 @@
 #include "../mcmc/table_swap_chain.hpp"
 #include "congenial_diagnostics.hpp"
 #include "lattice_release.hpp"
+#include "table_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -20,6 +21,24 @@ void check_lattice_mechanism(const ReleaseRequest& request) {
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" has no MCMC sampler to diagnose",
                           "Its noise is drawn exactly.",
                           "Diagnose integer_laplace, integer_laplace_l2, integer_gaussian or congenial.");
+}
+
+// A release with these arguments that draws its noise exactly runs no chain
+// (release.cpp makes the same choice): nothing to diagnose.
+void check_runs_a_chain(const ReleaseRequest& request, const InvariantModel& model) {
+  const Mechanism m = request.mechanism->mechanism;
+  if (m == Mechanism::IntegerLaplaceL2) return;
+  bool exact = request.margins.empty() || model.structure() == "partition";
+  if (!exact && m == Mechanism::IntegerGaussian) {
+    const std::vector<LatticeTable> tables = model.lattice_tables();
+    exact = !tables.empty() && table_gaussian_applies(table_gaussian_law(request, tables), tables);
+  }
+  if (exact)
+    throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name +
+                              "\" draws this release exactly: there is no chain to diagnose",
+                          "With no margin, one margin or nested margins (and integer_gaussian on a complete table "
+                          "with all its margins) the noise is sampled exactly; the metadata says \"exact\": true.",
+                          "Diagnose crossing margins, integer_laplace_l2 or congenial.");
 }
 
 // The TV bound curve and its summary from the meeting times.
@@ -125,6 +144,7 @@ std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const Relea
     return congenial_diagnostics(cells, request, settings.surrogate_count, rng, interrupts);
   check_lattice_mechanism(request);
   const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
+  check_runs_a_chain(request, model);
   const std::vector<LatticeTable> tables = chain_tables(model);
   if (!tables.empty()) return table_diagnostics(request, model, tables, settings, rng, interrupts);
   const LatticeSetup setup = prepare_lattice(request, model, interrupts);

@@ -181,18 +181,14 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
   }
   if (request.with_stddev) {
     // Var of rectangle (s, t) = (1_s' Sigma_rows 1_s)(1_t' Sigma_cols 1_t): for
-    // integers the closed form, the upper end of its certified bounds. Each
-    // column node's variance (a walk to the root) is computed once, not once
-    // per row node.
+    // integers the closed form, the upper end of its certified bounds. The
+    // node variances of each tree come from one pass down it.
     const std::size_t width = grid.cols.n_nodes();
-    std::vector<double> col_variance(width);
-    for (std::uint32_t t = 0; t < width; ++t) {
-      interrupts.poll_every(t);
-      col_variance[t] = hierarchy::node_variance(grid.cols, col_law, t);
-    }
+    const std::vector<double> col_variance = hierarchy::node_variances(grid.cols, col_law, interrupts);
+    const std::vector<double> row_variance = hierarchy::node_variances(grid.rows, row_law, interrupts);
     out.noise_sd.resize(grid.rows.n_nodes() * width);
     for (std::uint32_t s = 0; s < grid.rows.n_nodes(); ++s) {
-      const double vr = hierarchy::node_variance(grid.rows, row_law, s);
+      const double vr = row_variance[s];
       for (std::uint32_t t = 0; t < width; ++t) {
         const std::size_t v = std::size_t(s) * width + t;
         interrupts.poll_every(v);

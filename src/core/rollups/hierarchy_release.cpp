@@ -83,12 +83,10 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   out.values = std::move(released.node_values);
   describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
-    // A walk to the root per node: about a microsecond each, so tens of
-    // seconds for the largest trees.
-    out.noise_sd.resize(tree.n_nodes());
-    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+    out.noise_sd = hierarchy::node_variances(tree, calibrated.law, interrupts);
+    for (std::size_t v = 0; v < out.noise_sd.size(); ++v) {
       interrupts.poll_every(v);
-      out.noise_sd[v] = std::sqrt(std::max(0.0, hierarchy::node_variance(tree, calibrated.law, v)));
+      out.noise_sd[v] = std::sqrt(std::max(0.0, out.noise_sd[v]));
     }
   }
   out.metadata_json = cascade_metadata(tree, request, hierarchy, calibrated, fixed);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/integer_cascade.hpp"
 #include "../json_text.hpp"
 #include "cascade_release_common.hpp"
@@ -84,12 +85,12 @@ HierarchyReleaseResult integer_cascade_release(const CellKeys& cells, const std:
   out.integer_values = std::move(released.node_values);
   describe_nodes(tree, out, interrupts);
   if (request.with_stddev) {
-    // The closed form: the exact sd to within the certified factor published.
-    const double deficit = calibrated.calibration.variance_deficit_bound;
-    out.noise_sd.resize(tree.n_nodes());
-    for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+    // The closed form (the upper end of integer_node_variance's bounds): the
+    // exact sd to within the certified factor published.
+    out.noise_sd = hierarchy::node_variances(tree, calibrated.law, interrupts);
+    for (std::size_t v = 0; v < out.noise_sd.size(); ++v) {
       interrupts.poll_every(v);
-      out.noise_sd[v] = std::sqrt(hierarchy::integer_node_variance(tree, calibrated.law, deficit, v).upper);
+      out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
     }
   }
   out.metadata_json = metadata(tree, request, hierarchy, calibrated, fixed, released.attempts);
