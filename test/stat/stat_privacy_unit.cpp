@@ -21,6 +21,7 @@
 #include "samplers/discrete_laplace.hpp"
 #include "calibration/zcdp.hpp"
 #include "table_builder.hpp"
+#include "unit_cells.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -28,6 +29,7 @@ namespace {
 using chi_square_test::goodness_of_fit;
 using chi_square_test::report;
 using test_tables::TextKeys;
+using test_tables::UnitCells;
 constexpr double kZCritical = 4.8916;
 
 // Rows (unit, clinic) and a release of them through idp_release.
@@ -47,31 +49,22 @@ class UnitTable {
     std::vector<const char*> unit_text, clinic_text;
     for (const auto& u : unit_) unit_text.push_back(u.c_str());
     for (const auto& c : clinic_) clinic_text.push_back(c.c_str());
-    const TextKeys units(unit_text, 1), clinics(clinic_text, 1);
-    const char* names[] = {"clinic"};
-    const char* bound_keys[] = {"max_groups_per_unit", "max_rows_per_group"};
-    const char* bound_values[] = {groups, rows};
+    const UnitCells cells(unit_text, clinic_text, {"clinic"}, groups, rows);
     const char* option_keys[] = {"partition_selection"};
     const char* option_values[] = {selection};
     idp_request request{};
+    cells.bind(request);
     request.mechanism = mechanism;
     request.epsilon = epsilon;
     request.has_delta = delta > 0;
     request.delta = delta;
-    request.privacy_unit = "patient";
-    request.has_bounds = true;
-    request.n_bounds = 2;
-    request.bound_keys = bound_keys;
-    request.bound_values = bound_values;
     request.n_options = selection ? 1 : 0;
     request.option_keys = option_keys;
     request.option_values = option_values;
-    const idp_cells cells{1,     names, clinics.dictionaries(), unit_.size(),    {clinics.codes()}, nullptr,
-                          false, 0,     {},                     {units.codes()}, units.dictionaries()[0]};
     idp_randomness randomness{true, seed, seed};
     idp_release_table* out = nullptr;
     idp_error error{};
-    EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+    EXPECT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
     std::map<std::string, std::int64_t> released;
     if (out == nullptr) return released;
     for (std::size_t r = 0; r < out->n_rows; ++r) released[clinic_[out->row_cell[r]]] = out->integer_values[r];

@@ -21,11 +21,13 @@
 #include "mechanisms/privacy_unit.hpp"
 #include "random_source.hpp"
 #include "table_builder.hpp"
+#include "unit_cells.hpp"
 
 namespace invariant_dp {
 namespace {
 
 using test_tables::TextKeys;
+using test_tables::UnitCells;
 
 // Rows (unit, cell) as text, a unit's rows anywhere in the list.
 struct UnitRows {
@@ -160,37 +162,28 @@ TEST(PartitionSelection, LaplaceThresholdIsTheSmallestThatHoldsDelta) {
 struct UnitRelease {
   UnitRows rows;
   std::vector<const char*> unit_text, cell_text;
-  std::unique_ptr<TextKeys> units, cells;
-  const char* names[1] = {"clinic"};
-  std::vector<const char*> bound_keys = {"max_groups_per_unit", "max_rows_per_group"};
-  std::vector<const char*> bound_values = {"2", "1"};
+  std::unique_ptr<UnitCells> unit_cells;
+  std::vector<const char*> bounds = {"2", "1"};  // max_groups_per_unit, max_rows_per_group
   std::vector<const char*> option_keys, option_values, margins;
   idp_request request{};
-  idp_cells cell_table{};
 
   void build() {
     unit_text = rows.pointers(rows.unit);
     cell_text = rows.pointers(rows.cell);
-    units = std::make_unique<TextKeys>(unit_text, 1);
-    cells = std::make_unique<TextKeys>(cell_text, 1);
+    unit_cells = std::make_unique<UnitCells>(unit_text, cell_text, std::vector<const char*>{"clinic"}, bounds[0],
+                                             bounds[1]);
+    unit_cells->bind(request);
     request.mechanism = request.mechanism ? request.mechanism : "discrete_laplace";
     request.epsilon = request.epsilon ? request.epsilon : 1.0;
-    request.privacy_unit = "patient";
-    request.has_bounds = true;
-    request.n_bounds = bound_keys.size();
-    request.bound_keys = bound_keys.data();
-    request.bound_values = bound_values.data();
     request.n_options = option_keys.size();
     request.option_keys = option_keys.data();
     request.option_values = option_values.data();
     request.n_margins = margins.size();
     request.margins = margins.data();
-    cell_table = idp_cells{1,       names, cells->dictionaries(), rows.unit.size(), {cells->codes()}, nullptr,
-                           false,   0,     {},                    {units->codes()}, units->dictionaries()[0]};
   }
   idp_status run(idp_release_table** out, idp_error* error, std::uint64_t seed = 3) {
     idp_randomness randomness{true, seed, seed};
-    return idp_release(&request, &cell_table, &randomness, nullptr, out, error);
+    return idp_release(&request, &unit_cells->cells(), &randomness, nullptr, out, error);
   }
 };
 
@@ -200,7 +193,7 @@ TEST(PrivacyUnitRelease, ReleasesDistinctCellsWithBoundedCountsAndStatesTheBound
     r.rows.add("p" + std::to_string(u), "north", 3);
     r.rows.add("p" + std::to_string(u), "south", 1);
   }
-  r.bound_values = {"2", "2"};
+  r.bounds = {"2", "2"};
   r.build();
   idp_release_table* out = nullptr;
   idp_error error{};
@@ -311,27 +304,18 @@ TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
     key_text.push_back(region[i].c_str());
     key_text.push_back(clinic[i].c_str());
   }
-  const TextKeys units(unit_text, 1), keys(key_text, 2);
-  const char* names[] = {"region", "clinic"};
+  const UnitCells cells(unit_text, key_text, {"region", "clinic"}, "2", "1");
   const char* levels[] = {"region", "clinic"};
-  const char* bound_keys[] = {"max_groups_per_unit", "max_rows_per_group"};
-  const char* bound_values[] = {"2", "1"};
   idp_request request{};
+  cells.bind(request);
   request.mechanism = "integer_laplace";
   request.epsilon = 1;
   request.n_hierarchy = 2;
   request.hierarchy = levels;
-  request.privacy_unit = "patient";
-  request.has_bounds = true;
-  request.n_bounds = 2;
-  request.bound_keys = bound_keys;
-  request.bound_values = bound_values;
-  const idp_cells cells{2,     names, keys.dictionaries(), unit.size(),          {keys.codes()}, nullptr,
-                        false, 0,     {},                  {units.codes()}, units.dictionaries()[0]};
   idp_randomness randomness{true, 5, 5};
   idp_release_table* out = nullptr;
   idp_error error{};
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   ASSERT_EQ(out->n_rows, 1u + 2u + 6u);  // total, regions, clinics
   std::set<std::string> leaves;
   std::int64_t total = 0, leaf_sum = 0;
@@ -353,7 +337,7 @@ TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
   request.mechanism = "integer_cascade";
   request.has_delta = true;
   request.delta = 1e-6;
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   EXPECT_EQ(out->n_rows, 1u + 2u + 6u);
   EXPECT_NE(std::string(out->metadata_json).find("\"max_groups_per_unit\": 2"), std::string::npos)
       << out->metadata_json;
