@@ -450,10 +450,11 @@ init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
 	getTypeOutputInfo(type, &output_fn, &varlena);
 	fmgr_info_cxt(output_fn, &column->output_fn, cxt);
 	get_typlenbyval(type, &column->typlen, &column->typbyval);
+	/* The callback first: nothing may fail between creating and registering. */
+	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 	column->encoder = idp_key_encoder_new();
 	if (column->encoder == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
-	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 	callback->func = free_encoder;
 	callback->arg = column;
 	MemoryContextRegisterResetCallback(cxt, callback);
