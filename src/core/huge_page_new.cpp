@@ -1,6 +1,6 @@
 // The core's operator new and delete: malloc and free, as libstdc++'s are,
 // except that a block of 4 MB or more has its whole 2 MB pages marked for
-// transparent huge pages (a hint, as large_buffer.hpp gives it).
+// transparent huge pages (large_buffer.hpp's advice).
 //
 // Why: a release of millions of cells allocates vectors of tens of
 // megabytes (codes, counts, noise, projections) and touches them once or
@@ -12,11 +12,10 @@
 // block allocated by either may be freed by the other. The extension exports
 // only its SQL entry points (src/pg/exports.map), so these serve the core
 // linked into it and never the server's other libraries.
-#include <sys/mman.h>
-
-#include <cstdint>
 #include <cstdlib>
 #include <new>
+
+#include "large_buffer.hpp"
 
 namespace {
 
@@ -25,15 +24,7 @@ constexpr std::size_t kLargeBlock = std::size_t(4) << 20;
 void* allocate(std::size_t size) {
   void* block = std::malloc(size == 0 ? 1 : size);
   if (block == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  if (size >= kLargeBlock) {
-    constexpr std::uintptr_t kHugePage = std::uintptr_t(1) << 21;
-    const auto begin = reinterpret_cast<std::uintptr_t>(block);
-    const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
-    const std::uintptr_t last = (begin + size) & ~(kHugePage - 1);
-    if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint
-  }
-#endif
+  if (size >= kLargeBlock) invariant_dp::advise_huge_pages(block, size);
   return block;
 }
 

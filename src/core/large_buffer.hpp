@@ -18,17 +18,23 @@
 
 namespace invariant_dp {
 
+// Marks the whole 2 MB pages inside [block, block + bytes) for transparent
+// huge pages (the ends, partial pages, stay as they are).
+inline void advise_huge_pages(void* block, std::size_t bytes) {
+  constexpr std::uintptr_t kHugePage = std::uintptr_t(1) << 21;
+  const auto begin = reinterpret_cast<std::uintptr_t>(block);
+  const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
+  const std::uintptr_t last = (begin + bytes) & ~(kHugePage - 1);
+#ifdef MADV_HUGEPAGE
+  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint; errors ignored
+#endif
+}
+
 template <class T>
 std::vector<T> zeroed_large_buffer(std::size_t n) {
   std::vector<T> buffer;
   buffer.reserve(n);
-  constexpr std::uintptr_t kHugePage = std::uintptr_t(1) << 21;
-  const auto begin = reinterpret_cast<std::uintptr_t>(buffer.data());
-  const std::uintptr_t first = (begin + kHugePage - 1) & ~(kHugePage - 1);
-  const std::uintptr_t last = (begin + n * sizeof(T)) & ~(kHugePage - 1);
-#ifdef MADV_HUGEPAGE
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);  // a hint; errors ignored
-#endif
+  advise_huge_pages(buffer.data(), n * sizeof(T));
   buffer.resize(n);
   return buffer;
 }

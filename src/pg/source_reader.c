@@ -624,6 +624,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 {
 	RowBatch   *batch = rows->batch;
 	size_t		first_row = rows->n_rows - batch->n_rows;
+	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
 	int			r;
 
@@ -641,7 +642,8 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 			batch->values[i] = PointerGetDatum(batch->buffer.data + batch->values[i]);
 		binary_image(column, &batch->values[i], &batch->data[r], &batch->size[r]);
 	}
-	if (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &error) != IDP_OK)
+	if (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
+					   &error) != IDP_OK)
 		raise_core_error(&error);
 	for (r = 0; r < batch->n_rows; r++)
 	{

@@ -32,7 +32,7 @@ class TextKeys {
         data[i] = key;
         size[i] = key ? static_cast<std::uint32_t>(std::string_view(key).size()) : 0;
       }
-      encoders_[k].code(n_rows_, data.data(), size.data(), column_codes.data());
+      encoders_[k].code(n_rows_, data.data(), size.data(), column_codes.data(), Interrupts());
       for (std::size_t i = 0; i < n_rows_; ++i) codes_[i * n_columns + k] = column_codes[i];
     }
     for (const KeyEncoder& encoder : encoders_) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "growing_array.hpp"
 #include "invariants/key_encoder.hpp"
 
@@ -16,7 +17,7 @@ std::vector<std::uint32_t> code_all(KeyEncoder& encoder, const std::vector<const
   std::vector<const void*> data(keys.begin(), keys.end());
   std::vector<std::uint32_t> size, codes(keys.size());
   for (const char* key : keys) size.push_back(key ? static_cast<std::uint32_t>(std::string(key).size()) : 0);
-  encoder.code(keys.size(), data.data(), size.data(), codes.data());
+  encoder.code(keys.size(), data.data(), size.data(), codes.data(), Interrupts());
   return codes;
 }
 
@@ -59,6 +60,24 @@ TEST(KeyEncoder, KeepsEveryCodeAcrossGrowthAndCopiesTheKeys) {
   EXPECT_GT(encoder.bytes(), kKeys * (sizeof(void*) + sizeof(std::uint32_t) + sizeof(std::uint64_t)));
 }
 
+TEST(KeyEncoder, StopsWhenInterruptedWhileGrowing) {
+  // 200,000 distinct keys in one call: the interrupt, pending from the
+  // second poll on, stops the coding (between batches or in a rehash).
+  std::vector<std::string> text;
+  for (int i = 0; i < 200000; ++i) text.push_back(std::to_string(i));
+  std::vector<const void*> data;
+  std::vector<std::uint32_t> size, codes(text.size());
+  for (const std::string& t : text) {
+    data.push_back(t.data());
+    size.push_back(static_cast<std::uint32_t>(t.size()));
+  }
+  int polls = 0;
+  const Interrupts cancel([](void* n) { return ++*static_cast<int*>(n) > 1; }, &polls);
+  KeyEncoder encoder;
+  EXPECT_THROW(encoder.code(text.size(), data.data(), size.data(), codes.data(), cancel), Interrupted);
+  EXPECT_GT(polls, 1);
+}
+
 TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   // Keys that differ only after their first 8 bytes, and binary keys with
   // zero bytes: equal only when every byte is.
@@ -68,7 +87,7 @@ TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   const void* data[] = {a, b, a, a};
   const std::uint32_t size[] = {9, 9, 8, 9};
   std::uint32_t codes[4];
-  encoder.code(4, data, size, codes);
+  encoder.code(4, data, size, codes, Interrupts());
   EXPECT_EQ(codes[0], 0u);
   EXPECT_EQ(codes[1], 1u);
   EXPECT_EQ(codes[2], 2u);

@@ -1,6 +1,7 @@
 // The key encoder's C entry points (invariant_dp_core.h): the shim codes
 // each key column with a KeyEncoder as its rows arrive.
 #include "../invariants/key_encoder.hpp"
+#include "capi_convert.hpp"
 #include "capi_guard.hpp"
 
 struct idp_key_encoder {
@@ -18,8 +19,9 @@ idp_key_encoder* idp_key_encoder_new(void) {
 }
 
 idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const* data, const uint32_t* size,
-                          uint32_t* codes, idp_error* error) {
-  return invariant_dp::guarded(error, [&] { encoder->encoder.code(n, data, size, codes); });
+                          uint32_t* codes, const idp_interrupts* interrupts, idp_error* error) {
+  return invariant_dp::guarded(
+      error, [&] { encoder->encoder.code(n, data, size, codes, invariant_dp::capi::interrupts_of(interrupts)); });
 }
 
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder* encoder) {

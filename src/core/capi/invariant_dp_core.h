@@ -177,9 +177,13 @@ typedef struct idp_key_encoder idp_key_encoder;
 
 idp_key_encoder *idp_key_encoder_new(void);
 
-/* codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes). */
+/*
+ * codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes);
+ * interrupts (may be NULL) are polled while the dictionary grows.
+ */
 idp_status	idp_key_encode(idp_key_encoder *encoder, size_t n, const void *const *data,
-						   const uint32_t *size, uint32_t *codes, idp_error *error);
+						   const uint32_t *size, uint32_t *codes, const idp_interrupts *interrupts,
+						   idp_error *error);
 
 /* The keys coded so far; valid until the next idp_key_encode or free. */
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder *encoder);

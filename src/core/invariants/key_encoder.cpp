@@ -23,14 +23,14 @@ std::uint64_t key_hash(const void* data, std::uint32_t size) {
 
 }  // namespace
 
-KeyEncoder::KeyEncoder() { reserve(0); }
+KeyEncoder::KeyEncoder() { reserve(0, Interrupts()); }
 
 std::size_t KeyEncoder::bytes() const { return slots_.bytes() + data_.bytes() + size_.bytes() + chunk_bytes_; }
 
 // Room for `levels` keys at most three quarters full. Growing re-inserts
 // the old slots in their order, which is the order of their new homes too,
 // so both tables are read and written front to back.
-void KeyEncoder::reserve(std::size_t levels) {
+void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   // A slot keeps 32 bits of hash, enough to place it in 2^32 slots.
   if (levels > kMaxLevels)
     throw TooLarge("too many distinct keys in a column",
@@ -45,6 +45,7 @@ void KeyEncoder::reserve(std::size_t levels) {
   slots.reserve(capacity);
   const std::size_t mask = capacity - 1;
   for (std::size_t old = 0; old < capacity_; ++old) {
+    interrupts.poll_every(old);
     const std::uint64_t entry = slots_[old];
     if (entry == 0) continue;
     std::size_t slot = static_cast<std::size_t>(entry >> shift);
@@ -75,11 +76,13 @@ std::uint32_t KeyEncoder::add(const void* data, std::uint32_t size) {
   return static_cast<std::uint32_t>(data_.size() - 1);
 }
 
-void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes) {
+void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
+                      const Interrupts& interrupts) {
   std::uint64_t hash[kBatch];
   for (std::size_t begin = 0; begin < n; begin += kBatch) {
+    interrupts.poll_every(begin / kBatch);
     const std::size_t end = std::min(n, begin + kBatch);
-    reserve(data_.size() + (end - begin));
+    reserve(data_.size() + (end - begin), interrupts);
     const std::size_t mask = capacity_ - 1;
     for (std::size_t i = begin; i < end; ++i) {
       if (data[i] == nullptr) continue;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../growing_array.hpp"
+#include "../interrupts.hpp"
 #include "key_rows.hpp"
 
 namespace invariant_dp {
@@ -30,8 +31,10 @@ class KeyEncoder {
   KeyEncoder();
 
   // codes[i] = the code of key i (data[i] nullptr: SQL NULL; else size[i]
-  // bytes at data[i], copied when new). Throws TooLarge past 3 * 2^30 keys.
-  void code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes);
+  // bytes at data[i], copied when new). Throws TooLarge past 3 * 2^30 keys;
+  // polls interrupts between batches and while the table grows.
+  void code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
+            const Interrupts& interrupts);
 
   std::size_t n_levels() const { return data_.size(); }
   // The distinct keys by code; valid until the next call of code().
@@ -42,7 +45,7 @@ class KeyEncoder {
  private:
   static constexpr std::uint32_t kNoCode = 0xffffffffu;
   std::uint32_t add(const void* data, std::uint32_t size);
-  void reserve(std::size_t levels);
+  void reserve(std::size_t levels, const Interrupts& interrupts);
   std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>(hash >> shift_); }
 
   GrowingArray<std::uint64_t> slots_;  // 0 empty, else (hash's high 32 bits) << 32 | (code + 1)
