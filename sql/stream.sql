@@ -90,7 +90,7 @@ SET ROLE regress_stream_analyst;
 SELECT count(*) AS periods FROM daily_views;
 SELECT sqlstate_of($$SELECT state FROM dp.streams$$);
 SELECT sqlstate_of($$SELECT * FROM dp.stream_append_as_owner('daily_views', 'regress_stream_analyst', 'public',
-                     'SELECT 1', '{}', NULL, 1, 3)$$);
+                     'SELECT 1', '{}', NULL, 1, 3, NULL, NULL)$$);
 SELECT sqlstate_of($$SELECT dp.refresh_release('daily_views')$$);
 -- Var of periods a..b over the node variance v: a leaf v; two siblings (their
 -- parent) v; two cousins 2v - 2v/8; three leaves v + v - 2v/4; all eight v.

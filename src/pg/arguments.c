@@ -155,8 +155,14 @@ unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request 
 	request->hierarchy = (const char *const *) levels;
 	/* The unit column and its bounds; the core refuses one without the other. */
 	request->privacy_unit = given(fcinfo, at->privacy_unit) ? text_to_cstring(PG_GETARG_TEXT_PP(at->privacy_unit)) : NULL;
-	request->has_bounds = given(fcinfo, at->bounds);
-	request->n_bounds = unpack_object(fcinfo, at->bounds, "bounds",
-									  "{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}",
-									  &request->bound_keys, &request->bound_values);
+	request->has_bounds = unpack_bounds(fcinfo, at->bounds, &request->n_bounds, &request->bound_keys,
+										&request->bound_values);
+}
+
+bool
+unpack_bounds(FunctionCallInfo fcinfo, int arg, size_t *n, const char *const **keys, const char *const **values)
+{
+	*n = unpack_object(fcinfo, arg, "bounds", "{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}",
+					   keys, values);
+	return given(fcinfo, arg);
 }

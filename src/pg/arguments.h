@@ -40,4 +40,11 @@ typedef struct RequestArguments
  */
 extern void unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request *request);
 
+/*
+ * A privacy unit's bounds argument (jsonb), flattened to key/value text for
+ * the core: false when it is NULL or absent (then *n is 0).
+ */
+extern bool unpack_bounds(FunctionCallInfo fcinfo, int arg, size_t *n, const char *const **keys,
+						  const char *const **values);
+
 #endif

@@ -1,12 +1,14 @@
 /*
  * dp.stream_append_as_owner(release, owner, search_path, source, past_keys,
- * state, variance, horizon): one refresh of a governed stream. Called only
- * by dp.refresh_release (EXECUTE is revoked from PUBLIC), inside its
- * transaction and after its budget and refresher checks. Three phases: read
- * the stored source as its owner, in key order, and check that its first
- * periods are exactly the released ones; one core call draws the new
- * periods' noise from the secret state; insert the new rows into the release
- * table and return (appended, last_key, state) for the catalog.
+ * state, variance, horizon, privacy_unit, bounds): one refresh of a governed
+ * stream. Called only by dp.refresh_release (EXECUTE is revoked from
+ * PUBLIC), inside its transaction and after its budget and refresher checks.
+ * Three phases: read the stored source as its owner, in period order, and
+ * check that its first periods are exactly the released ones; one core call
+ * (with a privacy unit, bounding each unit's rows and checking that the
+ * released periods still count the same units) draws the new periods' noise
+ * from the secret state; insert the new rows into the release table and
+ * return (appended, last_key, state) for the catalog.
  *
  * dp.cascade_stream_variance and dp.cascade_stream_range_variance expose the
  * public calibration and range variance (no state involved).
@@ -47,8 +49,14 @@ typedef struct StreamAppend
 	char	   *state;			/* NULL before the first draw */
 	double		variance;
 	int32		horizon;
+	char	   *privacy_unit;	/* NULL: the source returns (period, count) */
+	idp_bounds	bounds;
 	Oid			key_type;
 	QueryRows	rows;
+	/* Periods are runs of rows with one period key, in period order. */
+	size_t		n_periods;
+	uint64	   *period_starts;	/* n_periods + 1 row offsets */
+	int64	   *new_counts;		/* the n_periods - n_past new periods' counts */
 } StreamAppend;
 
 static void
@@ -61,16 +69,24 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 		if (i != 5 && PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("only the state of a stream may be NULL")));
+					 errmsg("only the state, privacy unit and bounds of a stream may be NULL")));
 	s->release = PG_GETARG_OID(0);
 	s->owner = PG_GETARG_OID(1);
 	s->search_path = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	/* Key order is the stream's time order: the source need not sort. */
+	/*
+	 * Period order is the stream's time order (the period is the first
+	 * column): the source need not sort.
+	 */
 	s->query = psprintf("SELECT * FROM (%s) AS stream_source ORDER BY 1", required_text(fcinfo, 3, "source"));
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(4), TEXTOID, -1, false, TYPALIGN_INT, &s->past_keys, NULL, &s->n_past);
 	s->state = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
 	s->variance = PG_GETARG_FLOAT8(6);
 	s->horizon = PG_GETARG_INT32(7);
+	s->privacy_unit = PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8));
+	if (unpack_bounds(fcinfo, 9, &s->bounds.n, &s->bounds.keys, &s->bounds.values) && s->privacy_unit == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bounds without a privacy unit")));
 	s->key_type = get_atttype(s->release, 1);
 	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
 		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
@@ -79,20 +95,26 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 				 errmsg("the release table of a stream must have two columns, the period and a float8 count")));
 }
 
-/* One key column, of the release table's period type, then the count. */
+/*
+ * One period column, of the release table's period type, first; then the
+ * count, or with a privacy unit the unit's column (one row per event).
+ */
 static void
 check_stream_columns(const QueryRows *rows, void *arg)
 {
 	const StreamAppend *s = (const StreamAppend *) arg;
+	const char *then = s->privacy_unit != NULL ? psprintf("the privacy unit column \"%s\"", s->privacy_unit)
+		: "the count";
 
-	if (rows->n_keys != 1 || rows->key_types[0] != s->key_type)
+	if (rows->n_keys != 1 || rows->key_types[0] != s->key_type || (s->privacy_unit != NULL && rows->unit_attno != 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("the source of a stream must return one period column of type %s, then the count",
-						format_type_be(s->key_type)),
-				 errdetail("It returns %d key column%s%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
+				 errmsg("the source of a stream must return one period column of type %s, then %s",
+						format_type_be(s->key_type), then),
+				 errdetail("It returns %d period column%s%s%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
 						   rows->n_keys >= 1 ? ", the first of type " : "",
-						   rows->n_keys >= 1 ? format_type_be(rows->key_types[0]) : "")));
+						   rows->n_keys >= 1 ? format_type_be(rows->key_types[0]) : "",
+						   s->privacy_unit != NULL && rows->unit_attno != 1 ? ", and the unit is not second" : "")));
 }
 
 static void
@@ -101,7 +123,8 @@ read_stream_rows(void *arg)
 	StreamAppend *s = (StreamAppend *) arg;
 
 	s->rows.what = "source";
-	s->rows.has_count = true;
+	s->rows.has_count = s->privacy_unit == NULL;
+	s->rows.unit_column = s->privacy_unit;
 	s->rows.on_columns = check_stream_columns;
 	s->rows.on_columns_arg = s;
 	read_query_rows(s->query, &s->rows);
@@ -118,38 +141,104 @@ past_changed(const char *detail)
 					 "Nothing was drawn, charged or changed.")));
 }
 
+static void
+period_twice(const char *key)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("the source of a stream returned period %s twice", key),
+			 errhint("Periods must be strictly increasing: GROUP BY the period.")));
+}
+
 /*
- * The source's first periods must be the released ones, and every period
- * after them new (the noise of a period is drawn once: a period released
- * twice, or a past period changed, would average or leak it).
+ * The source's periods (runs of rows with one period key: one row each
+ * without a unit, a unit's events with one), of which the first must be the
+ * released ones, and every one after them new (the noise of a period is
+ * drawn once: a period released twice, or a past period changed, would
+ * average or leak it).
  */
 static void
-check_past(const StreamAppend *s)
+find_periods(StreamAppend *s)
 {
 	const QueryRows *rows = &s->rows;
+	const char *previous = NULL;
 	size_t		i;
+	size_t		p = 0;
 
 	for (i = 0; i < rows->n_rows; i++)
 	{
-		const char *key = query_key_text(rows, i, 0);
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (i == 0 || rows->codes[i] != rows->codes[i - 1])
+			s->n_periods++;
+	}
+	s->period_starts = palloc((s->n_periods + 1) * sizeof(uint64));
+	for (i = 0; i < rows->n_rows; i++)
+	{
+		const char *key;
 
 		if ((i & 8191) == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (i > 0 && rows->codes[i] == rows->codes[i - 1])
+		{
+			if (s->privacy_unit == NULL)
+				period_twice(query_key_text(rows, i, 0));
+			continue;
+		}
+		s->period_starts[p] = i;
+		key = query_key_text(rows, i, 0);
 		if (key == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the source of a stream returned a NULL period")));
-		if (i < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[i])) != 0)
-			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", i + 1,
-								  TextDatumGetCString(s->past_keys[i]), key));
-		if (i > 0 && i >= (size_t) s->n_past && strcmp(key, query_key_text(rows, i - 1, 0)) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_EXCEPTION),
-					 errmsg("the source of a stream returned period %s twice", key),
-					 errhint("Periods must be strictly increasing: GROUP BY the period.")));
+		if (p < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[p])) != 0)
+			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", p + 1,
+								  TextDatumGetCString(s->past_keys[p]), key));
+		if (previous != NULL && p >= (size_t) s->n_past && strcmp(key, previous) == 0)
+			period_twice(key);
+		previous = key;
+		p++;
 	}
-	if (rows->n_rows < (size_t) s->n_past)
-		past_changed(psprintf("The source returns %zu periods; %d were released.", rows->n_rows, s->n_past));
+	s->period_starts[s->n_periods] = rows->n_rows;
+	if (s->n_periods < (size_t) s->n_past)
+		past_changed(psprintf("The source returns %zu periods; %d were released.", s->n_periods, s->n_past));
+}
+
+/*
+ * Noise for the new periods from the state, and with a privacy unit their
+ * bounded counts (the core checks the released ones still count the same
+ * units); without one, the source's counts. Returns the new state.
+ */
+static char *
+draw_new_periods(StreamAppend *s, double *noise)
+{
+	uint64		count = s->n_periods - s->n_past;
+	char	   *new_state = NULL;
+	idp_error	error;
+	idp_randomness randomness = current_randomness();
+	idp_interrupts interrupts = pg_interrupts();
+	idp_stream_units units;
+	uint64		p;
+
+	s->new_counts = palloc(Max(count, 1) * sizeof(int64));
+	if (s->privacy_unit != NULL)
+	{
+		idp_cells	cells = query_cells(&s->rows, NULL);
+
+		units.n_rows = s->rows.n_rows;
+		units.unit_codes = cells.unit_keys.codes;
+		units.dictionary = cells.unit_dictionary;
+		units.period_starts = s->period_starts;
+		units.bounds = s->bounds;
+	}
+	else
+		for (p = 0; p < count; p++)
+			s->new_counts[p] = s->rows.counts[s->period_starts[s->n_past + p]];
+	if (idp_stream_append(s->state, s->variance, (uint32) s->horizon, (uint64) s->n_past, count,
+						  s->privacy_unit != NULL ? &units : NULL, &randomness, &interrupts,
+						  s->privacy_unit != NULL ? s->new_counts : NULL, noise, &new_state, &error) != IDP_OK)
+		raise_core_error(&error);
+	return new_state;
 }
 
 /* Appends the new periods (count + noise) to the release table, as the definer. */
@@ -160,15 +249,15 @@ insert_new_rows(const StreamAppend *s, const double *noise)
 												   get_rel_name(s->release));
 	Oid			types[2] = {s->key_type, FLOAT8OID};
 	SPIPlanPtr	plan = SPI_prepare(psprintf("INSERT INTO %s VALUES ($1, $2)", table), 2, types);
-	size_t		i;
+	size_t		p;
 
 	if (plan == NULL)
 		elog(ERROR, "SPI_prepare failed for the stream's release table: %s", SPI_result_code_string(SPI_result));
-	for (i = s->n_past; i < s->rows.n_rows; i++)
+	for (p = s->n_past; p < s->n_periods; p++)
 	{
 		bool		isnull;
-		Datum		values[2] = {query_key_datum(&s->rows, i, 0, &isnull),
-		Float8GetDatum((double) s->rows.counts[i] + noise[i - s->n_past])};
+		Datum		values[2] = {query_key_datum(&s->rows, s->period_starts[p], 0, &isnull),
+		Float8GetDatum((double) s->new_counts[p - s->n_past] + noise[p - s->n_past])};
 
 		CHECK_FOR_INTERRUPTS();
 		if (SPI_execute_plan(plan, values, NULL, false, 1) != SPI_OK_INSERT)
@@ -198,43 +287,51 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 	StreamAppend s;
 	uint64		count;
 	double	   *noise;
-	char	   *new_state = NULL;
+	char	   *new_state;
 	char	   *state_copy;
 	char	   *last_key;
-	idp_error	error;
 	/* SPI_finish frees everything allocated after SPI_connect. */
 	MemoryContext caller_cxt = CurrentMemoryContext;
-	idp_randomness randomness = current_randomness();
-	idp_interrupts interrupts = pg_interrupts();
 
 	require_refresh_worker("dp.stream_append_as_owner");
 	unpack_stream(fcinfo, &s);
 	SPI_connect();
 	run_as_role(s.owner, s.search_path, read_stream_rows, &s);
-	check_past(&s);
-	count = s.rows.n_rows - s.n_past;
+	find_periods(&s);
+	count = s.n_periods - s.n_past;
 	noise = palloc(Max(count, 1) * sizeof(double));
-
-	if (idp_stream_append(s.state, s.variance, (uint32) s.horizon, (uint64) s.n_past, count, &randomness,
-						  &interrupts, noise, &new_state, &error) != IDP_OK)
-		raise_core_error(&error);
+	new_state = draw_new_periods(&s, noise);
 	state_copy = MemoryContextStrdup(caller_cxt, new_state);
 	idp_free(new_state);
 
 	insert_new_rows(&s, noise);
-	last_key = s.rows.n_rows == 0 ? NULL : MemoryContextStrdup(caller_cxt, query_key_text(&s.rows, s.rows.n_rows - 1, 0));
+	last_key = s.n_periods == 0 ? NULL
+		: MemoryContextStrdup(caller_cxt, query_key_text(&s.rows, s.period_starts[s.n_periods - 1], 0));
 	SPI_finish();
 	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
 }
 
-/* dp.cascade_stream_variance(epsilon, delta, horizon, neighbours): public calibration. */
+/*
+ * dp.cascade_stream_variance(epsilon, delta, horizon, neighbours, bounds):
+ * public calibration; bounds NULL for one row per person.
+ */
 Datum
 dp_cascade_stream_variance(PG_FUNCTION_ARGS)
 {
-	char	   *neighbours = text_to_cstring(PG_GETARG_TEXT_PP(3));
-	int32		horizon = PG_GETARG_INT32(2);
+	char	   *neighbours;
+	int32		horizon;
 	double		variance;
+	idp_bounds	bounds;
+	bool		bounds_given;
 	idp_error	error;
+	int			i;
+
+	/* Strict in its first four arguments; NULL bounds: one row per person. */
+	for (i = 0; i < 4; i++)
+		if (PG_ARGISNULL(i))
+			PG_RETURN_NULL();
+	neighbours = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	horizon = PG_GETARG_INT32(2);
 
 	if (strcmp(neighbours, "add_remove") != 0 && strcmp(neighbours, "replace_one") != 0)
 		ereport(ERROR,
@@ -246,8 +343,10 @@ dp_cascade_stream_variance(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("horizon must be between 0 and 62"),
 				 errdetail("A stream releases at most 2^horizon periods.")));
+	bounds_given = unpack_bounds(fcinfo, 4, &bounds.n, &bounds.keys, &bounds.values);
 	if (idp_stream_variance(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), (uint32) horizon,
-							strcmp(neighbours, "add_remove") == 0, &variance, &error) != IDP_OK)
+							strcmp(neighbours, "add_remove") == 0, bounds_given ? &bounds : NULL, &variance,
+							&error) != IDP_OK)
 		raise_core_error(&error);
 	PG_RETURN_FLOAT8(variance);
 }

@@ -105,8 +105,10 @@ SELECT volatility_is('dp', 'refresh_release', ARRAY['regclass'], 'volatile');
 SELECT volatility_is('dp', 'draw', ARRAY['anyelement'], 'volatile');
 -- Streams: the append draws noise; calibration and range variances are pure.
 SELECT volatility_is('dp', 'stream_append_as_owner',
-                     ARRAY['regclass', 'regrole', 'text', 'text', 'text[]', 'text', 'double precision', 'integer'], 'volatile');
-SELECT volatility_is('dp', 'cascade_stream_variance', ARRAY['double precision', 'double precision', 'integer', 'text'], 'immutable');
+                     ARRAY['regclass', 'regrole', 'text', 'text', 'text[]', 'text', 'double precision', 'integer',
+                           'text', 'jsonb'], 'volatile');
+SELECT volatility_is('dp', 'cascade_stream_variance', ARRAY['double precision', 'double precision', 'integer', 'text', 'jsonb'],
+                     'immutable');
 SELECT is((SELECT count(*)::int FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND has_function_privilege('public', p.oid, 'EXECUTE')

@@ -24,7 +24,7 @@ std::string append(const char* state, std::uint64_t n_released, std::uint64_t co
   noise.assign(count, 0);
   char* next = nullptr;
   idp_error error{};
-  status = idp_stream_append(state, 2.0, 4, n_released, count, &kSeeded, nullptr, noise.data(), &next, &error);
+  status = idp_stream_append(state, 2.0, 4, n_released, count, nullptr, &kSeeded, nullptr, nullptr, noise.data(), &next, &error);
   std::string out = next ? next : "";
   idp_free(next);
   return out;
@@ -56,9 +56,9 @@ TEST(CapiStream, RefusesAStateThatDoesNotMatchTheCatalog) {
   EXPECT_EQ(status, IDP_INVALID_DATA);
   char* next = nullptr;
   idp_error error{};
-  EXPECT_EQ(idp_stream_append(state.c_str(), 3.0, 4, 3, 1, &kSeeded, nullptr, noise.data(), &next, &error),
+  EXPECT_EQ(idp_stream_append(state.c_str(), 3.0, 4, 3, 1, nullptr, &kSeeded, nullptr, nullptr, noise.data(), &next, &error),
             IDP_INVALID_DATA);  // another variance
-  EXPECT_EQ(idp_stream_append("cascade_stream/1 garbage", 2.0, 4, 3, 1, &kSeeded, nullptr, noise.data(), &next, &error),
+  EXPECT_EQ(idp_stream_append("cascade_stream/1 garbage", 2.0, 4, 3, 1, nullptr, &kSeeded, nullptr, nullptr, noise.data(), &next, &error),
             IDP_INVALID_DATA);
   EXPECT_EQ(next, nullptr);
 }
@@ -90,13 +90,13 @@ TEST(CapiStream, PublicRangeVarianceEqualsTheStatefulOne) {
 TEST(CapiStream, CalibratesOnTheHorizonsSensitivity) {
   double v = 0;
   idp_error error{};
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, &v, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, nullptr, &v, &error), IDP_OK);
   const double sigma = analytic_gaussian_sigma(1.0, 1e-6, std::sqrt(1 + 9 / 3.0));
   EXPECT_DOUBLE_EQ(v, sigma * sigma);
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, false, &v, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, false, nullptr, &v, &error), IDP_OK);
   const double sigma_r = analytic_gaussian_sigma(1.0, 1e-6, std::sqrt(20 / 3.0));
   EXPECT_DOUBLE_EQ(v, sigma_r * sigma_r);
-  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 63, true, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 63, true, nullptr, &v, &error), IDP_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // The C entry points of the streaming cascade (invariant_dp_stream.h).
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../calibration/analytic_gaussian.hpp"
 #include "../errors.hpp"
+#include "../hierarchy/stream_units.hpp"
 #include "../hierarchy/streaming_cascade.hpp"
+#include "../mechanisms/privacy_unit.hpp"
 #include "capi_convert.hpp"
 #include "capi_guard.hpp"
 #include "invariant_dp_stream.h"
@@ -13,6 +17,7 @@
 using namespace invariant_dp;
 using namespace invariant_dp::capi;
 using hierarchy::StreamingCascade;
+using hierarchy::UnitLedger;
 
 namespace {
 
@@ -38,33 +43,89 @@ StreamingCascade stored_stream(const char* state, double variance, std::uint32_t
   return stream;
 }
 
+ContributionBounds bounds_of(const idp_bounds* bounds) {
+  if (bounds == nullptr) return {};
+  std::vector<std::pair<std::string, std::string>> pairs;
+  for (std::size_t i = 0; i < bounds->n; ++i) pairs.emplace_back(bounds->keys[i], bounds->values[i]);
+  return parse_contribution_bounds(pairs);
+}
+
+// A stream with a privacy unit keeps its unit ledger on a second line of
+// its state, so the one secret column holds both.
+struct StoredState {
+  std::string cascade;
+  std::string ledger;  // empty: a stream without a unit
+};
+
+StoredState split_state(const char* state) {
+  StoredState out;
+  if (state == nullptr) return out;
+  const std::string text = state;
+  const auto newline = text.find('\n');
+  out.cascade = text.substr(0, newline);
+  if (newline != std::string::npos) out.ledger = text.substr(newline + 1);
+  return out;
+}
+
+// The ledger of a stream with units: fresh at its first append, else the
+// stored one, which must be there exactly when the stream has a unit.
+UnitLedger stored_ledger(const StoredState& state, bool has_state, bool has_units, RandomSource& rng) {
+  if (has_state && state.ledger.empty() == has_units)
+    throw InvalidData("the stream's state does not match its registered privacy unit",
+                      has_units ? "The state keeps no ledger of units." : "The state keeps a ledger of units.",
+                      "The catalog row was changed by hand: register a new stream.");
+  if (!has_units) return {};
+  return has_state ? UnitLedger::deserialize(state.ledger) : UnitLedger::fresh(rng);
+}
+
 }  // namespace
 
 extern "C" {
 
-idp_status idp_stream_variance(double epsilon, double delta, uint32_t horizon, bool add_remove, double* variance,
-                               idp_error* error) {
+idp_status idp_stream_variance(double epsilon, double delta, uint32_t horizon, bool add_remove,
+                               const idp_bounds* bounds, double* variance, idp_error* error) {
   return guarded(error, [&] {
     if (horizon > 62) throw InvalidArgument("horizon must be between 0 and 62", "At most 2^horizon periods are released.");
     const Neighbours neighbours = add_remove ? Neighbours::AddRemove : Neighbours::ReplaceOne;
-    const double m = StreamingCascade::unit_sensitivity_squared(horizon, neighbours);
-    // Horizon 0 under replace_one: one leaf, a record cannot move; calibrate as add_remove.
-    const double sensitivity = std::sqrt(m > 0 ? m : 1.0);
-    const double sigma = analytic_gaussian_sigma(epsilon, delta, sensitivity);
+    const double m = hierarchy::stream_sensitivity_squared(horizon, neighbours, bounds_of(bounds));
+    const double sigma = analytic_gaussian_sigma(epsilon, delta, std::sqrt(m));
     *variance = sigma * sigma;
   });
 }
 
 idp_status idp_stream_append(const char* state, double variance, uint32_t horizon, uint64_t n_released, uint64_t count,
-                             const idp_randomness* randomness, const idp_interrupts* interrupts, double* noise,
-                             char** new_state, idp_error* error) {
+                             const idp_stream_units* units, const idp_randomness* randomness,
+                             const idp_interrupts* interrupts, int64_t* counts, double* noise, char** new_state,
+                             idp_error* error) {
   *new_state = nullptr;
   return guarded(error, [&] {
-    StreamingCascade stream = stored_stream(state, variance, horizon, n_released);
-    const std::vector<double> drawn =
-        stream.append(count, session_random_source(randomness), interrupts_of(interrupts));
+    const StoredState stored = split_state(state);
+    StreamingCascade stream = stored_stream(state ? stored.cascade.c_str() : nullptr, variance, horizon, n_released);
+    RandomSource& rng = session_random_source(randomness);
+    const Interrupts polls = interrupts_of(interrupts);
+    UnitLedger ledger = stored_ledger(stored, state != nullptr, units != nullptr, rng);
+    if (units != nullptr) {
+      const KeyDictionary dictionary{units->dictionary.n_levels, units->dictionary.data, units->dictionary.size};
+      KeyRows rows;
+      rows.n_rows = units->n_rows;
+      rows.n_columns = 1;
+      rows.codes = units->unit_codes;
+      rows.dictionaries = &dictionary;
+      const hierarchy::BoundedPeriods bounded =
+          hierarchy::bound_stream_units(rows, units->period_starts, n_released + count, n_released,
+                                        bounds_of(&units->bounds), ledger.key, polls);
+      if (bounded.past_fingerprint != ledger.fingerprint)
+        throw InvalidData("the stream's past changed",
+                          "The released periods no longer count the same units: rows of a unit counted there were "
+                          "added, removed or moved.",
+                          "A stream appends new periods only: the rows of released periods must stay in the source. "
+                          "Nothing was drawn, charged or changed.");
+      for (std::uint64_t i = 0; i < count; ++i) counts[i] = bounded.counts[n_released + i];
+      ledger.fingerprint = bounded.fingerprint;
+    }
+    const std::vector<double> drawn = stream.append(count, rng, polls);
     for (std::size_t i = 0; i < drawn.size(); ++i) noise[i] = drawn[i];
-    *new_state = malloc_copy(stream.serialize());
+    *new_state = malloc_copy(units != nullptr ? stream.serialize() + "\n" + ledger.serialize() : stream.serialize());
   });
 }
 

@@ -18,13 +18,43 @@ extern "C" {
 #endif
 
 /*
+ * A privacy unit's contribution bounds, as dp.privatize takes them (jsonb
+ * members flattened to key/value text): max_groups_per_unit (a stream's
+ * periods) and max_rows_per_group.
+ */
+typedef struct idp_bounds
+{
+	size_t		n;
+	const char *const *keys;
+	const char *const *values;
+} idp_bounds;
+
+/*
  * The node variance that makes a whole stream of up to 2^horizon leaves
  * (epsilon, delta)-DP (analytic Gaussian on the depth-horizon cascade's
  * Mahalanobis sensitivity). add_remove: one person added or removed (one
- * leaf moves by 1); else one record moved between two leaves.
+ * leaf moves by 1); else one record moved between two leaves. bounds (NULL:
+ * one row per person): one unit, counted in at most max_groups_per_unit
+ * periods with at most max_rows_per_group rows each
+ * (hierarchy/stream_units.hpp).
  */
 idp_status	idp_stream_variance(double epsilon, double delta, uint32_t horizon, bool add_remove,
-								double *variance, idp_error *error);
+								const idp_bounds *bounds, double *variance, idp_error *error);
+
+/*
+ * The rows of a stream with a privacy unit, in period order: row i belongs
+ * to unit unit_codes[i] (a code in dictionary), and period p is rows
+ * period_starts[p] .. period_starts[p + 1] - 1, for n_released + count
+ * periods (the released ones first).
+ */
+typedef struct idp_stream_units
+{
+	size_t		n_rows;
+	const uint32_t *unit_codes;
+	idp_key_dictionary dictionary;
+	const uint64_t *period_starts;
+	idp_bounds	bounds;
+} idp_stream_units;
 
 /*
  * Noise of the next `count` leaves. state NULL starts a stream of node
@@ -33,10 +63,17 @@ idp_status	idp_stream_variance(double epsilon, double delta, uint32_t horizon, b
  * exactly n_released leaves (else IDP_INVALID_DATA). Past the horizon:
  * IDP_TOO_LARGE and nothing is drawn. noise has room for count values;
  * *new_state is malloc'd (idp_free).
+ *
+ * units (NULL: the caller's counts are one row per person) bounds each
+ * unit's rows and fills counts (room for count values) with the new
+ * periods' bounded counts; the state then also keeps the ledger of who
+ * counted in the released periods, and an append whose source no longer
+ * counts the same units there is refused (IDP_INVALID_DATA, "the stream's
+ * past changed") before anything is drawn.
  */
 idp_status	idp_stream_append(const char *state, double variance, uint32_t horizon, uint64_t n_released,
-							  uint64_t count, const idp_randomness *randomness,
-							  const idp_interrupts *interrupts, double *noise, char **new_state,
+							  uint64_t count, const idp_stream_units *units, const idp_randomness *randomness,
+							  const idp_interrupts *interrupts, int64_t *counts, double *noise, char **new_state,
 							  idp_error *error);
 
 /* Noise variance of the sum of leaves first..last (0-based), public parameters only. */

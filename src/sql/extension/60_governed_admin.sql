@@ -138,7 +138,9 @@ CREATE OR REPLACE FUNCTION dp.register_stream(
     epsilon  float8,
     delta    float8,
     horizon  integer DEFAULT 20,
-    options  jsonb   DEFAULT '{}'
+    options  jsonb   DEFAULT '{}',
+    privacy_unit text DEFAULT NULL,
+    bounds   jsonb   DEFAULT NULL
 ) RETURNS regclass
 LANGUAGE plpgsql VOLATILE
 AS $$
@@ -175,8 +177,20 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = format('unknown stream option "%s"', unknown),
             HINT = 'A stream takes only {"neighbours": "replace_one" | "add_remove"}.';
     END IF;
-    -- Validates epsilon, delta, horizon and neighbours before anything is created.
-    variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours);
+    -- A unit with many rows (events) counts in its first max_groups_per_unit
+    -- periods, max_rows_per_group rows in each (src/core/hierarchy/stream_units.hpp).
+    IF privacy_unit IS NOT NULL AND bounds IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a privacy unit needs both contribution bounds',
+            DETAIL = 'Without them one unit could move the counts without limit, and no epsilon would hold.',
+            HINT = 'Pass bounds => ''{"max_groups_per_unit": 3, "max_rows_per_group": 1}'': a unit then counts in '
+                   'its first 3 periods, with at most 1 row in each.';
+    END IF;
+    IF privacy_unit IS NULL AND bounds IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'bounds without a privacy unit',
+            HINT = 'Name the column that identifies each row''s unit: privacy_unit => ''patient_id''.';
+    END IF;
+    -- Validates epsilon, delta, horizon, neighbours and bounds before anything is created.
+    variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours, bounds);
     PERFORM dp.check_source_protected(source);
     created := dp.create_release_table(release, columns);
     IF (SELECT array_agg(atttypid ORDER BY attnum) FROM pg_attribute
@@ -186,21 +200,23 @@ BEGIN
             HINT = 'E.g. columns => ''day date, n float8''.';
     END IF;
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, options,
-                             source_view, table_oid)
+                             source_view, table_oid, privacy_unit, bounds)
     VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, 'cascade_stream',
             epsilon, delta, jsonb_build_object('neighbours', neighbours, 'horizon', horizon),
-            dp.pin_query(created, 'source', source), created::oid);
+            dp.pin_query(created, 'source', source), created::oid, privacy_unit, bounds);
     INSERT INTO dp.streams (release, horizon, neighbours, variance) VALUES (created, horizon, neighbours, variance);
     RETURN created;
 END
 $$;
 
-COMMENT ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb) IS
+COMMENT ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb, text, jsonb) IS
 'Registers a governed stream: a release of a growing time series. source returns one period column, then '
 'the count (e.g. SELECT day, count(*) FROM events GROUP BY 1); columns like ''day date, n float8''. Each '
 'dp.refresh_release appends the new periods without redrawing the released ones. The first draw charges '
-'(epsilon, delta) once for at most 2^horizon periods; later appends charge nothing.';
-REVOKE EXECUTE ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb) FROM PUBLIC;
+'(epsilon, delta) once for at most 2^horizon periods; later appends charge nothing. With privacy_unit and '
+'bounds the source returns the period, then the unit (one row per event): a unit counts in its first '
+'max_groups_per_unit periods, with at most max_rows_per_group rows in each.';
+REVOKE EXECUTE ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb, text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.grant_release(release regclass, analyst regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE

@@ -37,14 +37,17 @@ COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, flo
 'Internal: dp.privatize with the source run as owner under search_path. Called only by dp.refresh_release.';
 REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION dp.cascade_stream_variance(epsilon float8, delta float8, horizon integer, neighbours text)
+CREATE OR REPLACE FUNCTION dp.cascade_stream_variance(epsilon float8, delta float8, horizon integer, neighbours text,
+                                                      bounds jsonb DEFAULT NULL)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'dp_cascade_stream_variance'
-LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+LANGUAGE C IMMUTABLE CALLED ON NULL INPUT PARALLEL SAFE;
 
-COMMENT ON FUNCTION dp.cascade_stream_variance(float8, float8, integer, text) IS
+COMMENT ON FUNCTION dp.cascade_stream_variance(float8, float8, integer, text, jsonb) IS
 'The node noise variance that makes a stream of up to 2^horizon periods (epsilon, delta)-DP in total '
-'(analytic Gaussian on the depth-horizon cascade; neighbours replace_one or add_remove).';
+'(analytic Gaussian on the depth-horizon cascade; neighbours replace_one or add_remove). bounds: a privacy '
+'unit''s (max_groups_per_unit periods, max_rows_per_group rows in each); NULL for one row per person. '
+'NULL if any other argument is NULL.';
 
 CREATE OR REPLACE FUNCTION dp.cascade_stream_range_variance(variance float8, first_period bigint, last_period bigint)
 RETURNS float8
@@ -63,6 +66,8 @@ CREATE OR REPLACE FUNCTION dp.stream_append_as_owner(
     state       text,
     variance    float8,
     horizon     integer,
+    privacy_unit text,
+    bounds      jsonb,
     OUT appended bigint,
     OUT last_key text,
     OUT new_state text
@@ -70,11 +75,11 @@ CREATE OR REPLACE FUNCTION dp.stream_append_as_owner(
 AS 'MODULE_PATHNAME', 'dp_stream_append_as_owner'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer) IS
-'Internal: runs a stream''s source as owner under search_path, checks its released periods are unchanged, '
-'appends the new periods to the release table and returns the new secret state. Called only by '
-'dp.refresh_release.';
-REVOKE EXECUTE ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer) FROM PUBLIC;
+COMMENT ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer, text, jsonb) IS
+'Internal: runs a stream''s source as owner under search_path, checks its released periods are unchanged '
+'(with a privacy unit: that they count the same units), appends the new periods to the release table and '
+'returns the new secret state. Called only by dp.refresh_release.';
+REVOKE EXECUTE ON FUNCTION dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer, text, jsonb) FROM PUBLIC;
 
 -- Whether caller may draw release now, and what one draw costs; raises
 -- what refuses it (42501, 55000, 53Z01). The draw's caller runs it as the
@@ -221,7 +226,7 @@ BEGIN
             INTO past;
         SELECT * INTO added
         FROM dp.stream_append_as_owner(release, r.owner, r.search_path, format('SELECT * FROM %s', r.source_view),
-                                       past, s.state, s.variance, s.horizon);
+                                       past, s.state, s.variance, s.horizon, r.privacy_unit, r.bounds);
         UPDATE dp.streams SET released = released + added.appended,
                               last_key = coalesce(added.last_key, dp.streams.last_key), state = added.new_state
         WHERE dp.streams.release = r.release;
@@ -242,6 +247,9 @@ BEGIN
                          THEN jsonb_build_object('mechanism', 'cascade_stream', 'variance', s.variance,
                                                  'horizon', s.horizon, 'neighbours', s.neighbours,
                                                  'first_period', s.released, 'periods', n_cells)
+                              || CASE WHEN r.privacy_unit IS NOT NULL
+                                      THEN jsonb_build_object('privacy_unit', r.privacy_unit, 'bounds', r.bounds)
+                                      ELSE '{}' END
                          ELSE dp.last_release() END,
         note = CASE WHEN NOT is_stream THEN NULL
                     WHEN s.state IS NULL

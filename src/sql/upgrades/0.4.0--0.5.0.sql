@@ -34,3 +34,7 @@ DROP FUNCTION IF EXISTS dp.check_request(text, float8, float8, text[], jsonb, te
 DROP FUNCTION IF EXISTS dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[]);
 DROP FUNCTION IF EXISTS dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[]);
 DROP FUNCTION IF EXISTS dp.release_cost(regclass);
+-- Streams take a privacy unit and its bounds: new signatures.
+DROP FUNCTION IF EXISTS dp.register_stream(text, text, text, text, float8, float8, integer, jsonb);
+DROP FUNCTION IF EXISTS dp.stream_append_as_owner(regclass, regrole, text, text, text[], text, float8, integer);
+DROP FUNCTION IF EXISTS dp.cascade_stream_variance(float8, float8, integer, text);
