@@ -117,6 +117,9 @@ FROM (VALUES ('bad_unit_1', 'SELECT day, patient_id AS patient FROM visit_log'),
              ('bad_unit_3', 'SELECT day, NULLIF(patient_id, 7) AS patient_id FROM visit_log')) AS t(r, q);
 SELECT r, sqlstate_of(format('SELECT dp.refresh_release(%L)', r))
 FROM unnest(ARRAY['bad_unit_1', 'bad_unit_2', 'bad_unit_3']) AS r;
+-- Without a unit the source must return each period once (its count).
+SELECT dp.register_stream('ungrouped', 'clinic log', 'SELECT day, 1 AS n FROM visit_log', 'day date, n float8', 1.0, 1e-6);
+SELECT sqlstate_of($$SELECT dp.refresh_release('ungrouped')$$);
 
 -- Clean up.
 SELECT dp.drop_release(release) FROM dp.releases ORDER BY release::text;

@@ -190,11 +190,29 @@ query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull)
 	return level_datum(&rows->columns[k], rows->codes[row * rows->n_keys + k], isnull);
 }
 
+size_t
+query_key_levels(const QueryRows *rows, int k)
+{
+	return rows->columns[k].dictionary.n_levels;
+}
+
+Datum
+query_level_datum(const QueryRows *rows, int k, uint32 code, bool *isnull)
+{
+	return level_datum(&rows->columns[k], code, isnull);
+}
+
 char *
 query_key_text(const QueryRows *rows, size_t row, int k)
 {
+	return query_level_text(rows, k, rows->codes[row * rows->n_keys + k]);
+}
+
+char *
+query_level_text(const QueryRows *rows, int k, uint32 code)
+{
 	bool		isnull;
-	Datum		value = query_key_datum(rows, row, k, &isnull);
+	Datum		value = level_datum(&rows->columns[k], code, &isnull);
 
 	return isnull ? NULL : OutputFunctionCall(&rows->columns[k].output_fn, value);
 }

@@ -58,8 +58,17 @@ extern void read_query_rows(const char *query, QueryRows *rows);
 /* Key k of a row as its Datum (*isnull for SQL NULL). */
 extern Datum query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull);
 
+/* How many distinct values key k has: its codes are 0 .. n - 1. */
+extern size_t query_key_levels(const QueryRows *rows, int k);
+
+/* The value of key k with this code (*isnull for SQL NULL). */
+extern Datum query_level_datum(const QueryRows *rows, int k, uint32 code, bool *isnull);
+
 /* Key k of a row as text (the type's output function), or NULL for SQL NULL. */
 extern char *query_key_text(const QueryRows *rows, size_t row, int k);
+
+/* The value of key k with this code as text, or NULL for SQL NULL. */
+extern char *query_level_text(const QueryRows *rows, int k, uint32 code);
 
 /*
  * The cells for the core: the source's keys, counts and units, and the

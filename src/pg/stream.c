@@ -3,8 +3,8 @@
  * state, variance, horizon, privacy_unit, bounds): one refresh of a governed
  * stream. Called only by dp.refresh_release (EXECUTE is revoked from
  * PUBLIC), inside its transaction and after its budget and refresher checks.
- * Three phases: read the stored source as its owner, in period order, and
- * check that its first periods are exactly the released ones; one core call
+ * Three phases: read the stored source as its owner, order its distinct
+ * periods and check that the first are exactly the released ones; one core call
  * (with a privacy unit, bounding each unit's rows and checking that the
  * released periods still count the same units) draws the new periods' noise
  * from the secret state; insert the new rows into the release table and
@@ -16,6 +16,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -25,6 +26,8 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/sortsupport.h"
+#include "utils/typcache.h"
 
 #include "../core/capi/invariant_dp_stream.h"
 #include "arguments.h"
@@ -53,9 +56,10 @@ typedef struct StreamAppend
 	idp_bounds	bounds;
 	Oid			key_type;
 	QueryRows	rows;
-	/* Periods are runs of rows with one period key, in period order. */
+	/* The source's distinct periods in time order, and each code's period. */
 	size_t		n_periods;
-	uint64	   *period_starts;	/* n_periods + 1 row offsets */
+	uint32	   *period_codes;	/* period p's code in the period column */
+	uint32	   *period_rank;	/* a code's period */
 	int64	   *new_counts;		/* the n_periods - n_past new periods' counts */
 } StreamAppend;
 
@@ -73,11 +77,8 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 	s->release = PG_GETARG_OID(0);
 	s->owner = PG_GETARG_OID(1);
 	s->search_path = text_to_cstring(PG_GETARG_TEXT_PP(2));
-	/*
-	 * Period order is the stream's time order (the period is the first
-	 * column): the source need not sort.
-	 */
-	s->query = psprintf("SELECT * FROM (%s) AS stream_source ORDER BY 1", required_text(fcinfo, 3, "source"));
+	/* The source need not sort: its distinct periods are ordered once read. */
+	s->query = required_text(fcinfo, 3, "source");
 	deconstruct_array(PG_GETARG_ARRAYTYPE_P(4), TEXTOID, -1, false, TYPALIGN_INT, &s->past_keys, NULL, &s->n_past);
 	s->state = PG_ARGISNULL(5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(5));
 	s->variance = PG_GETARG_FLOAT8(6);
@@ -142,51 +143,75 @@ past_changed(const char *detail)
 }
 
 static void
-period_twice(const char *key)
+period_twice(const StreamAppend *s, const char *key)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_EXCEPTION),
 			 errmsg("the source of a stream returned period %s twice", key),
-			 errhint("Periods must be strictly increasing: GROUP BY the period.")));
+			 s->privacy_unit == NULL ? errhint("Periods must be distinct: GROUP BY the period.") :
+			 errhint("Two values of the period compare equal: return one form of each period.")));
+}
+
+/* Period codes in the period type's order, as ORDER BY would sort them. */
+typedef struct PeriodOrder
+{
+	const QueryRows *rows;
+	SortSupportData sort;
+	uint64		calls;
+} PeriodOrder;
+
+static int
+compare_periods(const void *a, const void *b, void *arg)
+{
+	PeriodOrder *order = (PeriodOrder *) arg;
+	bool		a_null;
+	bool		b_null;
+	Datum		a_value = query_level_datum(order->rows, 0, *(const uint32 *) a, &a_null);
+	Datum		b_value = query_level_datum(order->rows, 0, *(const uint32 *) b, &b_null);
+
+	if ((++order->calls & 65535) == 0)
+		CHECK_FOR_INTERRUPTS();
+	return ApplySortComparator(a_value, a_null, b_value, b_null, &order->sort);
 }
 
 /*
- * The source's periods (runs of rows with one period key: one row each
- * without a unit, a unit's events with one), of which the first must be the
- * released ones, and every one after them new (the noise of a period is
- * drawn once: a period released twice, or a past period changed, would
- * average or leak it).
+ * The source's distinct periods in time order (the type's default
+ * ordering, as ORDER BY sorts), of which the first must be the released
+ * ones and every later one new (the noise of a period is drawn once: a
+ * period released twice, or a past period changed, would average or leak
+ * it). Without a privacy unit each period is one row, with its count.
  */
 static void
 find_periods(StreamAppend *s)
 {
 	const QueryRows *rows = &s->rows;
-	const char *previous = NULL;
+	size_t		n = query_key_levels(rows, 0);
+	TypeCacheEntry *type = lookup_type_cache(s->key_type, TYPECACHE_LT_OPR);
+	PeriodOrder order;
+	size_t		p;
 	size_t		i;
-	size_t		p = 0;
 
-	for (i = 0; i < rows->n_rows; i++)
-	{
-		if ((i & 8191) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i == 0 || rows->codes[i] != rows->codes[i - 1])
-			s->n_periods++;
-	}
-	s->period_starts = palloc((s->n_periods + 1) * sizeof(uint64));
-	for (i = 0; i < rows->n_rows; i++)
-	{
-		const char *key;
+	if (!OidIsValid(type->lt_opr))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("the period type %s has no ordering", format_type_be(s->key_type))));
+	s->n_periods = n;
+	s->period_codes = palloc(Max(n, 1) * sizeof(uint32));
+	s->period_rank = palloc(Max(n, 1) * sizeof(uint32));
+	for (p = 0; p < n; p++)
+		s->period_codes[p] = (uint32) p;
+	memset(&order, 0, sizeof order);
+	order.rows = rows;
+	order.sort.ssup_cxt = CurrentMemoryContext;
+	order.sort.ssup_collation = type_is_collatable(s->key_type) ? DEFAULT_COLLATION_OID : InvalidOid;
+	PrepareSortSupportFromOrderingOp(type->lt_opr, &order.sort);
+	qsort_arg(s->period_codes, n, sizeof(uint32), compare_periods, &order);
 
-		if ((i & 8191) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (i > 0 && rows->codes[i] == rows->codes[i - 1])
-		{
-			if (s->privacy_unit == NULL)
-				period_twice(query_key_text(rows, i, 0));
-			continue;
-		}
-		s->period_starts[p] = i;
-		key = query_key_text(rows, i, 0);
+	for (p = 0; p < n; p++)
+	{
+		const char *key = query_level_text(rows, 0, s->period_codes[p]);
+
+		CHECK_FOR_INTERRUPTS();
 		if (key == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -194,14 +219,28 @@ find_periods(StreamAppend *s)
 		if (p < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[p])) != 0)
 			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", p + 1,
 								  TextDatumGetCString(s->past_keys[p]), key));
-		if (previous != NULL && p >= (size_t) s->n_past && strcmp(key, previous) == 0)
-			period_twice(key);
-		previous = key;
-		p++;
+		if (p > 0 && compare_periods(&s->period_codes[p - 1], &s->period_codes[p], &order) == 0)
+			period_twice(s, key);
+		s->period_rank[s->period_codes[p]] = (uint32) p;
 	}
-	s->period_starts[s->n_periods] = rows->n_rows;
-	if (s->n_periods < (size_t) s->n_past)
-		past_changed(psprintf("The source returns %zu periods; %d were released.", s->n_periods, s->n_past));
+	if (n < (size_t) s->n_past)
+		past_changed(psprintf("The source returns %zu periods; %d were released.", n, s->n_past));
+	if (s->privacy_unit == NULL)
+	{
+		/* One row per period: a period's code is its row's, once. */
+		bool	   *seen = palloc0(Max(n, 1) * sizeof(bool));
+
+		for (i = 0; i < rows->n_rows; i++)
+		{
+			uint32		code = rows->codes[i];
+
+			if ((i & 8191) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (seen[code])
+				period_twice(s, query_level_text(rows, 0, code));
+			seen[code] = true;
+		}
+	}
 }
 
 /*
@@ -219,6 +258,7 @@ draw_new_periods(StreamAppend *s, double *noise)
 	idp_interrupts interrupts = pg_interrupts();
 	idp_stream_units units;
 	uint64		p;
+	size_t		i;
 
 	s->new_counts = palloc(Max(count, 1) * sizeof(int64));
 	if (s->privacy_unit != NULL)
@@ -228,12 +268,18 @@ draw_new_periods(StreamAppend *s, double *noise)
 		units.n_rows = s->rows.n_rows;
 		units.unit_codes = cells.unit_keys.codes;
 		units.dictionary = cells.unit_dictionary;
-		units.period_starts = s->period_starts;
+		units.period_codes = s->rows.codes;
+		units.period_rank = s->period_rank;
+		units.n_period_codes = s->n_periods;
 		units.bounds = s->bounds;
 	}
 	else
-		for (p = 0; p < count; p++)
-			s->new_counts[p] = s->rows.counts[s->period_starts[s->n_past + p]];
+		for (i = 0; i < s->rows.n_rows; i++)
+		{
+			p = s->period_rank[s->rows.codes[i]];
+			if (p >= (uint64) s->n_past)
+				s->new_counts[p - s->n_past] = s->rows.counts[i];
+		}
 	if (idp_stream_append(s->state, s->variance, (uint32) s->horizon, (uint64) s->n_past, count,
 						  s->privacy_unit != NULL ? &units : NULL, &randomness, &interrupts,
 						  s->privacy_unit != NULL ? s->new_counts : NULL, noise, &new_state, &error) != IDP_OK)
@@ -256,7 +302,7 @@ insert_new_rows(const StreamAppend *s, const double *noise)
 	for (p = s->n_past; p < s->n_periods; p++)
 	{
 		bool		isnull;
-		Datum		values[2] = {query_key_datum(&s->rows, s->period_starts[p], 0, &isnull),
+		Datum		values[2] = {query_level_datum(&s->rows, 0, s->period_codes[p], &isnull),
 		Float8GetDatum((double) s->new_counts[p - s->n_past] + noise[p - s->n_past])};
 
 		CHECK_FOR_INTERRUPTS();
@@ -306,7 +352,7 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 
 	insert_new_rows(&s, noise);
 	last_key = s.n_periods == 0 ? NULL
-		: MemoryContextStrdup(caller_cxt, query_key_text(&s.rows, s.period_starts[s.n_periods - 1], 0));
+		: MemoryContextStrdup(caller_cxt, query_level_text(&s.rows, 0, s.period_codes[s.n_periods - 1]));
 	SPI_finish();
 	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
 }

@@ -26,23 +26,29 @@ using hierarchy::BoundedPeriods;
 using hierarchy::bound_stream_units;
 using test_tables::TextKeys;
 
-// A stream's rows: (period, unit), kept in period order.
+// A stream's rows: (period, unit), in any order; periods 0 .. n - 1.
 struct StreamRows {
   std::vector<std::pair<int, std::string>> rows;  // (period, unit)
 
   void add(int period, const std::string& unit, int times = 1) {
     for (int i = 0; i < times; ++i) rows.emplace_back(period, unit);
   }
-  void sort() {
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::size_t n_periods() const {
+    int last = -1;
+    for (const auto& r : rows) last = std::max(last, r.first);
+    return static_cast<std::size_t>(last + 1);
   }
-  // Period p's rows start at starts[p]; periods are 0 .. n - 1, each present.
-  std::vector<std::uint64_t> starts() const {
-    std::vector<std::uint64_t> out{0};
-    for (std::size_t i = 1; i < rows.size(); ++i)
-      if (rows[i].first != rows[i - 1].first) out.push_back(i);
-    out.push_back(rows.size());
-    return out;
+  // Period codes as the shim has them: numbered by first appearance, each
+  // code's period given by a rank table.
+  void code_periods(std::vector<std::uint32_t>& codes, std::vector<std::uint32_t>& rank) const {
+    std::map<int, std::uint32_t> code_of;
+    codes.clear();
+    rank.clear();
+    for (const auto& r : rows) {
+      auto [it, added] = code_of.emplace(r.first, static_cast<std::uint32_t>(rank.size()));
+      if (added) rank.push_back(static_cast<std::uint32_t>(r.first));
+      codes.push_back(it->second);
+    }
   }
   std::vector<const char*> units() const {
     std::vector<const char*> out;
@@ -54,11 +60,17 @@ struct StreamRows {
 const SipKey kKey{0x1234, 0x5678};
 
 BoundedPeriods bound(const StreamRows& s, std::size_t n_past, std::int64_t groups, std::int64_t rows_per_group,
-                     const SipKey& key = kKey) {
+                     const SipKey& key = kKey, const Interrupts& interrupts = Interrupts()) {
   const TextKeys units(s.units(), 1);
-  const std::vector<std::uint64_t> starts = s.starts();
-  return bound_stream_units(units.rows(), starts.data(), starts.size() - 1, n_past,
-                            ContributionBounds{groups, rows_per_group}, key, Interrupts());
+  std::vector<std::uint32_t> codes, rank;
+  s.code_periods(codes, rank);
+  hierarchy::StreamRows rows;
+  rows.units = units.rows();
+  rows.period_code = codes.data();
+  rows.period_rank = rank.data();
+  rows.n_period_codes = rank.size();
+  rows.n_periods = s.n_periods();
+  return bound_stream_units(rows, n_past, ContributionBounds{groups, rows_per_group}, key, interrupts);
 }
 
 // The rule, by brute force: a unit's distinct periods in order, the first G kept, min(rows, R) each.
@@ -92,8 +104,7 @@ TEST(StreamUnits, MatchesTheRuleOnRandomStreams) {
       for (int u = 0; u < units; ++u)
         if (gen() % 3 == 0) s.add(p, "u" + std::to_string(u), 1 + int(gen() % 4));
     }
-    std::shuffle(s.rows.begin(), s.rows.end(), gen);  // rows of a period in any order
-    s.sort();
+    std::shuffle(s.rows.begin(), s.rows.end(), gen);  // rows in any order
     for (int groups : {1, 2, 4})
       for (int per_group : {1, 3}) {
         const BoundedPeriods out = bound(s, 0, groups, per_group);
@@ -108,10 +119,9 @@ TEST(StreamUnits, TheFingerprintDoesNotDependOnRowOrderOrCodes) {
     for (int u = 0; u < 9; ++u)
       if ((p + u) % 3 != 0) s.add(p, "unit " + std::to_string(u), 1 + (p * u) % 3);
   const BoundedPeriods a = bound(s, 4, 3, 2);
-  // Reversed within each period: the units are coded in another order too.
+  // Reversed: the units and periods are coded in another order too.
   StreamRows r;
   for (auto it = s.rows.rbegin(); it != s.rows.rend(); ++it) r.rows.push_back(*it);
-  r.sort();
   const BoundedPeriods b = bound(r, 4, 3, 2);
   EXPECT_EQ(a.counts, b.counts);
   EXPECT_EQ(a.past_fingerprint, b.past_fingerprint);
@@ -137,10 +147,7 @@ TEST(StreamUnits, TheFingerprintSeesAChangedPastAndOnlyThat) {
   base.add(3, "c");
   base.add(3, "a");
   const std::uint64_t past = bound(base, 3, 2, 2).past_fingerprint;
-  auto past_of = [](StreamRows s) {
-    s.sort();
-    return bound(s, 3, 2, 2).past_fingerprint;
-  };
+  auto past_of = [](const StreamRows& s) { return bound(s, 3, 2, 2).past_fingerprint; };
   auto without = [&](int period, const std::string& unit) {
     StreamRows s = base;
     s.rows.erase(std::find(s.rows.begin(), s.rows.end(), std::make_pair(period, unit)));
@@ -151,7 +158,6 @@ TEST(StreamUnits, TheFingerprintSeesAChangedPastAndOnlyThat) {
   // One of b's rows becomes d's: every count stays, the units counted do not.
   StreamRows swapped = without(1, "b");
   swapped.add(1, "d");
-  swapped.sort();
   EXPECT_EQ(bound(swapped, 3, 2, 2).counts, bound(base, 3, 2, 2).counts);
   EXPECT_NE(past_of(swapped), past);
   // A counted row moved between released periods.
@@ -179,13 +185,9 @@ TEST(StreamUnits, RefusesANullUnitAndStopsWhenInterrupted) {
   StreamRows big;
   for (int p = 0; p < 100; ++p)
     for (int u = 0; u < 200; ++u) big.add(p, std::to_string(u));
-  const TextKeys units(big.units(), 1);
-  const std::vector<std::uint64_t> starts = big.starts();
   int polls = 0;
   const Interrupts cancel([](void* n) { return ++*static_cast<int*>(n) > 1; }, &polls);
-  EXPECT_THROW(bound_stream_units(units.rows(), starts.data(), starts.size() - 1, 0, ContributionBounds{3, 1}, kKey,
-                                  cancel),
-               Interrupted);
+  EXPECT_THROW(bound(big, 0, 3, 1, kKey, cancel), Interrupted);
   EXPECT_EQ(polls, 2);
 }
 
@@ -213,14 +215,14 @@ struct UnitAppend {
   std::string state;
 
   void run(const char* previous, std::uint64_t n_released, bool with_units = true) {
-    rows.sort();
     const TextKeys units(rows.units(), 1);
-    const std::vector<std::uint64_t> starts = rows.starts();
+    std::vector<std::uint32_t> codes, rank;
+    rows.code_periods(codes, rank);
     const char* keys[] = {"max_groups_per_unit", "max_rows_per_group"};
     const char* values[] = {"2", "1"};
-    const idp_stream_units in{rows.rows.size(), units.codes(), units.dictionaries()[0], starts.data(),
-                              idp_bounds{2, keys, values}};
-    const std::uint64_t count = starts.size() - 1 - n_released;
+    const idp_stream_units in{rows.rows.size(), units.codes(), units.dictionaries()[0], codes.data(), rank.data(),
+                              rank.size(), idp_bounds{2, keys, values}};
+    const std::uint64_t count = rows.n_periods() - n_released;
     counts.assign(count, -1);
     noise.assign(count, 0);
     const idp_randomness seeded{true, 5, 1};

@@ -106,14 +106,17 @@ idp_status idp_stream_append(const char* state, double variance, uint32_t horizo
     UnitLedger ledger = stored_ledger(stored, state != nullptr, units != nullptr, rng);
     if (units != nullptr) {
       const KeyDictionary dictionary{units->dictionary.n_levels, units->dictionary.data, units->dictionary.size};
-      KeyRows rows;
-      rows.n_rows = units->n_rows;
-      rows.n_columns = 1;
-      rows.codes = units->unit_codes;
-      rows.dictionaries = &dictionary;
+      hierarchy::StreamRows rows;
+      rows.units.n_rows = units->n_rows;
+      rows.units.n_columns = 1;
+      rows.units.codes = units->unit_codes;
+      rows.units.dictionaries = &dictionary;
+      rows.period_code = units->period_codes;
+      rows.period_rank = units->period_rank;
+      rows.n_period_codes = units->n_period_codes;
+      rows.n_periods = n_released + count;
       const hierarchy::BoundedPeriods bounded =
-          hierarchy::bound_stream_units(rows, units->period_starts, n_released + count, n_released,
-                                        bounds_of(&units->bounds), ledger.key, polls);
+          hierarchy::bound_stream_units(rows, n_released, bounds_of(&units->bounds), ledger.key, polls);
       if (bounded.past_fingerprint != ledger.fingerprint)
         throw InvalidData("the stream's past changed",
                           "The released periods no longer count the same units: rows of a unit counted there were "

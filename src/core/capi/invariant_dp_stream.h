@@ -42,17 +42,20 @@ idp_status	idp_stream_variance(double epsilon, double delta, uint32_t horizon, b
 								const idp_bounds *bounds, double *variance, idp_error *error);
 
 /*
- * The rows of a stream with a privacy unit, in period order: row i belongs
- * to unit unit_codes[i] (a code in dictionary), and period p is rows
- * period_starts[p] .. period_starts[p + 1] - 1, for n_released + count
- * periods (the released ones first).
+ * The rows of a stream with a privacy unit, in any order: row i belongs to
+ * unit unit_codes[i] (a code in dictionary) and to period
+ * period_rank[period_codes[i]]: period_rank gives each of the
+ * n_period_codes codes of the period column its period, 0 .. n_released +
+ * count - 1 in time order (the released ones first).
  */
 typedef struct idp_stream_units
 {
 	size_t		n_rows;
 	const uint32_t *unit_codes;
 	idp_key_dictionary dictionary;
-	const uint64_t *period_starts;
+	const uint32_t *period_codes;
+	const uint32_t *period_rank;
+	size_t		n_period_codes;
 	idp_bounds	bounds;
 } idp_stream_units;
 

@@ -6,7 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <limits>
+
 #include "../errors.hpp"
+#include "../large_buffer.hpp"
 #include "streaming_cascade.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -53,52 +56,83 @@ UnitLedger UnitLedger::deserialize(const std::string& text) {
   return ledger;
 }
 
-BoundedPeriods bound_stream_units(const KeyRows& units, const std::uint64_t* period_starts, std::size_t n_periods,
-                                  std::size_t n_past, const ContributionBounds& bounds, const SipKey& key,
-                                  const Interrupts& interrupts) {
+BoundedPeriods bound_stream_units(const StreamRows& rows, std::size_t n_past, const ContributionBounds& bounds,
+                                  const SipKey& key, const Interrupts& interrupts) {
   if (!bounds.active()) throw Error("a stream's units are bounded only with contribution bounds");
-  if (units.n_columns != 1 || n_past > n_periods || period_starts[0] != 0 || period_starts[n_periods] != units.n_rows)
+  const KeyRows& units = rows.units;
+  const std::size_t n_rows = units.n_rows, n_periods = rows.n_periods;
+  if (units.n_columns != 1 || n_past > n_periods || n_rows > std::numeric_limits<std::uint32_t>::max() ||
+      n_periods >= std::numeric_limits<std::uint32_t>::max())
     throw Error("the stream's periods do not match its rows");
   const std::size_t n_units = units.dictionaries[0].n_levels;
   const auto groups = static_cast<std::uint32_t>(bounds.max_groups_per_unit);
   const auto rows_per_group = static_cast<std::uint32_t>(bounds.max_rows_per_group);
 
-  // Per unit: the periods it has counted in so far, the last period it had
-  // rows in (+1; 0: none yet), whether it counts there and the rows it has
-  // counted there; and the hash of its bytes (what the fingerprint names it
-  // by, so the fingerprint does not depend on how codes are numbered).
+  // The rows' units by period (a counting sort): the rule walks periods in
+  // time order; within a period the order does not matter. Reading codes
+  // in row order and writing them into a few periods' runs keeps both
+  // passes sequential.
+  auto period_of = [&](std::size_t i) {
+    const std::uint32_t code = rows.period_code[i];
+    if (code >= rows.n_period_codes || rows.period_rank[code] >= n_periods)
+      throw Error("the stream's periods do not match its rows");
+    return rows.period_rank[code];
+  };
+  std::vector<std::uint64_t> start(n_periods + 1, 0);
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    interrupts.poll_every(i);
+    ++start[period_of(i) + 1];
+  }
+  for (std::size_t p = 0; p < n_periods; ++p) start[p + 1] += start[p];
+  std::vector<std::uint32_t> unit_by_period = zeroed_large_buffer<std::uint32_t>(n_rows);
+  {
+    std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < n_rows; ++i) {
+      interrupts.poll_every(i);
+      unit_by_period[next[period_of(i)]++] = units.code(i, 0);
+    }
+  }
+
+  // Per unit (one cache line's worth, read once per row): the periods it
+  // has counted in so far, the last period it had rows in (+1; 0: none
+  // yet), whether it counts there and the rows it has counted there; and
+  // the hash of its bytes (what the fingerprint names it by, so the
+  // fingerprint does not depend on how codes are numbered).
   struct UnitState {
+    std::uint64_t hash = 0;
+    std::uint32_t last_period = 0;
     std::uint32_t kept_periods = 0;
     std::uint32_t rows_here = 0;
-    std::uint64_t last_period = 0;
     bool kept_here = false;
   };
-  std::vector<UnitState> state(n_units);
-  std::vector<std::uint64_t> unit_hash(n_units, 0);
+  const KeyDictionary& dictionary = units.dictionaries[0];
+  std::vector<UnitState> state = zeroed_large_buffer<UnitState>(n_units);
 
   BoundedPeriods out;
   out.counts.assign(n_periods, 0);
   std::uint64_t fingerprint = 0;
   for (std::size_t p = 0; p < n_periods; ++p) {
     if (p == n_past) out.past_fingerprint = fingerprint;
-    if (period_starts[p + 1] < period_starts[p]) throw Error("the stream's periods do not match its rows");
-    for (std::uint64_t i = period_starts[p]; i < period_starts[p + 1]; ++i) {
-      interrupts.poll_every(i);
-      if (units.is_null(i, 0))
-        throw NullValue("the privacy unit is NULL in a row of the stream's source",
-                        "A NULL unit would lump the rows of unrelated people into one.",
-                        "Leave such rows out of the source, or give each its own unit.");
-      const std::uint32_t u = units.code(i, 0);
+    const auto period = static_cast<std::uint32_t>(p + 1);
+    for (std::uint64_t k = start[p]; k < start[p + 1]; ++k) {
+      interrupts.poll_every(k);
+      const std::uint32_t u = unit_by_period[k];
       UnitState& s = state[u];
-      if (s.last_period != p + 1) {
-        if (s.last_period == 0) unit_hash[u] = hash_key_bytes(units.key(i, 0));
-        s.last_period = p + 1;
+      if (s.last_period != period) {
+        if (s.last_period == 0) {
+          if (dictionary.is_null(u))
+            throw NullValue("the privacy unit is NULL in a row of the stream's source",
+                            "A NULL unit would lump the rows of unrelated people into one.",
+                            "Leave such rows out of the source, or give each its own unit.");
+          s.hash = hash_key_bytes(dictionary.key(u));
+        }
+        s.last_period = period;
         s.rows_here = 0;
         s.kept_here = s.kept_periods < groups;
         if (s.kept_here) ++s.kept_periods;
       }
       if (!s.kept_here || s.rows_here >= rows_per_group) continue;
-      fingerprint += siphash_2_4(key, unit_hash[u], row_place(p, s.rows_here));
+      fingerprint += siphash_2_4(key, s.hash, row_place(p, s.rows_here));
       ++s.rows_here;
       ++out.counts[p];
     }

@@ -64,13 +64,21 @@ struct BoundedPeriods {
   std::uint64_t fingerprint = 0;       // over every period
 };
 
-// units: one key per row (the unit's bytes), rows in period order;
-// period_starts: n_periods + 1 row offsets (period p is rows
-// period_starts[p] .. period_starts[p + 1] - 1). A NULL unit is refused
-// (NullValue, 22004).
-BoundedPeriods bound_stream_units(const KeyRows& units, const std::uint64_t* period_starts, std::size_t n_periods,
-                                  std::size_t n_past, const ContributionBounds& bounds, const SipKey& key,
-                                  const Interrupts& interrupts);
+// The stream's rows, in any order: row i belongs to unit units[i] (one key
+// column, the unit's bytes) and to period period_rank[period_code[i]]
+// (period_rank: the period, 0 .. n_periods - 1, of each code of the period
+// column's dictionary, in time order). A NULL unit is refused (NullValue,
+// 22004).
+struct StreamRows {
+  KeyRows units;
+  const std::uint32_t* period_code = nullptr;
+  const std::uint32_t* period_rank = nullptr;
+  std::size_t n_period_codes = 0;
+  std::size_t n_periods = 0;
+};
+
+BoundedPeriods bound_stream_units(const StreamRows& rows, std::size_t n_past, const ContributionBounds& bounds,
+                                  const SipKey& key, const Interrupts& interrupts);
 
 // The squared Mahalanobis sensitivity of a stream of horizon K at unit
 // variance: one record's (StreamingCascade::unit_sensitivity_squared), or
