@@ -503,6 +503,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		collector->count_type = TupleDescAttr(desc, desc->natts - 1)->atttypid;
 	rows->key_names = palloc(sizeof(char *) * Max(rows->n_keys, 1));
 	rows->key_types = palloc(sizeof(Oid) * Max(rows->n_keys, 1));
+	rows->key_collations = palloc(sizeof(Oid) * Max(rows->n_keys, 1));
 	rows->arena = palloc0(sizeof(KeyArena));
 	for (k = 0; k < rows->n_keys; k++)
 	{
@@ -511,6 +512,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 
 		rows->key_names[k] = pstrdup(NameStr(attr->attname));
 		rows->key_types[k] = attr->atttypid;
+		rows->key_collations[k] = attr->attcollation;
 		/* Source columns are named in margins; domain columns match by position. */
 		for (j = 0; (rows->has_count || rows->unit_column != NULL) && j < k; j++)
 			if (strcmp(rows->key_names[j], rows->key_names[k]) == 0)

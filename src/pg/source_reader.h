@@ -34,6 +34,7 @@ struct QueryRows
 	int			n_keys;
 	char	  **key_names;
 	Oid		   *key_types;
+	Oid		   *key_collations;	/* each key column's collation, as ORDER BY would use */
 	size_t		n_rows;
 	uint32	   *codes;			/* n_rows * n_keys, row-major: each key's code in its column's dictionary */
 	int64	   *counts;			/* n_rows, if has_count */

@@ -16,7 +16,6 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -203,7 +202,7 @@ find_periods(StreamAppend *s)
 	memset(&order, 0, sizeof order);
 	order.rows = rows;
 	order.sort.ssup_cxt = CurrentMemoryContext;
-	order.sort.ssup_collation = type_is_collatable(s->key_type) ? DEFAULT_COLLATION_OID : InvalidOid;
+	order.sort.ssup_collation = rows->key_collations[0];
 	PrepareSortSupportFromOrderingOp(type->lt_opr, &order.sort);
 	qsort_arg(s->period_codes, n, sizeof(uint32), compare_periods, &order);
 
