@@ -110,17 +110,6 @@ SET statement_timeout = '1s';
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 200) i, generate_series(1, 200) j', 1.0,
                                   'project_nn_l2', margins => '{i,j}') AS t(i int, j int, n float8);
 SET statement_timeout = '10s';
--- Memory is bounded by bytes, not only rows: a source of long keys is
--- refused (54000) while it is read, long before dp.max_cells rows.
-SET dp.max_source_memory = '4MB';
-SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 100000) g',
-                     1, 'discrete_laplace') AS t(k text, n bigint)$$);
-RESET dp.max_source_memory;
-SELECT count(*) AS cells FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 1000) g',
-                                            1, 'discrete_laplace') AS t(k text, n bigint);
--- Duplicate cells are still refused at release sizes (keys are coded as rows
--- arrive): a 5M-cell source whose last row repeats the 17th cell, and one
--- keyed by two columns whose extra row repeats (5, 0); the key is named.
 CREATE FUNCTION error_detail_of(query text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
     state text;
@@ -133,6 +122,21 @@ EXCEPTION WHEN OTHERS THEN
     RETURN state || ': ' || detail;
 END
 $f$;
+-- Memory is bounded by bytes, not only rows: a source of long keys is
+-- refused (54000) while it is read, long before dp.max_cells rows.
+SET dp.max_source_memory = '4MB';
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 100000) g',
+                     1, 'discrete_laplace') AS t(k text, n bigint)$$);
+-- Many short keys: refused when a key dictionary would grow past the
+-- limit, before it grows (the detail says so).
+SELECT regexp_replace(error_detail_of($$SELECT * FROM dp.privatize('SELECT g::text AS k, 1 FROM generate_series(1, 1000000) g',
+                     1, 'discrete_laplace') AS t(k text, n bigint)$$), '[0-9]+ (rows|kB)', 'N \1', 'g') AS refused;
+RESET dp.max_source_memory;
+SELECT count(*) AS cells FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 1000) g',
+                                            1, 'discrete_laplace') AS t(k text, n bigint);
+-- Duplicate cells are still refused at release sizes (keys are coded as rows
+-- arrive): a 5M-cell source whose last row repeats the 17th cell, and one
+-- keyed by two columns whose extra row repeats (5, 0); the key is named.
 SELECT error_detail_of($$SELECT count(*) FROM dp.privatize('SELECT CASE WHEN g = 5000000 THEN 17 ELSE g END AS g, 1
                          FROM generate_series(1, 5000000) g', 1.0, 'discrete_laplace') AS t(g int, n bigint)$$);
 SELECT error_detail_of($$SELECT count(*) FROM dp.privatize('SELECT g % 2500000 AS a, g / 2500000 AS b, 1

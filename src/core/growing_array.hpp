@@ -47,11 +47,14 @@ class GrowingArray {
     data_[size_++] = value;
   }
 
+  // The bytes reserve(n) would add to bytes() (0 when n fit), for a caller
+  // that must refuse before it allocates.
+  std::size_t growth_for(std::size_t n) const { return mapped_bytes_for(n) - bytes_; }
+
   // Room for n elements (new memory reads as zeros).
   void reserve(std::size_t n) {
-    if (n * sizeof(T) <= bytes_) return;
-    std::size_t bytes = bytes_ == 0 ? kFirstBytes : bytes_;
-    while (bytes < n * sizeof(T)) bytes *= 2;
+    const std::size_t bytes = mapped_bytes_for(n);
+    if (bytes == bytes_) return;
     void* grown = data_ == nullptr ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
                                    : mremap(data_, bytes_, bytes, MREMAP_MAYMOVE);
     if (grown == MAP_FAILED) throw std::bad_alloc();
@@ -66,6 +69,13 @@ class GrowingArray {
   // Small arrays (a test's, a domain's few levels) stay small; doubling
   // reaches whole huge pages after five steps.
   static constexpr std::size_t kFirstBytes = std::size_t(64) << 10;
+
+  std::size_t mapped_bytes_for(std::size_t n) const {
+    if (n * sizeof(T) <= bytes_) return bytes_;
+    std::size_t bytes = bytes_ == 0 ? kFirstBytes : bytes_;
+    while (bytes < n * sizeof(T)) bytes *= 2;
+    return bytes;
+  }
 
   void swap(GrowingArray& other) noexcept {
     std::swap(data_, other.data_);

@@ -355,19 +355,36 @@ grow_mapped(MappedArray *array, Size bytes)
 	return array->data;
 }
 
-/* Counts memory the rows hold against dp.max_source_memory (kB). */
+static Size
+source_memory_limit(void)
+{
+	return (Size) dp_max_source_memory * 1024;
+}
+
+static void
+refuse_memory(const QueryRows *rows, Size more)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("%s needs more than dp.max_source_memory (%d kB) to hold", rows->what,
+					dp_max_source_memory),
+			 more > 0 ? errdetail("%zu rows were read, their keys and counts take %zu kB, and the next ones need %zu kB more.",
+								  rows->n_rows, rows->bytes / 1024, (more + 1023) / 1024)
+			 : errdetail("%zu rows were read, their keys and counts take %zu kB, and a key dictionary must grow.",
+						 rows->n_rows, rows->bytes / 1024),
+			 errhint("Aggregate to fewer or shorter keys, or ask a superuser to raise dp.max_source_memory.")));
+}
+
+/*
+ * Counts memory against dp.max_source_memory before it is allocated: the
+ * caller allocates `bytes` only if this returns.
+ */
 static void
 account(QueryRows *rows, Size bytes)
 {
+	if (bytes > source_memory_limit() || rows->bytes > source_memory_limit() - bytes)
+		refuse_memory(rows, bytes);
 	rows->bytes += bytes;
-	if (rows->bytes / 1024 > (Size) dp_max_source_memory)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("%s needs more than dp.max_source_memory (%d kB) to hold", rows->what,
-						dp_max_source_memory),
-				 errdetail("%zu rows were read, their keys and counts take %zu kB.", rows->n_rows,
-						   rows->bytes / 1024),
-				 errhint("Aggregate to fewer or shorter keys, or ask a superuser to raise dp.max_source_memory.")));
 }
 
 /* A copy of a by-reference key in the arena, detoasted: its Datum. */
@@ -646,6 +663,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 	size_t		first_row = rows->n_rows - batch->n_rows;
 	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
+	Size		before;
 	int			r;
 
 	for (r = 0; r < batch->n_rows; r++)
@@ -662,9 +680,24 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 			batch->values[i] = PointerGetDatum(batch->buffer.data + batch->values[i]);
 		binary_image(column, &batch->values[i], &batch->data[r], &batch->size[r]);
 	}
-	if (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
-					   &error) != IDP_OK)
-		raise_core_error(&error);
+	/*
+	 * The dictionary may grow by what the limit leaves: the encoder refuses
+	 * (IDP_TOO_LARGE; dp.max_cells keeps a column far below its limit of
+	 * distinct keys, its only other refusal) before it allocates more.
+	 */
+	before = idp_key_encoder_bytes(column->encoder);
+	switch (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
+						   before + (source_memory_limit() - rows->bytes), &error))
+	{
+		case IDP_OK:
+			break;
+		case IDP_TOO_LARGE:
+			refuse_memory(rows, 0);
+			break;
+		default:
+			raise_core_error(&error);
+	}
+	rows->bytes += idp_key_encoder_bytes(column->encoder) - before;
 	for (r = 0; r < batch->n_rows; r++)
 	{
 		uint32		code = batch->codes[r];
@@ -685,25 +718,11 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 	column->dictionary = idp_key_encoder_dictionary(column->encoder);
 }
 
-/* The memory the dictionaries hold, against dp.max_source_memory. */
-static Size
-dictionary_bytes(const QueryRows *rows)
-{
-	Size		bytes = rows->unit != NULL ? idp_key_encoder_bytes(rows->unit->encoder) : 0;
-	int			k;
-
-	for (k = 0; k < rows->n_keys; k++)
-		bytes += idp_key_encoder_bytes(rows->columns[k].encoder);
-	return bytes;
-}
-
 /* Codes the rows of the batch. */
 static void
 code_batch(QueryRows *rows)
 {
 	RowBatch   *batch = rows->batch;
-	Size		before = dictionary_bytes(rows);
-	Size		after;
 	int			k;
 
 	if (batch->n_rows == 0)
@@ -714,9 +733,6 @@ code_batch(QueryRows *rows)
 		code_slot(rows, rows->unit, rows->n_keys, rows->unit_codes, 1);
 	batch->n_rows = 0;
 	resetStringInfo(&batch->buffer);
-	after = dictionary_bytes(rows);
-	if (after > before)
-		account(rows, after - before);
 }
 
 /*

@@ -50,7 +50,7 @@ struct WideCells {
           data[r] = &datums[r];
           size[r] = 8;
         }
-        if (idp_key_encode(encoders[k], rows, data, size, batch_codes, nullptr, &error) != IDP_OK) std::exit(1);
+        if (idp_key_encode(encoders[k], rows, data, size, batch_codes, nullptr, SIZE_MAX, &error) != IDP_OK) std::exit(1);
         for (std::size_t r = 0; r < rows; ++r) codes[(begin + r) * columns + k] = batch_codes[r];
       }
     }

@@ -78,6 +78,39 @@ TEST(KeyEncoder, StopsWhenInterruptedWhileGrowing) {
   EXPECT_GT(polls, 1);
 }
 
+TEST(KeyEncoder, RefusesToGrowPastItsLimitBeforeAllocating) {
+  // Coding distinct keys a batch at a time under a limit: the encoder
+  // refuses (TooLarge) before a growth that would pass it, so it never
+  // holds more than the limit; keys it already has still code under it.
+  std::vector<std::string> text;
+  for (int i = 0; i < 300000; ++i) text.push_back("key " + std::to_string(i));
+  std::vector<const void*> data;
+  std::vector<std::uint32_t> size;
+  for (const std::string& t : text) {
+    data.push_back(t.data());
+    size.push_back(static_cast<std::uint32_t>(t.size()));
+  }
+  const std::size_t limit = 4u << 20;
+  KeyEncoder encoder;
+  std::vector<std::uint32_t> codes(64);
+  std::size_t coded = 0;
+  try {
+    for (; coded < text.size(); coded += 64) {
+      encoder.code(64, data.data() + coded, size.data() + coded, codes.data(), Interrupts(), limit);
+      ASSERT_LE(encoder.bytes(), limit);
+    }
+    FAIL() << "300,000 keys fit in 4 MB";
+  } catch (const TooLarge&) {
+  }
+  EXPECT_LE(encoder.bytes(), limit);
+  EXPECT_GT(coded, 10000u);  // it refused a growth, not the first keys
+  EXPECT_GT(encoder.bytes(), limit / 4);  // and only near the limit
+  // A refusal leaves the dictionary whole: with room, coding goes on.
+  encoder.code(64, data.data() + coded, size.data() + coded, codes.data(), Interrupts());
+  encoder.code(1, data.data(), size.data(), codes.data(), Interrupts());
+  EXPECT_EQ(codes[0], 0u);
+}
+
 TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   // Keys that differ only after their first 8 bytes, and binary keys with
   // zero bytes: equal only when every byte is.

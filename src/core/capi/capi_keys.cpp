@@ -19,9 +19,10 @@ idp_key_encoder* idp_key_encoder_new(void) {
 }
 
 idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const* data, const uint32_t* size,
-                          uint32_t* codes, const idp_interrupts* interrupts, idp_error* error) {
-  return invariant_dp::guarded(
-      error, [&] { encoder->encoder.code(n, data, size, codes, invariant_dp::capi::interrupts_of(interrupts)); });
+                          uint32_t* codes, const idp_interrupts* interrupts, size_t max_bytes, idp_error* error) {
+  return invariant_dp::guarded(error, [&] {
+    encoder->encoder.code(n, data, size, codes, invariant_dp::capi::interrupts_of(interrupts), max_bytes);
+  });
 }
 
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder* encoder) {

@@ -179,11 +179,14 @@ idp_key_encoder *idp_key_encoder_new(void);
 
 /*
  * codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes);
- * interrupts (may be NULL) are polled while the dictionary grows.
+ * interrupts (may be NULL) are polled while the dictionary grows. The
+ * encoder never holds more than max_bytes (SIZE_MAX: no limit): a growth
+ * that would pass it is refused before it allocates (IDP_TOO_LARGE, as is a
+ * column of more than 3 * 2^30 distinct keys).
  */
 idp_status	idp_key_encode(idp_key_encoder *encoder, size_t n, const void *const *data,
 						   const uint32_t *size, uint32_t *codes, const idp_interrupts *interrupts,
-						   idp_error *error);
+						   size_t max_bytes, idp_error *error);
 
 /* The keys coded so far; valid until the next idp_key_encode or free. */
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder *encoder);

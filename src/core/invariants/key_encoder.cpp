@@ -27,6 +27,12 @@ KeyEncoder::KeyEncoder() { reserve(0, Interrupts()); }
 
 std::size_t KeyEncoder::bytes() const { return slots_.bytes() + data_.bytes() + size_.bytes() + chunk_bytes_; }
 
+void KeyEncoder::need(std::size_t more) const {
+  if (more > max_bytes_ || bytes() > max_bytes_ - more)
+    throw TooLarge("a key dictionary would pass its memory limit",
+                   "It holds " + std::to_string(bytes()) + " bytes and would grow by " + std::to_string(more) + ".");
+}
+
 // Room for `levels` keys at most three quarters full. Growing re-inserts
 // the old slots in their order, which is the order of their new homes too,
 // so both tables are read and written front to back.
@@ -41,6 +47,7 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   while (levels * 4 > capacity * 3) capacity *= 2;
   unsigned shift = 64;
   while ((std::size_t(1) << (64 - shift)) < capacity) --shift;
+  need(capacity * sizeof(std::uint64_t));  // the old table stays until the new one is filled
   GrowingArray<std::uint64_t> slots;
   slots.reserve(capacity);
   const std::size_t mask = capacity - 1;
@@ -57,27 +64,37 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   shift_ = shift;
 }
 
+// A new key's bytes, copied into the current chunk, then its code.
 std::uint32_t KeyEncoder::add(const void* data, std::uint32_t size) {
   // (An empty key needs a real address too: nullptr means NULL.)
   if (next_ == nullptr || size > left_) {
     const std::size_t chunk =
         std::max<std::size_t>(size, std::min(kLargestChunk, kFirstChunk << std::min<std::size_t>(chunks_.size(), 9)));
+    need(chunk);
     chunks_.emplace_back();
     chunks_.back().reserve(chunk);
     chunk_bytes_ += chunks_.back().bytes();
     next_ = chunks_.back().data();
     left_ = chunk;
   }
+  const std::uint32_t code = add_level(next_, size);
   std::memcpy(next_, data, size);
-  data_.push_back(next_);
-  size_.push_back(size);
   next_ += size;
   left_ -= size;
+  return code;
+}
+
+// The next code, for a key at data (nullptr: NULL).
+std::uint32_t KeyEncoder::add_level(const void* data, std::uint32_t size) {
+  need(data_.growth_for(data_.size() + 1) + size_.growth_for(size_.size() + 1));
+  data_.push_back(data);
+  size_.push_back(size);
   return static_cast<std::uint32_t>(data_.size() - 1);
 }
 
 void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
-                      const Interrupts& interrupts) {
+                      const Interrupts& interrupts, std::size_t max_bytes) {
+  max_bytes_ = max_bytes;
   std::uint64_t hash[kBatch];
   for (std::size_t begin = 0; begin < n; begin += kBatch) {
     interrupts.poll_every(begin / kBatch);
@@ -91,11 +108,7 @@ void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_
     }
     for (std::size_t i = begin; i < end; ++i) {
       if (data[i] == nullptr) {
-        if (null_code_ == kNoCode) {
-          null_code_ = static_cast<std::uint32_t>(data_.size());
-          data_.push_back(nullptr);
-          size_.push_back(0);
-        }
+        if (null_code_ == kNoCode) null_code_ = add_level(nullptr, 0);
         codes[i] = null_code_;
         continue;
       }

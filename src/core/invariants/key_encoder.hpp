@@ -31,10 +31,13 @@ class KeyEncoder {
   KeyEncoder();
 
   // codes[i] = the code of key i (data[i] nullptr: SQL NULL; else size[i]
-  // bytes at data[i], copied when new). Throws TooLarge past 3 * 2^30 keys;
-  // polls interrupts between batches and while the table grows.
+  // bytes at data[i], copied when new). Throws TooLarge past 3 * 2^30 keys,
+  // and before any growth that would take bytes() past max_bytes (so the
+  // caller's memory limit is never exceeded, not even for a moment: a
+  // growing table and the one it replaces count together); polls
+  // interrupts between batches and while the table grows.
   void code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
-            const Interrupts& interrupts);
+            const Interrupts& interrupts, std::size_t max_bytes = SIZE_MAX);
 
   std::size_t n_levels() const { return data_.size(); }
   // The distinct keys by code; valid until the next call of code().
@@ -45,7 +48,10 @@ class KeyEncoder {
  private:
   static constexpr std::uint32_t kNoCode = 0xffffffffu;
   std::uint32_t add(const void* data, std::uint32_t size);
+  std::uint32_t add_level(const void* data, std::uint32_t size);
   void reserve(std::size_t levels, const Interrupts& interrupts);
+  // TooLarge if growing by `more` bytes would pass max_bytes_.
+  void need(std::size_t more) const;
   std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>(hash >> shift_); }
 
   GrowingArray<std::uint64_t> slots_;  // 0 empty, else (hash's high 32 bits) << 32 | (code + 1)
@@ -59,6 +65,7 @@ class KeyEncoder {
   std::size_t chunk_bytes_ = 0;
   char* next_ = nullptr;
   std::size_t left_ = 0;
+  std::size_t max_bytes_ = SIZE_MAX;  // of the current code() call
 };
 
 }  // namespace invariant_dp
