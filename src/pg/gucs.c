@@ -20,6 +20,7 @@ bool		dp_seed_is_set = false;
 uint64		dp_seed_value = 0;
 uint64		dp_seed_generation = 0;
 int			dp_max_cells = 10000000;
+bool		dp_privatize_scan = true;
 int			dp_max_source_memory = 2 * 1024 * 1024;
 int			dp_progress_interval = -1;
 
@@ -129,5 +130,10 @@ define_gucs(void)
 							"-1 (the default) turns progress reports off; 0 reports every step.",
 							&dp_progress_interval, -1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomBoolVariable("dp.privatize_scan",
+							 "Return dp.privatize's rows in FROM without storing them first.",
+							 "A custom scan makes the release when it is first read and returns its rows one by "
+							 "one; off: the executor's function scan stores them in a tuplestore first.",
+							 &dp_privatize_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dp");
 }

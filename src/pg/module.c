@@ -4,6 +4,7 @@
 #include "fmgr.h"
 
 #include "gucs.h"
+#include "privatize_scan.h"
 
 PG_MODULE_MAGIC;
 
@@ -13,4 +14,5 @@ void
 _PG_init(void)
 {
 	define_gucs();
+	register_privatize_scan();
 }

@@ -20,6 +20,7 @@
 #include "arguments.h"
 #include "core_bridge.h"
 #include "last_release.h"
+#include "privatize.h"
 #include "refresh_worker.h"
 #include "run_as.h"
 #include "source_reader.h"
@@ -212,53 +213,27 @@ count_datum(double value, int64 integer_value, bool integer_output, Oid type)
 }
 
 /*
- * The released rows: each prints its cell's keys but those below its level
- * (NULL), then the count, the sd and the level columns as asked.
+ * A release made and not yet returned: the arguments, the rows read (its
+ * keys are returned from them) and the core's table. All of it lives in
+ * one memory context; resetting or deleting it frees the core's table too.
  */
-static void
-pack_release(FunctionCallInfo fcinfo, const Privatize *p, const QueryRows *cells, const idp_release_table *table)
+struct PrivatizedRows
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TupleDesc	desc;
+	Privatize	p;
+	const QueryRows *cells;		/* the domain's rows, or the source's */
+	idp_release_table *table;
 	Oid			count_type;
-	Datum	   *values;
-	bool	   *nulls;
-	size_t		r;
+	MemoryContextCallback free_table;
+};
 
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	desc = rsinfo->setDesc;
-	count_type = TupleDescAttr(desc, cells->n_keys)->atttypid;
-	values = palloc(sizeof(Datum) * desc->natts);
-	nulls = palloc0(sizeof(bool) * desc->natts);
-	for (r = 0; r < table->n_rows; r++)
-	{
-		size_t		cell = table->row_cell ? table->row_cell[r] : r;
-		bool		is_cell = table->row_is_cell == NULL || table->row_is_cell[r];
-		int			column = cells->n_keys;
-		size_t		a;
-		int			k;
+static void
+free_release_table(void *arg)
+{
+	PrivatizedRows *rows = (PrivatizedRows *) arg;
 
-		if ((r & 8191) == 0)
-			CHECK_FOR_INTERRUPTS();
-		for (k = 0; k < cells->n_keys; k++)
-		{
-			uint32		axis = table->key_axis[k];
-			bool		isnull = true;
-			bool		printed = is_cell ||
-				(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
-
-			values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
-			nulls[k] = isnull;
-		}
-		values[column++] = count_datum(table->values ? table->values[r] : 0,
-									   table->integer_values ? table->integer_values[r] : 0,
-									   table->integer_output, count_type);
-		if (p->info.with_stddev)
-			values[column++] = Float8GetDatum(table->noise_sd[r]);
-		for (a = 0; a < p->info.n_level_columns; a++)
-			values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
-		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
-	}
+	if (rows->table != NULL)
+		idp_free_release(rows->table);
+	rows->table = NULL;
 }
 
 /* A key the core names in an error, from the rows read. */
@@ -271,40 +246,128 @@ render_key(const idp_key_ref *key, void *arg)
 }
 
 /*
- * The release itself. run_as: InvalidOid to read the source with the
- * caller's privileges, else the role whose privileges (and search_path)
- * it runs with. The core's table lives in malloc'd memory until packed.
+ * The release itself, its rows kept in cxt. run_as: InvalidOid to read the
+ * source with the caller's privileges, else the role whose privileges (and
+ * search_path) it runs with.
  */
-static Datum
-privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path)
+static PrivatizedRows *
+release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path, MemoryContext cxt)
 {
-	Privatize	p;
+	MemoryContext caller = MemoryContextSwitchTo(cxt);
+	PrivatizedRows *out = palloc0(sizeof(PrivatizedRows));
+	Privatize  *p = &out->p;
 	idp_cells	cells;
-	idp_release_table *table;
 	idp_randomness randomness = current_randomness();
 	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
 
-	unpack_privatize(fcinfo, base, &p);
+	unpack_privatize(fcinfo, base, p);
+	out->count_type = InvalidOid;
 	SPI_connect();
+	/* The rows outlive SPI: they are read into cxt. */
+	MemoryContextSwitchTo(cxt);
 	if (OidIsValid(run_as))
-		read_rows_as(&p, run_as, search_path);
+		read_rows_as(p, run_as, search_path);
 	else
-		read_rows(&p);
-	cells = query_cells(&p.source_rows, p.domain ? &p.domain_rows : NULL);
-	if (idp_release(&p.request, &cells, &randomness, &interrupts, &table, &error) != IDP_OK)
-		raise_core_error_rendered(&error, render_key, &p);
-	PG_TRY();
-	{
-		remember_release(table->metadata_json);
-		pack_release(fcinfo, &p, p.domain ? &p.domain_rows : &p.source_rows, table);
-	}
-	PG_FINALLY();
-	{
-		idp_free_release(table);
-	}
-	PG_END_TRY();
+		read_rows(p);
+	MemoryContextSwitchTo(cxt);
+	out->cells = p->domain ? &p->domain_rows : &p->source_rows;
+	out->count_type = TupleDescAttr(p->result_desc, out->cells->n_keys)->atttypid;
+	cells = query_cells(&p->source_rows, p->domain ? &p->domain_rows : NULL);
+	if (idp_release(&p->request, &cells, &randomness, &interrupts, &out->table, &error) != IDP_OK)
+		raise_core_error_rendered(&error, render_key, p);
+	out->free_table.func = free_release_table;
+	out->free_table.arg = out;
+	MemoryContextRegisterResetCallback(cxt, &out->free_table);
+	remember_release(out->table->metadata_json);
 	SPI_finish();
+	MemoryContextSwitchTo(caller);
+	return out;
+}
+
+size_t
+privatized_count(const PrivatizedRows *rows)
+{
+	return rows->table->n_rows;
+}
+
+/*
+ * Released row r, as the column definition list declares it: the cell's
+ * keys but those below its level (NULL), then the count, the sd and the
+ * level columns as asked. By-reference values point into the rows read (a
+ * numeric count is made in the current memory context).
+ */
+void
+privatized_row(const PrivatizedRows *rows, size_t r, Datum *values, bool *nulls)
+{
+	const Privatize *p = &rows->p;
+	const QueryRows *cells = rows->cells;
+	const idp_release_table *table = rows->table;
+	size_t		cell = table->row_cell ? table->row_cell[r] : r;
+	bool		is_cell = table->row_is_cell == NULL || table->row_is_cell[r];
+	int			column = cells->n_keys;
+	size_t		a;
+	int			k;
+
+	for (k = 0; k < cells->n_keys; k++)
+	{
+		uint32		axis = table->key_axis[k];
+		bool		isnull = true;
+		bool		printed = is_cell ||
+			(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
+
+		values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
+		nulls[k] = isnull;
+	}
+	nulls[column] = false;
+	values[column++] = count_datum(table->values ? table->values[r] : 0,
+								   table->integer_values ? table->integer_values[r] : 0,
+								   table->integer_output, rows->count_type);
+	if (p->info.with_stddev)
+	{
+		nulls[column] = false;
+		values[column++] = Float8GetDatum(table->noise_sd[r]);
+	}
+	for (a = 0; a < p->info.n_level_columns; a++)
+	{
+		nulls[column] = false;
+		values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
+	}
+}
+
+PrivatizedRows *
+privatize_rows(FunctionCallInfo fcinfo, MemoryContext cxt)
+{
+	return release_rows(fcinfo, 0, InvalidOid, NULL, cxt);
+}
+
+/*
+ * As a function in FROM: the release's rows into the tuplestore the
+ * executor reads (a CustomScan, privatize_scan.c, returns them without it).
+ */
+static Datum
+privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path)
+{
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "dp.privatize rows", ALLOCSET_DEFAULT_SIZES);
+	PrivatizedRows *rows = release_rows(fcinfo, base, run_as, search_path, cxt);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	desc;
+	Datum	   *values;
+	bool	   *nulls;
+	size_t		r;
+
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
+	desc = rsinfo->setDesc;
+	values = palloc(sizeof(Datum) * desc->natts);
+	nulls = palloc0(sizeof(bool) * desc->natts);
+	for (r = 0; r < privatized_count(rows); r++)
+	{
+		if ((r & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
+		privatized_row(rows, r, values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
+	}
+	MemoryContextDelete(cxt);
 	return (Datum) 0;
 }
 

@@ -869,6 +869,8 @@ read_query_rows(const char *query, QueryRows *rows)
 		XactReadOnly = saved_read_only;
 	}
 	PG_END_TRY();
+	/* SPI returns in its own context: the rows' memory is the caller's. */
+	MemoryContextSwitchTo(collector.cxt);
 	if (rc != SPI_OK_SELECT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
