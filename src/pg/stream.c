@@ -208,18 +208,26 @@ find_periods(StreamAppend *s)
 
 	for (p = 0; p < n; p++)
 	{
-		const char *key = query_level_text(rows, 0, s->period_codes[p]);
+		bool		isnull;
 
-		CHECK_FOR_INTERRUPTS();
-		if (key == NULL)
+		if ((p & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
+		(void) query_level_datum(rows, 0, s->period_codes[p], &isnull);
+		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("the source of a stream returned a NULL period")));
-		if (p < (size_t) s->n_past && strcmp(key, TextDatumGetCString(s->past_keys[p])) != 0)
-			past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", p + 1,
-								  TextDatumGetCString(s->past_keys[p]), key));
+		/* Released periods are compared as the text they were stored as. */
+		if (p < (size_t) s->n_past)
+		{
+			const char *key = query_level_text(rows, 0, s->period_codes[p]);
+
+			if (strcmp(key, TextDatumGetCString(s->past_keys[p])) != 0)
+				past_changed(psprintf("Period %zu was released as %s; the source now has %s there.", p + 1,
+									  TextDatumGetCString(s->past_keys[p]), key));
+		}
 		if (p > 0 && compare_periods(&s->period_codes[p - 1], &s->period_codes[p], &order) == 0)
-			period_twice(s, key);
+			period_twice(s, query_level_text(rows, 0, s->period_codes[p]));
 		s->period_rank[s->period_codes[p]] = (uint32) p;
 	}
 	if (n < (size_t) s->n_past)
