@@ -3,10 +3,11 @@
 # with one dp.privatize call -- the lattice chain of crossing margins
 # (integer_laplace, congenial, and integer_gaussian below the exact
 # sampler's sigma^2), the Clp solve of a non-negative projection, and the
-# exact lattice Gaussian of a million-cell table -- is started in the
+# exact lattice Gaussian of a four-million-cell table -- is started in the
 # background, cancelled with pg_cancel_backend (or its backend terminated
-# with pg_terminate_backend) once it has run for half a second, and must end
-# within two seconds with SQLSTATE 57014 (resp. 57P01), the session or the
+# with pg_terminate_backend) once it has run for half a second (the exact
+# sampler: a second), and must end within two seconds with SQLSTATE 57014
+# (resp. 57P01), the session or the
 # server usable afterwards.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
@@ -18,9 +19,10 @@ on_exit "rm -f $err"
 
 table() { echo "SELECT i, j, 10 FROM generate_series(1, $1) i, generate_series(1, $1) j"; }
 
-# stop_after SIGNAL_FUNCTION NAME SQL EXPECTED_SQLSTATE
+# stop_after SIGNAL_FUNCTION NAME SQL EXPECTED_SQLSTATE [SECONDS]: the signal
+# SECONDS (default 0.5) after the release starts.
 stop_after() {
-  local how=$1 name=$2 sql=$3 expected=$4 pid start
+  local how=$1 name=$2 sql=$3 expected=$4 delay=${5:-0.5} pid start
   psql -X -q -v ON_ERROR_STOP=1 -v VERBOSITY=sqlstate -d $db -c "SET application_name = 'dp_test_cancel'; $sql" \
     > /dev/null 2> "$err" &
   local client=$!
@@ -30,7 +32,7 @@ stop_after() {
     [ -n "$pid" ] && break
     sleep 0.1
   done
-  sleep 0.5
+  sleep "$delay"
   start=$EPOCHREALTIME
   q $db "SELECT $how($pid)" > /dev/null
   wait $client
@@ -50,8 +52,10 @@ stop_after pg_cancel_backend "congenial 300 x 300 (table chain)" "$(privatize co
 stop_after pg_cancel_backend "integer_gaussian 300 x 300 at epsilon 10 (table chain)" \
   "$(privatize integer_gaussian 300 ', delta => 1e-3' 10.0)" 57014
 stop_after pg_cancel_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57014
-stop_after pg_cancel_backend "integer_gaussian 1000 x 1000 (exact)" \
-  "$(privatize integer_gaussian 1000 ', delta => 1e-6' 1.0)" 57014
+# 2000 x 2000: a million cells ended within 0.8 s, sometimes before the
+# cancel; four million take over 2 s here, and at 1 s the exact sampler runs.
+stop_after pg_cancel_backend "integer_gaussian 2000 x 2000 (exact)" \
+  "$(privatize integer_gaussian 2000 ', delta => 1e-6' 1.0)" 57014 1.0
 stop_after pg_terminate_backend "integer_laplace 1000 x 1000 (table chain)" "$(privatize integer_laplace 1000 '' 1.0)" 57P01
 stop_after pg_terminate_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57P01
 
