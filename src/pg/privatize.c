@@ -3,7 +3,8 @@
  * hierarchy, privacy_unit, bounds):
  * a private release of a GROUP BY's counts. Three phases, never interleaved:
  * read the arguments and the source rows into plain buffers; one call into
- * the core; pack the released cells into a tuplestore.
+ * the core; return the released cells (into the function's tuplestore, or
+ * row by row from the custom scan of privatize_scan.c).
  */
 #include "postgres.h"
 
@@ -262,7 +263,6 @@ release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_p
 	idp_error	error;
 
 	unpack_privatize(fcinfo, base, p);
-	out->count_type = InvalidOid;
 	SPI_connect();
 	/* The rows outlive SPI: they are read into cxt. */
 	MemoryContextSwitchTo(cxt);

@@ -26,8 +26,8 @@ using hierarchy::BoundedPeriods;
 using hierarchy::bound_stream_units;
 using test_tables::TextKeys;
 
-// A stream's rows: (period, unit), in any order; periods 0 .. n - 1.
-struct StreamRows {
+// A stream's events: (period, unit), in any order; periods 0 .. n - 1.
+struct EventRows {
   std::vector<std::pair<int, std::string>> rows;  // (period, unit)
 
   void add(int period, const std::string& unit, int times = 1) {
@@ -59,7 +59,7 @@ struct StreamRows {
 
 const SipKey kKey{0x1234, 0x5678};
 
-BoundedPeriods bound(const StreamRows& s, std::size_t n_past, std::int64_t groups, std::int64_t rows_per_group,
+BoundedPeriods bound(const EventRows& s, std::size_t n_past, std::int64_t groups, std::int64_t rows_per_group,
                      const SipKey& key = kKey, const Interrupts& interrupts = Interrupts()) {
   const TextKeys units(s.units(), 1);
   std::vector<std::uint32_t> codes, rank;
@@ -74,7 +74,7 @@ BoundedPeriods bound(const StreamRows& s, std::size_t n_past, std::int64_t group
 }
 
 // The rule, by brute force: a unit's distinct periods in order, the first G kept, min(rows, R) each.
-std::vector<std::int64_t> oracle(const StreamRows& s, std::size_t n_periods, int groups, int rows_per_group) {
+std::vector<std::int64_t> oracle(const EventRows& s, std::size_t n_periods, int groups, int rows_per_group) {
   std::map<std::string, std::map<int, int>> rows_of;  // unit -> period -> rows
   for (const auto& [p, u] : s.rows) ++rows_of[u][p];
   std::vector<std::int64_t> counts(n_periods, 0);
@@ -87,7 +87,7 @@ std::vector<std::int64_t> oracle(const StreamRows& s, std::size_t n_periods, int
 }
 
 TEST(StreamUnits, AUnitWithAThousandRowsCountsInItsFirstPeriodsOnly) {
-  StreamRows s;
+  EventRows s;
   for (int p = 0; p < 50; ++p) s.add(p, "heavy", 20);
   const BoundedPeriods out = bound(s, 0, 3, 2);
   ASSERT_EQ(out.counts.size(), 50u);
@@ -97,7 +97,7 @@ TEST(StreamUnits, AUnitWithAThousandRowsCountsInItsFirstPeriodsOnly) {
 TEST(StreamUnits, MatchesTheRuleOnRandomStreams) {
   std::mt19937_64 gen(7);
   for (int trial = 0; trial < 20; ++trial) {
-    StreamRows s;
+    EventRows s;
     const int periods = 1 + trial % 9, units = 1 + trial * 3;
     for (int p = 0; p < periods; ++p) {
       s.add(p, "u0");  // every period present
@@ -114,13 +114,13 @@ TEST(StreamUnits, MatchesTheRuleOnRandomStreams) {
 }
 
 TEST(StreamUnits, TheFingerprintDoesNotDependOnRowOrderOrCodes) {
-  StreamRows s;
+  EventRows s;
   for (int p = 0; p < 6; ++p)
     for (int u = 0; u < 9; ++u)
       if ((p + u) % 3 != 0) s.add(p, "unit " + std::to_string(u), 1 + (p * u) % 3);
   const BoundedPeriods a = bound(s, 4, 3, 2);
   // Reversed: the units and periods are coded in another order too.
-  StreamRows r;
+  EventRows r;
   for (auto it = s.rows.rbegin(); it != s.rows.rend(); ++it) r.rows.push_back(*it);
   const BoundedPeriods b = bound(r, 4, 3, 2);
   EXPECT_EQ(a.counts, b.counts);
@@ -134,7 +134,7 @@ TEST(StreamUnits, TheFingerprintDoesNotDependOnRowOrderOrCodes) {
 TEST(StreamUnits, TheFingerprintSeesAChangedPastAndOnlyThat) {
   // Periods 0..2 released, G = R = 2. a: 2 rows in 0, 1 in 2 and 3; b: 0
   // and 1; c: 1, 2, 3; e: 0, 1, 2 (its row in 2 never counts).
-  StreamRows base;
+  EventRows base;
   base.add(0, "a", 2);
   base.add(0, "b");
   base.add(0, "e");
@@ -147,42 +147,42 @@ TEST(StreamUnits, TheFingerprintSeesAChangedPastAndOnlyThat) {
   base.add(3, "c");
   base.add(3, "a");
   const std::uint64_t past = bound(base, 3, 2, 2).past_fingerprint;
-  auto past_of = [](const StreamRows& s) { return bound(s, 3, 2, 2).past_fingerprint; };
+  auto past_of = [](const EventRows& s) { return bound(s, 3, 2, 2).past_fingerprint; };
   auto without = [&](int period, const std::string& unit) {
-    StreamRows s = base;
+    EventRows s = base;
     s.rows.erase(std::find(s.rows.begin(), s.rows.end(), std::make_pair(period, unit)));
     return s;
   };
   // A counted row removed: a would count in period 3 instead.
   EXPECT_NE(past_of(without(2, "a")), past);
   // One of b's rows becomes d's: every count stays, the units counted do not.
-  StreamRows swapped = without(1, "b");
+  EventRows swapped = without(1, "b");
   swapped.add(1, "d");
   EXPECT_EQ(bound(swapped, 3, 2, 2).counts, bound(base, 3, 2, 2).counts);
   EXPECT_NE(past_of(swapped), past);
   // A counted row moved between released periods.
-  StreamRows moved = without(0, "b");
+  EventRows moved = without(0, "b");
   moved.add(2, "b");
   EXPECT_NE(past_of(moved), past);
   // Rows that never counted may change: a third row of a in period 0
   // (R = 2), e's row in period 2 (its third period, G = 2).
-  StreamRows more = base;
+  EventRows more = base;
   more.add(0, "a");
   EXPECT_EQ(past_of(more), past);
   EXPECT_EQ(past_of(without(2, "e")), past);
   // New periods never enter the past's fingerprint.
-  StreamRows later = base;
+  EventRows later = base;
   later.add(4, "e", 3);
   EXPECT_EQ(past_of(later), past);
 }
 
 TEST(StreamUnits, RefusesANullUnitAndStopsWhenInterrupted) {
-  StreamRows s;
+  EventRows s;
   s.add(0, "a");
   s.add(0, "");  // NULL
   EXPECT_THROW(bound(s, 0, 1, 1), NullValue);
 
-  StreamRows big;
+  EventRows big;
   for (int p = 0; p < 100; ++p)
     for (int u = 0; u < 200; ++u) big.add(p, std::to_string(u));
   int polls = 0;
@@ -208,7 +208,7 @@ TEST(StreamUnits, SensitivityIsGRSquaredTimesOneRecordsLargest) {
 
 // Through the C boundary: idp_stream_append with units.
 struct UnitAppend {
-  StreamRows rows;
+  EventRows rows;
   idp_status status = IDP_OK;
   std::vector<std::int64_t> counts;
   std::vector<double> noise;

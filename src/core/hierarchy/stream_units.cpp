@@ -83,7 +83,10 @@ BoundedPeriods bound_stream_units(const StreamRows& rows, std::size_t n_past, co
     interrupts.poll_every(i);
     ++start[period_of(i) + 1];
   }
-  for (std::size_t p = 0; p < n_periods; ++p) start[p + 1] += start[p];
+  for (std::size_t p = 0; p < n_periods; ++p) {
+    interrupts.poll_every(p);
+    start[p + 1] += start[p];
+  }
   std::vector<std::uint32_t> unit_by_period = zeroed_large_buffer<std::uint32_t>(n_rows);
   {
     std::vector<std::uint64_t> next(start.begin(), start.end() - 1);
