@@ -175,12 +175,12 @@ level_datum(const KeyColumn *column, uint32 code, bool *isnull)
 {
 	Datum		value = (Datum) 0;
 
-	*isnull = column->dictionary.data[code] == NULL;
+	*isnull = idp_key_is_null(&column->dictionary, code);
 	if (*isnull)
 		return (Datum) 0;
 	if (!column->typbyval)
 		return column->level_values[code];
-	memcpy(&value, column->dictionary.data[code], sizeof(Datum));
+	memcpy(&value, idp_key_bytes(&column->dictionary, code), sizeof(Datum));
 	return value;
 }
 
@@ -487,7 +487,8 @@ init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
 	get_typlenbyval(type, &column->typlen, &column->typbyval);
 	/* The callback first: nothing may fail between creating and registering. */
 	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
-	column->encoder = idp_key_encoder_new();
+	/* A by-value key's image is its Datum: 8 bytes (binary_image). */
+	column->encoder = column->typbyval ? idp_key_encoder_new_words() : idp_key_encoder_new();
 	if (column->encoder == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	callback->func = free_encoder;
@@ -602,6 +603,8 @@ grow(QueryRows *rows)
  * other type its typlen bytes. Equal values of a type have equal images for
  * every type GROUP BY can tell apart by its output.
  */
+StaticAssertDecl(SIZEOF_DATUM == 8, "a by-value key's image is an 8-byte word (idp_key_encoder_new_words)");
+
 static void
 binary_image(const KeyColumn *column, const Datum *datum, const void **data, uint32 *size)
 {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "capi/capi_convert.hpp"
 #include "capi/invariant_dp_core.h"
 #include "invariants/cell_keys.hpp"
 
@@ -38,7 +39,7 @@ struct WideCells {
     std::uint64_t datums[kBatch];
     const void* data[kBatch];
     std::uint32_t size[kBatch], batch_codes[kBatch];
-    for (std::size_t k = 0; k < columns; ++k) encoders.push_back(idp_key_encoder_new());
+    for (std::size_t k = 0; k < columns; ++k) encoders.push_back(idp_key_encoder_new_words());
     idp_error error{};
     const auto start = Clock::now();
     for (std::size_t begin = 0; begin < n; begin += kBatch) {
@@ -96,7 +97,7 @@ void run(const char* label, const WideCells& cells, const char* mechanism, const
 
 void encode_only(const char* label, const WideCells& cells) {
   std::vector<invariant_dp::KeyDictionary> dictionaries;
-  for (const idp_key_dictionary& d : cells.dictionaries) dictionaries.push_back({d.n_levels, d.data, d.size});
+  for (const idp_key_dictionary& d : cells.dictionaries) dictionaries.push_back(invariant_dp::capi::dictionary_of(d));
   const invariant_dp::KeyRows rows{cells.counts.size(), cells.n_columns, cells.codes.data(), dictionaries.data(), 1};
   std::vector<std::string> names = cells.n_columns == 2 ? std::vector<std::string>{"state", "g"}
                                                         : std::vector<std::string>{"g"};

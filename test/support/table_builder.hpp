@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "capi/capi_convert.hpp"
 #include "capi/invariant_dp_core.h"
 #include "interrupts.hpp"
 #include "invariants/cell_keys.hpp"
@@ -37,8 +38,7 @@ class TextKeys {
     }
     for (const KeyEncoder& encoder : encoders_) {
       dictionaries_.push_back(encoder.dictionary());
-      c_dictionaries_.push_back(idp_key_dictionary{encoder.dictionary().n_levels, encoder.dictionary().data,
-                                                   encoder.dictionary().size});
+      c_dictionaries_.push_back(capi::c_dictionary(encoder.dictionary()));
     }
   }
   // Rows without key columns (n_columns 0): n_rows given explicitly.

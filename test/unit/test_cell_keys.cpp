@@ -138,6 +138,41 @@ TEST(CellKeys, WideKeysUseHashedAndOverflowingPaths) {
   EXPECT_NO_THROW(make_numeric_keys(n, {1, 1}, {n / 2, n / 2 + 1}, storage));
 }
 
+// Rows whose dictionaries hold one more key than the rows have (as a
+// domain's keys do): the first n - 1 of n coded rows.
+CellKeys keys_with_an_extra_level(const std::vector<const char*>& text, std::size_t n_columns,
+                                  const std::vector<bool>& encoded) {
+  const test_tables::TextKeys all(text, n_columns);
+  KeyRows rows = all.rows();
+  rows.n_rows -= 1;
+  std::vector<std::string> names;
+  for (std::size_t j = 0; j < n_columns; ++j) names.push_back("k" + std::to_string(j));
+  return CellKeys(rows, names, Interrupts(), &encoded);
+}
+
+TEST(CellKeys, AColumnOfDistinctKeysSettlesDuplicatesOnlyWhenTheRowsHaveThemAll) {
+  // Column 0's dictionary has as many keys (a, b, c) as there are rows, but
+  // the rows repeat "a": the tuples still decide. Distinct tuples pass;
+  // a repeated tuple is named by its row, whichever columns are encoded.
+  for (const std::vector<bool>& encoded : {std::vector<bool>{false, false}, std::vector<bool>{false, true},
+                                           std::vector<bool>{true, false}}) {
+    EXPECT_NO_THROW(keys_with_an_extra_level({"a", "x", "b", "x", "a", "y", "c", "z"}, 2, encoded));
+    try {
+      keys_with_an_extra_level({"a", "x", "b", "x", "a", "x", "c", "z"}, 2, encoded);
+      FAIL() << "expected InvalidData";
+    } catch (const InvalidData& e) {
+      EXPECT_EQ(e.keys()[0].row, 2u);
+    }
+  }
+  // One column whose dictionary is as large as the rows, with a repeat.
+  try {
+    keys_with_an_extra_level({"a", "b", "a", "c"}, 1, {false});
+    FAIL() << "expected InvalidData";
+  } catch (const InvalidData& e) {
+    EXPECT_EQ(e.keys()[0].row, 2u);
+  }
+}
+
 bool always_pending(void*) { return true; }
 
 TEST(CellKeys, InterruptStopsEncoding) {

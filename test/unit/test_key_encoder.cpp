@@ -2,8 +2,14 @@
 // arrive (invariants/key_encoder.hpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "errors.hpp"
@@ -125,6 +131,187 @@ TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   EXPECT_EQ(codes[1], 1u);
   EXPECT_EQ(codes[2], 2u);
   EXPECT_EQ(codes[3], 0u);
+}
+
+// ---- Keys of 8-byte words (by-value Datums) ----
+
+// Words as the shim passes them (a pointer to each Datum), NULL as nullopt.
+std::vector<std::uint32_t> code_words(KeyEncoder& encoder, const std::vector<std::optional<std::int64_t>>& words,
+                                      std::size_t max_bytes = SIZE_MAX) {
+  std::vector<const void*> data;
+  std::vector<std::uint32_t> size, codes(words.size());
+  for (const auto& word : words) {
+    data.push_back(word ? &*word : nullptr);
+    size.push_back(word ? 8 : 0);
+  }
+  encoder.code(words.size(), data.data(), size.data(), codes.data(), Interrupts(), max_bytes);
+  return codes;
+}
+
+// The codes an encoder must give, from a map: first appearance, NULL apart.
+class WordOracle {
+ public:
+  std::uint32_t code(const std::optional<std::int64_t>& word) {
+    if (!word) {
+      if (!null_code_) null_code_ = n_codes_++;
+      return *null_code_;
+    }
+    auto [it, added] = codes_.emplace(*word, n_codes_);
+    n_codes_ += added;
+    return it->second;
+  }
+  std::size_t size() const { return n_codes_; }
+
+ private:
+  std::unordered_map<std::int64_t, std::uint32_t> codes_;
+  std::optional<std::uint32_t> null_code_;
+  std::uint32_t n_codes_ = 0;
+};
+
+// Codes `words` in batches of 64 (as the shim does) and checks every code
+// and the dictionary against the oracle.
+void expect_oracle_codes(KeyEncoder& encoder, WordOracle& oracle, const std::vector<std::optional<std::int64_t>>& words) {
+  for (std::size_t begin = 0; begin < words.size(); begin += 64) {
+    const std::vector<std::optional<std::int64_t>> batch(words.begin() + begin,
+                                                          words.begin() + std::min(words.size(), begin + 64));
+    const auto codes = code_words(encoder, batch);
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const std::uint32_t expected = oracle.code(batch[i]);
+      ASSERT_EQ(codes[i], expected) << "word " << begin + i;
+      const KeyDictionary dictionary = encoder.dictionary();
+      ASSERT_EQ(dictionary.is_null(codes[i]), !batch[i].has_value());
+      if (batch[i]) {
+        std::int64_t kept;
+        std::memcpy(&kept, dictionary.key(codes[i]).data(), 8);
+        ASSERT_EQ(dictionary.key(codes[i]).size(), 8u);
+        ASSERT_EQ(kept, *batch[i]);
+      }
+    }
+  }
+  ASSERT_EQ(encoder.n_levels(), oracle.size());
+}
+
+TEST(KeyEncoderWords, CodesWordsInOrderOfFirstAppearanceWithNullApartFromZero) {
+  KeyEncoder encoder = KeyEncoder::of_words();
+  EXPECT_EQ(code_words(encoder, {7, -1, std::nullopt, 0, 7, std::nullopt, -1, 0}),
+            (std::vector<std::uint32_t>{0, 1, 2, 3, 0, 2, 1, 3}));
+  const KeyDictionary dictionary = encoder.dictionary();
+  ASSERT_EQ(dictionary.n_levels, 4u);
+  EXPECT_TRUE(dictionary.is_null(2));
+  EXPECT_FALSE(dictionary.is_null(3));
+  std::int64_t word;
+  std::memcpy(&word, dictionary.key(1).data(), 8);
+  EXPECT_EQ(word, -1);
+  EXPECT_TRUE(encoder.indexes_words());  // -1 and 0 are neighbours: one narrow range
+  // A key of another width is the caller's mistake.
+  const std::int32_t narrow = 1;
+  const void* data[] = {&narrow};
+  const std::uint32_t size[] = {4};
+  std::uint32_t code;
+  EXPECT_THROW(encoder.code(1, data, size, &code, Interrupts()), Error);
+}
+
+TEST(KeyEncoderWords, IndexesANarrowRangeGrowingUpAndDown) {
+  // A million ids arriving in order, then a million below them in
+  // descending order (the index grows on both sides), then all of them
+  // shuffled: each keeps its first code, through the index throughout.
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 1000000; ++i) words.push_back(5000000000 + i);
+  for (std::int64_t i = 1; i <= 1000000; ++i) words.push_back(5000000000 - i);
+  KeyEncoder encoder = KeyEncoder::of_words();
+  WordOracle oracle;
+  expect_oracle_codes(encoder, oracle, words);
+  EXPECT_TRUE(encoder.indexes_words());
+  std::mt19937_64 rng(7);
+  std::shuffle(words.begin(), words.end(), rng);
+  expect_oracle_codes(encoder, oracle, words);
+  EXPECT_TRUE(encoder.indexes_words());
+  // 16 bytes a key or less: the words (8) and the index (at most 4 entries a key, 4 bytes each).
+  EXPECT_LE(encoder.bytes(), 2000000u * 24u);
+}
+
+TEST(KeyEncoderWords, HashesWideSpreadsAndReturnsToTheIndexWhenTheyNarrow) {
+  // Two words 2^40 apart: the index would need 2^40 entries, so the
+  // encoder hashes. Then 300,000 ids between 0 and 600,000 in random order:
+  // once the keys number a quarter of their spread (at a growth of the
+  // table) the encoder indexes them again; the two far words stay coded.
+  KeyEncoder encoder = KeyEncoder::of_words();
+  WordOracle oracle;
+  expect_oracle_codes(encoder, oracle, {0, std::int64_t(1) << 40, std::nullopt});
+  EXPECT_FALSE(encoder.indexes_words());
+  expect_oracle_codes(encoder, oracle, {std::int64_t(1) << 40, 0, std::nullopt});
+  std::mt19937_64 rng(11);
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 300000; ++i) words.push_back(static_cast<std::int64_t>(rng() % 600000));
+  expect_oracle_codes(encoder, oracle, words);
+  EXPECT_FALSE(encoder.indexes_words());  // 2^40 is still among the keys
+  KeyEncoder narrow = KeyEncoder::of_words();
+  WordOracle narrow_oracle;
+  expect_oracle_codes(narrow, narrow_oracle, {0, 5000000, 2500000});  // spread 5e6 over 3 keys: hashed
+  EXPECT_FALSE(narrow.indexes_words());
+  words.clear();
+  for (std::int64_t i = 0; i < 30000; ++i) words.push_back(static_cast<std::int64_t>(rng() % 5000001));
+  expect_oracle_codes(narrow, narrow_oracle, words);  // ~30,000 keys over 5e6: still hashed
+  EXPECT_FALSE(narrow.indexes_words());
+  words.clear();
+  for (std::int64_t i = 0; i <= 5000000; i += 3) words.push_back(i);  // 1.67M keys over 5e6: indexed
+  std::shuffle(words.begin(), words.end(), rng);
+  expect_oracle_codes(narrow, narrow_oracle, words);
+  EXPECT_TRUE(narrow.indexes_words());
+}
+
+TEST(KeyEncoderWords, KeepsWordsAtTheEndsOfTheirRange) {
+  // The least and greatest 64-bit words, and their neighbours: an index
+  // placed at one end runs past it and wraps around to the other, where
+  // words must still get codes of their own.
+  const std::int64_t least = std::numeric_limits<std::int64_t>::min();
+  const std::int64_t greatest = std::numeric_limits<std::int64_t>::max();
+  for (const auto& words : std::vector<std::vector<std::optional<std::int64_t>>>{
+           {greatest, greatest - 1, greatest - 3000, least, greatest - 2},
+           {least, least + 1, least + 5000, greatest, least + 2, std::nullopt},
+           {greatest - 10, greatest, least + 10, least, 0, -1}}) {
+    KeyEncoder encoder = KeyEncoder::of_words();
+    WordOracle oracle;
+    expect_oracle_codes(encoder, oracle, words);
+    expect_oracle_codes(encoder, oracle, std::vector<std::optional<std::int64_t>>(words.rbegin(), words.rend()));
+  }
+  KeyEncoder top = KeyEncoder::of_words();
+  WordOracle oracle;
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 5000; ++i) words.push_back(greatest - 2 * i);
+  for (std::int64_t i = 0; i < 5000; ++i) words.push_back(greatest - 2 * i - 1);
+  expect_oracle_codes(top, oracle, words);
+  EXPECT_TRUE(top.indexes_words());
+  for (std::int64_t i = 0; i < 5; ++i) words.push_back(least + i);  // a different code each, none aliased
+  expect_oracle_codes(top, oracle, words);
+}
+
+TEST(KeyEncoderWords, RefusesToGrowPastItsLimitAndStopsWhenInterrupted) {
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 2000000; ++i) words.push_back(i * 3);
+  const std::size_t limit = 8u << 20;
+  KeyEncoder encoder = KeyEncoder::of_words();
+  std::size_t coded = 0;
+  try {
+    for (; coded < words.size(); coded += 64) {
+      code_words(encoder, {words.begin() + coded, words.begin() + coded + 64}, limit);
+      ASSERT_LE(encoder.bytes(), limit);
+    }
+    FAIL() << "2M words fit in 8 MB";
+  } catch (const TooLarge&) {
+  }
+  EXPECT_LE(encoder.bytes(), limit);
+  EXPECT_GT(coded, 100000u);
+  // Widening the index, or moving between index and table, polls too.
+  std::vector<const void*> data;
+  std::vector<std::uint32_t> size(words.size(), 8), codes(words.size());
+  std::vector<std::int64_t> spread;
+  for (std::int64_t i = 0; i < 2000000; ++i) spread.push_back(i % 2 ? -i * 7 : i * 7);  // down and up by turns
+  for (const std::int64_t& word : spread) data.push_back(&word);
+  int polls = 0;
+  const Interrupts cancel([](void* n) { return ++*static_cast<int*>(n) > 40; }, &polls);
+  KeyEncoder interrupted = KeyEncoder::of_words();
+  EXPECT_THROW(interrupted.code(spread.size(), data.data(), size.data(), codes.data(), cancel), Interrupted);
 }
 
 }  // namespace

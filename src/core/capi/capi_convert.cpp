@@ -46,11 +46,13 @@ char* malloc_copy(const std::string& text) {
   return copy;
 }
 
-namespace {
+KeyDictionary dictionary_of(const idp_key_dictionary& d) {
+  return KeyDictionary{d.n_levels, d.data, d.size, d.words, d.words != nullptr ? d.null_code : 0xffffffffu};
+}
 
-KeyDictionary dictionary_of(const idp_key_dictionary& d) { return KeyDictionary{d.n_levels, d.data, d.size}; }
-
-}  // namespace
+idp_key_dictionary c_dictionary(const KeyDictionary& d) {
+  return idp_key_dictionary{d.n_levels, d.data, d.size, d.words, d.null_code};
+}
 
 CellTables::CellTables(const idp_cells* cells) : cells_(cells), unit_dictionary_(dictionary_of(cells->unit_dictionary)) {
   for (std::size_t k = 0; k < cells->n_columns; ++k) dictionaries_.push_back(dictionary_of(cells->dictionaries[k]));

@@ -23,6 +23,9 @@ RawRequest raw_request(const idp_request* request);
 std::vector<std::string> strings(std::size_t n, const char* const* text);
 Interrupts interrupts_of(const idp_interrupts* interrupts);
 char* malloc_copy(const std::string& text);
+// A key dictionary across the boundary, either way.
+KeyDictionary dictionary_of(const idp_key_dictionary& dictionary);
+idp_key_dictionary c_dictionary(const KeyDictionary& dictionary);
 
 // A malloc'd copy of a vector, element-converted (at least one element, so
 // never NULL): the output arrays the shim frees with the idp_free_* calls.

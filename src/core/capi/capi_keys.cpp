@@ -18,6 +18,14 @@ idp_key_encoder* idp_key_encoder_new(void) {
   }
 }
 
+idp_key_encoder* idp_key_encoder_new_words(void) {
+  try {
+    return new idp_key_encoder{invariant_dp::KeyEncoder::of_words()};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
 idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const* data, const uint32_t* size,
                           uint32_t* codes, const idp_interrupts* interrupts, size_t max_bytes, idp_error* error) {
   return invariant_dp::guarded(error, [&] {
@@ -26,8 +34,7 @@ idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const*
 }
 
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder* encoder) {
-  const invariant_dp::KeyDictionary d = encoder->encoder.dictionary();
-  return idp_key_dictionary{d.n_levels, d.data, d.size};
+  return invariant_dp::capi::c_dictionary(encoder->encoder.dictionary());
 }
 
 size_t idp_key_encoder_bytes(const idp_key_encoder* encoder) { return encoder->encoder.bytes(); }

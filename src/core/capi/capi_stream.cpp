@@ -105,7 +105,7 @@ idp_status idp_stream_append(const char* state, double variance, uint32_t horizo
     const Interrupts polls = interrupts_of(interrupts);
     UnitLedger ledger = stored_ledger(stored, state != nullptr, units != nullptr, rng);
     if (units != nullptr) {
-      const KeyDictionary dictionary{units->dictionary.n_levels, units->dictionary.data, units->dictionary.size};
+      const KeyDictionary dictionary = dictionary_of(units->dictionary);
       hierarchy::StreamRows rows;
       rows.units.n_rows = units->n_rows;
       rows.units.n_columns = 1;

@@ -126,14 +126,31 @@ idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
 /*
  * One key column's distinct keys, by code: key c is size[c] bytes at data[c]
  * (the value's binary image: equal values must be equal bytes), or SQL NULL
- * when data[c] is NULL. The bytes stay the caller's.
+ * when data[c] is NULL; or, for keys of 8 bytes each (words non-NULL, data
+ * and size NULL), the 8 bytes of words[c], SQL NULL when c is null_code
+ * (0xffffffff: no NULL). The bytes stay the caller's.
  */
 typedef struct idp_key_dictionary
 {
 	size_t		n_levels;
 	const void *const *data;
 	const uint32_t *size;
+	const uint64_t *words;
+	uint32_t	null_code;
 } idp_key_dictionary;
+
+static inline bool
+idp_key_is_null(const idp_key_dictionary *dictionary, uint32_t code)
+{
+	return dictionary->words != NULL ? code == dictionary->null_code : dictionary->data[code] == NULL;
+}
+
+/* Key code's bytes (not NULL). */
+static inline const void *
+idp_key_bytes(const idp_key_dictionary *dictionary, uint32_t code)
+{
+	return dictionary->words != NULL ? (const void *) &dictionary->words[code] : dictionary->data[code];
+}
 
 /*
  * Keys, dictionary-encoded and row-major (n_rows * n_columns):
@@ -176,6 +193,9 @@ typedef struct idp_cells
 typedef struct idp_key_encoder idp_key_encoder;
 
 idp_key_encoder *idp_key_encoder_new(void);
+
+/* An encoder of keys of exactly 8 bytes each (by-value Datums): see key_encoder.hpp. */
+idp_key_encoder *idp_key_encoder_new_words(void);
 
 /*
  * codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes);

@@ -43,6 +43,19 @@ void check_cell_count(std::size_t n_cells) {
   }
 }
 
+// The first row whose key on `column` an earlier row has (n_rows: none),
+// with a bit per code.
+std::size_t first_repeated_key(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
+  std::vector<bool> seen(keys.dictionaries[column].n_levels, false);
+  for (std::size_t i = 0; i < keys.n_rows; ++i) {
+    interrupts.poll_every(i);
+    const std::uint32_t code = keys.code(i, column);
+    if (seen[code]) return i;
+    seen[code] = true;
+  }
+  return keys.n_rows;
+}
+
 }  // namespace
 
 CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table)
@@ -115,17 +128,22 @@ void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
 }
 
 void CellKeys::check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const {
-  // With one column its dictionary, if built, already counted the distinct keys.
-  if (n_columns() == 1 && encoded_[0] && n_levels_[0] == n_cells_) return;
-  // Else with one column a bit per code says which keys were seen.
+  // A column whose keys differ on every row makes every tuple of keys
+  // differ: a wide release usually has one (a block, a person), and then
+  // no table of tuples is needed. An encoded column has counted its
+  // distinct keys already; another may have as many only if its
+  // dictionary does (a domain may have added keys the rows do not have).
+  for (std::size_t j = 0; j < n_columns(); ++j)
+    if (encoded_[j] && n_levels_[j] == n_cells_) return;
+  for (std::size_t j = 0; j < n_columns(); ++j) {
+    if (encoded_[j] || keys.dictionaries[j].n_levels < n_cells_) continue;
+    const std::size_t repeat = first_repeated_key(keys, j, interrupts);
+    if (repeat == n_cells_) return;
+    if (n_columns() == 1) throw_duplicate(repeat);
+  }
   if (n_columns() == 1) {
-    std::vector<bool> seen(keys.dictionaries[0].n_levels, false);
-    for (std::size_t i = 0; i < n_cells_; ++i) {
-      interrupts.poll_every(i);
-      if (seen[keys.code(i, 0)]) throw_duplicate(i);
-      seen[keys.code(i, 0)] = true;
-    }
-    return;
+    // Fewer keys than rows in the only column: some key repeats.
+    throw_duplicate(first_repeated_key(keys, 0, interrupts));
   }
   const TupleIds cells = dense_tuple_ids(keys, interrupts);
   if (cells.n_ids == n_cells_) return;

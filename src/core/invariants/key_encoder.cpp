@@ -16,16 +16,46 @@ constexpr std::size_t kFirstCapacity = 1024;
 constexpr std::size_t kMaxLevels = std::size_t(3) << 30;
 constexpr std::size_t kFirstChunk = std::size_t(64) << 10;
 constexpr std::size_t kLargestChunk = std::size_t(32) << 20;
+// Words: the index may cover this many entries whatever the number of
+// keys (256 kB), or four per key (16 bytes a key, what the hash table's
+// slots take at two-thirds load, without its growths).
+constexpr std::size_t kIndexFloor = std::size_t(1) << 16;
+constexpr std::size_t kIndexPerLevel = 4;
+constexpr std::size_t kFirstIndex = 1024;
+constexpr std::uint64_t kSignBit = std::uint64_t(1) << 63;
 
 std::uint64_t key_hash(const void* data, std::uint32_t size) {
   return hash_key_bytes(std::string_view(static_cast<const char*>(data), size));
+}
+
+std::uint64_t word_hash(std::uint64_t word) { return key_hash(&word, sizeof word); }
+
+std::uint64_t load_word(const void* data) {
+  std::uint64_t word;
+  std::memcpy(&word, data, sizeof word);
+  return word;
 }
 
 }  // namespace
 
 KeyEncoder::KeyEncoder() { reserve(0, Interrupts()); }
 
-std::size_t KeyEncoder::bytes() const { return slots_.bytes() + data_.bytes() + size_.bytes() + chunk_bytes_; }
+KeyEncoder KeyEncoder::of_words() {
+  KeyEncoder encoder;
+  encoder.words_mode_ = true;
+  encoder.slots_ = GrowingArray<std::uint64_t>();
+  encoder.capacity_ = 0;
+  return encoder;
+}
+
+KeyDictionary KeyEncoder::dictionary() const {
+  if (words_mode_) return KeyDictionary{words_.size(), nullptr, nullptr, words_.data(), null_code_};
+  return KeyDictionary{data_.size(), data_.data(), size_.data()};
+}
+
+std::size_t KeyEncoder::bytes() const {
+  return slots_.bytes() + data_.bytes() + size_.bytes() + chunk_bytes_ + words_.bytes() + index_.bytes();
+}
 
 void KeyEncoder::need(std::size_t more) const {
   if (more > max_bytes_ || bytes() > max_bytes_ - more)
@@ -33,9 +63,10 @@ void KeyEncoder::need(std::size_t more) const {
                    "It holds " + std::to_string(bytes()) + " bytes and would grow by " + std::to_string(more) + ".");
 }
 
-// Room for `levels` keys at most three quarters full. Growing re-inserts
-// the old slots in their order, which is the order of their new homes too,
-// so both tables are read and written front to back.
+// Room in the hash table for `levels` keys at most three quarters full.
+// Growing re-inserts the old slots in their order, which is the order of
+// their new homes too, so both tables are read and written front to back.
+// Words whose spread has narrowed enough go to the index instead.
 void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   // A slot keeps 32 bits of hash, enough to place it in 2^32 slots.
   if (levels > kMaxLevels)
@@ -43,6 +74,10 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
                    "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
                    "Release fewer cells at a time.");
   if (capacity_ != 0 && levels * 4 <= capacity_ * 3) return;
+  if (words_mode_ && capacity_ != 0 && span_fits_index(low_, high_, levels)) {
+    table_to_index(interrupts);
+    return;
+  }
   std::size_t capacity = std::max(capacity_, kFirstCapacity);
   while (levels * 4 > capacity * 3) capacity *= 2;
   unsigned shift = 64;
@@ -62,6 +97,14 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   slots_ = std::move(slots);
   capacity_ = capacity;
   shift_ = shift;
+}
+
+// A code into a slot known to be free of it (the table has room).
+void KeyEncoder::insert_slot(std::uint64_t hash, std::uint32_t code) {
+  const std::size_t mask = capacity_ - 1;
+  std::size_t slot = home(hash);
+  while (slots_[slot] != 0) slot = (slot + 1) & mask;
+  slots_[slot] = (hash & kTagBits) | (std::uint64_t(code) + 1);
 }
 
 // A new key's bytes, copied into the current chunk, then its code.
@@ -95,41 +138,201 @@ std::uint32_t KeyEncoder::add_level(const void* data, std::uint32_t size) {
 void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
                       const Interrupts& interrupts, std::size_t max_bytes) {
   max_bytes_ = max_bytes;
-  std::uint64_t hash[kBatch];
   for (std::size_t begin = 0; begin < n; begin += kBatch) {
     interrupts.poll_every(begin / kBatch);
     const std::size_t end = std::min(n, begin + kBatch);
-    reserve(data_.size() + (end - begin), interrupts);
-    const std::size_t mask = capacity_ - 1;
-    for (std::size_t i = begin; i < end; ++i) {
-      if (data[i] == nullptr) continue;
-      hash[i - begin] = key_hash(data[i], size[i]);
-      __builtin_prefetch(&slots_[home(hash[i - begin])]);
+    if (words_mode_) {
+      code_words(begin, end, data, size, codes, interrupts);
+    } else {
+      reserve(data_.size() + (end - begin), interrupts);
+      code_bytes(begin, end, data, size, codes);
     }
-    for (std::size_t i = begin; i < end; ++i) {
-      if (data[i] == nullptr) {
-        if (null_code_ == kNoCode) null_code_ = add_level(nullptr, 0);
-        codes[i] = null_code_;
-        continue;
+  }
+}
+
+void KeyEncoder::code_bytes(std::size_t begin, std::size_t end, const void* const* data, const std::uint32_t* size,
+                            std::uint32_t* codes) {
+  std::uint64_t hash[kBatch];
+  const std::size_t mask = capacity_ - 1;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (data[i] == nullptr) continue;
+    hash[i - begin] = key_hash(data[i], size[i]);
+    __builtin_prefetch(&slots_[home(hash[i - begin])]);
+  }
+  for (std::size_t i = begin; i < end; ++i) {
+    if (data[i] == nullptr) {
+      if (null_code_ == kNoCode) null_code_ = add_level(nullptr, 0);
+      codes[i] = null_code_;
+      continue;
+    }
+    const std::uint64_t h = hash[i - begin];
+    const std::string_view key(static_cast<const char*>(data[i]), size[i]);
+    for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
+      const std::uint64_t entry = slots_[slot];
+      if (entry == 0) {
+        codes[i] = add(data[i], size[i]);
+        slots_[slot] = (h & kTagBits) | (std::uint64_t(codes[i]) + 1);
+        break;
       }
-      const std::uint64_t h = hash[i - begin];
-      const std::string_view key(static_cast<const char*>(data[i]), size[i]);
-      for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
-        const std::uint64_t entry = slots_[slot];
-        if (entry == 0) {
-          codes[i] = add(data[i], size[i]);
-          slots_[slot] = (h & kTagBits) | (std::uint64_t(codes[i]) + 1);
-          break;
-        }
-        if ((entry & kTagBits) != (h & kTagBits)) continue;
-        const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
-        if (std::string_view(static_cast<const char*>(data_[other]), size_[other]) == key) {
-          codes[i] = other;
-          break;
-        }
+      if ((entry & kTagBits) != (h & kTagBits)) continue;
+      const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
+      if (std::string_view(static_cast<const char*>(data_[other]), size_[other]) == key) {
+        codes[i] = other;
+        break;
       }
     }
   }
+}
+
+// ---- Words ----
+
+std::uint32_t KeyEncoder::add_word(std::uint64_t word) {
+  if (words_.size() >= kMaxLevels)
+    throw TooLarge("too many distinct keys in a column",
+                   "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
+                   "Release fewer cells at a time.");
+  need(words_.growth_for(words_.size() + 1));
+  words_.push_back(word);
+  return static_cast<std::uint32_t>(words_.size() - 1);
+}
+
+// Whether ordered words from low to high (low <= high) may be indexed for `levels` keys.
+bool KeyEncoder::span_fits_index(std::uint64_t low, std::uint64_t high, std::size_t levels) const {
+  return high - low < std::max(kIndexFloor, kIndexPerLevel * levels);
+}
+
+void KeyEncoder::code_words(std::size_t begin, std::size_t end, const void* const* data, const std::uint32_t* size,
+                            std::uint32_t* codes, const Interrupts& interrupts) {
+  for (std::size_t i = begin; i < end; ++i)
+    if (data[i] != nullptr && size[i] != sizeof(std::uint64_t))
+      throw Error("a key of " + std::to_string(size[i]) + " bytes given to an encoder of 8-byte words");
+  if (!dense_) reserve(words_.size() + (end - begin), interrupts);  // (may return to the index)
+  if (dense_) {
+    for (std::size_t i = begin; i < end; ++i) {
+      if (data[i] == nullptr) continue;
+      const std::uint64_t offset = (load_word(data[i]) ^ kSignBit) - index_base_;
+      if (offset < index_size_) __builtin_prefetch(&index_[offset]);
+    }
+  }
+  for (std::size_t i = begin; i < end; ++i) {
+    if (data[i] == nullptr) {
+      if (null_code_ == kNoCode) null_code_ = add_word(0);
+      codes[i] = null_code_;
+      continue;
+    }
+    const std::uint64_t word = load_word(data[i]);
+    const std::uint64_t ordered = word ^ kSignBit;
+    if (dense_ && ordered - index_base_ >= index_size_ && !widen_index(ordered, interrupts))
+      index_to_table(end - i, interrupts);
+    if (!dense_) {
+      codes[i] = hashed_word_code(word);
+      continue;
+    }
+    std::uint32_t& entry = index_[ordered - index_base_];
+    if (entry == 0) {
+      codes[i] = add_word(word);
+      entry = codes[i] + 1;
+      low_ = std::min(low_, ordered);
+      high_ = std::max(high_, ordered);
+    } else {
+      codes[i] = entry - 1;
+    }
+  }
+}
+
+// A word's code through the hash table, which has room for one more key.
+std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word) {
+  const std::uint64_t h = word_hash(word);
+  const std::size_t mask = capacity_ - 1;
+  for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
+    const std::uint64_t entry = slots_[slot];
+    if (entry == 0) {
+      const std::uint32_t code = add_word(word);
+      slots_[slot] = (h & kTagBits) | (std::uint64_t(code) + 1);
+      low_ = std::min(low_, word ^ kSignBit);
+      high_ = std::max(high_, word ^ kSignBit);
+      return code;
+    }
+    if ((entry & kTagBits) != (h & kTagBits)) continue;
+    const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
+    if (words_[other] == word) return other;
+  }
+}
+
+// Makes the index cover `ordered` (outside it) and every word seen, with
+// room to grow on that side, if the spread still fits; else false.
+bool KeyEncoder::widen_index(std::uint64_t ordered, const Interrupts& interrupts) {
+  const std::uint64_t low = std::min(low_, ordered), high = std::max(high_, ordered);
+  const std::size_t levels = words_.size() + 1;
+  if (!span_fits_index(low, high, levels)) return false;
+  const std::size_t span = static_cast<std::size_t>(high - low) + 1;
+  const std::size_t limit = std::max(kIndexFloor, kIndexPerLevel * levels);
+  const std::size_t size = std::max(span, std::min(limit, std::max(2 * index_size_, kFirstIndex)));
+  const bool above = index_size_ != 0 && ordered >= index_base_;
+  if (above && high - index_base_ < size) {
+    // The same base: the array grows in place (mremap), new entries zero.
+    need(index_.growth_for(size));
+    index_.reserve(size);
+    index_size_ = size;
+    return true;
+  }
+  // Room on the side the word came from. (Offsets are taken modulo 2^64, so
+  // an index may run past either end of the words and wrap around: words
+  // still map one to one onto offsets.)
+  const std::uint64_t base = above || index_size_ == 0 ? low : high - (size - 1);
+  need(size * sizeof(std::uint32_t));
+  GrowingArray<std::uint32_t> index;
+  index.reserve(size);
+  if (low_ <= high_) {
+    // Only the entries between the least and greatest word seen are set.
+    const std::size_t from = static_cast<std::size_t>(low_ - index_base_);
+    const std::size_t to = static_cast<std::size_t>(low_ - base);
+    const std::size_t count = static_cast<std::size_t>(high_ - low_) + 1;
+    constexpr std::size_t kStep = std::size_t(1) << 20;
+    for (std::size_t done = 0; done < count; done += kStep) {
+      interrupts.poll();
+      std::memcpy(&index[to + done], &index_[from + done], std::min(kStep, count - done) * sizeof(std::uint32_t));
+    }
+  }
+  index_ = std::move(index);
+  index_base_ = base;
+  index_size_ = size;
+  return true;
+}
+
+// From the index to the hash table, with room for `more_levels` new keys.
+void KeyEncoder::index_to_table(std::size_t more_levels, const Interrupts& interrupts) {
+  capacity_ = 0;
+  slots_ = GrowingArray<std::uint64_t>();
+  dense_ = false;
+  reserve(words_.size() + more_levels, interrupts);  // (a new table: it stays a table)
+  for (std::size_t code = 0; code < words_.size(); ++code) {
+    interrupts.poll_every(code);
+    if (code != null_code_) insert_slot(word_hash(words_[code]), static_cast<std::uint32_t>(code));
+  }
+  index_ = GrowingArray<std::uint32_t>();
+  index_size_ = 0;
+}
+
+// From the hash table back to the index (the words' spread fits it).
+void KeyEncoder::table_to_index(const Interrupts& interrupts) {
+  const std::size_t levels = words_.size();
+  const std::size_t span = static_cast<std::size_t>(high_ - low_) + 1;
+  const std::size_t size = std::max(span, std::min(std::max(kIndexFloor, kIndexPerLevel * levels), 2 * span));
+  const std::uint64_t base = low_;
+  need(size * sizeof(std::uint32_t));
+  GrowingArray<std::uint32_t> index;
+  index.reserve(size);
+  for (std::size_t code = 0; code < levels; ++code) {
+    interrupts.poll_every(code);
+    if (code != null_code_) index[(words_[code] ^ kSignBit) - base] = static_cast<std::uint32_t>(code) + 1;
+  }
+  index_ = std::move(index);
+  index_base_ = base;
+  index_size_ = size;
+  slots_ = GrowingArray<std::uint64_t>();
+  capacity_ = 0;
+  dense_ = true;
 }
 
 }  // namespace invariant_dp

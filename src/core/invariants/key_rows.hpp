@@ -12,14 +12,21 @@
 
 namespace invariant_dp {
 
-// One key column's distinct keys, by code.
+// One key column's distinct keys, by code: each key's bytes where data
+// points, or, for keys of 8 bytes each (KeyEncoder::of_words), side by side
+// in words.
 struct KeyDictionary {
   std::size_t n_levels = 0;
   const void* const* data = nullptr;   // n_levels; nullptr = SQL NULL
   const std::uint32_t* size = nullptr;  // bytes of each non-NULL key
+  const std::uint64_t* words = nullptr;  // instead of data and size: n_levels words
+  std::uint32_t null_code = 0xffffffffu;  // with words: the code of SQL NULL (none: 0xffffffff)
 
-  bool is_null(std::uint32_t code) const { return data[code] == nullptr; }
-  std::string_view key(std::uint32_t code) const { return {static_cast<const char*>(data[code]), size[code]}; }
+  bool is_null(std::uint32_t code) const { return words != nullptr ? code == null_code : data[code] == nullptr; }
+  std::string_view key(std::uint32_t code) const {
+    if (words != nullptr) return {reinterpret_cast<const char*>(words + code), sizeof(std::uint64_t)};
+    return {static_cast<const char*>(data[code]), size[code]};
+  }
 };
 
 struct KeyRows {
