@@ -62,6 +62,21 @@ Grouping densify_hashed(const std::vector<std::uint64_t>& keys, const Interrupts
   return out;
 }
 
+// One column: its codes renumbered by first appearance, through a table
+// indexed by code (no packed keys).
+Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> id_of_code(column.n_levels, kUnassigned);
+  Grouping out;
+  out.group_of_cell.resize(n_cells);
+  for (std::size_t i = 0; i < n_cells; ++i) {
+    interrupts.poll_every(i);
+    std::uint32_t& id = id_of_code[column.codes[i * column.stride]];
+    if (id == kUnassigned) id = out.n_groups++;
+    out.group_of_cell[i] = id;
+  }
+  return out;
+}
+
 }  // namespace
 
 Grouping densify_keys(const std::vector<std::uint64_t>& keys, std::uint64_t key_bound,
@@ -72,6 +87,7 @@ Grouping densify_keys(const std::vector<std::uint64_t>& keys, std::uint64_t key_
 
 Grouping group_by_codes(std::size_t n_cells, const std::vector<CodeColumn>& columns,
                         const Interrupts& interrupts) {
+  if (columns.size() == 1) return group_by_column(n_cells, columns[0], interrupts);
   std::vector<std::uint64_t> keys(n_cells, 0);
   std::uint64_t key_bound = 1;
   for (const CodeColumn& column : columns) {

@@ -240,6 +240,12 @@ Eigen::SparseMatrix<double, Eigen::RowMajor> InvariantModel::independent_rows() 
   return impl_->projector->independent_rows(impl_->interrupts);
 }
 
+const std::vector<std::uint32_t>& InvariantModel::partition_groups() const {
+  static const std::vector<std::uint32_t> none;
+  const Grouping* groups = impl_->projector->partition();
+  return groups != nullptr ? groups->group_of_cell : none;
+}
+
 std::size_t InvariantModel::n_margin_groups() const { return impl_->n_margin_groups; }
 
 // Margin after margin in declaration order, groups in order of first

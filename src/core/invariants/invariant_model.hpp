@@ -69,6 +69,11 @@ class InvariantModel {
   // The independent invariant rows A_r (rank() x n_cells, 0/1 entries).
   Eigen::SparseMatrix<double, Eigen::RowMajor> independent_rows() const;
 
+  // For structure() "partition": group_of_cell[i] is cell i's group, the
+  // groups numbered as the rows of independent_rows(), n_groups = rank().
+  // Empty for any other structure.
+  const std::vector<std::uint32_t>& partition_groups() const;
+
   // The totals of every declared margin (every group of every margin, in a
   // fixed order: margins as declared, redundant ones included, and each
   // margin's groups in order of first appearance among the cells), for

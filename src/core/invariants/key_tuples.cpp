@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "../large_buffer.hpp"
+#include "cell_grouping.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -29,16 +30,10 @@ bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, st
 
 // One column: its codes renumbered in the rows' order of first appearance.
 TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
-  TupleIds out;
-  out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
-  std::vector<std::uint32_t> id_of_code(keys.dictionaries[column].n_levels, kNoId);
-  for (std::size_t i = 0; i < keys.n_rows; ++i) {
-    interrupts.poll_every(i);
-    std::uint32_t& id = id_of_code[keys.code(i, column)];
-    if (id == kNoId) id = out.n_ids++;
-    out.id[i] = id;
-  }
-  return out;
+  const auto n_levels = static_cast<std::uint32_t>(keys.dictionaries[column].n_levels);
+  detail::Grouping grouping = detail::group_by_codes(keys.n_rows, {{keys.codes + column, n_levels, keys.n_columns}},
+                                                     interrupts);
+  return TupleIds{std::move(grouping.group_of_cell), grouping.n_groups};
 }
 
 }  // namespace

@@ -37,6 +37,8 @@ class NullProjector {
   // The complete tables whose lattices make up null(A) intersected with
   // Z^d, for the two_way and k_way structures only.
   virtual std::vector<LatticeTable> lattice_tables(const Interrupts&) const { return {}; }
+  // For the partition structure, its groups (else nullptr).
+  virtual const Grouping* partition() const { return nullptr; }
 };
 
 // The 0/1 rows "sum of the cells of group g" for every group of every

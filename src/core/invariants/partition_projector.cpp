@@ -61,6 +61,8 @@ class PartitionProjector final : public NullProjector {
     return indicator_rows({groups_.get()}, groups_->n_cells(), interrupts);
   }
 
+  const Grouping* partition() const override { return groups_.get(); }
+
  private:
   SharedGrouping groups_;
   std::vector<std::uint32_t> sizes_;

@@ -35,8 +35,11 @@ void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with
   }
 }
 
-void release_reals(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model, RandomSource& rng,
-                   const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
+// Returns the expected total squared error: the trace of unit_variance *
+// Pi_N, the null space's dimension times the unit variance (a projector's
+// trace is its rank), or with the per-cell sds their squares' sum.
+double release_reals(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model, bool with_stddev,
+                     RandomSource& rng, const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
   result.values.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
@@ -49,9 +52,15 @@ void release_reals(const std::int64_t* counts, const NoiseLaw& law, const Invari
       throw OutOfRange("count too large for a real-valued release", "Counts above 2^53 are not exact in float8.");
     result.values[i] += static_cast<double>(counts[i]);
   }
+  if (!with_stddev) return law.unit_variance * double(model.null_dimension());
   result.noise_sd = model.null_projector_diagonal();
   const double unit_sd = std::sqrt(law.unit_variance);
-  for (double& sd : result.noise_sd) sd = unit_sd * std::sqrt(std::max(0.0, sd));
+  double total_variance = 0;
+  for (double& sd : result.noise_sd) {
+    sd = unit_sd * std::sqrt(std::max(0.0, sd));
+    total_variance += sd * sd;
+  }
+  return total_variance;
 }
 
 }  // namespace
@@ -100,6 +109,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
         tables.clear();
     }
   }
+  double total_variance = -1;  // set by the paths that know it without per-cell sds
   const bool projection = mechanism == Mechanism::ProjectL2 || mechanism == Mechanism::ProjectNnL2 ||
                           mechanism == Mechanism::ProjectNnInteger;
   if (projection)
@@ -109,17 +119,20 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   else if (!tables.empty())
     release_table_gaussian(counts, law, tables, n, rng, interrupts, result.integer_values, result.noise_sd, report);
   else if (exact_partition)
-    release_conditioned(counts, law, model, rng, interrupts, result.integer_values, result.noise_sd);
+    total_variance = release_conditioned(counts, law, model, request.with_stddev, rng, interrupts,
+                                         result.integer_values, result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||
            (mechanism == Mechanism::IntegerGaussian && margins))
     release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
   else if (request.mechanism->integer_output)
     release_integers(counts, law, request.with_stddev, rng, interrupts, result, n);
   else
-    release_reals(counts, law, model, rng, interrupts, result, n);
-  // Without per-cell sds (independent noise, not asked for) every cell has the unit variance.
-  double total_variance = result.noise_sd.empty() ? double(n) * law.unit_variance : 0.0;
-  for (double sd : result.noise_sd) total_variance += sd * sd;
+    total_variance = release_reals(counts, law, model, request.with_stddev, rng, interrupts, result, n);
+  if (total_variance < 0) {
+    // Without per-cell sds (independent noise, not asked for) every cell has the unit variance.
+    total_variance = result.noise_sd.empty() ? double(n) * law.unit_variance : 0.0;
+    for (double sd : result.noise_sd) total_variance += sd * sd;
+  }
   result.metadata_json = release_metadata_json(request, law, &model, cells, total_variance, report);
   return result;
 }
