@@ -92,8 +92,8 @@ void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, co
   check_variance(sigma2);
   check_zero_sum_groups(groups, z);
   if (groups.n_cells == 0) return;
-  const std::vector<std::size_t> cells = cells_by_group(groups);
-  const std::vector<std::size_t> starts = group_starts(cells, groups);
+  const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
+  const std::vector<std::size_t> starts = group_starts(cells, groups, interrupts);
   const KleinCorrection correction = smallest_step_correction(sigma2);
   const double sd = sigma2.to_double();
   const double loss_per_cell = correction.failure_bound();

@@ -80,8 +80,8 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
                                          std::int64_t* z, const Interrupts& interrupts) {
   check_arguments(scale, groups, z);
   // Cells ordered by group, each group in cell order; runs are the groups.
-  const std::vector<std::size_t> cells = cells_by_group(groups);
-  const std::vector<std::size_t> start = group_starts(cells, groups);
+  const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
+  const std::vector<std::size_t> start = group_starts(cells, groups, interrupts);
   // One N sampler per group size; a size shared by many groups gets the squeeze.
   std::map<std::uint64_t, std::size_t> groups_of_size;
   for (std::size_t g = 0; g + 1 < start.size(); ++g) ++groups_of_size[start[g + 1] - start[g]];
@@ -90,7 +90,7 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
   for (std::size_t g = 0; g + 1 < start.size(); ++g) {
     interrupts.poll();
     const std::uint64_t k = start[g + 1] - start[g];
-    const std::size_t* members = cells.data() + start[g];
+    const std::uint32_t* members = cells.data() + start[g];
     if (k == 1) z[members[0]] = 0;
     if (k < 2) continue;
     auto& sampler = samplers[k];

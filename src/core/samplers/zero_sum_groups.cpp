@@ -2,6 +2,7 @@
 #include "zero_sum_groups.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "../errors.hpp"
@@ -11,34 +12,48 @@ namespace invariant_dp {
 void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z) {
   if (groups.n_cells > 0 && (groups.group_of_cell == nullptr || z == nullptr))
     throw InvalidArgument("cells of a zero-sum release must not be null");
+  if (groups.n_cells > std::numeric_limits<std::uint32_t>::max())
+    throw TooLarge("too many cells for a zero-sum release",
+                   "There are " + std::to_string(groups.n_cells) + " cells.",
+                   "Release fewer than 4294967296 cells at a time.");
   for (std::size_t i = 0; i < groups.n_cells; ++i)
     if (groups.group_of_cell[i] >= groups.n_groups)
       throw InvalidArgument("group number " + std::to_string(groups.group_of_cell[i]) + " is out of range",
                             "There are " + std::to_string(groups.n_groups) + " groups.");
 }
 
-std::vector<std::size_t> cells_by_group(const ZeroSumPartition& groups) {
+std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts) {
   const std::uint32_t* group_of_cell = groups.group_of_cell;
   const std::size_t n_cells = groups.n_cells, n_groups = groups.n_groups;
-  std::vector<std::size_t> cells(n_cells);
+  std::vector<std::uint32_t> cells(n_cells);
   if (n_groups > 2 * n_cells + 1024) {
-    for (std::size_t i = 0; i < n_cells; ++i) cells[i] = i;
+    for (std::size_t i = 0; i < n_cells; ++i) cells[i] = static_cast<std::uint32_t>(i);
+    interrupts.poll();
     std::stable_sort(cells.begin(), cells.end(),
-                     [group_of_cell](std::size_t x, std::size_t y) { return group_of_cell[x] < group_of_cell[y]; });
+                     [group_of_cell](std::uint32_t x, std::uint32_t y) { return group_of_cell[x] < group_of_cell[y]; });
     return cells;
   }
   std::vector<std::size_t> next(n_groups + 1, 0);
-  for (std::size_t i = 0; i < n_cells; ++i) ++next[group_of_cell[i] + 1];
+  for (std::size_t i = 0; i < n_cells; ++i) {
+    interrupts.poll_every(i);
+    ++next[group_of_cell[i] + 1];
+  }
   for (std::size_t g = 0; g < n_groups; ++g) next[g + 1] += next[g];
-  for (std::size_t i = 0; i < n_cells; ++i) cells[next[group_of_cell[i]]++] = i;
+  for (std::size_t i = 0; i < n_cells; ++i) {
+    interrupts.poll_every(i);
+    cells[next[group_of_cell[i]]++] = static_cast<std::uint32_t>(i);
+  }
   return cells;
 }
 
-std::vector<std::size_t> group_starts(const std::vector<std::size_t>& cells, const ZeroSumPartition& groups) {
+std::vector<std::size_t> group_starts(const std::vector<std::uint32_t>& cells, const ZeroSumPartition& groups,
+                                      const Interrupts& interrupts) {
   const std::uint32_t* group_of_cell = groups.group_of_cell;
   std::vector<std::size_t> starts;
-  for (std::size_t i = 0; i < cells.size(); ++i)
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    interrupts.poll_every(i);
     if (i == 0 || group_of_cell[cells[i]] != group_of_cell[cells[i - 1]]) starts.push_back(i);
+  }
   starts.push_back(cells.size());
   return starts;
 }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "../interrupts.hpp"
+
 namespace invariant_dp {
 
 struct ZeroSumPartition {
@@ -17,16 +19,19 @@ struct ZeroSumPartition {
   std::size_t n_groups = 0;
 };
 
-// Throws InvalidArgument for null buffers with cells, or a group number out of range.
+// Throws InvalidArgument for null buffers with cells, a group number out of
+// range, or 2^32 cells or more (cells are numbered in 32 bits, as a
+// release's are).
 void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z);
 
 // The cells ordered by group, each group in cell order: a counting sort when
 // the group numbers are dense, else a stable sort (so a huge n_groups with
 // few cells costs no memory).
-std::vector<std::size_t> cells_by_group(const ZeroSumPartition& groups);
+std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts);
 
 // Where each non-empty group starts in `cells` (cells_by_group's order),
 // followed by cells.size(): group g is cells[starts[g] .. starts[g + 1]).
-std::vector<std::size_t> group_starts(const std::vector<std::size_t>& cells, const ZeroSumPartition& groups);
+std::vector<std::size_t> group_starts(const std::vector<std::uint32_t>& cells, const ZeroSumPartition& groups,
+                                      const Interrupts& interrupts);
 
 }  // namespace invariant_dp
