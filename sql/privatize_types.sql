@@ -58,3 +58,34 @@ SELECT count(*) AS cells FROM dp.privatize('SELECT state, cell, count(*) FROM pe
     'discrete_laplace') AS t(state int, cell int, n bigint);
 SELECT count(*) AS cells FROM dp.privatize('SELECT state, cell, count(*) FROM persons GROUP BY 1, 2', 1.0,
     'subspace_laplace', margins => '{state}') AS t(state int, cell int, n float8);
+
+-- By-value keys are coded as 8-byte words: through an array indexed by
+-- value while they are dense (growing up or down as they arrive), through
+-- a hash table once they spread out. Every key must come back as it went
+-- in, whichever way it was coded: the extremes of bigint, 0 beside NULL,
+-- negatives, dense runs and wide gaps, in ascending, descending and
+-- shuffled order; and small dense keys of other types. (Each path of the
+-- encoder on its own is test_key_encoder.cpp's.)
+CREATE TEMP TABLE words AS
+SELECT k FROM (VALUES (9223372036854775807), (9223372036854775806), (-9223372036854775808),
+                      (-9223372036854775807), (0), (-1), (NULL::int8)) v(k)
+UNION SELECT i * 3 FROM generate_series(-50000, 50000) i
+UNION SELECT i::int8 * 1000003 FROM generate_series(1, 2000) i;
+CREATE FUNCTION pg_temp.released_words(source text) RETURNS TABLE (released bigint, extra bigint, missing bigint)
+LANGUAGE sql AS $$
+  WITH t AS (SELECT k FROM dp.privatize(source, 1.0, 'discrete_laplace') AS t(k bigint, n bigint))
+  SELECT (SELECT count(*) FROM t), (SELECT count(*) FROM (SELECT k FROM t EXCEPT SELECT k FROM words) x),
+         (SELECT count(*) FROM (SELECT k FROM words EXCEPT SELECT k FROM t) y)
+$$;
+SELECT 'ascending' AS arrival, * FROM pg_temp.released_words('SELECT k, count(*) FROM words GROUP BY 1 ORDER BY 1')
+UNION ALL
+SELECT 'descending', * FROM pg_temp.released_words('SELECT k, count(*) FROM words GROUP BY 1 ORDER BY 1 DESC')
+UNION ALL
+SELECT 'shuffled', * FROM pg_temp.released_words('SELECT k, count(*) FROM words GROUP BY 1 ORDER BY md5(k::text)');
+-- Other by-value types: int2, int4 and date (sign-extended words), float8, bool.
+SELECT count(*) AS cells,
+       count(*) FILTER (WHERE (a, b, c, d, e) IN (SELECT (i - 3)::int2, -i * 7, DATE '2000-01-01' - i, i / 4.0, i % 2 = 0
+                                                  FROM generate_series(-5, 5) i)) AS matched
+FROM dp.privatize($$SELECT (i - 3)::int2 AS a, -i * 7 AS b, DATE '2000-01-01' - i AS c, i / 4.0::float8 AS d,
+                           i % 2 = 0 AS e, 1 FROM generate_series(-5, 5) i$$, 1.0, 'discrete_laplace')
+     AS t(a int2, b int, c date, d float8, e bool, n bigint);
