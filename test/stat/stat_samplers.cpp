@@ -387,6 +387,55 @@ TEST(StatContinuous, GaussianMomentsAndKs) {
       3 * std::pow(kSigma, 4));
 }
 
+// Both values of each Box-Muller pair: the law of every draw (the
+// sequence, odd and even positions mixed), and the independence of a
+// pair's two values: x y has mean 0 and variance sigma^4, x^2 y^2 has mean
+// sigma^4 and variance 9 sigma^8 - sigma^8 when they are independent
+// normals. Power: the same statistics on pairs that share their radius and
+// a nearby angle (dependent, each still normal) are far past the bound.
+double pair_z(const std::vector<double>& xs, double sigma, bool squares) {
+  double sum = 0;
+  const std::size_t pairs = xs.size() / 2;
+  const double s4 = std::pow(sigma, 4);
+  for (std::size_t p = 0; p < pairs; ++p) {
+    const double product = xs[2 * p] * xs[2 * p + 1];
+    sum += squares ? product * product - s4 : product;
+  }
+  const double sd = squares ? std::sqrt(8.0) * s4 : s4;
+  return (sum / double(pairs)) / (sd / std::sqrt(double(pairs)));
+}
+
+TEST(StatContinuous, GaussianPairsMomentsKsAndIndependence) {
+  constexpr double kSigma = 2.5;
+  auto rng = make_seeded_random_source(503);
+  std::vector<double> xs(kDraws);
+  sample_gaussians(*rng, kSigma, xs.data(), xs.size(), Interrupts());
+  std::size_t next = 0;
+  expect_continuous_law(
+      "gaussian pairs sigma 2.5", [&] { return xs[next++]; },
+      [](double x) { return 0.5 * std::erfc(-x / (kSigma * std::sqrt(2.0))); }, kSigma * kSigma,
+      3 * std::pow(kSigma, 4));
+  const double z_product = pair_z(xs, kSigma, false), z_squares = pair_z(xs, kSigma, true);
+  std::cout << "[stat] gaussian pairs: z(x y) = " << z_product << ", z(x^2 y^2) = " << z_squares << "\n";
+  EXPECT_LT(std::fabs(z_product), kZCritical);
+  EXPECT_LT(std::fabs(z_squares), kZCritical);
+  std::vector<double> dependent(kDraws);
+  for (std::size_t i = 0; i < dependent.size(); i += 2) {
+    const double radius = kSigma * std::sqrt(-2.0 * std::log(rng->uniform_open01()));
+    const double angle = 6.283185307179586 * rng->uniform_open01();
+    dependent[i] = radius * std::cos(angle);
+    dependent[i + 1] = radius * std::cos(angle + 0.3);
+  }
+  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, false)), 10 * kZCritical);
+  // A shared radius alone (independent angles) shows in the squares.
+  for (std::size_t i = 0; i < dependent.size(); i += 2) {
+    const double radius = kSigma * std::sqrt(-2.0 * std::log(rng->uniform_open01()));
+    dependent[i] = radius * std::cos(6.283185307179586 * rng->uniform_open01());
+    dependent[i + 1] = radius * std::cos(6.283185307179586 * rng->uniform_open01());
+  }
+  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, true)), 10 * kZCritical);
+}
+
 TEST(StatContinuous, LaplaceMomentsAndKs) {
   constexpr double kB = 2.0;
   auto rng = make_seeded_random_source(502);

@@ -41,9 +41,13 @@ void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with
 double release_reals(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model, bool with_stddev,
                      RandomSource& rng, const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
   result.values.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    interrupts.poll_every(i);
-    result.values[i] = law.kind == NoiseKind::Gaussian ? sample_gaussian(rng, law.scale) : sample_laplace(rng, law.scale);
+  if (law.kind == NoiseKind::Gaussian) {
+    sample_gaussians(rng, law.scale, result.values.data(), n, interrupts);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      result.values[i] = sample_laplace(rng, law.scale);
+    }
   }
   model.project_onto_null_space(result.values.data());
   for (std::size_t i = 0; i < n; ++i) {

@@ -1,7 +1,8 @@
 // Real-valued noise: N(0, sigma^2) and Laplace(0, b) from uniform_open01().
 //
 // Gaussian: Box and Muller (1958). For independent U1, U2 uniform on (0, 1),
-// sqrt(-2 ln U1) cos(2 pi U2) is exactly N(0, 1) in real arithmetic. Laplace:
+// sqrt(-2 ln U1) cos(2 pi U2) and sqrt(-2 ln U1) sin(2 pi U2) are two
+// independent N(0, 1) in real arithmetic. Laplace:
 // inversion of the CDF F(x) = 1/2 exp(x/b) (x < 0), 1 - 1/2 exp(-x/b) (x >= 0).
 // Output law: those laws up to double rounding and the 2^-53 grid of the
 // uniforms, which truncates the tails at about 8.6 sigma (Gaussian, mass
@@ -33,6 +34,17 @@ double sample_gaussian(RandomSource& rng, double sigma) {
   const double u1 = rng.uniform_open01();
   const double u2 = rng.uniform_open01();
   return sigma * std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
+}
+
+void sample_gaussians(RandomSource& rng, double sigma, double* out, std::size_t n, const Interrupts& interrupts) {
+  check_scale(sigma, "gaussian noise standard deviation must be finite and non-negative");
+  for (std::size_t i = 0; i < n; i += 2) {
+    interrupts.poll_every(i);
+    const double radius = sigma * std::sqrt(-2.0 * std::log(rng.uniform_open01()));
+    const double angle = kTwoPi * rng.uniform_open01();
+    out[i] = radius * std::cos(angle);
+    if (i + 1 < n) out[i + 1] = radius * std::sin(angle);
+  }
 }
 
 double sample_laplace(RandomSource& rng, double b) {
