@@ -47,7 +47,9 @@ typedef struct KeyColumn
  * the cache misses of its dictionaries overlap. Each key of the batch is
  * kept as its Datum (by value) or as a copy of its bytes in buffer
  * (by reference: the slot's memory is the next row's once this one is read).
- * Slot k of a row is key k; the unit's is slot n_keys.
+ * Slot k of a row is key k; the unit's is slot n_keys. A slot's keys are
+ * side by side (values[s * BATCH_ROWS + r]): a by-value slot goes to the
+ * core as it is, an array of words.
  */
 #define BATCH_ROWS 64
 
@@ -55,7 +57,7 @@ typedef struct RowBatch
 {
 	int			n_rows;
 	int			n_slots;
-	Datum	   *values;			/* BATCH_ROWS * n_slots: a Datum, or an offset into buffer */
+	Datum	   *values;			/* n_slots * BATCH_ROWS: a Datum, or an offset into buffer */
 	bool	   *nulls;
 	StringInfoData buffer;
 	/* scratch for one column's call into the core */
@@ -598,10 +600,11 @@ grow(QueryRows *rows)
 }
 
 /*
- * A key's binary image for the core: a by-value key is its Datum's bytes,
- * a varlena its data without the header, a cstring its characters, any
- * other type its typlen bytes. Equal values of a type have equal images for
- * every type GROUP BY can tell apart by its output.
+ * A key's binary image for the core: a by-value key is its Datum, an 8-byte
+ * word (coded by idp_key_encode_words); a varlena its data without the
+ * header, a cstring its characters, any other by-reference type its typlen
+ * bytes. Equal values of a type have equal images for every type GROUP BY
+ * can tell apart by its output.
  */
 StaticAssertDecl(SIZEOF_DATUM == 8, "a by-value key's image is an 8-byte word (idp_key_encoder_new_words)");
 
@@ -610,12 +613,7 @@ binary_image(const KeyColumn *column, const Datum *datum, const void **data, uin
 {
 	Pointer		value = DatumGetPointer(*datum);
 
-	if (column->typbyval)
-	{
-		*data = datum;
-		*size = sizeof(Datum);
-	}
-	else if (column->typlen == -1)
+	if (column->typlen == -1)
 	{
 		*data = VARDATA_ANY(value);
 		*size = VARSIZE_ANY_EXHDR(value);
@@ -636,7 +634,7 @@ binary_image(const KeyColumn *column, const Datum *datum, const void **data, uin
 static void
 batch_put(RowBatch *batch, const KeyColumn *column, int s, Datum value, bool isnull)
 {
-	size_t		i = (size_t) batch->n_rows * batch->n_slots + s;
+	size_t		i = (size_t) s * BATCH_ROWS + batch->n_rows;
 	Pointer		source;
 	Size		size;
 
@@ -664,33 +662,42 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 {
 	RowBatch   *batch = rows->batch;
 	size_t		first_row = rows->n_rows - batch->n_rows;
+	Datum	   *values = batch->values + (size_t) s * BATCH_ROWS;
+	bool	   *nulls = batch->nulls + (size_t) s * BATCH_ROWS;
 	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
+	idp_status	status;
 	Size		before;
+	Size		max_bytes;
 	int			r;
 
-	for (r = 0; r < batch->n_rows; r++)
-	{
-		size_t		i = (size_t) r * batch->n_slots + s;
-
-		if (batch->nulls[i])
-		{
-			batch->data[r] = NULL;
-			batch->size[r] = 0;
-			continue;
-		}
-		if (!column->typbyval)
-			batch->values[i] = PointerGetDatum(batch->buffer.data + batch->values[i]);
-		binary_image(column, &batch->values[i], &batch->data[r], &batch->size[r]);
-	}
 	/*
 	 * The dictionary may grow by what the limit leaves: the encoder refuses
 	 * (IDP_TOO_LARGE; dp.max_cells keeps a column far below its limit of
 	 * distinct keys, its only other refusal) before it allocates more.
 	 */
 	before = idp_key_encoder_bytes(column->encoder);
-	switch (idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
-						   before + (source_memory_limit() - rows->bytes), &error))
+	max_bytes = before + (source_memory_limit() - rows->bytes);
+	if (column->typbyval)
+		status = idp_key_encode_words(column->encoder, batch->n_rows, (const uint64 *) values, nulls, batch->codes,
+									  &interrupts, max_bytes, &error);
+	else
+	{
+		for (r = 0; r < batch->n_rows; r++)
+		{
+			if (nulls[r])
+			{
+				batch->data[r] = NULL;
+				batch->size[r] = 0;
+				continue;
+			}
+			values[r] = PointerGetDatum(batch->buffer.data + values[r]);
+			binary_image(column, &values[r], &batch->data[r], &batch->size[r]);
+		}
+		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
+								max_bytes, &error);
+	}
+	switch (status)
 	{
 		case IDP_OK:
 			break;
@@ -715,8 +722,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 			account(rows, (column->level_capacity - column->n_levels) * sizeof(Datum));
 			column->level_values = grow_mapped(column->level_array, column->level_capacity * sizeof(Datum));
 		}
-		column->level_values[column->n_levels++] = batch->nulls[(size_t) r * batch->n_slots + s]
-			? (Datum) 0 : arena_copy(rows, column, batch->values[(size_t) r * batch->n_slots + s]);
+		column->level_values[column->n_levels++] = nulls[r] ? (Datum) 0 : arena_copy(rows, column, values[r]);
 	}
 	column->dictionary = idp_key_encoder_dictionary(column->encoder);
 }

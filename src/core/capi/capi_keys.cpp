@@ -33,6 +33,13 @@ idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const*
   });
 }
 
+idp_status idp_key_encode_words(idp_key_encoder* encoder, size_t n, const uint64_t* words, const bool* nulls,
+                                uint32_t* codes, const idp_interrupts* interrupts, size_t max_bytes, idp_error* error) {
+  return invariant_dp::guarded(error, [&] {
+    encoder->encoder.code(n, words, nulls, codes, invariant_dp::capi::interrupts_of(interrupts), max_bytes);
+  });
+}
+
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder* encoder) {
   return invariant_dp::capi::c_dictionary(encoder->encoder.dictionary());
 }

@@ -208,6 +208,14 @@ idp_status	idp_key_encode(idp_key_encoder *encoder, size_t n, const void *const 
 						   const uint32_t *size, uint32_t *codes, const idp_interrupts *interrupts,
 						   size_t max_bytes, idp_error *error);
 
+/*
+ * The same for an encoder of words (idp_key_encoder_new_words): key i is
+ * the 8 bytes of words[i], or SQL NULL when nulls[i].
+ */
+idp_status	idp_key_encode_words(idp_key_encoder *encoder, size_t n, const uint64_t *words, const bool *nulls,
+								 uint32_t *codes, const idp_interrupts *interrupts, size_t max_bytes,
+								 idp_error *error);
+
 /* The keys coded so far; valid until the next idp_key_encode or free. */
 idp_key_dictionary idp_key_encoder_dictionary(const idp_key_encoder *encoder);
 

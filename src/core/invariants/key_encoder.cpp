@@ -142,11 +142,30 @@ void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_
     interrupts.poll_every(begin / kBatch);
     const std::size_t end = std::min(n, begin + kBatch);
     if (words_mode_) {
-      code_words(begin, end, data, size, codes, interrupts);
+      std::uint64_t words[kBatch];
+      bool nulls[kBatch];
+      for (std::size_t i = begin; i < end; ++i) {
+        nulls[i - begin] = data[i] == nullptr;
+        if (nulls[i - begin]) continue;
+        if (size[i] != sizeof(std::uint64_t))
+          throw Error("a key of " + std::to_string(size[i]) + " bytes given to an encoder of 8-byte words");
+        words[i - begin] = load_word(data[i]);
+      }
+      code_words(end - begin, words, nulls, codes + begin, interrupts);
     } else {
       reserve(data_.size() + (end - begin), interrupts);
       code_bytes(begin, end, data, size, codes);
     }
+  }
+}
+
+void KeyEncoder::code(std::size_t n, const std::uint64_t* words, const bool* nulls, std::uint32_t* codes,
+                      const Interrupts& interrupts, std::size_t max_bytes) {
+  if (!words_mode_) throw Error("words given to an encoder of keys of any length");
+  max_bytes_ = max_bytes;
+  for (std::size_t begin = 0; begin < n; begin += kBatch) {
+    interrupts.poll_every(begin / kBatch);
+    code_words(std::min(n, begin + kBatch) - begin, words + begin, nulls + begin, codes + begin, interrupts);
   }
 }
 
@@ -201,29 +220,26 @@ bool KeyEncoder::span_fits_index(std::uint64_t low, std::uint64_t high, std::siz
   return high - low < std::max(kIndexFloor, kIndexPerLevel * levels);
 }
 
-void KeyEncoder::code_words(std::size_t begin, std::size_t end, const void* const* data, const std::uint32_t* size,
-                            std::uint32_t* codes, const Interrupts& interrupts) {
-  for (std::size_t i = begin; i < end; ++i)
-    if (data[i] != nullptr && size[i] != sizeof(std::uint64_t))
-      throw Error("a key of " + std::to_string(size[i]) + " bytes given to an encoder of 8-byte words");
-  if (!dense_) reserve(words_.size() + (end - begin), interrupts);  // (may return to the index)
+// A batch of at most kBatch words.
+void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const bool* nulls, std::uint32_t* codes,
+                            const Interrupts& interrupts) {
+  if (!dense_) reserve(words_.size() + n, interrupts);  // (may return to the index)
   if (dense_) {
-    for (std::size_t i = begin; i < end; ++i) {
-      if (data[i] == nullptr) continue;
-      const std::uint64_t offset = (load_word(data[i]) ^ kSignBit) - index_base_;
-      if (offset < index_size_) __builtin_prefetch(&index_[offset]);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t offset = (words[i] ^ kSignBit) - index_base_;
+      if (!nulls[i] && offset < index_size_) __builtin_prefetch(&index_[offset]);
     }
   }
-  for (std::size_t i = begin; i < end; ++i) {
-    if (data[i] == nullptr) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (nulls[i]) {
       if (null_code_ == kNoCode) null_code_ = add_word(0);
       codes[i] = null_code_;
       continue;
     }
-    const std::uint64_t word = load_word(data[i]);
+    const std::uint64_t word = words[i];
     const std::uint64_t ordered = word ^ kSignBit;
     if (dense_ && ordered - index_base_ >= index_size_ && !widen_index(ordered, interrupts))
-      index_to_table(end - i, interrupts);
+      index_to_table(n - i, interrupts);
     if (!dense_) {
       codes[i] = hashed_word_code(word);
       continue;

@@ -52,6 +52,11 @@ class KeyEncoder {
   void code(std::size_t n, const void* const* data, const std::uint32_t* size, std::uint32_t* codes,
             const Interrupts& interrupts, std::size_t max_bytes = SIZE_MAX);
 
+  // The same for an encoder of_words(), its keys given as words (nulls[i]:
+  // SQL NULL, words[i] then ignored).
+  void code(std::size_t n, const std::uint64_t* words, const bool* nulls, std::uint32_t* codes,
+            const Interrupts& interrupts, std::size_t max_bytes = SIZE_MAX);
+
   std::size_t n_levels() const { return words_mode_ ? words_.size() : data_.size(); }
   // The distinct keys by code; valid until the next call of code().
   KeyDictionary dictionary() const;
@@ -68,8 +73,8 @@ class KeyEncoder {
   std::uint32_t add(const void* data, std::uint32_t size);
   std::uint32_t add_level(const void* data, std::uint32_t size);
   // Words.
-  void code_words(std::size_t begin, std::size_t end, const void* const* data, const std::uint32_t* size,
-                  std::uint32_t* codes, const Interrupts& interrupts);
+  void code_words(std::size_t n, const std::uint64_t* words, const bool* nulls, std::uint32_t* codes,
+                  const Interrupts& interrupts);
   std::uint32_t hashed_word_code(std::uint64_t word);
   std::uint32_t add_word(std::uint64_t word);
   bool widen_index(std::uint64_t ordered, const Interrupts& interrupts);
