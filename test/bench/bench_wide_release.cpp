@@ -37,8 +37,8 @@ struct WideCells {
   WideCells(std::size_t n, std::size_t columns) : n_columns(columns), codes(n * columns), counts(n, 3) {
     constexpr std::size_t kBatch = 64;
     std::uint64_t datums[kBatch];
-    const void* data[kBatch];
-    std::uint32_t size[kBatch], batch_codes[kBatch];
+    const bool nulls[kBatch] = {};
+    std::uint32_t batch_codes[kBatch];
     for (std::size_t k = 0; k < columns; ++k) encoders.push_back(idp_key_encoder_new_words());
     idp_error error{};
     const auto start = Clock::now();
@@ -48,10 +48,9 @@ struct WideCells {
         for (std::size_t r = 0; r < rows; ++r) {
           const std::size_t g = begin + r;
           datums[r] = columns == 2 && k == 0 ? g / 1000 : g;
-          data[r] = &datums[r];
-          size[r] = 8;
         }
-        if (idp_key_encode(encoders[k], rows, data, size, batch_codes, nullptr, SIZE_MAX, &error) != IDP_OK) std::exit(1);
+        if (idp_key_encode_words(encoders[k], rows, datums, nulls, batch_codes, nullptr, SIZE_MAX, &error) != IDP_OK)
+          std::exit(1);
         for (std::size_t r = 0; r < rows; ++r) codes[(begin + r) * columns + k] = batch_codes[r];
       }
     }

@@ -210,7 +210,8 @@ std::uint32_t KeyEncoder::add_word(std::uint64_t word) {
     throw TooLarge("too many distinct keys in a column",
                    "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
                    "Release fewer cells at a time.");
-  need(words_.growth_for(words_.size() + 1));
+  const std::size_t growth = words_.growth_for(words_.size() + 1);
+  if (growth != 0) need(growth);  // (the sum need() takes is not for every key)
   words_.push_back(word);
   return static_cast<std::uint32_t>(words_.size() - 1);
 }
