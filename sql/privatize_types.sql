@@ -89,3 +89,25 @@ SELECT count(*) AS cells,
 FROM dp.privatize($$SELECT (i - 3)::int2 AS a, -i * 7 AS b, DATE '2000-01-01' - i AS c, i / 4.0::float8 AS d,
                            i % 2 = 0 AS e, 1 FROM generate_series(-5, 5) i$$, 1.0, 'discrete_laplace')
      AS t(a int2, b int, c date, d float8, e bool, n bigint);
+
+-- By-reference keys are kept once, in the shim's arena (the core's
+-- dictionary borrows their bytes), varlenas with a one-byte header when they
+-- fit one: short and long text (over 126 bytes keeps four), '' beside NULL,
+-- numerics and a plain-storage type (tsquery: never given a short header).
+-- The source reads them from a table (short headers on disk), the domain
+-- computes them (four-byte headers): equal keys must meet whatever their
+-- header.
+CREATE TEMP TABLE labels AS
+SELECT CASE WHEN i % 97 = 0 THEN NULL WHEN i % 89 = 0 THEN '' ELSE repeat(chr(97 + i % 26), 1 + i % 300) || i END AS label,
+       (i % 1000)::numeric / 7 AS amount,
+       (chr(97 + i % 26) || ' & ' || chr(97 + i % 5))::tsquery AS query
+FROM generate_series(1, 20000) i;
+WITH t AS (SELECT label, amount, query::text AS query
+           FROM dp.privatize('SELECT label, amount, query, count(*) FROM labels GROUP BY 1, 2, 3', 1.0,
+                             'discrete_laplace',
+                             domain => $$SELECT label || '', amount + 0, query FROM labels$$)
+                AS t(label text, amount numeric, query tsquery, n bigint)),
+     s AS (SELECT label, amount, query::text AS query FROM labels)
+SELECT (SELECT count(*) FROM t) AS released, (SELECT count(*) FROM (SELECT * FROM s EXCEPT SELECT * FROM t) x) AS missing,
+       (SELECT count(*) FROM (SELECT * FROM t EXCEPT SELECT * FROM s) y) AS extra,
+       (SELECT count(*) FROM (SELECT DISTINCT * FROM s) d) AS source_cells;

@@ -33,6 +33,7 @@ typedef struct KeyColumn
 {
 	int16		typlen;
 	bool		typbyval;
+	char		typstorage;
 	FmgrInfo	output_fn;
 	idp_key_encoder *encoder;
 	idp_key_dictionary dictionary;	/* as of the last batch coded */
@@ -389,33 +390,57 @@ account(QueryRows *rows, Size bytes)
 	rows->bytes += bytes;
 }
 
-/* A copy of a by-reference key in the arena, detoasted: its Datum. */
+/*
+ * A copy of a by-reference key in the arena, detoasted: its Datum. A
+ * varlena of a type that allows it is kept with a one-byte header when it
+ * fits one (as heap_fill_tuple stores it: every Datum read from a table
+ * may be so), needing no alignment; anything else is MAXALIGNed.
+ */
 static Datum
 arena_copy(QueryRows *rows, const KeyColumn *column, Datum value)
 {
+	KeyArena   *arena = rows->arena;
 	Pointer		source;
 	Size		size;
+	Size		stored;
+	Size		pad = 0;
+	bool		make_short = false;
+	bool		packed = false;
 	char	   *copy;
 
 	/* A varlena stays packed (short header) unless compressed or external. */
 	if (column->typlen == -1)
+	{
 		source = (Pointer) PG_DETOAST_DATUM_PACKED(value);
+		make_short = column->typstorage != TYPSTORAGE_PLAIN && VARATT_CAN_MAKE_SHORT(source);
+		packed = make_short || VARATT_IS_SHORT(source);
+	}
 	else
 		source = DatumGetPointer(value);
-	size = MAXALIGN(datumGetSize(PointerGetDatum(source), false, column->typlen));
-	if (size > rows->arena->left)
+	size = datumGetSize(PointerGetDatum(source), false, column->typlen);
+	stored = make_short ? VARATT_CONVERTED_SHORT_SIZE(source) : size;
+	if (!packed && arena->next != NULL)
+		pad = MAXALIGN((uintptr_t) arena->next) - (uintptr_t) arena->next;
+	if (arena->next == NULL || pad + stored > arena->left)
 	{
-		Size		chunk = Max(size, Min((Size) KEY_ARENA_CHUNK << Min(rows->arena->chunks, 5), KEY_ARENA_MAX_CHUNK));
+		Size		chunk = Max(MAXALIGN(stored), Min((Size) KEY_ARENA_CHUNK << Min(arena->chunks, 5), KEY_ARENA_MAX_CHUNK));
 
 		account(rows, chunk);
-		rows->arena->next = alloc_huge(chunk);
-		rows->arena->chunks++;
-		rows->arena->left = chunk;
+		arena->next = alloc_huge(chunk);	/* MAXALIGNed */
+		arena->chunks++;
+		arena->left = chunk;
+		pad = 0;
 	}
-	copy = rows->arena->next;
-	memcpy(copy, source, datumGetSize(PointerGetDatum(source), false, column->typlen));
-	rows->arena->next += size;
-	rows->arena->left -= size;
+	copy = arena->next + pad;
+	if (make_short)
+	{
+		SET_VARSIZE_SHORT(copy, stored);
+		memcpy(copy + VARHDRSZ_SHORT, VARDATA(source), stored - VARHDRSZ_SHORT);
+	}
+	else
+		memcpy(copy, source, size);
+	arena->next += pad + stored;
+	arena->left -= pad + stored;
 	if (source != DatumGetPointer(value))
 		pfree(source);
 	return PointerGetDatum(copy);
@@ -487,10 +512,15 @@ init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
 	getTypeOutputInfo(type, &output_fn, &varlena);
 	fmgr_info_cxt(output_fn, &column->output_fn, cxt);
 	get_typlenbyval(type, &column->typlen, &column->typbyval);
+	column->typstorage = get_typstorage(type);
 	/* The callback first: nothing may fail between creating and registering. */
 	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
-	/* A by-value key's image is its Datum: 8 bytes (binary_image). */
-	column->encoder = column->typbyval ? idp_key_encoder_new_words() : idp_key_encoder_new();
+	/*
+	 * A by-value key's image is its Datum: 8 bytes (binary_image). A
+	 * by-reference key is kept once, in the arena (code_slot): the encoder
+	 * borrows those bytes instead of copying them again.
+	 */
+	column->encoder = column->typbyval ? idp_key_encoder_new_words() : idp_key_encoder_new_borrowing();
 	if (column->encoder == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	callback->func = free_encoder;
@@ -722,7 +752,20 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 			account(rows, (column->level_capacity - column->n_levels) * sizeof(Datum));
 			column->level_values = grow_mapped(column->level_array, column->level_capacity * sizeof(Datum));
 		}
-		column->level_values[column->n_levels++] = nulls[r] ? (Datum) 0 : arena_copy(rows, column, values[r]);
+		if (nulls[r])
+			column->level_values[column->n_levels++] = (Datum) 0;
+		else
+		{
+			Datum		kept = arena_copy(rows, column, values[r]);
+			const void *data;
+			uint32		size;
+
+			column->level_values[column->n_levels++] = kept;
+			/* The encoder borrowed the batch's bytes: from now on the arena's. */
+			binary_image(column, &kept, &data, &size);
+			if (idp_key_encoder_keep_bytes(column->encoder, code, data, &error) != IDP_OK)
+				raise_core_error(&error);
+		}
 	}
 	column->dictionary = idp_key_encoder_dictionary(column->encoder);
 }

@@ -133,6 +133,38 @@ TEST(KeyEncoder, TellsApartKeysThatShareAHashPrefix) {
   EXPECT_EQ(codes[3], 0u);
 }
 
+TEST(KeyEncoder, BorrowsTheCallersBytesUntilToldWhereTheyStay) {
+  // Keys coded from a scratch buffer: each new code points at the scratch
+  // bytes (so a repeat within the call still matches) until keep_bytes
+  // moves it to the caller's lasting copy; the scratch is then overwritten
+  // and the keys code again to their first codes, from the lasting copies.
+  KeyEncoder encoder = KeyEncoder::of_borrowed_bytes();
+  std::string scratch = "alphabetaalpha";
+  const void* data[] = {scratch.data(), scratch.data() + 5, scratch.data() + 9, nullptr};
+  const std::uint32_t size[] = {5, 4, 5, 0};
+  std::uint32_t codes[4];
+  encoder.code(4, data, size, codes, Interrupts());
+  EXPECT_EQ(std::vector<std::uint32_t>(codes, codes + 4), (std::vector<std::uint32_t>{0, 1, 0, 2}));
+  EXPECT_EQ(encoder.dictionary().data[0], scratch.data());  // borrowed, not copied
+  const std::string kept[] = {"alpha", "beta"};
+  encoder.keep_bytes(0, kept[0].data());
+  encoder.keep_bytes(1, kept[1].data());
+  EXPECT_THROW(encoder.keep_bytes(2, kept[0].data()), Error);  // NULL has no bytes
+  EXPECT_THROW(encoder.keep_bytes(3, kept[0].data()), Error);  // no such code
+  scratch = "betaxalphaxxxx";
+  const void* again[] = {scratch.data() + 5, scratch.data()};
+  const std::uint32_t again_size[] = {5, 4};
+  encoder.code(2, again, again_size, codes, Interrupts());
+  EXPECT_EQ(codes[0], 0u);
+  EXPECT_EQ(codes[1], 1u);
+  EXPECT_EQ(encoder.dictionary().key(0), "alpha");
+  EXPECT_EQ(encoder.dictionary().data[1], kept[1].data());
+  // A copying encoder cannot be told where its keys are.
+  KeyEncoder copying;
+  code_all(copying, {"x"});
+  EXPECT_THROW(copying.keep_bytes(0, kept[0].data()), Error);
+}
+
 // ---- Keys of 8-byte words (by-value Datums) ----
 
 // Words as the shim passes them (a pointer to each Datum), NULL as nullopt.

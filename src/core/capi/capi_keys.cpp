@@ -26,6 +26,18 @@ idp_key_encoder* idp_key_encoder_new_words(void) {
   }
 }
 
+idp_key_encoder* idp_key_encoder_new_borrowing(void) {
+  try {
+    return new idp_key_encoder{invariant_dp::KeyEncoder::of_borrowed_bytes()};
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+idp_status idp_key_encoder_keep_bytes(idp_key_encoder* encoder, uint32_t code, const void* data, idp_error* error) {
+  return invariant_dp::guarded(error, [&] { encoder->encoder.keep_bytes(code, data); });
+}
+
 idp_status idp_key_encode(idp_key_encoder* encoder, size_t n, const void* const* data, const uint32_t* size,
                           uint32_t* codes, const idp_interrupts* interrupts, size_t max_bytes, idp_error* error) {
   return invariant_dp::guarded(error, [&] {

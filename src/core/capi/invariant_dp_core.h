@@ -198,6 +198,16 @@ idp_key_encoder *idp_key_encoder_new(void);
 idp_key_encoder *idp_key_encoder_new_words(void);
 
 /*
+ * An encoder that does not copy keys: a new key's code points at the bytes
+ * the caller passed, and after each idp_key_encode the caller gives every
+ * new code (n_levels before the call on) the place its bytes will stay,
+ * with idp_key_encoder_keep_bytes, before it frees the bytes it passed.
+ */
+idp_key_encoder *idp_key_encoder_new_borrowing(void);
+idp_status	idp_key_encoder_keep_bytes(idp_key_encoder *encoder, uint32_t code, const void *data,
+									   idp_error *error);
+
+/*
  * codes[i] = the code of key i (data[i] NULL: SQL NULL, else size[i] bytes);
  * interrupts (may be NULL) are polled while the dictionary grows. The
  * encoder never holds more than max_bytes (SIZE_MAX: no limit): a growth

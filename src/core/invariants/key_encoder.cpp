@@ -48,6 +48,18 @@ KeyEncoder KeyEncoder::of_words() {
   return encoder;
 }
 
+KeyEncoder KeyEncoder::of_borrowed_bytes() {
+  KeyEncoder encoder;
+  encoder.borrowed_ = true;
+  return encoder;
+}
+
+void KeyEncoder::keep_bytes(std::uint32_t code, const void* data) {
+  if (!borrowed_ || code >= data_.size() || data_[code] == nullptr || data == nullptr)
+    throw Error("keep_bytes for a key the encoder does not borrow");
+  data_[code] = data;
+}
+
 KeyDictionary KeyEncoder::dictionary() const {
   if (words_mode_) return KeyDictionary{words_.size(), nullptr, nullptr, words_.data(), null_code_};
   return KeyDictionary{data_.size(), data_.data(), size_.data()};
@@ -107,8 +119,9 @@ void KeyEncoder::insert_slot(std::uint64_t hash, std::uint32_t code) {
   slots_[slot] = (hash & kTagBits) | (std::uint64_t(code) + 1);
 }
 
-// A new key's bytes, copied into the current chunk, then its code.
+// A new key's bytes, copied into the current chunk (or borrowed), then its code.
 std::uint32_t KeyEncoder::add(const void* data, std::uint32_t size) {
+  if (borrowed_) return add_level(data, size);
   // (An empty key needs a real address too: nullptr means NULL.)
   if (next_ == nullptr || size > left_) {
     const std::size_t chunk =

@@ -41,6 +41,13 @@ class KeyEncoder {
   KeyEncoder();
   // Keys of exactly 8 bytes each.
   static KeyEncoder of_words();
+  // Keys of any length whose bytes the caller keeps: a new key's code
+  // points at the caller's bytes, which must stay valid until the caller
+  // moves them with keep_bytes(), before its next call of code() (the
+  // shim keeps each distinct key once, as the Datum it returns).
+  static KeyEncoder of_borrowed_bytes();
+  // Key `code`'s bytes (equal to the ones coded) now live at data.
+  void keep_bytes(std::uint32_t code, const void* data);
 
   // codes[i] = the code of key i (data[i] nullptr: SQL NULL; else size[i]
   // bytes at data[i], copied when new; of_words(): size[i] must be 8).
@@ -98,6 +105,7 @@ class KeyEncoder {
   // that never move.
   GrowingArray<const void*> data_;
   GrowingArray<std::uint32_t> size_;
+  bool borrowed_ = false;  // of_borrowed_bytes(): no chunks, the caller's bytes
   std::vector<GrowingArray<char>> chunks_;
   std::size_t chunk_bytes_ = 0;
   char* next_ = nullptr;
