@@ -90,7 +90,7 @@ void sample_gaussian_zero_sum_klein(RandomSource& rng, Rational sigma2, std::siz
 void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, const ZeroSumPartition& groups,
                                           std::int64_t* z, const Interrupts& interrupts) {
   check_variance(sigma2);
-  check_zero_sum_groups(groups, z);
+  check_zero_sum_groups(groups, z, interrupts);
   if (groups.n_cells == 0) return;
   const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
   const std::vector<std::size_t> starts = group_starts(cells, groups, interrupts);

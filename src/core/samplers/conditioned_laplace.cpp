@@ -53,9 +53,10 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
   std::sort(out.begin(), out.end());
 }
 
-void check_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z) {
+void check_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z,
+                     const Interrupts& interrupts) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
-  check_zero_sum_groups(groups, z);
+  check_zero_sum_groups(groups, z, interrupts);
 }
 
 }  // namespace
@@ -78,7 +79,7 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
 
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
                                          std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(scale, groups, z);
+  check_arguments(scale, groups, z, interrupts);
   // Cells ordered by group, each group in cell order; runs are the groups.
   const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
   const std::vector<std::size_t> start = group_starts(cells, groups, interrupts);

@@ -9,17 +9,19 @@
 
 namespace invariant_dp {
 
-void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z) {
+void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z, const Interrupts& interrupts) {
   if (groups.n_cells > 0 && (groups.group_of_cell == nullptr || z == nullptr))
     throw InvalidArgument("cells of a zero-sum release must not be null");
   if (groups.n_cells > std::numeric_limits<std::uint32_t>::max())
     throw TooLarge("too many cells for a zero-sum release",
                    "There are " + std::to_string(groups.n_cells) + " cells.",
                    "Release fewer than 4294967296 cells at a time.");
-  for (std::size_t i = 0; i < groups.n_cells; ++i)
+  for (std::size_t i = 0; i < groups.n_cells; ++i) {
+    interrupts.poll_every(i);
     if (groups.group_of_cell[i] >= groups.n_groups)
       throw InvalidArgument("group number " + std::to_string(groups.group_of_cell[i]) + " is out of range",
                             "There are " + std::to_string(groups.n_groups) + " groups.");
+  }
 }
 
 std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts) {

@@ -22,7 +22,7 @@ struct ZeroSumPartition {
 // Throws InvalidArgument for null buffers with cells, a group number out of
 // range, or 2^32 cells or more (cells are numbered in 32 bits, as a
 // release's are).
-void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z);
+void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z, const Interrupts& interrupts);
 
 // The cells ordered by group, each group in cell order: a counting sort when
 // the group numbers are dense, else a stable sort (so a huge n_groups with
