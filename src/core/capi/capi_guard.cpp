@@ -17,6 +17,13 @@ void record_error(idp_error* error, idp_status status, const char* message, cons
   error->keys[0] = error->keys[1] = idp_key_ref{IDP_KEYS_NONE, 0, 0};
 }
 
+void clear_error(idp_error* error) noexcept {
+  // No formatting: called on every entry, a key encoder's once per new key.
+  error->status = IDP_OK;
+  error->message[0] = error->detail[0] = error->hint[0] = '\0';
+  error->keys[0] = error->keys[1] = idp_key_ref{IDP_KEYS_NONE, 0, 0};
+}
+
 void record_error_keys(idp_error* error, const std::array<KeyRef, 2>& keys) noexcept {
   for (std::size_t slot = 0; slot < keys.size(); ++slot)
     error->keys[slot] = idp_key_ref{static_cast<idp_key_table>(keys[slot].table), keys[slot].row, keys[slot].columns};

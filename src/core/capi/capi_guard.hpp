@@ -14,6 +14,8 @@ idp_status guarded(idp_error* error, Body&& body) noexcept;
 
 void record_error(idp_error* error, idp_status status, const char* message, const char* detail = "",
                   const char* hint = "") noexcept;
+// IDP_OK with empty texts: what every guarded entry point starts from.
+void clear_error(idp_error* error) noexcept;
 
 struct KeyRef;
 // The keys an error names ({key0}, {key1} in its text), after record_error.

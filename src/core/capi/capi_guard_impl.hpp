@@ -10,7 +10,7 @@ namespace invariant_dp {
 
 template <typename Body>
 idp_status guarded(idp_error* error, Body&& body) noexcept {
-  record_error(error, IDP_OK, "");
+  clear_error(error);
   try {
     body();
     return IDP_OK;
