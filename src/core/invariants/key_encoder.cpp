@@ -159,6 +159,7 @@ void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_
       bool nulls[kBatch];
       for (std::size_t i = begin; i < end; ++i) {
         nulls[i - begin] = data[i] == nullptr;
+        words[i - begin] = 0;
         if (nulls[i - begin]) continue;
         if (size[i] != sizeof(std::uint64_t))
           throw Error("a key of " + std::to_string(size[i]) + " bytes given to an encoder of 8-byte words");
