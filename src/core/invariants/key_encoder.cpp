@@ -28,6 +28,12 @@ std::uint64_t key_hash(const void* data, std::uint32_t size) {
   return hash_key_bytes(std::string_view(static_cast<const char*>(data), size));
 }
 
+TooLarge too_many_levels() {
+  return TooLarge("too many distinct keys in a column",
+                  "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
+                  "Release fewer cells at a time.");
+}
+
 std::uint64_t word_hash(std::uint64_t word) { return key_hash(&word, sizeof word); }
 
 std::uint64_t load_word(const void* data) {
@@ -81,10 +87,7 @@ void KeyEncoder::need(std::size_t more) const {
 // Words whose spread has narrowed enough go to the index instead.
 void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
   // A slot keeps 32 bits of hash, enough to place it in 2^32 slots.
-  if (levels > kMaxLevels)
-    throw TooLarge("too many distinct keys in a column",
-                   "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
-                   "Release fewer cells at a time.");
+  if (levels > kMaxLevels) throw too_many_levels();
   if (capacity_ != 0 && levels * 4 <= capacity_ * 3) return;
   if (words_mode_ && capacity_ != 0 && span_fits_index(low_, high_, levels)) {
     table_to_index(interrupts);
@@ -220,10 +223,7 @@ void KeyEncoder::code_bytes(std::size_t begin, std::size_t end, const void* cons
 // ---- Words ----
 
 std::uint32_t KeyEncoder::add_word(std::uint64_t word) {
-  if (words_.size() >= kMaxLevels)
-    throw TooLarge("too many distinct keys in a column",
-                   "A key column has more than " + std::to_string(kMaxLevels) + " distinct values.",
-                   "Release fewer cells at a time.");
+  if (words_.size() >= kMaxLevels) throw too_many_levels();
   const std::size_t growth = words_.growth_for(words_.size() + 1);
   if (growth != 0) need(growth);  // (the sum need() takes is not for every key)
   words_.push_back(word);

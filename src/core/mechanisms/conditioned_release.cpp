@@ -38,11 +38,15 @@ double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, cons
 
   // A cell's sd depends on its group's size only: computed once per size.
   std::vector<std::size_t> group_size(n_groups, 0);
-  for (std::uint32_t g : group) ++group_size[g];
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    ++group_size[group[i]];
+  }
   std::unordered_map<std::size_t, double> sd_of_size;
   std::vector<double> sd_of_group(n_groups);
   double total_variance = 0;
   for (std::size_t g = 0; g < n_groups; ++g) {
+    interrupts.poll_every(g);
     const std::size_t k = group_size[g];
     auto found = sd_of_size.find(k);
     if (found == sd_of_size.end()) {

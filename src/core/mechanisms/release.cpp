@@ -60,7 +60,9 @@ double release_reals(const std::int64_t* counts, const NoiseLaw& law, const Inva
   result.noise_sd = model.null_projector_diagonal();
   const double unit_sd = std::sqrt(law.unit_variance);
   double total_variance = 0;
-  for (double& sd : result.noise_sd) {
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    double& sd = result.noise_sd[i];
     sd = unit_sd * std::sqrt(std::max(0.0, sd));
     total_variance += sd * sd;
   }
