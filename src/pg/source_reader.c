@@ -64,7 +64,6 @@ typedef struct RowBatch
 	/* scratch for one column's call into the core */
 	const void **data;
 	uint32	   *size;
-	uint32	   *codes;
 } RowBatch;
 
 /*
@@ -190,7 +189,7 @@ level_datum(const KeyColumn *column, uint32 code, bool *isnull)
 Datum
 query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull)
 {
-	return level_datum(&rows->columns[k], rows->codes[row * rows->n_keys + k], isnull);
+	return level_datum(&rows->columns[k], rows->codes[k][row], isnull);
 }
 
 size_t
@@ -208,7 +207,7 @@ query_level_datum(const QueryRows *rows, int k, uint32 code, bool *isnull)
 char *
 query_key_text(const QueryRows *rows, size_t row, int k)
 {
-	return query_level_text(rows, k, rows->codes[row * rows->n_keys + k]);
+	return query_level_text(rows, k, rows->codes[k][row]);
 }
 
 char *
@@ -234,11 +233,11 @@ query_cells(const QueryRows *source, const QueryRows *domain)
 	cells.column_names = (const char *const *) source->key_names;
 	cells.dictionaries = dictionaries;
 	cells.n_source_rows = source->n_rows;
-	cells.source_keys.codes = source->codes;
+	cells.source_keys.columns = (const uint32 *const *) source->codes;
 	cells.source_counts = source->has_count ? source->counts : NULL;
 	if (source->unit != NULL)
 	{
-		cells.unit_keys.codes = source->unit_codes;
+		cells.unit_keys.columns = (const uint32 *const *) &source->unit_codes;
 		cells.unit_dictionary = source->unit->dictionary;
 	}
 	if (domain != NULL)
@@ -246,7 +245,7 @@ query_cells(const QueryRows *source, const QueryRows *domain)
 		Assert(domain->columns == source->columns);
 		cells.has_domain = true;
 		cells.n_domain_rows = domain->n_rows;
-		cells.domain_keys.codes = domain->codes;
+		cells.domain_keys.columns = (const uint32 *const *) domain->codes;
 	}
 	return cells;
 }
@@ -592,7 +591,10 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		rows->unit = palloc(sizeof(KeyColumn));
 		init_key_column(rows->unit, TupleDescAttr(desc, rows->unit_attno)->atttypid, collector->cxt);
 	}
-	rows->code_array = new_mapped_array();
+	rows->codes = palloc0(sizeof(uint32 *) * Max(rows->n_keys, 1));
+	rows->code_arrays = palloc(sizeof(MappedArray *) * Max(rows->n_keys, 1));
+	for (k = 0; k < rows->n_keys; k++)
+		rows->code_arrays[k] = new_mapped_array();
 	rows->count_array = new_mapped_array();
 	rows->unit_code_array = new_mapped_array();
 	batch = rows->batch = palloc0(sizeof(RowBatch));
@@ -601,7 +603,6 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	batch->nulls = palloc(sizeof(bool) * BATCH_ROWS * Max(batch->n_slots, 1));
 	batch->data = palloc(sizeof(void *) * BATCH_ROWS);
 	batch->size = palloc(sizeof(uint32) * BATCH_ROWS);
-	batch->codes = palloc(sizeof(uint32) * BATCH_ROWS);
 	initStringInfo(&batch->buffer);
 	MemoryContextSwitchTo(old);
 }
@@ -610,6 +611,7 @@ static void
 grow(QueryRows *rows)
 {
 	size_t		old_capacity = rows->capacity;
+	int			k;
 
 	if (rows->n_rows < rows->capacity)
 		return;
@@ -620,9 +622,10 @@ grow(QueryRows *rows)
 				 errhint("Aggregate to fewer cells, or ask a superuser to raise dp.max_cells.")));
 	rows->capacity = Min(Max(rows->capacity * 2, 1024), (size_t) dp_max_cells);
 	account(rows, (rows->capacity - old_capacity) *
-			(Max(rows->n_keys, 1) * sizeof(uint32) + (rows->has_count ? sizeof(int64) : 0) +
+			(rows->n_keys * sizeof(uint32) + (rows->has_count ? sizeof(int64) : 0) +
 			 (rows->unit != NULL ? sizeof(uint32) : 0)));
-	rows->codes = grow_mapped(rows->code_array, rows->capacity * Max(rows->n_keys, 1) * sizeof(uint32));
+	for (k = 0; k < rows->n_keys; k++)
+		rows->codes[k] = grow_mapped(rows->code_arrays[k], rows->capacity * sizeof(uint32));
 	if (rows->has_count)
 		rows->counts = grow_mapped(rows->count_array, rows->capacity * sizeof(int64));
 	if (rows->unit != NULL)
@@ -683,15 +686,15 @@ batch_put(RowBatch *batch, const KeyColumn *column, int s, Datum value, bool isn
 }
 
 /*
- * Codes the batch's keys of slot s in their column's dictionary: the codes
- * go to the rows (first_row on), and a by-reference key seen for the first
- * time is copied into the arena.
+ * Codes the batch's keys of slot s in their column's dictionary: the core
+ * writes the codes into the column's array (the batch's rows on), and a
+ * by-reference key seen for the first time is copied into the arena.
  */
 static void
-code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t stride)
+code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 {
 	RowBatch   *batch = rows->batch;
-	size_t		first_row = rows->n_rows - batch->n_rows;
+	uint32	   *codes = column_codes + (rows->n_rows - batch->n_rows);
 	Datum	   *values = batch->values + (size_t) s * BATCH_ROWS;
 	bool	   *nulls = batch->nulls + (size_t) s * BATCH_ROWS;
 	idp_interrupts interrupts = pg_interrupts();
@@ -709,7 +712,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 	before = idp_key_encoder_bytes(column->encoder);
 	max_bytes = before + (source_memory_limit() - rows->bytes);
 	if (column->typbyval)
-		status = idp_key_encode_words(column->encoder, batch->n_rows, (const uint64 *) values, nulls, batch->codes,
+		status = idp_key_encode_words(column->encoder, batch->n_rows, (const uint64 *) values, nulls, codes,
 									  &interrupts, max_bytes, &error);
 	else
 	{
@@ -724,7 +727,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 			values[r] = PointerGetDatum(batch->buffer.data + values[r]);
 			binary_image(column, &values[r], &batch->data[r], &batch->size[r]);
 		}
-		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, batch->codes, &interrupts,
+		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, codes, &interrupts,
 								max_bytes, &error);
 	}
 	switch (status)
@@ -740,9 +743,8 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *codes, size_t strid
 	rows->bytes += idp_key_encoder_bytes(column->encoder) - before;
 	for (r = 0; r < batch->n_rows; r++)
 	{
-		uint32		code = batch->codes[r];
+		uint32		code = codes[r];
 
-		codes[(first_row + r) * stride] = code;
 		if (column->typbyval || code < column->n_levels)
 			continue;
 		/* New codes come in order: code == n_levels. */
@@ -780,9 +782,9 @@ code_batch(QueryRows *rows)
 	if (batch->n_rows == 0)
 		return;
 	for (k = 0; k < rows->n_keys; k++)
-		code_slot(rows, &rows->columns[k], k, rows->codes + k, rows->n_keys);
+		code_slot(rows, &rows->columns[k], k, rows->codes[k]);
 	if (rows->unit != NULL)
-		code_slot(rows, rows->unit, rows->n_keys, rows->unit_codes, 1);
+		code_slot(rows, rows->unit, rows->n_keys, rows->unit_codes);
 	batch->n_rows = 0;
 	resetStringInfo(&batch->buffer);
 }

@@ -36,7 +36,7 @@ struct QueryRows
 	Oid		   *key_types;
 	Oid		   *key_collations;	/* each key column's collation, as ORDER BY would use */
 	size_t		n_rows;
-	uint32	   *codes;			/* n_rows * n_keys, row-major: each key's code in its column's dictionary */
+	uint32	  **codes;			/* n_keys arrays of n_rows: codes[k][row] is key k's code in its column's dictionary */
 	int64	   *counts;			/* n_rows, if has_count */
 	uint32	   *unit_codes;		/* n_rows, with unit_column */
 
@@ -47,7 +47,7 @@ struct QueryRows
 	int			unit_attno;		/* its position in the result (0-based), -1 without */
 	struct KeyArena *arena;		/* copies of by-reference keys */
 	struct RowBatch *batch;		/* rows read but not yet coded */
-	struct MappedArray *code_array;	/* where codes, counts, unit_codes live */
+	struct MappedArray **code_arrays;	/* where codes[k], counts, unit_codes live */
 	struct MappedArray *count_array;
 	struct MappedArray *unit_code_array;
 	Size		bytes;			/* memory held, against dp.max_source_memory */

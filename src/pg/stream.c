@@ -239,7 +239,7 @@ find_periods(StreamAppend *s)
 
 		for (i = 0; i < rows->n_rows; i++)
 		{
-			uint32		code = rows->codes[i];
+			uint32		code = rows->codes[0][i];
 
 			if ((i & 8191) == 0)
 				CHECK_FOR_INTERRUPTS();
@@ -273,9 +273,9 @@ draw_new_periods(StreamAppend *s, double *noise)
 		idp_cells	cells = query_cells(&s->rows, NULL);
 
 		units.n_rows = s->rows.n_rows;
-		units.unit_codes = cells.unit_keys.codes;
+		units.unit_codes = cells.unit_keys.columns[0];
 		units.dictionary = cells.unit_dictionary;
-		units.period_codes = s->rows.codes;
+		units.period_codes = s->rows.codes[0];
 		units.period_rank = s->period_rank;
 		units.n_period_codes = s->n_periods;
 		units.bounds = s->bounds;
@@ -283,7 +283,7 @@ draw_new_periods(StreamAppend *s, double *noise)
 	else
 		for (i = 0; i < s->rows.n_rows; i++)
 		{
-			p = s->period_rank[s->rows.codes[i]];
+			p = s->period_rank[s->rows.codes[0][i]];
 			if (p >= (uint64) s->n_past)
 				s->new_counts[p - s->n_past] = s->rows.counts[i];
 		}

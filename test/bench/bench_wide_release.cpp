@@ -30,15 +30,18 @@ struct WideCells {
   std::size_t n_columns;
   std::vector<idp_key_encoder*> encoders;
   std::vector<idp_key_dictionary> dictionaries;
-  std::vector<std::uint32_t> codes;
+  std::vector<std::vector<std::uint32_t>> codes;  // a column's side by side
+  std::vector<const std::uint32_t*> columns;
   std::vector<std::int64_t> counts;
   double coding_seconds = 0;
 
-  WideCells(std::size_t n, std::size_t columns) : n_columns(columns), codes(n * columns), counts(n, 3) {
+  WideCells(std::size_t n, std::size_t n_key_columns)
+      : n_columns(n_key_columns), codes(n_key_columns, std::vector<std::uint32_t>(n)), counts(n, 3) {
+    const std::size_t columns = n_key_columns;
     constexpr std::size_t kBatch = 64;
     std::uint64_t datums[kBatch];
     const bool nulls[kBatch] = {};
-    std::uint32_t batch_codes[kBatch];
+    for (auto& column : codes) this->columns.push_back(column.data());
     for (std::size_t k = 0; k < columns; ++k) encoders.push_back(idp_key_encoder_new_words());
     idp_error error{};
     const auto start = Clock::now();
@@ -49,9 +52,9 @@ struct WideCells {
           const std::size_t g = begin + r;
           datums[r] = columns == 2 && k == 0 ? g / 1000 : g;
         }
-        if (idp_key_encode_words(encoders[k], rows, datums, nulls, batch_codes, nullptr, SIZE_MAX, &error) != IDP_OK)
+        if (idp_key_encode_words(encoders[k], rows, datums, nulls, codes[k].data() + begin, nullptr, SIZE_MAX,
+                                 &error) != IDP_OK)
           std::exit(1);
-        for (std::size_t r = 0; r < rows; ++r) codes[(begin + r) * columns + k] = batch_codes[r];
       }
     }
     coding_seconds = seconds_since(start);
@@ -61,7 +64,7 @@ struct WideCells {
     for (idp_key_encoder* encoder : encoders) idp_key_encoder_free(encoder);
   }
   std::size_t bytes() const {
-    std::size_t total = codes.size() * sizeof(std::uint32_t) + counts.size() * sizeof(std::int64_t);
+    std::size_t total = n_columns * counts.size() * sizeof(std::uint32_t) + counts.size() * sizeof(std::int64_t);
     for (idp_key_encoder* encoder : encoders) total += idp_key_encoder_bytes(encoder);
     return total;
   }
@@ -80,7 +83,7 @@ void run(const char* label, const WideCells& cells, const char* mechanism, const
   request.margins = margins;
   const std::size_t n = cells.counts.size();
   idp_cells in{cells.n_columns, cells.n_columns == 2 ? names : one_name, cells.dictionaries.data(), n,
-               {cells.codes.data()}, cells.counts.data(), false, 0, {}};
+               {cells.columns.data()}, cells.counts.data(), false, 0, {}};
   idp_randomness randomness{seeded, 7, 1};
   idp_error error{};
   idp_release_table* table = nullptr;
@@ -97,14 +100,14 @@ void run(const char* label, const WideCells& cells, const char* mechanism, const
 void encode_only(const char* label, const WideCells& cells) {
   std::vector<invariant_dp::KeyDictionary> dictionaries;
   for (const idp_key_dictionary& d : cells.dictionaries) dictionaries.push_back(invariant_dp::capi::dictionary_of(d));
-  const invariant_dp::KeyRows rows{cells.counts.size(), cells.n_columns, cells.codes.data(), dictionaries.data(), 1};
+  const invariant_dp::KeyRows rows{cells.counts.size(), cells.n_columns, cells.columns.data(), dictionaries.data(), 1};
   std::vector<std::string> names = cells.n_columns == 2 ? std::vector<std::string>{"state", "g"}
                                                         : std::vector<std::string>{"g"};
   std::printf("  %-34s %-8s %7.3f s  %6.1f ns/cell (%.1f bytes/cell held: codes, counts, dictionaries)\n",
               (std::string(label) + ": coding").c_str(), "-", cells.coding_seconds,
               cells.coding_seconds * 1e9 / cells.counts.size(), double(cells.bytes()) / cells.counts.size());
   const auto start = Clock::now();
-  const invariant_dp::CellKeys keys(rows, names, invariant_dp::Interrupts());
+  const invariant_dp::CellKeys keys(rows, names, invariant_dp::Interrupts(), nullptr, invariant_dp::KeyCodes::borrowed);
   const double total = seconds_since(start);
   std::printf("  %-34s %-8s %7.3f s  %6.1f ns/cell (%u levels)\n", (std::string(label) + ": cells").c_str(), "-",
               total, total * 1e9 / cells.counts.size(), keys.n_levels(cells.n_columns - 1));

@@ -17,24 +17,25 @@
 namespace invariant_dp::test_tables {
 
 // Row-major keys given as C strings (nullptr = NULL), coded as the shim
-// codes them (one KeyEncoder per column, each key's bytes its text): as
-// KeyRows for the core, or as the C boundary's codes and dictionaries.
-// table tags the rows as the C boundary does (source 1).
+// codes them (one KeyEncoder per column, each key's bytes its text, a
+// column's codes side by side): as KeyRows for the core, or as the C
+// boundary's codes and dictionaries. table tags the rows as the C boundary
+// does (source 1).
 class TextKeys {
  public:
   TextKeys(const std::vector<const char*>& text, std::size_t n_columns, int table = 1)
       : n_rows_(n_columns == 0 ? 0 : text.size() / n_columns), n_columns_(n_columns), encoders_(n_columns),
-        codes_(text.size()), table_(table) {
+        codes_(n_columns, std::vector<std::uint32_t>(n_rows_)), table_(table) {
     std::vector<const void*> data(n_rows_);
-    std::vector<std::uint32_t> size(n_rows_), column_codes(n_rows_);
+    std::vector<std::uint32_t> size(n_rows_);
     for (std::size_t k = 0; k < n_columns; ++k) {
       for (std::size_t i = 0; i < n_rows_; ++i) {
         const char* key = text[i * n_columns + k];
         data[i] = key;
         size[i] = key ? static_cast<std::uint32_t>(std::string_view(key).size()) : 0;
       }
-      encoders_[k].code(n_rows_, data.data(), size.data(), column_codes.data(), Interrupts());
-      for (std::size_t i = 0; i < n_rows_; ++i) codes_[i * n_columns + k] = column_codes[i];
+      encoders_[k].code(n_rows_, data.data(), size.data(), codes_[k].data(), Interrupts());
+      columns_.push_back(codes_[k].data());
     }
     for (const KeyEncoder& encoder : encoders_) {
       dictionaries_.push_back(encoder.dictionary());
@@ -42,19 +43,20 @@ class TextKeys {
     }
   }
   // Rows without key columns (n_columns 0): n_rows given explicitly.
-  TextKeys(std::size_t n_rows) : n_rows_(n_rows), n_columns_(0), codes_(1), table_(1) {}
+  TextKeys(std::size_t n_rows) : n_rows_(n_rows), n_columns_(0), table_(1) {}
   TextKeys(const TextKeys&) = delete;
   TextKeys& operator=(const TextKeys&) = delete;
 
-  KeyRows rows() const { return KeyRows{n_rows_, n_columns_, codes_.data(), dictionaries_.data(), table_}; }
-  // For idp_cells: the codes, and the dictionaries (one per column).
-  const std::uint32_t* codes() const { return codes_.data(); }
+  KeyRows rows() const { return KeyRows{n_rows_, n_columns_, columns_.data(), dictionaries_.data(), table_}; }
+  // For idp_cells: the codes (a column at a time), and the dictionaries.
+  const std::uint32_t* const* codes() const { return columns_.data(); }
   const idp_key_dictionary* dictionaries() const { return c_dictionaries_.data(); }
 
  private:
   std::size_t n_rows_, n_columns_;
   std::vector<KeyEncoder> encoders_;
-  std::vector<std::uint32_t> codes_;
+  std::vector<std::vector<std::uint32_t>> codes_;
+  std::vector<const std::uint32_t*> columns_;
   std::vector<KeyDictionary> dictionaries_;
   std::vector<idp_key_dictionary> c_dictionaries_;
   int table_;

@@ -23,8 +23,8 @@ class UnitCells {
     cells_.column_names = names_.data();
     cells_.dictionaries = keys_.dictionaries();
     cells_.n_source_rows = units.size();
-    cells_.source_keys.codes = keys_.codes();
-    cells_.unit_keys.codes = units_.codes();
+    cells_.source_keys.columns = keys_.codes();
+    cells_.unit_keys.columns = units_.codes();
     cells_.unit_dictionary = units_.dictionaries()[0];
   }
   UnitCells(const UnitCells&) = delete;

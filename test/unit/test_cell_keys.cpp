@@ -173,6 +173,36 @@ TEST(CellKeys, AColumnOfDistinctKeysSettlesDuplicatesOnlyWhenTheRowsHaveThemAll)
   }
 }
 
+TEST(CellKeys, BorrowsCodesOnlyWhenTheyAreNumberedByFirstAppearance) {
+  // Column 0's codes are the encoder's (first appearance, every key shown):
+  // borrowed, the rows' own array. Without the last row, column 1's
+  // dictionary holds a key ("z") no row shows: renumbered, as when copied.
+  const test_tables::TextKeys all({"a", "x", "b", "y", "c", "x", "a", "z"}, 2);
+  KeyRows rows = all.rows();
+  rows.n_rows -= 1;
+  const std::vector<bool> encoded{true, true};
+  const CellKeys borrowed(rows, {"k0", "k1"}, Interrupts(), &encoded, KeyCodes::borrowed);
+  const CellKeys copied(rows, {"k0", "k1"}, Interrupts(), &encoded, KeyCodes::copied);
+  EXPECT_EQ(borrowed.codes(0), rows.columns[0]);
+  EXPECT_NE(copied.codes(0), rows.columns[0]);
+  EXPECT_NE(borrowed.codes(1), rows.columns[1]);
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_EQ(borrowed.n_levels(j), copied.n_levels(j));
+    EXPECT_EQ(std::vector<std::uint32_t>(borrowed.codes(j), borrowed.codes(j) + 3),
+              std::vector<std::uint32_t>(copied.codes(j), copied.codes(j) + 3));
+  }
+  EXPECT_EQ(borrowed.n_levels(0), 3u);  // a, b, c
+  EXPECT_EQ(borrowed.n_levels(1), 2u);  // x, y: z dropped
+  // Codes that skip ahead (a domain's dictionary filled first) are renumbered too.
+  const std::uint32_t skipping[] = {1, 0, 2};
+  const std::uint32_t* columns[] = {skipping};
+  const KeyRows skipped{3, 1, columns, rows.dictionaries, 1};
+  const CellKeys renumbered(skipped, {"k0"}, Interrupts(), nullptr, KeyCodes::borrowed);
+  EXPECT_NE(renumbered.codes(0), skipping);
+  EXPECT_EQ(std::vector<std::uint32_t>(renumbered.codes(0), renumbered.codes(0) + 3),
+            (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
 bool always_pending(void*) { return true; }
 
 TEST(CellKeys, InterruptStopsEncoding) {

@@ -220,7 +220,7 @@ struct UnitAppend {
     rows.code_periods(codes, rank);
     const char* keys[] = {"max_groups_per_unit", "max_rows_per_group"};
     const char* values[] = {"2", "1"};
-    const idp_stream_units in{rows.rows.size(), units.codes(), units.dictionaries()[0], codes.data(), rank.data(),
+    const idp_stream_units in{rows.rows.size(), units.codes()[0], units.dictionaries()[0], codes.data(), rank.data(),
                               rank.size(), idp_bounds{2, keys, values}};
     const std::uint64_t count = rows.n_periods() - n_released;
     counts.assign(count, -1);

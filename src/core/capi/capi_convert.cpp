@@ -59,18 +59,18 @@ CellTables::CellTables(const idp_cells* cells) : cells_(cells), unit_dictionary_
 }
 
 KeyRows CellTables::source() const {
-  return KeyRows{cells_->n_source_rows, cells_->n_columns, cells_->source_keys.codes, dictionaries_.data(),
+  return KeyRows{cells_->n_source_rows, cells_->n_columns, cells_->source_keys.columns, dictionaries_.data(),
                  IDP_KEYS_SOURCE};
 }
 
 KeyRows CellTables::domain() const {
-  return KeyRows{cells_->n_domain_rows, cells_->n_columns, cells_->domain_keys.codes, dictionaries_.data(),
+  return KeyRows{cells_->n_domain_rows, cells_->n_columns, cells_->domain_keys.columns, dictionaries_.data(),
                  IDP_KEYS_DOMAIN};
 }
 
 KeyRows CellTables::units() const {
-  if (cells_->unit_keys.codes == nullptr) throw Error("the privacy unit's keys are missing");
-  return KeyRows{cells_->n_source_rows, 1, cells_->unit_keys.codes, &unit_dictionary_, IDP_KEYS_SOURCE};
+  if (cells_->unit_keys.columns == nullptr) throw Error("the privacy unit's keys are missing");
+  return KeyRows{cells_->n_source_rows, 1, cells_->unit_keys.columns, &unit_dictionary_, IDP_KEYS_SOURCE};
 }
 
 std::vector<bool> columns_named(const std::vector<std::string>& key_columns,
@@ -88,12 +88,16 @@ namespace {
 KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& rows, ReleasedCells& out,
                      const Interrupts& interrupts) {
   const std::size_t columns = source.n_columns;
-  out.view_codes.resize(rows.size() * columns);
-  for (std::size_t j = 0; j < rows.size(); ++j) {
-    interrupts.poll_every(j);
-    for (std::size_t k = 0; k < columns; ++k) out.view_codes[j * columns + k] = source.code(rows[j], k);
+  out.view_codes.assign(columns, std::vector<std::uint32_t>(rows.size()));
+  out.view_columns.clear();
+  for (std::size_t k = 0; k < columns; ++k) {
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      interrupts.poll_every(j);
+      out.view_codes[k][j] = source.code(rows[j], k);
+    }
+    out.view_columns.push_back(out.view_codes[k].data());
   }
-  KeyRows view{rows.size(), columns, out.view_codes.data(), source.dictionaries, source.table};
+  KeyRows view{rows.size(), columns, out.view_columns.data(), source.dictionaries, source.table};
   view.row_ids = rows.data();
   return view;
 }
@@ -152,14 +156,14 @@ ReleasedCells released_cells(const idp_cells* cells, const CellTables& tables, c
     source_counts = out.view_counts.data();
   }
   if (!cells->has_domain) {
-    out.keys = std::make_unique<CellKeys>(source, names, interrupts, &encoded);
+    out.keys = std::make_unique<CellKeys>(source, names, interrupts, &encoded, KeyCodes::borrowed);
     out.counts = source_counts;
     return out;
   }
   out.row_of_cell.clear();  // the released rows are the domain's
   const KeyRows domain = tables.domain();
   out.domain_counts = counts_on_domain(domain, source, source_counts, interrupts);
-  out.keys = std::make_unique<CellKeys>(domain, names, interrupts, &encoded);
+  out.keys = std::make_unique<CellKeys>(domain, names, interrupts, &encoded, KeyCodes::borrowed);
   out.counts = out.domain_counts.data();
   return out;
 }

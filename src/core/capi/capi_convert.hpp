@@ -61,14 +61,17 @@ class CellTables {
 // counts are the bounded table's (privacy_unit.hpp), and with partition
 // selection only the cells it shows remain (partition_selection.hpp); the
 // cells are then some source rows, row_of_cell (empty: every source row,
-// or the domain's rows), viewed in place.
+// or the domain's rows), viewed in place. keys may read the codes of the
+// idp_cells or of view_codes in place (KeyCodes::borrowed): it is used
+// while both live, within the call that was handed the cells.
 struct ReleasedCells {
   std::unique_ptr<CellKeys> keys;
   std::vector<std::int64_t> domain_counts;
   const std::int64_t* counts = nullptr;
   std::vector<std::uint32_t> row_of_cell;
   std::vector<std::int64_t> view_counts;
-  std::vector<std::uint32_t> view_codes;
+  std::vector<std::vector<std::uint32_t>> view_codes;  // per key column
+  std::vector<const std::uint32_t*> view_columns;
 };
 // encoded: the key columns whose codes the release needs (columns_named).
 ReleasedCells released_cells(const idp_cells* cells, const CellTables& tables, const std::vector<bool>& encoded,

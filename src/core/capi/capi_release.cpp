@@ -149,7 +149,7 @@ void print_from_source_rows(const std::vector<std::uint32_t>& row_of_cell, idp_r
 
 // The shim passes unit keys exactly when the request names a unit.
 void check_unit_and_domain(const ReleaseRequest& request, const idp_cells* cells) {
-  if (request.bounds.active() != (cells->unit_keys.codes != nullptr))
+  if (request.bounds.active() != (cells->unit_keys.columns != nullptr))
     throw Error("the privacy unit's keys do not match the request");
   if (cells->has_domain && request.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection is for releases without a domain",

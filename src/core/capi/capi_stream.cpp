@@ -109,7 +109,7 @@ idp_status idp_stream_append(const char* state, double variance, uint32_t horizo
       hierarchy::StreamRows rows;
       rows.units.n_rows = units->n_rows;
       rows.units.n_columns = 1;
-      rows.units.codes = units->unit_codes;
+      rows.units.columns = &units->unit_codes;
       rows.units.dictionaries = &dictionary;
       rows.period_code = units->period_codes;
       rows.period_rank = units->period_rank;

@@ -153,12 +153,14 @@ idp_key_bytes(const idp_key_dictionary *dictionary, uint32_t code)
 }
 
 /*
- * Keys, dictionary-encoded and row-major (n_rows * n_columns):
- * codes[row * n_columns + k] is the code of the row's key k in dictionary k.
+ * Keys, dictionary-encoded, a column at a time: columns[k][row] is the code
+ * of the row's key k in dictionary k (n_columns arrays of n_rows codes).
+ * A column whose codes are numbered by first appearance is used in place,
+ * not copied, for the length of the call.
  */
 typedef struct idp_keys
 {
-	const uint32_t *codes;
+	const uint32_t *const *columns;
 } idp_keys;
 
 /*
@@ -180,7 +182,7 @@ typedef struct idp_cells
 	bool		has_domain;
 	size_t		n_domain_rows;
 	idp_keys	domain_keys;
-	idp_keys	unit_keys;		/* codes NULL: no privacy unit */
+	idp_keys	unit_keys;		/* one column; columns NULL: no privacy unit */
 	idp_key_dictionary unit_dictionary;
 } idp_cells;
 

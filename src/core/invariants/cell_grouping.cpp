@@ -70,7 +70,7 @@ Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const In
   out.group_of_cell.resize(n_cells);
   for (std::size_t i = 0; i < n_cells; ++i) {
     interrupts.poll_every(i);
-    std::uint32_t& id = id_of_code[column.codes[i * column.stride]];
+    std::uint32_t& id = id_of_code[column.codes[i]];
     if (id == kUnassigned) id = out.n_groups++;
     out.group_of_cell[i] = id;
   }

@@ -25,12 +25,10 @@ struct Grouping {
   std::size_t n_cells() const { return group_of_cell.size(); }
 };
 
-// One key column seen as codes: codes[i * stride] in [0, n_levels) (a
-// stride: one column of row-major codes).
+// One key column seen as codes: codes[i] in [0, n_levels).
 struct CodeColumn {
   const std::uint32_t* codes;
   std::uint32_t n_levels;
-  std::size_t stride = 1;
 };
 
 // Groups n_cells cells by their code tuple over the given columns; no column

@@ -56,19 +56,34 @@ std::size_t first_repeated_key(const KeyRows& keys, std::size_t column, const In
   return keys.n_rows;
 }
 
+// Whether a column's codes are numbered by first appearance (0, 1, ... as
+// the rows first show them) and show every one of the dictionary's
+// n_levels: then they are already the codes CellKeys::codes promises.
+bool numbered_by_first_appearance(const std::uint32_t* codes, std::size_t n_rows, std::size_t n_levels,
+                                  const Interrupts& interrupts) {
+  std::size_t next_new = 0;
+  for (std::size_t i = 0; i < n_rows; ++i) {
+    interrupts.poll_every(i);
+    if (codes[i] > next_new) return false;
+    next_new += codes[i] == next_new;
+  }
+  return next_new == n_levels;
+}
+
 }  // namespace
 
 CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table)
     : n_cells_(n_cells), column_names_(std::move(column_names)), table_(table) {
   check_cell_count(n_cells);
   check_column_names(column_names_);
-  codes_.resize(column_names_.size());
+  codes_.resize(column_names_.size(), nullptr);
+  owned_codes_.resize(column_names_.size());
   n_levels_.resize(column_names_.size());
   encoded_.assign(column_names_.size(), true);
 }
 
 CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts,
-                   const std::vector<bool>* encoded)
+                   const std::vector<bool>* encoded, KeyCodes storage)
     : CellKeys(keys.n_rows, std::move(column_names), keys.table) {
   if (keys.n_columns != column_names_.size())
     throw Error("the keys have " + std::to_string(keys.n_columns) + " columns, the names " +
@@ -76,9 +91,21 @@ CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, c
   if (encoded != nullptr) encoded_ = *encoded;
   for (std::size_t j = 0; j < column_names_.size(); ++j) {
     if (!encoded_.at(j)) continue;
-    TupleIds column = dense_tuple_ids(keys, {j}, interrupts);
-    codes_[j] = std::move(column.id);
-    n_levels_[j] = column.n_ids;
+    const std::uint32_t* column = keys.columns[j];
+    const std::size_t n_levels = keys.dictionaries[j].n_levels;
+    if (numbered_by_first_appearance(column, n_cells_, n_levels, interrupts)) {
+      n_levels_[j] = static_cast<std::uint32_t>(n_levels);
+      if (storage == KeyCodes::borrowed) {
+        codes_[j] = column;
+        continue;
+      }
+      owned_codes_[j].assign(column, column + n_cells_);
+    } else {
+      TupleIds renumbered = dense_tuple_ids(keys, {j}, interrupts);
+      owned_codes_[j] = std::move(renumbered.id);
+      n_levels_[j] = renumbered.n_ids;
+    }
+    codes_[j] = owned_codes_[j].data();
   }
   check_no_duplicate_keys(keys, interrupts);
 }
@@ -89,7 +116,8 @@ CellKeys CellKeys::from_codes(std::vector<std::string> column_names, std::vector
   if (codes.size() != cells.column_names_.size() || n_levels.size() != codes.size())
     throw Error("codes for " + std::to_string(codes.size()) + " columns, names for " +
                 std::to_string(cells.column_names_.size()));
-  cells.codes_ = std::move(codes);
+  cells.owned_codes_ = std::move(codes);
+  for (std::size_t j = 0; j < cells.owned_codes_.size(); ++j) cells.codes_[j] = cells.owned_codes_[j].data();
   cells.n_levels_ = std::move(n_levels);
   cells.check_no_duplicate_codes(interrupts);
   return cells;
@@ -103,7 +131,7 @@ std::uint32_t CellKeys::n_levels(std::size_t column) const {
 const std::uint32_t* CellKeys::codes(std::size_t column) const {
   if (!encoded_.at(column))
     throw Error("key column \"" + column_names_[column] + "\" was not encoded");
-  return codes_[column].data();
+  return codes_[column];
 }
 
 void CellKeys::throw_duplicate(std::size_t row) const {
@@ -115,7 +143,7 @@ void CellKeys::throw_duplicate(std::size_t row) const {
 
 void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
   std::vector<detail::CodeColumn> columns;
-  for (std::size_t j = 0; j < n_columns(); ++j) columns.push_back({codes_[j].data(), n_levels_[j]});
+  for (std::size_t j = 0; j < n_columns(); ++j) columns.push_back({codes_[j], n_levels_[j]});
   const detail::Grouping cells = detail::group_by_codes(n_cells_, columns, interrupts);
   if (cells.n_groups == n_cells_) return;
   // Groups are numbered by first appearance, so the first cell whose id is

@@ -14,6 +14,14 @@
 
 namespace invariant_dp {
 
+// How CellKeys holds the codes of an encoded column whose codes in the
+// rows are already numbered by first appearance (the shim's, as a column's
+// encoder numbers them, unless a domain shares the dictionary): a copy, or
+// the rows' own array, which then must outlive the CellKeys (a release's
+// cells live for the call that hands the rows over). Other columns are
+// renumbered into arrays of its own either way.
+enum class KeyCodes { copied, borrowed };
+
 class CellKeys {
  public:
   // One cell per row of keys (NULL is a level of its own, as GROUP BY
@@ -22,7 +30,12 @@ class CellKeys {
   // none given: every column. The others keep no codes: a release of
   // millions of cells without invariants needs none.
   CellKeys(const KeyRows& keys, std::vector<std::string> column_names, const Interrupts& interrupts,
-           const std::vector<bool>* encoded = nullptr);
+           const std::vector<bool>* encoded = nullptr, KeyCodes storage = KeyCodes::copied);
+  // Moved, never copied (codes point into owned arrays or the rows').
+  CellKeys(CellKeys&&) = default;
+  CellKeys& operator=(CellKeys&&) = default;
+  CellKeys(const CellKeys&) = delete;
+  CellKeys& operator=(const CellKeys&) = delete;
 
   // Cells given by their codes on each column (codes[j][i] < n_levels[j]),
   // checked for duplicates like the rows of a source.
@@ -52,7 +65,8 @@ class CellKeys {
   std::size_t n_cells_;
   std::vector<std::string> column_names_;
   int table_;
-  std::vector<std::vector<std::uint32_t>> codes_;  // [column][cell]
+  std::vector<const std::uint32_t*> codes_;  // [column][cell]: into owned_codes_, or borrowed
+  std::vector<std::vector<std::uint32_t>> owned_codes_;
   std::vector<std::uint32_t> n_levels_;
 
   // Throws InvalidData naming the first key tuple that repeats: from the

@@ -32,7 +32,7 @@ struct KeyDictionary {
 struct KeyRows {
   std::size_t n_rows = 0;
   std::size_t n_columns = 0;
-  const std::uint32_t* codes = nullptr;         // n_rows * n_columns, row-major
+  const std::uint32_t* const* columns = nullptr;  // n_columns arrays of n_rows codes each
   const KeyDictionary* dictionaries = nullptr;  // n_columns
   // Which rows these are (source, domain), for errors that name a key
   // (KeyRef::table in errors.hpp).
@@ -43,7 +43,7 @@ struct KeyRows {
 
   std::uint64_t table_row(std::size_t row) const { return row_ids ? row_ids[row] : row; }
 
-  std::uint32_t code(std::size_t row, std::size_t column) const { return codes[row * n_columns + column]; }
+  std::uint32_t code(std::size_t row, std::size_t column) const { return columns[column][row]; }
   bool is_null(std::size_t row, std::size_t column) const { return dictionaries[column].is_null(code(row, column)); }
   std::string_view key(std::size_t row, std::size_t column) const {
     return dictionaries[column].key(code(row, column));
