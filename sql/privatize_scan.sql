@@ -4,9 +4,9 @@
 -- every kind of release; EXECUTE on dp.privatize is checked as for a call;
 -- rescans, backward cursors, prepared countyments and a cancel behave.
 \set VERBOSITY terse
-LOAD 'invariant_dp';  -- the planner hook is installed when the library loads
 
--- The plans.
+-- The plans. The session's first query: planning the call loads the
+-- library (dp.privatize's support function), and with it the planner hook.
 EXPLAIN (COSTS OFF) SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
 AS t(county text, n bigint) WHERE n > 3;
 CREATE TEMP TABLE runs (r int);

@@ -301,6 +301,22 @@ rescan_privatize_scan(CustomScanState *node)
 	ExecScanReScan(&node->ss);
 }
 
+/*
+ * dp.privatize's support function. The planner calls a function's support
+ * function while it plans a call of it (to simplify it, to estimate its
+ * rows), before it chooses paths; calling it loads the library, whose
+ * _PG_init installs the hook above. So the custom scan is chosen from a
+ * session's first query on, not only once an earlier call has loaded the
+ * library. It answers no request (NULL: the planner's defaults).
+ */
+PG_FUNCTION_INFO_V1(dp_privatize_support);
+
+Datum
+dp_privatize_support(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_POINTER(NULL);
+}
+
 void
 register_privatize_scan(void)
 {

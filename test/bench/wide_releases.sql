@@ -6,7 +6,6 @@
 \set ON_ERROR_STOP 1
 \pset footer off
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-LOAD 'invariant_dp';  -- the custom scan (dp.privatize_scan) from the first run on
 \ir timing_harness.sql
 
 DO $$

@@ -112,7 +112,8 @@ INSERT INTO not_callable VALUES
 ('noisy_count_combine(internal,internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
 ('noisy_count_serialize(internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
 ('noisy_count_deserialize(bytea,internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
-('noisy_count_final(internal)', 'aggregate support (internal): exercised through dp.noisy_count');
+('noisy_count_final(internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
+('privatize_support(internal)', 'planner support (internal): called by the planner for dp.privatize');
 
 -- Bad values by the argument's type (SQL expressions).
 CREATE TEMP TABLE bad_value (type text, expr text);

@@ -2,6 +2,18 @@
 -- comes with it (the published noise law, the argument check, the MCMC
 -- diagnostics). src/pg/privatize.c, check_request.c, last_release.c, diagnose.c.
 
+-- The planner calls a function's support function while it plans a call
+-- (before it chooses paths), which loads the library and with it the
+-- planner hook that returns dp.privatize in FROM through a custom scan
+-- (src/pg/privatize_scan.c): from a session's first query on. It answers
+-- no request.
+CREATE OR REPLACE FUNCTION dp.privatize_support(internal) RETURNS internal
+AS 'MODULE_PATHNAME', 'dp_privatize_support'
+LANGUAGE C STRICT;
+COMMENT ON FUNCTION dp.privatize_support(internal) IS
+'Planner support function of dp.privatize: answers no request; the planner calling it loads the library, '
+'and with it the custom scan, from the session''s first query on.';
+
 CREATE OR REPLACE FUNCTION dp.privatize(
     source    text,
     epsilon   float8,
@@ -17,7 +29,8 @@ CREATE OR REPLACE FUNCTION dp.privatize(
 AS 'MODULE_PATHNAME', 'dp_privatize'
 -- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
 -- to use a parallel plan of its own.
-LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+SUPPORT dp.privatize_support;
 
 COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
 'Private release of the counts of a GROUP BY query (last column = count), or with privacy_unit of the rows of '
