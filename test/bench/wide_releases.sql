@@ -11,7 +11,7 @@ CREATE EXTENSION IF NOT EXISTS invariant_dp;
 DO $$
 DECLARE run int;
 BEGIN
-  FOR run IN 1..4 LOOP
+  FOR run IN 1..6 LOOP
     INSERT INTO timings SELECT 'plain query, 5M rows', run, pg_temp.time_ms(
       'SELECT g / 1000 AS state, g, 1::bigint FROM generate_series(1, 5000000) g');
     INSERT INTO timings SELECT 'discrete_laplace, 5M cells', run, pg_temp.time_ms(
