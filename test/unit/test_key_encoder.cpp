@@ -243,10 +243,36 @@ TEST(KeyEncoderWords, CodesWordsInOrderOfFirstAppearanceWithNullApartFromZero) {
   EXPECT_THROW(encoder.code(1, data, size, &code, Interrupts()), Error);
 }
 
+TEST(KeyEncoderWords, AscendingWordsNeedNoLookupUntilOneIsNot) {
+  // Sorted ids with gaps (every third), a NULL among them: each new by
+  // being the greatest yet, no index (under 12 bytes a key: the words
+  // alone). Then repeats and words in the gaps: the index, built from the
+  // words kept, codes them as the oracle does.
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 1000000; ++i) words.push_back(-1500000 + 3 * i);
+  words[500000] = std::nullopt;
+  KeyEncoder encoder = KeyEncoder::of_words();
+  WordOracle oracle;
+  expect_oracle_codes(encoder, oracle, words);
+  EXPECT_TRUE(encoder.words_ascending());
+  EXPECT_LT(encoder.bytes(), 1000000u * 12u);
+  std::vector<std::optional<std::int64_t>> later{std::int64_t(3), std::int64_t(4), std::nullopt, std::int64_t(-1500000)};
+  for (std::int64_t i = 0; i < 200000; ++i) later.push_back(-1500000 + 3 * i + 1);
+  expect_oracle_codes(encoder, oracle, later);
+  EXPECT_FALSE(encoder.words_ascending());
+  EXPECT_TRUE(encoder.indexes_words());
+  // Ascending words spread too wide for an index go to the hash table.
+  KeyEncoder wide = KeyEncoder::of_words();
+  WordOracle wide_oracle;
+  expect_oracle_codes(wide, wide_oracle, {-(std::int64_t(1) << 50), 0, std::int64_t(1) << 50, 0, 7});
+  EXPECT_FALSE(wide.words_ascending());
+  EXPECT_FALSE(wide.indexes_words());
+}
+
 TEST(KeyEncoderWords, IndexesANarrowRangeGrowingUpAndDown) {
-  // A million ids arriving in order, then a million below them in
-  // descending order (the index grows on both sides), then all of them
-  // shuffled: each keeps its first code, through the index throughout.
+  // A million ids arriving in order (no lookup), then a million below them
+  // in descending order (the index, grown on both sides), then all of them
+  // shuffled: each keeps its first code.
   std::vector<std::optional<std::int64_t>> words;
   for (std::int64_t i = 0; i < 1000000; ++i) words.push_back(5000000000 + i);
   for (std::int64_t i = 1; i <= 1000000; ++i) words.push_back(5000000000 - i);

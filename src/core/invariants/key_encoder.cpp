@@ -253,6 +253,15 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
     }
     const std::uint64_t word = words[i];
     const std::uint64_t ordered = word ^ kSignBit;
+    if (ascending_) {
+      if (high_ < low_ || ordered > high_) {  // greater than every word seen: a new one
+        codes[i] = add_word(word);
+        low_ = std::min(low_, ordered);
+        high_ = ordered;
+        continue;
+      }
+      leave_ascending(n - i, interrupts);
+    }
     if (dense_ && ordered - index_base_ >= index_size_ && !widen_index(ordered, interrupts))
       index_to_table(n - i, interrupts);
     if (!dense_) {
@@ -288,6 +297,18 @@ std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word) {
     const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
     if (words_[other] == word) return other;
   }
+}
+
+// The first word not greater than every word seen: from here on words are
+// looked up, through the index when the words' spread fits it, else the
+// hash table (with room for `more_levels` new keys), either built from the
+// words kept so far.
+void KeyEncoder::leave_ascending(std::size_t more_levels, const Interrupts& interrupts) {
+  ascending_ = false;
+  if (span_fits_index(low_, high_, words_.size()))
+    table_to_index(interrupts);
+  else
+    index_to_table(more_levels, interrupts);
 }
 
 // Makes the index cover `ordered` (outside it) and every word seen, with

@@ -21,8 +21,12 @@
 // times their number, the code of word w is found at index w - base of an
 // array, without hashing, and keys that arrive in order touch that array in
 // order. A wider spread switches to the hash table (and back, when it
-// narrows again as the table grows). Every array lives in a GrowingArray
-// (huge pages, grown by mremap).
+// narrows again as the table grows). Before either, while every word is
+// greater than all before it (a sorted source: ids in order, a GROUP BY
+// read through an index, generate_series), each is new by that alone and
+// gets the next code with no lookup and no index; the first word that is
+// not builds the index or the table from the words kept. Every array lives
+// in a GrowingArray (huge pages, grown by mremap).
 #pragma once
 
 #include <cstddef>
@@ -69,8 +73,10 @@ class KeyEncoder {
   KeyDictionary dictionary() const;
   // Memory held, for the caller's accounting.
   std::size_t bytes() const;
-  // Whether words are coded through the array indexed by value (tests, benchmarks).
-  bool indexes_words() const { return words_mode_ && dense_; }
+  // Whether words are coded through the array indexed by value, or still
+  // arrive ascending (no lookup yet) (tests, benchmarks).
+  bool indexes_words() const { return words_mode_ && dense_ && !ascending_; }
+  bool words_ascending() const { return words_mode_ && ascending_; }
 
  private:
   static constexpr std::uint32_t kNoCode = 0xffffffffu;
@@ -84,6 +90,7 @@ class KeyEncoder {
                   const Interrupts& interrupts);
   std::uint32_t hashed_word_code(std::uint64_t word);
   std::uint32_t add_word(std::uint64_t word);
+  void leave_ascending(std::size_t more_levels, const Interrupts& interrupts);
   bool widen_index(std::uint64_t ordered, const Interrupts& interrupts);
   void index_to_table(std::size_t more_levels, const Interrupts& interrupts);
   void table_to_index(const Interrupts& interrupts);
@@ -116,6 +123,7 @@ class KeyEncoder {
   // a negative integer sits just below zero.
   bool words_mode_ = false;
   GrowingArray<std::uint64_t> words_;
+  bool ascending_ = true;              // every word so far above the ones before: no index_ nor slots_ yet
   bool dense_ = true;                  // coded through index_, else through slots_
   GrowingArray<std::uint32_t> index_;  // code + 1 of ordered word index_base_ + i; 0: not seen
   std::uint64_t index_base_ = 0;
