@@ -244,13 +244,14 @@ TEST(KeyEncoderWords, CodesWordsInOrderOfFirstAppearanceWithNullApartFromZero) {
 }
 
 TEST(KeyEncoderWords, AscendingWordsNeedNoLookupUntilOneIsNot) {
-  // Sorted ids with gaps (every third), a NULL among them: each new by
-  // being the greatest yet, no index (under 12 bytes a key: the words
-  // alone). Then repeats and words in the gaps: the index, built from the
-  // words kept, codes them as the oracle does.
+  // Sorted ids with gaps (every third), each twice in a row, a NULL among
+  // them: new by being the greatest yet, or the greatest again; no index
+  // (under 12 bytes a key: the words alone). Then words below the greatest,
+  // repeats and words in the gaps: the index, built from the words kept,
+  // codes them as the oracle does.
   std::vector<std::optional<std::int64_t>> words;
-  for (std::int64_t i = 0; i < 1000000; ++i) words.push_back(-1500000 + 3 * i);
-  words[500000] = std::nullopt;
+  for (std::int64_t i = 0; i < 1000000; ++i) words.insert(words.end(), 2, -1500000 + 3 * i);
+  words[1000001] = std::nullopt;
   KeyEncoder encoder = KeyEncoder::of_words();
   WordOracle oracle;
   expect_oracle_codes(encoder, oracle, words);

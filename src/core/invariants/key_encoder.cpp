@@ -255,9 +255,13 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
     const std::uint64_t ordered = word ^ kSignBit;
     if (ascending_) {
       if (high_ < low_ || ordered > high_) {  // greater than every word seen: a new one
-        codes[i] = add_word(word);
+        codes[i] = high_code_ = add_word(word);
         low_ = std::min(low_, ordered);
         high_ = ordered;
+        continue;
+      }
+      if (ordered == high_) {  // the greatest again (a sorted source's repeats)
+        codes[i] = high_code_;
         continue;
       }
       leave_ascending(n - i, interrupts);
@@ -299,7 +303,7 @@ std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word) {
   }
 }
 
-// The first word not greater than every word seen: from here on words are
+// The first word below the greatest seen: from here on words are
 // looked up, through the index when the words' spread fits it, else the
 // hash table (with room for `more_levels` new keys), either built from the
 // words kept so far.

@@ -21,11 +21,12 @@
 // times their number, the code of word w is found at index w - base of an
 // array, without hashing, and keys that arrive in order touch that array in
 // order. A wider spread switches to the hash table (and back, when it
-// narrows again as the table grows). Before either, while every word is
-// greater than all before it (a sorted source: ids in order, a GROUP BY
-// read through an index, generate_series), each is new by that alone and
-// gets the next code with no lookup and no index; the first word that is
-// not builds the index or the table from the words kept. Every array lives
+// narrows again as the table grows). Before either, while the words do not
+// decrease (a sorted source: ids in order, a GROUP BY read through an
+// index, generate_series), a word above all before it is new by that alone
+// and gets the next code, one equal to the greatest gets its code: no
+// lookup and no index. The first word below the greatest builds the index
+// or the table from the words kept. Every array lives
 // in a GrowingArray (huge pages, grown by mremap).
 #pragma once
 
@@ -73,8 +74,8 @@ class KeyEncoder {
   KeyDictionary dictionary() const;
   // Memory held, for the caller's accounting.
   std::size_t bytes() const;
-  // Whether words are coded through the array indexed by value, or still
-  // arrive ascending (no lookup yet) (tests, benchmarks).
+  // Whether words are coded through the array indexed by value, or have
+  // not decreased yet (no lookup) (tests, benchmarks).
   bool indexes_words() const { return words_mode_ && dense_ && !ascending_; }
   bool words_ascending() const { return words_mode_ && ascending_; }
 
@@ -123,7 +124,8 @@ class KeyEncoder {
   // a negative integer sits just below zero.
   bool words_mode_ = false;
   GrowingArray<std::uint64_t> words_;
-  bool ascending_ = true;              // every word so far above the ones before: no index_ nor slots_ yet
+  bool ascending_ = true;              // no word so far below one before it: no index_ nor slots_ yet
+  std::uint32_t high_code_ = 0;        // while ascending_: the code of the greatest word
   bool dense_ = true;                  // coded through index_, else through slots_
   GrowingArray<std::uint32_t> index_;  // code + 1 of ordered word index_base_ + i; 0: not seen
   std::uint64_t index_base_ = 0;
