@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ double seconds_since(Clock::time_point start) {
 
 // n cells keyed by (g) or (g / 1000, g): int8 Datums, coded as the shim
 // codes them while rows arrive (one encoder per column, a batch of rows per
-// call); the seconds that took.
+// call), and the seconds that took. Rows arrive in the order of g (a sorted
+// source: no lookup while keys ascend) or shuffled (through the index).
 struct WideCells {
   std::size_t n_columns;
   std::vector<idp_key_encoder*> encoders;
@@ -35,22 +37,24 @@ struct WideCells {
   std::vector<std::int64_t> counts;
   double coding_seconds = 0;
 
-  WideCells(std::size_t n, std::size_t n_key_columns)
+  WideCells(std::size_t n, std::size_t n_key_columns, bool shuffled = false)
       : n_columns(n_key_columns), codes(n_key_columns, std::vector<std::uint32_t>(n)), counts(n, 3) {
-    const std::size_t columns = n_key_columns;
     constexpr std::size_t kBatch = 64;
     std::uint64_t datums[kBatch];
     const bool nulls[kBatch] = {};
-    for (auto& column : codes) this->columns.push_back(column.data());
-    for (std::size_t k = 0; k < columns; ++k) encoders.push_back(idp_key_encoder_new_words());
+    std::vector<std::uint64_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    if (shuffled) std::shuffle(order.begin(), order.end(), std::mt19937_64(3));
+    for (auto& column : codes) columns.push_back(column.data());
+    for (std::size_t k = 0; k < n_columns; ++k) encoders.push_back(idp_key_encoder_new_words());
     idp_error error{};
     const auto start = Clock::now();
     for (std::size_t begin = 0; begin < n; begin += kBatch) {
       const std::size_t rows = std::min(kBatch, n - begin);
-      for (std::size_t k = 0; k < columns; ++k) {
+      for (std::size_t k = 0; k < n_columns; ++k) {
         for (std::size_t r = 0; r < rows; ++r) {
-          const std::size_t g = begin + r;
-          datums[r] = columns == 2 && k == 0 ? g / 1000 : g;
+          const std::uint64_t g = order[begin + r];
+          datums[r] = n_columns == 2 && k == 0 ? g / 1000 : g;
         }
         if (idp_key_encode_words(encoders[k], rows, datums, nulls, codes[k].data() + begin, nullptr, SIZE_MAX,
                                  &error) != IDP_OK)
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
   const WideCells one(n, 1), two(n, 2);
   encode_only("keys, 1 column", one);
   encode_only("keys, 2 columns", two);
+  encode_only("keys, 1 column, shuffled", WideCells(n, 1, true));
   for (bool seeded : {true, false}) {
     run("discrete_laplace", one, "discrete_laplace", nullptr, seeded);
     run("integer_laplace, margin {state}", two, "integer_laplace", "state", seeded);

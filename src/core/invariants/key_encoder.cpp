@@ -356,7 +356,8 @@ bool KeyEncoder::widen_index(std::uint64_t ordered, const Interrupts& interrupts
   return true;
 }
 
-// From the index to the hash table, with room for `more_levels` new keys.
+// From the index (or the ascending words) to the hash table, with room for
+// `more_levels` new keys.
 void KeyEncoder::index_to_table(std::size_t more_levels, const Interrupts& interrupts) {
   capacity_ = 0;
   slots_ = GrowingArray<std::uint64_t>();
@@ -370,7 +371,8 @@ void KeyEncoder::index_to_table(std::size_t more_levels, const Interrupts& inter
   index_size_ = 0;
 }
 
-// From the hash table back to the index (the words' spread fits it).
+// From the hash table (or the ascending words) to the index (the words'
+// spread fits it).
 void KeyEncoder::table_to_index(const Interrupts& interrupts) {
   const std::size_t levels = words_.size();
   const std::size_t span = static_cast<std::size_t>(high_ - low_) + 1;

@@ -26,8 +26,8 @@
 // index, generate_series), a word above all before it is new by that alone
 // and gets the next code, one equal to the greatest gets its code: no
 // lookup and no index. The first word below the greatest builds the index
-// or the table from the words kept. Every array lives
-// in a GrowingArray (huge pages, grown by mremap).
+// or the table from the words kept. Every array lives in a GrowingArray
+// (huge pages, grown by mremap).
 #pragma once
 
 #include <cstddef>
@@ -74,8 +74,8 @@ class KeyEncoder {
   KeyDictionary dictionary() const;
   // Memory held, for the caller's accounting.
   std::size_t bytes() const;
-  // Whether words are coded through the array indexed by value, or have
-  // not decreased yet (no lookup) (tests, benchmarks).
+  // How words are coded now (tests, benchmarks): through the array indexed
+  // by value; or with no lookup, none having decreased yet.
   bool indexes_words() const { return words_mode_ && dense_ && !ascending_; }
   bool words_ascending() const { return words_mode_ && ascending_; }
 
