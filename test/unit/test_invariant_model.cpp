@@ -251,6 +251,27 @@ TEST(InvariantModelProjector, PartitionMatchesDense) {
   EXPECT_EQ(expect_matches_dense(tuples, 2, {}), "none");
 }
 
+TEST(InvariantModelProjector, BorrowedPartitionGroupsAreTheColumnsCodes) {
+  // A one-column margin's groups are that column's codes when they number
+  // the groups by first appearance (as CellKeys numbers its codes): borrowed,
+  // the model reads them in place; copied, it keeps equal ids of its own.
+  std::vector<Tuple> tuples = grid({4, 3});
+  tuples.erase(tuples.begin() + 1);
+  const CellKeys keys = keys_from_tuples(tuples, 2);
+  const InvariantModel borrowed(keys, margins_of({{0}}), Interrupts(), KeyCodes::borrowed);
+  const InvariantModel copied(keys, margins_of({{0}}), Interrupts(), KeyCodes::copied);
+  ASSERT_EQ(borrowed.structure(), "partition");
+  EXPECT_EQ(borrowed.partition_groups(), keys.codes(0));
+  EXPECT_NE(copied.partition_groups(), keys.codes(0));
+  for (std::size_t i = 0; i < keys.n_cells(); ++i) EXPECT_EQ(copied.partition_groups()[i], keys.codes(0)[i]) << i;
+  // Codes given otherwise (from_codes: 1 before 0) are renumbered, not borrowed.
+  const CellKeys given = CellKeys::from_codes({"c0", "c1"}, {{1, 1, 0, 0}, {0, 1, 0, 1}}, {2, 2}, Interrupts());
+  const InvariantModel renumbered(given, margins_of({{0}}), Interrupts(), KeyCodes::borrowed);
+  EXPECT_NE(renumbered.partition_groups(), given.codes(0));
+  EXPECT_EQ(std::vector<std::uint32_t>(renumbered.partition_groups(), renumbered.partition_groups() + 4),
+            (std::vector<std::uint32_t>{0, 0, 1, 1}));
+}
+
 TEST(InvariantModelProjector, TwoWayTableMatchesDense) {
   EXPECT_EQ(expect_matches_dense(grid({3, 4}), 2, margins_of({{0}, {1}})), "two_way");
   EXPECT_EQ(expect_matches_dense(grid({4, 4}), 2, margins_of({{1}, {0}, {}})), "two_way");

@@ -20,15 +20,15 @@ bool use_direct_table(std::uint64_t key_bound, std::size_t n_keys) {
 Grouping densify_direct(const std::vector<std::uint64_t>& keys, std::uint64_t key_bound,
                         const Interrupts& interrupts) {
   std::vector<std::uint32_t> id_of_key(static_cast<std::size_t>(key_bound), kUnassigned);
-  Grouping out;
-  out.group_of_cell.resize(keys.size());
+  std::vector<std::uint32_t> group_of_cell(keys.size());
+  std::uint32_t n_groups = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     interrupts.poll_every(i);
     std::uint32_t& id = id_of_key[static_cast<std::size_t>(keys[i])];
-    if (id == kUnassigned) id = out.n_groups++;
-    out.group_of_cell[i] = id;
+    if (id == kUnassigned) id = n_groups++;
+    group_of_cell[i] = id;
   }
-  return out;
+  return Grouping(std::move(group_of_cell), n_groups);
 }
 
 std::uint64_t mix_hash(std::uint64_t key) {
@@ -47,34 +47,38 @@ Grouping densify_hashed(const std::vector<std::uint64_t>& keys, const Interrupts
   const std::size_t mask = capacity - 1;
   std::vector<std::uint64_t> slot_key(capacity);
   std::vector<std::uint32_t> slot_id(capacity, kUnassigned);
-  Grouping out;
-  out.group_of_cell.resize(keys.size());
+  std::vector<std::uint32_t> group_of_cell(keys.size());
+  std::uint32_t n_groups = 0;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     interrupts.poll_every(i);
     std::size_t slot = static_cast<std::size_t>(mix_hash(keys[i])) & mask;
     while (slot_id[slot] != kUnassigned && slot_key[slot] != keys[i]) slot = (slot + 1) & mask;
     if (slot_id[slot] == kUnassigned) {
       slot_key[slot] = keys[i];
-      slot_id[slot] = out.n_groups++;
+      slot_id[slot] = n_groups++;
     }
-    out.group_of_cell[i] = slot_id[slot];
+    group_of_cell[i] = slot_id[slot];
   }
-  return out;
+  return Grouping(std::move(group_of_cell), n_groups);
 }
 
 // One column: its codes renumbered by first appearance, through a table
-// indexed by code (no packed keys).
-Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const Interrupts& interrupts) {
+// indexed by code (no packed keys); or, when they already are, the codes
+// themselves (borrow_codes).
+Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const Interrupts& interrupts,
+                         bool borrow_codes) {
+  if (borrow_codes && numbered_by_first_appearance(column.codes, n_cells, column.n_levels, interrupts))
+    return Grouping::borrowing(column.codes, n_cells, column.n_levels);
   std::vector<std::uint32_t> id_of_code(column.n_levels, kUnassigned);
-  Grouping out;
-  out.group_of_cell.resize(n_cells);
+  std::vector<std::uint32_t> group_of_cell(n_cells);
+  std::uint32_t n_groups = 0;
   for (std::size_t i = 0; i < n_cells; ++i) {
     interrupts.poll_every(i);
     std::uint32_t& id = id_of_code[column.codes[i]];
-    if (id == kUnassigned) id = out.n_groups++;
-    out.group_of_cell[i] = id;
+    if (id == kUnassigned) id = n_groups++;
+    group_of_cell[i] = id;
   }
-  return out;
+  return Grouping(std::move(group_of_cell), n_groups);
 }
 
 }  // namespace
@@ -85,9 +89,20 @@ Grouping densify_keys(const std::vector<std::uint64_t>& keys, std::uint64_t key_
   return densify_hashed(keys, interrupts);
 }
 
+bool numbered_by_first_appearance(const std::uint32_t* codes, std::size_t n, std::size_t n_levels,
+                                  const Interrupts& interrupts) {
+  std::size_t next_new = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (codes[i] > next_new) return false;
+    next_new += codes[i] == next_new;
+  }
+  return next_new == n_levels;
+}
+
 Grouping group_by_codes(std::size_t n_cells, const std::vector<CodeColumn>& columns,
-                        const Interrupts& interrupts) {
-  if (columns.size() == 1) return group_by_column(n_cells, columns[0], interrupts);
+                        const Interrupts& interrupts, bool borrow_codes) {
+  if (columns.size() == 1) return group_by_column(n_cells, columns[0], interrupts, borrow_codes);
   std::vector<std::uint64_t> keys(n_cells, 0);
   std::uint64_t key_bound = 1;
   for (const CodeColumn& column : columns) {
@@ -108,7 +123,7 @@ Grouping group_by_codes(std::size_t n_cells, const std::vector<CodeColumn>& colu
 
 std::vector<std::uint32_t> group_sizes(const Grouping& grouping) {
   std::vector<std::uint32_t> sizes(grouping.n_groups, 0);
-  for (std::uint32_t g : grouping.group_of_cell) ++sizes[g];
+  for (std::size_t i = 0; i < grouping.n_cells(); ++i) ++sizes[grouping.group_of_cell[i]];
   return sizes;
 }
 

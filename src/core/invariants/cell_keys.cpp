@@ -56,20 +56,6 @@ std::size_t first_repeated_key(const KeyRows& keys, std::size_t column, const In
   return keys.n_rows;
 }
 
-// Whether a column's codes are numbered by first appearance (0, 1, ... as
-// the rows first show them) and show every one of the dictionary's
-// n_levels: then they are already the codes CellKeys::codes promises.
-bool numbered_by_first_appearance(const std::uint32_t* codes, std::size_t n_rows, std::size_t n_levels,
-                                  const Interrupts& interrupts) {
-  std::size_t next_new = 0;
-  for (std::size_t i = 0; i < n_rows; ++i) {
-    interrupts.poll_every(i);
-    if (codes[i] > next_new) return false;
-    next_new += codes[i] == next_new;
-  }
-  return next_new == n_levels;
-}
-
 }  // namespace
 
 CellKeys::CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table)
@@ -93,7 +79,7 @@ CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, c
     if (!encoded_.at(j)) continue;
     const std::uint32_t* column = keys.columns[j];
     const std::size_t n_levels = keys.dictionaries[j].n_levels;
-    if (numbered_by_first_appearance(column, n_cells_, n_levels, interrupts)) {
+    if (detail::numbered_by_first_appearance(column, n_cells_, n_levels, interrupts)) {
       n_levels_[j] = static_cast<std::uint32_t>(n_levels);
       if (storage == KeyCodes::borrowed) {
         codes_[j] = column;

@@ -56,7 +56,8 @@ class IncompleteTwoWayProjector final : public NullProjector {
     s_kept_ = keep_all_but_one_per_block(s_block, n_blocks, n_kept_);
     f_size_ = to_double(group_sizes(*f_));
     s_size_ = Eigen::VectorXd::Zero(n_kept_);
-    for (std::uint32_t s : s_->group_of_cell) {
+    for (std::size_t i = 0; i < s_->n_cells(); ++i) {
+      const std::uint32_t s = s_->group_of_cell[i];
       if (s_kept_[s] != kDropped) s_size_[s_kept_[s]] += 1.0;
     }
     build_shared_counts(interrupts);

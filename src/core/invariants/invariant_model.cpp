@@ -71,7 +71,7 @@ void normalise_margins(const CellKeys& keys, std::vector<Margin>& margins) {
 }
 
 std::vector<SharedGrouping> group_margins(const CellKeys& keys, const std::vector<Margin>& margins,
-                                          const Interrupts& interrupts) {
+                                          const Interrupts& interrupts, bool borrow_codes) {
   std::map<std::vector<std::size_t>, SharedGrouping> by_columns;
   std::vector<SharedGrouping> out;
   for (const Margin& margin : margins) {
@@ -79,7 +79,8 @@ std::vector<SharedGrouping> group_margins(const CellKeys& keys, const std::vecto
     if (!grouping) {
       std::vector<detail::CodeColumn> columns;
       for (std::size_t c : margin.columns) columns.push_back({keys.codes(c), keys.n_levels(c)});
-      grouping = std::make_shared<const Grouping>(detail::group_by_codes(keys.n_cells(), columns, interrupts));
+      grouping = std::make_shared<const Grouping>(
+          detail::group_by_codes(keys.n_cells(), columns, interrupts, borrow_codes));
     }
     out.push_back(grouping);
   }
@@ -194,7 +195,7 @@ std::unique_ptr<detail::NullProjector> choose_projector(const std::vector<Shared
 }  // namespace
 
 InvariantModel::InvariantModel(const CellKeys& keys, std::vector<Margin> margins,
-                               const Interrupts& interrupts)
+                               const Interrupts& interrupts, KeyCodes groups)
     : impl_(std::make_unique<Impl>()) {
   if (keys.n_cells() == 0) {
     throw InvalidData("the source returned no cells",
@@ -204,7 +205,7 @@ InvariantModel::InvariantModel(const CellKeys& keys, std::vector<Margin> margins
   impl_->n_cells = keys.n_cells();
   impl_->interrupts = interrupts;
   normalise_margins(keys, margins);
-  impl_->declared = group_margins(keys, margins, interrupts);
+  impl_->declared = group_margins(keys, margins, interrupts, groups == KeyCodes::borrowed);
   for (const SharedGrouping& g : impl_->declared) impl_->n_margin_groups += g->n_groups;
   std::optional<LatticeTable> cube = detail::complete_k_way_table(keys, margins, interrupts);
   if (cube)
@@ -240,10 +241,9 @@ Eigen::SparseMatrix<double, Eigen::RowMajor> InvariantModel::independent_rows() 
   return impl_->projector->independent_rows(impl_->interrupts);
 }
 
-const std::vector<std::uint32_t>& InvariantModel::partition_groups() const {
-  static const std::vector<std::uint32_t> none;
+const std::uint32_t* InvariantModel::partition_groups() const {
   const Grouping* groups = impl_->projector->partition();
-  return groups != nullptr ? groups->group_of_cell : none;
+  return groups != nullptr ? groups->group_of_cell : nullptr;
 }
 
 std::size_t InvariantModel::n_margin_groups() const { return impl_->n_margin_groups; }

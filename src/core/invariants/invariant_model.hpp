@@ -37,8 +37,12 @@ class InvariantModel {
   // Throws InconsistentInvariants when the margins pin every cell, TooLarge
   // when the general projector would need too large a factorisation, and
   // InvalidData when there is no cell. `interrupts` is kept for the later
-  // calls too, so its context must outlive the model.
-  InvariantModel(const CellKeys& keys, std::vector<Margin> margins, const Interrupts& interrupts);
+  // calls too, so its context must outlive the model. groups: borrowed
+  // takes a one-column margin's groups from the cells' codes of that column
+  // in place (they already number the groups by first appearance), so the
+  // cells must outlive the model; copied keeps groups of its own.
+  InvariantModel(const CellKeys& keys, std::vector<Margin> margins, const Interrupts& interrupts,
+                 KeyCodes groups = KeyCodes::copied);
   ~InvariantModel();
   InvariantModel(InvariantModel&&) noexcept;
   InvariantModel& operator=(InvariantModel&&) noexcept;
@@ -70,9 +74,9 @@ class InvariantModel {
   Eigen::SparseMatrix<double, Eigen::RowMajor> independent_rows() const;
 
   // For structure() "partition": group_of_cell[i] is cell i's group, the
-  // groups numbered as the rows of independent_rows(), n_groups = rank().
-  // Empty for any other structure.
-  const std::vector<std::uint32_t>& partition_groups() const;
+  // groups numbered as the rows of independent_rows(), n_groups = rank(),
+  // n_cells() of them. Null for any other structure.
+  const std::uint32_t* partition_groups() const;
 
   // The totals of every declared margin (every group of every margin, in a
   // fixed order: margins as declared, redundant ones included, and each

@@ -32,7 +32,8 @@ bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, st
 TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
   const auto n_levels = static_cast<std::uint32_t>(keys.dictionaries[column].n_levels);
   detail::Grouping grouping = detail::group_by_codes(keys.n_rows, {{keys.columns[column], n_levels}}, interrupts);
-  return TupleIds{std::move(grouping.group_of_cell), grouping.n_groups};
+  const std::uint32_t n_groups = grouping.n_groups;
+  return TupleIds{std::move(grouping).take_ids(), n_groups};
 }
 
 }  // namespace

@@ -35,14 +35,14 @@ class PartitionProjector final : public NullProjector {
   std::size_t rank() const override { return groups_->n_groups; }
 
   void project(double* e, const Interrupts& interrupts) const override {
-    const std::vector<std::uint32_t>& group_of_cell = groups_->group_of_cell;
+    const std::uint32_t* group_of_cell = groups_->group_of_cell;
     std::vector<double> mean(groups_->n_groups, 0.0);
-    for (std::size_t i = 0; i < group_of_cell.size(); ++i) {
+    for (std::size_t i = 0; i < groups_->n_cells(); ++i) {
       interrupts.poll_every(i);
       mean[group_of_cell[i]] += e[i];
     }
     for (std::size_t g = 0; g < mean.size(); ++g) mean[g] /= sizes_[g];
-    for (std::size_t i = 0; i < group_of_cell.size(); ++i) {
+    for (std::size_t i = 0; i < groups_->n_cells(); ++i) {
       interrupts.poll_every(i);
       e[i] -= mean[group_of_cell[i]];
     }

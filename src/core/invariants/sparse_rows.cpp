@@ -49,7 +49,7 @@ RowSparse indicator_rows(const std::vector<const Grouping*>& groupings, std::siz
   RowSparse rows = empty_rows(row_lengths, n_cells);
   std::vector<Index> next(rows.outerIndexPtr(), rows.outerIndexPtr() + row_lengths.size());
   for (std::size_t m = 0; m < groupings.size(); ++m) {
-    const std::vector<std::uint32_t>& group_of_cell = groupings[m]->group_of_cell;
+    const std::uint32_t* group_of_cell = groupings[m]->group_of_cell;
     for (std::size_t i = 0; i < n_cells; ++i) {  // increasing i keeps rows sorted
       interrupts.poll_every(i);
       const Index at = next[first_row[m] + group_of_cell[i]]++;

@@ -54,7 +54,7 @@ bool crosses_completely(const Grouping& first, const Grouping& second,
       cells(components.n_components, 0);
   for (std::uint32_t c : components.component_of_first) ++firsts[c];
   for (std::uint32_t c : components.component_of_second) ++seconds[c];
-  for (std::uint32_t g : first.group_of_cell) ++cells[components.component_of_first[g]];
+  for (std::size_t i = 0; i < first.n_cells(); ++i) ++cells[components.component_of_first[first.group_of_cell[i]]];
   for (std::uint32_t c = 0; c < components.n_components; ++c) {
     if (cells[c] != firsts[c] * seconds[c]) return false;
   }

@@ -21,15 +21,15 @@ double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, cons
                           "keeps crossing margins.");
   const std::size_t n = model.n_cells();
   const std::size_t n_groups = model.rank();
-  const std::vector<std::uint32_t>& group = model.partition_groups();
+  const std::uint32_t* group = model.partition_groups();
   // The noise first, then the counts added in place.
   noisy.resize(n);
   const bool gaussian = law.kind == NoiseKind::DiscreteGaussian;
   if (gaussian)
-    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, {group.data(), n, n_groups}, noisy.data(),
+    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, noisy.data(),
                                          interrupts);
   else
-    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, {group.data(), n, n_groups}, noisy.data(),
+    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, noisy.data(),
                                         interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);

@@ -92,7 +92,8 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   NoiseLaw law = calibrate_noise(request);
   if (!request.mechanism->integer_output && !request.margins.empty())
     check_float8_margins(std::sqrt(law.unit_variance), n);
-  const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
+  // The cells outlive the model: a margin's groups may be their codes.
+  const InvariantModel model(cells, margins_by_index(cells, request), interrupts, KeyCodes::borrowed);
 
   ReleaseResult result;
   result.integer_output = request.mechanism->integer_output;

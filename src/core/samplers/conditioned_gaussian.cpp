@@ -92,15 +92,14 @@ void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, co
   check_variance(sigma2);
   check_zero_sum_groups(groups, z, interrupts);
   if (groups.n_cells == 0) return;
-  const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
-  const std::vector<std::size_t> starts = group_starts(cells, groups, interrupts);
+  const GroupRuns runs(groups, interrupts);
   const KleinCorrection correction = smallest_step_correction(sigma2);
   const double sd = sigma2.to_double();
   const double loss_per_cell = correction.failure_bound();
   const auto klein_applies = [&](std::size_t k) { return static_cast<double>(k - 1) * loss_per_cell <= 0.5; };
   // Validate every group's method before drawing anything.
-  for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
-    const std::size_t k = starts[g + 1] - starts[g];
+  for (std::size_t g = 0; g < runs.n_runs(); ++g) {
+    const std::size_t k = runs.size(g);
     if (k < 2 || klein_applies(k)) continue;
     const double naive_draws = static_cast<double>(k) * std::sqrt(2 * 3.14159265358979 * (k * sd + 1));
     if (naive_draws > kMaxNaiveDraws)
@@ -111,13 +110,13 @@ void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, co
   }
   std::vector<std::int64_t*> out;
   std::vector<std::int64_t> partial;
-  for (std::size_t g = 0; g + 1 < starts.size(); ++g) {
+  for (std::size_t g = 0; g < runs.n_runs(); ++g) {
     interrupts.poll();
-    const std::size_t k = starts[g + 1] - starts[g];
+    const std::size_t k = runs.size(g);
     out.resize(k);
-    for (std::size_t j = 0; j < k; ++j) out[j] = z + cells[starts[g] + j];
+    for (std::size_t j = 0; j < k; ++j) out[j] = z + runs.cell(runs.start(g) + j);
     if (k == 1)
-      z[cells[starts[g]]] = 0;
+      *out[0] = 0;
     else if (klein_applies(k))
       klein_group(rng, sigma2, correction, k, partial, out.data(), interrupts);
     else

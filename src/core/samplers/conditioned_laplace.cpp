@@ -81,18 +81,17 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
                                          std::int64_t* z, const Interrupts& interrupts) {
   check_arguments(scale, groups, z, interrupts);
   // Cells ordered by group, each group in cell order; runs are the groups.
-  const std::vector<std::uint32_t> cells = cells_by_group(groups, interrupts);
-  const std::vector<std::size_t> start = group_starts(cells, groups, interrupts);
+  const GroupRuns runs(groups, interrupts);
   // One N sampler per group size; a size shared by many groups gets the squeeze.
   std::map<std::uint64_t, std::size_t> groups_of_size;
-  for (std::size_t g = 0; g + 1 < start.size(); ++g) ++groups_of_size[start[g + 1] - start[g]];
+  for (std::size_t g = 0; g < runs.n_runs(); ++g) ++groups_of_size[runs.size(g)];
   std::map<std::uint64_t, std::unique_ptr<CompositionTotalSampler>> samplers;
   std::vector<std::uint64_t> g1, g2;
-  for (std::size_t g = 0; g + 1 < start.size(); ++g) {
+  for (std::size_t g = 0; g < runs.n_runs(); ++g) {
     interrupts.poll();
-    const std::uint64_t k = start[g + 1] - start[g];
-    const std::uint32_t* members = cells.data() + start[g];
-    if (k == 1) z[members[0]] = 0;
+    const std::uint64_t k = runs.size(g);
+    const std::size_t first = runs.start(g);
+    if (k == 1) z[runs.cell(first)] = 0;
     if (k < 2) continue;
     auto& sampler = samplers[k];
     if (!sampler) {
@@ -107,7 +106,7 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
     sample_uniform_composition(rng, total, g1, interrupts);
     sample_uniform_composition(rng, total, g2, interrupts);
     for (std::uint64_t t = 0; t < k; ++t)
-      z[members[t]] = static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]);
+      z[runs.cell(first + t)] = static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]);
   }
 }
 

@@ -24,7 +24,17 @@ void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z
   }
 }
 
-std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts) {
+namespace {
+
+bool never_decreasing(const std::uint32_t* group_of_cell, std::size_t n_cells, const Interrupts& interrupts) {
+  for (std::size_t i = 1; i < n_cells; ++i) {
+    interrupts.poll_every(i);
+    if (group_of_cell[i] < group_of_cell[i - 1]) return false;
+  }
+  return true;
+}
+
+std::vector<std::uint32_t> sorted_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts) {
   const std::uint32_t* group_of_cell = groups.group_of_cell;
   const std::size_t n_cells = groups.n_cells, n_groups = groups.n_groups;
   std::vector<std::uint32_t> cells(n_cells);
@@ -48,16 +58,17 @@ std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const 
   return cells;
 }
 
-std::vector<std::size_t> group_starts(const std::vector<std::uint32_t>& cells, const ZeroSumPartition& groups,
-                                      const Interrupts& interrupts) {
+}  // namespace
+
+GroupRuns::GroupRuns(const ZeroSumPartition& groups, const Interrupts& interrupts)
+    : in_cell_order_(never_decreasing(groups.group_of_cell, groups.n_cells, interrupts)) {
+  if (!in_cell_order_) cells_ = sorted_by_group(groups, interrupts);
   const std::uint32_t* group_of_cell = groups.group_of_cell;
-  std::vector<std::size_t> starts;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    interrupts.poll_every(i);
-    if (i == 0 || group_of_cell[cells[i]] != group_of_cell[cells[i - 1]]) starts.push_back(i);
+  for (std::size_t p = 0; p < groups.n_cells; ++p) {
+    interrupts.poll_every(p);
+    if (p == 0 || group_of_cell[cell(p)] != group_of_cell[cell(p - 1)]) starts_.push_back(p);
   }
-  starts.push_back(cells.size());
-  return starts;
+  starts_.push_back(groups.n_cells);
 }
 
 }  // namespace invariant_dp

@@ -24,14 +24,30 @@ struct ZeroSumPartition {
 // release's are).
 void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z, const Interrupts& interrupts);
 
-// The cells ordered by group, each group in cell order: a counting sort when
-// the group numbers are dense, else a stable sort (so a huge n_groups with
-// few cells costs no memory).
-std::vector<std::uint32_t> cells_by_group(const ZeroSumPartition& groups, const Interrupts& interrupts);
+// The cells ordered by group, each group in cell order, cut into runs: run
+// r (the r-th non-empty group by number) holds the cells at positions
+// start(r) .. start(r + 1) of that order, cell(p) being the one at p. When
+// the group numbers never decrease along the cells (a source read in group
+// order, the usual way a wide table arrives) that order is the cells' own
+// and no permutation is stored: 4 bytes a cell less, and no pass to sort.
+// Otherwise a counting sort when the group numbers are dense, else a stable
+// sort (so a huge n_groups with few cells costs no memory).
+class GroupRuns {
+ public:
+  GroupRuns(const ZeroSumPartition& groups, const Interrupts& interrupts);
 
-// Where each non-empty group starts in `cells` (cells_by_group's order),
-// followed by cells.size(): group g is cells[starts[g] .. starts[g + 1]).
-std::vector<std::size_t> group_starts(const std::vector<std::uint32_t>& cells, const ZeroSumPartition& groups,
-                                      const Interrupts& interrupts);
+  std::size_t n_runs() const { return starts_.size() - 1; }
+  std::size_t start(std::size_t run) const { return starts_[run]; }
+  std::size_t size(std::size_t run) const { return starts_[run + 1] - starts_[run]; }
+  std::uint32_t cell(std::size_t position) const {
+    return in_cell_order_ ? static_cast<std::uint32_t>(position) : cells_[position];
+  }
+  bool in_cell_order() const { return in_cell_order_; }
+
+ private:
+  bool in_cell_order_ = true;
+  std::vector<std::uint32_t> cells_;  // empty when in_cell_order_
+  std::vector<std::size_t> starts_;   // n_runs() + 1
+};
 
 }  // namespace invariant_dp
