@@ -189,7 +189,9 @@ TEST(ConditionedLaplace, CellsInGroupOrderDrawAsAnyOrderDoes) {
   // The rotation only keeps relative order within a group if the group does
   // not wrap around: check, so the comparison below is the one intended.
   for (std::size_t i = 1; i < in_order.size(); ++i) {
-    if (in_order[i] == in_order[i - 1]) ASSERT_LT(position[i - 1], position[i]);
+    if (in_order[i] == in_order[i - 1]) {
+      ASSERT_LT(position[i - 1], position[i]);
+    }
   }
   for (std::size_t i = 0; i < in_order.size(); ++i) EXPECT_EQ(z_in_order[i], z_spread[position[i]]) << i;
 }
