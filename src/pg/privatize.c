@@ -174,6 +174,7 @@ read_rows(Privatize *p)
 	p->source_rows.has_count = p->request.privacy_unit == NULL;
 	p->source_rows.on_columns = check_result_columns;
 	p->source_rows.on_columns_arg = p;
+	p->source_rows.rows_may_number_keys = true;
 	read_query_rows(p->source, &p->source_rows);
 	if (p->domain == NULL)
 		return;
@@ -182,6 +183,7 @@ read_rows(Privatize *p)
 	p->domain_rows.on_columns = check_domain_columns;
 	p->domain_rows.on_columns_arg = &p->source_rows;
 	p->domain_rows.shares_keys_with = &p->source_rows;
+	p->domain_rows.rows_may_number_keys = true;
 	read_query_rows(p->domain, &p->domain_rows);
 }
 

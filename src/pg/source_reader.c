@@ -64,6 +64,7 @@ typedef struct RowBatch
 	/* scratch for one column's call into the core */
 	const void **data;
 	uint32	   *size;
+	uint32	   *codes;			/* a row-numbered column's codes, checked, not kept */
 } RowBatch;
 
 /*
@@ -189,7 +190,7 @@ level_datum(const KeyColumn *column, uint32 code, bool *isnull)
 Datum
 query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull)
 {
-	return level_datum(&rows->columns[k], rows->codes[k][row], isnull);
+	return level_datum(&rows->columns[k], query_key_code(rows, row, k), isnull);
 }
 
 size_t
@@ -207,7 +208,7 @@ query_level_datum(const QueryRows *rows, int k, uint32 code, bool *isnull)
 char *
 query_key_text(const QueryRows *rows, size_t row, int k)
 {
-	return query_level_text(rows, k, rows->codes[k][row]);
+	return query_level_text(rows, k, query_key_code(rows, row, k));
 }
 
 char *
@@ -217,6 +218,18 @@ query_level_text(const QueryRows *rows, int k, uint32 code)
 	Datum		value = level_datum(&rows->columns[k], code, &isnull);
 
 	return isnull ? NULL : OutputFunctionCall(&rows->columns[k].output_fn, value);
+}
+
+/* A table's code arrays for the core: NULL for a row-numbered column. */
+static const uint32 *const *
+key_columns(const QueryRows *rows)
+{
+	const uint32 **columns = palloc(sizeof(uint32 *) * Max(rows->n_keys, 1));
+	int			k;
+
+	for (k = 0; k < rows->n_keys; k++)
+		columns[k] = rows->row_numbered[k] ? NULL : rows->codes[k];
+	return columns;
 }
 
 idp_cells
@@ -233,7 +246,7 @@ query_cells(const QueryRows *source, const QueryRows *domain)
 	cells.column_names = (const char *const *) source->key_names;
 	cells.dictionaries = dictionaries;
 	cells.n_source_rows = source->n_rows;
-	cells.source_keys.columns = (const uint32 *const *) source->codes;
+	cells.source_keys.columns = key_columns(source);
 	cells.source_counts = source->has_count ? source->counts : NULL;
 	if (source->unit != NULL)
 	{
@@ -245,7 +258,7 @@ query_cells(const QueryRows *source, const QueryRows *domain)
 		Assert(domain->columns == source->columns);
 		cells.has_domain = true;
 		cells.n_domain_rows = domain->n_rows;
-		cells.domain_keys.columns = (const uint32 *const *) domain->codes;
+		cells.domain_keys.columns = key_columns(domain);
 	}
 	return cells;
 }
@@ -592,6 +605,14 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 		init_key_column(rows->unit, TupleDescAttr(desc, rows->unit_attno)->atttypid, collector->cxt);
 	}
 	rows->codes = palloc0(sizeof(uint32 *) * Max(rows->n_keys, 1));
+	/*
+	 * A column starts row-numbered if the caller allows it and its dictionary
+	 * is empty (a domain's shares the source's keys): its codes are then 0,
+	 * 1, ... for as long as every row brings a new key (code_slot).
+	 */
+	rows->row_numbered = palloc0(sizeof(bool) * Max(rows->n_keys, 1));
+	for (k = 0; k < rows->n_keys; k++)
+		rows->row_numbered[k] = rows->rows_may_number_keys && rows->columns[k].dictionary.n_levels == 0;
 	rows->code_arrays = palloc(sizeof(MappedArray *) * Max(rows->n_keys, 1));
 	for (k = 0; k < rows->n_keys; k++)
 		rows->code_arrays[k] = new_mapped_array();
@@ -603,6 +624,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	batch->nulls = palloc(sizeof(bool) * BATCH_ROWS * Max(batch->n_slots, 1));
 	batch->data = palloc(sizeof(void *) * BATCH_ROWS);
 	batch->size = palloc(sizeof(uint32) * BATCH_ROWS);
+	batch->codes = palloc(sizeof(uint32) * BATCH_ROWS);
 	initStringInfo(&batch->buffer);
 	MemoryContextSwitchTo(old);
 }
@@ -686,15 +708,42 @@ batch_put(RowBatch *batch, const KeyColumn *column, int s, Datum value, bool isn
 }
 
 /*
+ * A row-numbered column's batch was coded into the batch's scratch codes:
+ * while every row so far brought a new key its codes are the row numbers
+ * and nothing is written (the column's array stays untouched, never
+ * faulted in); at the first row that repeats a key, the codes so far are
+ * written out and the column is stored from then on.
+ */
+static void
+settle_row_numbers(QueryRows *rows, int k, const KeyColumn *column)
+{
+	RowBatch   *batch = rows->batch;
+	size_t		first = rows->n_rows - batch->n_rows;
+	size_t		r;
+
+	if (column->dictionary.n_levels == rows->n_rows)
+		return;
+	for (r = 0; r < first; r++)
+	{
+		if ((r & ((1 << 20) - 1)) == 0)
+			CHECK_FOR_INTERRUPTS();
+		rows->codes[k][r] = (uint32) r;
+	}
+	memcpy(rows->codes[k] + first, batch->codes, sizeof(uint32) * batch->n_rows);
+	rows->row_numbered[k] = false;
+}
+
+/*
  * Codes the batch's keys of slot s in their column's dictionary: the core
- * writes the codes into the column's array (the batch's rows on), and a
+ * writes the codes into column_codes (the batch's rows on), and a
  * by-reference key seen for the first time is copied into the arena.
+ * column_codes NULL: into the batch's scratch codes (a row-numbered column).
  */
 static void
 code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 {
 	RowBatch   *batch = rows->batch;
-	uint32	   *codes = column_codes + (rows->n_rows - batch->n_rows);
+	uint32	   *codes = column_codes ? column_codes + (rows->n_rows - batch->n_rows) : batch->codes;
 	Datum	   *values = batch->values + (size_t) s * BATCH_ROWS;
 	bool	   *nulls = batch->nulls + (size_t) s * BATCH_ROWS;
 	idp_interrupts interrupts = pg_interrupts();
@@ -782,7 +831,11 @@ code_batch(QueryRows *rows)
 	if (batch->n_rows == 0)
 		return;
 	for (k = 0; k < rows->n_keys; k++)
-		code_slot(rows, &rows->columns[k], k, rows->codes[k]);
+	{
+		code_slot(rows, &rows->columns[k], k, rows->row_numbered[k] ? NULL : rows->codes[k]);
+		if (rows->row_numbered[k])
+			settle_row_numbers(rows, k, &rows->columns[k]);
+	}
 	if (rows->unit != NULL)
 		code_slot(rows, rows->unit, rows->n_keys, rows->unit_codes);
 	batch->n_rows = 0;

@@ -4,7 +4,10 @@
  * column has a dictionary of its distinct keys in the core (idp_key_encoder,
  * keyed by the value's binary image), and a row keeps only its keys' codes
  * (4 bytes each), its count and, with a privacy unit, its unit's code. Each
- * distinct key is kept once, as a Datum to return with its own type.
+ * distinct key is kept once, as a Datum to return with its own type. A key
+ * column whose every row brings a new key (ids, blocks: the widest
+ * releases) keeps no codes at all while that lasts: they are the row
+ * numbers (row_numbered).
  * Streams through a DestReceiver, so the query keeps parallel plans and a
  * too-large result (rows or bytes) is refused as it arrives.
  */
@@ -29,6 +32,7 @@ struct QueryRows
 	ColumnsKnownFn on_columns;	/* must check the key types against shares_keys_with's */
 	void	   *on_columns_arg;
 	QueryRows  *shares_keys_with;	/* NULL, or the rows whose dictionaries code these keys too */
+	bool		rows_may_number_keys;	/* a key column whose every row brings a new key may be row-numbered */
 
 	/* filled by read_query_rows */
 	int			n_keys;
@@ -37,6 +41,9 @@ struct QueryRows
 	Oid		   *key_collations;	/* each key column's collation, as ORDER BY would use */
 	size_t		n_rows;
 	uint32	  **codes;			/* n_keys arrays of n_rows: codes[k][row] is key k's code in its column's dictionary */
+	bool	   *row_numbered;	/* per key: row r's code is r (every row brought a new key, as a source of
+								 * distinct keys does), and codes[k] is not written: read codes with
+								 * query_key_code */
 	int64	   *counts;			/* n_rows, if has_count */
 	uint32	   *unit_codes;		/* n_rows, with unit_column */
 
@@ -55,6 +62,13 @@ struct QueryRows
 
 /* Must be called between SPI_connect and SPI_finish. */
 extern void read_query_rows(const char *query, QueryRows *rows);
+
+/* Key k's code on a row, stored or row-numbered. */
+static inline uint32
+query_key_code(const QueryRows *rows, size_t row, int k)
+{
+	return rows->row_numbered[k] ? (uint32) row : rows->codes[k][row];
+}
 
 /* Key k of a row as its Datum (*isnull for SQL NULL). */
 extern Datum query_key_datum(const QueryRows *rows, size_t row, int k, bool *isnull);

@@ -10,6 +10,7 @@
 
 #include "errors.hpp"
 #include "invariants/cell_keys.hpp"
+#include "invariants/key_tuples.hpp"
 #include "table_builder.hpp"
 
 namespace invariant_dp {
@@ -201,6 +202,32 @@ TEST(CellKeys, BorrowsCodesOnlyWhenTheyAreNumberedByFirstAppearance) {
   EXPECT_NE(renumbered.codes(0), skipping);
   EXPECT_EQ(std::vector<std::uint32_t>(renumbered.codes(0), renumbered.codes(0) + 3),
             (std::vector<std::uint32_t>{0, 1, 2}));
+}
+
+TEST(CellKeys, RowNumberedColumnsAreDistinctAndCodeEachRowByItsNumber) {
+  // Column 1 of "a x / a y / b z" is passed row-numbered (no array): its
+  // codes are 0, 1, 2. Column 0 repeats "a", yet no tuple repeats.
+  const test_tables::TextKeys all({"a", "x", "a", "y", "b", "z"}, 2);
+  const KeyRows stored = all.rows();
+  const std::uint32_t* columns[] = {stored.columns[0], nullptr};
+  const KeyRows rows{3, 2, columns, stored.dictionaries, 1};
+  EXPECT_TRUE(rows.row_numbered(1));
+  EXPECT_EQ(rows.code(2, 1), 2u);
+  EXPECT_EQ(rows.key(1, 1), "y");
+  const std::vector<bool> none{false, false}, both{true, true};
+  EXPECT_NO_THROW(CellKeys(rows, {"k0", "k1"}, Interrupts(), &none));
+  const CellKeys encoded(rows, {"k0", "k1"}, Interrupts(), &both, KeyCodes::borrowed);
+  EXPECT_EQ(encoded.n_levels(1), 3u);
+  EXPECT_EQ(std::vector<std::uint32_t>(encoded.codes(1), encoded.codes(1) + 3), (std::vector<std::uint32_t>{0, 1, 2}));
+  EXPECT_EQ(encoded.n_levels(0), 2u);
+  // Grouping by it and by both: one group per row.
+  EXPECT_EQ(dense_tuple_ids(rows, {1}, Interrupts()).n_ids, 3u);
+  EXPECT_EQ(dense_tuple_ids(rows, Interrupts()).n_ids, 3u);
+  EXPECT_EQ(dense_tuple_ids(rows, {0}, Interrupts()).n_ids, 2u);
+  // Its dictionary may hold more keys than the rows (a domain's): the
+  // first n_rows are the rows'.
+  const KeyRows first_two{2, 2, columns, stored.dictionaries, 1};
+  EXPECT_EQ(CellKeys(first_two, {"k0", "k1"}, Interrupts(), &both).n_levels(1), 2u);
 }
 
 bool always_pending(void*) { return true; }

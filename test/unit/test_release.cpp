@@ -288,6 +288,82 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   EXPECT_EQ(out, nullptr);
 }
 
+TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
+  // 600 cells keyed (state, id), id new on every row: passing the id
+  // column row-numbered (NULL) must release what its stored codes do, with
+  // or without a margin, integer or real.
+  std::vector<std::string> storage;
+  for (int i = 0; i < 600; ++i) {
+    storage.push_back(std::to_string(i / 20));
+    storage.push_back("id" + std::to_string(i));
+  }
+  std::vector<const char*> text;
+  for (const std::string& s : storage) text.push_back(s.c_str());
+  const test_tables::TextKeys keys(text, 2);
+  std::vector<std::int64_t> counts(600);
+  for (int i = 0; i < 600; ++i) counts[i] = i % 7;
+  const char* names[] = {"state", "id"};
+  const std::uint32_t* row_numbered[] = {keys.codes()[0], nullptr};
+  const char* state[] = {"state"};
+  const char* hierarchy[] = {"state", "id"};
+  struct Case { const char* mechanism; bool margin; bool hierarchy; };
+  for (const Case c : {Case{"discrete_laplace", false, false}, Case{"integer_laplace", true, false},
+                       Case{"subspace_gaussian", true, false}, Case{"integer_gaussian", true, false},
+                       Case{"subspace_laplace", false, false}, Case{"integer_laplace", false, true},
+                       Case{"cascade", false, true}}) {
+    idp_request request{};
+    request.mechanism = c.mechanism;
+    request.epsilon = 1;
+    request.has_delta = std::string(c.mechanism).find("gaussian") != std::string::npos ||
+                        std::string(c.mechanism) == "cascade";
+    request.delta = 1e-6;
+    request.n_margins = c.margin ? 1 : 0;
+    request.margins = state;
+    request.n_hierarchy = c.hierarchy ? 2 : 0;
+    request.hierarchy = hierarchy;
+    idp_release_table* tables[2] = {nullptr, nullptr};
+    static std::uint64_t generation = 1000;  // each release restarts the seeded stream
+    for (int form = 0; form < 2; ++form) {
+      idp_cells cells{2, names, keys.dictionaries(), 600, {form == 0 ? keys.codes() : row_numbered},
+                      counts.data(), false, 0, {}, {}, {}};
+      idp_randomness randomness{true, 5, ++generation};
+      idp_error error{};
+      ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
+          << c.mechanism << ": " << error.message;
+    }
+    ASSERT_EQ(tables[0]->n_rows, tables[1]->n_rows);
+    for (std::size_t r = 0; r < tables[0]->n_rows; ++r) {
+      if (tables[0]->integer_output)
+        ASSERT_EQ(tables[0]->integer_values[r], tables[1]->integer_values[r]) << c.mechanism << " row " << r;
+      else
+        ASSERT_EQ(tables[0]->values[r], tables[1]->values[r]) << c.mechanism << " row " << r;
+      if (c.hierarchy) {
+        ASSERT_EQ(tables[0]->row_cell[r], tables[1]->row_cell[r]) << c.mechanism << " row " << r;
+        ASSERT_EQ(tables[0]->row_depth[r], tables[1]->row_depth[r]) << c.mechanism << " row " << r;
+      }
+    }
+    EXPECT_EQ(tables[0]->n_rows, c.hierarchy ? 631u : 600u);
+    EXPECT_STREQ(tables[0]->metadata_json, tables[1]->metadata_json);
+    idp_free_release(tables[0]);
+    idp_free_release(tables[1]);
+  }
+  // A row-numbered column needs a key per row in its dictionary.
+  idp_request request{};
+  request.mechanism = "discrete_laplace";
+  request.epsilon = 1;
+  idp_key_dictionary short_dictionaries[] = {keys.dictionaries()[0], keys.dictionaries()[1]};
+  short_dictionaries[1].n_levels = 599;
+  idp_cells cells{2, names, short_dictionaries, 600, {row_numbered}, counts.data(), false, 0, {}, {}, {}};
+  idp_randomness randomness{true, 5, 1};
+  idp_error error{};
+  idp_release_table* out = nullptr;
+  EXPECT_NE(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK);
+  EXPECT_NE(std::string(error.message).find("row-numbered key column \"id\" has 599 keys for 600 rows"),
+            std::string::npos)
+      << error.message;
+  EXPECT_EQ(out, nullptr);
+}
+
 // Which keys a row prints: key k when the row is a cell, or when k is a level
 // of hierarchy key_axis[k] no deeper than the row's depth there.
 static std::vector<bool> printed_keys(const idp_release_table& table, std::size_t row) {

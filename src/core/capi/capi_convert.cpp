@@ -54,8 +54,26 @@ idp_key_dictionary c_dictionary(const KeyDictionary& d) {
   return idp_key_dictionary{d.n_levels, d.data, d.size, d.words, d.null_code};
 }
 
+namespace {
+
+// A row-numbered column's codes run to n_rows - 1: its dictionary must
+// have that many levels (idp_keys), or the codes would name none.
+void check_row_numbered(const idp_keys& keys, std::size_t n_rows, const idp_cells* cells) {
+  if (keys.columns == nullptr) throw Error("the cells' key columns are missing");
+  for (std::size_t k = 0; k < cells->n_columns; ++k)
+    if (keys.columns[k] == nullptr && cells->dictionaries[k].n_levels < n_rows)
+      throw Error("row-numbered key column \"" + std::string(cells->column_names[k]) + "\" has " +
+                  std::to_string(cells->dictionaries[k].n_levels) + " keys for " + std::to_string(n_rows) + " rows");
+}
+
+}  // namespace
+
 CellTables::CellTables(const idp_cells* cells) : cells_(cells), unit_dictionary_(dictionary_of(cells->unit_dictionary)) {
   for (std::size_t k = 0; k < cells->n_columns; ++k) dictionaries_.push_back(dictionary_of(cells->dictionaries[k]));
+  if (cells->n_columns > 0) {
+    check_row_numbered(cells->source_keys, cells->n_source_rows, cells);
+    if (cells->has_domain) check_row_numbered(cells->domain_keys, cells->n_domain_rows, cells);
+  }
 }
 
 KeyRows CellTables::source() const {
@@ -69,7 +87,8 @@ KeyRows CellTables::domain() const {
 }
 
 KeyRows CellTables::units() const {
-  if (cells_->unit_keys.columns == nullptr) throw Error("the privacy unit's keys are missing");
+  if (cells_->unit_keys.columns == nullptr || cells_->unit_keys.columns[0] == nullptr)
+    throw Error("the privacy unit's keys are missing");
   return KeyRows{cells_->n_source_rows, 1, cells_->unit_keys.columns, &unit_dictionary_, IDP_KEYS_SOURCE};
 }
 

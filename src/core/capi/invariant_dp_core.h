@@ -156,7 +156,10 @@ idp_key_bytes(const idp_key_dictionary *dictionary, uint32_t code)
  * Keys, dictionary-encoded, a column at a time: columns[k][row] is the code
  * of the row's key k in dictionary k (n_columns arrays of n_rows codes).
  * A column whose codes are numbered by first appearance is used in place,
- * not copied, for the length of the call.
+ * not copied, for the length of the call. columns[k] NULL: the column is
+ * row-numbered, row r's code is r (every row brought a new key, as a
+ * source of distinct keys does; the codes are not stored), and its
+ * dictionary has at least n_rows levels. Unit keys are never row-numbered.
  */
 typedef struct idp_keys
 {

@@ -77,6 +77,14 @@ CellKeys::CellKeys(const KeyRows& keys, std::vector<std::string> column_names, c
   if (encoded != nullptr) encoded_ = *encoded;
   for (std::size_t j = 0; j < column_names_.size(); ++j) {
     if (!encoded_.at(j)) continue;
+    if (keys.row_numbered(j)) {
+      // Its codes are the rows' numbers: numbered by first appearance, one
+      // level per cell (a domain's extra keys are not among the cells').
+      owned_codes_[j] = row_numbers(n_cells_, interrupts);
+      n_levels_[j] = static_cast<std::uint32_t>(n_cells_);
+      codes_[j] = owned_codes_[j].data();
+      continue;
+    }
     const std::uint32_t* column = keys.columns[j];
     const std::size_t n_levels = keys.dictionaries[j].n_levels;
     if (detail::numbered_by_first_appearance(column, n_cells_, n_levels, interrupts)) {
@@ -144,11 +152,12 @@ void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
 void CellKeys::check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const {
   // A column whose keys differ on every row makes every tuple of keys
   // differ: a wide release usually has one (a block, a person), and then
-  // no table of tuples is needed. An encoded column has counted its
-  // distinct keys already; another may have as many only if its
-  // dictionary does (a domain may have added keys the rows do not have).
+  // no table of tuples is needed. A row-numbered column is one by
+  // construction (each row brought a new key). An encoded column has
+  // counted its distinct keys already; another may have as many only if
+  // its dictionary does (a domain may have added keys the rows do not have).
   for (std::size_t j = 0; j < n_columns(); ++j)
-    if (encoded_[j] && n_levels_[j] == n_cells_) return;
+    if (keys.row_numbered(j) || (encoded_[j] && n_levels_[j] == n_cells_)) return;
   for (std::size_t j = 0; j < n_columns(); ++j) {
     if (encoded_[j] || keys.dictionaries[j].n_levels < n_cells_) continue;
     const std::size_t repeat = first_repeated_key(keys, j, interrupts);

@@ -32,7 +32,11 @@ struct KeyDictionary {
 struct KeyRows {
   std::size_t n_rows = 0;
   std::size_t n_columns = 0;
-  const std::uint32_t* const* columns = nullptr;  // n_columns arrays of n_rows codes each
+  // n_columns arrays of n_rows codes each. A null array is a row-numbered
+  // column: row r's code is r (each row brought a new key; idp_keys), so
+  // its keys differ on every row. Read codes through code(), or check
+  // row_numbered() before reading an array.
+  const std::uint32_t* const* columns = nullptr;
   const KeyDictionary* dictionaries = nullptr;  // n_columns
   // Which rows these are (source, domain), for errors that name a key
   // (KeyRef::table in errors.hpp).
@@ -43,7 +47,10 @@ struct KeyRows {
 
   std::uint64_t table_row(std::size_t row) const { return row_ids ? row_ids[row] : row; }
 
-  std::uint32_t code(std::size_t row, std::size_t column) const { return columns[column][row]; }
+  bool row_numbered(std::size_t column) const { return columns[column] == nullptr; }
+  std::uint32_t code(std::size_t row, std::size_t column) const {
+    return columns[column] != nullptr ? columns[column][row] : static_cast<std::uint32_t>(row);
+  }
   bool is_null(std::size_t row, std::size_t column) const { return dictionaries[column].is_null(code(row, column)); }
   std::string_view key(std::size_t row, std::size_t column) const {
     return dictionaries[column].key(code(row, column));

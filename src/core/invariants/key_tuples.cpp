@@ -30,6 +30,8 @@ bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, st
 
 // One column: its codes renumbered in the rows' order of first appearance.
 TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
+  if (keys.row_numbered(column))
+    return TupleIds{row_numbers(keys.n_rows, interrupts), static_cast<std::uint32_t>(keys.n_rows)};
   const auto n_levels = static_cast<std::uint32_t>(keys.dictionaries[column].n_levels);
   detail::Grouping grouping = detail::group_by_codes(keys.n_rows, {{keys.columns[column], n_levels}}, interrupts);
   const std::uint32_t n_groups = grouping.n_groups;
@@ -37,6 +39,15 @@ TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& i
 }
 
 }  // namespace
+
+std::vector<std::uint32_t> row_numbers(std::size_t n, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> out = zeroed_large_buffer<std::uint32_t>(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    out[i] = static_cast<std::uint32_t>(i);
+  }
+  return out;
+}
 
 TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& columns, const Interrupts& interrupts) {
   if (columns.size() == 1) return column_ids(keys, columns[0], interrupts);

@@ -23,6 +23,10 @@ struct TupleIds {
   std::uint32_t n_ids = 0;
 };
 
+// The codes of a row-numbered column (key_rows.hpp) spelled out: 0, 1, ...,
+// n - 1, for the rare caller that needs them as an array.
+std::vector<std::uint32_t> row_numbers(std::size_t n, const Interrupts& interrupts);
+
 // columns: indices into keys' columns (none: every row gets id 0).
 TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& columns, const Interrupts& interrupts);
 
