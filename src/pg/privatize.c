@@ -276,6 +276,8 @@ release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_p
 	out->cells = p->domain ? &p->domain_rows : &p->source_rows;
 	out->count_type = TupleDescAttr(p->result_desc, out->cells->n_keys)->atttypid;
 	cells = query_cells(&p->source_rows, p->domain ? &p->domain_rows : NULL);
+	/* Nothing reads the counts after the release: it may noise them in place. */
+	cells.counts_writable = true;
 	if (idp_release(&p->request, &cells, &randomness, &interrupts, &out->table, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, p);
 	out->free_table.func = free_release_table;

@@ -364,6 +364,80 @@ TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
   EXPECT_EQ(out, nullptr);
 }
 
+TEST(CApi, WritableCountsAreNoisedInPlaceAsACopyWouldBe) {
+  // With counts_writable the independent and partition integer releases
+  // write their values over the source's counts and the table points
+  // there; the values are those of a release into an array of its own under
+  // the same seed. Other releases, and releases over a domain, leave the
+  // counts alone.
+  const auto table = grid({"state", "block"}, {40, 25}, std::vector<std::int64_t>(1000, 0));
+  const auto keys = table.text_keys();
+  const char* names[] = {"state", "block"};
+  const char* state[] = {"state"};
+  const char* both[] = {"state", "block"};
+  std::vector<std::int64_t> counts(1000);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 13) * 1000;
+  struct Case { const char* mechanism; std::size_t n_margins; const char** margins; bool in_place; };
+  for (const Case c : {Case{"discrete_laplace", 0, state, true}, Case{"discrete_gaussian", 0, state, true},
+                       Case{"integer_laplace", 1, state, true}, Case{"integer_gaussian", 1, state, true},
+                       Case{"integer_laplace", 0, state, true}, Case{"integer_laplace", 2, both, false},
+                       Case{"subspace_laplace", 1, state, false}}) {
+    idp_request request{};
+    request.mechanism = c.mechanism;
+    request.epsilon = 1;
+    request.has_delta = std::string(c.mechanism).find("gaussian") != std::string::npos;
+    request.delta = 1e-6;
+    request.n_margins = c.n_margins;
+    request.margins = c.margins;
+    std::vector<std::int64_t> writable = counts;
+    idp_release_table* tables[2] = {nullptr, nullptr};
+    static std::uint64_t generation = 2000;  // each release restarts the seeded stream
+    for (int form = 0; form < 2; ++form) {
+      idp_cells cells{2, names, keys.dictionaries(), 1000, {keys.codes()}, form == 0 ? counts.data() : writable.data(),
+                      false, 0, {}, {}, {}, form == 1};
+      idp_randomness randomness{true, 9, ++generation};
+      idp_error error{};
+      ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
+          << c.mechanism << ": " << error.message;
+    }
+    EXPECT_EQ(tables[1]->integer_values == writable.data(), c.in_place) << c.mechanism;
+    EXPECT_NE(tables[0]->integer_values, counts.data()) << c.mechanism;
+    for (std::size_t r = 0; r < 1000; ++r) {
+      if (tables[0]->integer_output)
+        ASSERT_EQ(tables[0]->integer_values[r], tables[1]->integer_values[r]) << c.mechanism << " row " << r;
+      else
+        ASSERT_EQ(tables[0]->values[r], tables[1]->values[r]) << c.mechanism << " row " << r;
+    }
+    if (!c.in_place) EXPECT_EQ(writable, counts) << c.mechanism;
+    if (tables[1]->integer_output)  // noised, not merely copied
+      EXPECT_NE(std::vector<std::int64_t>(tables[1]->integer_values, tables[1]->integer_values + 1000), counts)
+          << c.mechanism;
+    idp_free_release(tables[0]);
+    idp_free_release(tables[1]);
+  }
+  // A domain: the released cells are the domain's, the counts untouched.
+  std::vector<std::int64_t> writable = counts;
+  idp_request request{};
+  request.mechanism = "discrete_laplace";
+  request.epsilon = 1;
+  idp_cells cells{2, names, keys.dictionaries(), 1000, {keys.codes()}, writable.data(), true, 1000, {keys.codes()},
+                  {}, {}, true};
+  idp_randomness randomness{true, 9, 3000};
+  idp_error error{};
+  idp_release_table* out = nullptr;
+  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  EXPECT_NE(out->integer_values, writable.data());
+  EXPECT_EQ(writable, counts);
+  idp_free_release(out);
+  // A noisy count beyond bigint, in place: refused, as into an array of its own.
+  writable.assign(1000, INT64_MAX);
+  request.epsilon = 0.01;
+  idp_cells huge{2, names, keys.dictionaries(), 1000, {keys.codes()}, writable.data(), false, 0, {}, {}, {}, true};
+  EXPECT_EQ(idp_release(&request, &huge, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE);
+  EXPECT_STREQ(error.message, "noisy count out of range for bigint");
+  EXPECT_EQ(out, nullptr);
+}
+
 // Which keys a row prints: key k when the row is a cell, or when k is a level
 // of hierarchy key_axis[k] no deeper than the row's depth there.
 static std::vector<bool> printed_keys(const idp_release_table& table, std::size_t row) {

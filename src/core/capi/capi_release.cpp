@@ -49,11 +49,14 @@ idp_release_table* new_table(std::size_t n_rows, std::size_t n_keys, std::size_t
 TableStorage& storage_of(idp_release_table* table) { return *static_cast<TableStorage*>(table->storage); }
 
 // The values, the sd when asked for, and the metadata of every release;
-// then the table's arrays are pointed at what the storage holds.
+// then the table's arrays are pointed at what the storage holds, or, for
+// integer values written in place (in_place), at those.
 template <class Result>
-void move_values(Result& result, bool with_stddev, idp_release_table* table) {
+void move_values(Result& result, bool with_stddev, idp_release_table* table, std::int64_t* in_place = nullptr) {
   TableStorage& s = storage_of(table);
-  const std::size_t n_values = result.integer_output ? result.integer_values.size() : result.values.size();
+  const std::size_t n_values = in_place != nullptr        ? table->n_rows
+                               : result.integer_output ? result.integer_values.size()
+                                                       : result.values.size();
   if (n_values != table->n_rows || (with_stddev && result.noise_sd.size() != table->n_rows))
     throw Error("a release has fewer values than rows");
   table->integer_output = result.integer_output;
@@ -62,7 +65,7 @@ void move_values(Result& result, bool with_stddev, idp_release_table* table) {
   if (with_stddev) s.noise_sd = std::move(result.noise_sd);
   s.metadata_json = std::move(result.metadata_json);
   table->values = table->integer_output ? nullptr : s.values.data();
-  table->integer_values = table->integer_output ? s.integer_values.data() : nullptr;
+  table->integer_values = !table->integer_output ? nullptr : in_place != nullptr ? in_place : s.integer_values.data();
   table->noise_sd = with_stddev ? s.noise_sd.data() : nullptr;
   table->metadata_json = s.metadata_json.data();
   table->row_cell = s.row_cell.empty() ? nullptr : s.row_cell.data();
@@ -85,7 +88,7 @@ void set_levels(idp_release_table* table, std::size_t axis, const std::vector<st
 // Cells only: every row a cell (row_is_cell NULL); row r is cell r, or with
 // a privacy unit or partition selection source row row_cell[r].
 void fill_cells(ReleaseResult& result, bool with_stddev, idp_release_table* table) {
-  move_values(result, with_stddev, table);
+  move_values(result, with_stddev, table, result.integer_values_in_place);
 }
 
 void fill_hierarchy(HierarchyReleaseResult& result, bool with_stddev, idp_release_table* table) {
@@ -190,7 +193,12 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
       fill_hierarchy(result, checked.release.with_stddev, out);
       print_from_source_rows(released.row_of_cell, out, polling);
     } else {
-      ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling);
+      // The source's counts, noised in place when the shim allows it and
+      // the cells are its rows (an array of millions of cells not made).
+      std::int64_t* in_place = cells->counts_writable && released.counts == cells->source_counts
+                                   ? const_cast<std::int64_t*>(cells->source_counts)
+                                   : nullptr;
+      ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling, in_place);
       out = new_table(released.keys->n_cells(), n_keys, 0);
       storage_of(out).row_cell = std::move(released.row_of_cell);
       fill_cells(result, checked.release.with_stddev, out);

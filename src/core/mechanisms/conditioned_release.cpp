@@ -11,8 +11,8 @@
 namespace invariant_dp {
 
 double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
-                           bool with_stddev, RandomSource& rng, const Interrupts& interrupts,
-                           std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd) {
+                           bool with_stddev, RandomSource& rng, const Interrupts& interrupts, std::int64_t* noisy,
+                           std::vector<double>& noise_sd) {
   if (model.structure() != "partition")
     throw InvalidArgument("integer_laplace cannot keep crossing margins in this version",
                           "The declared margins cross (projector structure \"" + model.structure() +
@@ -22,19 +22,14 @@ double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, cons
   const std::size_t n = model.n_cells();
   const std::size_t n_groups = model.rank();
   const std::uint32_t* group = model.partition_groups();
-  // The noise first, then the counts added in place.
-  noisy.resize(n);
+  // Each cell's noise is added to its count as its group is drawn.
   const bool gaussian = law.kind == NoiseKind::DiscreteGaussian;
   if (gaussian)
-    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, noisy.data(),
+    sample_gaussian_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, {noisy, counts},
                                          interrupts);
   else
-    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, noisy.data(),
+    sample_laplace_with_zero_group_sums(rng, law.exact_parameter, {group, n, n_groups}, {noisy, counts},
                                         interrupts);
-  for (std::size_t i = 0; i < n; ++i) {
-    interrupts.poll_every(i);
-    if (__builtin_add_overflow(counts[i], noisy[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
-  }
 
   // A cell's sd depends on its group's size only: computed once per size.
   std::vector<std::size_t> group_size(n_groups, 0);

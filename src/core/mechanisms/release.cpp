@@ -18,10 +18,17 @@
 namespace invariant_dp {
 namespace {
 
-void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with_stddev, RandomSource& rng,
-                      const Interrupts& interrupts, ReleaseResult& result, std::size_t n) {
-  result.integer_output = true;
+// Where an integer release that may write in place writes: integer_out, or
+// an array of the result's own.
+std::int64_t* integer_destination(ReleaseResult& result, std::int64_t* integer_out, std::size_t n) {
+  if (integer_out != nullptr) return result.integer_values_in_place = integer_out;
   result.integer_values.resize(n);
+  return result.integer_values.data();
+}
+
+void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with_stddev, RandomSource& rng,
+                      const Interrupts& interrupts, ReleaseResult& result, std::int64_t* out, std::size_t n) {
+  result.integer_output = true;
   // Every cell has the same sd: spelled out per cell only when asked for.
   if (with_stddev) result.noise_sd.assign(n, std::sqrt(law.unit_variance));
   const IndependentIntegerNoise noise(law.kind == NoiseKind::DiscreteLaplace
@@ -30,7 +37,7 @@ void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with
                                       law.exact_parameter, n, interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    if (__builtin_add_overflow(counts[i], noise.draw(rng), &result.integer_values[i]))
+    if (__builtin_add_overflow(counts[i], noise.draw(rng), &out[i]))
       throw OutOfRange("noisy count out of range for bigint");
   }
 }
@@ -72,7 +79,7 @@ double release_reals(const std::int64_t* counts, const NoiseLaw& law, const Inva
 }  // namespace
 
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
-                          RandomSource& rng, const Interrupts& interrupts) {
+                          RandomSource& rng, const Interrupts& interrupts, std::int64_t* integer_out) {
   const std::size_t n = cells.n_cells();
   if (n == 0 && request.selection.method != SelectionMethod::None) {
     // Partition selection showed no cell: an empty release, not an error
@@ -127,12 +134,13 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     release_table_gaussian(counts, law, tables, n, rng, interrupts, result.integer_values, result.noise_sd, report);
   else if (exact_partition)
     total_variance = release_conditioned(counts, law, model, request.with_stddev, rng, interrupts,
-                                         result.integer_values, result.noise_sd);
+                                         integer_destination(result, integer_out, n), result.noise_sd);
   else if ((mechanism == Mechanism::IntegerLaplace && margins) || mechanism == Mechanism::IntegerLaplaceL2 ||
            (mechanism == Mechanism::IntegerGaussian && margins))
     release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
   else if (request.mechanism->integer_output)
-    release_integers(counts, law, request.with_stddev, rng, interrupts, result, n);
+    release_integers(counts, law, request.with_stddev, rng, interrupts, result, integer_destination(result, integer_out, n),
+                     n);
   else
     total_variance = release_reals(counts, law, model, request.with_stddev, rng, interrupts, result, n);
   if (total_variance < 0) {

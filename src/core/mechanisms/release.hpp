@@ -22,14 +22,24 @@ namespace invariant_dp {
 struct ReleaseResult {
   bool integer_output = false;
   std::vector<double> values;                // real mechanisms
-  std::vector<std::int64_t> integer_values;  // integer mechanisms
+  std::vector<std::int64_t> integer_values;  // integer mechanisms, unless written in place:
+  std::int64_t* integer_values_in_place = nullptr;  // run_release's integer_out, when a mechanism wrote there
   std::vector<double> noise_sd;              // per cell
   std::string metadata_json;                 // the noise law, see release_metadata.hpp
+
+  const std::int64_t* integers() const {
+    return integer_values_in_place != nullptr ? integer_values_in_place : integer_values.data();
+  }
 };
 
-// counts has cells.n_cells() entries, each >= 0.
+// counts has cells.n_cells() entries, each >= 0. integer_out: nullptr, or
+// n_cells() entries where the integer mechanisms with independent or
+// partition noise may write their values (integer_values_in_place) instead
+// of an array of their own; it may be counts itself, noised in place (each
+// count is read just before its cell is written). The other mechanisms
+// leave it alone.
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
-                          RandomSource& rng, const Interrupts& interrupts);
+                          RandomSource& rng, const Interrupts& interrupts, std::int64_t* integer_out = nullptr);
 
 // Real outputs represent counts exactly only up to 2^53.
 constexpr std::int64_t kMaxExactRealCount = std::int64_t{1} << 53;

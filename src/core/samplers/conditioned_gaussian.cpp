@@ -21,9 +21,9 @@ constexpr double kMaxNaiveDraws = 134217728.0;  // 2^27
 // Every step's s_i^2 = sigma2 i/(i+1) is at least sigma2/2.
 KleinCorrection smallest_step_correction(Rational sigma2) { return klein_correction_for(sigma2, 1); }
 
-// Steps 1-4 for one group of k >= 2 cells: writes out[0..k).
+// Steps 1-4 for one group of k >= 2 cells: writes values[0..k).
 void klein_group(RandomSource& rng, Rational s, const KleinCorrection& correction, std::size_t k,
-                 std::vector<std::int64_t>& partial, std::int64_t* const* out_cells, const Interrupts& interrupts) {
+                 std::vector<std::int64_t>& partial, std::int64_t* values, const Interrupts& interrupts) {
   partial.assign(k + 1, 0);  // partial[i] = z_i, z_0 = z_k = 0
   for (std::uint64_t attempt = 0;; ++attempt) {
     interrupts.poll();
@@ -48,21 +48,21 @@ void klein_group(RandomSource& rng, Rational s, const KleinCorrection& correctio
     if (!accepted) continue;
     for (std::size_t j = 1; j <= k; ++j) {
       const Int128 v = static_cast<Int128>(partial[j]) - partial[j - 1];  // partial[k] = 0
-      *out_cells[j - 1] = static_cast<std::int64_t>(v);
+      values[j - 1] = static_cast<std::int64_t>(v);
     }
     return;
   }
 }
 
-// Step 5: i.i.d. discrete Gaussians kept iff the sum is 0.
-void naive_group(RandomSource& rng, Rational sigma2, std::size_t k, std::int64_t* const* out_cells,
+// Step 5: i.i.d. discrete Gaussians kept iff the sum is 0; writes values[0..k).
+void naive_group(RandomSource& rng, Rational sigma2, std::size_t k, std::int64_t* values,
                  const Interrupts& interrupts) {
   for (std::uint64_t it = 0;; ++it) {
     Int128 sum = 0;
     for (std::size_t j = 0; j < k; ++j) {
       interrupts.poll_every(it * k + j);
       const std::int64_t x = sample_discrete_gaussian(rng, sigma2);
-      *out_cells[j] = x;
+      values[j] = x;
       sum += x;
     }
     if (sum == 0) return;
@@ -81,16 +81,14 @@ void sample_gaussian_zero_sum_klein(RandomSource& rng, Rational sigma2, std::siz
   check_variance(sigma2);
   if (k < 2) throw InvalidArgument("a klein group needs at least two cells");
   const KleinCorrection correction = smallest_step_correction(sigma2);
-  std::vector<std::int64_t*> out(k);
-  for (std::size_t j = 0; j < k; ++j) out[j] = z + j;
   std::vector<std::int64_t> partial;
-  klein_group(rng, sigma2, correction, k, partial, out.data(), interrupts);
+  klein_group(rng, sigma2, correction, k, partial, z, interrupts);
 }
 
 void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, const ZeroSumPartition& groups,
-                                          std::int64_t* z, const Interrupts& interrupts) {
+                                          NoiseOutput z, const Interrupts& interrupts) {
   check_variance(sigma2);
-  check_zero_sum_groups(groups, z, interrupts);
+  check_zero_sum_groups(groups, z.out, interrupts);
   if (groups.n_cells == 0) return;
   const GroupRuns runs(groups, interrupts);
   const KleinCorrection correction = smallest_step_correction(sigma2);
@@ -108,19 +106,17 @@ void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, co
                            std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den) + ".",
                        "Use a variance of at least 2, or smaller groups.");
   }
-  std::vector<std::int64_t*> out;
+  std::vector<std::int64_t> values;  // a group's noise, written out once it is accepted
   std::vector<std::int64_t> partial;
   for (std::size_t g = 0; g < runs.n_runs(); ++g) {
     interrupts.poll();
     const std::size_t k = runs.size(g);
-    out.resize(k);
-    for (std::size_t j = 0; j < k; ++j) out[j] = z + runs.cell(runs.start(g) + j);
-    if (k == 1)
-      *out[0] = 0;
-    else if (klein_applies(k))
-      klein_group(rng, sigma2, correction, k, partial, out.data(), interrupts);
-    else
-      naive_group(rng, sigma2, k, out.data(), interrupts);
+    values.assign(k, 0);
+    if (k >= 2 && klein_applies(k))
+      klein_group(rng, sigma2, correction, k, partial, values.data(), interrupts);
+    else if (k >= 2)
+      naive_group(rng, sigma2, k, values.data(), interrupts);
+    for (std::size_t j = 0; j < k; ++j) z.write(runs.cell(runs.start(g) + j), values[j]);
   }
 }
 

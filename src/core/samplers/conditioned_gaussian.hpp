@@ -75,12 +75,13 @@
 
 namespace invariant_dp {
 
-// The law above on the partition of zero_sum_groups.hpp. InvalidArgument
-// for a zero variance or a bad partition; OutOfRange if the variance is too
-// large or too small for a group's size (see 5 and Limits); Interrupted on
+// The law above on the partition of zero_sum_groups.hpp, written to z (or
+// added to its base). InvalidArgument for a zero variance or a bad
+// partition; OutOfRange if the variance is too large or too small for a
+// group's size (see 5 and Limits) or a sum leaves bigint; Interrupted on
 // cancel.
 void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, const ZeroSumPartition& groups,
-                                          std::int64_t* z, const Interrupts& interrupts);
+                                          NoiseOutput z, const Interrupts& interrupts);
 
 // Exposed for tests: one group of k >= 2 cells by steps 1-4 whatever
 // sigma2 (a small sigma2 sends most correction coins to MPFR).

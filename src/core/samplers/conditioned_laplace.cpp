@@ -78,8 +78,8 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
 }
 
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
-                                         std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(scale, groups, z, interrupts);
+                                         NoiseOutput z, const Interrupts& interrupts) {
+  check_arguments(scale, groups, z.out, interrupts);
   // Cells ordered by group, each group in cell order; runs are the groups.
   const GroupRuns runs(groups, interrupts);
   // One N sampler per group size; a size shared by many groups gets the squeeze.
@@ -91,7 +91,7 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
     interrupts.poll();
     const std::uint64_t k = runs.size(g);
     const std::size_t first = runs.start(g);
-    if (k == 1) z[runs.cell(first)] = 0;
+    if (k == 1) z.write(runs.cell(first), 0);
     if (k < 2) continue;
     auto& sampler = samplers[k];
     if (!sampler) {
@@ -106,7 +106,7 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
     sample_uniform_composition(rng, total, g1, interrupts);
     sample_uniform_composition(rng, total, g2, interrupts);
     for (std::uint64_t t = 0; t < k; ++t)
-      z[runs.cell(first + t)] = static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]);
+      z.write(runs.cell(first + t), static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]));
   }
 }
 

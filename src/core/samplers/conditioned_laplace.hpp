@@ -52,11 +52,12 @@
 
 namespace invariant_dp {
 
-// The law above on the partition of zero_sum_groups.hpp. InvalidArgument
-// for a zero scale or a bad partition; OutOfRange if a group is too large
-// for the scale (see Limits); Interrupted on cancel.
+// The law above on the partition of zero_sum_groups.hpp, written to z (or
+// added to its base). InvalidArgument for a zero scale or a bad partition;
+// OutOfRange if a group is too large for the scale (see Limits) or a sum
+// leaves bigint; Interrupted on cancel.
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
-                                         std::int64_t* z, const Interrupts& interrupts);
+                                         NoiseOutput z, const Interrupts& interrupts);
 
 // Writes a uniformly random composition of total into parts.size() >= 1
 // non-negative parts (exposed for tests). total + parts.size() - 1 < 2^63.

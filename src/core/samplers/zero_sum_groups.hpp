@@ -1,8 +1,9 @@
 // The partition shared by the exact samplers of noise with zero sums over
 // the groups of a partition of the cells (conditioned_laplace,
 // conditioned_gaussian): group_of_cell[i] < n_groups is the group of cell i,
-// and the noise is written to z[0 .. n_cells). Groups are independent under
-// both laws, so both samplers visit the cells group by group.
+// and the noise is written to z[0 .. n_cells) (NoiseOutput). Groups are
+// independent under both laws, so both samplers visit the cells group by
+// group.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +18,27 @@ struct ZeroSumPartition {
   const std::uint32_t* group_of_cell = nullptr;
   std::size_t n_cells = 0;
   std::size_t n_groups = 0;
+};
+
+// Where a zero-sum sampler writes cell i's noise z_i, once per cell after
+// its group is drawn: out[i] = z_i, or with base, out[i] = base[i] + z_i.
+// base may be out itself (a release's counts noised in place, without a
+// second array of millions of cells): each cell is read just before it is
+// written. OutOfRange when base[i] + z_i leaves bigint.
+struct NoiseOutput {
+  NoiseOutput(std::int64_t* out, const std::int64_t* base = nullptr) : out(out), base(base) {}
+  std::int64_t* out;
+  const std::int64_t* base;
+
+  void write(std::size_t cell, std::int64_t z) const {
+    if (base == nullptr)
+      out[cell] = z;
+    else if (__builtin_add_overflow(base[cell], z, &out[cell]))
+      throw_out_of_range();
+  }
+
+ private:
+  [[noreturn]] static void throw_out_of_range();
 };
 
 // Throws InvalidArgument for null buffers with cells, a group number out of
