@@ -65,6 +65,7 @@ typedef struct RowBatch
 	const void **data;
 	uint32	   *size;
 	uint32	   *codes;			/* a row-numbered column's codes, checked, not kept */
+	idp_interrupts interrupts;	/* the coding's poller, made once per read (it reads the clock) */
 } RowBatch;
 
 /*
@@ -625,6 +626,7 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	batch->data = palloc(sizeof(void *) * BATCH_ROWS);
 	batch->size = palloc(sizeof(uint32) * BATCH_ROWS);
 	batch->codes = palloc(sizeof(uint32) * BATCH_ROWS);
+	batch->interrupts = pg_interrupts();
 	initStringInfo(&batch->buffer);
 	MemoryContextSwitchTo(old);
 }
@@ -746,7 +748,6 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 	uint32	   *codes = column_codes ? column_codes + (rows->n_rows - batch->n_rows) : batch->codes;
 	Datum	   *values = batch->values + (size_t) s * BATCH_ROWS;
 	bool	   *nulls = batch->nulls + (size_t) s * BATCH_ROWS;
-	idp_interrupts interrupts = pg_interrupts();
 	idp_error	error;
 	idp_status	status;
 	Size		before;
@@ -762,7 +763,7 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 	max_bytes = before + (source_memory_limit() - rows->bytes);
 	if (column->typbyval)
 		status = idp_key_encode_words(column->encoder, batch->n_rows, (const uint64 *) values, nulls, codes,
-									  &interrupts, max_bytes, &error);
+									  &batch->interrupts, max_bytes, &error);
 	else
 	{
 		for (r = 0; r < batch->n_rows; r++)
@@ -776,8 +777,8 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 			values[r] = PointerGetDatum(batch->buffer.data + values[r]);
 			binary_image(column, &values[r], &batch->data[r], &batch->size[r]);
 		}
-		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, codes, &interrupts,
-								max_bytes, &error);
+		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, codes,
+								&batch->interrupts, max_bytes, &error);
 	}
 	switch (status)
 	{

@@ -111,6 +111,7 @@ CellKeys CellKeys::from_codes(std::vector<std::string> column_names, std::vector
     throw Error("codes for " + std::to_string(codes.size()) + " columns, names for " +
                 std::to_string(cells.column_names_.size()));
   cells.owned_codes_ = std::move(codes);
+  cells.codes_by_first_appearance_ = false;
   for (std::size_t j = 0; j < cells.owned_codes_.size(); ++j) cells.codes_[j] = cells.owned_codes_[j].data();
   cells.n_levels_ = std::move(n_levels);
   cells.check_no_duplicate_codes(interrupts);

@@ -58,6 +58,9 @@ class CellKeys {
   std::uint32_t n_levels(std::size_t column) const;
   // All n_cells() codes of an encoded column, for loops over every cell.
   const std::uint32_t* codes(std::size_t column) const;
+  // Whether the codes are known to be numbered by first appearance, every
+  // level shown (cells from rows: always; from_codes: as given, unchecked).
+  bool codes_by_first_appearance() const { return codes_by_first_appearance_; }
 
  private:
   CellKeys(std::size_t n_cells, std::vector<std::string> column_names, int table);
@@ -75,6 +78,7 @@ class CellKeys {
   void check_no_duplicate_keys(const KeyRows& keys, const Interrupts& interrupts) const;
   void throw_duplicate(std::size_t row) const;
   std::vector<bool> encoded_;
+  bool codes_by_first_appearance_ = true;
 };
 
 }  // namespace invariant_dp

@@ -79,8 +79,14 @@ std::vector<SharedGrouping> group_margins(const CellKeys& keys, const std::vecto
     if (!grouping) {
       std::vector<detail::CodeColumn> columns;
       for (std::size_t c : margin.columns) columns.push_back({keys.codes(c), keys.n_levels(c)});
-      grouping = std::make_shared<const Grouping>(
-          detail::group_by_codes(keys.n_cells(), columns, interrupts, borrow_codes));
+      // One column's codes are its groups when they are numbered by first
+      // appearance: known for the cells of a source, else checked.
+      if (borrow_codes && columns.size() == 1 && keys.codes_by_first_appearance())
+        grouping = std::make_shared<const Grouping>(
+            Grouping::borrowing(columns[0].codes, keys.n_cells(), columns[0].n_levels));
+      else
+        grouping = std::make_shared<const Grouping>(
+            detail::group_by_codes(keys.n_cells(), columns, interrupts, borrow_codes));
     }
     out.push_back(grouping);
   }
