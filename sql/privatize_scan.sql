@@ -19,6 +19,12 @@ SET dp.privatize_scan = off;
 EXPLAIN (COSTS OFF) SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
 AS t(county text, n bigint);
 RESET dp.privatize_scan;
+-- The FROM item read as a whole row (the scan's tuple has no row value):
+-- the function scan, whose rows are returned as usual.
+EXPLAIN (COSTS OFF) SELECT row_to_json(t) FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
+AS t(county text, n bigint) WHERE t IS NOT NULL;
+SELECT count(*) AS rows FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0)
+AS t(county text, n bigint) WHERE t IS NOT NULL AND row_to_json(t) IS NOT NULL;
 
 -- The same rows either way: a seeded stream restarts at each SET dp.seed,
 -- so the scan and the function draw the same noise. Margins, real counts
@@ -52,6 +58,20 @@ SELECT (SELECT count(*) FROM ((TABLE by_scan EXCEPT ALL TABLE by_function)
 DROP TABLE by_scan, by_function;
 RESET dp.privatize_scan;
 RESET dp.seed;
+
+-- Some columns read: the scan converts only those the target list and the
+-- quals name (a qual on a column the query does not return, a count over
+-- no column, a whole row, a level column alone).
+\set q 'SELECT edu, n FROM dp.privatize(''SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'', 1.0, ''integer_laplace'', margins => ''{county}'') AS t(county text, edu text, n bigint) WHERE county <> ''Alpha'''
+:compare
+\set q 'SELECT county FROM dp.privatize(''SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'', 1.0, ''subspace_gaussian'', delta => 1e-6, options => ''{"stddev": true}'') AS t(county text, edu text, n numeric, sd float8) WHERE n > -1e9 AND sd > 0'
+:compare
+\set q 'SELECT count(*), sum(n) FROM dp.privatize(''SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'', 1.0, ''discrete_laplace'') AS t(county text, edu text, n bigint)'
+:compare
+\set q 'SELECT t::text AS row FROM dp.privatize(''SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'', 1.0, ''discrete_laplace'') AS t(county text, edu text, n bigint)'
+:compare
+\set q 'SELECT level, edu FROM dp.privatize(''SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2'', 1.0, ''cascade'', delta => 1e-6, hierarchy => ''{county,edu}'', options => ''{"level": true}'') AS t(county text, edu text, n float8, level int)'
+:compare
 
 -- EXECUTE on dp.privatize is checked for the scan as for the call.
 CREATE ROLE regress_scan_user;

@@ -298,11 +298,12 @@ privatized_count(const PrivatizedRows *rows)
 /*
  * Released row r, as the column definition list declares it: the cell's
  * keys but those below its level (NULL), then the count, the sd and the
- * level columns as asked. By-reference values point into the rows read (a
- * numeric count is made in the current memory context).
+ * level columns as asked; a column not needed is NULL. By-reference values
+ * point into the rows read (a numeric count is made in the current memory
+ * context).
  */
 void
-privatized_row(const PrivatizedRows *rows, size_t r, Datum *values, bool *nulls)
+privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *values, bool *nulls)
 {
 	const Privatize *p = &rows->p;
 	const QueryRows *cells = rows->cells;
@@ -317,16 +318,17 @@ privatized_row(const PrivatizedRows *rows, size_t r, Datum *values, bool *nulls)
 	{
 		uint32		axis = table->key_axis[k];
 		bool		isnull = true;
-		bool		printed = is_cell ||
-			(axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]);
+		bool		printed = (needed == NULL || needed[k]) &&
+			(is_cell || (axis < table->n_axes && table->key_depth[k] <= table->row_depth[r * table->n_axes + axis]));
 
 		values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
 		nulls[k] = isnull;
 	}
-	nulls[column] = false;
-	values[column++] = count_datum(table->values ? table->values[r] : 0,
-								   table->integer_values ? table->integer_values[r] : 0,
-								   table->integer_output, rows->count_type);
+	nulls[column] = needed != NULL && !needed[column];
+	values[column] = nulls[column] ? (Datum) 0 :
+		count_datum(table->values ? table->values[r] : 0, table->integer_values ? table->integer_values[r] : 0,
+					table->integer_output, rows->count_type);
+	column++;
 	if (p->info.with_stddev)
 	{
 		nulls[column] = false;
@@ -368,7 +370,7 @@ privatize(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_path
 	{
 		if ((r & 8191) == 0)
 			CHECK_FOR_INTERRUPTS();
-		privatized_row(rows, r, values, nulls);
+		privatized_row(rows, r, NULL, values, nulls);
 		tuplestore_putvalues(rsinfo->setResult, desc, values, nulls);
 	}
 	MemoryContextDelete(cxt);

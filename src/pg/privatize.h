@@ -21,7 +21,11 @@ extern PrivatizedRows *privatize_rows(FunctionCallInfo fcinfo, MemoryContext cxt
 
 extern size_t privatized_count(const PrivatizedRows *rows);
 
-/* Row r as the column definition list declares it (values and nulls). */
-extern void privatized_row(const PrivatizedRows *rows, size_t r, Datum *values, bool *nulls);
+/*
+ * Row r as the column definition list declares it (values and nulls).
+ * needed: NULL, or per column whether the caller reads it (the others are
+ * left NULL, not converted).
+ */
+extern void privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *values, bool *nulls);
 
 #endif

@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/sysattr.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_language.h"
@@ -54,6 +55,7 @@ typedef struct PrivatizeScanState
 	Oid			funcid;
 	List	   *args;			/* ExprState per argument of the call */
 	TupleDesc	result_desc;
+	bool	   *needed;			/* per column: read by the projection or a qual; NULL: every column */
 	PrivatizedRows *rows;		/* NULL until first read */
 	size_t		next;
 } PrivatizeScanState;
@@ -118,6 +120,23 @@ has_executor_params(Node *node, void *context)
 	return expression_tree_walker(node, has_executor_params, context);
 }
 
+/*
+ * Whether the query reads the FROM item as a whole row (t, row_to_json(t),
+ * WHERE t IS NOT NULL): the scan's tuple is its columns, with no row value
+ * to return, so such a query keeps the function scan.
+ */
+static bool
+reads_whole_row(RelOptInfo *rel)
+{
+	Bitmapset  *attrs = NULL;
+	ListCell   *cell;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	foreach(cell, rel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, cell)->clause, rel->relid, &attrs);
+	return bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+}
+
 /* The one call of dp.privatize this FROM item is, or NULL. */
 static FuncExpr *
 privatize_call(RelOptInfo *rel, RangeTblEntry *rte)
@@ -126,7 +145,8 @@ privatize_call(RelOptInfo *rel, RangeTblEntry *rte)
 	FuncExpr   *call;
 
 	if (!dp_privatize_scan || rte->rtekind != RTE_FUNCTION || rel->reloptkind != RELOPT_BASEREL ||
-		list_length(rte->functions) != 1 || rte->funcordinality || !bms_is_empty(rel->lateral_relids))
+		list_length(rte->functions) != 1 || rte->funcordinality || !bms_is_empty(rel->lateral_relids) ||
+		reads_whole_row(rel))
 		return NULL;
 	rtfunc = linitial_node(RangeTblFunction, rte->functions);
 	if (!IsA(rtfunc->funcexpr, FuncExpr) || rtfunc->funccolnames == NIL)
@@ -208,6 +228,34 @@ create_privatize_scan_state(CustomScan *cscan)
 	return (Node *) state;
 }
 
+/*
+ * Which columns of the scan tuple anything reads. Without a projection the
+ * tuple itself goes up the plan: every column. With one, only the columns
+ * its target list and the quals name (as a heap scan deforms only the
+ * attributes it needs): a query that reads some columns, or counts rows,
+ * does not convert the keys it never looks at.
+ */
+static bool *
+needed_columns(CustomScanState *node)
+{
+	CustomScan *scan = (CustomScan *) node->ss.ps.plan;
+	int			natts = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor->natts;
+	Bitmapset  *attrs = NULL;
+	bool	   *needed;
+	int			a;
+
+	if (node->ss.ps.ps_ProjInfo == NULL)
+		return NULL;
+	pull_varattnos((Node *) scan->scan.plan.targetlist, INDEX_VAR, &attrs);
+	pull_varattnos((Node *) scan->scan.plan.qual, INDEX_VAR, &attrs);
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		return NULL;			/* a whole row (reads_whole_row declines the plan first) */
+	needed = palloc(sizeof(bool) * natts);
+	for (a = 0; a < natts; a++)
+		needed[a] = bms_is_member(a + 1 - FirstLowInvalidHeapAttributeNumber, attrs);
+	return needed;
+}
+
 static void
 begin_privatize_scan(CustomScanState *node, EState *estate, int eflags)
 {
@@ -222,6 +270,7 @@ begin_privatize_scan(CustomScanState *node, EState *estate, int eflags)
 	state->funcid = call->funcid;
 	state->args = ExecInitExprList(call->args, &node->ss.ps);
 	state->result_desc = CreateTupleDescCopy(node->ss.ss_ScanTupleSlot->tts_tupleDescriptor);
+	state->needed = needed_columns(node);
 }
 
 /* The release, made the first time the scan is read. */
@@ -269,7 +318,7 @@ next_row(ScanState *node)
 		CHECK_FOR_INTERRUPTS();
 	/* A numeric count is made per row: in the per-tuple memory. */
 	caller = MemoryContextSwitchTo(node->ps.ps_ExprContext->ecxt_per_tuple_memory);
-	privatized_row(state->rows, state->next++, slot->tts_values, slot->tts_isnull);
+	privatized_row(state->rows, state->next++, state->needed, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(caller);
 	return ExecStoreVirtualTuple(slot);
 }
