@@ -48,13 +48,21 @@ idp_release_table* new_table(std::size_t n_rows, std::size_t n_keys, std::size_t
 
 TableStorage& storage_of(idp_release_table* table) { return *static_cast<TableStorage*>(table->storage); }
 
+// Values a release wrote over the cells' counts (run_release's
+// writable_counts), if any.
+struct InPlaceValues {
+  std::int64_t* integers = nullptr;
+  double* reals = nullptr;
+};
+
 // The values, the sd when asked for, and the metadata of every release;
-// then the table's arrays are pointed at what the storage holds, or, for
-// integer values written in place (in_place), at those.
+// then the table's arrays are pointed at what the storage holds, or at the
+// values written in place.
 template <class Result>
-void move_values(Result& result, bool with_stddev, idp_release_table* table, std::int64_t* in_place = nullptr) {
+void move_values(Result& result, bool with_stddev, idp_release_table* table, InPlaceValues in_place = {}) {
   TableStorage& s = storage_of(table);
-  const std::size_t n_values = in_place != nullptr        ? table->n_rows
+  const bool written_in_place = in_place.integers != nullptr || in_place.reals != nullptr;
+  const std::size_t n_values = written_in_place        ? table->n_rows
                                : result.integer_output ? result.integer_values.size()
                                                        : result.values.size();
   if (n_values != table->n_rows || (with_stddev && result.noise_sd.size() != table->n_rows))
@@ -64,8 +72,10 @@ void move_values(Result& result, bool with_stddev, idp_release_table* table, std
   s.integer_values = std::move(result.integer_values);
   if (with_stddev) s.noise_sd = std::move(result.noise_sd);
   s.metadata_json = std::move(result.metadata_json);
-  table->values = table->integer_output ? nullptr : s.values.data();
-  table->integer_values = !table->integer_output ? nullptr : in_place != nullptr ? in_place : s.integer_values.data();
+  table->values = table->integer_output ? nullptr : in_place.reals != nullptr ? in_place.reals : s.values.data();
+  table->integer_values = !table->integer_output           ? nullptr
+                          : in_place.integers != nullptr ? in_place.integers
+                                                         : s.integer_values.data();
   table->noise_sd = with_stddev ? s.noise_sd.data() : nullptr;
   table->metadata_json = s.metadata_json.data();
   table->row_cell = s.row_cell.empty() ? nullptr : s.row_cell.data();
@@ -88,7 +98,7 @@ void set_levels(idp_release_table* table, std::size_t axis, const std::vector<st
 // Cells only: every row a cell (row_is_cell NULL); row r is cell r, or with
 // a privacy unit or partition selection source row row_cell[r].
 void fill_cells(ReleaseResult& result, bool with_stddev, idp_release_table* table) {
-  move_values(result, with_stddev, table, result.integer_values_in_place);
+  move_values(result, with_stddev, table, {result.integer_values_in_place, result.values_in_place});
 }
 
 void fill_hierarchy(HierarchyReleaseResult& result, bool with_stddev, idp_release_table* table) {
@@ -195,10 +205,10 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
     } else {
       // The source's counts, noised in place when the shim allows it and
       // the cells are its rows (an array of millions of cells not made).
-      std::int64_t* in_place = cells->counts_writable && released.counts == cells->source_counts
+      std::int64_t* writable = cells->counts_writable && released.counts == cells->source_counts
                                    ? const_cast<std::int64_t*>(cells->source_counts)
                                    : nullptr;
-      ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling, in_place);
+      ReleaseResult result = run_release(*released.keys, released.counts, checked.release, rng, polling, writable);
       out = new_table(released.keys->n_cells(), n_keys, 0);
       storage_of(out).row_cell = std::move(released.row_of_cell);
       fill_cells(result, checked.release.with_stddev, out);

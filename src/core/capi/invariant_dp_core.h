@@ -188,10 +188,11 @@ typedef struct idp_cells
 	idp_keys	unit_keys;		/* one column; columns NULL: no privacy unit */
 	idp_key_dictionary unit_dictionary;
 	/*
-	 * The core may write the released integer values over source_counts
-	 * when the released cells are the source rows themselves (no domain,
-	 * unit or partition selection): idp_release_table.integer_values then
-	 * points into them, and they must outlive the table.
+	 * The core may write the released values over source_counts when the
+	 * released cells are the source rows themselves (no domain, unit,
+	 * partition selection or hierarchy): integers as they are, reals as
+	 * float8 in the same 8 bytes a row. idp_release_table.integer_values or
+	 * values then points into them, and they must outlive the table.
 	 */
 	bool		counts_writable;
 } idp_cells;

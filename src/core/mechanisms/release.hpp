@@ -21,25 +21,25 @@ namespace invariant_dp {
 
 struct ReleaseResult {
   bool integer_output = false;
-  std::vector<double> values;                // real mechanisms
-  std::vector<std::int64_t> integer_values;  // integer mechanisms, unless written in place:
-  std::int64_t* integer_values_in_place = nullptr;  // run_release's integer_out, when a mechanism wrote there
+  std::vector<double> values;                // real mechanisms, unless written in place
+  std::vector<std::int64_t> integer_values;  // integer mechanisms, unless written in place
+  // The counts' own memory, when the release wrote its values there
+  // (run_release's writable_counts): integers as they are, or reals as
+  // float8 in the same 8 bytes a cell. Then values / integer_values are empty.
+  std::int64_t* integer_values_in_place = nullptr;
+  double* values_in_place = nullptr;
   std::vector<double> noise_sd;              // per cell
   std::string metadata_json;                 // the noise law, see release_metadata.hpp
-
-  const std::int64_t* integers() const {
-    return integer_values_in_place != nullptr ? integer_values_in_place : integer_values.data();
-  }
 };
 
-// counts has cells.n_cells() entries, each >= 0. integer_out: nullptr, or
-// n_cells() entries where the integer mechanisms with independent or
-// partition noise may write their values (integer_values_in_place) instead
-// of an array of their own; it may be counts itself, noised in place (each
-// count is read just before its cell is written). The other mechanisms
-// leave it alone.
+// counts has cells.n_cells() entries, each >= 0. writable_counts: nullptr,
+// or counts itself, which the release may then overwrite with its values
+// (each count is read just before its cell is written) instead of making an
+// array of millions of cells: the integer mechanisms with independent or
+// partition noise, and the real ones on a partition or no invariant. The
+// other mechanisms leave it alone.
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
-                          RandomSource& rng, const Interrupts& interrupts, std::int64_t* integer_out = nullptr);
+                          RandomSource& rng, const Interrupts& interrupts, std::int64_t* writable_counts = nullptr);
 
 // Real outputs represent counts exactly only up to 2^53.
 constexpr std::int64_t kMaxExactRealCount = std::int64_t{1} << 53;
