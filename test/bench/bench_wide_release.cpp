@@ -28,12 +28,15 @@ double seconds_since(Clock::time_point start) {
 // codes them while rows arrive (one encoder per column, a batch of rows per
 // call), and the seconds that took. Rows arrive in the order of g (a sorted
 // source: no lookup while keys ascend) or shuffled (through the index).
+// Column g brings a new key on every row: the shim passes it row-numbered
+// (no codes), and lets the core write the release over the counts.
 struct WideCells {
   std::size_t n_columns;
   std::vector<idp_key_encoder*> encoders;
   std::vector<idp_key_dictionary> dictionaries;
   std::vector<std::vector<std::uint32_t>> codes;  // a column's side by side
   std::vector<const std::uint32_t*> columns;
+  std::vector<const std::uint32_t*> shim_columns;  // row-numbered columns NULL, as the shim passes them
   std::vector<std::int64_t> counts;
   double coding_seconds = 0;
 
@@ -63,6 +66,8 @@ struct WideCells {
     }
     coding_seconds = seconds_since(start);
     for (idp_key_encoder* encoder : encoders) dictionaries.push_back(idp_key_encoder_dictionary(encoder));
+    for (std::size_t k = 0; k < n_columns; ++k)
+      shim_columns.push_back(dictionaries[k].n_levels == n ? nullptr : columns[k]);
   }
   ~WideCells() {
     for (idp_key_encoder* encoder : encoders) idp_key_encoder_free(encoder);
@@ -86,8 +91,9 @@ void run(const char* label, const WideCells& cells, const char* mechanism, const
   request.n_margins = margin ? 1 : 0;
   request.margins = margins;
   const std::size_t n = cells.counts.size();
+  std::vector<std::int64_t> counts = cells.counts;  // noised in place, as the shim allows
   idp_cells in{cells.n_columns, cells.n_columns == 2 ? names : one_name, cells.dictionaries.data(), n,
-               {cells.columns.data()}, cells.counts.data(), false, 0, {}};
+               {cells.shim_columns.data()}, counts.data(), false, 0, {}, {}, {}, true};
   idp_randomness randomness{seeded, 7, 1};
   idp_error error{};
   idp_release_table* table = nullptr;
