@@ -177,15 +177,10 @@ is_count_type(Oid type)
 static Datum
 level_datum(const KeyColumn *column, uint32 code, bool *isnull)
 {
-	Datum		value = (Datum) 0;
-
 	*isnull = idp_key_is_null(&column->dictionary, code);
 	if (*isnull)
 		return (Datum) 0;
-	if (!column->typbyval)
-		return column->level_values[code];
-	memcpy(&value, idp_key_bytes(&column->dictionary, code), sizeof(Datum));
-	return value;
+	return column->typbyval ? (Datum) idp_key_word(&column->dictionary, code) : column->level_values[code];
 }
 
 Datum

@@ -213,7 +213,8 @@ TEST(CellKeys, RowNumberedColumnsAreDistinctAndCodeEachRowByItsNumber) {
   const KeyRows rows{3, 2, columns, stored.dictionaries, 1};
   EXPECT_TRUE(rows.row_numbered(1));
   EXPECT_EQ(rows.code(2, 1), 2u);
-  EXPECT_EQ(rows.key(1, 1), "y");
+  std::uint64_t scratch;
+  EXPECT_EQ(rows.key(1, 1, scratch), "y");
   const std::vector<bool> none{false, false}, both{true, true};
   EXPECT_NO_THROW(CellKeys(rows, {"k0", "k1"}, Interrupts(), &none));
   const CellKeys encoded(rows, {"k0", "k1"}, Interrupts(), &both, KeyCodes::borrowed);

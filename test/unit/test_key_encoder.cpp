@@ -14,7 +14,9 @@
 
 #include "errors.hpp"
 #include "growing_array.hpp"
+#include "capi/capi_convert.hpp"
 #include "invariants/key_encoder.hpp"
+#include "invariants/word_array.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -35,12 +37,13 @@ TEST(KeyEncoder, CodesKeysInOrderOfFirstAppearanceWithNullAndEmptyApart) {
   EXPECT_EQ(code_all(encoder, {"", "c", "b"}), (std::vector<std::uint32_t>{3, 4, 0}));
   const KeyDictionary dictionary = encoder.dictionary();
   ASSERT_EQ(dictionary.n_levels, 5u);
-  EXPECT_EQ(dictionary.key(0), "b");
-  EXPECT_EQ(dictionary.key(1), "a");
+  std::uint64_t scratch;  // (keys of any length never use it)
+  EXPECT_EQ(dictionary.key(0, scratch), "b");
+  EXPECT_EQ(dictionary.key(1, scratch), "a");
   EXPECT_TRUE(dictionary.is_null(2));
   EXPECT_FALSE(dictionary.is_null(3));
-  EXPECT_EQ(dictionary.key(3), "");
-  EXPECT_EQ(dictionary.key(4), "c");
+  EXPECT_EQ(dictionary.key(3, scratch), "");
+  EXPECT_EQ(dictionary.key(4, scratch), "c");
 }
 
 TEST(KeyEncoder, KeepsEveryCodeAcrossGrowthAndCopiesTheKeys) {
@@ -62,7 +65,8 @@ TEST(KeyEncoder, KeepsEveryCodeAcrossGrowthAndCopiesTheKeys) {
   const auto codes = code_all(encoder, reversed);
   for (std::uint32_t i = 0; i < kKeys; ++i) ASSERT_EQ(codes[i], kKeys - 1 - i);
   ASSERT_EQ(encoder.n_levels(), kKeys);
-  EXPECT_EQ(encoder.dictionary().key(12345), text[12345]);
+  std::uint64_t scratch;
+  EXPECT_EQ(encoder.dictionary().key(12345, scratch), text[12345]);
   EXPECT_GT(encoder.bytes(), kKeys * (sizeof(void*) + sizeof(std::uint32_t) + sizeof(std::uint64_t)));
 }
 
@@ -157,7 +161,8 @@ TEST(KeyEncoder, BorrowsTheCallersBytesUntilToldWhereTheyStay) {
   encoder.code(2, again, again_size, codes, Interrupts());
   EXPECT_EQ(codes[0], 0u);
   EXPECT_EQ(codes[1], 1u);
-  EXPECT_EQ(encoder.dictionary().key(0), "alpha");
+  std::uint64_t word_scratch;
+  EXPECT_EQ(encoder.dictionary().key(0, word_scratch), "alpha");
   EXPECT_EQ(encoder.dictionary().data[1], kept[1].data());
   // A copying encoder cannot be told where its keys are.
   KeyEncoder copying;
@@ -213,10 +218,10 @@ void expect_oracle_codes(KeyEncoder& encoder, WordOracle& oracle, const std::vec
       const KeyDictionary dictionary = encoder.dictionary();
       ASSERT_EQ(dictionary.is_null(codes[i]), !batch[i].has_value());
       if (batch[i]) {
-        std::int64_t kept;
-        std::memcpy(&kept, dictionary.key(codes[i]).data(), 8);
-        ASSERT_EQ(dictionary.key(codes[i]).size(), 8u);
-        ASSERT_EQ(kept, *batch[i]);
+        std::uint64_t scratch;
+        ASSERT_EQ(dictionary.word(codes[i]), static_cast<std::uint64_t>(*batch[i]));
+        ASSERT_EQ(dictionary.key(codes[i], scratch).size(), 8u);
+        ASSERT_EQ(std::memcmp(dictionary.key(codes[i], scratch).data(), &*batch[i], 8), 0);
       }
     }
   }
@@ -231,9 +236,7 @@ TEST(KeyEncoderWords, CodesWordsInOrderOfFirstAppearanceWithNullApartFromZero) {
   ASSERT_EQ(dictionary.n_levels, 4u);
   EXPECT_TRUE(dictionary.is_null(2));
   EXPECT_FALSE(dictionary.is_null(3));
-  std::int64_t word;
-  std::memcpy(&word, dictionary.key(1).data(), 8);
-  EXPECT_EQ(word, -1);
+  EXPECT_EQ(static_cast<std::int64_t>(dictionary.word(1)), -1);
   EXPECT_TRUE(encoder.indexes_words());  // -1 and 0 are neighbours: one narrow range
   // A key of another width is the caller's mistake.
   const std::int32_t narrow = 1;
@@ -346,8 +349,8 @@ TEST(KeyEncoderWords, KeepsWordsAtTheEndsOfTheirRange) {
 }
 
 TEST(KeyEncoderWords, RefusesToGrowPastItsLimitAndStopsWhenInterrupted) {
-  std::vector<std::optional<std::int64_t>> words;
-  for (std::int64_t i = 0; i < 2000000; ++i) words.push_back(i * 3);
+  std::vector<std::optional<std::int64_t>> words;  // 8 bytes each (over 2^31)
+  for (std::int64_t i = 0; i < 2000000; ++i) words.push_back((std::int64_t(1) << 40) + i * 3);
   const std::size_t limit = 8u << 20;
   KeyEncoder encoder = KeyEncoder::of_words();
   std::size_t coded = 0;
@@ -371,6 +374,56 @@ TEST(KeyEncoderWords, RefusesToGrowPastItsLimitAndStopsWhenInterrupted) {
   const Interrupts cancel([](void* n) { return ++*static_cast<int*>(n) > 40; }, &polls);
   KeyEncoder interrupted = KeyEncoder::of_words();
   EXPECT_THROW(interrupted.code(spread.size(), data.data(), size.data(), codes.data(), cancel), Interrupted);
+}
+
+TEST(WordArray, NarrowWordsAreExactlyTheSignExtendedOnes) {
+  // A word is kept in 4 bytes only if it reads back as the same 8: the
+  // Datum of an int4 (sign-extended), not a zero-extended 32-bit pattern.
+  for (const std::int64_t fits : {std::int64_t(0), std::int64_t(-1), std::int64_t(INT32_MIN), std::int64_t(INT32_MAX)})
+    EXPECT_TRUE(WordArray::fits_narrow(static_cast<std::uint64_t>(fits))) << fits;
+  for (const std::int64_t wide : {std::int64_t(INT32_MAX) + 1, std::int64_t(INT32_MIN) - 1, std::int64_t(0xffffffffll),
+                                  std::int64_t(1) << 40, INT64_MIN, INT64_MAX})
+    EXPECT_FALSE(WordArray::fits_narrow(static_cast<std::uint64_t>(wide))) << wide;
+}
+
+TEST(KeyEncoderWords, KeepsWordsInFourBytesUntilOneNeedsEight) {
+  // A million ascending int4-like words, negatives, a NULL and INT32_MAX
+  // among them: 4 bytes a word (narrow_words), read back as the same 8
+  // bytes. Then 2^31 arrives: every word is widened once, codes unchanged.
+  std::vector<std::optional<std::int64_t>> words;
+  for (std::int64_t i = 0; i < 1000000; ++i) words.push_back(-500000 + i);
+  words[7] = std::nullopt;
+  words.push_back(std::int64_t(INT32_MAX));
+  KeyEncoder encoder = KeyEncoder::of_words();
+  WordOracle oracle;
+  expect_oracle_codes(encoder, oracle, words);
+  ASSERT_NE(encoder.dictionary().narrow_words, nullptr);
+  EXPECT_EQ(encoder.dictionary().words, nullptr);
+  EXPECT_LT(encoder.bytes(), 1000001u * 4u + (1u << 20));  // the words alone, 4 bytes each
+  // Widening is refused under a limit it would pass, before allocating;
+  // the dictionary stays whole and narrow.
+  const std::size_t held = encoder.bytes();
+  std::vector<std::uint32_t> codes(1);
+  const std::uint64_t two_to_31 = std::uint64_t(1) << 31;
+  const bool no_null = false;
+  EXPECT_THROW(encoder.code(1, &two_to_31, &no_null, codes.data(), Interrupts(), held + (1u << 20)), TooLarge);
+  EXPECT_EQ(encoder.bytes(), held);
+  EXPECT_NE(encoder.dictionary().narrow_words, nullptr);
+  // With room: widened, every earlier word and code as before.
+  expect_oracle_codes(encoder, oracle, {std::int64_t(two_to_31)});
+  ASSERT_NE(encoder.dictionary().words, nullptr);
+  EXPECT_EQ(encoder.dictionary().narrow_words, nullptr);
+  expect_oracle_codes(encoder, oracle, words);
+  // The C boundary's view reads the same words either way.
+  KeyEncoder narrow = KeyEncoder::of_words();
+  WordOracle narrow_oracle;
+  expect_oracle_codes(narrow, narrow_oracle, {std::int64_t(-3), std::nullopt, std::int64_t(5), std::int64_t(INT32_MIN)});
+  const idp_key_dictionary c = capi::c_dictionary(narrow.dictionary());
+  ASSERT_NE(c.narrow_words, nullptr);
+  EXPECT_EQ(static_cast<std::int64_t>(idp_key_word(&c, 0)), -3);
+  EXPECT_TRUE(idp_key_is_null(&c, 1));
+  EXPECT_EQ(idp_key_word(&c, 2), 5u);
+  EXPECT_EQ(static_cast<std::int64_t>(idp_key_word(&c, 3)), std::int64_t(INT32_MIN));
 }
 
 }  // namespace

@@ -47,11 +47,12 @@ char* malloc_copy(const std::string& text) {
 }
 
 KeyDictionary dictionary_of(const idp_key_dictionary& d) {
-  return KeyDictionary{d.n_levels, d.data, d.size, d.words, d.words != nullptr ? d.null_code : 0xffffffffu};
+  const bool words = d.words != nullptr || d.narrow_words != nullptr;
+  return KeyDictionary{d.n_levels, d.data, d.size, d.words, words ? d.null_code : 0xffffffffu, d.narrow_words};
 }
 
 idp_key_dictionary c_dictionary(const KeyDictionary& d) {
-  return idp_key_dictionary{d.n_levels, d.data, d.size, d.words, d.null_code};
+  return idp_key_dictionary{d.n_levels, d.data, d.size, d.words, d.null_code, d.narrow_words};
 }
 
 namespace {

@@ -126,9 +126,11 @@ idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
 /*
  * One key column's distinct keys, by code: key c is size[c] bytes at data[c]
  * (the value's binary image: equal values must be equal bytes), or SQL NULL
- * when data[c] is NULL; or, for keys of 8 bytes each (words non-NULL, data
- * and size NULL), the 8 bytes of words[c], SQL NULL when c is null_code
- * (0xffffffff: no NULL). The bytes stay the caller's.
+ * when data[c] is NULL; or, for keys of 8 bytes each (data and size NULL),
+ * the word of code c (idp_key_word): words[c], or, while every word is a
+ * sign-extended 32-bit integer, narrow_words[c] sign-extended (one of the
+ * two is non-NULL); SQL NULL when c is null_code (0xffffffff: no NULL).
+ * The bytes stay the caller's.
  */
 typedef struct idp_key_dictionary
 {
@@ -137,19 +139,26 @@ typedef struct idp_key_dictionary
 	const uint32_t *size;
 	const uint64_t *words;
 	uint32_t	null_code;
+	const int32_t *narrow_words;
 } idp_key_dictionary;
+
+static inline bool
+idp_key_has_words(const idp_key_dictionary *dictionary)
+{
+	return dictionary->words != NULL || dictionary->narrow_words != NULL;
+}
 
 static inline bool
 idp_key_is_null(const idp_key_dictionary *dictionary, uint32_t code)
 {
-	return dictionary->words != NULL ? code == dictionary->null_code : dictionary->data[code] == NULL;
+	return idp_key_has_words(dictionary) ? code == dictionary->null_code : dictionary->data[code] == NULL;
 }
 
-/* Key code's bytes (not NULL). */
-static inline const void *
-idp_key_bytes(const idp_key_dictionary *dictionary, uint32_t code)
+/* Key code's word (not NULL), in a dictionary of words. */
+static inline uint64_t
+idp_key_word(const idp_key_dictionary *dictionary, uint32_t code)
 {
-	return dictionary->words != NULL ? (const void *) &dictionary->words[code] : dictionary->data[code];
+	return dictionary->words != NULL ? dictionary->words[code] : (uint64_t) (int64_t) dictionary->narrow_words[code];
 }
 
 /*

@@ -127,7 +127,8 @@ BoundedPeriods bound_stream_units(const StreamRows& rows, std::size_t n_past, co
             throw NullValue("the privacy unit is NULL in a row of the stream's source",
                             "A NULL unit would lump the rows of unrelated people into one.",
                             "Leave such rows out of the source, or give each its own unit.");
-          s.hash = hash_key_bytes(dictionary.key(u));
+          std::uint64_t scratch;
+          s.hash = hash_key_bytes(dictionary.key(u, scratch));
         }
         s.last_period = period;
         s.rows_here = 0;

@@ -67,7 +67,7 @@ void KeyEncoder::keep_bytes(std::uint32_t code, const void* data) {
 }
 
 KeyDictionary KeyEncoder::dictionary() const {
-  if (words_mode_) return KeyDictionary{words_.size(), nullptr, nullptr, words_.data(), null_code_};
+  if (words_mode_) return KeyDictionary{words_.size(), nullptr, nullptr, words_.wide(), null_code_, words_.narrow()};
   return KeyDictionary{data_.size(), data_.data(), size_.data()};
 }
 
@@ -222,11 +222,11 @@ void KeyEncoder::code_bytes(std::size_t begin, std::size_t end, const void* cons
 
 // ---- Words ----
 
-std::uint32_t KeyEncoder::add_word(std::uint64_t word) {
+std::uint32_t KeyEncoder::add_word(std::uint64_t word, const Interrupts& interrupts) {
   if (words_.size() >= kMaxLevels) throw too_many_levels();
-  const std::size_t growth = words_.growth_for(words_.size() + 1);
+  const std::size_t growth = words_.growth_for(word);
   if (growth != 0) need(growth);  // (the sum need() takes is not for every key)
-  words_.push_back(word);
+  words_.push_back(word, interrupts);
   return static_cast<std::uint32_t>(words_.size() - 1);
 }
 
@@ -247,7 +247,7 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
   }
   for (std::size_t i = 0; i < n; ++i) {
     if (nulls[i]) {
-      if (null_code_ == kNoCode) null_code_ = add_word(0);
+      if (null_code_ == kNoCode) null_code_ = add_word(0, interrupts);
       codes[i] = null_code_;
       continue;
     }
@@ -255,7 +255,7 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
     const std::uint64_t ordered = word ^ kSignBit;
     if (ascending_) {
       if (high_ < low_ || ordered > high_) {  // greater than every word seen: a new one
-        codes[i] = high_code_ = add_word(word);
+        codes[i] = high_code_ = add_word(word, interrupts);
         low_ = std::min(low_, ordered);
         high_ = ordered;
         continue;
@@ -269,12 +269,12 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
     if (dense_ && ordered - index_base_ >= index_size_ && !widen_index(ordered, interrupts))
       index_to_table(n - i, interrupts);
     if (!dense_) {
-      codes[i] = hashed_word_code(word);
+      codes[i] = hashed_word_code(word, interrupts);
       continue;
     }
     std::uint32_t& entry = index_[ordered - index_base_];
     if (entry == 0) {
-      codes[i] = add_word(word);
+      codes[i] = add_word(word, interrupts);
       entry = codes[i] + 1;
       low_ = std::min(low_, ordered);
       high_ = std::max(high_, ordered);
@@ -285,13 +285,13 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
 }
 
 // A word's code through the hash table, which has room for one more key.
-std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word) {
+std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word, const Interrupts& interrupts) {
   const std::uint64_t h = word_hash(word);
   const std::size_t mask = capacity_ - 1;
   for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
     const std::uint64_t entry = slots_[slot];
     if (entry == 0) {
-      const std::uint32_t code = add_word(word);
+      const std::uint32_t code = add_word(word, interrupts);
       slots_[slot] = (h & kTagBits) | (std::uint64_t(code) + 1);
       low_ = std::min(low_, word ^ kSignBit);
       high_ = std::max(high_, word ^ kSignBit);

@@ -16,7 +16,8 @@
 //
 // Keys of 8 bytes (words: a by-value SQL type's Datum, of_words()) are kept
 // side by side in one array, 8 bytes a key instead of a pointer, a size and
-// a copy. Words are usually integers of a narrow range (ids, codes, years,
+// a copy, or 4 while they are sign-extended 32-bit integers (word_array.hpp).
+// Words are usually integers of a narrow range (ids, codes, years,
 // dates): while the distinct words, read as integers, span at most four
 // times their number, the code of word w is found at index w - base of an
 // array, without hashing, and keys that arrive in order touch that array in
@@ -37,6 +38,7 @@
 #include "../growing_array.hpp"
 #include "../interrupts.hpp"
 #include "key_rows.hpp"
+#include "word_array.hpp"
 
 namespace invariant_dp {
 
@@ -89,8 +91,8 @@ class KeyEncoder {
   // Words.
   void code_words(std::size_t n, const std::uint64_t* words, const bool* nulls, std::uint32_t* codes,
                   const Interrupts& interrupts);
-  std::uint32_t hashed_word_code(std::uint64_t word);
-  std::uint32_t add_word(std::uint64_t word);
+  std::uint32_t hashed_word_code(std::uint64_t word, const Interrupts& interrupts);
+  std::uint32_t add_word(std::uint64_t word, const Interrupts& interrupts);
   void leave_ascending(std::size_t more_levels, const Interrupts& interrupts);
   bool widen_index(std::uint64_t ordered, const Interrupts& interrupts);
   void index_to_table(std::size_t more_levels, const Interrupts& interrupts);
@@ -123,7 +125,7 @@ class KeyEncoder {
   // integers in "ordered" form, the word with its top bit flipped, so that
   // a negative integer sits just below zero.
   bool words_mode_ = false;
-  GrowingArray<std::uint64_t> words_;
+  WordArray words_;
   bool ascending_ = true;              // no word so far below one before it: no index_ nor slots_ yet
   std::uint32_t high_code_ = 0;        // while ascending_: the code of the greatest word
   bool dense_ = true;                  // coded through index_, else through slots_

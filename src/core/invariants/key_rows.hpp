@@ -14,18 +14,27 @@ namespace invariant_dp {
 
 // One key column's distinct keys, by code: each key's bytes where data
 // points, or, for keys of 8 bytes each (KeyEncoder::of_words), side by side
-// in words.
+// as words: 8 bytes each, or 4 while every word is a sign-extended 32-bit
+// integer (word_array.hpp), read back as the same 8 bytes.
 struct KeyDictionary {
   std::size_t n_levels = 0;
   const void* const* data = nullptr;   // n_levels; nullptr = SQL NULL
   const std::uint32_t* size = nullptr;  // bytes of each non-NULL key
   const std::uint64_t* words = nullptr;  // instead of data and size: n_levels words
   std::uint32_t null_code = 0xffffffffu;  // with words: the code of SQL NULL (none: 0xffffffff)
+  const std::int32_t* narrow_words = nullptr;  // instead of words: each word's low 32 bits, sign-extended
 
-  bool is_null(std::uint32_t code) const { return words != nullptr ? code == null_code : data[code] == nullptr; }
-  std::string_view key(std::uint32_t code) const {
-    if (words != nullptr) return {reinterpret_cast<const char*>(words + code), sizeof(std::uint64_t)};
-    return {static_cast<const char*>(data[code]), size[code]};
+  bool has_words() const { return words != nullptr || narrow_words != nullptr; }
+  bool is_null(std::uint32_t code) const { return has_words() ? code == null_code : data[code] == nullptr; }
+  std::uint64_t word(std::uint32_t code) const {
+    return words != nullptr ? words[code] : static_cast<std::uint64_t>(static_cast<std::int64_t>(narrow_words[code]));
+  }
+  // A key's bytes; a word's 8 bytes are written to scratch first (they are
+  // kept in 4 bytes or side by side, not as a key of their own).
+  std::string_view key(std::uint32_t code, std::uint64_t& scratch) const {
+    if (!has_words()) return {static_cast<const char*>(data[code]), size[code]};
+    scratch = word(code);
+    return {reinterpret_cast<const char*>(&scratch), sizeof scratch};
   }
 };
 
@@ -52,8 +61,8 @@ struct KeyRows {
     return columns[column] != nullptr ? columns[column][row] : static_cast<std::uint32_t>(row);
   }
   bool is_null(std::size_t row, std::size_t column) const { return dictionaries[column].is_null(code(row, column)); }
-  std::string_view key(std::size_t row, std::size_t column) const {
-    return dictionaries[column].key(code(row, column));
+  std::string_view key(std::size_t row, std::size_t column, std::uint64_t& scratch) const {
+    return dictionaries[column].key(code(row, column), scratch);
   }
 };
 

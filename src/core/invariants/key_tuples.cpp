@@ -99,16 +99,19 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
 
 std::uint64_t tuple_hash(const KeyRows& keys, std::size_t row) {
   std::uint64_t h = 0x2545f4914f6cdd1dull;
-  for (std::size_t c = 0; c < keys.n_columns; ++c)
-    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c), c))) *
+  for (std::size_t c = 0; c < keys.n_columns; ++c) {
+    std::uint64_t scratch;
+    h = (h ^ (keys.is_null(row, c) ? 0x6a09e667f3bcc909ull : hash_key_bytes(keys.key(row, c, scratch), c))) *
         0x9e3779b97f4a7c15ull;
+  }
   return h ^ (h >> 29);
 }
 
 bool same_tuple(const KeyRows& a, std::size_t row_a, const KeyRows& b, std::size_t row_b) {
   for (std::size_t c = 0; c < a.n_columns; ++c) {
     if (a.is_null(row_a, c) != b.is_null(row_b, c)) return false;
-    if (!a.is_null(row_a, c) && a.key(row_a, c) != b.key(row_b, c)) return false;
+    std::uint64_t scratch_a, scratch_b;
+    if (!a.is_null(row_a, c) && a.key(row_a, c, scratch_a) != b.key(row_b, c, scratch_b)) return false;
   }
   return true;
 }
