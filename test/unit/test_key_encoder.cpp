@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -168,6 +169,61 @@ TEST(KeyEncoder, BorrowsTheCallersBytesUntilToldWhereTheyStay) {
   KeyEncoder copying;
   code_all(copying, {"x"});
   EXPECT_THROW(copying.keep_bytes(0, kept[0].data()), Error);
+}
+
+TEST(KeyEncoder, AscendingKeysNeedNoTableUntilOneIsNot) {
+  // 200,000 zero-padded ids in order (GEOID-like), each twice in a row, ''
+  // first and a NULL among them: new by being the greatest yet, or the
+  // greatest again; no table (the keys and their pointers alone). Then keys
+  // below the greatest, repeats among them: the table, built from the keys
+  // kept, codes every key as first coded. Borrowed bytes are compared where
+  // keep_bytes moved them (the scratch they came from is overwritten).
+  std::vector<std::string> text{""};
+  for (int i = 0; i < 200000; ++i) {
+    std::string id = std::to_string(i);
+    text.insert(text.end(), 2, std::string(10 - id.size(), '0') + id);
+  }
+  std::vector<std::optional<std::string>> keys(text.begin(), text.end());
+  keys[1001] = std::nullopt;
+  std::map<std::optional<std::string>, std::uint32_t> oracle;
+  std::vector<std::string> kept;  // the lasting copies of borrowed keys
+  kept.reserve(300000);
+  KeyEncoder encoder = KeyEncoder::of_borrowed_bytes();
+  const auto code_and_check = [&](const std::vector<std::optional<std::string>>& batch_keys) {
+    for (std::size_t begin = 0; begin < batch_keys.size(); begin += 64) {
+      const std::size_t end = std::min(batch_keys.size(), begin + 64);
+      std::string scratch;
+      for (std::size_t i = begin; i < end; ++i) scratch += batch_keys[i].value_or("");
+      std::vector<const void*> data;
+      std::vector<std::uint32_t> size;
+      std::size_t at = 0;
+      for (std::size_t i = begin; i < end; ++i) {
+        data.push_back(batch_keys[i] ? scratch.data() + at : nullptr);
+        size.push_back(batch_keys[i] ? static_cast<std::uint32_t>(batch_keys[i]->size()) : 0);
+        at += batch_keys[i].value_or("").size();
+      }
+      std::vector<std::uint32_t> codes(end - begin);
+      encoder.code(end - begin, data.data(), size.data(), codes.data(), Interrupts());
+      for (std::size_t i = begin; i < end; ++i) {
+        const auto found = oracle.emplace(batch_keys[i], static_cast<std::uint32_t>(oracle.size()));
+        ASSERT_EQ(codes[i - begin], found.first->second) << "key " << i;
+        if (found.second && batch_keys[i]) {
+          kept.push_back(*batch_keys[i]);
+          encoder.keep_bytes(codes[i - begin], kept.back().data());
+        }
+      }
+      std::fill(scratch.begin(), scratch.end(), 'x');
+    }
+  };
+  code_and_check(keys);
+  EXPECT_TRUE(encoder.bytes_ascending());
+  EXPECT_LT(encoder.bytes(), 200002u * 13u + (1u << 20));  // a pointer and a size a key, and the first table
+  std::vector<std::optional<std::string>> later{std::string("0000000005"), std::string(""), std::nullopt,
+                                                std::string("0000000004a"), std::string("0000199999")};
+  for (int i = 0; i < 100000; ++i) later.push_back(text[1 + 2 * ((i * 7919) % 200000)]);
+  code_and_check(later);
+  EXPECT_FALSE(encoder.bytes_ascending());
+  EXPECT_EQ(encoder.n_levels(), oracle.size());
 }
 
 // ---- Keys of 8-byte words (by-value Datums) ----

@@ -170,8 +170,14 @@ void KeyEncoder::code(std::size_t n, const void* const* data, const std::uint32_
       }
       code_words(end - begin, words, nulls, codes + begin, interrupts);
     } else {
-      reserve(data_.size() + (end - begin), interrupts);
-      code_bytes(begin, end, data, size, codes);
+      std::size_t from = begin;
+      if (ascending_) {
+        from = code_ascending_bytes(begin, end, data, size, codes);
+        if (from == end) continue;
+        leave_ascending_bytes(end - from, interrupts);
+      }
+      reserve(data_.size() + (end - from), interrupts);
+      code_bytes(from, end, data, size, codes);
     }
   }
 }
@@ -183,6 +189,41 @@ void KeyEncoder::code(std::size_t n, const std::uint64_t* words, const bool* nul
   for (std::size_t begin = 0; begin < n; begin += kBatch) {
     interrupts.poll_every(begin / kBatch);
     code_words(std::min(n, begin + kBatch) - begin, words + begin, nulls + begin, codes + begin, interrupts);
+  }
+}
+
+// Keys while they ascend (no key below the greatest yet); returns the
+// first that does not (end: none did).
+std::size_t KeyEncoder::code_ascending_bytes(std::size_t begin, std::size_t end, const void* const* data,
+                                             const std::uint32_t* size, std::uint32_t* codes) {
+  for (std::size_t i = begin; i < end; ++i) {
+    if (data[i] == nullptr) {
+      if (null_code_ == kNoCode) null_code_ = add_level(nullptr, 0);
+      codes[i] = null_code_;
+      continue;
+    }
+    const std::string_view key(static_cast<const char*>(data[i]), size[i]);
+    if (high_code_ != kNoCode) {
+      const int order = key.compare(std::string_view(static_cast<const char*>(data_[high_code_]), size_[high_code_]));
+      if (order < 0) return i;
+      if (order == 0) {  // the greatest again (a sorted source's repeats)
+        codes[i] = high_code_;
+        continue;
+      }
+    }
+    codes[i] = high_code_ = add(data[i], size[i]);
+  }
+  return end;
+}
+
+// The first key below the greatest: the table, built from the keys kept,
+// with room for `more_levels` new ones.
+void KeyEncoder::leave_ascending_bytes(std::size_t more_levels, const Interrupts& interrupts) {
+  ascending_ = false;
+  reserve(data_.size() + more_levels, interrupts);
+  for (std::size_t code = 0; code < data_.size(); ++code) {
+    interrupts.poll_every(code);
+    if (data_[code] != nullptr) insert_slot(key_hash(data_[code], size_[code]), static_cast<std::uint32_t>(code));
   }
 }
 

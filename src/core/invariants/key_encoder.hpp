@@ -5,9 +5,14 @@
 // instead of the row's values, and the core never hashes a key's bytes
 // again (KeyRows carries the codes and these dictionaries).
 //
-// Keys of any length: an open-addressing table of codes grown by doubling
-// (the row count is not known while rows arrive), at most three quarters
-// full. A slot's position comes from the high bits of its key's hash and
+// Keys of any length: while they arrive in ascending byte order (a source
+// sorted by a key whose order is its bytes' in the collation used: GEOIDs,
+// zero-padded codes, any key under the C collation), a key above the
+// greatest so far is new by that alone and one equal to it gets its code,
+// with no hashing and no table; the first key below the greatest builds
+// the table from the keys kept. Then an open-addressing table of codes
+// grown by doubling (the row count is not known while rows arrive), at most
+// three quarters full. A slot's position comes from the high bits of its key's hash and
 // the slot keeps those 32 bits beside the code, so the table is ordered by
 // hash: growing it streams through the old table and the new one in order,
 // without reading a key again. Keys are coded in batches whose slots are
@@ -80,10 +85,14 @@ class KeyEncoder {
   // by value; or with no lookup, none having decreased yet.
   bool indexes_words() const { return words_mode_ && dense_ && !ascending_; }
   bool words_ascending() const { return words_mode_ && ascending_; }
+  bool bytes_ascending() const { return !words_mode_ && ascending_; }
 
  private:
   static constexpr std::uint32_t kNoCode = 0xffffffffu;
   // Keys of any length.
+  std::size_t code_ascending_bytes(std::size_t begin, std::size_t end, const void* const* data,
+                                   const std::uint32_t* size, std::uint32_t* codes);
+  void leave_ascending_bytes(std::size_t more_levels, const Interrupts& interrupts);
   void code_bytes(std::size_t begin, std::size_t end, const void* const* data, const std::uint32_t* size,
                   std::uint32_t* codes);
   std::uint32_t add(const void* data, std::uint32_t size);
@@ -126,8 +135,8 @@ class KeyEncoder {
   // a negative integer sits just below zero.
   bool words_mode_ = false;
   WordArray words_;
-  bool ascending_ = true;              // no word so far below one before it: no index_ nor slots_ yet
-  std::uint32_t high_code_ = 0;        // while ascending_: the code of the greatest word
+  bool ascending_ = true;              // no key so far below one before it: no index_ nor slots_ yet
+  std::uint32_t high_code_ = kNoCode;  // while ascending_: the code of the greatest key (none yet)
   bool dense_ = true;                  // coded through index_, else through slots_
   GrowingArray<std::uint32_t> index_;  // code + 1 of ordered word index_base_ + i; 0: not seen
   std::uint64_t index_base_ = 0;
