@@ -473,7 +473,8 @@ TEST(KeyEncoderWords, KeepsWordsInFourBytesUntilOneNeedsEight) {
   // The C boundary's view reads the same words either way.
   KeyEncoder narrow = KeyEncoder::of_words();
   WordOracle narrow_oracle;
-  expect_oracle_codes(narrow, narrow_oracle, {std::int64_t(-3), std::nullopt, std::int64_t(5), std::int64_t(INT32_MIN)});
+  expect_oracle_codes(narrow, narrow_oracle,
+                      {std::int64_t(-3), std::nullopt, std::int64_t(5), std::int64_t(INT32_MIN)});
   const idp_key_dictionary c = capi::c_dictionary(narrow.dictionary());
   ASSERT_NE(c.narrow_words, nullptr);
   EXPECT_EQ(static_cast<std::int64_t>(idp_key_word(&c, 0)), -3);

@@ -203,10 +203,11 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
            (mechanism == Mechanism::IntegerGaussian && margins))
     release_on_lattice(counts, request, model, rng, interrupts, result.integer_values, result.noise_sd, law, report);
   else if (request.mechanism->integer_output)
-    release_integers(counts, law, request.with_stddev, rng, interrupts, result, integer_destination(result, writable_counts, n),
-                     n);
+    release_integers(counts, law, request.with_stddev, rng, interrupts, result,
+                     integer_destination(result, writable_counts, n), n);
   else
-    total_variance = release_reals(counts, law, model, request.with_stddev, rng, interrupts, result, writable_counts, n);
+    total_variance =
+        release_reals(counts, law, model, request.with_stddev, rng, interrupts, result, writable_counts, n);
   if (total_variance < 0) {
     // Without per-cell sds (independent noise, not asked for) every cell has the unit variance.
     total_variance = result.noise_sd.empty() ? double(n) * law.unit_variance : 0.0;
