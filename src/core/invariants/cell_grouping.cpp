@@ -63,12 +63,8 @@ Grouping densify_hashed(const std::vector<std::uint64_t>& keys, const Interrupts
 }
 
 // One column: its codes renumbered by first appearance, through a table
-// indexed by code (no packed keys); or, when they already are, the codes
-// themselves (borrow_codes).
-Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const Interrupts& interrupts,
-                         bool borrow_codes) {
-  if (borrow_codes && numbered_by_first_appearance(column.codes, n_cells, column.n_levels, interrupts))
-    return Grouping::borrowing(column.codes, n_cells, column.n_levels);
+// indexed by code (no packed keys).
+Grouping group_by_column(std::size_t n_cells, const CodeColumn& column, const Interrupts& interrupts) {
   std::vector<std::uint32_t> id_of_code(column.n_levels, kUnassigned);
   std::vector<std::uint32_t> group_of_cell(n_cells);
   std::uint32_t n_groups = 0;
@@ -101,8 +97,8 @@ bool numbered_by_first_appearance(const std::uint32_t* codes, std::size_t n, std
 }
 
 Grouping group_by_codes(std::size_t n_cells, const std::vector<CodeColumn>& columns,
-                        const Interrupts& interrupts, bool borrow_codes) {
-  if (columns.size() == 1) return group_by_column(n_cells, columns[0], interrupts, borrow_codes);
+                        const Interrupts& interrupts) {
+  if (columns.size() == 1) return group_by_column(n_cells, columns[0], interrupts);
   std::vector<std::uint64_t> keys(n_cells, 0);
   std::uint64_t key_bound = 1;
   for (const CodeColumn& column : columns) {

@@ -64,12 +64,11 @@ struct CodeColumn {
 };
 
 // Groups n_cells cells by their code tuple over the given columns; no column
-// gives a single group (the grand total) when n_cells > 0. borrow_codes: one
-// column whose codes are numbered by first appearance and show all its
-// n_levels is used in place (they are the ids), which then must outlive
-// the grouping.
+// gives a single group (the grand total) when n_cells > 0. (Codes that
+// already are the ids, one column numbered by first appearance, can be the
+// grouping itself: Grouping::borrowing.)
 Grouping group_by_codes(std::size_t n_cells, const std::vector<CodeColumn>& columns,
-                        const Interrupts& interrupts, bool borrow_codes = false);
+                        const Interrupts& interrupts);
 
 // Whether codes[0 .. n) are numbered by first appearance (0, 1, ... as the
 // cells first show them) and show all n_levels of them. Only reads.

@@ -81,12 +81,13 @@ std::vector<SharedGrouping> group_margins(const CellKeys& keys, const std::vecto
       for (std::size_t c : margin.columns) columns.push_back({keys.codes(c), keys.n_levels(c)});
       // One column's codes are its groups when they are numbered by first
       // appearance: known for the cells of a source, else checked.
-      if (borrow_codes && columns.size() == 1 && keys.codes_by_first_appearance())
-        grouping = std::make_shared<const Grouping>(
-            Grouping::borrowing(columns[0].codes, keys.n_cells(), columns[0].n_levels));
-      else
-        grouping = std::make_shared<const Grouping>(
-            detail::group_by_codes(keys.n_cells(), columns, interrupts, borrow_codes));
+      const bool codes_are_groups =
+          borrow_codes && columns.size() == 1 &&
+          (keys.codes_by_first_appearance() || detail::numbered_by_first_appearance(
+                                                    columns[0].codes, keys.n_cells(), columns[0].n_levels, interrupts));
+      grouping = std::make_shared<const Grouping>(
+          codes_are_groups ? Grouping::borrowing(columns[0].codes, keys.n_cells(), columns[0].n_levels)
+                           : detail::group_by_codes(keys.n_cells(), columns, interrupts));
     }
     out.push_back(grouping);
   }

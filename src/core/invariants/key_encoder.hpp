@@ -11,9 +11,10 @@
 // greatest so far is new by that alone and one equal to it gets its code,
 // with no hashing and no table; the first key below the greatest builds
 // the table from the keys kept. Then an open-addressing table of codes
-// grown by doubling (the row count is not known while rows arrive), at most
-// three quarters full. A slot's position comes from the high bits of its key's hash and
-// the slot keeps those 32 bits beside the code, so the table is ordered by
+// grown by doubling (the row count is not known while rows arrive), at
+// most three quarters full. A slot's position comes from the high bits of
+// its key's hash and the slot keeps those 32 bits beside the code, so the
+// table is ordered by
 // hash: growing it streams through the old table and the new one in order,
 // without reading a key again. Keys are coded in batches whose slots are
 // prefetched together, so that the cache misses of a table of millions of

@@ -26,7 +26,6 @@ class WordArray {
   }
 
   std::size_t size() const { return size_; }
-  bool is_narrow() const { return narrow_mode_; }
   std::uint64_t operator[](std::size_t code) const { return narrow_mode_ ? widen(narrow_[code]) : wide_[code]; }
   // The words side by side: one of the two is null (none yet: narrow).
   const std::int32_t* narrow() const { return narrow_mode_ ? narrow_.data() : nullptr; }

@@ -18,8 +18,8 @@
 namespace invariant_dp {
 
 // Writes noisy[i] = counts[i] + z[i] (noisy may be counts itself: each
-// count is read just before its cell is written) and, with_stddev, the per-cell noise
-// sd: exact for the Laplace; sigma sqrt(1 - 1/k) for the Gaussian, the
+// count is read just before its cell is written) and, with_stddev, the
+// per-cell noise sd: exact for the Laplace; sigma sqrt(1 - 1/k) for the Gaussian, the
 // continuous value, which the lattice's discreteness changes by a
 // negligible amount for sigma^2 >= 1 (Poisson summation; checked by
 // enumeration in the tests). Returns the sum of the cells' variances.

@@ -64,7 +64,6 @@ class GroupRuns {
   std::uint32_t cell(std::size_t position) const {
     return in_cell_order_ ? static_cast<std::uint32_t>(position) : cells_[position];
   }
-  bool in_cell_order() const { return in_cell_order_; }
 
  private:
   bool in_cell_order_ = true;
