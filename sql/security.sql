@@ -377,6 +377,61 @@ SELECT dp.drop_release('sec_monthly');
 DROP FUNCTION public.sec_month(date), public.sec_month_public(date);
 DROP TABLE sec_visits;
 
+-- A refresher's look-alike of a function the draw path once called without
+-- its schema, first in its search_path: the draw resolves no name through
+-- it, before or after the refresher's grant is withdrawn, nor for a table
+-- that is not a release (test/cluster/shadowing.sh shadows every name).
+SET SESSION AUTHORIZATION regress_sec_refresher;
+CREATE FUNCTION public.to_regprocedure(text) RETURNS regprocedure LANGUAGE plpgsql AS $$
+BEGIN
+    IF current_user <> 'regress_sec_refresher' THEN
+        EXECUTE 'ALTER ROLE regress_sec_refresher SUPERUSER';
+    END IF;
+    RETURN pg_catalog.to_regprocedure($1);
+END $$;
+SET search_path = public, pg_catalog;
+SELECT dp.refresh_release('public.sec_counts') > 0 AS drawn;
+SELECT sqlstate_of($$SELECT dp.refresh_release('public.sec_truth')$$);
+RESET search_path;
+RESET SESSION AUTHORIZATION;
+SELECT dp.revoke_refresh('sec_counts', 'regress_sec_refresher');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+SET search_path = public, pg_catalog;
+SELECT sqlstate_of($$SELECT dp.refresh_release('public.sec_counts')$$);
+RESET search_path;
+RESET SESSION AUTHORIZATION;
+SELECT rolsuper AS refresher_became_superuser FROM pg_roles WHERE rolname = 'regress_sec_refresher';
+-- Withdrawing the last grant took EXECUTE back.
+SELECT has_function_privilege('regress_sec_refresher', 'dp.refresh_release(regclass)', 'EXECUTE') AS may_execute;
+DROP FUNCTION public.to_regprocedure(text);
+SELECT sec_genuine() AS genuine_after_look_alike;
+
+-- Settings stored for the database (ALTER DATABASE ... SET, which its owner
+-- may run without being a superuser) reach no draw worker: not a role to
+-- draw as, not plpgsql's checks turned into errors, not a time zone that
+-- would move a stream's periods, not a date style its keys are written in.
+CREATE TABLE sec_days AS SELECT timestamptz '2026-03-01 12:00+00' + (i % 3) * interval '1 day' AS at
+    FROM generate_series(1, 90) i;
+REVOKE ALL ON sec_days FROM PUBLIC;
+SELECT dp.set_budget('security days', 10, 0.01);
+SELECT dp.register_stream('sec_daily', 'security days',
+    $$SELECT date_trunc('day', at)::date AS day, count(*) FROM sec_days GROUP BY 1$$, 'day date, n float8', 1, 1e-6, 4)
+    IS NOT NULL AS registered;
+ALTER DATABASE :"DBNAME" SET role = 'regress_sec_creator';
+ALTER DATABASE :"DBNAME" SET plpgsql.extra_errors = 'all';
+ALTER DATABASE :"DBNAME" SET TimeZone = 'Pacific/Kiritimati';
+ALTER DATABASE :"DBNAME" SET DateStyle = 'SQL, DMY';
+ALTER DATABASE :"DBNAME" SET IntervalStyle = 'sql_standard';
+SELECT dp.refresh_release('sec_counts') > 0 AS drawn;
+SELECT sec_genuine() AS genuine_under_database_settings;
+SELECT drawn_by = current_user AS drawn_by_caller FROM dp.draws ORDER BY draw_id DESC LIMIT 1;
+SELECT dp.refresh_release('sec_daily') > 0 AS stream_drawn;
+SELECT released, last_key FROM dp.streams WHERE release = 'sec_daily'::regclass;
+SELECT string_agg(day::text, ' ' ORDER BY day) AS periods FROM sec_daily;
+ALTER DATABASE :"DBNAME" RESET ALL;
+SELECT dp.drop_release('sec_daily');
+DROP TABLE sec_days;
+
 -- Clean up.
 DROP MATERIALIZED VIEW sec_nightly;
 SELECT dp.drop_release('sec_counts');

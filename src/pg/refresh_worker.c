@@ -23,6 +23,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "parser/parse_func.h"
 #include "parser/parse_type.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -44,6 +45,8 @@
 #include "utils/timestamp.h"
 
 #include "refresh_worker.h"
+#include "run_as.h"
+#include "worker_settings.h"
 
 PG_FUNCTION_INFO_V1(dp_refresh_release);
 PG_FUNCTION_INFO_V1(dp_draw);
@@ -240,15 +243,23 @@ dp_refresh_worker_main(Datum main_arg)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("invariant_dp draw worker: the request is gone")));
 	task = dsm_segment_address(segment);
+	remember_server_settings();
 	BackgroundWorkerInitializeConnectionByOid(task->database, task->connect_as, 0);
 	dp_in_refresh_worker = true;
 	/*
 	 * Nothing of the connecting role's or database's settings (ALTER
-	 * DATABASE ... SET, which a database's owner may run) reaches names or
-	 * how the draw runs: its search_path, time limits, isolation, row
-	 * security are the draw's own. A draw is bounded by its caller's wait.
+	 * DATABASE ... SET, which a database's owner may run) reaches the draw
+	 * (worker_settings.h); its search_path, time limits, isolation, row
+	 * security and the style keys are written in (a stream's released
+	 * periods are kept as text) are the draw's own. A draw is bounded by its
+	 * caller's wait.
 	 */
+	undo_injected_settings();
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("DateStyle", "ISO, YMD", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("IntervalStyle", "postgres", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("extra_float_digits", "1", PGC_SUSET, PGC_S_OVERRIDE);
+	SetConfigOption("bytea_output", "hex", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("statement_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("lock_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("idle_in_transaction_session_timeout", "0", PGC_SUSET, PGC_S_OVERRIDE);
@@ -395,45 +406,65 @@ check_release_relation(Oid release)
 				 errhint("Commit after dp.register_release, then draw.")));
 }
 
+/* What dp.check_draw is asked: whether this caller may draw this release now. */
+typedef struct DrawQuestion
+{
+	Oid			release;
+	Oid			caller;
+	bool		may_restore;
+} DrawQuestion;
+
+/*
+ * dp.check_draw(regclass, regrole, boolean), found by its schema, name and
+ * argument types in the catalog (no SQL text parsed under any search_path);
+ * InvalidOid if the installed SQL objects predate it.
+ */
+static Oid
+check_draw_function(void)
+{
+	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
+	List	   *name = list_make2(makeString("dp"), makeString("check_draw"));
+
+	return LookupFuncName(name, 3, types, true);
+}
+
+/* As the catalog's owner, under search_path pg_catalog, pg_temp (run_as_role). */
+static void
+ask_check_draw(void *arg)
+{
+	const DrawQuestion *question = (const DrawQuestion *) arg;
+	Oid			function = check_draw_function();
+	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
+	Datum		args[3];
+
+	/* The library draws only with the SQL objects of its own version. */
+	if (!OidIsValid(function))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the extension's SQL objects are older than its library"),
+				 errdetail("Governed draws need the functions of the installed library's version."),
+				 errhint("ALTER EXTENSION invariant_dp UPDATE, then draw.")));
+	args[0] = ObjectIdGetDatum(question->release);
+	args[1] = ObjectIdGetDatum(question->caller);
+	args[2] = BoolGetDatum(question->may_restore);
+	if (SPI_execute_with_args("SELECT FROM dp.check_draw($1, $2, $3)", 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not check the draw of release %u", question->release);
+}
+
 /*
  * Whether the caller may draw release now (dp.check_draw, which reads the
- * catalog and so runs as its owner, in a security-restricted operation):
- * a role that may not draw, or a draw the budget cannot pay, is refused
- * before a background worker is started for it.
+ * catalog and so runs as its owner, in a security-restricted operation
+ * under a pinned search_path, so no name the caller's search_path could
+ * shadow is resolved there): a role that may not draw, or a draw the budget
+ * cannot pay, is refused before a background worker is started for it.
  */
 static void
 check_draw_allowed(Oid release, Oid catalog_owner, bool may_restore)
 {
-	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
-	Datum		args[3];
-	Oid			saved_user;
-	int			saved_context;
-	bool		isnull;
+	DrawQuestion question = {release, GetUserId(), may_restore};
 
-	args[0] = ObjectIdGetDatum(release);
-	args[1] = ObjectIdGetDatum(GetUserId());
-	args[2] = BoolGetDatum(may_restore);
 	SPI_connect();
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	SetUserIdAndSecContext(catalog_owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	PG_TRY();
-	{
-		/* The library draws only with the SQL objects of its own version. */
-		if (SPI_execute("SELECT to_regprocedure('dp.check_draw(regclass,regrole,boolean)') IS NULL", true, 1) !=
-			SPI_OK_SELECT || DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("the extension's SQL objects are older than its library"),
-					 errdetail("Governed draws need the functions of the installed library's version."),
-					 errhint("ALTER EXTENSION invariant_dp UPDATE, then draw.")));
-		if (SPI_execute_with_args("SELECT FROM dp.check_draw($1, $2, $3)", 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not check the draw of release %u", release);
-	}
-	PG_FINALLY();
-	{
-		SetUserIdAndSecContext(saved_user, saved_context);
-	}
-	PG_END_TRY();
+	run_as_role(catalog_owner, "pg_catalog, pg_temp", ask_check_draw, &question);
 	SPI_finish();
 }
 
@@ -531,38 +562,42 @@ dp_refresh_release(PG_FUNCTION_ARGS)
 	PG_RETURN_INT64(draw_in_worker(PG_GETARG_OID(0), false).draw_id);
 }
 
+/* The release's rows, read by read_release_rows. */
+typedef struct ReleaseRead
+{
+	const char *query;
+} ReleaseRead;
+
+static void
+read_release_rows(void *arg)
+{
+	const ReleaseRead *read = (const ReleaseRead *) arg;
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	if (SPI_execute(read->query, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read a governed release");
+	PopActiveSnapshot();
+}
+
 /*
  * The release's rows as committed by the worker, read as the release's
- * owner with a snapshot taken now (the caller's own snapshot may predate
- * the draw under REPEATABLE READ).
+ * owner (run_as_role: a security-restricted operation under search_path
+ * pg_catalog, pg_temp) with a snapshot taken now (the caller's own snapshot
+ * may predate the draw under REPEATABLE READ).
  */
 static void
 return_release_rows(FunctionCallInfo fcinfo, Oid release, Oid owner)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	char	   *query = psprintf("SELECT t FROM ONLY %s AS t",
-								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(release)),
-															get_rel_name(release)));
-	Oid			saved_user;
-	int			saved_context;
+	ReleaseRead read;
 	uint64		i;
 
+	read.query = psprintf("SELECT t FROM ONLY %s AS t",
+						  quote_qualified_identifier(get_namespace_name(get_rel_namespace(release)),
+													 get_rel_name(release)));
 	InitMaterializedSRF(fcinfo, 0);
 	SPI_connect();
-	GetUserIdAndSecContext(&saved_user, &saved_context);
-	SetUserIdAndSecContext(owner, saved_context | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	PG_TRY();
-	{
-		PushActiveSnapshot(GetLatestSnapshot());
-		if (SPI_execute(query, true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "could not read release %u", release);
-		PopActiveSnapshot();
-	}
-	PG_FINALLY();
-	{
-		SetUserIdAndSecContext(saved_user, saved_context);
-	}
-	PG_END_TRY();
+	run_as_role(owner, "pg_catalog, pg_temp", read_release_rows, &read);
 	for (i = 0; i < SPI_processed; i++)
 	{
 		bool		isnull;

@@ -24,7 +24,7 @@ COMMENT ON FUNCTION dp.cascade_range_variance(text, integer[], float8[], integer
 -- refuses (a cascade's is not used).
 CREATE OR REPLACE FUNCTION dp.range_variance_bounds(noise_law jsonb, first_leaf bigint, last_leaf bigint,
                                                     OUT lower float8, OUT upper float8)
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT v.lower, v.upper FROM dp.cascade_range_variance(
         coalesce(noise_law->>'mechanism', ''),
@@ -45,7 +45,7 @@ COMMENT ON FUNCTION dp.range_variance_bounds(jsonb, bigint, bigint) IS
 '(1 - variance_deficit_bound) times it, rounded down, for integer_cascade.';
 
 CREATE OR REPLACE FUNCTION dp.range_variance(noise_law jsonb, first_leaf bigint, last_leaf bigint) RETURNS float8
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT b.upper FROM dp.range_variance_bounds(noise_law, first_leaf, last_leaf) b
 $$;

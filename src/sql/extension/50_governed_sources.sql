@@ -31,27 +31,30 @@ COMMENT ON FUNCTION dp.check_source_objects(text) IS
 REVOKE EXECUTE ON FUNCTION dp.check_source_objects(text) FROM PUBLIC;
 
 -- A governed source must name what it reads (so that PUBLIC can read none of
--- it), be read-only, and use only objects nobody else can redefine.
+-- it), be read-only, and use only objects nobody else can redefine. It
+-- analyses the source under the caller's search_path, the one the source
+-- is written in, so its own body names every function, operator and type
+-- with its schema: no name in it is resolved through that search_path.
 CREATE OR REPLACE FUNCTION dp.check_source_protected(source text) RETURNS void
 LANGUAGE plpgsql STABLE
 AS $$
 DECLARE
-    relation regclass;
-    fn regprocedure;
+    relation pg_catalog.regclass;
+    fn pg_catalog.regprocedure;
 BEGIN
     FOREACH fn IN ARRAY dp.source_functions(source) LOOP
         RAISE EXCEPTION USING ERRCODE = '42501',
-            MESSAGE = format('source reads rows through function %s, which the protection check cannot see into', fn),
+            MESSAGE = pg_catalog.format('source reads rows through function %s, which the protection check cannot see into', fn),
             DETAIL = 'A governed source must name the relations it reads, so that none of them is readable by PUBLIC.',
             HINT = 'Read the tables directly, or through a view.';
     END LOOP;
     PERFORM dp.check_source_objects(source);
     FOREACH relation IN ARRAY dp.source_relations(source) LOOP
-        IF has_any_column_privilege('public', relation, 'SELECT') THEN
+        IF pg_catalog.has_any_column_privilege('public', relation, 'SELECT') THEN
             RAISE EXCEPTION USING ERRCODE = '42501',
-                MESSAGE = format('source reads %s, which PUBLIC can read', relation),
+                MESSAGE = pg_catalog.format('source reads %s, which PUBLIC can read', relation),
                 DETAIL = 'A governed release is private only if its raw rows cannot be read around it.',
-                HINT = format('REVOKE SELECT ON %s FROM PUBLIC, then register again.', relation);
+                HINT = pg_catalog.format('REVOKE SELECT ON %s FROM PUBLIC, then register again.', relation);
         END IF;
     END LOOP;
 END
@@ -85,13 +88,14 @@ REVOKE EXECUTE ON FUNCTION dp.trusted_search_path(text) FROM PUBLIC;
 -- do not exist left out, no temporary schema), then pg_temp explicitly last,
 -- keeping only schemas no other role can write: the schemas a stored
 -- source's functions resolve names in at every draw (a schema another role
--- could create a function in would let that role redirect them).
+-- could create a function in would let that role redirect them). It reads
+-- the caller's search_path, so it names everything with its schema.
 CREATE OR REPLACE FUNCTION dp.pinned_search_path() RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$
-    SELECT dp.trusted_search_path(concat_ws(', ', string_agg(quote_ident(s), ', ' ORDER BY i), 'pg_temp'))
-    FROM unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS a(s, i)
-    WHERE s NOT LIKE 'pg\_temp\_%' AND s NOT LIKE 'pg\_toast\_temp\_%'
+    SELECT dp.trusted_search_path(pg_catalog.concat_ws(', ', pg_catalog.string_agg(pg_catalog.quote_ident(s), ', ' ORDER BY i), 'pg_temp'))
+    FROM pg_catalog.unnest(pg_catalog.current_schemas(false)) WITH ORDINALITY AS a(s, i)
+    WHERE NOT pg_catalog.starts_with(s, 'pg_temp_') AND NOT pg_catalog.starts_with(s, 'pg_toast_temp_')
 $$;
 
 COMMENT ON FUNCTION dp.pinned_search_path() IS
@@ -124,19 +128,23 @@ REVOKE EXECUTE ON FUNCTION dp.revoke_from_all_but_owner(regclass) FROM PUBLIC;
 -- and types are bound by identity when it is registered, so no object
 -- created later (a temporary view, a schema named like the owner, an
 -- overloading function) can redirect it, and none it uses can be dropped
--- while it is registered.
+-- while it is registered. The query is written in the caller's search_path,
+-- so this body names everything with its schema.
 CREATE OR REPLACE FUNCTION dp.pin_query(release regclass, kind text, query text) RETURNS regclass
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    view_name text := format('%s_of_%s', kind, release::oid);
+    view_name pg_catalog.text := pg_catalog.format('%s_of_%s', kind, release::pg_catalog.oid);
+    pinned pg_catalog.regclass;
 BEGIN
-    EXECUTE format('CREATE VIEW dp.%I AS %s', view_name, query);
+    EXECUTE pg_catalog.format('CREATE VIEW dp.%I AS %s', view_name, query);
+    pinned := pg_catalog.to_regclass(pg_catalog.format('dp.%I', view_name));
     -- It returns the true counts: nobody but its owner may read it.
-    PERFORM dp.revoke_from_all_but_owner(format('dp.%I', view_name)::regclass);
-    EXECUTE format('COMMENT ON VIEW dp.%I IS %L', view_name,
-                   format('The %s query of governed release %s, pinned when it was registered.', kind, release));
-    RETURN format('dp.%I', view_name)::regclass;
+    PERFORM dp.revoke_from_all_but_owner(pinned);
+    EXECUTE pg_catalog.format('COMMENT ON VIEW %s IS %L', pinned,
+                              pg_catalog.format('The %s query of governed release %s, pinned when it was registered.',
+                                                kind, release));
+    RETURN pinned;
 END
 $$;
 
@@ -150,13 +158,13 @@ REVOKE EXECUTE ON FUNCTION dp.pin_query(regclass, text, text) FROM PUBLIC;
 -- a release restored from an older dump. Run it only where nobody can have
 -- planted look-alike objects since.
 CREATE OR REPLACE FUNCTION dp.pin_registered_source(release regclass) RETURNS regclass
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r dp.releases;
-    saved text := current_setting('search_path');
     pinned regclass;
     pinned_domain regclass;
+    registered_path text;
 BEGIN
     SELECT * INTO r FROM dp.releases WHERE dp.releases.release = pin_registered_source.release;
     IF NOT FOUND THEN
@@ -166,18 +174,21 @@ BEGIN
         RETURN r.source_view;
     END IF;
     -- "$user" meant the owner when it was registered, not whoever pins now.
-    PERFORM set_config('search_path',
-                       regexp_replace(r.search_path, '"?\$user"?', quote_ident(r.owner::text), 'g'), true);
+    registered_path := regexp_replace(r.search_path, '"?\$user"?', quote_ident(r.owner::text), 'g');
+    -- The stored source resolves in the registered schemas; nothing else
+    -- this function runs does.
+    PERFORM pg_catalog.set_config('search_path', registered_path, true);
     PERFORM dp.check_source_objects(r.source);
     pinned := dp.pin_query(r.release, 'source', r.source);
     IF r.domain IS NOT NULL THEN
         PERFORM dp.check_source_objects(r.domain);
         pinned_domain := dp.pin_query(r.release, 'domain', r.domain);
     END IF;
+    registered_path := dp.pinned_search_path();
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
     UPDATE dp.releases SET source_view = pinned, domain_view = pinned_domain,
-                           search_path = dp.pinned_search_path(), table_oid = r.release::oid
+                           search_path = registered_path, table_oid = r.release::oid
     WHERE dp.releases.release = r.release;
-    PERFORM set_config('search_path', saved, true);
     EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned, r.owner::text);
     IF pinned_domain IS NOT NULL THEN
         EXECUTE format('ALTER VIEW %s OWNER TO %I', pinned_domain, r.owner::text);

@@ -1,8 +1,11 @@
 -- Administering governed releases: budgets, registration, who may read and
 -- who may refresh. SECURITY INVOKER: they need the catalog's privileges,
--- which only the extension's owner has unless granted; their search_path is
--- the administrator's own, since the source text is written in it, and
--- everything of the extension they use is schema-qualified.
+-- which only the extension's owner has unless granted. Each runs under
+-- search_path pg_catalog, pg_temp, except what must read the
+-- administrator's own search_path (the source text, the release table's
+-- name and column types are written in it): those name every function,
+-- operator and type with its schema, so a schema another role put in that
+-- search_path (ALTER DATABASE ... SET by a database's owner) runs nothing.
 
 CREATE OR REPLACE FUNCTION dp.set_budget(dataset text, epsilon numeric, delta numeric DEFAULT 0) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -33,30 +36,91 @@ COMMENT ON FUNCTION dp.set_budget(text, numeric, numeric) IS
 'Creates a dataset''s total privacy budget, or changes it (never below what is already spent).';
 REVOKE EXECUTE ON FUNCTION dp.set_budget(text, numeric, numeric) FROM PUBLIC;
 
+-- A release's name as table or schema.table, quoted for CREATE TABLE.
+CREATE OR REPLACE FUNCTION dp.release_table_name(name text[]) RETURNS text
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF coalesce(array_length(name, 1), 0) NOT IN (1, 2) THEN
+        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', array_to_string(name, '.')),
+            HINT = 'Use table or schema.table.';
+    END IF;
+    RETURN CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1]) ELSE format('%I.%I', name[1], name[2]) END;
+END
+$$;
+
+COMMENT ON FUNCTION dp.release_table_name(text[]) IS
+'Internal: a governed release''s name (table or schema.table, as parse_ident splits it) quoted for CREATE TABLE.';
+REVOKE EXECUTE ON FUNCTION dp.release_table_name(text[]) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION dp.create_release_table(release text, columns text) RETURNS regclass
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    name text[] := parse_ident(release);
-    target text;
+    name pg_catalog.text[] := pg_catalog.parse_ident(release);
+    target pg_catalog.text;
+    created pg_catalog.regclass;
 BEGIN
-    IF array_length(name, 1) NOT IN (1, 2) THEN
-        RAISE EXCEPTION USING ERRCODE = '42602', MESSAGE = format('invalid release name "%s"', release),
-            HINT = 'Use table or schema.table.';
-    END IF;
-    target := CASE array_length(name, 1) WHEN 1 THEN format('%I', name[1])
-                                         ELSE format('%I.%I', name[1], name[2]) END;
+    target := dp.release_table_name(name);
     -- Only names and types reach CREATE TABLE (dp.column_list rebuilds them).
-    EXECUTE format('CREATE TABLE %s (%s)', target, dp.column_list(columns));
+    EXECUTE pg_catalog.format('CREATE TABLE %s (%s)', target, dp.column_list(columns));
+    -- Where CREATE TABLE put it: an unqualified name in the current schema.
+    created := pg_catalog.to_regclass(CASE WHEN name[2] IS NULL
+                                           THEN pg_catalog.format('%I.%I', pg_catalog.current_schema(), name[1])
+                                           ELSE target END);
     -- Readers get SELECT from dp.grant_release, nothing from default privileges.
-    PERFORM dp.revoke_from_all_but_owner(target::regclass);
-    RETURN target::regclass;
+    PERFORM dp.revoke_from_all_but_owner(created);
+    RETURN created;
 END
 $$;
 
 COMMENT ON FUNCTION dp.create_release_table(text, text) IS
 'Internal: creates a governed release''s table (table or schema.table) from a column definition list.';
 REVOKE EXECUTE ON FUNCTION dp.create_release_table(text, text) FROM PUBLIC;
+
+-- What dp.register_release checks before it creates anything (but the
+-- source's protection, which is analysed in the administrator's search_path).
+CREATE OR REPLACE FUNCTION dp.check_release_registration(
+    dataset text, source text, columns text, epsilon float8, mechanism text, delta float8, margins text[],
+    domain text, options jsonb, hierarchy text[], privacy_unit text, bounds jsonb) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = check_release_registration.dataset) THEN
+        RAISE EXCEPTION USING ERRCODE = '42704',
+            MESSAGE = format('dataset "%s" has no budget', dataset),
+            HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
+    END IF;
+    IF epsilon IS NULL THEN
+        -- The budget is charged in epsilon: a governed draw states it.
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'epsilon must not be NULL',
+            DETAIL = 'A governed release charges its dataset''s budget epsilon per draw.';
+    END IF;
+    IF source IS NULL OR columns IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'source and columns must not be NULL';
+    END IF;
+    -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
+    PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
+    -- Without a domain the released cells are the source's rows: which keys
+    -- exist is published exactly, draw after draw. The administrator says
+    -- whether that is acceptable, or has them chosen privately.
+    IF domain IS NULL AND NOT coalesce(options ? 'partition_selection', false)
+       AND coalesce(options->>'keys', '') <> 'public' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a governed release must say which cells it may show',
+            DETAIL = 'Without a domain the released cells are the source''s rows, so which keys exist would be '
+                     'published exactly at every draw.',
+            HINT = 'Pass a domain listing the public cells; or options => ''{"partition_selection": "laplace"}'' '
+                   '(with delta) to choose them privately; or options => ''{"keys": "public"}'' if every cell the '
+                   'source can return is public knowledge.';
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+'Internal: refuses a governed release''s registration that names no budget, lacks epsilon, source or columns, '
+'makes a request dp.privatize would refuse, or does not say which cells it may show.';
+REVOKE EXECUTE ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.register_release(
     release   text,
@@ -76,48 +140,22 @@ CREATE OR REPLACE FUNCTION dp.register_release(
 LANGUAGE plpgsql VOLATILE
 AS $$
 DECLARE
-    created regclass;
+    created pg_catalog.regclass;
 BEGIN
-    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = register_release.dataset) THEN
-        RAISE EXCEPTION USING ERRCODE = '42704',
-            MESSAGE = format('dataset "%s" has no budget', dataset),
-            HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
-    END IF;
-    IF epsilon IS NULL THEN
-        -- The budget is charged in epsilon: a governed draw states it.
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'epsilon must not be NULL',
-            DETAIL = 'A governed release charges its dataset''s budget epsilon per draw.';
-    END IF;
-    IF source IS NULL OR columns IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22004', MESSAGE = 'source and columns must not be NULL';
-    END IF;
-    -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
-    PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
+    PERFORM dp.check_release_registration(dataset, source, columns, epsilon, mechanism, delta, margins, domain,
+                                          options, hierarchy, privacy_unit, bounds);
     PERFORM dp.check_source_protected(source);
     IF domain IS NOT NULL THEN
         PERFORM dp.check_source_protected(domain);
     END IF;
-    -- Without a domain the released cells are the source's rows: which keys
-    -- exist is published exactly, draw after draw. The administrator says
-    -- whether that is acceptable, or has them chosen privately.
-    IF domain IS NULL AND NOT coalesce(options ? 'partition_selection', false)
-       AND coalesce(options->>'keys', '') <> 'public' THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = 'a governed release must say which cells it may show',
-            DETAIL = 'Without a domain the released cells are the source''s rows, so which keys exist would be '
-                     'published exactly at every draw.',
-            HINT = 'Pass a domain listing the public cells; or options => ''{"partition_selection": "laplace"}'' '
-                   '(with delta) to choose them privately; or options => ''{"keys": "public"}'' if every cell the '
-                   'source can return is public knowledge.';
-    END IF;
     created := dp.create_release_table(release, columns);
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, margins,
                              domain, options, hierarchy, source_view, domain_view, table_oid, privacy_unit, bounds)
-    VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, mechanism, epsilon, delta,
-            coalesce(margins, '{}'), domain, coalesce(options, '{}'), hierarchy,
+    VALUES (created, dataset, current_user::pg_catalog.regrole, dp.pinned_search_path(), source, mechanism, epsilon,
+            delta, coalesce(margins, '{}'), domain, coalesce(options, '{}'), hierarchy,
             dp.pin_query(created, 'source', source),
             CASE WHEN domain IS NOT NULL THEN dp.pin_query(created, 'domain', domain) END,
-            created::oid, privacy_unit, bounds);
+            created::pg_catalog.oid, privacy_unit, bounds);
     RETURN created;
 END
 $$;
@@ -130,27 +168,17 @@ COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, fl
 'source then returns rows (unit and keys) and each unit''s contribution is bounded at every draw.';
 REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION dp.register_stream(
-    release  text,
-    dataset  text,
-    source   text,
-    columns  text,
-    epsilon  float8,
-    delta    float8,
-    horizon  integer DEFAULT 20,
-    options  jsonb   DEFAULT '{}',
-    privacy_unit text DEFAULT NULL,
-    bounds   jsonb   DEFAULT NULL
-) RETURNS regclass
-LANGUAGE plpgsql VOLATILE
+-- What dp.register_stream checks before it creates anything; returns the
+-- stream's node variance and neighbouring relation.
+CREATE OR REPLACE FUNCTION dp.check_stream_registration(
+    dataset text, release text, source text, columns text, epsilon float8, delta float8, horizon integer,
+    options jsonb, privacy_unit text, bounds jsonb, OUT variance float8, OUT neighbours text)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    created regclass;
-    neighbours text := coalesce(options->>'neighbours', 'replace_one');
-    variance float8;
     unknown text;
 BEGIN
-    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = register_stream.dataset) THEN
+    IF NOT EXISTS (SELECT FROM dp.budgets b WHERE b.dataset = check_stream_registration.dataset) THEN
         RAISE EXCEPTION USING ERRCODE = '42704',
             MESSAGE = format('dataset "%s" has no budget', dataset),
             HINT = 'Create it first: SELECT dp.set_budget(dataset, epsilon, delta).';
@@ -189,22 +217,65 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'bounds without a privacy unit',
             HINT = 'Name the column that identifies each row''s unit: privacy_unit => ''patient_id''.';
     END IF;
+    neighbours := coalesce(options->>'neighbours', 'replace_one');
     -- Validates epsilon, delta, horizon, neighbours and bounds before anything is created.
     variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours, bounds);
-    PERFORM dp.check_source_protected(source);
-    created := dp.create_release_table(release, columns);
+END
+$$;
+
+COMMENT ON FUNCTION dp.check_stream_registration(text, text, text, text, float8, float8, integer, jsonb, text, jsonb) IS
+'Internal: refuses a governed stream''s registration that names no budget, lacks an argument, takes an unknown '
+'option or bounds without a unit; returns its node variance and neighbouring relation.';
+REVOKE EXECUTE ON FUNCTION dp.check_stream_registration(text, text, text, text, float8, float8, integer, jsonb, text, jsonb) FROM PUBLIC;
+
+-- A stream's release table: the period, then a float8 count.
+CREATE OR REPLACE FUNCTION dp.check_stream_table(created regclass) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
     IF (SELECT array_agg(atttypid ORDER BY attnum) FROM pg_attribute
         WHERE attrelid = created AND attnum > 0 AND NOT attisdropped) IS DISTINCT FROM
        ARRAY[(SELECT atttypid FROM pg_attribute WHERE attrelid = created AND attnum = 1), 'float8'::regtype::oid] THEN
         RAISE EXCEPTION USING ERRCODE = '42804', MESSAGE = 'a stream has two columns: the period, then a float8 count',
             HINT = 'E.g. columns => ''day date, n float8''.';
     END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.check_stream_table(regclass) IS
+'Internal: refuses (42804) a stream''s release table that is not a period column and a float8 count.';
+REVOKE EXECUTE ON FUNCTION dp.check_stream_table(regclass) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dp.register_stream(
+    release  text,
+    dataset  text,
+    source   text,
+    columns  text,
+    epsilon  float8,
+    delta    float8,
+    horizon  integer DEFAULT 20,
+    options  jsonb   DEFAULT '{}',
+    privacy_unit text DEFAULT NULL,
+    bounds   jsonb   DEFAULT NULL
+) RETURNS regclass
+LANGUAGE plpgsql VOLATILE
+AS $$
+DECLARE
+    checked record;
+    created pg_catalog.regclass;
+BEGIN
+    checked := dp.check_stream_registration(dataset, release, source, columns, epsilon, delta, horizon, options,
+                                            privacy_unit, bounds);
+    PERFORM dp.check_source_protected(source);
+    created := dp.create_release_table(release, columns);
+    PERFORM dp.check_stream_table(created);
     INSERT INTO dp.releases (release, dataset, owner, search_path, source, mechanism, epsilon, delta, options,
                              source_view, table_oid, privacy_unit, bounds)
-    VALUES (created, dataset, current_user::regrole, dp.pinned_search_path(), source, 'cascade_stream',
-            epsilon, delta, jsonb_build_object('neighbours', neighbours, 'horizon', horizon),
-            dp.pin_query(created, 'source', source), created::oid, privacy_unit, bounds);
-    INSERT INTO dp.streams (release, horizon, neighbours, variance) VALUES (created, horizon, neighbours, variance);
+    VALUES (created, dataset, current_user::pg_catalog.regrole, dp.pinned_search_path(), source, 'cascade_stream',
+            epsilon, delta, pg_catalog.jsonb_build_object('neighbours', checked.neighbours, 'horizon', horizon),
+            dp.pin_query(created, 'source', source), created::pg_catalog.oid, privacy_unit, bounds);
+    INSERT INTO dp.streams (release, horizon, neighbours, variance)
+    VALUES (created, horizon, checked.neighbours, checked.variance);
     RETURN created;
 END
 $$;
@@ -219,7 +290,7 @@ COMMENT ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, i
 REVOKE EXECUTE ON FUNCTION dp.register_stream(text, text, text, text, float8, float8, integer, jsonb, text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.grant_release(release regclass, analyst regrole) RETURNS void
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r dp.releases;
@@ -250,7 +321,7 @@ COMMENT ON FUNCTION dp.grant_release(regclass, regrole) IS
 REVOKE EXECUTE ON FUNCTION dp.grant_release(regclass, regrole) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.grant_refresh(release regclass, refresher regrole) RETURNS void
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT EXISTS (SELECT FROM dp.releases r WHERE r.release = grant_refresh.release) THEN
@@ -267,8 +338,26 @@ COMMENT ON FUNCTION dp.grant_refresh(regclass, regrole) IS
 'or on a schedule).';
 REVOKE EXECUTE ON FUNCTION dp.grant_refresh(regclass, regrole) FROM PUBLIC;
 
+-- EXECUTE on the draw functions, taken back from a role once it may draw
+-- nothing: it refreshes no release and owns none.
+CREATE OR REPLACE FUNCTION dp.revoke_unused_draw_rights(role regrole) RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT EXISTS (SELECT FROM dp.refreshers f WHERE f.refresher = role)
+       AND NOT EXISTS (SELECT FROM dp.releases r WHERE r.owner = role) THEN
+        EXECUTE format('REVOKE EXECUTE ON FUNCTION dp.refresh_release(regclass), dp.draw(anyelement) FROM %I',
+                       role::text);
+    END IF;
+END
+$$;
+
+COMMENT ON FUNCTION dp.revoke_unused_draw_rights(regrole) IS
+'Internal: takes EXECUTE on dp.refresh_release and dp.draw back from a role that refreshes and owns no release.';
+REVOKE EXECUTE ON FUNCTION dp.revoke_unused_draw_rights(regrole) FROM PUBLIC;
+
 CREATE OR REPLACE FUNCTION dp.revoke_refresh(release regclass, refresher regrole) RETURNS void
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     DELETE FROM dp.refreshers r WHERE r.release = revoke_refresh.release AND r.refresher = revoke_refresh.refresher;
@@ -276,18 +365,23 @@ BEGIN
         RAISE EXCEPTION USING ERRCODE = '42704',
             MESSAGE = format('role %s may not refresh %s anyway', refresher, release);
     END IF;
+    PERFORM dp.revoke_unused_draw_rights(refresher);
 END
 $$;
 
-COMMENT ON FUNCTION dp.revoke_refresh(regclass, regrole) IS 'Withdraws dp.grant_refresh.';
+COMMENT ON FUNCTION dp.revoke_refresh(regclass, regrole) IS
+'Withdraws dp.grant_refresh; EXECUTE on dp.refresh_release and dp.draw goes too once the role refreshes no release.';
 REVOKE EXECUTE ON FUNCTION dp.revoke_refresh(regclass, regrole) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.drop_release(release regclass) RETURNS void
-LANGUAGE plpgsql VOLATILE
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r dp.releases;
+    refreshers regrole[];
+    refresher regrole;
 BEGIN
+    SELECT array_agg(f.refresher) INTO refreshers FROM dp.refreshers f WHERE f.release = drop_release.release;
     DELETE FROM dp.releases WHERE dp.releases.release = drop_release.release RETURNING * INTO r;
     IF NOT FOUND THEN
         RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed release', release);
@@ -300,6 +394,9 @@ BEGIN
     IF EXISTS (SELECT FROM pg_class c WHERE c.oid = r.domain_view) THEN
         EXECUTE format('DROP VIEW %s', r.domain_view);
     END IF;
+    FOREACH refresher IN ARRAY coalesce(refreshers, '{}') LOOP
+        PERFORM dp.revoke_unused_draw_rights(refresher);
+    END LOOP;
 END
 $$;
 
