@@ -131,6 +131,18 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT repeat(''x'', 2000) || g
 -- limit, before it grows (the detail says so).
 SELECT regexp_replace(error_detail_of($$SELECT * FROM dp.privatize('SELECT g::text AS k, 1 FROM generate_series(1, 1000000) g',
                      1, 'discrete_laplace') AS t(k text, n bigint)$$), '[0-9]+ (rows|kB)', 'N \1', 'g') AS refused;
+-- The keys waiting to be coded count too: one key of 3.2 MB on every row
+-- of a privacy-unit source is kept once by its dictionary, and the batch
+-- of rows not yet coded holds at most a megabyte and one key more (6 MB:
+-- refused; 32 MB: read).
+SET dp.max_source_memory = '6MB';
+SELECT sqlstate_of($$SELECT count(*) FROM dp.privatize('SELECT g AS unit, repeat(md5(''k''), 100000) AS k FROM generate_series(1, 200) g',
+                     1, 'discrete_laplace', privacy_unit => 'unit', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+                     AS t(k text, n bigint)$$);
+SET dp.max_source_memory = '32MB';
+SELECT count(*) AS cells FROM dp.privatize('SELECT g AS unit, repeat(md5(''k''), 100000) AS k FROM generate_series(1, 200) g',
+                     1, 'discrete_laplace', privacy_unit => 'unit', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+                     AS t(k text, n bigint);
 RESET dp.max_source_memory;
 SELECT count(*) AS cells FROM dp.privatize('SELECT repeat(''x'', 2000) || g AS k, 1 FROM generate_series(1, 1000) g',
                                             1, 'discrete_laplace') AS t(k text, n bigint);

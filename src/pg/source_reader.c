@@ -7,6 +7,7 @@
 
 #include <sys/mman.h>
 
+#include "access/detoast.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -18,16 +19,20 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/numeric.h"
 
 #include "gucs.h"
+#include "key_equality.h"
 #include "source_reader.h"
 
 /*
  * One key column (or the unit's): its dictionary in the core, and how its
  * values are stored and printed. A by-value key's binary image is its
  * Datum, so the dictionary gives it back; a by-reference key is copied into
- * the arena once, when it first appears (level_values, by code).
+ * the arena once, when it first appears (level_values, by code). Where
+ * equal values may differ in their bytes, each value is first replaced by
+ * the first one of its class (key_equality.h), kept in the arena.
  */
 typedef struct KeyColumn
 {
@@ -35,6 +40,7 @@ typedef struct KeyColumn
 	bool		typbyval;
 	char		typstorage;
 	FmgrInfo	output_fn;
+	KeyEquality *equality;		/* NULL: equal values have equal bytes */
 	idp_key_encoder *encoder;
 	idp_key_dictionary dictionary;	/* as of the last batch coded */
 	Datum	   *level_values;	/* by-reference types: per code */
@@ -53,12 +59,15 @@ typedef struct KeyColumn
  * core as it is, an array of words.
  */
 #define BATCH_ROWS 64
+/* A batch is coded early once its keys take this much (long text keys). */
+#define BATCH_BYTES (1024 * 1024)
 
 typedef struct RowBatch
 {
 	int			n_rows;
 	int			n_slots;
-	Datum	   *values;			/* n_slots * BATCH_ROWS: a Datum, or an offset into buffer */
+	Datum	   *values;			/* n_slots * BATCH_ROWS: a Datum, or an offset into buffer (a by-reference key
+								 * without equality classes) */
 	bool	   *nulls;
 	StringInfoData buffer;
 	/* scratch for one column's call into the core */
@@ -399,6 +408,25 @@ account(QueryRows *rows, Size bytes)
 }
 
 /*
+ * Refuses unless `bytes` more fit under dp.max_source_memory now: for memory
+ * held only briefly (a key detoasted to be copied), which is not counted.
+ */
+static void
+check_room(QueryRows *rows, Size bytes)
+{
+	if (bytes > source_memory_limit() || rows->bytes > source_memory_limit() - bytes)
+		refuse_memory(rows, bytes);
+}
+
+/* A varlena key detoasted takes its raw size: checked before it is. */
+static void
+check_detoast_room(QueryRows *rows, const KeyColumn *column, Datum value)
+{
+	if (column->typlen == -1 && VARATT_IS_EXTENDED(DatumGetPointer(value)))
+		check_room(rows, toast_raw_datum_size(value));
+}
+
+/*
  * A copy of a by-reference key in the arena, detoasted: its Datum. A
  * varlena of a type that allows it is kept with a one-byte header when it
  * fits one (as heap_fill_tuple stores it: every Datum read from a table
@@ -419,6 +447,7 @@ arena_copy(QueryRows *rows, const KeyColumn *column, Datum value)
 	/* A varlena stays packed (short header) unless compressed or external. */
 	if (column->typlen == -1)
 	{
+		check_detoast_room(rows, column, value);
 		source = (Pointer) PG_DETOAST_DATUM_PACKED(value);
 		make_short = column->typstorage != TYPSTORAGE_PLAIN && VARATT_CAN_MAKE_SHORT(source);
 		packed = make_short || VARATT_IS_SHORT(source);
@@ -508,9 +537,13 @@ free_encoder(void *arg)
 	column->encoder = NULL;
 }
 
-/* A column's storage and its dictionary, freed when cxt is reset or deleted. */
+/*
+ * A column's storage, its dictionary and its equality classes, freed when
+ * cxt is reset or deleted. kind and name say which column, for errors.
+ */
 static void
-init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
+init_key_column(KeyColumn *column, Oid type, Oid collation, const char *kind, const char *name, const char *what,
+				MemoryContext cxt)
 {
 	MemoryContextCallback *callback;
 	Oid			output_fn;
@@ -521,6 +554,7 @@ init_key_column(KeyColumn *column, Oid type, MemoryContext cxt)
 	fmgr_info_cxt(output_fn, &column->output_fn, cxt);
 	get_typlenbyval(type, &column->typlen, &column->typbyval);
 	column->typstorage = get_typstorage(type);
+	column->equality = key_equality_new(type, collation, kind, name, what, cxt);
 	/* The callback first: nothing may fail between creating and registering. */
 	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 	/*
@@ -593,12 +627,16 @@ collector_startup(DestReceiver *self, int operation, TupleDesc desc)
 	{
 		rows->columns = palloc(sizeof(KeyColumn) * Max(rows->n_keys, 1));
 		for (k = 0; k < rows->n_keys; k++)
-			init_key_column(&rows->columns[k], rows->key_types[k], collector->cxt);
+			init_key_column(&rows->columns[k], rows->key_types[k], rows->key_collations[k], "key",
+							rows->key_names[k], rows->what, collector->cxt);
 	}
 	if (rows->unit_attno >= 0)
 	{
+		Form_pg_attribute attr = TupleDescAttr(desc, rows->unit_attno);
+
 		rows->unit = palloc(sizeof(KeyColumn));
-		init_key_column(rows->unit, TupleDescAttr(desc, rows->unit_attno)->atttypid, collector->cxt);
+		init_key_column(rows->unit, attr->atttypid, attr->attcollation, "privacy unit", rows->unit_column, rows->what,
+						collector->cxt);
 	}
 	rows->codes = palloc0(sizeof(uint32 *) * Max(rows->n_keys, 1));
 	/*
@@ -682,21 +720,60 @@ binary_image(const KeyColumn *column, const Datum *datum, const void **data, uin
 	}
 }
 
-/* Keeps a row's key (slot s of the batch's last row) until the batch is coded. */
-static void
-batch_put(RowBatch *batch, const KeyColumn *column, int s, Datum value, bool isnull)
+/*
+ * The first value seen equal to value under SQL (key_equality.h), kept in
+ * the arena (by reference) so that it outlives the read.
+ */
+static Datum
+class_representative(QueryRows *rows, KeyColumn *column, Datum value)
 {
+	uint32		hash;
+	bool		found;
+	Datum		kept = key_equality_find(column->equality, value, &hash, &found);
+
+	if (found)
+		return kept;
+	account(rows, key_equality_growth(column->equality));
+	kept = column->typbyval ? value : arena_copy(rows, column, value);
+	key_equality_add(column->equality, kept, hash);
+	return kept;
+}
+
+/*
+ * Keeps a row's key (slot s of the batch's last row) until the batch is
+ * coded: by value, or its bytes copied into the batch's buffer (counted
+ * under dp.max_source_memory as the buffer grows), or the representative of
+ * its equality class.
+ */
+static void
+batch_put(QueryRows *rows, KeyColumn *column, int s, Datum value, bool isnull)
+{
+	RowBatch   *batch = rows->batch;
 	size_t		i = (size_t) s * BATCH_ROWS + batch->n_rows;
 	Pointer		source;
 	Size		size;
+	Size		needed;
 
 	batch->nulls[i] = isnull;
+	if (!isnull && column->equality != NULL)
+		value = class_representative(rows, column, value);
 	batch->values[i] = value;
-	if (isnull || column->typbyval)
+	if (isnull || column->typbyval || column->equality != NULL)
 		return;
 	/* A varlena stays packed (short header) unless compressed or external. */
+	check_detoast_room(rows, column, value);
 	source = column->typlen == -1 ? (Pointer) PG_DETOAST_DATUM_PACKED(value) : DatumGetPointer(value);
 	size = datumGetSize(PointerGetDatum(source), false, column->typlen);
+	needed = MAXALIGN(batch->buffer.len) + size + 1;
+	if (needed > (Size) batch->buffer.maxlen)
+	{
+		/* As enlargeStringInfo grows it: doubling. */
+		Size		grown = batch->buffer.maxlen;
+
+		while (grown < needed && grown < MaxAllocSize)
+			grown *= 2;
+		account(rows, Min(grown, MaxAllocSize) - batch->buffer.maxlen);
+	}
 	appendStringInfoSpaces(&batch->buffer, (int) (MAXALIGN(batch->buffer.len) - batch->buffer.len));
 	batch->values[i] = (Datum) batch->buffer.len;	/* an offset until the buffer stops moving */
 	appendBinaryStringInfo(&batch->buffer, source, (int) size);
@@ -769,7 +846,8 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 				batch->size[r] = 0;
 				continue;
 			}
-			values[r] = PointerGetDatum(batch->buffer.data + values[r]);
+			if (column->equality == NULL)
+				values[r] = PointerGetDatum(batch->buffer.data + values[r]);
 			binary_image(column, &values[r], &batch->data[r], &batch->size[r]);
 		}
 		status = idp_key_encode(column->encoder, batch->n_rows, batch->data, batch->size, codes,
@@ -803,7 +881,8 @@ code_slot(QueryRows *rows, KeyColumn *column, int s, uint32 *column_codes)
 			column->level_values[column->n_levels++] = (Datum) 0;
 		else
 		{
-			Datum		kept = arena_copy(rows, column, values[r]);
+			/* A class's representative is in the arena already. */
+			Datum		kept = column->equality != NULL ? values[r] : arena_copy(rows, column, values[r]);
 			const void *data;
 			uint32		size;
 
@@ -908,10 +987,10 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		int			a = key_attno(rows, k);
 
-		batch_put(batch, &rows->columns[k], k, slot->tts_values[a], slot->tts_isnull[a]);
+		batch_put(rows, &rows->columns[k], k, slot->tts_values[a], slot->tts_isnull[a]);
 	}
 	if (rows->unit != NULL)
-		batch_put(batch, rows->unit, rows->n_keys, slot->tts_values[rows->unit_attno],
+		batch_put(rows, rows->unit, rows->n_keys, slot->tts_values[rows->unit_attno],
 				  slot->tts_isnull[rows->unit_attno]);
 	batch->n_rows++;
 	rows->n_rows++;
@@ -922,7 +1001,7 @@ collector_receive(TupleTableSlot *slot, DestReceiver *self)
 		rows->counts[rows->n_rows - 1] = count_value(collector, slot->tts_values[a], slot->tts_isnull[a],
 													 rows->n_rows - 1);
 	}
-	if (batch->n_rows == BATCH_ROWS)
+	if (batch->n_rows == BATCH_ROWS || batch->buffer.len > BATCH_BYTES)
 		code_batch(rows);
 	MemoryContextSwitchTo(old);
 	return true;
