@@ -23,6 +23,7 @@ int			dp_max_cells = 10000000;
 bool		dp_privatize_scan = true;
 int			dp_max_source_memory = 2 * 1024 * 1024;
 int			dp_progress_interval = -1;
+int			dp_max_draw_workers = 2;
 
 static char *dp_seed_text = NULL;
 
@@ -130,6 +131,12 @@ define_gucs(void)
 							"-1 (the default) turns progress reports off; 0 reports every step.",
 							&dp_progress_interval, -1, -1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+	DefineCustomIntVariable("dp.max_draw_workers",
+							"The most governed draws that run at once in the cluster.",
+							"Each draw runs in a background worker of its own; draws beyond this many wait "
+							"for one to end, so background-worker slots remain for parallel query and others.",
+							&dp_max_draw_workers, 2, 1, 1024,
+							PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("dp.privatize_scan",
 							 "Return dp.privatize's rows in FROM without storing them first.",
 							 "A custom scan makes the release when it is first read and returns its rows one by "

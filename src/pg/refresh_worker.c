@@ -31,6 +31,7 @@
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
@@ -44,6 +45,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "gucs.h"
 #include "refresh_worker.h"
 #include "run_as.h"
 #include "worker_settings.h"
@@ -328,6 +330,66 @@ start_worker(dsm_segment *segment, Oid release)
 	return handle;
 }
 
+/*
+ * One of dp.max_draw_workers slots, held by the caller while its draw runs:
+ * a lock of the lock manager's advisory kind that no SQL function can name
+ * (database 0, a key kind of its own), so it is cluster-wide, freed by the
+ * caller's transaction end whatever happens, and shown in pg_locks.
+ */
+#define DRAW_SLOT_KEY 0x64707764	/* "dpwd" */
+#define DRAW_SLOT_KIND 3			/* pg_advisory_lock uses 1 and 2 */
+
+static void
+draw_slot_tag(LOCKTAG *tag, int slot)
+{
+	SET_LOCKTAG_ADVISORY(*tag, InvalidOid, DRAW_SLOT_KEY, (uint32) slot, DRAW_SLOT_KIND);
+}
+
+/*
+ * A free slot, waited for interruptibly: a refresher who keeps drawing can
+ * hold at most dp.max_draw_workers background workers, never every slot
+ * parallel query and other extensions need.
+ */
+static int
+take_draw_slot(void)
+{
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		int			slot;
+
+		for (slot = 0; slot < dp_max_draw_workers; slot++)
+		{
+			LOCKTAG		tag;
+
+			draw_slot_tag(&tag, slot);
+			if (LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL)
+				return slot;
+		}
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(), WORKER_SLOT_WAIT_MS))
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("too many governed draws are running"),
+					 errdetail("dp.max_draw_workers (%d) draws ran for all of %d seconds.", dp_max_draw_workers,
+							   WORKER_SLOT_WAIT_MS / 1000),
+					 errhint("Draw later, or ask an administrator to raise dp.max_draw_workers (and "
+							 "max_worker_processes with it).")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 20L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+static void
+release_draw_slot(int slot)
+{
+	LOCKTAG		tag;
+
+	draw_slot_tag(&tag, slot);
+	LockRelease(&tag, ExclusiveLock, false);
+}
+
 /* Does the worker wait for a lock this backend holds? Then it never will. */
 static bool
 worker_blocked_by_caller(pid_t worker_pid)
@@ -505,6 +567,7 @@ draw_in_worker(Oid release, bool may_restore)
 	DrawTask	outcome;
 	BackgroundWorkerHandle *handle = NULL;
 	Oid			connect_as;
+	int			slot;
 
 	check_release_relation(release);
 	if (RecoveryInProgress())
@@ -532,12 +595,14 @@ draw_in_worker(Oid release, bool may_restore)
 	 * error), the worker is stopped: its transaction aborts; a charge it
 	 * has committed stays.
 	 */
+	slot = take_draw_slot();
 	PG_ENSURE_ERROR_CLEANUP(stop_worker, PointerGetDatum(&handle));
 	{
 		handle = start_worker(segment, release);
 		wait_for_worker(handle);
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(stop_worker, PointerGetDatum(&handle));
+	release_draw_slot(slot);
 	pg_read_barrier();
 	outcome = *task;
 	dsm_detach(segment);
