@@ -316,10 +316,12 @@ REVOKE SELECT ON dp.releases FROM regress_sec_analyst;
 :grant_view;
 SELECT sqlstate_of($$SELECT dp.refresh_release('sec_defaults')$$);
 SELECT dp.drop_release('sec_defaults');
--- Errors raised once a draw is charged can carry the source's data (a key
--- outside the domain): the refresher sees only the SQLSTATE, the owner all.
+-- Errors raised once a draw is charged can carry the source's data (a
+-- value that divides by zero): the refresher sees only that the draw
+-- failed, under one SQLSTATE for every such failure; the owner sees all.
 INSERT INTO delinquents VALUES ('Zeta (one family)', 'Low');
-SELECT dp.register_release('sec_domain', 'security', 'SELECT county, count(*) FROM delinquents GROUP BY 1',
+SELECT dp.register_release('sec_domain', 'security',
+    $$SELECT county, count(*) / (CASE WHEN county LIKE 'Zeta%' THEN 0 ELSE 1 END) FROM delinquents GROUP BY 1$$,
     'county text, n bigint', 1,
     domain => $$SELECT * FROM (VALUES ('Alpha'), ('Beta'), ('Gamma'), ('Delta')) c(county)$$) IS NOT NULL AS registered;
 SELECT dp.grant_refresh('sec_domain', 'regress_sec_refresher');
@@ -431,6 +433,36 @@ SELECT string_agg(day::text, ' ' ORDER BY day) AS periods FROM sec_daily;
 ALTER DATABASE :"DBNAME" RESET ALL;
 SELECT dp.drop_release('sec_daily');
 DROP TABLE sec_days;
+
+-- Once charged, a draw does not fail for what the data holds: a key the
+-- domain does not list and rows without a unit appear in the source, and
+-- the refresher's draws still succeed (the refresher would otherwise learn
+-- that they exist, which the charged epsilon does not cover).
+CREATE TABLE sec_people AS SELECT p AS person, (ARRAY['Alpha', 'Beta'])[1 + p % 2] AS county
+    FROM generate_series(1, 40) p;
+REVOKE ALL ON sec_people FROM PUBLIC;
+SELECT dp.register_release('sec_known', 'security', 'SELECT person, county FROM sec_people', 'county text, n bigint', 1,
+    domain => $$SELECT * FROM (VALUES ('Alpha'), ('Beta')) d(county)$$, privacy_unit => 'person',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') IS NOT NULL AS registered;
+SELECT dp.grant_refresh('sec_known', 'regress_sec_refresher');
+INSERT INTO sec_people VALUES (41, 'Omega'), (NULL, 'Alpha'), (NULL, 'Beta');
+SET SESSION AUTHORIZATION regress_sec_refresher;
+SELECT dp.refresh_release('public.sec_known') > 0 AS drawn;
+RESET SESSION AUTHORIZATION;
+SELECT string_agg(county, ', ' ORDER BY county) AS cells FROM sec_known;
+-- dp.privatize, by the analyst who reads the rows, still says what is wrong.
+SELECT sqlstate_of($$SELECT count(*) FROM dp.privatize('SELECT person, county FROM sec_people', 1,
+    domain => 'SELECT * FROM (VALUES (''Alpha''), (''Beta'')) d(county)', privacy_unit => 'person',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(county text, n bigint)$$);
+-- ... and leaves rows outside the domain out when asked, as a key set does.
+SELECT string_agg(k, ', ' ORDER BY k) AS cells
+FROM dp.privatize($$SELECT k, count(*) FROM (VALUES ('Alpha'), ('Omega')) v(k) GROUP BY 1$$, 1,
+                  domain => $$SELECT * FROM (VALUES ('Alpha'), ('Beta')) d(k)$$,
+                  options => '{"rows_outside_domain": "drop"}') AS t(k text, n bigint);
+SELECT sqlstate_of($$SELECT count(*) FROM dp.privatize('SELECT 1 AS k, 1', 1, domain => 'SELECT 1',
+                                                       options => '{"rows_outside_domain": "ignore"}') AS t(k int, n bigint)$$);
+SELECT dp.drop_release('sec_known');
+DROP TABLE sec_people;
 
 -- Clean up.
 DROP MATERIALIZED VIEW sec_nightly;

@@ -109,7 +109,8 @@ FROM unnest(ARRAY['{}', '{"max_groups_per_unit": 0, "max_rows_per_group": 1}',
                   '{"max_groups_per_unit": 3, "max_periods": 1}', '[3, 1]']) AS b;
 SELECT to_regclass('bad_patients') IS NULL AS nothing_half_created;
 -- ... and at the first draw: an unknown unit column, the unit before the
--- period, a NULL unit.
+-- period; rows with a NULL unit are left out (a refusal once the draw is
+-- charged would tell the refresher that one exists).
 SELECT dp.register_stream(r, 'clinic log', q, 'day date, n float8', 1.0, 1e-6, privacy_unit => 'patient_id',
                           bounds => '{"max_groups_per_unit": 3, "max_rows_per_group": 1}')
 FROM (VALUES ('bad_unit_1', 'SELECT day, patient_id AS patient FROM visit_log'),

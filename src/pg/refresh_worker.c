@@ -532,9 +532,11 @@ check_draw_allowed(Oid release, Oid catalog_owner, bool may_restore)
 
 /*
  * The worker's error as the caller may see it. Errors raised once the draw
- * was charged may come from the source and name its data (a key outside the
- * domain, a value in a cast error): the release's owner and superusers see
- * them whole, other roles only their SQLSTATE (the server log has the rest).
+ * was charged may come from the source and name its data (a value in a cast
+ * error, a count that overflows): the release's owner and superusers see
+ * them whole; other roles see only that the draw failed, with one SQLSTATE
+ * for every such failure, so not even its kind depends on the data (the
+ * server log and the audit row have the rest).
  */
 static void
 raise_worker_error(const DrawTask *outcome)
@@ -543,10 +545,9 @@ raise_worker_error(const DrawTask *outcome)
 
 	if (outcome->charged && !superuser() && !has_privs_of_role(GetUserId(), outcome->release_owner))
 		ereport(ERROR,
-				(errcode(sqlerrcode),
+				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("the draw of the release failed after it was charged"),
-				 errdetail("SQLSTATE %s. The charge stays; the previous draw stays readable.",
-						   unpack_sql_state(sqlerrcode)),
+				 errdetail("The charge stays; the previous draw stays readable."),
 				 errhint("The release's owner sees the whole error, and the server log has it.")));
 	ereport(ERROR,
 			(errcode(sqlerrcode),

@@ -242,19 +242,19 @@ TEST(CellDomain, ZeroCellsAndErrors) {
   using test_tables::TextKeys;
   const TextKeys domain({"a", "b", "c"}, 1, 2);
   const std::int64_t counts[] = {4, 2};
-  auto merged = counts_on_domain(domain.rows(), TextKeys({"c", "a"}, 1).rows(), counts, Interrupts());
+  auto merged = counts_on_domain(domain.rows(), TextKeys({"c", "a"}, 1).rows(), counts, OutsideDomain::Refuse, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{2, 0, 4}));
   try {
-    counts_on_domain(domain.rows(), TextKeys({"z"}, 1).rows(), counts, Interrupts());
+    counts_on_domain(domain.rows(), TextKeys({"z"}, 1).rows(), counts, OutsideDomain::Refuse, Interrupts());
     FAIL() << "a source cell outside the domain must be refused";
   } catch (const InvalidData& e) {
     EXPECT_EQ(e.detail(), "Key {key0} is not a domain row.");
     EXPECT_EQ(e.keys()[0].table, 1);  // the source row
     EXPECT_EQ(e.keys()[0].row, 0u);
   }
-  EXPECT_THROW(counts_on_domain(domain.rows(), TextKeys({"a", "a"}, 1).rows(), counts, Interrupts()), InvalidData);
+  EXPECT_THROW(counts_on_domain(domain.rows(), TextKeys({"a", "a"}, 1).rows(), counts, OutsideDomain::Refuse, Interrupts()), InvalidData);
   try {
-    counts_on_domain(TextKeys({"a", "b", "a"}, 1, 2).rows(), TextKeys({}, 1).rows(), nullptr, Interrupts());
+    counts_on_domain(TextKeys({"a", "b", "a"}, 1, 2).rows(), TextKeys({}, 1).rows(), nullptr, OutsideDomain::Refuse, Interrupts());
     FAIL() << "a repeated domain row must be refused";
   } catch (const InvalidData& e) {
     EXPECT_STREQ(e.what(), "duplicate cell in domain");
@@ -262,8 +262,16 @@ TEST(CellDomain, ZeroCellsAndErrors) {
     EXPECT_EQ(e.keys()[0].row, 2u);
   }
   // NULL and '' are different cells.
-  merged = counts_on_domain(TextKeys({nullptr, ""}, 1, 2).rows(), TextKeys({nullptr}, 1).rows(), counts, Interrupts());
+  merged = counts_on_domain(TextKeys({nullptr, ""}, 1, 2).rows(), TextKeys({nullptr}, 1).rows(), counts,
+                            OutsideDomain::Refuse, Interrupts());
   EXPECT_EQ(merged, (std::vector<std::int64_t>{4, 0}));
+  // Rows outside the domain left out, as a key set filters them; a repeated
+  // source row is still refused.
+  merged = counts_on_domain(domain.rows(), TextKeys({"z", "b"}, 1).rows(), counts, OutsideDomain::Drop, Interrupts());
+  EXPECT_EQ(merged, (std::vector<std::int64_t>{0, 2, 0}));
+  EXPECT_THROW(counts_on_domain(domain.rows(), TextKeys({"b", "b"}, 1).rows(), counts, OutsideDomain::Drop,
+                                Interrupts()),
+               InvalidData);
 }
 
 TEST(CApi, MapsErrorsToStatusesWithMessages) {

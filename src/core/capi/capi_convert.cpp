@@ -182,7 +182,9 @@ ReleasedCells released_cells(const idp_cells* cells, const CellTables& tables, c
   }
   out.row_of_cell.clear();  // the released rows are the domain's
   const KeyRows domain = tables.domain();
-  out.domain_counts = counts_on_domain(domain, source, source_counts, interrupts);
+  out.domain_counts = counts_on_domain(domain, source, source_counts,
+                                       request.drop_rows_outside_domain ? OutsideDomain::Drop : OutsideDomain::Refuse,
+                                       interrupts);
   out.keys = std::make_unique<CellKeys>(domain, names, interrupts, &encoded, KeyCodes::borrowed);
   out.counts = out.domain_counts.data();
   return out;

@@ -48,13 +48,15 @@ class DomainIndex {
 }  // namespace
 
 std::vector<std::int64_t> counts_on_domain(const KeyRows& domain, const KeyRows& source,
-                                           const std::int64_t* source_counts, const Interrupts& interrupts) {
+                                           const std::int64_t* source_counts, OutsideDomain outside_domain,
+                                           const Interrupts& interrupts) {
   DomainIndex index(domain, interrupts);
   std::vector<std::int64_t> counts(domain.n_rows, 0);
   std::vector<bool> seen(domain.n_rows, false);
   for (std::size_t r = 0; r < source.n_rows; ++r) {
     interrupts.poll_every(r);
     const std::uint32_t found = index.find(source, r);
+    if (found == kEmpty && outside_domain == OutsideDomain::Drop) continue;
     if (found == kEmpty) {
       InvalidData outside("source cell is not in the domain", "Key {key0} is not a domain row.",
                           "The domain must list every cell the source can return.");

@@ -15,10 +15,15 @@
 
 namespace invariant_dp {
 
+// What to do with a source row whose key tuple is not a domain row.
+enum class OutsideDomain { Refuse, Drop };
+
 // The count of each domain row: the source count of the same key tuple, or
 // 0. Throws InvalidData for a repeated domain row, a source row outside the
-// domain or a repeated source row, naming its key. Both have the same columns.
+// domain (unless outside is Drop: it is left out) or a repeated source row,
+// naming its key. Both have the same columns.
 std::vector<std::int64_t> counts_on_domain(const KeyRows& domain, const KeyRows& source,
-                                           const std::int64_t* source_counts, const Interrupts& interrupts);
+                                           const std::int64_t* source_counts, OutsideDomain outside,
+                                           const Interrupts& interrupts);
 
 }  // namespace invariant_dp

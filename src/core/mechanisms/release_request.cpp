@@ -112,6 +112,10 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
                             "State {\"keys\": \"public\"} only when every cell the source can return is public "
                             "knowledge; otherwise pass a domain or use partition selection.");
     request.keys_public = true;
+  } else if (key == "rows_outside_domain") {
+    if (value != "error" && value != "drop")
+      throw InvalidArgument("option \"rows_outside_domain\" must be \"error\" or \"drop\"", "Got \"" + value + "\".");
+    request.drop_rows_outside_domain = value == "drop";
   } else if (key == "sampler") {
     if (value != "auto" && value != "rejection" && value != "lattice" && value != "mis")
       throw InvalidArgument("option \"sampler\" must be \"auto\", \"rejection\", \"lattice\" or \"mis\"",
@@ -120,7 +124,7 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
   } else {
     throw InvalidArgument("unknown option \"" + key + "\"",
                           "Known options: stddev, neighbours, iterations, proposal_a, sampler, partition_selection, "
-                          "keys.");
+                          "keys, rows_outside_domain.");
   }
 }
 

@@ -45,6 +45,11 @@ struct ReleaseRequest {
   bool keys_public = false;
   // Set by the release: the cells are a domain's.
   bool has_domain = false;
+  // options {"rows_outside_domain": "drop"}: source rows whose key is not a
+  // domain cell are left out (as a key set filters rows), instead of
+  // refused. Governed draws always drop them: a refusal after the charge
+  // would tell the refresher that such a key exists.
+  bool drop_rows_outside_domain = false;
 
   // What the whole release costs (counts and selection, by basic composition).
   double total_epsilon() const { return epsilon + selection.epsilon; }

@@ -214,18 +214,27 @@ DECLARE
     n_cells bigint;
     past text[];
     added record;
+    source_query text;
 BEGIN
     SELECT * INTO r FROM dp.releases WHERE dp.releases.release = store_draw.release;
     SELECT * INTO s FROM dp.streams WHERE dp.streams.release = r.release FOR UPDATE;
     is_stream := FOUND;
     PERFORM dp.check_release_objects(r.release, r.owner, r.search_path, r.source_view, r.domain_view);
+    -- Once charged, a draw fails only for what the registration fixed, not
+    -- for what the data holds (the refresher would learn it): rows without a
+    -- unit are left out, as are rows outside the domain.
+    source_query := format('SELECT * FROM %s', r.source_view);
+    IF EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = r.source_view AND a.attname = r.privacy_unit
+                                                AND NOT a.attisdropped) THEN
+        source_query := format('SELECT * FROM %s s WHERE s.%I IS NOT NULL', r.source_view, r.privacy_unit);
+    END IF;
     IF is_stream THEN
         -- The released periods, in period order, for the source's past to be checked against.
         EXECUTE format('SELECT coalesce(array_agg(%1$I::text ORDER BY %1$I), ''{}'') FROM %2$s',
                        (SELECT attname FROM pg_attribute WHERE attrelid = release AND attnum = 1), release)
             INTO past;
         SELECT * INTO added
-        FROM dp.stream_append_as_owner(release, r.owner, r.search_path, format('SELECT * FROM %s', r.source_view),
+        FROM dp.stream_append_as_owner(release, r.owner, r.search_path, source_query,
                                        past, s.state, s.variance, s.horizon, r.privacy_unit, r.bounds);
         UPDATE dp.streams SET released = released + added.appended,
                               last_key = coalesce(added.last_key, dp.streams.last_key), state = added.new_state
@@ -235,9 +244,11 @@ BEGIN
         EXECUTE format('DELETE FROM %s', release);
         EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS t(%s)',
                        release, dp.release_columns(release))
-            USING r.owner, r.search_path, format('SELECT * FROM %s', r.source_view), r.epsilon, r.mechanism, r.delta,
+            USING r.owner, r.search_path, source_query, r.epsilon, r.mechanism, r.delta,
                   r.margins, CASE WHEN r.domain_view IS NOT NULL THEN format('SELECT * FROM %s', r.domain_view) END,
-                  r.options, r.hierarchy, r.privacy_unit, r.bounds;
+                  CASE WHEN r.domain_view IS NOT NULL
+                       THEN r.options || jsonb_build_object('rows_outside_domain', 'drop') ELSE r.options END,
+                  r.hierarchy, r.privacy_unit, r.bounds;
         GET DIAGNOSTICS n_cells = ROW_COUNT;
     END IF;
     UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
