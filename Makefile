@@ -31,6 +31,8 @@ CORE_LIB = $(CORE_BUILD)/libinvariant_dp_core.a
 SHLIB_LINK += $(CORE_LIB) -lClp -lCoinUtils -lflint -lmpfr -lgmp -lcrypto -lstdc++ -lm \
               -Wl,--version-script=$(CORE_SRC)/src/pg/exports.map
 PG_CFLAGS += -Wall -Wmissing-prototypes
+# The library refuses governed draws with SQL objects of another version.
+PG_CPPFLAGS += -DINVARIANT_DP_VERSION='"$(EXTVERSION)"'
 
 # Debian's server is built with LLVM: do not build JIT bitcode (needs clang).
 override with_llvm = no

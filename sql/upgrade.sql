@@ -122,11 +122,25 @@ SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT dp.drop_release('edu_counts');
 DROP EXTENSION invariant_dp;
 
--- From 0.4.0, the last release, with a release registered: its draws are
--- refused until the SQL is updated to the library's version, then the
--- budget and the audit survive and drawing goes on.
+-- From 0.4.0, with a release registered: its draws are refused until the
+-- SQL is updated to the library's version.
 CREATE EXTENSION invariant_dp VERSION '0.4.0';
 SELECT register_edu_counts();
+SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
+ALTER EXTENSION invariant_dp UPDATE;
+SELECT * FROM catalog_differences();
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+SELECT dp.drop_release('edu_counts');
+DROP EXTENSION invariant_dp;
+
+-- From 0.5.0, the last release, with a release registered: its draws are
+-- refused until the SQL is updated to the library's version (0.5.0's draw
+-- functions resolve names through the caller's search_path), then the
+-- budget and the audit survive and drawing goes on.
+CREATE EXTENSION invariant_dp VERSION '0.5.0';
+SELECT dp.set_budget('survey', 1.0);
+SELECT dp.register_release('edu_counts', 'survey', 'SELECT edu, count(*) FROM delinquents GROUP BY 1',
+                           'edu text, n bigint', 0.25, margins => '{""}', options => '{"keys": "public"}');
 SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
 ALTER EXTENSION invariant_dp UPDATE;
 SELECT dp.refresh_release('edu_counts') > 0 AS drawn;

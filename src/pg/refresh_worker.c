@@ -476,41 +476,50 @@ typedef struct DrawQuestion
 	bool		may_restore;
 } DrawQuestion;
 
-/*
- * dp.check_draw(regclass, regrole, boolean), found by its schema, name and
- * argument types in the catalog (no SQL text parsed under any search_path);
- * InvalidOid if the installed SQL objects predate it.
- */
-static Oid
-check_draw_function(void)
+/* The installed SQL objects' version (pg_extension.extversion), or NULL. */
+static char *
+installed_sql_version(void)
 {
-	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
-	List	   *name = list_make2(makeString("dp"), makeString("check_draw"));
+	bool		isnull;
+	Datum		version;
 
-	return LookupFuncName(name, 3, types, true);
+	if (SPI_execute("SELECT e.extversion FROM pg_catalog.pg_extension e "
+					"WHERE e.extname OPERATOR(pg_catalog.=) 'invariant_dp'", true, 1) != SPI_OK_SELECT ||
+		SPI_processed != 1)
+		return NULL;
+	version = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? NULL : TextDatumGetCString(version);
 }
 
-/* As the catalog's owner, under search_path pg_catalog, pg_temp (run_as_role). */
+/*
+ * As the catalog's owner, under search_path pg_catalog, pg_temp
+ * (run_as_role): the draw's entitlement and budget. The library draws only
+ * with the SQL objects of its own version (the draw functions' bodies are
+ * part of what keeps a draw safe), and calls dp.check_draw by its oid,
+ * found in the catalog by schema, name and argument types: no SQL text
+ * naming a function is parsed.
+ */
 static void
 ask_check_draw(void *arg)
 {
 	const DrawQuestion *question = (const DrawQuestion *) arg;
-	Oid			function = check_draw_function();
 	Oid			types[3] = {REGCLASSOID, REGROLEOID, BOOLOID};
+	char	   *version = installed_sql_version();
+	Oid			function;
 	Datum		args[3];
 
-	/* The library draws only with the SQL objects of its own version. */
-	if (!OidIsValid(function))
+	if (version == NULL || strcmp(version, INVARIANT_DP_VERSION) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("the extension's SQL objects are older than its library"),
+				 errmsg("the extension's SQL objects (version %s) are not those of its library (version %s)",
+						version ? version : "none", INVARIANT_DP_VERSION),
 				 errdetail("Governed draws need the functions of the installed library's version."),
 				 errhint("ALTER EXTENSION invariant_dp UPDATE, then draw.")));
+	function = LookupFuncName(list_make2(makeString("dp"), makeString("check_draw")), 3, types, false);
 	args[0] = ObjectIdGetDatum(question->release);
 	args[1] = ObjectIdGetDatum(question->caller);
 	args[2] = BoolGetDatum(question->may_restore);
-	if (SPI_execute_with_args("SELECT FROM dp.check_draw($1, $2, $3)", 3, types, args, NULL, true, 1) != SPI_OK_SELECT)
-		elog(ERROR, "could not check the draw of release %u", question->release);
+	(void) OidFunctionCall3(function, args[0], args[1], args[2]);
 }
 
 /*

@@ -3,7 +3,7 @@
 # manager, as an administrator does it. Runs in a throwaway cluster of the
 # server the packages install into (libpq's environment points at it;
 # scripts/test-package starts it with pg_virtualenv). The package of the
-# previous release (0.4.0) is installed, a governed release drawn with it;
+# previous release (0.5.0) is installed, a governed release drawn with it;
 # the new package replaces it while the cluster runs; the new library
 # refuses to draw until ALTER EXTENSION invariant_dp UPDATE; after it the
 # release reads as before, its budget and audit log are unchanged, and a
@@ -37,7 +37,8 @@ CREATE ROLE $analyst;
 SELECT dp.set_budget('dp_test package', 1.0);
 SELECT dp.register_release('$release', 'dp_test package',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
-    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}');
+    columns => 'county text, edu text, n bigint', epsilon => 0.25, margins => '{county}',
+    options => jsonb_build_object('keys', 'public'));
 SELECT dp.grant_release('$release', '$analyst');" > /dev/null
 ok "a governed draw with the $old_version package" quiet q $db "SELECT dp.refresh_release('$release')"
 

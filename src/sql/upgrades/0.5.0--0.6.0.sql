@@ -1,0 +1,4 @@
+-- 0.6.0: no table or signature changes. The functions are redefined (every
+-- SQL and PL/pgSQL body pins search_path or names what it calls with its
+-- schema), new internal helpers join them, and the library refuses governed
+-- draws until the SQL objects are of its own version.
