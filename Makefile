@@ -14,10 +14,10 @@ DATA_built = build/sql/invariant_dp--$(EXTVERSION).sql \
              $(foreach from,$(PAST_VERSIONS),build/sql/invariant_dp--$(from)--$(EXTVERSION).sql)
 SQL_SOURCES = invariant_dp.control scripts/build-sql $(wildcard src/sql/extension/*.sql src/sql/upgrades/*.sql)
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
-       src/pg/source_reader.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
+       src/pg/source_reader.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
-       src/pg/run_as.o src/pg/stream.o src/pg/refresh_worker.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o
+       src/pg/run_as.o src/pg/stream.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
 REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality

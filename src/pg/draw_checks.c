@@ -19,7 +19,7 @@
 #include "utils/syscache.h"
 
 #include "object_owners.h"
-#include "refresh_worker.h"
+#include "draw_worker.h"
 #include "run_as.h"
 #include "source_relations.h"
 
@@ -130,7 +130,7 @@ dp_check_release_objects(PG_FUNCTION_ARGS)
 	DrawObjects d;
 	int			i;
 
-	require_refresh_worker("dp.check_release_objects");
+	require_draw_worker("dp.check_release_objects");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

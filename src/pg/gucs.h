@@ -18,7 +18,7 @@ extern int	dp_max_source_memory;
 /* dp.progress_interval: NOTICE progress of long runs at most this often (ms); -1 off. */
 extern int	dp_progress_interval;
 
-/* dp.max_draw_workers: the most governed draws running at once in the cluster (refresh_worker.c). */
+/* dp.max_draw_workers: the most governed draws running at once in the cluster (draw_launcher.c). */
 extern int	dp_max_draw_workers;
 
 /* dp.privatize_scan: return dp.privatize's rows without a tuplestore (privatize_scan.c). */

@@ -22,7 +22,7 @@
 #include "core_bridge.h"
 #include "last_release.h"
 #include "privatize.h"
-#include "refresh_worker.h"
+#include "draw_worker.h"
 #include "run_as.h"
 #include "source_reader.h"
 
@@ -386,7 +386,7 @@ dp_privatize(PG_FUNCTION_ARGS)
 /*
  * dp.privatize_as_owner(owner, search_path, source, ...): the governed
  * releases' draw. Only dp.store_draw calls it, inside a draw worker
- * (refresh_worker.h); it passes the role that registered the release, the
+ * (draw_worker.h); it passes the role that registered the release, the
  * schemas pinned then and the release's source view, so the stored source
  * runs with that role's privileges, never the extension owner's, and never
  * with SQL or objects a caller supplied.
@@ -394,7 +394,7 @@ dp_privatize(PG_FUNCTION_ARGS)
 Datum
 dp_privatize_as_owner(PG_FUNCTION_ARGS)
 {
-	require_refresh_worker("dp.privatize_as_owner");
+	require_draw_worker("dp.privatize_as_owner");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

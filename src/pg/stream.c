@@ -31,7 +31,7 @@
 #include "../core/capi/invariant_dp_stream.h"
 #include "arguments.h"
 #include "core_bridge.h"
-#include "refresh_worker.h"
+#include "draw_worker.h"
 #include "run_as.h"
 #include "source_reader.h"
 #include "stream.h"
@@ -174,39 +174,67 @@ compare_periods(const void *a, const void *b, void *arg)
 }
 
 /*
- * The source's distinct periods in time order (the type's default
- * ordering, as ORDER BY sorts), of which the first must be the released
- * ones and every later one new (the noise of a period is drawn once: a
- * period released twice, or a past period changed, would average or leak
- * it). Without a privacy unit each period is one row, with its count.
+ * The source's distinct periods in time order: their codes sorted by the
+ * period type's default ordering, as ORDER BY sorts them.
  */
 static void
-find_periods(StreamAppend *s)
+order_periods(StreamAppend *s, PeriodOrder *order)
 {
-	const QueryRows *rows = &s->rows;
-	size_t		n = query_key_levels(rows, 0);
 	TypeCacheEntry *type = lookup_type_cache(s->key_type, TYPECACHE_LT_OPR);
-	PeriodOrder order;
 	size_t		p;
-	size_t		i;
 
 	if (!OidIsValid(type->lt_opr))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_FUNCTION),
 				 errmsg("the period type %s has no ordering", format_type_be(s->key_type))));
-	s->n_periods = n;
-	s->period_codes = palloc(Max(n, 1) * sizeof(uint32));
-	s->period_rank = palloc(Max(n, 1) * sizeof(uint32));
-	for (p = 0; p < n; p++)
+	s->n_periods = query_key_levels(&s->rows, 0);
+	s->period_codes = palloc(Max(s->n_periods, 1) * sizeof(uint32));
+	s->period_rank = palloc(Max(s->n_periods, 1) * sizeof(uint32));
+	for (p = 0; p < s->n_periods; p++)
 		s->period_codes[p] = (uint32) p;
-	memset(&order, 0, sizeof order);
-	order.rows = rows;
-	order.sort.ssup_cxt = CurrentMemoryContext;
-	order.sort.ssup_collation = rows->key_collations[0];
-	PrepareSortSupportFromOrderingOp(type->lt_opr, &order.sort);
-	qsort_arg(s->period_codes, n, sizeof(uint32), compare_periods, &order);
+	memset(order, 0, sizeof *order);
+	order->rows = &s->rows;
+	order->sort.ssup_cxt = CurrentMemoryContext;
+	order->sort.ssup_collation = s->rows.key_collations[0];
+	PrepareSortSupportFromOrderingOp(type->lt_opr, &order->sort);
+	qsort_arg(s->period_codes, s->n_periods, sizeof(uint32), compare_periods, order);
+}
 
-	for (p = 0; p < n; p++)
+/* Without a privacy unit each period is one row, with its count. */
+static void
+check_one_row_per_period(const StreamAppend *s)
+{
+	const QueryRows *rows = &s->rows;
+	bool	   *seen = palloc0(Max(s->n_periods, 1) * sizeof(bool));
+	size_t		i;
+
+	for (i = 0; i < rows->n_rows; i++)
+	{
+		uint32		code = rows->codes[0][i];
+
+		if ((i & 8191) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (seen[code])
+			period_twice(s, query_level_text(rows, 0, code));
+		seen[code] = true;
+	}
+}
+
+/*
+ * The source's distinct periods in time order, of which the first must be
+ * the released ones and every later one new (the noise of a period is
+ * drawn once: a period released twice, or a past period changed, would
+ * average or leak it).
+ */
+static void
+find_periods(StreamAppend *s)
+{
+	const QueryRows *rows = &s->rows;
+	PeriodOrder order;
+	size_t		p;
+
+	order_periods(s, &order);
+	for (p = 0; p < s->n_periods; p++)
 	{
 		bool		isnull;
 
@@ -230,24 +258,10 @@ find_periods(StreamAppend *s)
 			period_twice(s, query_level_text(rows, 0, s->period_codes[p]));
 		s->period_rank[s->period_codes[p]] = (uint32) p;
 	}
-	if (n < (size_t) s->n_past)
-		past_changed(psprintf("The source returns %zu periods; %d were released.", n, s->n_past));
+	if (s->n_periods < (size_t) s->n_past)
+		past_changed(psprintf("The source returns %zu periods; %d were released.", s->n_periods, s->n_past));
 	if (s->privacy_unit == NULL)
-	{
-		/* One row per period: a period's code is its row's, once. */
-		bool	   *seen = palloc0(Max(n, 1) * sizeof(bool));
-
-		for (i = 0; i < rows->n_rows; i++)
-		{
-			uint32		code = rows->codes[0][i];
-
-			if ((i & 8191) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (seen[code])
-				period_twice(s, query_level_text(rows, 0, code));
-			seen[code] = true;
-		}
-	}
+		check_one_row_per_period(s);
 }
 
 /*
@@ -346,7 +360,7 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 	/* SPI_finish frees everything allocated after SPI_connect. */
 	MemoryContext caller_cxt = CurrentMemoryContext;
 
-	require_refresh_worker("dp.stream_append_as_owner");
+	require_draw_worker("dp.stream_append_as_owner");
 	unpack_stream(fcinfo, &s);
 	SPI_connect();
 	run_as_role(s.owner, s.search_path, read_stream_rows, &s);

@@ -1,5 +1,5 @@
 -- Drawing a governed release: dp.refresh_release and dp.draw (C,
--- src/pg/refresh_worker.c) run every draw in a background worker. Its first
+-- src/pg/draw_functions.c) run every draw in a background worker. Its first
 -- transaction checks the entitlement and charges the budget; only then, in a
 -- second one, is the draw made, stored and audited; both commit before the
 -- caller reads anything, and a draw that fails once charged stays charged.
@@ -144,7 +144,7 @@ COMMENT ON FUNCTION dp.check_draw(regclass, regrole, boolean) IS
 'Internal: whether a role may draw a governed release now and what the draw costs (42501, 55000, 53Z01 if not).';
 REVOKE EXECUTE ON FUNCTION dp.check_draw(regclass, regrole, boolean) FROM PUBLIC;
 
--- The first transaction of a draw (src/pg/refresh_worker.c): the charge,
+-- The first transaction of a draw (src/pg/draw_worker.c): the charge,
 -- committed before any noise exists, so a draw that fails or is cancelled
 -- later stays paid; its audit row says so until dp.store_draw completes it.
 -- The worker holds a lock on the release table across both transactions, so
