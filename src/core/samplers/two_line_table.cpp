@@ -45,12 +45,18 @@ void sample_laplace_on_two_line_tables(RandomSource& rng, Rational scale, const 
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
   check_two_line_tables(tables, n_cells, z, interrupts);
   const Rational half = half_of(scale);
-  // One group sampler per line length; a length shared by many tables gets
-  // the squeeze (as the partition sampler does).
+  // One group sampler per line length, a length shared by many tables with
+  // the squeeze (as the partition sampler does); all built before any draw,
+  // so a length past the limits is refused before a cell is written.
   std::map<std::size_t, std::size_t> tables_of_length;
   for (const LatticeTable& table : tables)
     if (!pinned_table(table)) ++tables_of_length[two_lines(table).length()];
   std::map<std::size_t, std::unique_ptr<ZeroSumGroupSampler>> samplers;
+  for (const auto& [length, sharing] : tables_of_length) {
+    interrupts.poll();
+    const unsigned squeeze = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(1024, sharing));
+    samplers[length] = std::make_unique<ZeroSumGroupSampler>(half, length, squeeze);
+  }
   for (const LatticeTable& table : tables) {
     interrupts.poll();
     if (pinned_table(table)) {
@@ -58,14 +64,8 @@ void sample_laplace_on_two_line_tables(RandomSource& rng, Rational scale, const 
       continue;
     }
     const TableLines lines = two_lines(table);
-    auto& sampler = samplers[lines.length()];
-    if (!sampler) {
-      const std::size_t sharing = tables_of_length[lines.length()];
-      const unsigned squeeze = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(1024, sharing));
-      sampler = std::make_unique<ZeroSumGroupSampler>(half, lines.length(), squeeze);
-    }
     // |y_t| <= the group total < 2^62, so -y_t is a bigint.
-    sampler->sample(rng, interrupts, [&](std::uint64_t t, std::int64_t y) {
+    samplers[lines.length()]->sample(rng, interrupts, [&](std::uint64_t t, std::int64_t y) {
       z.write(lines.cell(0, t), y);
       z.write(lines.cell(1, t), -y);
     });
