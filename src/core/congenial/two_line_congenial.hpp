@@ -32,8 +32,10 @@
 // group_rejection.hpp: at least min_budget proposals, 50 / (estimated
 // acceptance) when that stays below 2^24 cell draws; a table that exhausts
 // it is returned to the caller (its cells untouched) to be finished by the
-// chain, as the partition path does. Measured (bench_exact_tables): 2 x 23
-// tables of counts 0 to 12 at b = 8 accept within about 5 proposals.
+// chain, as the partition path does. Measured (bench_exact_tables): the
+// congenial paper's 2 x 23 table at b = 8, 4.9 proposals and 0.04 ms a
+// draw; 2 x 10^3 and 2 x 10^4 tables of counts 0 to 9, 31 and 117
+// proposals, 7 ms and 0.34 s.
 #pragma once
 
 #include <cstddef>

@@ -40,7 +40,9 @@
 // (conditioned_laplace.hpp), no memory beyond the group sampler's two
 // compositions (16 bytes per column); one total sampler per distinct n.
 // Gaussian: O(n) (conditioned_gaussian.hpp), 12 bytes per column.
-// Measured in test/bench/bench_exact_tables.cpp.
+// Measured (bench_exact_tables, a loaded 2-core machine): l1 2 x 23 in
+// 0.3 ms (building the group sampler), 2 x 10^4 in 0.5 ms, 2 x 10^6 in
+// 56 to 72 ms at b = 4 and 16; the Gaussian 2 x 10^6 in 0.39 s.
 #pragma once
 
 #include <cstddef>
