@@ -1,6 +1,6 @@
 // The acceptance coin of probabilistic divide-and-conquer with a
-// deterministic second half (Arratia and DeSalvo 2016, arXiv:1110.3856,
-// Section 3; DeSalvo 2014, arXiv:1411.6698) when the second half is a sum
+// deterministic second half (Arratia and DeSalvo 2016, arXiv:1110.3856;
+// DeSalvo 2014, arXiv:1411.6698) when the second half is a sum
 // of geometric variables: for the negative binomial law of the sum N of k
 // i.i.d. geometric variables P(G = g) = (1 - rho) rho^g,
 //

@@ -31,7 +31,7 @@
 // target is Phi conditioned on E = {sum u = 0, sum v = 0}.
 //
 // Sampler (probabilistic divide-and-conquer with deterministic second
-// halves, Arratia and DeSalvo 2016, arXiv:1110.3856, Section 3), one trial:
+// halves, Arratia and DeSalvo 2016, arXiv:1110.3856), one trial:
 //  1. draw B, D', M; set N = sum M - sum B D' (then sum u = 0 iff
 //     sum P = N); reject if N < 0, else accept with probability
 //     nb(N)/nb(mode) (NegativeBinomialCoin: sum P is negative binomial);
