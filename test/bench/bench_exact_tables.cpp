@@ -91,7 +91,9 @@ void run(Law law, std::size_t rows, std::size_t columns, Rational parameter, con
   }
   const double first = times.front();
   std::sort(times.begin(), times.end());
-  const char* name = law == Law::two_line_l1 ? "two-line l1" : law == Law::two_line_gaussian ? "two-line gauss" : "three-line l1";
+  const char* name = law == Law::two_line_l1         ? "two-line l1"
+                     : law == Law::two_line_gaussian ? "two-line gauss"
+                                                     : "three-line l1";
   std::printf("%-15s %zu x %-8zu %-7s=%-6s %-6s median %10.6f s  first %10.6f s  (%d runs)  mean z^2 %.2f\n", name,
               rows, columns, law == Law::two_line_gaussian ? "sigma2" : "b", parameter_name, os ? "os" : "seeded",
               times[times.size() / 2], first, repeats, squares / double(repeats * z.size()));
@@ -110,10 +112,11 @@ void run_oracle(std::size_t side, Rational scale, int draws) {
     check_margins(z, side, side);
   }
   const double s = seconds_since(t1);
-  std::printf("row rejection   %zu x %zu b=%.2f: setup %.3f ms, %.3f ms a draw (%d draws); acceptance %.4g "
-              "(estimate %.4g)\n",
-              side, side, scale.to_double(), 1e3 * setup, 1e3 * s / draws, draws, double(draws) / double(trials),
-              oracle.acceptance());
+  std::printf(
+      "row rejection   %zu x %zu b=%.2f: setup %.3f ms, %.3f ms a draw (%d draws); acceptance %.4g "
+      "(estimate %.4g)\n",
+      side, side, scale.to_double(), 1e3 * setup, 1e3 * s / draws, draws, double(draws) / double(trials),
+      oracle.acceptance());
 }
 
 void run_congenial(std::size_t n, Rational b, const std::vector<std::int64_t>& x, int repeats) {
@@ -188,7 +191,7 @@ int main() {
   run_oracle(4, Rational{1, 1}, 10000);
   run_oracle(5, Rational{1, 1}, 5000);
   run_oracle(5, Rational{4, 5}, 5000);
-  const std::vector<std::int64_t> sex_by_age = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7, 6, 1, 5, 4, 4, 9, 6, 2, 8, 8, 8, 7,
+  const std::vector<std::int64_t> sex_by_age = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7,  6, 1, 5, 4, 4,  9, 6, 2, 8, 8, 8, 7,
                                                 3, 4, 5, 8, 6, 4, 5, 5, 5, 6, 10, 7, 3, 2, 5, 11, 6, 4, 7, 4, 5, 3, 8};
   run_congenial(23, Rational{8, 1}, sex_by_age, 201);
   for (std::size_t n : {1000, 10000}) {

@@ -147,11 +147,10 @@ TableStatistics chain_draws(std::size_t side, double lambda, std::uint64_t sweep
 
 bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
   bool all = true;
-  for (const auto& [stat, pair] :
-       {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-        std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-        std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-        std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
+  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
+                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
+                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
+                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
     const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
     report(what + ", " + stat, r);
     all = all && r.passes();
@@ -174,8 +173,8 @@ void check_chain(std::size_t side, std::size_t n, std::uint64_t seed) {
                        shape + " table chain (60 sweeps) vs oracle"));
   EXPECT_FALSE(same_law(chain_draws(side, 1.15, kTablePairBlockSweeps, n, seed + 2), exact,
                         shape + "   chain at lambda x 1.15 vs oracle (must fail)"));
-  EXPECT_FALSE(same_law(chain_draws(side, 1.0, 1, n, seed + 3), exact,
-                        shape + "   chain after 1 sweep vs oracle (must fail)"));
+  EXPECT_FALSE(
+      same_law(chain_draws(side, 1.0, 1, n, seed + 3), exact, shape + "   chain after 1 sweep vs oracle (must fail)"));
 }
 
 TEST(StatRowRejectionTable, TableChainAgreesWithTheOracleOn4x4) { check_chain(4, 10000, 821); }

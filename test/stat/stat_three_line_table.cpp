@@ -100,11 +100,10 @@ TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, st
 
 bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
   bool all = true;
-  for (const auto& [stat, pair] :
-       {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-        std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-        std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-        std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
+  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
+                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
+                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
+                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
     const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
     report(what + ", " + stat, r);
     all = all && r.passes();

@@ -46,7 +46,7 @@ namespace {
 using namespace chi_square_test;
 using table_laws::TableStatistics;
 
-const std::vector<std::int64_t> kSexByAge = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7, 6, 1, 5, 4, 4, 9, 6, 2, 8, 8, 8, 7,
+const std::vector<std::int64_t> kSexByAge = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7,  6, 1, 5, 4, 4,  9, 6, 2, 8, 8, 8, 7,
                                              3, 4, 5, 8, 6, 4, 5, 5, 5, 6, 10, 7, 3, 2, 5, 11, 6, 4, 7, 4, 5, 3, 8};
 
 LatticeTable table(std::size_t r, std::size_t c, std::size_t first = 0) {
@@ -57,8 +57,8 @@ LatticeTable table(std::size_t r, std::size_t c, std::size_t first = 0) {
 
 // `count` exact draws of z = y - x for one table x (r x c), one after the
 // other, all in one call.
-std::vector<std::int64_t> exact_noise(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c,
-                                      Rational b, std::size_t count, std::uint64_t seed) {
+std::vector<std::int64_t> exact_noise(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c, Rational b,
+                                      std::size_t count, std::uint64_t seed) {
   std::vector<LatticeTable> tables;
   std::vector<std::int64_t> counts;
   for (std::size_t k = 0; k < count; ++k) {
@@ -85,7 +85,8 @@ std::map<std::int64_t, std::int64_t> keys(const std::vector<std::int64_t>& z, st
 
 // The target on the finite set of z with x + z >= 0 and zero margins
 // (every free cell within [-max x, max x] covers it).
-std::map<std::int64_t, double> congenial_law(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c, double b) {
+std::map<std::int64_t, double> congenial_law(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c,
+                                             double b) {
   const int radius = int(*std::max_element(x.begin(), x.end()));
   return table_laws::enumerate(r, c, radius, [&](const std::vector<std::int64_t>& z) {
     for (std::size_t i = 0; i < z.size(); ++i)
@@ -131,11 +132,10 @@ TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, st
 
 bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
   bool all = true;
-  for (const auto& [stat, pair] :
-       {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-        std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-        std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-        std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
+  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
+                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
+                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
+                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
     const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
     report(what + ", " + stat, r);
     all = all && r.passes();

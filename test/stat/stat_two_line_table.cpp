@@ -55,10 +55,14 @@ enum class Variant { exact, wrong_scale, no_conditioning, one_sided_bridge };
 
 const char* name(Variant v) {
   switch (v) {
-    case Variant::exact: return "exact";
-    case Variant::wrong_scale: return "b x 1.1";
-    case Variant::no_conditioning: return "no conditioning";
-    default: return "one-sided bridge";
+    case Variant::exact:
+      return "exact";
+    case Variant::wrong_scale:
+      return "b x 1.1";
+    case Variant::no_conditioning:
+      return "no conditioning";
+    default:
+      return "one-sided bridge";
   }
 }
 
@@ -88,7 +92,8 @@ std::vector<std::int64_t> draw(Variant variant, std::size_t r, std::size_t c, Ra
       y[n - 1] = -sum;
     } else {  // one-sided bridge
       std::uint64_t total = 0;
-      for (std::size_t j = 0; j < n; ++j) total += std::uint64_t(y[j] = std::int64_t(sample_discrete_geometric(*rng, half)));
+      for (std::size_t j = 0; j < n; ++j)
+        total += std::uint64_t(y[j] = std::int64_t(sample_discrete_geometric(*rng, half)));
       sample_uniform_composition(*rng, total, parts, {});
       for (std::size_t j = 0; j < n; ++j) y[j] -= std::int64_t(parts[j]);
     }
@@ -145,8 +150,8 @@ TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, st
 // The four two-sample tests; reports each, returns whether all pass.
 bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
   bool all = true;
-  const std::pair<const char*, std::pair<const std::map<std::int64_t, std::int64_t>*,
-                                         const std::map<std::int64_t, std::int64_t>*>>
+  const std::pair<const char*,
+                  std::pair<const std::map<std::int64_t, std::int64_t>*, const std::map<std::int64_t, std::int64_t>*>>
       tests[] = {{"|z00|", {&a.corner, &b.corner}},
                  {"z00+z11", {&a.diagonal, &b.diagonal}},
                  {"max|z|", {&a.largest, &b.largest}},

@@ -72,7 +72,8 @@ inline std::map<std::int64_t, double> enumerate(std::size_t r, std::size_t c, in
 
 // The l1 law exp(-||Z||_1 / b).
 inline std::map<std::int64_t, double> l1_law(std::size_t r, std::size_t c, double b, int radius) {
-  return enumerate(r, c, radius, [b](const std::vector<std::int64_t>& z) { return std::exp(-double(l1(z.data(), z.size())) / b); });
+  return enumerate(r, c, radius,
+                   [b](const std::vector<std::int64_t>& z) { return std::exp(-double(l1(z.data(), z.size())) / b); });
 }
 
 // Histograms of a few statistics of r x c tables (r, c >= 2), for

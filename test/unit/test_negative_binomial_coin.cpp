@@ -74,7 +74,8 @@ TEST(NegativeBinomialCoin, KeptBoundsDecideAsTheFullComparison) {
     for (int i = 0; i < 2000; ++i) {
       const std::uint64_t m = coin.mode() + 1 + std::uint64_t(i % 13);
       const bool kept = coin.accept(*a, m);
-      const bool full = sample_bernoulli_lazy(*b, [&](mpfr_prec_t prec) { return exp(coin.log_ratio_bounds(prec, m)); });
+      const bool full =
+          sample_bernoulli_lazy(*b, [&](mpfr_prec_t prec) { return exp(coin.log_ratio_bounds(prec, m)); });
       EXPECT_EQ(kept, full) << i;
       accepted += kept;
     }

@@ -22,8 +22,8 @@ namespace {
 using namespace table_checks;
 
 TEST(ThreeLineTable, MarginsVanishInBothOrientationsOnManySeeds) {
-  std::vector<LatticeTable> tables{table(3, 23), table(9, 3, 69), table(3, 2, 96), table(3, 3, 102),
-                                   table(3, 1, 111), table(3, 400, 114)};
+  std::vector<LatticeTable> tables{table(3, 23),     table(9, 3, 69),  table(3, 2, 96),
+                                   table(3, 3, 102), table(3, 1, 111), table(3, 400, 114)};
   std::swap(tables[0].cells[5], tables[5].cells[333]);
   const std::size_t n = total_cells(tables);
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
@@ -55,9 +55,9 @@ TEST(ThreeLineTable, BadArgumentsThrow) {
   EXPECT_THROW(sample_laplace_on_three_line_tables(*rng, Rational{2, 1}, {table(3, 4)}, 11, z.data(), {}),
                InvalidArgument);
   // n h ~ 2^52: refused before any cell is written.
-  EXPECT_THROW(sample_laplace_on_three_line_tables(*rng, Rational{std::uint64_t{1} << 52, 1}, {table(3, 4)}, 12,
-                                                   z.data(), {}),
-               OutOfRange);
+  EXPECT_THROW(
+      sample_laplace_on_three_line_tables(*rng, Rational{std::uint64_t{1} << 52, 1}, {table(3, 4)}, 12, z.data(), {}),
+      OutOfRange);
   for (std::size_t k = 0; k < 12; ++k) EXPECT_EQ(z[k], 7);
 }
 

@@ -26,7 +26,7 @@ using namespace table_checks;
 
 // The congenial paper's 2 x 23 sex-by-age counts (Gong and Meng 2020,
 // Table 1).
-const std::vector<std::int64_t> kSexByAge = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7, 6, 1, 5, 4, 4, 9, 6, 2, 8, 8, 8, 7,
+const std::vector<std::int64_t> kSexByAge = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7,  6, 1, 5, 4, 4,  9, 6, 2, 8, 8, 8, 7,
                                              3, 4, 5, 8, 6, 4, 5, 5, 5, 6, 10, 7, 3, 2, 5, 11, 6, 4, 7, 4, 5, 3, 8};
 
 void expect_margins_and_non_negative(const std::vector<LatticeTable>& tables, const std::vector<std::int64_t>& x,
@@ -91,8 +91,8 @@ TEST(TwoLineCongenial, AnExhaustedBudgetReturnsTheTableUntouched) {
   std::vector<std::int64_t> y(x.size(), -1);
   std::uint64_t proposals = 0;
   auto rng = make_seeded_random_source(3);
-  const auto failed =
-      sample_congenial_on_two_line_tables(x.data(), {table(2, n)}, x.size(), Rational{8, 1}, 1, *rng, {}, y.data(), proposals);
+  const auto failed = sample_congenial_on_two_line_tables(x.data(), {table(2, n)}, x.size(), Rational{8, 1}, 1, *rng,
+                                                          {}, y.data(), proposals);
   ASSERT_EQ(failed.size(), 1u);
   EXPECT_EQ(proposals, 1u);
   EXPECT_TRUE(std::all_of(y.begin(), y.end(), [](std::int64_t v) { return v == -1; }));
@@ -103,14 +103,18 @@ TEST(TwoLineCongenial, BadArgumentsThrow) {
   const std::vector<std::int64_t> x{1, 2, 3, 4, 5, 6};
   std::vector<std::int64_t> y(6);
   std::uint64_t p = 0;
-  EXPECT_THROW(sample_congenial_on_two_line_tables(x.data(), {table(2, 3)}, 6, Rational{0, 1}, 10, *rng, {}, y.data(), p),
-               InvalidArgument);
-  EXPECT_THROW(sample_congenial_on_two_line_tables(x.data(), {table(3, 3)}, 9, Rational{2, 1}, 10, *rng, {}, y.data(), p),
-               InvalidArgument);
-  EXPECT_THROW(sample_congenial_on_two_line_tables(nullptr, {table(2, 3)}, 6, Rational{2, 1}, 10, *rng, {}, y.data(), p),
-               InvalidArgument);
-  EXPECT_THROW(sample_congenial_on_two_line_tables(x.data(), {table(2, 3)}, 6, Rational{2, 1}, 10, *rng, {}, nullptr, p),
-               InvalidArgument);
+  EXPECT_THROW(
+      sample_congenial_on_two_line_tables(x.data(), {table(2, 3)}, 6, Rational{0, 1}, 10, *rng, {}, y.data(), p),
+      InvalidArgument);
+  EXPECT_THROW(
+      sample_congenial_on_two_line_tables(x.data(), {table(3, 3)}, 9, Rational{2, 1}, 10, *rng, {}, y.data(), p),
+      InvalidArgument);
+  EXPECT_THROW(
+      sample_congenial_on_two_line_tables(nullptr, {table(2, 3)}, 6, Rational{2, 1}, 10, *rng, {}, y.data(), p),
+      InvalidArgument);
+  EXPECT_THROW(
+      sample_congenial_on_two_line_tables(x.data(), {table(2, 3)}, 6, Rational{2, 1}, 10, *rng, {}, nullptr, p),
+      InvalidArgument);
   const std::vector<std::int64_t> negative{1, -2, 3, 4, 5, 6};
   EXPECT_THROW(
       sample_congenial_on_two_line_tables(negative.data(), {table(2, 3)}, 6, Rational{2, 1}, 10, *rng, {}, y.data(), p),

@@ -36,8 +36,8 @@ TEST(TwoLineTable, HalfIsExact) {
 TEST(TwoLineTable, MarginsVanishInBothOrientationsOnManySeeds) {
   // 2 x n and n x 2 tables of several lengths among interleaved cells, a
   // pinned 1 x 4 and a 2 x 1 among them.
-  std::vector<LatticeTable> tables{table(2, 23), table(7, 2, 46), table(2, 2, 60), table(1, 4, 64), table(2, 1, 68),
-                                   table(2, 500, 70)};
+  std::vector<LatticeTable> tables{table(2, 23),    table(7, 2, 46), table(2, 2, 60),
+                                   table(1, 4, 64), table(2, 1, 68), table(2, 500, 70)};
   std::swap(tables[0].cells[3], tables[5].cells[100]);  // cells need not be consecutive
   const std::size_t n = total_cells(tables);
   for (std::uint64_t seed = 1; seed <= 30; ++seed) {
@@ -61,8 +61,7 @@ TEST(TwoLineTable, FirstLineIsTheZeroSumGroupAtHalfTheParameter) {
   const std::vector<LatticeTable> rows{table(2, n)}, columns{table(n, 2)};
   std::vector<std::int64_t> by_rows(2 * n), by_columns(2 * n), group(n);
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    auto a = make_seeded_random_source(seed), b = make_seeded_random_source(seed),
-         c = make_seeded_random_source(seed);
+    auto a = make_seeded_random_source(seed), b = make_seeded_random_source(seed), c = make_seeded_random_source(seed);
     sample_laplace_on_two_line_tables(*a, Rational{7, 2}, rows, 2 * n, by_rows.data(), {});
     sample_laplace_on_two_line_tables(*b, Rational{7, 2}, columns, 2 * n, by_columns.data(), {});
     ZeroSumGroupSampler(Rational{7, 4}, n, 0).sample(*c, group.data(), {});
@@ -94,9 +93,9 @@ TEST(TwoLineTable, NoisesCountsInPlaceWithTheBigintCheck) {
   sample_laplace_on_two_line_tables(*b, Rational{4, 1}, tables, 60, NoiseOutput(counts.data(), counts.data()), {});
   for (std::size_t i = 0; i < 60; ++i) EXPECT_EQ(counts[i], 1000 + z[i]);
   std::vector<std::int64_t> full(60, INT64_MAX);
-  EXPECT_THROW(sample_laplace_on_two_line_tables(*a, Rational{4, 1}, tables, 60, NoiseOutput(noisy.data(), full.data()),
-                                                 {}),
-               OutOfRange);
+  EXPECT_THROW(
+      sample_laplace_on_two_line_tables(*a, Rational{4, 1}, tables, 60, NoiseOutput(noisy.data(), full.data()), {}),
+      OutOfRange);
 }
 
 TEST(TwoLineTable, BadArgumentsThrow) {
@@ -108,8 +107,7 @@ TEST(TwoLineTable, BadArgumentsThrow) {
   EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, {table(3, 3)}, 9, z.data(), {}),
                InvalidArgument);
   EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, ok, 9, z.data(), {}), InvalidArgument);
-  EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, {table(2, 5), table(2, 5, 5)}, 20, z.data(),
-                                                 {}),
+  EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, {table(2, 5), table(2, 5, 5)}, 20, z.data(), {}),
                InvalidArgument);  // cells 5..9 in two tables
   LatticeTable short_listed = table(2, 5);
   short_listed.cells.pop_back();
@@ -118,9 +116,9 @@ TEST(TwoLineTable, BadArgumentsThrow) {
   EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, ok, 10, nullptr, {}), InvalidArgument);
   // n b/2 ~ 2^52: refused before any cell is written.
   std::vector<std::int64_t> untouched(10, 7);
-  EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{std::uint64_t{1} << 52, 1}, ok, 10, untouched.data(),
-                                                 {}),
-               OutOfRange);
+  EXPECT_THROW(
+      sample_laplace_on_two_line_tables(*rng, Rational{std::uint64_t{1} << 52, 1}, ok, 10, untouched.data(), {}),
+      OutOfRange);
   for (auto v : untouched) EXPECT_EQ(v, 7);
 }
 
@@ -129,8 +127,9 @@ TEST(TwoLineTable, InterruptsStopTheDraw) {
   std::vector<LatticeTable> many;
   for (std::size_t t = 0; t < 50; ++t) many.push_back(table(2, 3, 6 * t));
   std::vector<std::int64_t> z(300);
-  EXPECT_THROW(sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, many, 300, z.data(), Interrupts(always, nullptr)),
-               Interrupted);
+  EXPECT_THROW(
+      sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, many, 300, z.data(), Interrupts(always, nullptr)),
+      Interrupted);
   int budget = 20;
   EXPECT_THROW(
       sample_laplace_on_two_line_tables(*rng, Rational{2, 1}, many, 300, z.data(), Interrupts(after_count, &budget)),

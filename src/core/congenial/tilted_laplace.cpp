@@ -145,8 +145,8 @@ std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates
     }
   }
   for (;;) {
-    const std::int64_t z =
-        count == 0 ? sample_geometric(rng, rates.up) : sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
+    std::int64_t z = sample_geometric(rng, rates.up);
+    if (count > 0) z -= sample_geometric(rng, rates.down);
     if (z >= -count && z <= upper) return z;
   }
 }

@@ -21,12 +21,13 @@
 // P(Z = z) proportional to exp(-alpha_+ z) for z >= 0 and exp(-alpha_- |z|)
 // for z <= 0 (sum the joint law over G_- = g - z); redrawing while Z < -x
 // gives the truncated law (for x = 0 that law is Geometric(alpha_+) itself,
-// drawn directly). With an upper bound u and few values (x + u + 1 of them
-// with (x + u + 1) alpha <= 2 for both rates) the proposal is instead a
-// uniform value of [-x, u] kept with probability p(z)/p(0) (an exact
-// Bernoulli(exp(-rational))), accepted with probability at least e^-2;
-// otherwise the difference of geometrics is redrawn while outside [-x, u]. Each geometric is drawn as in Canonne, Kamath,
-// Steinke (2020), Algorithm 2 (samplers/discrete_laplace.cpp): only exact
+// drawn directly). With an upper bound u and few values ((x + u + 1) alpha
+// <= 2 for the rate of each side that [-x, u] reaches) the proposal is
+// instead a uniform value of [-x, u] kept with probability p(z)/p(0) (an
+// exact Bernoulli(exp(-rational))), accepted with probability at least
+// e^-2; otherwise the difference of geometrics (Geometric(alpha_+) alone for
+// x = 0) is redrawn while outside [-x, u]. Each geometric is drawn as in
+// Canonne, Kamath, Steinke (2020), Algorithm 2 (samplers/discrete_laplace.cpp): only exact
 // Bernoulli(exp(-rational)) coins (samplers/bernoulli_exp.hpp) and exactly
 // uniform integers. The doubles below choose theta and estimate acceptance;
 // they never enter a draw.

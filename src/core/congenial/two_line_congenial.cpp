@@ -19,8 +19,7 @@ std::vector<std::size_t> sample_congenial_on_two_line_tables(const std::int64_t*
   if (n_cells > 0 && counts == nullptr) throw InvalidArgument("counts must not be null");
   check_table_cells(tables, n_cells, NoiseOutput(y), interrupts);
   for (const LatticeTable& table : tables)
-    if (!is_two_line_table(table))
-      throw InvalidArgument("an exact two-line table sampler needs 2 x n or n x 2 tables");
+    if (!is_two_line_table(table)) throw InvalidArgument("an exact two-line table sampler needs 2 x n or n x 2 tables");
   for (const LatticeTable& table : tables)
     for (std::size_t cell : table.cells)
       if (counts[cell] < 0) throw InvalidData("count must not be negative");

@@ -87,9 +87,9 @@ RowRejectionSampler::RowRejectionSampler(Rational scale, std::size_t rows, std::
   const double expected_cells = double(count_ - 1) * double(length_) / acceptance_;
   if (!(expected_cells <= kMaxRowRejectionCells))
     throw OutOfRange("this table is too large for exact rejection by rows",
-                     "A " + std::to_string(rows) + " x " + std::to_string(columns) + " table at this scale needs "
-                         "about " + format_double(expected_cells) + " cell draws; the limit is " +
-                         std::to_string(std::llround(kMaxRowRejectionCells)) + ".");
+                     "A " + std::to_string(rows) + " x " + std::to_string(columns) +
+                         " table at this scale needs about " + format_double(expected_cells) +
+                         " cell draws; the limit is " + std::to_string(std::llround(kMaxRowRejectionCells)) + ".");
   cap_ = std::ceil(kCapFactor / acceptance_) + kCapFactor;
   line_sampler_ = std::make_unique<ZeroSumGroupSampler>(scale, length_, 256);
   last_.resize(length_);

@@ -109,10 +109,12 @@ class ThreeLineSampler {
     std::int64_t total = 0;  // sum M' - sum (a + C)
     for (std::size_t j = 0; j < v_.size(); ++j) {
       interrupts.poll_every(j);
-      const std::int64_t u = u_[j];  // |u| < 2^62: a composition part plus a few draws
-      const std::int64_t low = u > 0 ? -u : 0;  // a = min(0, -u)
+      // |u| < 2^62: a composition part plus a few draws; a = min(0, -u).
+      const std::int64_t u = u_[j];
+      const std::int64_t low = u > 0 ? -u : 0;
       const std::uint64_t length = static_cast<std::uint64_t>(u < 0 ? -u : u);
-      v_[j] = low + plateau_offset(rng, length) - geometric(rng);
+      const std::int64_t c = plateau_offset(rng, length);  // drawn before M', in this order
+      v_[j] = low + c - geometric(rng);
       add_checked(total, -v_[j]);
     }
     return close_line(rng, total, v_, interrupts);

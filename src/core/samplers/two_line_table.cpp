@@ -23,8 +23,7 @@ void check_two_line_tables(const std::vector<LatticeTable>& tables, std::size_t 
                            const Interrupts& interrupts) {
   check_table_cells(tables, n_cells, z, interrupts);
   for (const LatticeTable& table : tables)
-    if (!is_two_line_table(table))
-      throw InvalidArgument("an exact two-line table sampler needs 2 x n or n x 2 tables");
+    if (!is_two_line_table(table)) throw InvalidArgument("an exact two-line table sampler needs 2 x n or n x 2 tables");
 }
 
 }  // namespace
@@ -84,9 +83,8 @@ void sample_gaussian_on_two_line_tables(RandomSource& rng, Rational sigma2, cons
     group_of_line_cell.insert(group_of_line_cell.end(), two_lines(table).length(), groups++);
   }
   std::vector<std::int64_t> y(group_of_line_cell.size());
-  sample_gaussian_with_zero_group_sums(rng, half_of(sigma2),
-                                       ZeroSumPartition{group_of_line_cell.data(), y.size(), groups}, y.data(),
-                                       interrupts);
+  sample_gaussian_with_zero_group_sums(
+      rng, half_of(sigma2), ZeroSumPartition{group_of_line_cell.data(), y.size(), groups}, y.data(), interrupts);
   std::size_t next = 0;
   for (const LatticeTable& table : tables) {
     interrupts.poll();
