@@ -59,6 +59,18 @@ struct GroupPlan {
 GroupPlan plan_group(const std::vector<std::int64_t>& center, std::vector<std::uint32_t> cells, Rational scale,
                      std::uint64_t min_budget, TiltedRates& rates);
 
+// One group of cells whose noise is bounded on both sides, z_i in
+// [-lower_i, upper_i] (lower_i, upper_i >= 0; upper_i = kNoUpperBound for
+// none), with sum z = 0: the same sampler with the bounded truncated laws
+// (tilted_laplace.hpp) and the same plan (tilt, closing cell, budget). A
+// group whose bounds leave only z = 0 (one cell, or every lower or every
+// upper bound 0) gets it without randomness. Writes z (in the order of the
+// bounds) and returns true, or false when the budget ran out (z then
+// unspecified). proposals counts the proposals made.
+bool sample_bounded_group(const std::vector<std::int64_t>& lower, const std::vector<std::int64_t>& upper,
+                          Rational scale, std::uint64_t min_budget, RandomSource& rng, const Interrupts& interrupts,
+                          std::vector<std::int64_t>& z, std::uint64_t& proposals);
+
 // Writes accepted groups into y and returns the groups that exhausted their
 // budget (their cells in y untouched). group_of_cell: each cell's group
 // (n_groups of them); constrained = the groups' sums are kept (false: no

@@ -53,6 +53,26 @@ SideSums side_sums(double rate) {
 
 double rate_of(Rational q) { return static_cast<double>(q.num) / static_cast<double>(q.den); }
 
+// The sums of one side up to `limit`, k = 1 .. limit: the infinite sums
+// minus the tail beyond it, sum_{k>x} k^p r^k = r^x sum_{j>=1} (j + x)^p r^j.
+SideSums side_sums_to(double rate, std::int64_t limit) {
+  const SideSums all = side_sums(rate);
+  if (limit == kNoUpperBound) return all;
+  const double x = static_cast<double>(limit);
+  const double tail = std::exp(-rate * x);
+  return {all.s0 * (1 - tail), all.s1 - tail * (all.s1 + x * all.s0),
+          all.s2 - tail * (all.s2 + 2 * x * all.s1 + x * x * all.s0)};
+}
+
+// Whether every side the interval [-count, upper] reaches has
+// (values) * rate <= 2: then its weights relative to the mode are all at
+// least e^-2 and a uniform proposal is cheap.
+bool few_values(const TiltedRates& rates, std::int64_t count, std::int64_t upper) {
+  const u128 values = static_cast<u128>(count) + static_cast<u128>(upper) + 1;
+  const auto cheap = [values](Rational rate) { return values * rate.num <= static_cast<u128>(2) * rate.den; };
+  return (upper == 0 || cheap(rates.up)) && (count == 0 || cheap(rates.down));
+}
+
 }  // namespace
 
 TiltedRates tilted_rates(Rational scale, std::int64_t steps, unsigned bits) {
@@ -70,33 +90,29 @@ TiltedRates tilted_rates(Rational scale, std::int64_t steps, unsigned bits) {
 
 TiltedRates untilted_rates(Rational scale) { return tilted_rates(scale, 0, 0); }
 
-CellMoments truncated_moments(const TiltedRates& rates, std::int64_t count) {
-  // Positive side z = 0, 1, ...: weight 1 + S0, first moment S1, second S2.
-  const SideSums up = side_sums(rate_of(rates.up));
-  const double x = static_cast<double>(count);
-  // Negative side z = -1 .. -x: the infinite sums minus the tail beyond x,
-  // sum_{k>x} k^p r^k = r^x sum_{j>=1} (j + x)^p r^j.
-  const double alpha = rate_of(rates.down);
-  const SideSums dn = side_sums(alpha);
-  const double tail = std::exp(-alpha * x);
-  const double w_neg = dn.s0 * (1 - tail);
-  const double m1_neg = dn.s1 - tail * (dn.s1 + x * dn.s0);
-  const double m2_neg = dn.s2 - tail * (dn.s2 + 2 * x * dn.s1 + x * x * dn.s0);
-  const double weight = 1 + up.s0 + w_neg;
+CellMoments truncated_moments(const TiltedRates& rates, std::int64_t count, std::int64_t upper) {
+  // Positive side z = 1 .. u: S0, first moment S1, second S2 (u = infinity
+  // without an upper bound); z = 0 weighs 1.
+  const SideSums up = side_sums_to(rate_of(rates.up), upper);
+  // Negative side z = -1 .. -x.
+  const SideSums dn = side_sums_to(rate_of(rates.down), count);
+  const double weight = 1 + up.s0 + dn.s0;
   CellMoments m;
-  m.mean = (up.s1 - m1_neg) / weight;
-  m.variance = std::max(0.0, (up.s2 + m2_neg) / weight - m.mean * m.mean);
+  m.mean = (up.s1 - dn.s1) / weight;
+  m.variance = std::max(0.0, (up.s2 + dn.s2) / weight - m.mean * m.mean);
   m.mass_at_zero = 1 / weight;
   return m;
 }
 
-TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& counts) {
+TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& counts,
+                           const std::vector<std::int64_t>& uppers) {
   const unsigned bits = tilt_bits(scale);
   const std::int64_t limit = static_cast<std::int64_t>((std::uint64_t{9} << bits) / 10);
   auto mean_sum = [&](std::int64_t steps) {
     const TiltedRates r = tilted_rates(scale, steps, bits);
     double s = 0;
-    for (auto x : counts) s += truncated_moments(r, x).mean;
+    for (std::size_t i = 0; i < counts.size(); ++i)
+      s += truncated_moments(r, counts[i], uppers.empty() ? kNoUpperBound : uppers[i]).mean;
     return s;
   };
   std::int64_t lo = -limit, hi = limit;
@@ -109,17 +125,35 @@ TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& coun
   return tilted_rates(scale, std::fabs(mean_sum(lo)) < std::fabs(mean_sum(hi)) ? lo : hi, bits);
 }
 
-std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates, std::int64_t count) {
-  // On z >= 0 the law is exactly Geometric(alpha_+): no rejection needed.
-  if (count == 0) return sample_geometric(rng, rates.up);
+std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates, std::int64_t count,
+                                     std::int64_t upper) {
+  if (upper == kNoUpperBound) {
+    // On z >= 0 the law is exactly Geometric(alpha_+): no rejection needed.
+    if (count == 0) return sample_geometric(rng, rates.up);
+    for (;;) {
+      const std::int64_t z = sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
+      if (z >= -count) return z;
+    }
+  }
+  if (count == 0 && upper == 0) return 0;
+  if (few_values(rates, count, upper)) {
+    // Uniform on [-count, upper], kept with probability p(z)/p(0) >= e^-2.
+    const std::uint64_t values = static_cast<std::uint64_t>(count) + static_cast<std::uint64_t>(upper) + 1;
+    for (;;) {
+      const std::int64_t z = static_cast<std::int64_t>(rng.uniform_below(values)) - count;
+      if (accept_against_mode(rng, rates, z, count, upper)) return z;
+    }
+  }
   for (;;) {
-    const std::int64_t z = sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
-    if (z >= -count) return z;
+    std::int64_t z = sample_geometric(rng, rates.up);
+    if (count > 0) z -= sample_geometric(rng, rates.down);
+    if (z >= -count && z <= upper) return z;
   }
 }
 
-bool accept_against_mode(RandomSource& rng, const TiltedRates& rates, std::int64_t z, std::int64_t count) {
-  if (z < -count) return false;
+bool accept_against_mode(RandomSource& rng, const TiltedRates& rates, std::int64_t z, std::int64_t count,
+                         std::int64_t upper) {
+  if (z < -count || z > upper) return false;
   if (z == 0) return true;
   const Rational rate = z > 0 ? rates.up : rates.down;
   const u128 magnitude = static_cast<u128>(z > 0 ? z : -z);

@@ -77,16 +77,27 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
   parts[k - 1] = total + k - 1 - next;
 }
 
+ZeroSumGroupSampler::ZeroSumGroupSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells)
+    : total_(scale, k, squeeze_cells) {}
+
+void ZeroSumGroupSampler::draw(RandomSource& rng, const Interrupts& interrupts) {
+  const std::uint64_t k = total_.cells();
+  const std::uint64_t total = total_.sample(rng, interrupts);
+  g1_.assign(k, 0);
+  g2_.assign(k, 0);
+  sample_uniform_composition(rng, total, g1_, interrupts);
+  sample_uniform_composition(rng, total, g2_, interrupts);
+}
+
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
                                          NoiseOutput z, const Interrupts& interrupts) {
   check_arguments(scale, groups, z.out, interrupts);
   // Cells ordered by group, each group in cell order; runs are the groups.
   const GroupRuns runs(groups, interrupts);
-  // One N sampler per group size; a size shared by many groups gets the squeeze.
+  // One sampler per group size; a size shared by many groups gets the squeeze.
   std::map<std::uint64_t, std::size_t> groups_of_size;
   for (std::size_t g = 0; g < runs.n_runs(); ++g) ++groups_of_size[runs.size(g)];
-  std::map<std::uint64_t, std::unique_ptr<CompositionTotalSampler>> samplers;
-  std::vector<std::uint64_t> g1, g2;
+  std::map<std::uint64_t, std::unique_ptr<ZeroSumGroupSampler>> samplers;
   for (std::size_t g = 0; g < runs.n_runs(); ++g) {
     interrupts.poll();
     const std::uint64_t k = runs.size(g);
@@ -98,15 +109,9 @@ void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, cons
       const std::size_t sharing = groups_of_size[k];
       // About one grid point (4 lngamma evaluations) per group sharing k.
       const unsigned squeeze_cells = sharing < 8 ? 0 : static_cast<unsigned>(std::min<std::size_t>(1024, sharing));
-      sampler = std::make_unique<CompositionTotalSampler>(scale, k, squeeze_cells);
+      sampler = std::make_unique<ZeroSumGroupSampler>(scale, k, squeeze_cells);
     }
-    const std::uint64_t total = sampler->sample(rng, interrupts);
-    g1.assign(k, 0);
-    g2.assign(k, 0);
-    sample_uniform_composition(rng, total, g1, interrupts);
-    sample_uniform_composition(rng, total, g2, interrupts);
-    for (std::uint64_t t = 0; t < k; ++t)
-      z.write(runs.cell(first + t), static_cast<std::int64_t>(g1[t]) - static_cast<std::int64_t>(g2[t]));
+    sampler->sample(rng, interrupts, [&](std::uint64_t t, std::int64_t v) { z.write(runs.cell(first + t), v); });
   }
 }
 

@@ -47,10 +47,49 @@
 
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
+#include "composition_total.hpp"
 #include "rational.hpp"
 #include "zero_sum_groups.hpp"
 
 namespace invariant_dp {
+
+// Writes a uniformly random composition of total into parts.size() >= 1
+// non-negative parts (exposed for tests). total + parts.size() - 1 < 2^63.
+void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
+                                std::vector<std::uint64_t>& parts, const Interrupts& interrupts);
+
+// One group of k >= 2 cells with the law above (steps 1-4): the one home of
+// the group draw, for every caller that draws groups of one size many times
+// (the partition sampler below, the exact table samplers of
+// two_line_table.hpp and row_rejection_table.hpp), so that the total's
+// sampler is built once per size. squeeze_cells as CompositionTotalSampler's
+// (0: none). Holds scratch compositions: one object per thread.
+class ZeroSumGroupSampler {
+ public:
+  // InvalidArgument for k < 2 or a zero scale; OutOfRange as
+  // CompositionTotalSampler (about k * scale > 2^50).
+  ZeroSumGroupSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells);
+
+  std::uint64_t cells() const { return total_.cells(); }
+
+  // Draws one group and calls write(t, z_t) for t = 0 .. k-1 in order.
+  template <class Write>
+  void sample(RandomSource& rng, const Interrupts& interrupts, Write write) {
+    draw(rng, interrupts);
+    for (std::uint64_t t = 0; t < g1_.size(); ++t)
+      write(t, static_cast<std::int64_t>(g1_[t]) - static_cast<std::int64_t>(g2_[t]));
+  }
+  // The same into z[0 .. k).
+  void sample(RandomSource& rng, std::int64_t* z, const Interrupts& interrupts) {
+    sample(rng, interrupts, [z](std::uint64_t t, std::int64_t v) { z[t] = v; });
+  }
+
+ private:
+  void draw(RandomSource& rng, const Interrupts& interrupts);  // N, then G and G'
+
+  CompositionTotalSampler total_;
+  std::vector<std::uint64_t> g1_, g2_;
+};
 
 // The law above on the partition of zero_sum_groups.hpp, written to z (or
 // added to its base). InvalidArgument for a zero scale or a bad partition;
@@ -58,10 +97,5 @@ namespace invariant_dp {
 // leaves bigint; Interrupted on cancel.
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
                                          NoiseOutput z, const Interrupts& interrupts);
-
-// Writes a uniformly random composition of total into parts.size() >= 1
-// non-negative parts (exposed for tests). total + parts.size() - 1 < 2^63.
-void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
-                                std::vector<std::uint64_t>& parts, const Interrupts& interrupts);
 
 }  // namespace invariant_dp

@@ -1,0 +1,97 @@
+// Exact laws and sampling helpers for the statistical tests of the exact
+// table samplers: the l1 law of an r x c table with both margins kept,
+// enumerated on a box of its free cells (the top-left (r-1) x (c-1)
+// block, which determines the table), keyed by those cells packed into one
+// integer; and the histograms the two-sample tests compare.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <vector>
+
+namespace invariant_dp::table_laws {
+
+// The table (row-major) whose free block is `free` ((r-1)(c-1) values).
+inline std::vector<std::int64_t> complete(const std::vector<std::int64_t>& free, std::size_t r, std::size_t c) {
+  std::vector<std::int64_t> z(r * c, 0);
+  for (std::size_t i = 0; i + 1 < r; ++i)
+    for (std::size_t j = 0; j + 1 < c; ++j) {
+      const std::int64_t x = free[i * (c - 1) + j];
+      z[i * c + j] = x;
+      z[i * c + c - 1] -= x;
+      z[(r - 1) * c + j] -= x;
+      z[(r - 1) * c + c - 1] += x;
+    }
+  return z;
+}
+
+// The key of a table: its free block, each cell in [-2047, 2048], base 4096.
+inline std::int64_t key(const std::int64_t* z, std::size_t r, std::size_t c) {
+  std::int64_t k = 0;
+  for (std::size_t i = 0; i + 1 < r; ++i)
+    for (std::size_t j = 0; j + 1 < c; ++j) k = k * 4096 + (z[i * c + j] + 2048);
+  return k;
+}
+
+inline std::int64_t l1(const std::int64_t* z, std::size_t n) {
+  std::int64_t s = 0;
+  for (std::size_t i = 0; i < n; ++i) s += std::llabs(z[i]);
+  return s;
+}
+
+// P(Z) proportional to weight(Z) on the tables whose free cells lie in
+// [-radius, radius]; tables lighter than 1e-15 of the heaviest seen are left
+// out (with the rest of the mass outside the box: the goodness-of-fit test
+// pools them into one bin).
+inline std::map<std::int64_t, double> enumerate(std::size_t r, std::size_t c, int radius,
+                                                const std::function<double(const std::vector<std::int64_t>&)>& weight) {
+  const std::size_t free = (r - 1) * (c - 1);
+  std::vector<std::int64_t> v(free, -radius);
+  std::map<std::int64_t, double> law;
+  double total = 0, heaviest = 0;
+  for (;;) {
+    const std::vector<std::int64_t> z = complete(v, r, c);
+    const double w = weight(z);
+    heaviest = std::max(heaviest, w);
+    if (w > 1e-15 * heaviest) {
+      law[key(z.data(), r, c)] = w;
+      total += w;
+    }
+    std::size_t k = 0;
+    while (k < free && v[k] == radius) v[k++] = -radius;
+    if (k == free) break;
+    ++v[k];
+  }
+  for (auto& [k, w] : law) w /= total;
+  return law;
+}
+
+// The l1 law exp(-||Z||_1 / b).
+inline std::map<std::int64_t, double> l1_law(std::size_t r, std::size_t c, double b, int radius) {
+  return enumerate(r, c, radius,
+                   [b](const std::vector<std::int64_t>& z) { return std::exp(-double(l1(z.data(), z.size())) / b); });
+}
+
+// Histograms of a few statistics of r x c tables (r, c >= 2), for
+// two-sample tests: |z_00|, z_00 + z_11 (two cells in different rows and
+// columns; a row or column pair would be constant on a table with a line
+// of two), max |z_ij| and ||z||_1.
+struct TableStatistics {
+  std::map<std::int64_t, std::int64_t> corner, diagonal, largest, norm;
+  double n = 0;
+  void add(const std::int64_t* z, std::size_t r, std::size_t c) {
+    ++corner[std::llabs(z[0])];
+    ++diagonal[z[0] + z[c + 1]];
+    std::int64_t top = 0;
+    for (std::size_t i = 0; i < r * c; ++i) top = std::max<std::int64_t>(top, std::llabs(z[i]));
+    ++largest[top];
+    ++norm[l1(z, r * c)];
+    ++n;
+  }
+};
+
+}  // namespace invariant_dp::table_laws
