@@ -10,7 +10,7 @@ SELECT * FROM dp.privatize(
     margins   => '{county,edu}')
 AS t(county text, edu text, n float8);
 SELECT count(*) AS cells, bool_or(n <> round(n)) AS real_valued FROM r;
--- Each margin to 1e-9 relative (float8 rounding; README "Exactness").
+-- Each margin to 1e-9 relative (float8 rounding; docs/mechanisms.md, "Real-valued noise that keeps the margins").
 SELECT bool_and(abs(r.total - t.total) <= 1e-9 * t.total) AS county_margins_exact
 FROM (SELECT county, sum(n) AS total FROM r GROUP BY 1) r
 JOIN (SELECT county, count(*) AS total FROM delinquents GROUP BY 1) t USING (county);

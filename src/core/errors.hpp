@@ -1,4 +1,4 @@
-// Error types of the core. Each maps to one SQLSTATE in src/pg/errors.c; the
+// Error types of the core. Each maps to one SQLSTATE in src/pg/core_bridge.c; the
 // C boundary (capi/) is the only place that catches them. Messages follow
 // PostgreSQL style: lower case, no trailing period, no C++ names; detail and
 // hint are separate sentences (capitalised, with a period) or empty.

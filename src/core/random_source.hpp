@@ -1,4 +1,4 @@
-// The one source of randomness of every sampler (STYLE.md practice 6).
+// The one source of randomness of every sampler: injected, so that every mechanism is testable with a fixed seed.
 // Production uses a ChaCha20 keystream keyed from the OS CSPRNG (getrandom(2)); tests and the superuser-only
 // seed GUC use a deterministic engine. Samplers only ever see RandomSource&.
 #pragma once

@@ -1,4 +1,4 @@
-/* Settings of invariant_dp (README "Settings"). */
+/* Settings of invariant_dp (docs/reference.md, "Settings"). */
 #ifndef INVARIANT_DP_GUCS_H
 #define INVARIANT_DP_GUCS_H
 

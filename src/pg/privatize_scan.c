@@ -5,7 +5,7 @@
  * stores the function's whole result in a tuplestore before the query reads
  * it; beyond work_mem that tuplestore is written to a temporary file and
  * read back. A release of millions of cells paid that on top of holding its
- * rows already (test/bench/README.md, issue 16). For a FROM item that is
+ * rows already (test/bench/README.md, "Wide releases"). For a FROM item that is
  * exactly one call of dp.privatize with a column definition list and
  * arguments that do not change while the query runs (no column of another
  * FROM item, no executor parameter), the planner hook below offers a

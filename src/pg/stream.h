@@ -1,6 +1,6 @@
 /*
  * Governed streams (a growing time series released period by period,
- * sql/invariant_dp--0.2.0--0.3.0.sql "Streams"): the limits the shim
+ * docs/governed-releases.md, "Streams: a growing time series"): the limits the shim
  * enforces on the stored source before any noise is drawn.
  */
 #ifndef INVARIANT_DP_STREAM_SHIM_H

@@ -1,4 +1,4 @@
-// Statistical tests of Cascade Sampling (Dharangutte, Gao, Gong, Wang 2025,
+// Statistical tests of Cascade Sampling (Dharangutte, Gao, Gong, Wang 2024,
 // arXiv:2402.07066: unbiasedness, Section 3.4; every node at its variance,
 // Theorem 3.3, extended to per-level targets in
 // src/core/hierarchy/DERIVATIONS.md): unbiased node noise, every level at

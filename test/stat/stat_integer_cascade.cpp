@@ -1,5 +1,5 @@
-// Statistical tests of the exact integer cascade (hierarchy/integer_cascade_
-// sampler.hpp) and of its certified CDF-table discrete Gaussian
+// Statistical tests of the exact integer cascade
+// (hierarchy/integer_cascade_sampler.hpp) and of its certified CDF-table discrete Gaussian
 // (samplers/discrete_gaussian_table.hpp), fixed seeds, against exact laws.
 //  1. A root, 2 children, 4 leaves at uniform variance v = 1/4 (s^2 = 3/16:
 //     a correction coin fails about one time in ten when the parent is odd,

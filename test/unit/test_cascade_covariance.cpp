@@ -3,7 +3,7 @@
 // linear map from the draws of the algorithm (the split rules of
 // src/core/hierarchy/DERIVATIONS.md, section 1) to every node's noise, its
 // covariance L L^T, and Sigma^-1 by inversion. Also the recursion for
-// Sigma_k of Dharangutte, Gao, Gong, Wang 2025 (arXiv:2402.07066,
+// Sigma_k of Dharangutte, Gao, Gong, Wang 2024 (arXiv:2402.07066,
 // Definition 3.1, eq. 1), its inverse diagonal 1 + k/3 (Corollary B.3), the
 // range-variance oracles and the precision formulas of DERIVATIONS.md,
 // sections 2-3.

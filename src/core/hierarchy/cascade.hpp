@@ -1,8 +1,8 @@
 // Cascade Sampling on hierarchies: the one header the shim includes.
 //
 // A release of GROUP BY counts over a declared hierarchy (the "cascade"
-// mechanism; README.md, "Hierarchies: every level of a geography"; what goes
-// beyond the paper, Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066, is
+// mechanism; docs/hierarchies.md, "Three ways to noise a hierarchy"; what goes
+// beyond the paper, Dharangutte, Gao, Gong, Wang 2024, arXiv:2402.07066, is
 // derived in DERIVATIONS.md), in the order the calls are made:
 //   1. tree  = HierarchyTree::from_cell_keys(keys, level_columns, interrupts)
 //   2. shape = CascadeLaw::uniform(tree, 1.0) or CascadeLaw(tree, per-level

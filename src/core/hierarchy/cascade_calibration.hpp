@@ -1,5 +1,5 @@
 // Calibration of cascade noise both ways, for the release metadata
-// (DERIVATIONS.md, section 4: the paper, Dharangutte, Gao, Gong, Wang 2025,
+// (DERIVATIONS.md, section 4: the paper, Dharangutte, Gao, Gong, Wang 2024,
 // Theorems 3.8-3.9, calibrates (eps, delta) for eps < 1 only and has no zCDP).
 //
 // The release x + Z, Z ~ N(0, s^2 Sigma_shape), is for every protected move

@@ -1,5 +1,5 @@
 // The closed-form covariance of cascade noise (for a perfect binary tree
-// the Sigma_k of Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066,
+// the Sigma_k of Dharangutte, Gao, Gong, Wang 2024, arXiv:2402.07066,
 // Definition 3.1; any tree, fan-out and per-level targets: DERIVATIONS.md,
 // section 2; conditioned laws as in cascade_law.hpp), for the published
 // noise law and for range queries over the ordered leaves.

@@ -1,6 +1,6 @@
 // The law of cascade noise on a hierarchy: a target variance per depth and,
 // optionally, the nodes whose totals stay exact. The binary equal-variance
-// split is Dharangutte, Gao, Gong, Wang 2025 (arXiv:2402.07066), eq. (2);
+// split is Dharangutte, Gao, Gong, Wang 2024 (arXiv:2402.07066), eq. (2);
 // fan-out above 2 and per-level targets are ours (DERIVATIONS.md, section 1).
 //
 // The law (checked in test_cascade_covariance.cpp against an explicitly

@@ -1,5 +1,5 @@
 // Privacy of cascade noise: the Mahalanobis sensitivity of the protected
-// moves (Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066, Theorem 3.8;
+// moves (Dharangutte, Gao, Gong, Wang 2024, arXiv:2402.07066, Theorem 3.8;
 // the form for any tree, fan-out and per-level targets is ours,
 // DERIVATIONS.md, section 3).
 //

@@ -1,5 +1,5 @@
-// Cascade Sampling (Dharangutte, Gao, Gong, Wang 2025, "Differentially
-// Private Range Queries with Correlated Input Perturbation", AISTATS 2025,
+// Cascade Sampling (Dharangutte, Gao, Gong, Wang 2024, "Differentially
+// Private Range Queries with Correlated Input Perturbation", 2024,
 // arXiv:2402.07066: Algorithm 1, Section 3.2; Algorithm 3, Appendix D.2;
 // fan-out above 2 and per-level variances are ours, DERIVATIONS.md,
 // section 1).

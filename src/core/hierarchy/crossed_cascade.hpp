@@ -1,4 +1,4 @@
-// Two crossed hierarchies (Dharangutte, Gao, Gong, Wang 2025,
+// Two crossed hierarchies (Dharangutte, Gao, Gong, Wang 2024,
 // arXiv:2402.07066, Appendix D.3, Algorithm 4, generalized to any two trees
 // and per-level targets; DERIVATIONS.md, section 6): noise on
 // the grid of (row leaf, column leaf) cells with covariance

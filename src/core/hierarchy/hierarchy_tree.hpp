@@ -1,5 +1,5 @@
 // The hierarchy a cascade release runs on (the paper's perfect and general
-// binary trees, Dharangutte, Gao, Gong, Wang 2025, arXiv:2402.07066,
+// binary trees, Dharangutte, Gao, Gong, Wang 2024, arXiv:2402.07066,
 // Section 3 and Appendix D.2, and any fan-out, DERIVATIONS.md): a rooted
 // tree whose leaves are the released cells and
 // whose internal nodes are the totals published with them.

@@ -1,5 +1,5 @@
-// The exact rational parameters of an integer cascade (integer_cascade_
-// sampler.hpp): the root's variance and, for every free split, tau^2 =
+// The exact rational parameters of an integer cascade
+// (integer_cascade_sampler.hpp): the root's variance and, for every free split, tau^2 =
 // (v_c m^2 - v_p) / (m (m - 1)) with v_p the parent's variance and v_c its
 // children's level variance (cascade_law.hpp), as fractions of integers.
 //

@@ -1,6 +1,6 @@
 // Every node's released value from the released leaves, as the paper
 // answers every query from the perturbed leaves (Dharangutte, Gao, Gong,
-// Wang 2025, arXiv:2402.07066, Definition 3.2): a node is the left-to-right
+// Wang 2024, arXiv:2402.07066, Definition 3.2): a node is the left-to-right
 // fold of its children's values, never the top-down X/2 +- h of the
 // sampler (whose two halves need not add back to X in floating point), so
 // "parent == sum of children" holds bit-exactly in floating point as well

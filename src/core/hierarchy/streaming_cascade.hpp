@@ -1,5 +1,5 @@
 // Appending leaves to a released ordered (time) binary hierarchy without
-// redrawing the old ones (Dharangutte, Gao, Gong, Wang 2025,
+// redrawing the old ones (Dharangutte, Gao, Gong, Wang 2024,
 // arXiv:2402.07066, Remark 3.6; the algorithm of its Appendix D.1 is not in
 // the text, so the construction below is ours: DERIVATIONS.md, section 7).
 //

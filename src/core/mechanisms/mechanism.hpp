@@ -7,7 +7,7 @@
 // Meng 2020, "Congenial Differential Privacy under Mandated Disclosure"
 // (arXiv:2008.10202); LSZF23 = Liu, Sun, Zhou, Feng 2023, "Two Views of
 // Constrained Differential Privacy: Belief Revision and Update"
-// (arXiv:2303.00228); DGGW25 = Dharangutte, Gao, Gong, Wang 2025,
+// (arXiv:2303.00228); DGGW24 = Dharangutte, Gao, Gong, Wang 2024,
 // "Differentially Private Range Queries with Correlated Input
 // Perturbation" (arXiv:2402.07066).
 #pragma once
@@ -28,7 +28,7 @@ enum class Mechanism {
   ProjectL2,         // discrete Laplace, then least squares onto the invariants (LSZF23 Eq. 5)
   ProjectNnL2,       // the same with y >= 0: a QP (GM20 Sec. 3 "NNL2")
   ProjectNnInteger,  // NNL2 then controlled rounding to integers (TopDown-style)
-  Cascade,           // Gaussian cascade noise on a hierarchy (DGGW25), rollups exact sums
+  Cascade,           // Gaussian cascade noise on a hierarchy (DGGW24), rollups exact sums
   IntegerCascade,    // exact lattice Gaussian with the cascade's covariance: integers at every level
 };
 

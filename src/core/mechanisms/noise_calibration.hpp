@@ -1,7 +1,7 @@
 // From (mechanism, epsilon, delta, neighbours) to the noise law: the scale of
 // the i.i.d. noise drawn before any projection, and how it was derived.
 //
-// Neighbours (docs/design.md "Privacy semantics"): replace_one moves two
+// Neighbours (docs/mechanisms.md, "Privacy semantics"): replace_one moves two
 // cells of the histogram by one each (l1 sensitivity 2, l2 sqrt 2);
 // add_remove moves one cell (1, 1). With exact margins only replace_one is
 // meaningful. With a privacy unit of bounds G, R (privacy_unit.hpp) one

@@ -1,4 +1,4 @@
-// The projection family (README.md, "Conditioning or projection"; belief
+// The projection family (docs/mechanisms.md, "Conditioning or projection"; belief
 // update / imaging in Liu, Sun, Zhou, Feng 2023, arXiv:2303.00228, Section 3),
 // post-processing baselines in the style of the Census
 // TopDown algorithm:

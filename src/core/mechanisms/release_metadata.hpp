@@ -1,4 +1,4 @@
-// The noise law published with a release (README.md, "Privacy semantics"):
+// The noise law published with a release (docs/mechanisms.md, "Privacy semantics"):
 // enough for an analyst to compute the error of any sum of released cells
 // (Var(w . y) = unit_variance * w^T Pi_N w) and for an auditor to check the
 // privacy claim. JSON text; the shim returns it as jsonb.

@@ -14,7 +14,7 @@
 
 namespace invariant_dp {
 
-// Which pairs of databases are neighbours (README "Privacy semantics").
+// Which pairs of databases are neighbours (docs/mechanisms.md, "Privacy semantics").
 enum class Neighbours {
   ReplaceOne,  // same size, one person's record changed: two cells move by 1
   AddRemove,   // one person added or removed: one cell moves by 1
