@@ -1,9 +1,11 @@
 -- The catalog of governed releases: budgets, releases, who may refresh
--- them, the audit log of draws, and the streams' state. Budgets are numeric:
+-- them, the audit log of draws (a stream's own state is in
+-- 65_governed_streams.sql), and which releases a role may know of. Budgets are numeric:
 -- 0.1 spent ten times is exactly 1, so a budget of 1 allows exactly ten
 -- draws of 0.1 (float8 would round either way). Nothing here is readable by
 -- PUBLIC: roles reach it through the functions and the security-barrier
--- views of 80_governed_costs.sql. Columns are listed in the order the
+-- views built on dp.visible_releases (below, 65_governed_streams.sql,
+-- 80_governed_costs.sql). Columns are listed in the order the
 -- upgrades of src/sql/upgrades/ add them, so that a fresh install and an
 -- upgraded one have the same tables.
 
@@ -99,37 +101,25 @@ COMMENT ON COLUMN dp.draws.drawn_by IS 'The session user.';
 COMMENT ON COLUMN dp.draws.drawn_as IS 'The role in effect (SET ROLE), or the session user.';
 COMMENT ON COLUMN dp.draws.note IS 'Why a draw costs what it costs, when that is not its release''s epsilon and delta.';
 
--- Streams: a growing time series appended without redrawing. Each refresh
--- appends the periods that are new since the last one; released periods are
--- never redrawn (src/core/hierarchy/streaming_cascade.hpp: the leaves of a
--- binary cascade grown to the right). The first draw charges the stream's
--- (epsilon, delta) once for its whole horizon of 2^horizon periods; later
--- appends charge nothing, and appends past the horizon are refused.
-CREATE TABLE IF NOT EXISTS dp.streams (
-    release    regclass PRIMARY KEY REFERENCES dp.releases ON DELETE CASCADE,
-    horizon    integer NOT NULL CHECK (horizon BETWEEN 0 AND 62),
-    neighbours text NOT NULL CHECK (neighbours IN ('replace_one', 'add_remove')),
-    variance   float8 NOT NULL CHECK (variance > 0),
-    released   bigint NOT NULL DEFAULT 0 CHECK (released >= 0),
-    last_key   text,
-    state      text
-);
-
-COMMENT ON TABLE dp.streams IS
-'Governed streams: releases appended period by period. horizon: at most 2^horizon periods; variance: the '
-'noise variance of every node of the cascade (public); released and last_key: the periods released so far. '
-'state is SECRET.';
-COMMENT ON COLUMN dp.streams.state IS
-'SECRET: the noise of the released and pending cascade nodes. Whoever reads it can subtract the noise from '
-'the release. NULL until the first draw; pg_dump copies it (protect dumps like the raw data).';
-
 -- pg_dump keeps the rows of the catalog (CREATE EXTENSION recreates the
--- tables); a stream's state must survive a dump, or it cannot grow again.
+-- tables).
 SELECT pg_catalog.pg_extension_config_dump('dp.budgets', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.refreshers', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.draws', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.draws_draw_id_seq', '');
-SELECT pg_catalog.pg_extension_config_dump('dp.streams', '');
 
-REVOKE ALL ON dp.budgets, dp.releases, dp.refreshers, dp.draws, dp.streams FROM PUBLIC;
+REVOKE ALL ON dp.budgets, dp.releases, dp.refreshers, dp.draws FROM PUBLIC;
+
+-- The releases the current role may know about: its own (as a member of the
+-- owner), those it may read, those it may refresh. A view, so current_user
+-- is the querying role while the catalog is read with the view owner's rights.
+CREATE OR REPLACE VIEW dp.visible_releases WITH (security_barrier) AS
+SELECT r.release
+FROM dp.releases r
+WHERE pg_has_role(r.owner, 'MEMBER')
+   OR has_table_privilege(r.release, 'SELECT')
+   OR EXISTS (SELECT FROM dp.refreshers f WHERE f.release = r.release AND pg_has_role(f.refresher, 'MEMBER'));
+
+COMMENT ON VIEW dp.visible_releases IS
+'Internal: the governed releases the current role owns, may read or may refresh.';

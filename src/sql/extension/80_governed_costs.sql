@@ -2,19 +2,6 @@
 -- roles that own, read or refresh it: security-barrier views that PUBLIC
 -- may query, read with the view owner's rights.
 
--- The releases the current role may know about: its own (as a member of the
--- owner), those it may read, those it may refresh. A view, so current_user
--- is the querying role while the catalog is read with the view owner's rights.
-CREATE OR REPLACE VIEW dp.visible_releases WITH (security_barrier) AS
-SELECT r.release
-FROM dp.releases r
-WHERE pg_has_role(r.owner, 'MEMBER')
-   OR has_table_privilege(r.release, 'SELECT')
-   OR EXISTS (SELECT FROM dp.refreshers f WHERE f.release = r.release AND pg_has_role(f.refresher, 'MEMBER'));
-
-COMMENT ON VIEW dp.visible_releases IS
-'Internal: the governed releases the current role owns, may read or may refresh.';
-
 CREATE OR REPLACE VIEW dp.release_costs WITH (security_barrier) AS
 SELECT r.release, r.dataset, c.epsilon, c.delta,
        b.epsilon_total - b.epsilon_spent AS epsilon_remaining,
@@ -67,36 +54,3 @@ COMMENT ON FUNCTION dp.release_cost(regclass) IS
 '(dp.release_costs for one release). A stream whose first draw is paid costs nothing more; draws_remaining is '
 'then its periods left. privacy_unit and bounds say whom the epsilon protects.';
 
-CREATE OR REPLACE VIEW dp.stream_parameters WITH (security_barrier) AS
-SELECT s.release, s.horizon, s.neighbours, s.variance, s.released, s.last_key
-FROM dp.streams s JOIN dp.visible_releases v ON v.release = s.release;
-
-COMMENT ON VIEW dp.stream_parameters IS
-'The public noise parameters of the governed streams the current role owns, reads or refreshes (never their '
-'secret state).';
-GRANT SELECT ON dp.stream_parameters TO PUBLIC;
-
-CREATE OR REPLACE FUNCTION dp.stream_range_variance(release regclass, first_period bigint, last_period bigint)
-RETURNS float8
-LANGUAGE plpgsql STABLE STRICT SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    s dp.stream_parameters;
-BEGIN
-    SELECT * INTO s FROM dp.stream_parameters p WHERE p.release = stream_range_variance.release;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION USING ERRCODE = '42704', MESSAGE = format('%s is not a governed stream', release),
-            HINT = 'Only streams you own, may read or may refresh are shown.';
-    END IF;
-    IF last_period >= s.released THEN
-        RAISE EXCEPTION USING ERRCODE = '22023',
-            MESSAGE = format('period %s of %s is not released', last_period, release),
-            DETAIL = format('%s periods are released, numbered from 0 in period order.', s.released);
-    END IF;
-    RETURN dp.cascade_stream_range_variance(s.variance, first_period, last_period);
-END
-$$;
-
-COMMENT ON FUNCTION dp.stream_range_variance(regclass, bigint, bigint) IS
-'Exact noise variance of the sum of a stream''s released periods first_period..last_period (0-based, in '
-'period order), from its public noise parameters.';
