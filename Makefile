@@ -20,7 +20,7 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/run_as.o src/pg/stream.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link

@@ -2,7 +2,7 @@
 -- uses it where the call's arguments are fixed for the query, and keeps the
 -- function scan otherwise; with the same seed both return the same rows for
 -- every kind of release; EXECUTE on dp.privatize is checked as for a call;
--- rescans, backward cursors, prepared countyments and a cancel behave.
+-- rescans, backward cursors, prepared statements and a cancel behave.
 \set VERBOSITY terse
 
 -- The plans. The session's first query: planning the call loads the
