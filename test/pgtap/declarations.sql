@@ -86,11 +86,13 @@ SELECT is((SELECT array_agg(c.relname::text || ':' || coalesce(array_to_string(c
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['charge_draw', 'check_draw', 'check_release_objects', 'check_source_objects', 'check_source_protected',
-                'create_release_table', 'draw', 'drop_release', 'grant_refresh', 'grant_release', 'note_failed_draw',
-                'pin_query', 'pin_registered_source', 'pinned_search_path', 'privatize_as_owner', 'refresh_release',
-                'register_release', 'register_stream', 'revoke_from_all_but_owner', 'revoke_refresh', 'set_budget',
-                'source_functions', 'source_relations', 'store_draw', 'stream_append_as_owner', 'trusted_search_path'],
+          ARRAY['charge_draw', 'check_draw', 'check_release_objects', 'check_release_registration', 'check_source_objects',
+                'check_source_protected', 'check_stream_registration', 'check_stream_table', 'create_release_table',
+                'draw', 'drop_release', 'grant_refresh', 'grant_release', 'note_failed_draw', 'pin_query',
+                'pin_registered_source', 'pinned_search_path', 'privatize_as_owner', 'refresh_release',
+                'register_release', 'register_stream', 'release_table_name', 'revoke_from_all_but_owner',
+                'revoke_refresh', 'revoke_unused_draw_rights', 'set_budget', 'source_functions', 'source_relations',
+                'store_draw', 'stream_append_as_owner', 'trusted_search_path'],
           'administration, drawing, source analysis (it locks tables) and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
