@@ -122,6 +122,15 @@ TEST(AccuracyForms, RefusesTablesThatDoNotCoverTheCells) {
   EXPECT_THROW(partition_form({0, 1, 2}, 2), InvalidArgument);
 }
 
+TEST(AccuracyForms, RefusesTablesWhoseMarginalSumsWouldNotFit) {
+  // 12 axes of 3 levels: 531,441 cells, 4^12 - 3^12 marginal sums (30 a cell).
+  LatticeTable t{std::vector<std::size_t>(12, 3), {}};
+  for (std::size_t i = 0; i < 531441; ++i) t.cells.push_back(i);
+  EXPECT_THROW(table_form({t}, 531441), TooLarge);
+  LatticeTable thirteen{std::vector<std::size_t>(13, 2), {}};
+  EXPECT_THROW(table_form({thirteen}, 8192), TooLarge);
+}
+
 TEST(AccuracyForms, PollsInterruptsOnLongQueries) {
   const auto form = partition_form(std::vector<std::uint32_t>(100000, 0), 1);
   const Interrupts stop([](void*) { return true; }, nullptr);

@@ -124,6 +124,8 @@ TEST(AccuracyIntervals, ConditionedCellLawMatchesEnumeration) {
   for (int t = 0; t < 40; ++t) EXPECT_NEAR(q[static_cast<std::size_t>(t)], law[t] / total, 1e-12);
   for (const double level : kLevels) expect_smallest(q, marginal_half_width(q, level), level);
   EXPECT_TRUE(conditioned_laplace_marginal(Rational{17, 10}, 1000000, 1e3).empty());  // past the work limit
+  const Interrupts stop([](void*) { return true; }, nullptr);
+  EXPECT_THROW(conditioned_laplace_marginal(Rational{17, 10}, 1000000, 1e9, stop), Interrupted);
 }
 
 // The marginal of one cell of a lattice Gaussian on a group of k cells, by

@@ -14,21 +14,6 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-int rank(Exactness kind) { return kind == Exactness::exact ? 0 : kind == Exactness::certified ? 1 : 2; }
-Exactness weaker(Exactness a, Exactness b) { return rank(a) >= rank(b) ? a : b; }
-
-bool pinned(const std::vector<std::size_t>& shape) {
-  for (const std::size_t n : shape)
-    if (n < 2) return true;
-  return false;
-}
-
-double projector_diagonal(const std::vector<std::size_t>& shape) {
-  double d = 1;
-  for (const std::size_t n : shape) d *= 1 - 1.0 / double(n);
-  return d;
-}
-
 // The discrete Laplace half-width at the scale whose variance is v (an
 // estimate's shape; double arithmetic): v = 2 a / (1 - a)^2.
 double laplace_width_at_variance(double v, double level) {
@@ -137,15 +122,15 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
     const bool two_line = shape.size() == 2 && (shape[0] == 2 || shape[1] == 2);
-    if (shape.size() == 1 || two_line || pinned(shape)) {
+    if (shape.size() == 1 || two_line || shape_pinned(shape)) {
       auto found = by_shape.find(shape);
       if (found == by_shape.end()) {
         std::pair<double, Exactness> result{0.0, Exactness::exact};
-        if (!pinned(shape)) {
+        if (!shape_pinned(shape)) {
           // A group of k cells at b, or a 2 x n table: one group of n at b/2.
           const Rational scale = two_line ? half_of(b) : b;
           const std::uint64_t k = two_line ? (shape[0] == 2 ? shape[1] : shape[0]) : shape[0];
-          const std::vector<double> pmf = conditioned_laplace_marginal(scale, k, max_steps);
+          const std::vector<double> pmf = conditioned_laplace_marginal(scale, k, max_steps, interrupts);
           if (!pmf.empty()) {
             result.first = double(marginal_half_width(pmf, level));
             methods.add("exact: the quantile of the conditioned cell's law", Exactness::exact);
@@ -160,7 +145,7 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
       }
       width[block] = found->second.first;
     } else {
-      const double v = accuracy.scalars().upper[block] * projector_diagonal(shape);
+      const double v = accuracy.scalars().upper[block] * shape_diagonal(shape);
       width[block] = laplace_width_at_variance(v, level);
       methods.add("estimate: the discrete Laplace quantile at the estimated per-cell variance", Exactness::estimate);
     }
@@ -193,10 +178,10 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
-    if (pinned(shape)) continue;
+    if (shape_pinned(shape)) continue;
     auto found = by_shape.find(shape);
     if (found == by_shape.end()) {
-      const double cell_s2 = s2 * projector_diagonal(shape);
+      const double cell_s2 = s2 * shape_diagonal(shape);
       // Always valid: the lattice Gaussian is sub-Gaussian at the cell's continuous variance.
       double t = double(integer_half_width(sub_gaussian_half_width(cell_s2, level)));
       std::string how = "certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii";
@@ -254,7 +239,7 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
-    width[block] = width_of(accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : projector_diagonal(shape)));
+    width[block] = width_of(accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : shape_diagonal(shape)));
   }
   CellIntervals out(accuracy.shared_form(), std::move(width), false, kind, method);
   out.set_level(level);

@@ -16,6 +16,8 @@ const char* exactness_name(Exactness kind) {
   return "estimate";
 }
 
+Exactness weaker(Exactness a, Exactness b) { return static_cast<int>(a) >= static_cast<int>(b) ? a : b; }
+
 QueryBuilder::QueryBuilder(std::size_t n_cells) : weight_(n_cells, 0.0), listed_(n_cells, 0) {
   if (n_cells > UINT32_MAX) throw TooLarge("a query over more than 2^32 cells is not supported");
 }

@@ -29,6 +29,9 @@ namespace invariant_dp::accuracy {
 
 enum class Exactness { exact, certified, estimate };
 const char* exactness_name(Exactness kind);
+// The less exact of two kinds (a query over blocks of several kinds is known
+// as well as its least known block).
+Exactness weaker(Exactness a, Exactness b);
 
 // The variance of a query's noise: lower == upper unless certified.
 struct VarianceFigure {

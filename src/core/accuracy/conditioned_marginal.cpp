@@ -25,7 +25,8 @@ std::size_t start_index(double a, std::uint64_t m) {
 
 double sum_pmf_steps(double a, std::uint64_t m) { return double(start_index(a, m)); }
 
-std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::size_t s_max) {
+std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::size_t s_max,
+                                            const Interrupts& interrupts) {
   if (!(a > 0 && a < 1) || m == 0) throw InvalidArgument("a sum of discrete Laplace variables needs 0 < a < 1, m >= 1");
   const std::size_t start = std::max(start_index(a, m), s_max + 1);
   std::vector<double> p(s_max + 1, 0.0);
@@ -34,6 +35,7 @@ std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::siz
   double above = 0, here = 1, sum = 0;  // p_{s+1}, p_s, sum_{s' >= s} p_s' (s' >= 1)
   const double md = double(m), a2 = 1 + a * a;
   for (std::size_t s = start; s >= 1; --s) {
+    interrupts.poll_every(s);
     const double sd = double(s);
     sum += here;
     if (s <= s_max) p[s] = here;
@@ -53,12 +55,13 @@ std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::siz
   return p;
 }
 
-std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, double max_steps) {
+std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, double max_steps,
+                                                const Interrupts& interrupts) {
   if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
   const double scale = b.to_double(), a = std::exp(-double(b.den) / double(b.num));
   const auto top = static_cast<std::size_t>(std::ceil(45 * scale)) + 2;
   if (sum_pmf_steps(a, k - 1) + double(top) > max_steps) return {};
-  const std::vector<double> sums = discrete_laplace_sum_pmf(a, k - 1, top);
+  const std::vector<double> sums = discrete_laplace_sum_pmf(a, k - 1, top, interrupts);
   std::vector<double> q(top + 1);
   double total = 0;
   for (std::size_t t = 0; t <= top; ++t) {

@@ -27,12 +27,14 @@
 #include <cstdint>
 #include <vector>
 
+#include "../interrupts.hpp"
 #include "../samplers/rational.hpp"
 
 namespace invariant_dp::accuracy {
 
 // P(S_m = s) for s = 0 .. s_max (the law is symmetric), m >= 1; a = exp(-1/b).
-std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::size_t s_max);
+std::vector<double> discrete_laplace_sum_pmf(double a, std::uint64_t m, std::size_t s_max,
+                                            const Interrupts& interrupts = {});
 
 // Steps the recurrence needs for S_m at this a (for the work limit).
 double sum_pmf_steps(double a, std::uint64_t m);
@@ -40,7 +42,8 @@ double sum_pmf_steps(double a, std::uint64_t m);
 // P(z_1 = t | sum = 0) for t = 0 .. T (symmetric), T beyond which the mass is
 // below e^-45; empty when the recurrence would take more than max_steps
 // steps. k >= 2.
-std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, double max_steps);
+std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, double max_steps,
+                                                const Interrupts& interrupts = {});
 
 // The smallest t with P(|z_1| > t) <= 1 - level, the tail clearing it by a
 // relative 1e-9 (double rounding): the exact quantile of that law.

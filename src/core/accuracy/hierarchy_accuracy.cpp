@@ -44,7 +44,10 @@ VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interru
   // The selected nodes' weights, and their strict ancestors (each found once).
   std::unordered_map<std::uint32_t, double> selected;
   selected.reserve(nodes.size());
-  for (std::size_t k = 0; k < nodes.size(); ++k) selected[nodes.cells[k]] += nodes.weights[k];
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    interrupts.poll_every(k);
+    selected[nodes.cells[k]] += nodes.weights[k];
+  }
   std::unordered_map<std::uint32_t, std::size_t> index;
   std::vector<Ancestor> ancestors;
   std::size_t step = 0;
@@ -57,8 +60,13 @@ VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interru
   }
   // Top-down (node ids grow with depth): A(u) = A(parent) + w(u).
   std::sort(ancestors.begin(), ancestors.end(), [](const Ancestor& a, const Ancestor& b) { return a.node < b.node; });
-  for (std::size_t k = 0; k < ancestors.size(); ++k) index[ancestors[k].node] = k;
-  for (Ancestor& a : ancestors) {
+  for (std::size_t k = 0; k < ancestors.size(); ++k) {
+    interrupts.poll_every(k);
+    index[ancestors[k].node] = k;
+  }
+  for (std::size_t k = 0; k < ancestors.size(); ++k) {
+    interrupts.poll_every(k);
+    Ancestor& a = ancestors[k];
     const auto w = selected.find(a.node);
     a.weight = w == selected.end() ? 0 : w->second;
     a.above = a.weight + (a.parent == kNoNode ? 0 : ancestors[index.at(a.parent)].above);
@@ -66,6 +74,7 @@ VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interru
   // Selected nodes off the ancestor set are children with g = their weight.
   double root_f = 0;
   for (const auto& [v, w] : selected) {
+    interrupts.poll_every(++step);
     if (index.count(v)) continue;
     const std::uint32_t p = tree_.parent(v);
     if (p == kNoNode) {
@@ -159,8 +168,10 @@ namespace {
 // f of the dyadic node [start, start + 2^h) over the sorted periods
 // [first, last), adding each split's term tau^2 (f0 - f1)^2 / 2.
 double dyadic_weight(unsigned h, std::uint64_t start, const std::vector<std::pair<std::uint64_t, double>>& periods,
-                     std::size_t first, std::size_t last, double tau2, double& variance) {
+                     std::size_t first, std::size_t last, double tau2, double& variance, const Interrupts& interrupts,
+                     std::uint64_t& visited) {
   if (first == last) return 0;
+  interrupts.poll_every(++visited);
   if (h == 0) return periods[first].second;
   const std::uint64_t mid = start + (std::uint64_t(1) << (h - 1));
   const auto begin = periods.begin();
@@ -168,21 +179,23 @@ double dyadic_weight(unsigned h, std::uint64_t start, const std::vector<std::pai
       std::partition_point(begin + static_cast<std::ptrdiff_t>(first), begin + static_cast<std::ptrdiff_t>(last),
                            [mid](const std::pair<std::uint64_t, double>& p) { return p.first < mid; }) -
       begin);  // the first period >= mid
-  const double f0 = dyadic_weight(h - 1, start, periods, first, split, tau2, variance);
-  const double f1 = dyadic_weight(h - 1, mid, periods, split, last, tau2, variance);
+  const double f0 = dyadic_weight(h - 1, start, periods, first, split, tau2, variance, interrupts, visited);
+  const double f1 = dyadic_weight(h - 1, mid, periods, split, last, tau2, variance, interrupts, visited);
   variance += tau2 * (f0 - f1) * (f0 - f1) / 2;
   return (f0 + f1) / 2;
 }
 
 }  // namespace
 
-double stream_variance(double node_variance, std::vector<std::uint64_t> periods, std::vector<double> weights) {
+double stream_variance(double node_variance, std::vector<std::uint64_t> periods, std::vector<double> weights,
+                       const Interrupts& interrupts) {
   if (!(node_variance > 0) || !std::isfinite(node_variance))
     throw InvalidArgument("a stream's node variance must be positive and finite");
   if (weights.size() != periods.size()) throw InvalidArgument("a query needs one weight per period");
   std::vector<std::pair<std::uint64_t, double>> sorted;
   sorted.reserve(periods.size());
   for (std::size_t k = 0; k < periods.size(); ++k) {
+    interrupts.poll_every(k);
     if (periods[k] >= (std::uint64_t(1) << 62)) throw InvalidArgument("a stream period is out of range");
     if (!std::isfinite(weights[k])) throw InvalidArgument("the weight of a period in a query must be finite");
     sorted.emplace_back(periods[k], weights[k]);
@@ -199,7 +212,9 @@ double stream_variance(double node_variance, std::vector<std::uint64_t> periods,
   unsigned height = 0;  // the least perfect tree holding the last period
   while ((std::uint64_t(1) << height) <= merged.back().first) ++height;
   double variance = 0;
-  const double f = dyadic_weight(height, 0, merged, 0, merged.size(), 1.5 * node_variance, variance);
+  std::uint64_t visited = 0;
+  const double f =
+      dyadic_weight(height, 0, merged, 0, merged.size(), 1.5 * node_variance, variance, interrupts, visited);
   return variance + f * f * node_variance;  // tau^2 = 3 v / 2 for binary splits at uniform v
 }
 

@@ -75,6 +75,7 @@ class HierarchyAccuracy {
 // periods (period numbers from 0, weights; a period listed twice counts
 // twice), exact: the same pass over the implicit dyadic tree, O(periods x
 // log2 of the last period).
-double stream_variance(double node_variance, std::vector<std::uint64_t> periods, std::vector<double> weights);
+double stream_variance(double node_variance, std::vector<std::uint64_t> periods, std::vector<double> weights,
+                       const Interrupts& interrupts = {});
 
 }  // namespace invariant_dp::accuracy

@@ -15,20 +15,9 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-int rank(Exactness kind) { return kind == Exactness::exact ? 0 : kind == Exactness::certified ? 1 : 2; }
-Exactness weaker(Exactness a, Exactness b) { return rank(a) >= rank(b) ? a : b; }
-
 BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, Exactness kind) {
   return BlockScalars{std::vector<double>(n_blocks, lower), std::vector<double>(n_blocks, upper),
                       std::vector<Exactness>(n_blocks, kind)};
-}
-
-// A block whose margins fix every cell (a group of one cell, a table with an
-// axis of one level): its projector is 0.
-bool pinned(const std::vector<std::size_t>& shape) {
-  for (const std::size_t n : shape)
-    if (n < 2) return true;
-  return false;
 }
 
 // The l1 law's scalar on a block of this shape, when it has a closed form:
@@ -36,7 +25,7 @@ bool pinned(const std::vector<std::size_t>& shape) {
 // lattice is the image of one group of n cells at half the scale
 // (samplers/two_line_table.hpp).
 bool laplace_scalar(Rational b, const std::vector<std::size_t>& shape, double& c) {
-  if (pinned(shape)) {
+  if (shape_pinned(shape)) {
     c = 0;
     return true;
   }
@@ -174,7 +163,7 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
   for (std::uint32_t block = 0; block < n_blocks; ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form->block_shape(block);
-    if (pinned(shape)) continue;
+    if (shape_pinned(shape)) continue;
     auto found = bound_of_shape.find(shape);
     if (found == bound_of_shape.end()) found = bound_of_shape.emplace(shape, table_deficit_bound(sigma2, shape)).first;
     scalars.lower[block] = lower_of(found->second);

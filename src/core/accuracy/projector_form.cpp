@@ -3,6 +3,7 @@
 #include "projector_form.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "../errors.hpp"
 
@@ -47,12 +48,13 @@ class IdentityForm final : public ProjectorForm {
 // group and reset along the list of groups touched.
 class PartitionForm final : public ProjectorForm {
  public:
-  PartitionForm(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups)
+  PartitionForm(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups, const Interrupts& interrupts)
       : group_(std::move(group_of_cell)), size_(n_groups, 0), sum_(n_groups, 0.0), squares_(n_groups, 0.0) {
     check_cells(group_.size());
-    for (const std::uint32_t g : group_) {
-      if (g >= n_groups) throw InvalidArgument("a cell's group is out of range");
-      ++size_[g];
+    for (std::size_t i = 0; i < group_.size(); ++i) {
+      interrupts.poll_every(i);
+      if (group_[i] >= n_groups) throw InvalidArgument("a cell's group is out of range");
+      ++size_[group_[i]];
     }
   }
   const char* structure() const override { return "partition"; }
@@ -73,7 +75,9 @@ class PartitionForm final : public ProjectorForm {
       squares_[g] += w * w;
     }
     out.clear();
-    for (const std::uint32_t g : touched_) {
+    for (std::size_t k = 0; k < touched_.size(); ++k) {
+      interrupts.poll_every(k);
+      const std::uint32_t g = touched_[k];
       const double form = squares_[g] - sum_[g] * sum_[g] / size_[g];
       out.push_back({g, std::max(0.0, form)});
       sum_[g] = squares_[g] = 0;
@@ -94,15 +98,21 @@ class PartitionForm final : public ProjectorForm {
 // in all. Every cell is in one table at one position.
 class TableForm final : public ProjectorForm {
  public:
-  TableForm(std::vector<LatticeTable> tables, std::size_t n_cells)
-      : tables_(std::move(tables)), table_of_(n_cells, UINT32_MAX), position_(n_cells, 0) {
+  TableForm(std::vector<LatticeTable> tables, std::size_t n_cells, const Interrupts& interrupts)
+      : tables_(std::move(tables)) {
     check_cells(n_cells);
     if (tables_.size() >= UINT32_MAX) throw TooLarge("too many tables");
+    const double scratch = scratch_entries(tables_);
+    if (scratch > double(kMaxScratchPerCell) * double(n_cells) + double(1 << 20))
+      throw TooLarge("the tables have too many axes of few levels for error bars",
+                     "Their marginal sums would take " + std::to_string(std::llround(scratch)) + " entries for " +
+                         std::to_string(n_cells) + " cells.");
+    table_of_.assign(n_cells, UINT32_MAX);
+    position_.assign(n_cells, 0);
     std::size_t offset = 0;
     for (std::size_t t = 0; t < tables_.size(); ++t) {
+      interrupts.poll();
       const LatticeTable& table = tables_[t];
-      if (table.shape.empty() || table.shape.size() > kMaxTableAxes)
-        throw TooLarge("error bars of tables with more than " + std::to_string(kMaxTableAxes) + " axes are not supported");
       std::size_t cells = 1;
       for (const std::size_t n : table.shape) {
         if (n == 0) throw InvalidArgument("a table has an empty axis");
@@ -110,6 +120,7 @@ class TableForm final : public ProjectorForm {
       }
       if (cells != table.cells.size()) throw InvalidArgument("a table's cells do not fill its shape");
       for (std::size_t p = 0; p < table.cells.size(); ++p) {
+        interrupts.poll_every(p);
         const std::size_t cell = table.cells[p];
         if (cell >= n_cells || table_of_[cell] != UINT32_MAX)
           throw InvalidArgument("a cell is outside the release or in two tables");
@@ -126,12 +137,12 @@ class TableForm final : public ProjectorForm {
           if (!(mask & (1u << k))) entries *= table.shape[k];
         offset += entries;
       }
-      double diagonal = 1;
-      for (const std::size_t n : table.shape) diagonal *= 1 - 1.0 / double(n);
-      diagonal_.push_back(diagonal);
+      diagonal_.push_back(shape_diagonal(table.shape));
     }
-    for (std::size_t cell = 0; cell < n_cells; ++cell)
+    for (std::size_t cell = 0; cell < n_cells; ++cell) {
+      interrupts.poll_every(cell);
       if (table_of_[cell] == UINT32_MAX) throw InvalidArgument("a cell is in no table");
+    }
     scratch_.assign(offset, 0.0);
     table_sum_.assign(tables_.size(), 0.0);
     table_touched_.assign(tables_.size(), 0);
@@ -173,7 +184,9 @@ class TableForm final : public ProjectorForm {
         scratch_[at] += w;
       }
     }
-    for (const Touched& e : touched_) {
+    for (std::size_t k = 0; k < touched_.size(); ++k) {
+      interrupts.poll_every(k);
+      const Touched& e = touched_[k];
       double divisor = 1;
       const std::vector<std::size_t>& shape = tables_[e.table].shape;
       int sign = 1;
@@ -195,6 +208,24 @@ class TableForm final : public ProjectorForm {
   }
 
  private:
+  // Marginal sums of every non-empty subset of axes, over the tables; checked
+  // before the shapes are (so in double, and with the axis limit first).
+  static double scratch_entries(const std::vector<LatticeTable>& tables) {
+    double total = 0;
+    for (const LatticeTable& table : tables) {
+      if (table.shape.empty() || table.shape.size() > kMaxTableAxes)
+        throw TooLarge("error bars of tables with more than " + std::to_string(kMaxTableAxes) +
+                       " axes are not supported");
+      double with = 1, without = 1;  // prod (n_k + 1) counts every subset's marginal table
+      for (const std::size_t n : table.shape) {
+        with *= double(n) + 1;
+        without *= double(n);
+      }
+      total += with - without;
+    }
+    return total;
+  }
+
   struct Touched {
     std::size_t at;
     std::uint32_t table;
@@ -214,12 +245,26 @@ class TableForm final : public ProjectorForm {
 
 std::unique_ptr<ProjectorForm> identity_form(std::size_t n_cells) { return std::make_unique<IdentityForm>(n_cells); }
 
-std::unique_ptr<ProjectorForm> partition_form(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups) {
-  return std::make_unique<PartitionForm>(std::move(group_of_cell), n_groups);
+std::unique_ptr<ProjectorForm> partition_form(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups,
+                                              const Interrupts& interrupts) {
+  return std::make_unique<PartitionForm>(std::move(group_of_cell), n_groups, interrupts);
 }
 
-std::unique_ptr<ProjectorForm> table_form(std::vector<LatticeTable> tables, std::size_t n_cells) {
-  return std::make_unique<TableForm>(std::move(tables), n_cells);
+std::unique_ptr<ProjectorForm> table_form(std::vector<LatticeTable> tables, std::size_t n_cells,
+                                          const Interrupts& interrupts) {
+  return std::make_unique<TableForm>(std::move(tables), n_cells, interrupts);
+}
+
+bool shape_pinned(const std::vector<std::size_t>& shape) {
+  for (const std::size_t n : shape)
+    if (n < 2) return true;
+  return false;
+}
+
+double shape_diagonal(const std::vector<std::size_t>& shape) {
+  double d = 1;
+  for (const std::size_t n : shape) d *= 1 - 1.0 / double(n);
+  return d;
 }
 
 std::unique_ptr<ProjectorForm> form_of_model(const InvariantModel& model, const Interrupts& interrupts) {
@@ -228,9 +273,9 @@ std::unique_ptr<ProjectorForm> form_of_model(const InvariantModel& model, const 
   if (structure == "none") return identity_form(n);
   if (structure == "partition") {
     const std::uint32_t* groups = model.partition_groups();
-    return partition_form(std::vector<std::uint32_t>(groups, groups + n), model.rank());
+    return partition_form(std::vector<std::uint32_t>(groups, groups + n), model.rank(), interrupts);
   }
-  if (structure == "two_way" || structure == "k_way") return table_form(model.lattice_tables(), n);
+  if (structure == "two_way" || structure == "k_way") return table_form(model.lattice_tables(), n, interrupts);
   return general_form(model.independent_rows(), interrupts);
 }
 

@@ -75,14 +75,25 @@ std::unique_ptr<ProjectorForm> identity_form(std::size_t n_cells);
 
 // One partition (a margin, or the finest of nested margins): cell i in group
 // group_of_cell[i] < n_groups; block = group.
-std::unique_ptr<ProjectorForm> partition_form(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups);
+std::unique_ptr<ProjectorForm> partition_form(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups,
+                                              const Interrupts& interrupts = {});
 
 // Complete tables with all their (K-1)-way margins, each cell of the release
 // in exactly one table (InvariantModel::lattice_tables() of the two_way and
 // k_way structures); block = table, in the given order. InvalidArgument for a
-// cell in no table or in two, TooLarge past 2^32 cells or kMaxTableAxes axes.
-std::unique_ptr<ProjectorForm> table_form(std::vector<LatticeTable> tables, std::size_t n_cells);
+// cell in no table or in two, TooLarge past 2^32 cells, kMaxTableAxes axes,
+// or marginal sums of more than kMaxScratchPerCell per cell (many axes of few
+// levels), refused before anything is allocated.
+std::unique_ptr<ProjectorForm> table_form(std::vector<LatticeTable> tables, std::size_t n_cells,
+                                          const Interrupts& interrupts = {});
 constexpr std::size_t kMaxTableAxes = 12;
+constexpr std::size_t kMaxScratchPerCell = 16;
+
+// A block given as a table shape (block_shape): whether its margins fix every
+// cell (a group of one cell, an axis of one level), and (Pi_N)_ii in it,
+// prod_k (1 - 1/n_k).
+bool shape_pinned(const std::vector<std::size_t>& shape);
+double shape_diagonal(const std::vector<std::size_t>& shape);
 
 // Any margins, from their independent 0/1 rows (rank x n_cells,
 // InvariantModel::independent_rows()); one block. TooLarge when the factor
