@@ -77,14 +77,16 @@ TEST(AccuracyIntervals, DiscreteGaussianQuantilesAreExactOrOneWider) {
       expect_smallest(discrete_gaussian_pmf(s2, static_cast<std::size_t>(40 * std::sqrt(s2)) + 40), inflated, level,
                       1.5);
     }
-  // The continuous route (s2 > 1e8): valid, and at most one count above the
-  // normal quantile, which the exact one cannot undercut by more than one.
+  // The continuous route (s2 > 1e6): valid, and at most one count above
+  // the exact quantile (found here by brute force).
+  const double s2 = 4e6;
+  const std::vector<double> pmf = discrete_gaussian_pmf(s2, 40 * 2000);
   for (const double level : kLevels) {
-    const double s2 = 4e8;
     const std::int64_t t = discrete_gaussian_half_width(s2, level);
-    const double z = normal_quantile(level) * std::sqrt(s2);
-    EXPECT_GE(double(t), z - 1e-6);
-    EXPECT_LE(double(t), z + 1);
+    EXPECT_LE(tail_of(pmf, t), 1 - level);
+    std::int64_t exact = t;
+    while (exact > 0 && tail_of(pmf, exact - 1) <= 1 - level) --exact;
+    EXPECT_LE(t, exact + 1) << level;
   }
 }
 

@@ -118,6 +118,7 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
   Methods methods;
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::vector<std::size_t>, std::pair<double, Exactness>> by_shape;
+  double steps = 0;  // the recurrences' work so far
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
@@ -130,7 +131,8 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
           // A group of k cells at b, or a 2 x n table: one group of n at b/2.
           const Rational scale = two_line ? half_of(b) : b;
           const std::uint64_t k = two_line ? (shape[0] == 2 ? shape[1] : shape[0]) : shape[0];
-          const std::vector<double> pmf = conditioned_laplace_marginal(scale, k, max_steps, interrupts);
+          const std::vector<double> pmf = conditioned_laplace_marginal(scale, k, max_steps - steps, interrupts);
+          if (!pmf.empty()) steps += sum_pmf_steps(std::exp(-double(scale.den) / double(scale.num)), k - 1);
           if (!pmf.empty()) {
             result.first = double(marginal_half_width(pmf, level));
             methods.add("exact: the quantile of the conditioned cell's law", Exactness::exact);

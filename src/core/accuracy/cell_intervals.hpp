@@ -72,11 +72,13 @@ class CellIntervals {
 };
 
 // The families of the table above. max_steps bounds the conditioned
-// marginal's recurrence per distinct group size (conditioned_marginal.hpp).
+// marginal's recurrences (conditioned_marginal.hpp) over all the distinct
+// group sizes together (about a second at 5e8); sizes past it take the
+// conservative unconditioned quantile.
 CellIntervals discrete_laplace_intervals(std::size_t n_cells, Rational b, double level);
 CellIntervals discrete_gaussian_intervals(std::size_t n_cells, Rational sigma2, double level);
 CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational b, double level,
-                                        const Interrupts& interrupts, double max_steps = 2e8);
+                                        const Interrupts& interrupts, double max_steps = 5e8);
 CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rational sigma2, double level,
                                          const Interrupts& interrupts);
 // Real-valued releases whose law is exactly Gaussian (normal), symmetric

@@ -8,7 +8,7 @@
 //                                 a = exp(-1/b), decided on MPFR enclosures;
 //   discrete Gaussian D_{Z, s2}   exact quantile, tails times a factor
 //                                 ratio >= 1 (lattice_bounds.hpp): direct sums
-//                                 of exp(-x^2/(2 s2)) for s2 <= 1e8 (double,
+//                                 of exp(-x^2/(2 s2)) for s2 <= 1e6 (double,
 //                                 a t is taken only when its tail clears
 //                                 1 - level by a relative 1e-9, far above the
 //                                 sums' rounding), else the continuous
