@@ -112,9 +112,15 @@ VarianceFigure HierarchyAccuracy::node_variance(std::uint32_t node) const {
 
 double HierarchyAccuracy::theta_ratio(const Interrupts& interrupts) const {
   if (!integer()) return 1;
-  // Every Gram-Schmidt coordinate of the tree (hierarchy/integer_cascade_splits.hpp).
-  const hierarchy::IntegerSplits splits(tree_, law_, interrupts);
-  double log_ratio = log_theta_ratio({hierarchy::pooled_groups(hierarchy::coordinate_groups(splits), 256)});
+  // Every Gram-Schmidt coordinate of the tree (hierarchy/integer_cascade_splits.hpp);
+  // a law whose parameters do not fit its exact integers has no bound here.
+  double log_ratio = INFINITY;
+  try {
+    const hierarchy::IntegerSplits splits(tree_, law_, interrupts);
+    log_ratio = log_theta_ratio({hierarchy::pooled_groups(hierarchy::coordinate_groups(splits), 256)});
+  } catch (const OutOfRange&) {
+    return INFINITY;
+  }
   // The root paths: the smallest Var(X_parent | X_child) over free links,
   // at most height() of them on a path.
   const std::vector<double> var = hierarchy::node_variances(tree_, law_, interrupts);
