@@ -9,9 +9,11 @@
 //    and exact variances;
 //  - the symmetry argument (covariance = c Pi_N) on the empirical
 //    covariance of the two-line sampler (2 x 12, c exact), the three-line
-//    sampler (3 x 10, c estimated from the trace) and the l1 table chain
-//    (pair blocks, 60 sweeps, 4 x 5): every entry within its Bonferroni
-//    bound (1e-6 over all pairs); power: the rows-only projector fails.
+//    sampler (3 x 10, c estimated from the trace), the l1 table chain
+//    (pair blocks, 60 sweeps, 4 x 5), the l2 scale-mixture chain (20
+//    iterations, 4 x 5, 2,000 chains) and the Kronecker lattice Gaussian (4 x 6, c =
+//    sigma^2): every entry within its Bonferroni bound (1e-6 over all
+//    pairs); power: the rows-only projector fails.
 // The three-line law has no closed-form c: its error bars are estimates,
 // whose coverage is reported (sums and cells) with c from separate draws.
 #include <gtest/gtest.h>
@@ -26,6 +28,7 @@
 #include "accuracy/linear_accuracy.hpp"
 #include "accuracy/tail_quantiles.hpp"
 #include "accuracy_sums.hpp"
+#include "mcmc/scale_mixture_chain.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "mcmc/targets.hpp"
 #include "random_source.hpp"
@@ -309,6 +312,26 @@ TEST(StatAccuracy, TableLawsAreAScalarTimesTheProjector) {
       z = chain.z();
     }
     expect_symmetric_law("l1 table chain 4x5, 60 sweeps (c from the trace)", draws, 4, 5, -1);
+  }
+  {
+    // The l2 law's chain (Gibbs on its Gaussian scale mixture, 20 iterations).
+    const mcmc::TableMoves moves({table_of({4, 5})}, 20);
+    auto rng = make_seeded_random_source(46);
+    std::vector<std::vector<std::int64_t>> draws(2000);
+    for (auto& z : draws) {
+      mcmc::ScaleMixtureChain chain(moves, 1 / b.to_double());
+      chain.start(*rng, Interrupts());
+      chain.run(20, *rng, Interrupts());
+      z = chain.z();
+    }
+    expect_symmetric_law("l2 scale-mixture chain 4x5, 20 iterations (c from the trace)", draws, 4, 5, -1);
+  }
+  {
+    // The exact lattice Gaussian (Kronecker sampler): c = sigma^2 within B < 1e-30.
+    auto rng = make_seeded_random_source(47);
+    std::vector<std::vector<std::int64_t>> draws(kReleases, std::vector<std::int64_t>(24));
+    for (auto& z : draws) sample_table_lattice_gaussian(*rng, Rational{8, 1}, {4, 6}, z.data(), Interrupts());
+    expect_symmetric_law("Kronecker lattice Gaussian 4x6 (c = sigma^2)", draws, 4, 6, 8.0);
   }
 }
 
