@@ -5,7 +5,9 @@
 //  - integer_cascade (the exact integer sampler) on the same tree, with the
 //    state totals exact: certified per-node intervals, certified variances;
 //  - a governed stream (the streaming cascade), 50 periods appended:
-//    exact normal intervals and margins.
+//    exact normal intervals and margins;
+//  - crossed cascades (the geography x 3 age groups of 2 ages, the crossed
+//    sampler): sums of rectangles, exact normal margins.
 // Sums: a region of the hierarchy (one county and two tracts of another),
 // nodes at mixed levels (a state, a county of another state, a tract), a
 // random subset of the leaves; for the stream a range of periods, a random
@@ -16,10 +18,12 @@
 
 #include <random>
 
+#include "accuracy/crossed_accuracy.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/tail_quantiles.hpp"
 #include "accuracy_sums.hpp"
 #include "hierarchy/cascade_sampler.hpp"
+#include "hierarchy/crossed_cascade.hpp"
 #include "hierarchy/integer_cascade_sampler.hpp"
 #include "hierarchy/rollup.hpp"
 #include "hierarchy/streaming_cascade.hpp"
@@ -176,6 +180,64 @@ TEST(StatAccuracy, Stream) {
   }
   cells.report();
   EXPECT_TRUE(cells.passes());
+  for (const auto& s : sums) {
+    s.report();
+    EXPECT_TRUE(s.coverage.passes()) << s.name;
+    EXPECT_TRUE(s.variance_passes()) << s.name;
+  }
+  for (const auto& s : wrong) {
+    EXPECT_FALSE(s.variance_passes()) << "power: " << s.name;
+    EXPECT_FALSE(s.coverage.passes()) << "power: " << s.name;
+  }
+}
+
+
+TEST(StatAccuracy, CrossedCascade) {
+  const HierarchyTree rows = geography();
+  const CascadeLaw row_law(rows, {40, 30, 20, 10});
+  const HierarchyTree ages = HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2, 2, 3, 3}, Interrupts());
+  const CascadeLaw age_law(ages, {1, 0.8, 0.6});
+  const CrossedAccuracy acc(rows, row_law, ages, age_law, -1);
+  struct Rectangles {
+    std::string name;
+    std::vector<std::uint32_t> r, c;
+    std::vector<double> w;
+  };
+  std::vector<Rectangles> queries(3);
+  queries[0] = {"crossed: a state x an age group", {rows.level_begin(1)}, {ages.level_begin(1)}, {1}};
+  queries[1] = {"crossed: rectangles at mixed levels",
+                {rows.level_begin(1) + 1, rows.level_begin(2) + 2, rows.level_end(3) - 3},
+                {0, ages.level_begin(2) + 3, ages.level_begin(1) + 2},
+                {1, 1, 1}};
+  queries[2].name = "crossed: a random subset of grid cells";
+  std::mt19937_64 gen(66);
+  std::bernoulli_distribution in(0.3);
+  for (std::uint32_t a = 0; a < rows.n_leaves(); ++a)
+    for (std::uint32_t b = 0; b < ages.n_leaves(); ++b)
+      if (in(gen)) {
+        queries[2].r.push_back(rows.leaf_node(a));
+        queries[2].c.push_back(ages.leaf_node(b));
+        queries[2].w.push_back(1);
+      }
+  // Each rectangle's noise is the sum of its grid cells: queries as grid-cell weights.
+  const std::size_t ncol = ages.n_leaves();
+  std::vector<coverage::SumCheck> sums, wrong;
+  for (const Rectangles& q : queries) {
+    QueryBuilder grid(rows.n_leaves() * ncol);
+    for (std::size_t k = 0; k < q.r.size(); ++k)
+      for (std::uint32_t a = rows.leaf_begin(q.r[k]); a < rows.leaf_end(q.r[k]); ++a)
+        for (std::uint32_t b = ages.leaf_begin(q.c[k]); b < ages.leaf_end(q.c[k]); ++b) grid.add(a * ncol + b, q.w[k]);
+    const CellQuery cells = grid.take();
+    const VarianceFigure v = acc.variance(q.r, q.c, q.w, Interrupts());
+    sums.push_back(sum_check(q.name, cells, v, kLevel, LawShape::gaussian, false));
+    wrong.push_back(sum_check(q.name + ", variance x 0.8", cells, v, kLevel, LawShape::gaussian, false, 0.8));
+  }
+  auto rng = make_seeded_random_source(67);
+  for (int r = 0; r < kReleases; ++r) {
+    const std::vector<double> z = crossed_cascade_noise(rows, row_law, ages, age_law, *rng, Interrupts());
+    for (auto& s : sums) s.record(z);
+    for (auto& s : wrong) s.record(z);
+  }
   for (const auto& s : sums) {
     s.report();
     EXPECT_TRUE(s.coverage.passes()) << s.name;

@@ -13,10 +13,12 @@
 #include <cmath>
 #include <random>
 
+#include "accuracy/crossed_accuracy.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/tail_quantiles.hpp"
 #include "errors.hpp"
 #include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/crossed_cascade.hpp"
 #include "hierarchy/streaming_cascade.hpp"
 
 namespace invariant_dp {
@@ -113,6 +115,48 @@ TEST(AccuracyHierarchy, IntegerCascadeIsCertified) {
   EXPECT_FALSE(std::isfinite(small.theta_ratio(Interrupts())) && small.theta_ratio(Interrupts()) < 2);
   const CellIntervals wide = small.node_intervals(0.9, Interrupts());
   EXPECT_EQ(wide.half_width(0), double(integer_half_width(sub_gaussian_half_width(tiny.level_variance(0), 0.9))));
+}
+
+// Crossed trees: any set of rectangles against w^T (Sigma_rows (x) Sigma_cols) w.
+TEST(AccuracyHierarchy, CrossedRectanglesMatchTheKroneckerCovariance) {
+  const HierarchyTree rows = irregular_tree();
+  const CascadeLaw row_law(rows, {4, 3, 2, 1.5});
+  const HierarchyTree cols = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 2, 2}, Interrupts());
+  const CascadeLaw col_law(cols, {2, 1.5, 1});
+  const Eigen::MatrixXd R = leaf_matrix(rows, row_law), C = leaf_matrix(cols, col_law);
+  Eigen::MatrixXd S(R.rows() * C.rows(), R.cols() * C.cols());
+  for (Eigen::Index i = 0; i < R.rows(); ++i)
+    for (Eigen::Index j = 0; j < R.cols(); ++j) S.block(i * C.rows(), j * C.cols(), C.rows(), C.cols()) = R(i, j) * C;
+  const CrossedAccuracy acc(rows, row_law, cols, col_law, -1);
+  std::mt19937_64 gen(5);
+  std::uniform_int_distribution<std::uint32_t> row_node(0, static_cast<std::uint32_t>(rows.n_nodes() - 1)),
+      col_node(0, static_cast<std::uint32_t>(cols.n_nodes() - 1));
+  std::uniform_int_distribution<int> weight(-2, 3);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::uint32_t> rs, cs;
+    std::vector<double> ws;
+    Eigen::VectorXd w = Eigen::VectorXd::Zero(S.rows());
+    for (int k = 0; k <= trial % 9; ++k) {
+      rs.push_back(row_node(gen));
+      cs.push_back(col_node(gen));
+      ws.push_back(trial % 2 ? weight(gen) : 1);
+      for (std::uint32_t a = rows.leaf_begin(rs.back()); a < rows.leaf_end(rs.back()); ++a)
+        for (std::uint32_t b = cols.leaf_begin(cs.back()); b < cols.leaf_end(cs.back()); ++b)
+          w[a * C.rows() + b] += ws.back();
+    }
+    const VarianceFigure v = acc.variance(rs, cs, ws, Interrupts());
+    EXPECT_NEAR(v.upper, w.dot(S * w), 1e-9 * (1 + w.squaredNorm())) << "trial " << trial;
+  }
+  // One rectangle of leaf ranges, as crossed_rectangle_variance has it.
+  const std::uint32_t s = 5, t = 2;
+  EXPECT_NEAR(acc.variance({s}, {t}, {1.0}, Interrupts()).upper,
+              crossed_rectangle_variance(rows, row_law, cols, col_law, rows.leaf_begin(s), rows.leaf_end(s) - 1,
+                                         cols.leaf_begin(t), cols.leaf_end(t) - 1),
+              1e-10);
+  const CrossedAccuracy integer(rows, row_law, cols, col_law, 0.25);
+  const VarianceFigure f = integer.variance({s}, {t}, {1.0}, Interrupts());
+  EXPECT_EQ(f.kind, Exactness::certified);
+  EXPECT_NEAR(f.lower, 0.75 * f.upper, 1e-9);
 }
 
 TEST(AccuracyHierarchy, StreamsMatchThePerfectCascade) {

@@ -27,7 +27,10 @@
 //     cascade, integer_cascade: HierarchyAccuracy(tree, law, B or -1)
 //     (hierarchy_accuracy.hpp), tree and law as the release built them (or
 //     from the published children and level_variance), B the published
-//     variance_deficit_bound. Streams: stream_variance(node variance, ...).
+//     variance_deficit_bound. Crossed trees: CrossedAccuracy(rows, row law,
+//     columns, column law, B or -1) (crossed_accuracy.hpp), queries as
+//     rectangles (row node, column node). Streams: stream_variance(node
+//     variance, periods, weights).
 //  3. Queries: QueryBuilder(n) collects a sum's cells (a release row's cell
 //     index; for hierarchies its node, in node order), variance(query)
 //     returns a VarianceFigure; margin_of_error(figure, level,
@@ -44,6 +47,7 @@
 
 #include "cell_intervals.hpp"
 #include "cell_query.hpp"
+#include "crossed_accuracy.hpp"
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
 #include "margin_of_error.hpp"
