@@ -5,6 +5,7 @@
 
 #include <mpfr.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "../errors.hpp"
@@ -60,6 +61,9 @@ void add_log_ratio(mpfr_ptr total, mpfr_srcptr s2_low, mpfr_srcptr count) {
 std::vector<std::vector<CoordinateGroup>> table_coordinates(Rational sigma2, const std::vector<std::size_t>& shape,
                                                             std::size_t pool) {
   if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("a lattice Gaussian needs a positive variance");
+  if (pool == 0 && !shape.empty())
+    pool = std::min<std::size_t>(
+        48, std::max<std::size_t>(2, static_cast<std::size_t>(std::pow(4096.0, 1.0 / double(shape.size())))));
   std::vector<std::vector<CoordinateGroup>> factors;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     std::vector<CoordinateGroup> groups;

@@ -34,10 +34,12 @@ namespace invariant_dp::accuracy {
 // as factors whose products are the coordinates' s^2: factor k holds
 // i/(i+1), i = 1 .. n_k - 1, factor 0 times sigma2 (kronecker_gaussian.hpp,
 // step 2). Each factor pooled to at most `pool` groups at their smallest s^2
-// (so sums of decreasing functions of s^2 over them are upper bounds).
+// (so sums of decreasing functions of s^2 over them are upper bounds); by
+// default (0) so that the product has at most about 4096 groups whatever the
+// number of axes (48 per axis for one or two axes, 4 for six).
 std::vector<std::vector<hierarchy::CoordinateGroup>> table_coordinates(Rational sigma2,
                                                                        const std::vector<std::size_t>& shape,
-                                                                       std::size_t pool = 48);
+                                                                       std::size_t pool = 0);
 
 // B for those coordinates (rounded up; >= 1 says nothing).
 double table_deficit_bound(Rational sigma2, const std::vector<std::size_t>& shape);
