@@ -252,6 +252,15 @@ TEST(AccuracyFamilies, EstimatesPoolPerCellVariancesPerBlock) {
   EXPECT_NEAR(acc.scalars().upper[0], 3.5 / ((2.0 / 3) * (3.0 / 4)), 1e-12);
   EXPECT_NEAR(acc.scalars().upper[1], 5.0 / ((3.0 / 4) * (3.0 / 4)), 1e-12);
   EXPECT_NE(acc.statement().find("not a certified property"), std::string::npos);
+  // The same from published per-block scalars.
+  const auto from_scalars = estimated_accuracy(form_of_model(*release.model, Interrupts()),
+                                               {acc.scalars().upper[0], acc.scalars().upper[1]}, "the l1 law");
+  const CellQuery all = all_cells(release.n());
+  QueryBuilder half(release.n());
+  for (std::uint32_t i = 0; i < release.n(); i += 2) half.add(i);
+  const CellQuery q = half.take();
+  EXPECT_NEAR(from_scalars.variance(q, Interrupts()).upper, acc.variance(q, Interrupts()).upper, 1e-12);
+  EXPECT_EQ(from_scalars.variance(all, Interrupts()).kind, Exactness::estimate);
   // A 2 x 4 block beside a 3 x 4 one: the first exact, the second estimated,
   // and a query on the first alone stays exact.
   std::vector<Tuple> mixed;

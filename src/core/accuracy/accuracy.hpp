@@ -21,7 +21,9 @@
 //         squared) are needed only where no closed form exists (tables with
 //         no line of two levels, general margins);
 //       integer_gaussian: lattice_gaussian_accuracy(form, sigma2);
-//       integer_laplace_l2: estimated_accuracy(form, sd^2 per cell, ...).
+//       integer_laplace_l2: estimated_accuracy(form, sd^2 per cell, ...),
+//         or from one published scalar per block (per table; one for
+//         general margins) if the release keeps those instead.
 //     congenial, project_nn_l2 and project_nn_integer have none (their laws
 //     depend on the counts).
 //     cascade, integer_cascade: HierarchyAccuracy(tree, law, B or -1)

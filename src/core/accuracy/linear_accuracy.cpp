@@ -177,6 +177,31 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
       "the scalar), largest B = " + std::to_string(largest));
 }
 
+namespace {
+
+std::string estimate_statement(const ProjectorForm& form, const std::string& law_name) {
+  const bool symmetric = std::string(form.structure()) != "general";
+  return "estimate: " + law_name +
+         (symmetric ? "'s covariance is c_b Pi_b on each margin group or complete table (it is invariant under "
+                      "permuting each axis's levels, which act irreducibly on the null space), c_b the per-cell "
+                      "Monte Carlo variance / (Pi_N)_ii pooled over the block"
+                    : " approximated by c Pi_N, the Gaussian analogue, c the per-cell Monte Carlo variances' sum / "
+                      "trace(Pi_N)") +
+         "; the figure is the law's as estimated, not a certified property of the chain's output";
+}
+
+}  // namespace
+
+LinearAccuracy estimated_accuracy(std::shared_ptr<const ProjectorForm> form, const std::vector<double>& block_scalar,
+                                  const std::string& law_name) {
+  if (block_scalar.size() != form->n_blocks()) throw InvalidArgument("an estimated covariance needs one scalar per block");
+  for (const double c : block_scalar)
+    if (!(c >= 0) || !std::isfinite(c)) throw InvalidArgument("an estimated scalar must be finite and >= 0");
+  BlockScalars scalars{block_scalar, block_scalar, std::vector<Exactness>(block_scalar.size(), Exactness::estimate)};
+  std::string statement = estimate_statement(*form, law_name);
+  return LinearAccuracy(std::move(form), std::move(scalars), std::move(statement));
+}
+
 LinearAccuracy estimated_accuracy(std::shared_ptr<const ProjectorForm> form,
                                   const std::vector<double>& cell_variance, const std::string& law_name,
                                   const std::vector<double>* diagonal, const Interrupts& interrupts) {
@@ -197,16 +222,8 @@ LinearAccuracy estimated_accuracy(std::shared_ptr<const ProjectorForm> form,
     const double c = diagonal_sum[b] > 0 ? variance_sum[b] / diagonal_sum[b] : 0;
     scalars.lower[b] = scalars.upper[b] = c;
   }
-  const bool symmetric = std::string(form->structure()) != "general";
-  return LinearAccuracy(
-      std::move(form), std::move(scalars),
-      "estimate: " + law_name +
-          (symmetric ? "'s covariance is c_b Pi_b on each margin group or complete table (it is invariant under "
-                       "permuting each axis's levels, which act irreducibly on the null space), c_b the per-cell "
-                       "Monte Carlo variance / (Pi_N)_ii pooled over the block"
-                     : " approximated by c Pi_N, the Gaussian analogue, c the per-cell Monte Carlo variances' sum / "
-                       "trace(Pi_N)") +
-          "; the figure is the law's as estimated, not a certified property of the chain's output");
+  std::string statement = estimate_statement(*form, law_name);
+  return LinearAccuracy(std::move(form), std::move(scalars), std::move(statement));
 }
 
 }  // namespace invariant_dp::accuracy

@@ -94,5 +94,10 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
 LinearAccuracy estimated_accuracy(std::shared_ptr<const ProjectorForm> form,
                                   const std::vector<double>& cell_variance, const std::string& law_name,
                                   const std::vector<double>* diagonal, const Interrupts& interrupts);
+// The same from scalars a release published (one per block: per table, per
+// group, or one for general margins), so that its error bars need no
+// per-cell variances.
+LinearAccuracy estimated_accuracy(std::shared_ptr<const ProjectorForm> form, const std::vector<double>& block_scalar,
+                                  const std::string& law_name);
 
 }  // namespace invariant_dp::accuracy
