@@ -126,6 +126,7 @@ TEST(AccuracyIntervals, ConditionedCellLawMatchesEnumeration) {
   for (int t = 0; t < 40; ++t) EXPECT_NEAR(q[static_cast<std::size_t>(t)], law[t] / total, 1e-12);
   for (const double level : kLevels) expect_smallest(q, marginal_half_width(q, level), level);
   EXPECT_TRUE(conditioned_laplace_marginal(Rational{17, 10}, 1000000, 1e3).empty());  // past the work limit
+  EXPECT_TRUE(conditioned_laplace_marginal(Rational{200000, 1}, 2, 1e12).empty());   // past the memory limit
   const Interrupts stop([](void*) { return true; }, nullptr);
   EXPECT_THROW(conditioned_laplace_marginal(Rational{17, 10}, 1000000, 1e9, stop), Interrupted);
 }

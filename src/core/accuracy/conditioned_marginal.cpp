@@ -11,6 +11,9 @@ namespace invariant_dp::accuracy {
 namespace {
 
 constexpr double kRescale = 1e250;
+// The cell law is kept on 0 .. 45 b: past this many entries (32 MB, b about
+// 93,000) the conservative quantile is used instead.
+constexpr std::size_t kMaxSupport = std::size_t(1) << 22;
 constexpr double kMargin = 1e-9;
 
 // Where the downward recurrence starts: 12 sd of S_m, plus 70 b for the
@@ -59,6 +62,7 @@ std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, do
                                                 const Interrupts& interrupts) {
   if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
   const double scale = b.to_double(), a = std::exp(-double(b.den) / double(b.num));
+  if (!(45 * scale < double(kMaxSupport))) return {};
   const auto top = static_cast<std::size_t>(std::ceil(45 * scale)) + 2;
   if (sum_pmf_steps(a, k - 1) + double(top) > max_steps) return {};
   const std::vector<double> sums = discrete_laplace_sum_pmf(a, k - 1, top, interrupts);

@@ -41,7 +41,7 @@ double sum_pmf_steps(double a, std::uint64_t m);
 
 // P(z_1 = t | sum = 0) for t = 0 .. T (symmetric), T beyond which the mass is
 // below e^-45; empty when the recurrence would take more than max_steps
-// steps. k >= 2.
+// steps or T more than 2^22 entries (b beyond about 93,000). k >= 2.
 std::vector<double> conditioned_laplace_marginal(Rational b, std::uint64_t k, double max_steps,
                                                 const Interrupts& interrupts = {});
 
