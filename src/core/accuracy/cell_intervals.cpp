@@ -1,0 +1,269 @@
+// Per-cell intervals (cell_intervals.hpp); the arguments are in
+// DERIVATIONS.md, sections 3 to 6.
+#include "cell_intervals.hpp"
+
+#include <cmath>
+#include <map>
+
+#include "../errors.hpp"
+#include "../samplers/two_line_table.hpp"
+#include "conditioned_marginal.hpp"
+#include "lattice_bounds.hpp"
+#include "tail_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+// The discrete Laplace half-width at the scale whose variance is v (an
+// estimate's shape; double arithmetic): v = 2 a / (1 - a)^2.
+double laplace_width_at_variance(double v, double level) {
+  if (!(v > 0)) return 0;
+  const double a = ((v + 1) - std::sqrt(2 * v + 1)) / v;
+  if (!(a > 0 && a < 1)) return normal_half_width(v, level);
+  const double t = std::log((1 - level) * (1 + a) / 2) / std::log(a) - 1;
+  return std::ceil(std::max(0.0, t));
+}
+
+// Collects the methods used, each once, in the order first used.
+struct Methods {
+  std::vector<std::string> names;
+  Exactness kind = Exactness::exact;
+  void add(const std::string& name, Exactness k) {
+    kind = weaker(kind, k);
+    for (const std::string& n : names)
+      if (n == name) return;
+    names.push_back(name);
+  }
+  std::string text() const {
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i) out += (i ? "; " : "") + names[i];
+    return out;
+  }
+};
+
+}  // namespace
+
+CellIntervals::CellIntervals(std::size_t n_cells, double half_width, bool integer, Exactness kind, std::string method)
+    : n_cells_(n_cells), uniform_(half_width), integer_(integer), kind_(kind), method_(std::move(method)) {}
+
+CellIntervals::CellIntervals(std::shared_ptr<const ProjectorForm> form, std::vector<double> block_half_width,
+                             bool integer, Exactness kind, std::string method)
+    : n_cells_(form->n_cells()), form_(std::move(form)), block_width_(std::move(block_half_width)),
+      integer_(integer), kind_(kind), method_(std::move(method)) {
+  if (block_width_.size() != form_->n_blocks()) throw InvalidArgument("one half-width per block is needed");
+}
+
+CellIntervals::CellIntervals(std::vector<double> cell_half_width, bool integer, Exactness kind, std::string method)
+    : n_cells_(cell_half_width.size()), cell_width_(std::move(cell_half_width)), integer_(integer), kind_(kind),
+      method_(std::move(method)) {}
+
+CellIntervals::CellIntervals(std::vector<std::uint32_t> class_of_cell, std::vector<double> class_half_width,
+                             bool integer, Exactness kind, std::string method)
+    : n_cells_(class_of_cell.size()), block_width_(std::move(class_half_width)),
+      class_of_cell_(std::move(class_of_cell)), integer_(integer), kind_(kind), method_(std::move(method)) {
+  for (const std::uint32_t c : class_of_cell_)
+    if (c >= block_width_.size()) throw InvalidArgument("a cell's interval class is out of range");
+}
+
+double CellIntervals::half_width(std::uint32_t cell) const {
+  if (!cell_width_.empty()) return cell_width_[cell];
+  if (!class_of_cell_.empty()) return block_width_[class_of_cell_[cell]];
+  if (form_) return block_width_[form_->block_of(cell)];
+  return uniform_;
+}
+
+void CellIntervals::integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
+                                   const Interrupts& interrupts) const {
+  const bool uniform = cell_width_.empty() && class_of_cell_.empty() && !form_;
+  const std::int64_t t0 = integer_half_width(uniform_);
+  for (std::size_t i = 0; i < n_cells_; ++i) {
+    interrupts.poll_every(i);
+    const std::int64_t t = uniform ? t0 : integer_half_width(half_width(static_cast<std::uint32_t>(i)));
+    if (__builtin_sub_overflow(values[i], t, &lower[i]) || __builtin_add_overflow(values[i], t, &upper[i]))
+      throw OutOfRange("an interval bound is out of range for bigint");
+  }
+}
+
+void CellIntervals::real_bounds(const double* values, double* lower, double* upper,
+                                const Interrupts& interrupts) const {
+  for (std::size_t i = 0; i < n_cells_; ++i) {
+    interrupts.poll_every(i);
+    const double t = half_width(static_cast<std::uint32_t>(i));
+    // Rounded outward: the bounds are never inside the interval claimed.
+    lower[i] = std::nextafter(values[i] - t, -INFINITY);
+    upper[i] = std::nextafter(values[i] + t, INFINITY);
+  }
+}
+
+CellIntervals discrete_laplace_intervals(std::size_t n_cells, Rational b, double level) {
+  CellIntervals out(n_cells, double(discrete_laplace_half_width(b, level)), true, Exactness::exact,
+                    "exact: the discrete Laplace quantile");
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals discrete_gaussian_intervals(std::size_t n_cells, Rational sigma2, double level) {
+  CellIntervals out(n_cells, double(discrete_gaussian_half_width(sigma2.to_double(), level)), true, Exactness::exact,
+                    "exact: the discrete Gaussian quantile");
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational b, double level,
+                                        const Interrupts& interrupts, double max_steps) {
+  const ProjectorForm& form = accuracy.form();
+  const std::string structure = form.structure();
+  if (structure == "none") return discrete_laplace_intervals(form.n_cells(), b, level);
+  if (structure == "general") return estimated_intervals(accuracy, level, true, interrupts);
+  Methods methods;
+  std::vector<double> width(form.n_blocks(), 0.0);
+  std::map<std::vector<std::size_t>, std::pair<double, Exactness>> by_shape;
+  double steps = 0;  // the recurrences' work so far
+  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+    interrupts.poll_every(block);
+    const std::vector<std::size_t> shape = form.block_shape(block);
+    const bool two_line = shape.size() == 2 && (shape[0] == 2 || shape[1] == 2);
+    if (shape.size() == 1 || two_line || shape_pinned(shape)) {
+      auto found = by_shape.find(shape);
+      if (found == by_shape.end()) {
+        std::pair<double, Exactness> result{0.0, Exactness::exact};
+        if (!shape_pinned(shape)) {
+          // A group of k cells at b, or a 2 x n table: one group of n at b/2.
+          const Rational scale = two_line ? half_of(b) : b;
+          const std::uint64_t k = two_line ? (shape[0] == 2 ? shape[1] : shape[0]) : shape[0];
+          const std::vector<double> pmf = conditioned_laplace_marginal(scale, k, max_steps - steps, interrupts);
+          if (!pmf.empty()) steps += sum_pmf_steps(std::exp(-double(scale.den) / double(scale.num)), k - 1);
+          if (!pmf.empty()) {
+            result.first = double(marginal_half_width(pmf, level));
+            methods.add("exact: the quantile of the conditioned cell's law", Exactness::exact);
+          } else {
+            result = {double(discrete_laplace_half_width(scale, level)), Exactness::certified};
+            methods.add("certified: the unconditioned discrete Laplace quantile, which dominates the conditioned "
+                        "cell's law",
+                        Exactness::certified);
+          }
+        }
+        found = by_shape.emplace(shape, result).first;
+      }
+      width[block] = found->second.first;
+    } else {
+      const double v = accuracy.scalars().upper[block] * shape_diagonal(shape);
+      width[block] = laplace_width_at_variance(v, level);
+      methods.add("estimate: the discrete Laplace quantile at the estimated per-cell variance", Exactness::estimate);
+    }
+  }
+  CellIntervals out(accuracy.shared_form(), std::move(width), true, methods.kind, methods.text());
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rational sigma2, double level,
+                                         const Interrupts& interrupts) {
+  const ProjectorForm& form = accuracy.form();
+  const std::string structure = form.structure();
+  if (structure == "none") return discrete_gaussian_intervals(form.n_cells(), sigma2, level);
+  const double s2 = sigma2.to_double();
+  if (structure == "general") {
+    std::vector<double> width(form.n_cells());
+    for (std::uint32_t i = 0; i < form.n_cells(); ++i) {
+      interrupts.poll_every(i);
+      width[i] = double(integer_half_width(sub_gaussian_half_width(s2 * form.diagonal(i), level)));
+    }
+    CellIntervals out(std::move(width), true, Exactness::certified,
+                      "certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii (a lattice Gaussian centred at 0)");
+    out.set_level(level);
+    return out;
+  }
+  Methods methods;
+  std::vector<double> width(form.n_blocks(), 0.0);
+  std::map<std::vector<std::size_t>, double> by_shape;
+  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+    interrupts.poll_every(block);
+    const std::vector<std::size_t> shape = form.block_shape(block);
+    if (shape_pinned(shape)) continue;
+    auto found = by_shape.find(shape);
+    if (found == by_shape.end()) {
+      const double cell_s2 = s2 * shape_diagonal(shape);
+      // Always valid: the lattice Gaussian is sub-Gaussian at the cell's continuous variance.
+      double t = double(integer_half_width(sub_gaussian_half_width(cell_s2, level)));
+      std::string how = "certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii";
+      const double log_ratio = log_theta_ratio(table_coordinates(sigma2, shape));
+      if (log_ratio < 1) {
+        const double klein = double(discrete_gaussian_half_width(cell_s2, level, std::exp(log_ratio) * (1 + 1e-15)));
+        if (klein <= t) {
+          t = klein;
+          how = "certified: the discrete Gaussian quantile at sigma^2 (Pi_N)_ii with tails times the theta ratio "
+                "of the other Gram-Schmidt coordinates";
+        }
+      }
+      if (shape.size() == 1) {  // a margin group: the unconditioned law dominates (log-concavity)
+        const double plain = double(discrete_gaussian_half_width(s2, level));
+        if (plain < t) {
+          t = plain;
+          how = "certified: the unconditioned discrete Gaussian quantile, which dominates the conditioned cell's law";
+        }
+      }
+      methods.add(how, Exactness::certified);
+      found = by_shape.emplace(shape, t).first;
+    }
+    width[block] = found->second;
+  }
+  CellIntervals out(accuracy.shared_form(), std::move(width), true, methods.kind, methods.text());
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealTail tail,
+                             const Interrupts& interrupts) {
+  const ProjectorForm& form = accuracy.form();
+  const auto width_of = [&](double v) {
+    switch (tail) {
+      case RealTail::normal: return normal_half_width(v, level);
+      case RealTail::gauss: return gauss_half_width(v, level);
+      default: return chebyshev_half_width(v, level);
+    }
+  };
+  const char* method = tail == RealTail::normal  ? "exact: the normal quantile"
+                       : tail == RealTail::gauss ? "certified: Gauss's inequality (a symmetric log-concave marginal)"
+                                                 : "certified: Chebyshev's inequality";
+  const Exactness kind = tail == RealTail::normal ? accuracy.kind() : weaker(Exactness::certified, accuracy.kind());
+  if (std::string(form.structure()) == "general") {
+    std::vector<double> width(form.n_cells());
+    for (std::uint32_t i = 0; i < form.n_cells(); ++i) {
+      interrupts.poll_every(i);
+      width[i] = width_of(accuracy.cell_variance(i).upper);
+    }
+    CellIntervals out(std::move(width), false, kind, method);
+    out.set_level(level);
+    return out;
+  }
+  std::vector<double> width(form.n_blocks(), 0.0);
+  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+    interrupts.poll_every(block);
+    const std::vector<std::size_t> shape = form.block_shape(block);
+    width[block] = width_of(accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : shape_diagonal(shape)));
+  }
+  CellIntervals out(accuracy.shared_form(), std::move(width), false, kind, method);
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals estimated_intervals(const LinearAccuracy& accuracy, double level, bool laplace_shape,
+                                  const Interrupts& interrupts) {
+  const ProjectorForm& form = accuracy.form();
+  const auto width_of = [&](double v) {
+    return laplace_shape ? laplace_width_at_variance(v, level) : double(integer_half_width(normal_half_width(v, level)));
+  };
+  const std::string method = laplace_shape ? "estimate: the discrete Laplace quantile at the estimated variance"
+                                           : "estimate: the normal quantile at the estimated variance";
+  std::vector<double> width(form.n_cells());
+  for (std::uint32_t i = 0; i < form.n_cells(); ++i) {
+    interrupts.poll_every(i);
+    width[i] = width_of(accuracy.cell_variance(i).upper);
+  }
+  CellIntervals out(std::move(width), true, Exactness::estimate, method);
+  out.set_level(level);
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy

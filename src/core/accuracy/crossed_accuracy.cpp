@@ -1,0 +1,109 @@
+// Error bars of crossed hierarchies (crossed_accuracy.hpp): the row pass of
+// hierarchy_accuracy.cpp with sparse column-node vectors for weights.
+#include "crossed_accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <unordered_map>
+
+#include "../errors.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using hierarchy::kNoNode;
+using Vector = std::unordered_map<std::uint32_t, double>;  // column node -> weight
+
+void add_scaled(Vector& into, const Vector& v, double scale) {
+  for (const auto& [node, w] : v) into[node] += scale * w;
+}
+
+struct RowAncestor {
+  std::uint32_t node, parent;
+  Vector weight, sum;   // its own column weights; the sum of its children's g
+  double squares = 0;   // sum of Q(g) over its children
+};
+
+}  // namespace
+
+CrossedAccuracy::CrossedAccuracy(const hierarchy::HierarchyTree& rows, const hierarchy::CascadeLaw& row_law,
+                                 const hierarchy::HierarchyTree& cols, const hierarchy::CascadeLaw& col_law,
+                                 double deficit_bound)
+    : rows_(rows), row_law_(row_law), columns_(cols, col_law, -1), deficit_bound_(deficit_bound) {}
+
+VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_nodes,
+                                         const std::vector<std::uint32_t>& col_nodes,
+                                         const std::vector<double>& weights, const Interrupts& interrupts) const {
+  if (row_nodes.size() != col_nodes.size() || weights.size() != row_nodes.size())
+    throw InvalidArgument("a crossed query needs a row node, a column node and a weight per rectangle");
+  std::uint64_t step = 0;
+  // Q(v) = v^T Sigma_cols v, a column-tree query.
+  const auto form = [&](const Vector& v) {
+    CellQuery q;
+    for (const auto& [node, w] : v) {
+      if (w == 0) continue;
+      q.cells.push_back(node);
+      q.weights.push_back(w);
+    }
+    return q.size() ? columns_.variance(q, interrupts).upper : 0.0;
+  };
+  std::unordered_map<std::uint32_t, Vector> selected;
+  for (std::size_t k = 0; k < row_nodes.size(); ++k) {
+    interrupts.poll_every(k);
+    if (row_nodes[k] >= rows_.n_nodes() || col_nodes[k] >= columns_.n_nodes())
+      throw InvalidArgument("a rectangle names a node outside the trees");
+    if (!std::isfinite(weights[k])) throw InvalidArgument("the weight of a rectangle must be finite");
+    selected[row_nodes[k]][col_nodes[k]] += weights[k];
+  }
+  std::unordered_map<std::uint32_t, std::size_t> index;
+  std::vector<RowAncestor> ancestors;
+  for (const auto& entry : selected)
+    for (std::uint32_t u = rows_.parent(entry.first); u != kNoNode; u = rows_.parent(u)) {
+      interrupts.poll_every(++step);
+      if (!index.emplace(u, ancestors.size()).second) break;
+      ancestors.push_back({u, rows_.parent(u), {}, {}, 0});
+    }
+  std::sort(ancestors.begin(), ancestors.end(),
+            [](const RowAncestor& a, const RowAncestor& b) { return a.node < b.node; });
+  for (std::size_t k = 0; k < ancestors.size(); ++k) index[ancestors[k].node] = k;
+  Vector root_f;
+  for (auto& [v, w] : selected) {
+    interrupts.poll_every(++step);
+    const auto at = index.find(v);
+    if (at != index.end()) {
+      ancestors[at->second].weight = w;
+      continue;
+    }
+    const std::uint32_t p = rows_.parent(v);
+    if (p == kNoNode) {
+      root_f = w;
+      continue;
+    }
+    RowAncestor& a = ancestors[index.at(p)];
+    add_scaled(a.sum, w, 1);
+    a.squares += form(w);
+  }
+  double variance = 0;
+  for (std::size_t k = ancestors.size(); k-- > 0;) {
+    interrupts.poll_every(k);
+    RowAncestor& a = ancestors[k];
+    const std::uint32_t m = rows_.n_children(a.node);
+    if (m >= 2 && row_law_.splits_freely(rows_, a.node))
+      variance += row_law_.split_tau2(a.node, rows_.depth(a.node), m) * std::max(0.0, a.squares - form(a.sum) / m);
+    Vector g = a.weight;  // f(u) - A(parent), as a vector
+    add_scaled(g, a.sum, 1.0 / m);
+    if (a.parent == kNoNode) {
+      root_f = std::move(g);
+    } else {
+      RowAncestor& p = ancestors[index.at(a.parent)];
+      p.squares += form(g);
+      add_scaled(p.sum, g, 1);
+    }
+  }
+  if (!row_law_.pinned(0)) variance += form(root_f) * row_law_.level_variance(0);
+  if (deficit_bound_ < 0) return {variance, variance, Exactness::exact};
+  const double lower = deficit_bound_ >= 1 ? 0.0 : std::nextafter(variance * (1 - deficit_bound_), 0.0);
+  return {lower, variance, Exactness::certified};
+}
+
+}  // namespace invariant_dp::accuracy

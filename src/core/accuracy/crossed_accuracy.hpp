@@ -1,0 +1,47 @@
+// Error bars of crossed hierarchies (a `cascade` or `integer_cascade`
+// release with the option `crossed`: geography x age groups,
+// hierarchy/crossed_cascade.hpp): the variance of any weighted set of
+// rectangles (row node, column node), at any levels of either tree.
+//
+// The grid's noise has covariance Sigma_rows (x) Sigma_cols, so a query
+// sum_k w_k Z(s_k, t_k) has variance tr(Sigma_r W Sigma_c W^T), W the
+// row-node x column-node weights. It is the row tree's pass of
+// hierarchy_accuracy.hpp with vector weights: every weight of the row pass
+// becomes the vector b_s of column-node weights of row node s, a product f f'
+// becomes the column quadratic form Q(f) = f^T Sigma_c f, and the split term
+// sum_c Q(f_c) - Q(sum_c f_c) / m keeps its invariance under a common shift
+// (DERIVATIONS.md, section 7). Each Q is a column-tree query
+// (HierarchyAccuracy::variance). Cost: O(row ancestors' children x column
+// query size x column depth); a single rectangle (or any product of a row
+// set and a column set) is Var_rows x Var_cols.
+// `cascade`: exact. `integer_cascade`: certified, [(1 - B) V, V] with the
+// published variance_deficit_bound of the crossed law.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hierarchy_accuracy.hpp"
+
+namespace invariant_dp::accuracy {
+
+class CrossedAccuracy {
+ public:
+  // Trees and (unconditioned) laws must outlive the object; deficit_bound as
+  // HierarchyAccuracy's (negative for `cascade`).
+  CrossedAccuracy(const hierarchy::HierarchyTree& rows, const hierarchy::CascadeLaw& row_law,
+                  const hierarchy::HierarchyTree& cols, const hierarchy::CascadeLaw& col_law, double deficit_bound);
+
+  // Rectangles (row_nodes[k], col_nodes[k]) with weights[k]; a rectangle
+  // listed twice counts twice.
+  VarianceFigure variance(const std::vector<std::uint32_t>& row_nodes, const std::vector<std::uint32_t>& col_nodes,
+                          const std::vector<double>& weights, const Interrupts& interrupts) const;
+
+ private:
+  const hierarchy::HierarchyTree& rows_;
+  const hierarchy::CascadeLaw& row_law_;
+  HierarchyAccuracy columns_;
+  double deficit_bound_;
+};
+
+}  // namespace invariant_dp::accuracy

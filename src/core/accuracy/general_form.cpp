@@ -1,0 +1,135 @@
+// The general form (projector_form.hpp): x^T Pi_N x = x^T x - y^T H^-1 y,
+// y = A x, H = A A^T for the independent 0/1 rows A of the margins.
+//
+// H is factored once as in invariants/sparse_projector.cpp (the same Gram
+// matrix, fill-reducing order and size limits): order H order^T = L D L^T,
+// L unit lower triangular. Then y^T H^-1 y = u^T D^-1 u with L u = order y.
+// A query's y is sparse (the rows holding its cells), and so is u: its
+// pattern is the union of the elimination-tree paths from the rows of y to
+// the root (Gilbert and Peierls 1988; for a Cholesky factor the reach of a
+// node is its path in the elimination tree), and processing those columns
+// in increasing order is a topological order of the solve. So a query costs
+// O(its cells' rows + the factor entries of the columns on those paths),
+// not O(factor): one margin group's worth for a local query, up to the
+// whole factor for a query spread over every row.
+#include <algorithm>
+#include <stdexcept>
+
+#include <Eigen/SparseCholesky>
+
+#include "../errors.hpp"
+#include "../invariants/null_projectors.hpp"
+#include "../invariants/sparse_ldlt.hpp"
+#include "projector_form.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using detail::ColSparse;
+using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor>;
+using Factor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
+
+// A pivot this small relative to H's largest diagonal entry means dependent
+// rows (as sparse_projector.cpp).
+constexpr double kMinRelativePivot = 1e-10;
+
+class GeneralForm final : public ProjectorForm {
+ public:
+  GeneralForm(const RowSparse& rows, const Interrupts& interrupts) : columns_(rows) {
+    if (rows.cols() > Eigen::Index(UINT32_MAX)) throw TooLarge("error bars over more than 2^32 cells are not supported");
+    const ColSparse gram = detail::gram_matrix(rows, interrupts);
+    detail::Permutation order;
+    ColSparse permuted;
+    detail::order_for_factoring(gram, order, permuted);
+    interrupts.poll();
+    if (!detail::factor_fits(permuted, detail::kMaxFactorEntries, detail::kMaxFactorWork))
+      throw TooLarge("the declared margins are too entangled to give error bars",
+                     "The invariant rows do not factor within the configured limits.",
+                     "Declare fewer or coarser margins, or release smaller tables.");
+    factor_.compute(permuted);
+    interrupts.poll();
+    if (factor_.info() != Eigen::Success) throw std::logic_error("invariant rows are dependent");
+    pivots_ = factor_.vectorD();
+    if (pivots_.size() > 0 && pivots_.minCoeff() <= kMinRelativePivot * permuted.diagonal().maxCoeff())
+      throw std::logic_error("invariant rows are numerically dependent");
+    position_.assign(order.indices().data(), order.indices().data() + order.indices().size());
+    const ColSparse& lower = factor_.matrixL().nestedExpression();
+    parent_.assign(static_cast<std::size_t>(lower.cols()), -1);
+    for (Eigen::Index j = 0; j < lower.cols(); ++j) {
+      interrupts.poll_every(static_cast<std::uint64_t>(j));
+      ColSparse::InnerIterator it(lower, j);
+      if (it) parent_[static_cast<std::size_t>(j)] = static_cast<std::int64_t>(it.index());  // smallest row below j
+    }
+    u_.assign(parent_.size(), 0.0);
+    on_path_.assign(parent_.size(), 0);
+  }
+
+  const char* structure() const override { return "general"; }
+  std::size_t n_cells() const override { return static_cast<std::size_t>(columns_.cols()); }
+  std::size_t n_blocks() const override { return 1; }
+  std::uint32_t block_of(std::uint32_t) const override { return 0; }
+
+  double diagonal(std::uint32_t cell) const override {
+    CellQuery one;
+    one.cells = {cell};
+    one.weights = {1.0};
+    return std::max(0.0, 1 - solved_form(one, Interrupts()));
+  }
+
+  void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
+    double squares = 0;
+    for (std::size_t k = 0; k < query.size(); ++k) squares += query.weights[k] * query.weights[k];
+    out.clear();
+    if (query.size()) out.push_back({0, std::max(0.0, squares - solved_form(query, interrupts))});
+  }
+
+ private:
+  // y^T H^-1 y for y = A x.
+  double solved_form(const CellQuery& query, const Interrupts& interrupts) const {
+    reach_.clear();
+    const ColSparse& lower = factor_.matrixL().nestedExpression();
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      interrupts.poll_every(k);
+      for (ColSparse::InnerIterator it(columns_, query.cells[k]); it; ++it) {
+        const std::size_t p = static_cast<std::size_t>(position_[static_cast<std::size_t>(it.index())]);
+        u_[p] += query.weights[k] * it.value();
+        // Its elimination-tree path, up to the first node already on one.
+        for (std::int64_t j = static_cast<std::int64_t>(p); j >= 0 && !on_path_[static_cast<std::size_t>(j)];
+             j = parent_[static_cast<std::size_t>(j)]) {
+          on_path_[static_cast<std::size_t>(j)] = 1;
+          reach_.push_back(static_cast<std::uint32_t>(j));
+        }
+      }
+    }
+    std::sort(reach_.begin(), reach_.end());
+    double sum = 0;
+    for (std::size_t r = 0; r < reach_.size(); ++r) {
+      interrupts.poll_every(r);
+      const std::uint32_t j = reach_[r];
+      const double uj = u_[j];
+      if (uj != 0)
+        for (ColSparse::InnerIterator it(lower, j); it; ++it) u_[static_cast<std::size_t>(it.index())] -= it.value() * uj;
+      sum += uj * uj / pivots_[j];
+      u_[j] = 0;
+      on_path_[j] = 0;
+    }
+    return sum;
+  }
+
+  ColSparse columns_;  // A by columns: the rows holding each cell
+  Factor factor_;
+  Eigen::VectorXd pivots_;
+  std::vector<int> position_;        // row of A -> row of the factor
+  std::vector<std::int64_t> parent_;  // elimination tree of the factor
+  mutable std::vector<double> u_;
+  mutable std::vector<std::uint8_t> on_path_;
+  mutable std::vector<std::uint32_t> reach_;
+};
+
+}  // namespace
+
+std::unique_ptr<ProjectorForm> general_form(const RowSparse& independent_rows, const Interrupts& interrupts) {
+  return std::make_unique<GeneralForm>(independent_rows, interrupts);
+}
+
+}  // namespace invariant_dp::accuracy

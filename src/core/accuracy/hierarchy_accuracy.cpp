@@ -1,0 +1,227 @@
+// Error bars of cascades and streams (hierarchy_accuracy.hpp).
+#include "hierarchy_accuracy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "../errors.hpp"
+#include "../hierarchy/cascade_covariance.hpp"
+#include "../hierarchy/integer_cascade_splits.hpp"
+#include "lattice_bounds.hpp"
+#include "tail_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using hierarchy::HierarchyTree;
+using hierarchy::kNoNode;
+
+// A strict ancestor of a selected node: its selected weight, the weight of
+// its selected ancestors-or-self (A), and the sums of g over its children.
+struct Ancestor {
+  std::uint32_t node;
+  std::uint32_t parent;
+  double weight = 0, above = 0, sum = 0, squares = 0;
+};
+
+}  // namespace
+
+HierarchyAccuracy::HierarchyAccuracy(const HierarchyTree& tree, const hierarchy::CascadeLaw& law,
+                                     double deficit_bound)
+    : tree_(tree), law_(law), deficit_bound_(deficit_bound) {}
+
+VarianceFigure HierarchyAccuracy::figure(double v) const {
+  if (!integer()) return {v, v, Exactness::exact};
+  const double lower = deficit_bound_ >= 1 ? 0.0 : std::nextafter(v * (1 - deficit_bound_), 0.0);
+  return {lower, v, Exactness::certified};
+}
+
+VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interrupts& interrupts) const {
+  check_query(nodes, tree_.n_nodes());
+  // The selected nodes' weights, and their strict ancestors (each found once).
+  std::unordered_map<std::uint32_t, double> selected;
+  selected.reserve(nodes.size());
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    interrupts.poll_every(k);
+    selected[nodes.cells[k]] += nodes.weights[k];
+  }
+  std::unordered_map<std::uint32_t, std::size_t> index;
+  std::vector<Ancestor> ancestors;
+  std::size_t step = 0;
+  for (const std::uint32_t v : nodes.cells) {
+    for (std::uint32_t u = tree_.parent(v); u != kNoNode; u = tree_.parent(u)) {
+      interrupts.poll_every(++step);
+      if (!index.emplace(u, ancestors.size()).second) break;  // the rest of the path is known
+      ancestors.push_back({u, tree_.parent(u)});
+    }
+  }
+  // Top-down (node ids grow with depth): A(u) = A(parent) + w(u).
+  std::sort(ancestors.begin(), ancestors.end(), [](const Ancestor& a, const Ancestor& b) { return a.node < b.node; });
+  for (std::size_t k = 0; k < ancestors.size(); ++k) {
+    interrupts.poll_every(k);
+    index[ancestors[k].node] = k;
+  }
+  for (std::size_t k = 0; k < ancestors.size(); ++k) {
+    interrupts.poll_every(k);
+    Ancestor& a = ancestors[k];
+    const auto w = selected.find(a.node);
+    a.weight = w == selected.end() ? 0 : w->second;
+    a.above = a.weight + (a.parent == kNoNode ? 0 : ancestors[index.at(a.parent)].above);
+  }
+  // Selected nodes off the ancestor set are children with g = their weight.
+  double root_f = 0;
+  for (const auto& [v, w] : selected) {
+    interrupts.poll_every(++step);
+    if (index.count(v)) continue;
+    const std::uint32_t p = tree_.parent(v);
+    if (p == kNoNode) {
+      root_f = w;  // the root alone
+      continue;
+    }
+    Ancestor& a = ancestors[index.at(p)];
+    a.sum += w;
+    a.squares += w * w;
+  }
+  // Bottom-up: each ancestor's split term, then its g to its parent.
+  double variance = 0;
+  for (std::size_t k = ancestors.size(); k-- > 0;) {
+    interrupts.poll_every(k);
+    const Ancestor& a = ancestors[k];
+    const std::uint32_t m = tree_.n_children(a.node);
+    if (m >= 2 && law_.splits_freely(tree_, a.node))
+      variance += law_.split_tau2(a.node, tree_.depth(a.node), m) * std::max(0.0, a.squares - a.sum * a.sum / m);
+    const double g = a.weight + a.sum / m;  // f(u) - A(parent)
+    if (a.parent == kNoNode) {
+      root_f = a.above + a.sum / m;
+    } else {
+      Ancestor& p = ancestors[index.at(a.parent)];
+      p.sum += g;
+      p.squares += g * g;
+    }
+  }
+  if (!law_.pinned(0)) variance += root_f * root_f * law_.level_variance(0);
+  return figure(variance);
+}
+
+VarianceFigure HierarchyAccuracy::node_variance(std::uint32_t node) const {
+  return figure(hierarchy::node_variance(tree_, law_, node));
+}
+
+double HierarchyAccuracy::theta_ratio(const Interrupts& interrupts) const {
+  if (!integer()) return 1;
+  // Every Gram-Schmidt coordinate of the tree (hierarchy/integer_cascade_splits.hpp);
+  // a law whose parameters do not fit its exact integers has no bound here.
+  double log_ratio = INFINITY;
+  try {
+    const hierarchy::IntegerSplits splits(tree_, law_, interrupts);
+    log_ratio = log_theta_ratio({hierarchy::pooled_groups(hierarchy::coordinate_groups(splits), 256)});
+  } catch (const OutOfRange&) {
+    return INFINITY;
+  }
+  // The root paths: the smallest Var(X_parent | X_child) over free links,
+  // at most height() of them on a path.
+  const std::vector<double> var = hierarchy::node_variances(tree_, law_, interrupts);
+  double smallest = INFINITY;
+  for (std::uint32_t u = 0; u < tree_.n_nodes(); ++u) {
+    interrupts.poll_every(u);
+    const std::uint32_t m = tree_.n_children(u);
+    if (m < 2 || !law_.splits_freely(tree_, u) || var[u] == 0) continue;
+    for (std::uint32_t c = tree_.first_child(u); c < tree_.child_end(u); ++c)
+      if (var[c] > 0) smallest = std::min(smallest, var[u] - (var[u] / m) * (var[u] / m) / var[c]);
+  }
+  if (smallest < INFINITY) log_ratio += log_theta_ratio_at_least(smallest * (1 - 1e-12), double(tree_.height()));
+  return std::exp(log_ratio) * (1 + 1e-15);
+}
+
+CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& interrupts) const {
+  check_level(level);
+  const std::vector<double> var = hierarchy::node_variances(tree_, law_, interrupts);
+  const double ratio = theta_ratio(interrupts);
+  std::map<double, std::uint32_t> class_of_variance;
+  std::vector<double> widths;
+  std::vector<std::uint32_t> class_of_node(var.size());
+  std::string method;
+  for (std::size_t u = 0; u < var.size(); ++u) {
+    interrupts.poll_every(u);
+    auto found = class_of_variance.find(var[u]);
+    if (found == class_of_variance.end()) {
+      double t = 0;
+      if (var[u] > 0 && !integer()) {
+        t = normal_half_width(var[u], level);
+        method = "exact: the normal quantile at the node's variance";
+      } else if (var[u] > 0) {
+        t = double(integer_half_width(sub_gaussian_half_width(var[u], level)));
+        if (std::isfinite(ratio) && ratio < 2) t = std::min(t, double(discrete_gaussian_half_width(var[u], level, ratio)));
+        method = "certified: the discrete Gaussian quantile at the node's closed-form variance with tails times the "
+                 "theta ratio R, or the sub-Gaussian bound where smaller";
+      }
+      found = class_of_variance.emplace(var[u], static_cast<std::uint32_t>(widths.size())).first;
+      widths.push_back(t);
+    }
+    class_of_node[u] = found->second;
+  }
+  CellIntervals out(std::move(class_of_node), std::move(widths), integer(),
+                    integer() ? Exactness::certified : Exactness::exact, method);
+  out.set_level(level);
+  return out;
+}
+
+namespace {
+
+// f of the dyadic node [start, start + 2^h) over the sorted periods
+// [first, last), adding each split's term tau^2 (f0 - f1)^2 / 2.
+double dyadic_weight(unsigned h, std::uint64_t start, const std::vector<std::pair<std::uint64_t, double>>& periods,
+                     std::size_t first, std::size_t last, double tau2, double& variance, const Interrupts& interrupts,
+                     std::uint64_t& visited) {
+  if (first == last) return 0;
+  interrupts.poll_every(++visited);
+  if (h == 0) return periods[first].second;
+  const std::uint64_t mid = start + (std::uint64_t(1) << (h - 1));
+  const auto begin = periods.begin();
+  const std::size_t split = static_cast<std::size_t>(
+      std::partition_point(begin + static_cast<std::ptrdiff_t>(first), begin + static_cast<std::ptrdiff_t>(last),
+                           [mid](const std::pair<std::uint64_t, double>& p) { return p.first < mid; }) -
+      begin);  // the first period >= mid
+  const double f0 = dyadic_weight(h - 1, start, periods, first, split, tau2, variance, interrupts, visited);
+  const double f1 = dyadic_weight(h - 1, mid, periods, split, last, tau2, variance, interrupts, visited);
+  variance += tau2 * (f0 - f1) * (f0 - f1) / 2;
+  return (f0 + f1) / 2;
+}
+
+}  // namespace
+
+double stream_variance(double node_variance, std::vector<std::uint64_t> periods, std::vector<double> weights,
+                       const Interrupts& interrupts) {
+  if (!(node_variance > 0) || !std::isfinite(node_variance))
+    throw InvalidArgument("a stream's node variance must be positive and finite");
+  if (weights.size() != periods.size()) throw InvalidArgument("a query needs one weight per period");
+  std::vector<std::pair<std::uint64_t, double>> sorted;
+  sorted.reserve(periods.size());
+  for (std::size_t k = 0; k < periods.size(); ++k) {
+    interrupts.poll_every(k);
+    if (periods[k] >= (std::uint64_t(1) << 62)) throw InvalidArgument("a stream period is out of range");
+    if (!std::isfinite(weights[k])) throw InvalidArgument("the weight of a period in a query must be finite");
+    sorted.emplace_back(periods[k], weights[k]);
+  }
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<std::pair<std::uint64_t, double>> merged;  // a period listed twice counts twice
+  for (const auto& p : sorted) {
+    if (!merged.empty() && merged.back().first == p.first)
+      merged.back().second += p.second;
+    else
+      merged.push_back(p);
+  }
+  if (merged.empty()) return 0;
+  unsigned height = 0;  // the least perfect tree holding the last period
+  while ((std::uint64_t(1) << height) <= merged.back().first) ++height;
+  double variance = 0;
+  std::uint64_t visited = 0;
+  const double f =
+      dyadic_weight(height, 0, merged, 0, merged.size(), 1.5 * node_variance, variance, interrupts, visited);
+  return variance + f * f * node_variance;  // tau^2 = 3 v / 2 for binary splits at uniform v
+}
+
+}  // namespace invariant_dp::accuracy

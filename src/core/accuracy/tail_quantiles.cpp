@@ -1,0 +1,172 @@
+// Certified half-widths (tail_quantiles.hpp).
+#include "tail_quantiles.hpp"
+
+#include <mpfr.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "../errors.hpp"
+#include "../samplers/mpfr_scoped.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+constexpr mpfr_prec_t kPrecision = 128;
+// Direct sums of the discrete Gaussian up to this variance (about 40
+// standard deviations of terms: 4e4 at the limit); beyond, the continuous
+// bound is at most one count wide of the exact quantile, a thousandth of it.
+constexpr double kDirectVariance = 1e6;
+// A computed tail must clear 1 - level by this relative margin.
+constexpr double kMargin = 1e-9;
+
+// 1 - level, rounded down.
+void alpha_low(mpfr_ptr out, double level) {
+  mpfr_set_ui(out, 1, MPFR_RNDN);
+  mpfr_sub_d(out, out, level, MPFR_RNDD);
+}
+
+// Whether 2 a^(t+1) / (1 + a) <= 1 - level for certain, a = exp(-den/num).
+bool laplace_tail_within(Rational b, std::int64_t t, double level) {
+  Mp x(kPrecision), e(kPrecision), a(kPrecision), alpha(kPrecision);
+  mpfr_set_ui(x.v, static_cast<unsigned long>(t) + 1, MPFR_RNDN);  // exact
+  mpfr_mul_ui(x.v, x.v, b.den, MPFR_RNDD);                          // exact below 2^127
+  mpfr_div_ui(x.v, x.v, b.num, MPFR_RNDD);
+  mpfr_neg(x.v, x.v, MPFR_RNDN);
+  mpfr_exp(e.v, x.v, MPFR_RNDU);  // a^(t+1), high
+  mpfr_set_ui(a.v, b.den, MPFR_RNDU);
+  mpfr_div_ui(a.v, a.v, b.num, MPFR_RNDU);
+  mpfr_neg(a.v, a.v, MPFR_RNDN);
+  mpfr_exp(a.v, a.v, MPFR_RNDD);  // a, low
+  mpfr_add_ui(a.v, a.v, 1, MPFR_RNDD);
+  mpfr_mul_2ui(e.v, e.v, 1, MPFR_RNDU);
+  mpfr_div(e.v, e.v, a.v, MPFR_RNDU);
+  alpha_low(alpha.v, level);
+  return mpfr_cmp(e.v, alpha.v) <= 0;
+}
+
+// Whether ratio * erfc(t / sqrt(2 s2)) <= 1 - level for certain.
+bool gaussian_bound_within(double s2, std::int64_t t, double level, double ratio) {
+  Mp x(kPrecision), s(kPrecision), alpha(kPrecision);
+  mpfr_set_d(s.v, s2, MPFR_RNDU);
+  mpfr_mul_2ui(s.v, s.v, 1, MPFR_RNDU);
+  mpfr_sqrt(s.v, s.v, MPFR_RNDU);
+  mpfr_set_si(x.v, t, MPFR_RNDD);
+  mpfr_div(x.v, x.v, s.v, MPFR_RNDD);
+  mpfr_erfc(x.v, x.v, MPFR_RNDU);
+  mpfr_mul_d(x.v, x.v, ratio, MPFR_RNDU);
+  alpha_low(alpha.v, level);
+  return mpfr_cmp(x.v, alpha.v) <= 0;
+}
+
+// Whether erfc(z / sqrt 2) <= 1 - level for certain.
+bool normal_within(double z, double level) {
+  Mp x(kPrecision), alpha(kPrecision);
+  mpfr_set_d(x.v, z, MPFR_RNDD);
+  mpfr_div_d(x.v, x.v, std::sqrt(2.0) * (1 + 1e-15), MPFR_RNDD);  // sqrt(2) rounded up, then more
+  mpfr_erfc(x.v, x.v, MPFR_RNDU);
+  alpha_low(alpha.v, level);
+  return mpfr_cmp(x.v, alpha.v) <= 0;
+}
+
+// The exp(-x^2 / (2 s2)) for x = 0 .. X (beyond: below e^-745), summed from
+// the top: tail[x] = sum_{y >= x} rho(y); returns the normaliser
+// rho(0) + 2 tail[1].
+double gaussian_suffix_sums(double s2, std::vector<double>& tail) {
+  const auto top = static_cast<std::size_t>(std::ceil(std::sqrt(2 * s2 * 745))) + 2;
+  tail.assign(top + 2, 0.0);
+  for (std::size_t x = top + 1; x-- > 0;) tail[x] = tail[x + 1] + std::exp(-double(x) * double(x) / (2 * s2));
+  return tail[0] + tail[1];  // rho(0) + 2 sum_{x >= 1}: tail[0] = rho(0) + tail[1]
+}
+
+}  // namespace
+
+void check_level(double level) {
+  if (!(level > 0 && level < 1)) throw InvalidArgument("a coverage level must lie strictly between 0 and 1");
+}
+
+std::int64_t integer_half_width(double t) {
+  if (!(t >= 0)) throw InvalidArgument("a half-width must be a non-negative number");
+  const double up = std::ceil(t);
+  if (!(up <= 0x1p62)) throw OutOfRange("the interval is too wide for bigint bounds");
+  return static_cast<std::int64_t>(up);
+}
+
+std::int64_t discrete_laplace_half_width(Rational b, double level) {
+  check_level(level);
+  if (b.num == 0 || b.den == 0) throw InvalidArgument("a discrete Laplace scale must be positive");
+  const double a = std::exp(-double(b.den) / double(b.num));
+  // 2 a^(t+1) / (1 + a) <= alpha  <=>  t >= log(alpha (1 + a) / 2) / log(a) - 1.
+  const double guess = std::log((1 - level) * (1 + a) / 2) / std::log(a) - 1;
+  std::int64_t t = guess > 0 ? integer_half_width(guess) : 0;
+  t = std::max<std::int64_t>(0, t - 2);
+  while (!laplace_tail_within(b, t, level)) ++t;
+  return t;
+}
+
+double discrete_laplace_tail(Rational b, std::int64_t t) {
+  const double a = std::exp(-double(b.den) / double(b.num));
+  return 2 * std::exp(double(t + 1) * std::log(a)) / (1 + a);
+}
+
+std::int64_t discrete_gaussian_half_width(double s2, double level, double ratio) {
+  check_level(level);
+  if (!(s2 > 0) || !std::isfinite(s2)) throw InvalidArgument("a discrete Gaussian needs a positive finite variance");
+  if (!(ratio >= 1)) throw InvalidArgument("a tail ratio must be at least 1");
+  if (!std::isfinite(ratio)) throw OutOfRange("the tail bound of this law says nothing at this coverage");
+  const double alpha = 1 - level;
+  if (s2 <= kDirectVariance) {
+    std::vector<double> tail;
+    const double total = gaussian_suffix_sums(s2, tail);
+    for (std::size_t t = 0; t + 1 < tail.size(); ++t)
+      if (ratio * 2 * tail[t + 1] / total * (1 + kMargin) <= alpha) return static_cast<std::int64_t>(t);
+    throw OutOfRange("the tail bound of this law says nothing at this coverage");
+  }
+  const double sd = std::sqrt(s2);
+  std::int64_t t = integer_half_width(normal_quantile(std::max(0.0, 1 - alpha / ratio)) * sd);
+  while (!gaussian_bound_within(s2, t, level, ratio)) ++t;
+  while (t > 0 && gaussian_bound_within(s2, t - 1, level, ratio)) --t;
+  return t;
+}
+
+double discrete_gaussian_tail(double s2, std::int64_t t) {
+  std::vector<double> tail;
+  const double total = gaussian_suffix_sums(s2, tail);
+  const auto next = static_cast<std::size_t>(t + 1);
+  return next < tail.size() ? 2 * tail[next] / total : 0;
+}
+
+double normal_quantile(double level) {
+  check_level(level);
+  double lo = 0, hi = 1;
+  while (!normal_within(hi, level)) hi *= 2;
+  for (int i = 0; i < 200 && lo < hi; ++i) {
+    const double mid = lo + (hi - lo) / 2;
+    if (mid <= lo || mid >= hi) break;
+    (normal_within(mid, level) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+double normal_half_width(double variance, double level) { return normal_quantile(level) * std::sqrt(variance); }
+
+double sub_gaussian_half_width(double variance, double level) {
+  check_level(level);
+  return std::sqrt(2 * variance * std::log(2 / (1 - level))) * (1 + 1e-12);
+}
+
+double gauss_half_width(double variance, double level) {
+  check_level(level);
+  const double sd = std::sqrt(variance);
+  // P(|X| >= t) <= 4 V / (9 t^2) for t >= 2 sd / sqrt 3, and <= 1 - t / (sqrt 3 sd) below.
+  const double t = level >= 2.0 / 3 ? (2.0 / 3) * sd / std::sqrt(1 - level) : std::sqrt(3.0) * sd * level;
+  return t * (1 + 1e-12);
+}
+
+double chebyshev_half_width(double variance, double level) {
+  check_level(level);
+  return std::sqrt(variance / (1 - level)) * (1 + 1e-12);
+}
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,176 @@
+// Benchmark: error bars (src/core/accuracy). Prints, each case best of 3:
+//   * one sum over all 10^6 cells of a 1000 x 1000 two-way release (both
+//     margins): preparation (the table form, the integer_gaussian scalars
+//     with their deficit bound) and the query (collecting the cells, the
+//     inclusion-exclusion form); target < 1 s through SQL;
+//   * 3,143 county sums over the national tree (50 states, 3,143 counties,
+//     85,000 tracts, 240,000 block groups, 8,000,000 blocks; the synthetic
+//     geography of bench_integer_cascade): preparation, the counties as
+//     nodes, and as the sums of their blocks (what a GROUP BY county over
+//     the released blocks hands over); per-node certified intervals of every
+//     node; target < 5 s through SQL;
+//   * per-cell intervals of 5,000,000 independent discrete Laplace cells
+//     against the release itself (noise drawn from the certified CDF table
+//     and added); target: intervals at most 0.2 x the release.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "accuracy/cell_intervals.hpp"
+#include "accuracy/hierarchy_accuracy.hpp"
+#include "accuracy/linear_accuracy.hpp"
+#include "hierarchy/cascade_law.hpp"
+#include "hierarchy/hierarchy_tree.hpp"
+#include "random_source.hpp"
+#include "samplers/discrete_laplace_table.hpp"
+
+using namespace invariant_dp;
+using namespace invariant_dp::accuracy;
+using namespace invariant_dp::hierarchy;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+template <class F>
+double best_of_3(F f) {
+  double best = 1e300;
+  for (int k = 0; k < 3; ++k) {
+    const auto start = Clock::now();
+    f();
+    best = std::min(best, seconds_since(start));
+  }
+  return best;
+}
+
+void two_way_case() {
+  const std::size_t R = 1000, C = 1000, n = R * C;
+  LatticeTable table{{R, C}, {}};
+  table.cells.resize(n);
+  for (std::size_t i = 0; i < n; ++i) table.cells[i] = i;
+  std::shared_ptr<const ProjectorForm> form;
+  const double t_form = best_of_3([&] { form = table_form({table}, n); });
+  std::unique_ptr<LinearAccuracy> acc;
+  const double t_scalars = best_of_3(
+      [&] { acc = std::make_unique<LinearAccuracy>(lattice_gaussian_accuracy(form, Rational{60, 1}, Interrupts())); });
+  QueryBuilder builder(n);
+  std::vector<std::uint32_t> cells(n);
+  for (std::size_t i = 0; i < n; ++i) cells[i] = static_cast<std::uint32_t>(i);
+  VarianceFigure v;
+  const double t_query = best_of_3([&] {
+    builder.add_all(cells.data(), n, Interrupts());
+    v = acc->variance(builder.take(), Interrupts());
+  });
+  // A quarter of the table (500 x 500 cells): a sum the margins do not fix
+  // (the whole table's, like half of every row's, is 0).
+  std::vector<std::uint32_t> half;
+  for (std::size_t r = 0; r < R / 2; ++r)
+    for (std::size_t c = 0; c < C / 2; ++c) half.push_back(static_cast<std::uint32_t>(r * C + c));
+  VarianceFigure vh;
+  const double t_half = best_of_3([&] {
+    builder.add_all(half.data(), half.size(), Interrupts());
+    vh = acc->variance(builder.take(), Interrupts());
+  });
+  std::printf("two-way 1000 x 1000: form %.3f s, integer_gaussian scalars (deficit bound) %.3f s; one sum of all "
+              "10^6 cells %.3f s (variance %.3g); a 500 x 500 quarter (2.5e5 cells) %.3f s (variance [%.6g, %.6g]); "
+              "preparation + query %.3f s\n",
+              t_form, t_scalars, t_query, v.upper, t_half, vh.lower, vh.upper, t_form + t_scalars + t_query);
+}
+
+// bench_integer_cascade's national shape.
+std::vector<std::uint32_t> spread(std::size_t parents, std::size_t children, std::mt19937_64& gen) {
+  std::vector<double> w(parents);
+  std::exponential_distribution<double> exp1(1.0);
+  double total = 0;
+  for (double& x : w) total += x = exp1(gen);
+  std::vector<std::uint32_t> out(parents, 1);
+  std::size_t placed = parents;
+  for (std::size_t i = 0; i < parents; ++i) {
+    const auto extra = static_cast<std::uint32_t>(std::floor(w[i] / total * double(children - parents)));
+    out[i] += extra;
+    placed += extra;
+  }
+  for (std::size_t i = 0; placed < children; i = (i + 1) % parents, ++placed) ++out[i];
+  return out;
+}
+
+HierarchyTree national_tree() {
+  const std::vector<std::size_t> sizes{1, 50, 3143, 85000, 240000, 8000000};
+  std::mt19937_64 gen(2020);
+  std::vector<std::int64_t> parent{-1};
+  parent.reserve(8328194);
+  std::int64_t level_start = 0;
+  for (std::size_t d = 1; d < sizes.size(); ++d) {
+    const auto per_parent = spread(sizes[d - 1], sizes[d], gen);
+    for (std::size_t p = 0; p < per_parent.size(); ++p)
+      parent.insert(parent.end(), per_parent[p], level_start + static_cast<std::int64_t>(p));
+    level_start += static_cast<std::int64_t>(sizes[d - 1]);
+  }
+  return HierarchyTree::from_parents(parent, Interrupts());
+}
+
+void county_case() {
+  auto start = Clock::now();
+  const HierarchyTree tree = national_tree();
+  const double t_tree = seconds_since(start);
+  // The calibrated national variance at epsilon 1 (integer_cascade_sampler.hpp: 323).
+  const CascadeLaw law = CascadeLaw::uniform(tree, 323.0);
+  const HierarchyAccuracy acc(tree, law, 0x1p-53);
+  QueryBuilder builder(tree.n_nodes());
+  double checksum = 0;
+  const double t_nodes = best_of_3([&] {
+    checksum = 0;
+    for (std::uint32_t c = tree.level_begin(2); c < tree.level_end(2); ++c) {
+      builder.add(c);
+      checksum += acc.variance(builder.take(), Interrupts()).upper;
+    }
+  });
+  double checksum_blocks = 0;
+  const double t_blocks = best_of_3([&] {
+    checksum_blocks = 0;
+    for (std::uint32_t c = tree.level_begin(2); c < tree.level_end(2); ++c) {
+      for (std::uint32_t leaf = tree.leaf_begin(c); leaf < tree.leaf_end(c); ++leaf) builder.add(tree.leaf_node(leaf));
+      checksum_blocks += acc.variance(builder.take(), Interrupts()).upper;
+    }
+  });
+  start = Clock::now();
+  const CellIntervals intervals = acc.node_intervals(0.9, Interrupts());
+  const double t_intervals = seconds_since(start);
+  std::printf("national tree: theta ratio R - 1 = %.3g at node variance 323\n", acc.theta_ratio(Interrupts()) - 1);
+  std::printf("national tree (%zu nodes, built in %.2f s): 3,143 county sums as nodes %.4f s, as the sums of "
+              "their 8e6 blocks %.3f s (mean variance %.6g = %.6g); per-node certified intervals of every node %.3f "
+              "s (county half-width %.0f)\n",
+              tree.n_nodes(), t_tree, t_nodes, t_blocks, checksum / 3143, checksum_blocks / 3143, t_intervals,
+              intervals.half_width(tree.level_begin(2)));
+}
+
+void independent_case() {
+  const std::size_t n = 5000000;
+  const Rational b{2, 1};
+  std::vector<std::int64_t> counts(n), released(n), lower(n), upper(n);
+  for (std::size_t i = 0; i < n; ++i) counts[i] = std::int64_t((i * 7919) % 300);
+  auto rng = make_seeded_random_source(1);
+  const double t_release = best_of_3([&] {
+    const DiscreteLaplaceTable table(b, Interrupts());
+    for (std::size_t i = 0; i < n; ++i) released[i] = counts[i] + table.sample(*rng);
+  });
+  const double t_intervals = best_of_3([&] {
+    const CellIntervals intervals = discrete_laplace_intervals(n, b, 0.9);
+    intervals.integer_bounds(released.data(), lower.data(), upper.data(), Interrupts());
+  });
+  std::printf("5e6 independent discrete Laplace cells (b = 2): release (noise + counts) %.3f s, per-cell intervals "
+              "%.3f s: %.3f x the release (half-width %lld)\n",
+              t_release, t_intervals, t_intervals / t_release, static_cast<long long>(upper[0] - released[0]));
+}
+
+}  // namespace
+
+int main() {
+  two_way_case();
+  county_case();
+  independent_case();
+  return 0;
+}
