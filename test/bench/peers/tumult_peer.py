@@ -19,7 +19,7 @@ approximate epsilon budget).
 import os
 import sys
 
-from common import DATA, PARAMS, now, parse_args, released_path, report_run
+from common import DATA, PARAMS, WORK, now, parse_args, released_path, report_run
 
 # Spark's Python workers run Tumult's functions: the same interpreter as this one.
 os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -32,6 +32,7 @@ from tmlt.analytics import (  # noqa: E402
 from tmlt.analytics.config import config  # noqa: E402
 
 spark = (SparkSession.builder.master("local[2]").config("spark.driver.memory", "8g")
+         .config("spark.sql.warehouse.dir", str(WORK / "spark-warehouse"))
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 startup_s = now() - start
