@@ -10,10 +10,10 @@ time is the tree's user + system time. For us the release runs in the
 PostgreSQL backend: ours.py reports the backend's peak and CPU time (and
 parallel workers' CPU, reaped by the postmaster).
 
-Environment: PEERS_RUNS (default 3) runs of each system;
-PEERS_PIPELINEDP_RUNS (default PEERS_RUNS) for PipelineDP, whose pure-Python
-local backend takes minutes a run; PEERS_ONLY=workload[,workload] to run
-only those.
+Environment: PEERS_RUNS (default 3) runs of each system, PEERS_RUNS_OURS,
+PEERS_RUNS_OPENDP, PEERS_RUNS_TUMULT, PEERS_RUNS_PIPELINEDP for one system
+(PipelineDP's pure-Python local backend takes minutes a run);
+PEERS_ONLY=workload[,workload] to run only those.
 """
 
 import json
@@ -96,8 +96,8 @@ def run(system, workload, variant, number):
 
 
 def main():
-    runs = int(os.environ.get("PEERS_RUNS", "3"))
-    slow_runs = int(os.environ.get("PEERS_PIPELINEDP_RUNS", str(runs)))
+    default = os.environ.get("PEERS_RUNS", "3")
+    runs = {system: int(os.environ.get(f"PEERS_RUNS_{system.upper()}", default)) for system in SCRIPTS}
     only = os.environ.get("PEERS_ONLY", ",".join(WORKLOADS)).split(",")
     plan = [(workload, system, variant)
             for workload in WORKLOADS if workload in only
@@ -107,9 +107,9 @@ def main():
         (RESULTS / workload).mkdir(parents=True, exist_ok=True)
     log = RESULTS / "runs.jsonl"
     with open(log, "a") as out:
-        for number in range(1, max(runs, slow_runs) + 1):
+        for number in range(1, max(runs.values()) + 1):
             for workload, system, variant in plan:
-                if number > (slow_runs if system == "pipelinedp" else runs):
+                if number > runs[system]:
                     continue
                 record = run(system, workload, variant, number)
                 out.write(json.dumps(record) + "\n")
