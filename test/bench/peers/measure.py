@@ -87,8 +87,10 @@ def run(system, workload, variant, number):
     watcher.join()
     result = [line for line in out.splitlines() if line.startswith("RESULT ")]
     if process.returncode != 0 or not result:
-        sys.stderr.write(err[-4000:])
-        raise SystemExit(f"{system} {workload} {variant} run {number} failed")
+        # Recorded and skipped: one peer's failure does not lose the others' runs.
+        with open(RESULTS / "failures.txt", "a") as failures:
+            failures.write(f"{system} {workload} {variant} run {number}:\n{err[-4000:]}\n")
+        return None
     record = json.loads(result[-1][len("RESULT "):])
     record.update(system=system, workload=workload, variant=variant, run=number, process_s=wall,
                   tree_peak_mb=peak[0], tree_cpu_s=sum(cpu.values()), load=os.getloadavg()[0])
@@ -112,6 +114,9 @@ def main():
                 if number > runs[system]:
                     continue
                 record = run(system, workload, variant, number)
+                if record is None:
+                    print(f"{workload:12} {system:10} {variant:15} run {number}: FAILED (results/failures.txt)")
+                    continue
                 out.write(json.dumps(record) + "\n")
                 out.flush()
                 print(f"{workload:12} {system:10} {variant:15} run {number}: release {record['release_s']:8.2f} s "
