@@ -57,8 +57,8 @@ def median(values):
 def fmt(value, digits=2):
     if value is None:
         return "—"
-    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) >= 100):
-        return f"{int(value):,}"
+    if isinstance(value, int) or (abs(value) >= 100 and abs(value - round(value)) < 1e-6):
+        return f"{int(round(value)):,}"
     return f"{value:,.{digits}f}"
 
 
