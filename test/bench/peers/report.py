@@ -30,10 +30,11 @@ NAMES = {
     ("pipelinedp", "default"): "PipelineDP",
 }
 SHORT = {
-    ("ours", "laplace"): "ours-lap", ("ours", "gaussian"): "ours-gauss", ("ours", "margins"): "ours-igauss",
-    ("ours", "margins_laplace"): "ours-ilap", ("ours", "none"): "ours-dlap", ("ours", "cascade"): "ours-casc",
-    ("ours", "integer_cascade"): "ours-icasc", ("opendp", "default"): "OpenDP", ("tumult", "default"): "Tumult",
-    ("pipelinedp", "default"): "PipelineDP",
+    ("ours", "laplace"): "ours, Laplace selection", ("ours", "gaussian"): "ours, Gaussian selection",
+    ("ours", "margins"): "ours integer_gaussian", ("ours", "margins_laplace"): "ours integer_laplace",
+    ("ours", "none"): "ours discrete_laplace", ("ours", "cascade"): "ours cascade",
+    ("ours", "integer_cascade"): "ours integer_cascade", ("opendp", "default"): "OpenDP",
+    ("tumult", "default"): "Tumult", ("pipelinedp", "default"): "PipelineDP",
 }
 WORKLOAD_TITLES = {
     "privacy_unit": "1. Privacy unit: 10M visits, 1M patients, 100,000 clinic x month cells, "
@@ -162,7 +163,7 @@ def laws_table():
 def figure_data(rows):
     """peers_time.dat and peers_accuracy.dat: one block per workload (gnuplot index)."""
     panels = {
-        "privacy_unit": [("noise RMSE", "noise_rmse")],
+        "privacy_unit": [("noise RMSE", "noise_rmse"), ("cells shown / 1000", "cells_shown")],
         "contingency": [("cell RMSE", "cells_rmse"), ("row/column total RMSE / 10", "totals_rmse")],
         "hierarchy": [("state RMSE", "level1_rmse"), ("county RMSE", "level2_rmse"), ("tract RMSE", "level3_rmse")],
     }
@@ -173,11 +174,14 @@ def figure_data(rows):
             accuracy.write(f"# {workload}: label " + " ".join(m for _, m in panels[workload]) + "\n")
             for key in keys:
                 row = rows[key]
-                times.write(f"{SHORT[key[1:]]} {row['release']:.3f} {row['startup']:.3f}\n")
+                label = f'"{SHORT[key[1:]]}"'
+                times.write(f"{label} {row['release']:.3f} {row['startup']:.3f}\n")
                 values = [row.get(m) or 0.0 for _, m in panels[workload]]
+                if workload == "privacy_unit":
+                    values[1] /= 1000
                 if workload == "contingency":
                     values[1] /= 10
-                accuracy.write(SHORT[key[1:]] + "".join(f" {v:.4f}" for v in values) + "\n")
+                accuracy.write(label + "".join(f" {v:.4f}" for v in values) + "\n")
             times.write("\n\n")
             accuracy.write("\n\n")
 
