@@ -13,7 +13,8 @@ parallel workers' CPU, reaped by the postmaster).
 Environment: PEERS_RUNS (default 3) runs of each system, PEERS_RUNS_OURS,
 PEERS_RUNS_OPENDP, PEERS_RUNS_TUMULT, PEERS_RUNS_PIPELINEDP for one system
 (PipelineDP's pure-Python local backend takes minutes a run);
-PEERS_ONLY=workload[,workload] to run only those.
+PEERS_ONLY=workload[,workload] to run only those; PEERS_FIRST_RUN (default 1)
+to add rounds to results already there (runs.jsonl is appended to).
 """
 
 import json
@@ -109,7 +110,7 @@ def main():
         (RESULTS / workload).mkdir(parents=True, exist_ok=True)
     log = RESULTS / "runs.jsonl"
     with open(log, "a") as out:
-        for number in range(1, max(runs.values()) + 1):
+        for number in range(int(os.environ.get("PEERS_FIRST_RUN", "1")), max(runs.values()) + 1):
             for workload, system, variant in plan:
                 if number > runs[system]:
                     continue
