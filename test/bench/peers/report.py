@@ -51,8 +51,11 @@ def load(name):
 
 
 def median(values):
+    """The median; of whole numbers (cells, parents), the lower middle one."""
     values = [v for v in values if v is not None]
-    return statistics.median(values) if values else None
+    if not values:
+        return None
+    return statistics.median_low(values) if all(isinstance(v, int) for v in values) else statistics.median(values)
 
 
 def fmt(value, digits=2):
