@@ -122,6 +122,34 @@ TEST(ContributionBounds, TheChoiceDoesNotDependOnTheRowOrder) {
   EXPECT_NE(bounded(rows, 4, 1, 100), ordered);
 }
 
+// Rows that carry a count weigh as that many rows (a count of 0 holds no
+// cell): the walk over each unit's rows reads their counts in unit order.
+TEST(ContributionBounds, RowCountsWeighAsRepeatedRows) {
+  UnitRows rows, repeated;
+  std::vector<std::int64_t> counts;
+  for (int u = 0; u < 300; ++u)
+    for (int i = 0; i < 12; ++i) {
+      const std::string unit = "unit" + std::to_string((u * 31 + i) % 300);
+      const std::string cell = "cell" + std::to_string((u * 7 + i * 13) % 40);
+      const int count = (u + i) % 4;
+      rows.add(unit, cell);
+      counts.push_back(count);
+      repeated.add(unit, cell, count);
+    }
+  const TextKeys units(rows.pointers(rows.unit), 1), cells(rows.pointers(rows.cell), 1);
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    auto rng = make_seeded_random_source(seed);
+    const BoundedCells out = bound_contributions(units.rows(), cells.rows(), counts.data(),
+                                                 ContributionBounds{3, 2}, *rng, Interrupts());
+    std::map<std::string, std::pair<std::int64_t, std::int64_t>> weighted;
+    for (std::size_t c = 0; c < out.row.size(); ++c)
+      if (out.units[c] > 0) weighted[rows.cell[out.row[c]]] = {out.counts[c], out.units[c]};
+    auto expected = bounded(repeated, 3, 2, seed);
+    for (auto it = expected.begin(); it != expected.end();) it = it->second.second > 0 ? std::next(it) : expected.erase(it);
+    EXPECT_EQ(weighted, expected) << seed;
+  }
+}
+
 TEST(ContributionBounds, ANullUnitIsRefused) {
   const std::vector<const char*> unit = {"a", nullptr}, cell = {"x", "y"};
   const TextKeys units(unit, 1), cells(cell, 1);
