@@ -1,4 +1,4 @@
--- Crossing margins through SQL (issue 14's targets): one release each of a
+-- Crossing margins through SQL (the targets in test/bench/README.md): one release each of a
 -- k x k table with both margins, the time psql reports; then dp.diagnose
 -- at 100 x 100 and 300 x 300. Run by scripts/bench in a throwaway cluster;
 -- the figures are in test/bench/README.md.

@@ -1,4 +1,4 @@
--- Benchmark (issue 11): dp.privatize with a privacy unit over a 10-million-
+-- Benchmark: dp.privatize with a privacy unit over a 10-million-
 -- row visits table (1M patients, 1,000 clinics x 100 months = 100,000
 -- cells), against the plain GROUP BY of the same rows in the same run.
 -- Target: at most 1.5x the plain query. Run by scripts/bench inside a

@@ -1,6 +1,6 @@
 -- Benchmark: dp.privatize with a partition invariant over a 10-million-row
 -- table grouped into 100,000 cells (2,000 counties in 50 states), against
--- the plain GROUP BY in the same run. Target: privatize <= 1.1x plain (issue 16).
+-- the plain GROUP BY in the same run. Target: privatize <= 1.1x plain.
 -- Run by scripts/bench inside a throwaway cluster.
 \set ON_ERROR_STOP 1
 \pset footer off

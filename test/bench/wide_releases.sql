@@ -1,4 +1,4 @@
--- Benchmark (issue 16): releases of 5 million cells, one source row per cell
+-- Benchmark: releases of 5 million cells, one source row per cell
 -- with int keys, against the plain query producing the same rows in the
 -- same run. Targets: discrete_laplace <= 2x the plain query; one margin
 -- (integer_laplace, subspace_gaussian) <= 2.5x. Run by scripts/bench inside
@@ -29,7 +29,7 @@ END $$;
 \set plain 'plain query, 5M rows'
 \ir timing_report.sql
 
--- Memory (issue 16: <= 64 bytes per cell beyond PostgreSQL's own
+-- Memory (target: <= 64 bytes per cell beyond PostgreSQL's own
 -- tuplestores, 10M cells in bounded memory): how far one release raises the
 -- backend's peak resident memory (VmHWM, reset first through
 -- /proc/self/clear_refs) above its resident memory before, per cell. The
