@@ -129,6 +129,7 @@ def main():
             print(f"{law:8} {scale:5} {path:7}: X2 {same[0]:9.1f} (df {same[1]}, critical {same[2]:.1f}, "
                   f"p {same[3]:.3f}); 5 % scale error X2 {off[0]:9.1f} (fails: {off[0] > off[2]}), "
                   f"power {power:.4f}", flush=True)
+    RESULTS.mkdir(parents=True, exist_ok=True)  # the laws step may run before any other
     (RESULTS / "laws.json").write_text(json.dumps({"alpha": ALPHA, "scale_error": SCALE_ERROR, "tests": results},
                                                   indent=1))
 
