@@ -77,6 +77,8 @@ idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_interna
     *upper = bounds.upper;
     // The real-valued cascade's closed form is its variance.
     *lower = deficit_bound == 0 ? bounds.upper : bounds.lower;
+    const double both[2] = {*lower, *upper};
+    refuse_non_finite(both, 2, "range variance");
   });
 }
 
