@@ -35,8 +35,11 @@ HOSTILE_COUNTS = [0, 1, 2, 3, 7, 100, -1, -2**31, 2**31, 2**53 - 1, 2**53, 2**53
 HOSTILE_FLOATS = ["0", "-1", "1", "0.5", "1e-300", "5e-324", "1e-17", "1e-12", "1e-6", "100", "101", "1e308",
                   "1e300", "'NaN'", "'Infinity'", "'-Infinity'", "NULL", "2.2250738585072014e-308",
                   "1.7976931348623157e308", "0.9999999999999999", "1e-100", "30", "4", "0.25"]
-EPSILONS = ["1", "0.5", "2", "0.1", "100"] * 3 + HOSTILE_FLOATS
-DELTAS = ["1e-6", "1e-9", "0.5"] * 3 + HOSTILE_FLOATS
+# Most arguments of a call are valid, so that the call reaches deep into the
+# mechanism; the others are hostile (HOSTILE_SHARE of the time each).
+HOSTILE_SHARE = 0.2
+EPSILONS = ["1", "0.5", "2", "0.1", "100", "30", "1e-3", "1e-6"]
+DELTAS = ["1e-6", "1e-9", "0.5", "1e-3"]
 MECHANISMS = {
     # name: (integer output, needs delta)
     "discrete_laplace": (True, False), "discrete_gaussian": (True, True),
@@ -47,20 +50,22 @@ MECHANISMS = {
     "project_nn_integer": (True, False), "cascade": (False, True),
     "integer_cascade": (True, True),
 }
+# Each option's valid values first, then hostile ones after the "|".
 OPTION_VALUES = {
-    "stddev": ["true", "false", "1", '"yes"'],
-    "neighbours": ['"add_remove"', '"replace_one"', '"none"'],
-    "iterations": ["1", "2", "10", "1e10", "0", "-1", "1e300", '"NaN"', "1.5"],
-    "proposal_a": ["0.5", "1e-300", "0.9999999999999999", "0", "1", "5e-324"],
-    "sampler": ['"auto"', '"rejection"', '"lattice"', '"mis"', '"x"'],
-    "partition_selection": ['"laplace"', '"gaussian"', '{"method": "laplace", "budget_share": 1e-300}',
+    "stddev": ["true", "false", "|", "1", '"yes"'],
+    "neighbours": ['"add_remove"', '"replace_one"', "|", '"none"'],
+    "iterations": ["1", "2", "10", "200", "|", "1e10", "0", "-1", "1e300", '"NaN"', "1.5"],
+    "proposal_a": ["0.5", "0.9", "|", "1e-300", "0.9999999999999999", "0", "1", "5e-324"],
+    "sampler": ['"auto"', '"rejection"', '"lattice"', '"mis"', "|", '"x"'],
+    "partition_selection": ['"laplace"', '"gaussian"', '{"method": "gaussian", "budget_share": 0.3}', "|",
+                            '{"method": "laplace", "budget_share": 1e-300}',
                             '{"method": "gaussian", "budget_share": 0.9999999999999999}', '"x"', '{}'],
-    "keys": ['"public"', '"private"'],
-    "rho": ["1e-300", "1e300", "5e-324", "1", "0.01", '"NaN"', "0", "-1", "1.7976931348623157e308"],
-    "level": ["true", "false"],
-    "coupled_pairs": ["1", "2", "1e7", "0"],
-    "lag": ["1", "5", "1e7", "0"],
-    "surrogate_count": ["1", "1e7", "7"],
+    "keys": ['"public"', "|", '"private"'],
+    "rho": ["1", "0.01", "0.5", "|", "1e-300", "1e300", "5e-324", '"NaN"', "0", "-1", "1.7976931348623157e308"],
+    "level": ["true", "false", "|", "1"],
+    "coupled_pairs": ["1", "2", "20", "|", "1e7", "0"],
+    "lag": ["1", "5", "|", "1e7", "0"],
+    "surrogate_count": ["1", "7", "|", "1e7"],
 }
 VARIANCES = ["1", "0.5", "2", "1e308", "1e300", "1.7976931348623157e308", "5e-324", "1e-300", "4", "1e154", "1e-10",
              "16", "0.25", "1e100"]
@@ -85,7 +90,7 @@ class Sources:
         if kind == "int":
             return str(i)
         if kind == "bigint":
-            return self.rng.choice([str(i), str(INT64_MAX - i), str(INT64_MIN + i)]) + "::bigint"
+            return "(" + self.rng.choice([str(i), str(INT64_MAX - i), str(INT64_MIN + i)]) + ")::bigint"
         if kind == "float":
             return self.rng.choice([str(i) + ".0", "'NaN'::float8", "'Infinity'::float8", "-0.0", "0.0"]) \
                 if self.rng.random() < 0.2 else str(i) + ".5::float8"
@@ -110,7 +115,7 @@ class Sources:
             keys = [self.key(kinds[k], i) for k, i in enumerate(c)]
             if nulls and self.rng.random() < 0.1:
                 keys[self.rng.randrange(len(keys))] = "NULL"
-            rows.append("(" + ", ".join(keys + [f"{self.count(profile)}::bigint"]) + ")")
+            rows.append("(" + ", ".join(keys + [f"({self.count(profile)})::bigint"]) + ")")
         sql = "SELECT * FROM (VALUES " + ", ".join(rows) + ") v(" + ", ".join(names + ["n"]) + ")"
         return sql, names, [self.key_type(k) for k in kinds]
 
@@ -118,7 +123,7 @@ class Sources:
         """A generate_series source with one count for every cell."""
         names = ["a", "b", "c", "d"][:len(shape)]
         count = self.count(profile)
-        sql = ("SELECT " + ", ".join(names) + f", {count}::bigint FROM " +
+        sql = ("SELECT " + ", ".join(names) + f", ({count})::bigint FROM " +
                ", ".join(f"generate_series(1, {n}) {x}" for x, n in zip(names, shape)))
         return sql, names, ["int"] * len(shape)
 
@@ -148,11 +153,27 @@ class Generator:
     def pick(self, items):
         return self.rng.choice(items)
 
+    def hostile(self):
+        return self.rng.random() < HOSTILE_SHARE
+
+    def either(self, valid, hostile):
+        return self.pick(hostile if self.hostile() else valid)
+
+    def option(self, key):
+        values = OPTION_VALUES[key]
+        cut = values.index("|")
+        return self.either(values[:cut], values[cut + 1:])
+
+    def epsilon(self):
+        return self.either(EPSILONS, HOSTILE_FLOATS)
+
+    def delta(self, needed):
+        if needed:
+            return self.either(DELTAS, HOSTILE_FLOATS)
+        return self.pick(HOSTILE_FLOATS) if self.rng.random() < HOSTILE_SHARE / 4 else "NULL"
+
     def options(self, keys):
-        pairs = []
-        for key in keys:
-            pairs.append(f'"{key}": {self.pick(OPTION_VALUES[key])}')
-        return "{" + ", ".join(pairs) + "}"
+        return "{" + ", ".join(f'"{key}": {self.option(key)}' for key in keys) + "}"
 
     def level_variance(self, levels):
         n = levels + self.pick([1, 1, 1, 1, 0, 2])
@@ -192,7 +213,7 @@ class Generator:
 
     def privatize(self):
         rng = self.rng
-        mechanism = self.pick(list(MECHANISMS) + ["no_such_mechanism"]) if rng.random() < 0.98 else "congenial"
+        mechanism = self.pick(list(MECHANISMS)) if rng.random() < 0.98 else "no_such_mechanism"
         integer, needs_delta = MECHANISMS.get(mechanism, (True, False))
         profile = self.pick(["small", "huge", "huge", "wide", "mixed", "mixed"])
         unit = rng.random() < 0.12
@@ -207,21 +228,30 @@ class Generator:
                 source, names, types = self.sources.grid(shape, profile, kinds, complete=rng.random() < 0.7,
                                                          nulls=rng.random() < 0.1)
         margins, hierarchy, options = self.structure(names)
-        if mechanism in ("cascade", "integer_cascade") and hierarchy is None and rng.random() < 0.8:
+        cascade = mechanism in ("cascade", "integer_cascade")
+        if cascade and hierarchy is None and not self.hostile():
             hierarchy = names[:rng.randint(1, len(names))]
-        for key in rng.sample(["stddev", "neighbours", "iterations", "proposal_a", "sampler", "partition_selection",
-                               "keys", "rho", "level"], rng.choice([0, 0, 1, 1, 2, 3])):
-            options[key] = self.pick(OPTION_VALUES[key])
-        if hierarchy and rng.random() < 0.4:
+        # Options that fit the request, or any when hostile.
+        fitting = ["stddev", "iterations"]
+        fitting += [] if margins else ["neighbours", "keys"]
+        fitting += ["sampler", "proposal_a"] if mechanism == "congenial" else []
+        fitting += ["level"] if hierarchy else []
+        fitting += ["rho"] if hierarchy and cascade else []
+        chosen = rng.sample(list(OPTION_VALUES)[:9] if self.hostile() else fitting,
+                            min(rng.choice([0, 1, 1, 2]), len(fitting)))
+        for key in chosen:
+            options[key] = self.option(key)
+        if hierarchy and cascade and "rho" not in options and rng.random() < 0.4:
             options["level_variance"] = self.level_variance(len(hierarchy) + (0 if len(hierarchy) == len(names) else 1))
-        epsilon = self.pick(EPSILONS)
+        epsilon = self.epsilon()
         if "level_variance" in options or "rho" in options:
-            epsilon = self.pick(["NULL", "NULL", epsilon])
-        delta = self.pick(DELTAS) if needs_delta or rng.random() < 0.2 else "NULL"
-        if unit and rng.random() < 0.5:
-            options["partition_selection"] = self.pick(OPTION_VALUES["partition_selection"])
+            epsilon = self.either(["NULL"], [epsilon])
+        delta = self.delta(needs_delta)
+        if (unit or not margins) and rng.random() < 0.3:
+            options["partition_selection"] = self.option("partition_selection")
+            options.pop("keys", None)
             if delta == "NULL":
-                delta = "1e-6"
+                delta = self.either(DELTAS, ["NULL"])
         args = [dollar(source), epsilon, quote(mechanism), f"delta => {delta}::float8"]
         if margins:
             args.append(f"margins => {text_array(margins)}")
@@ -234,7 +264,7 @@ class Generator:
                                               + self.pick(["", " UNION SELECT " + ", ".join(
                                                   "NULL" for _ in names)])))
         if unit:
-            bound = lambda: self.pick(["1", "2", "3", "1000000", "0", "1e300", '"NaN"', "1000001", "-1"])
+            bound = lambda: self.either(["1", "2", "3", "1000", "1000000"], ["0", "1e300", '"NaN"', "1000001", "-1"])
             args.append("privacy_unit => 'u'")
             args.append("bounds => " + quote('{"max_groups_per_unit": ' + bound() + ', "max_rows_per_group": ' +
                                              bound() + "}"))
@@ -262,7 +292,7 @@ class Generator:
         unit = self.pick(["NULL", "'u'", "''"])
         bounds = self.pick(["NULL", "'{}'", '\'{"max_groups_per_unit": 1e300, "max_rows_per_group": 1}\'',
                             '\'{"max_groups_per_unit": 2, "max_rows_per_group": 3}\''])
-        return (f"SELECT dp.check_request({quote(mechanism)}, {self.pick(EPSILONS)}, {self.pick(DELTAS)}, "
+        return (f"SELECT dp.check_request({quote(mechanism)}, {self.epsilon()}, {self.delta(True)}, "
                 f"{text_array(margins)}, {quote(options)}, "
                 f"{'NULL' if hierarchy is None else text_array(hierarchy)}, {unit}, {bounds})"), "dp.check_request"
 
@@ -274,21 +304,21 @@ class Generator:
         options = self.options(self.rng.sample(["coupled_pairs", "lag", "surrogate_count", "iterations",
                                                 "proposal_a"], self.rng.choice([0, 1, 2])))
         delta = "1e-6" if MECHANISMS[mechanism][1] else self.pick(["NULL", "NULL", "1e-6"])
-        return (f"SELECT count(*) FROM dp.diagnose({dollar(source)}, {self.pick(EPSILONS)}, {quote(mechanism)}, "
+        return (f"SELECT count(*) FROM dp.diagnose({dollar(source)}, {self.epsilon()}, {quote(mechanism)}, "
                 f"{delta}, {text_array(self.pick([[names[0], names[1]], [names[0]], []]))}, "
                 f"{quote(options)})"), "dp.diagnose"
 
     def noisy_count(self):
-        delta = self.pick(["", ", " + self.pick(DELTAS)])
-        return (f"SELECT g, dp.noisy_count({self.pick(EPSILONS)}{delta}) FROM generate_series(1, "
+        delta = self.pick(["", ", " + self.delta(True)])
+        return (f"SELECT g, dp.noisy_count({self.epsilon()}{delta}) FROM generate_series(1, "
                 f"{self.pick([1, 10, 1000])}) s(i), LATERAL (SELECT i % 3 AS g) x GROUP BY g"), "dp.noisy_count"
 
     def total_preserving(self):
-        counts = ", ".join(f"({i % 2}, {self.sources.count(self.pick(['huge', 'mixed', 'small']))}::bigint)"
+        counts = ", ".join(f"({i % 2}, ({self.sources.count(self.pick(['huge', 'mixed', 'small']))})::bigint)"
                            for i in range(self.pick([1, 2, 3, 5])))
         if self.rng.random() < 0.2:
             counts += ", (0, NULL::bigint)"
-        return (f"SELECT p, dp.total_preserving_count(n, {self.pick(EPSILONS)}) OVER (PARTITION BY p) "
+        return (f"SELECT p, dp.total_preserving_count(n, {self.epsilon()}) OVER (PARTITION BY p) "
                 f"FROM (VALUES {counts}) v(p, n)"), "dp.total_preserving_count"
 
     def range_variance(self):
@@ -329,7 +359,7 @@ class Generator:
         if rng.random() < 0.5:
             bounds = self.pick(["NULL", '\'{"max_groups_per_unit": 2, "max_rows_per_group": 3}\'',
                                 '\'{"max_groups_per_unit": 1000000, "max_rows_per_group": 1000}\''])
-            return (f"SELECT dp.cascade_stream_variance({self.pick(EPSILONS)}, {self.pick(DELTAS)}, "
+            return (f"SELECT dp.cascade_stream_variance({self.epsilon()}, {self.delta(True)}, "
                     f"{self.pick(['0', '1', '3', '20', '40', '62', '63', '64', '-1', '2147483647', 'NULL'])}, "
                     f"{self.pick(['replace_one', 'add_remove', 'x'])!r}, {bounds})"), "dp.cascade_stream_variance"
         first = self.pick([0, 1, 7, -1, INT64_MAX, 2**62, 2**53])
