@@ -3,8 +3,9 @@
 # non-superuser who may read demo tables, call every public dp.* function,
 # read a governed release and refresh another. It generates random queries
 # (random dp.* calls with random arguments among them) for IDP_FUZZ_SECONDS
-# (default 60, to keep the test command within its time; a longer run
-# for a release: IDP_FUZZ_SECONDS=3600), each
+# (default 30, to keep the test command within its time: the dp functions'
+# own fuzzer, test/fuzz/dp_functions.sh, calls them with hostile arguments
+# for 60 s; a longer run for a release: IDP_FUZZ_SECONDS=3600), each
 # bounded by statement_timeout, and fails on any backend crash seen in the
 # server log ("terminated by signal", PANIC), printing the last queries
 # sqlsmith sent. Runs inside the cluster tests' throwaway cluster.
@@ -13,7 +14,7 @@ source "$(dirname "$0")/../cluster/common.bash"
 
 db=dp_test_fuzz
 role=dp_test_fuzzer
-seconds=${IDP_FUZZ_SECONDS:-60}
+seconds=${IDP_FUZZ_SECONDS:-30}
 seed=${IDP_FUZZ_SEED:-$RANDOM}
 work=$(mktemp -d)
 on_exit "rm -rf $work"
