@@ -33,7 +33,8 @@ idp_status idp_cascade_range_variance(const uint32_t* children, size_t n_interna
     if (n_internal > kMaxPublishedInternalNodes)
       throw TooLarge("the published tree has too many internal nodes",
                      std::to_string(n_internal) + " are listed; a cascade release publishes at most " +
-                         std::to_string(kMaxPublishedInternalNodes) + ".");
+                         std::to_string(kMaxPublishedInternalNodes) + ".",
+                     "Pass the noise law of a cascade release, from dp.last_release() or dp.draws.noise_law.");
     const Interrupts polling = interrupts_of(interrupts);
     polling.poll();
     const hierarchy::PublishedShape shape(children, n_internal, polling);

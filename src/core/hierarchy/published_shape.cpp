@@ -113,8 +113,10 @@ double PublishedShape::range_variance(const std::vector<double>& level_variance,
       else
         fixed_leaves.push_back(node);
     }
+    interrupts.poll();
     std::sort(fixed_leaves.begin(), fixed_leaves.end());
     fixed_leaves.erase(std::unique(fixed_leaves.begin(), fixed_leaves.end()), fixed_leaves.end());
+    interrupts.poll();
     covered = pinned;
     for (std::size_t v = n; v-- > 0;) {
       interrupts.poll_every(v);
@@ -140,8 +142,10 @@ double PublishedShape::range_variance(const std::vector<double>& level_variance,
       if (covered[v] || run_length(v) == 0) continue;
       const std::uint64_t begin = listed_end(v);
       auto fixed = std::lower_bound(fixed_leaves.begin(), fixed_leaves.end(), begin);
-      for (std::uint64_t id = begin; id < begin + run_length(v); ++id, ++fixed)
+      for (std::uint64_t id = begin; id < begin + run_length(v); ++id, ++fixed) {
+        interrupts.poll_every(id);
         if (fixed == fixed_leaves.end() || *fixed != id) law_checks::refuse_uncovered_leaf(run_leaf_[v] + (id - begin));
+      }
     }
   }
   auto is_pinned = [&](std::uint64_t node) {
