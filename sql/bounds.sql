@@ -33,10 +33,11 @@ SELECT sum(n) AS total FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1
                                          margins => '{""}') AS t(k int, n bigint);
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELECT 2, 1', 1e-300, 'integer_laplace',
                                                 margins => '{""}') AS t(k int, n bigint)$$);
--- dp.range_variance takes arrays from anyone: a shape that would expand to
--- billions of nodes is refused before anything is allocated.
-SELECT sqlstate_of($$SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
-                                                "noise": {"level_variance": [1, 1]}}', 0, 1)$$);
+-- dp.range_variance takes arrays from anyone: a shape of billions of leaves
+-- holds nothing per leaf (its answer is immediate), and a list of too many
+-- internal nodes is refused before anything is allocated.
+SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
+                           "noise": {"level_variance": [1, 1]}}', 0, 1999999999) AS whole_root_variance;
 SELECT sqlstate_of($$SELECT dp.cascade_range_variance('cascade', array_fill(1, ARRAY[200000]),
                                                       array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0, 0)$$);
 SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2, 2, 2]},

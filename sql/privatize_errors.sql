@@ -56,6 +56,28 @@ SELECT * FROM dp.privatize(NULL, 1.0, 'discrete_laplace') AS t(n bigint);
 SELECT * FROM dp.privatize(:'q', 1.0, NULL) AS t(county text, edu text, n bigint);
 SELECT count(*) AS children_still_there FROM delinquents;
 
+-- Counts near 2^63: a sum, a noisy count or a rollup that leaves bigint is
+-- out of range (22003), for any role. This congenial release once crashed
+-- the server (its start summed the counts in 64 bits and divided by the
+-- wrapped total).
+SELECT * FROM dp.privatize($$SELECT a, b, 9223372036854775807 FROM generate_series(1,2) a, generate_series(1,2) b$$,
+                           1.0, 'congenial', margins => '{a,b}') AS t(a int, b int, n bigint);
+SELECT * FROM dp.privatize($$SELECT a, b, 4611686018427387904 FROM generate_series(1,2) a, generate_series(1,2) b$$,
+                           1.0, 'congenial', margins => '{a,b}') AS t(a int, b int, n bigint);
+-- Rollups of two counts of 3 * 2^61 each, whatever their noise.
+SELECT * FROM dp.privatize($$SELECT a, b, 6917529027641081856 FROM generate_series(1,2) a, generate_series(1,2) b$$,
+                           1.0, 'discrete_laplace', hierarchy => '{a}') AS t(a int, b int, n bigint);
+SELECT * FROM dp.privatize($$SELECT a, b, 6917529027641081856 FROM generate_series(1,2) a, generate_series(1,2) b$$,
+                           1.0, 'integer_cascade', delta => 1e-6, hierarchy => '{a,b}') AS t(a int, b int, n bigint);
+-- Zero-sum noise on twenty cells at 2^63 - 1 moves one of them up.
+SELECT dp.total_preserving_count(9223372036854775807, 1.0) OVER () FROM generate_series(1, 20);
+-- Real values beyond float8's range are refused, not released as NaN or
+-- Infinity: a three-way split of a variance near float8's largest.
+SELECT * FROM dp.privatize($$SELECT a, b, 1 FROM generate_series(1,2) a, generate_series(1,3) b$$,
+                           NULL, 'cascade', delta => 1e-6, hierarchy => '{a,b}',
+                           options => '{"level_variance": [1e308, 1.7e308, 1.7e308]}') AS t(a int, b int, n float8);
+SELECT dp.cascade_range_variance('cascade', '{3}', '{1.7e308, 1.7e308}', '{}', 0, 0, 1);
+
 -- Domain problems.
 SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace',
                            domain => $$SELECT DISTINCT county, edu FROM delinquents WHERE (county, edu) <> ('Alpha', 'Very High')$$)

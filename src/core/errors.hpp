@@ -23,8 +23,12 @@ struct KeyRef {
   std::uint64_t columns = ~std::uint64_t{0};
 };
 
-// A double in an error detail, with every digit it has (%.17g).
+// A double in an error detail, with every digit it has (%.17g); NaN and
+// the infinities as PostgreSQL spells them.
 inline std::string format_double(double x) {
+  if (x != x) return "NaN";
+  if (x == 1.0 / 0.0) return "Infinity";
+  if (x == -1.0 / 0.0) return "-Infinity";
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.17g", x);
   return buf;

@@ -3,9 +3,12 @@
 // the same double.
 #pragma once
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+
+#include "errors.hpp"
 
 namespace invariant_dp {
 
@@ -26,7 +29,13 @@ inline std::string json_quoted(const std::string& text) {
   return out + "\"";
 }
 
+// JSON has no NaN or infinity (jsonb would refuse the metadata): a published
+// figure that overflowed is refused here, whichever calibration made it.
 inline std::string json_number(double value) {
+  if (!std::isfinite(value))
+    throw OutOfRange("a figure of the published noise law is not finite",
+                     "It is " + format_double(value) + ": a variance or a scale is beyond float8's range.",
+                     "Raise epsilon (or rho), or give variance targets of ordinary size.");
   char buffer[32];
   for (int precision = 15; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);

@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "common/int.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "utils/builtins.h"
@@ -46,6 +47,19 @@ new_state(FunctionCallInfo fcinfo, double epsilon, bool has_delta, double delta)
 	return state;
 }
 
+/* A group's count of rows, and the sum of two partial counts, checked. */
+static int64
+add_counts(int64 a, int64 b)
+{
+	int64		sum;
+
+	if (pg_add_s64_overflow(a, b, &sum))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("sum of counts out of range for bigint")));
+	return sum;
+}
+
 static void
 check_same_parameters(const NoisyCountState *a, double epsilon, bool has_delta, double delta)
 {
@@ -67,7 +81,7 @@ dp_noisy_count_transition(PG_FUNCTION_ARGS)
 		state = new_state(fcinfo, epsilon, has_delta, delta);
 	else
 		check_same_parameters(state, epsilon, has_delta, delta);
-	state->count++;
+	state->count = add_counts(state->count, 1);
 	PG_RETURN_POINTER(state);
 }
 
@@ -83,7 +97,7 @@ dp_noisy_count_combine(PG_FUNCTION_ARGS)
 		a = new_state(fcinfo, b->epsilon, b->has_delta, b->delta);
 	else
 		check_same_parameters(a, b->epsilon, b->has_delta, b->delta);
-	a->count += b->count;
+	a->count = add_counts(a->count, b->count);
 	PG_RETURN_POINTER(a);
 }
 

@@ -111,3 +111,33 @@ wait_ready() {
   done
   return 1
 }
+
+# server_log: the file the server logs to: $DP_TEST_SERVER_LOG, else the one
+# pg_lsclusters names for $DP_TEST_CLUSTER.
+server_log() {
+  if [ -n "${DP_TEST_SERVER_LOG:-}" ]; then
+    echo "$DP_TEST_SERVER_LOG"
+  else
+    pg_lsclusters -h | awk -v c="${DP_TEST_CLUSTER#*/}" '$2 == c { print $7 }'
+  fi
+}
+
+# crash_lines LOG: the backend crashes LOG records so far (terminated by signal, PANIC).
+crash_lines() { grep -cE 'terminated by signal|PANIC' "$1"; }
+
+# plant_crash DB: kills one backend of DB with SIGKILL, which makes the
+# postmaster restart every backend as a crash does, and waits for the server
+# to answer again; so a fuzzer's crash detector can be shown to see one.
+plant_crash() {
+  local db=$1 sleeper victim i
+  psql -X -q -d "$db" -c "SELECT pg_sleep(60)" > /dev/null 2>&1 &
+  sleeper=$!
+  for i in $(seq 1 50); do
+    victim=$(q "$db" "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(60)'")
+    [ -n "$victim" ] && break
+    sleep 0.1
+  done
+  kill -9 "$victim" 2> /dev/null
+  wait $sleeper 2> /dev/null
+  wait_ready
+}

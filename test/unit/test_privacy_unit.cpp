@@ -292,6 +292,28 @@ TEST(PrivacyUnitRelease, RefusesUnitsWithoutBoundsAndSelectionWhereCellsMustBePu
   EXPECT_EQ(out, nullptr);
 }
 
+// A budget so small that its share for the selection (or for the counts)
+// rounds to 0 is out of range, not a selection without a budget.
+TEST(PrivacyUnitRelease, SelectionRefusesAShareThatRoundsToZero) {
+  // discrete_gaussian splits delta too: 0.3 of 5e-324 is 0.
+  for (const auto& [epsilon, delta] : {std::pair<double, double>{5e-324, 1e-6}, {1.0, 5e-324}}) {
+    UnitRelease r;
+    if (epsilon == 1.0) r.request.mechanism = "discrete_gaussian";
+    r.rows.add("p", "north");
+    r.option_keys = {"partition_selection"};
+    r.option_values = {"{\"method\": \"laplace\", \"budget_share\": 0.3}"};
+    r.build();
+    r.request.epsilon = epsilon;
+    r.request.has_delta = true;
+    r.request.delta = delta;
+    idp_release_table* out = nullptr;
+    idp_error error{};
+    EXPECT_EQ(r.run(&out, &error), IDP_OUT_OF_RANGE) << epsilon << " " << delta << ": " << error.message;
+    EXPECT_STREQ(error.message, "epsilon or delta is too small to share with partition selection");
+    EXPECT_EQ(out, nullptr);
+  }
+}
+
 // Partition selection that shows nothing releases nothing, with its law.
 TEST(PrivacyUnitRelease, SelectionMayShowNoCell) {
   UnitRelease r;

@@ -44,6 +44,19 @@ TEST(Zcdp, LatticeGaussianCalibrationCertifiesAndIsTight) {
       }
 }
 
+// At delta within a rounding of 1 the bound is flat and its rounding not
+// monotone in rho: the calibration still leaves room, so that any sigma2
+// above it (callers round up) certifies delta.
+TEST(Zcdp, LatticeGaussianCertifiesDeltaNextToOne) {
+  for (const double eps : {1.0, 30.0, 100.0})
+    for (const double shift : {2.0, 4e6}) {
+      const double delta = std::nextafter(1.0, 0.0);
+      const double s2 = lattice_gaussian_sigma2(eps, delta, shift).to_double();
+      for (const double up : {1.0, 1 + 1e-12, 1 + 1e-9, 1.001, 2.0})
+        EXPECT_LE(zcdp_delta(eps, shift / (2 * s2 * up)), delta) << eps << " " << shift << " " << up;
+    }
+}
+
 TEST(Zcdp, LatticeGaussianNeedsAtLeastTheDiscreteGaussianVariance) {
   // The discrete Gaussian on Z^d (moved_cells = 2, ||v||^2 = 2) can use its
   // exact privacy-loss sum, so it never needs more variance than the

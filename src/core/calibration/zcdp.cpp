@@ -37,6 +37,10 @@ Rational lattice_gaussian_sigma2(double epsilon, double delta, double squared_sh
   if (!(epsilon > 0) || !(delta > 0 && delta < 1) || !(squared_shift > 0))
     throw InvalidArgument("invalid lattice Gaussian calibration request");
   // zcdp_delta grows with rho = squared_shift / (2 sigma2): bisect on rho.
+  // Near delta = 1 the bound is flat, and its rounding (about 1e-14) is not
+  // monotone in rho there: aim at most at 1 - 1e-9, so that every smaller
+  // rho (the callers round sigma2 up) still certifies delta.
+  delta = std::min(delta, 1 - 1e-9);
   double rho_ok = 1e-12, rho_bad = 1e6;
   if (zcdp_delta(epsilon, rho_ok) > delta)
     throw OutOfRange("epsilon and delta too small for the lattice Gaussian", {},

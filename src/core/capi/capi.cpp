@@ -15,6 +15,7 @@
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/discrete_laplace.hpp"
+#include "../samplers/wide_int.hpp"
 #include "capi_convert.hpp"
 #include "capi_guard.hpp"
 #include "invariant_dp_core.h"
@@ -90,7 +91,7 @@ idp_status idp_noisy_count(int64_t count, const idp_request* request, const idp_
     const std::int64_t noise = law.kind == NoiseKind::DiscreteLaplace
                                    ? sample_discrete_laplace(rng, law.exact_parameter)
                                    : sample_discrete_gaussian(rng, law.exact_parameter);
-    if (__builtin_add_overflow(count, noise, noisy)) throw OutOfRange("noisy count out of range for bigint");
+    *noisy = checked_add(count, noise, kNoisyCountOutOfRange);
   });
 }
 
@@ -106,7 +107,7 @@ idp_status idp_total_preserving(const int64_t* counts, size_t n, double epsilon,
     sample_laplace_with_zero_group_sums(session_random_source(randomness), law.exact_parameter, {one_group.data(), n, 1},
                                         z.data(), interrupts_of(interrupts));
     for (std::size_t i = 0; i < n; ++i)
-      if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+      noisy[i] = checked_add(counts[i], z[i], kNoisyCountOutOfRange);
   });
 }
 

@@ -1,5 +1,6 @@
 #include "capi_convert.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -44,6 +45,16 @@ char* malloc_copy(const std::string& text) {
   if (copy == nullptr) throw std::bad_alloc();
   std::memcpy(copy, text.c_str(), text.size() + 1);
   return copy;
+}
+
+void refuse_non_finite(const double* values, std::size_t n, const char* what, const Interrupts& interrupts) {
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (std::isfinite(values[i])) continue;
+    throw OutOfRange(std::string("a ") + what + " is not finite",
+                     "It would be NaN or infinite: the noise's variance, or a sum of it, is beyond float8's range.",
+                     "Raise epsilon (or rho), or give variance targets of ordinary size.");
+  }
 }
 
 KeyDictionary dictionary_of(const idp_key_dictionary& d) {

@@ -23,6 +23,11 @@ RawRequest raw_request(const idp_request* request);
 std::vector<std::string> strings(std::size_t n, const char* const* text);
 Interrupts interrupts_of(const idp_interrupts* interrupts);
 char* malloc_copy(const std::string& text);
+// Refuses real-valued results that are NaN or infinite (OutOfRange,
+// SQLSTATE 22003) before anything is returned: float8 would carry them to a
+// client that reads them as counts or variances. what names them in the
+// message ("released value", "range variance", ...).
+void refuse_non_finite(const double* values, std::size_t n, const char* what, const Interrupts& interrupts = {});
 // A key dictionary across the boundary, either way.
 KeyDictionary dictionary_of(const idp_key_dictionary& dictionary);
 idp_key_dictionary c_dictionary(const KeyDictionary& dictionary);

@@ -213,6 +213,10 @@ idp_status idp_release(const idp_request* request, const idp_cells* cells, const
       storage_of(out).row_cell = std::move(released.row_of_cell);
       fill_cells(result, checked.release.with_stddev, out);
     }
+    // Every mechanism, structure and calibration ends here: whatever made a
+    // real value or a standard deviation overflow, it is not returned.
+    if (!out->integer_output) refuse_non_finite(out->values, out->n_rows, "released value", polling);
+    if (out->noise_sd != nullptr) refuse_non_finite(out->noise_sd, out->n_rows, "released standard deviation", polling);
   });
   if (status != IDP_OK) {
     idp_free_release(out);

@@ -90,6 +90,7 @@ idp_status idp_stream_variance(double epsilon, double delta, uint32_t horizon, b
     const double m = hierarchy::stream_sensitivity_squared(horizon, neighbours, bounds_of(bounds));
     const double sigma = analytic_gaussian_sigma(epsilon, delta, std::sqrt(m));
     *variance = sigma * sigma;
+    refuse_non_finite(variance, 1, "stream's noise variance");
   });
 }
 
@@ -127,6 +128,7 @@ idp_status idp_stream_append(const char* state, double variance, uint32_t horizo
       ledger.fingerprint = bounded.fingerprint;
     }
     const std::vector<double> drawn = stream.append(count, rng, polls);
+    refuse_non_finite(drawn.data(), drawn.size(), "stream's noise value", polls);
     for (std::size_t i = 0; i < drawn.size(); ++i) noise[i] = drawn[i];
     *new_state = malloc_copy(units != nullptr ? stream.serialize() + "\n" + ledger.serialize() : stream.serialize());
   });
@@ -134,7 +136,10 @@ idp_status idp_stream_append(const char* state, double variance, uint32_t horizo
 
 idp_status idp_stream_range_variance(double variance, uint64_t first, uint64_t last, double* range_variance,
                                      idp_error* error) {
-  return guarded(error, [&] { *range_variance = StreamingCascade::prefix_range_variance(variance, first, last); });
+  return guarded(error, [&] {
+    *range_variance = StreamingCascade::prefix_range_variance(variance, first, last);
+    refuse_non_finite(range_variance, 1, "range variance");
+  });
 }
 
 }  // extern "C"

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
 #include "tilted_laplace.hpp"
 
 namespace invariant_dp {
@@ -24,9 +25,9 @@ bool propose_group(const GroupPlan& plan, const TiltedRates& rates, const std::v
   std::int64_t sum = 0;
   for (std::size_t t = 0; t < k; ++t) {
     z[t] = sample_truncated_tilted(rng, rates, center[plan.cells[t]]);
-    sum += z[t];
+    add_to(sum, z[t], kNoisyCountOutOfRange);
   }
-  z[k] = -sum;
+  z[k] = checked_sub(0, sum, kNoisyCountOutOfRange);
   return accept_against_mode(rng, rates, z[k], center[plan.cells[k]]);
 }
 
@@ -120,7 +121,7 @@ std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& tar
     const TiltedRates plain = untilted_rates(scale);
     for (std::size_t i = 0; i < x.size(); ++i) {
       interrupts.poll_every(++proposals);
-      y[i] = x[i] + sample_truncated_tilted(rng, plain, x[i]);
+      y[i] = checked_add(x[i], sample_truncated_tilted(rng, plain, x[i]), kNoisyCountOutOfRange);
     }
     return {};
   }
@@ -134,7 +135,7 @@ std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& tar
       continue;
     }
     std::int64_t total = 0;
-    for (auto c : cells[g]) total += x[c];
+    for (auto c : cells[g]) add_to(total, x[c]);
     if (total == 0) {  // the only non-negative table with a zero total
       for (auto c : cells[g]) y[c] = 0;
       continue;
@@ -151,7 +152,8 @@ std::vector<std::uint32_t> sample_groups_by_rejection(const CongenialTarget& tar
       failed.push_back(g);
       continue;
     }
-    for (std::size_t t = 0; t < plan.cells.size(); ++t) y[plan.cells[t]] = x[plan.cells[t]] + z[t];
+    for (std::size_t t = 0; t < plan.cells.size(); ++t)
+      y[plan.cells[t]] = checked_add(x[plan.cells[t]], z[t], kNoisyCountOutOfRange);
   }
   return failed;
 }

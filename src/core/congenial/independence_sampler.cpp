@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "../mcmc/lattice_chain.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 
@@ -35,7 +36,8 @@ double IndependenceSampler::proposal_log_weight(const std::vector<std::int64_t>&
 
 bool IndependenceSampler::step(RandomSource& rng) {
   ++proposed_;
-  for (auto i : completion_->free_cells()) candidate_[i] = target_->center[i] + step_law_.sample(rng);
+  for (auto i : completion_->free_cells())
+    candidate_[i] = checked_add(target_->center[i], step_law_.sample(rng), kNoisyCountOutOfRange);
   completion_->complete(candidate_);
   const double log_pi = target_->log_density(candidate_);
   if (std::isinf(log_pi)) {

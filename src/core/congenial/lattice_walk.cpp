@@ -5,6 +5,7 @@
 #include <map>
 
 #include "../mcmc/lattice_chain.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -67,12 +68,13 @@ bool LatticeWalk::try_move(const mcmc::SparseVector& move, std::int64_t s, Rando
   double delta = 0;
   for (std::size_t k = 0; k < move.index.size(); ++k) {
     const std::uint32_t i = move.index[k];
-    const std::int64_t next = y_[i] + s * move.value[k];
+    // A cell near 2^63 (no margin bounds it) can be moved out of bigint.
+    const std::int64_t next = checked_add(y_[i], checked_mul(s, move.value[k]), kNoisyCountOutOfRange);
     if (next < 0) return false;
     delta += double(std::llabs(next - target_->center[i]) - std::llabs(y_[i] - target_->center[i]));
   }
   if (!mcmc::metropolis_accepts(-target_->inverse_scale * delta, rng.uniform_open01())) return false;
-  for (std::size_t k = 0; k < move.index.size(); ++k) y_[move.index[k]] += s * move.value[k];
+  for (std::size_t k = 0; k < move.index.size(); ++k) y_[move.index[k]] += s * move.value[k];  // checked above
   ++accepted_;
   return true;
 }

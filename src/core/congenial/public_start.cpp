@@ -5,6 +5,7 @@
 #include "../errors.hpp"
 #include "../projection/controlled_rounding.hpp"
 #include "../projection/nonneg_projection.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 
@@ -26,31 +27,40 @@ std::vector<std::int64_t> public_start(const LinearInvariants& invariants, const
 std::vector<std::int64_t> proportional_table_start(const std::vector<LatticeTable>& tables,
                                                    const std::int64_t* counts, std::size_t n_cells,
                                                    const Interrupts& interrupts) {
-  using u128 = unsigned __int128;
+  using u128 = Uint128;
   std::vector<std::int64_t> y(n_cells, 0);
   for (const LatticeTable& table : tables) {
     if (table.shape.size() != 2) throw InvalidArgument("the proportional start needs two-way tables");
     const std::size_t rows = table.shape[0], cols = table.shape[1];
+    // Row and column totals of non-negative counts, checked: the table's
+    // total must itself be a bigint, and every share below divides by it.
     std::vector<std::int64_t> row_total(rows, 0), lacking(cols, 0);
     for (std::size_t p = 0; p < table.cells.size(); ++p) {
       interrupts.poll_every(p);
-      row_total[p / cols] += counts[table.cells[p]];
-      lacking[p % cols] += counts[table.cells[p]];
+      const std::int64_t x = counts[table.cells[p]];
+      if (x < 0) throw InvalidData("count must not be negative");
+      add_to(row_total[p / cols], x);
+      add_to(lacking[p % cols], x);
     }
     std::int64_t left = 0;  // sum of lacking = total of the rows not yet filled
-    for (const std::int64_t l : lacking) left += l;
+    for (const std::int64_t l : lacking) add_to(left, l);
     std::vector<std::pair<std::uint64_t, std::size_t>> fraction(cols);  // (remainder of r l_j / L, column)
     for (std::size_t i = 0; i < rows; ++i) {
       interrupts.poll_every(i);
       const std::int64_t r = row_total[i];
       if (r == 0) continue;
+      // left >= r > 0: the rows not yet filled include this one (counts are
+      // non-negative), so the division below is by a positive total.
+      if (left < r) throw Error("the proportional start lost track of the table's total");
       std::int64_t given = 0;
       for (std::size_t j = 0; j < cols; ++j) {
+        // r, lacking[j] < 2^63: the product fits 128 bits, and the share
+        // r l_j / L is at most l_j.
         const u128 share = u128(std::uint64_t(r)) * u128(std::uint64_t(lacking[j]));
         const auto whole = std::int64_t(share / u128(std::uint64_t(left)));
         fraction[j] = {std::uint64_t(share % u128(std::uint64_t(left))), j};
         y[table.cells[i * cols + j]] = whole;
-        given += whole;
+        given += whole;  // at most r: the shares sum to r
       }
       const std::size_t extra = std::size_t(r - given);  // < number of nonzero fractions
       std::partial_sort(fraction.begin(), fraction.begin() + std::ptrdiff_t(extra), fraction.end(),

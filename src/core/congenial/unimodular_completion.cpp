@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 
 #include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 
@@ -53,10 +54,12 @@ void UnimodularCompletion::complete(std::vector<std::int64_t>& y) const {
   for (auto p : pivots_) skip[p] = true;
   for (int r = 0; r < rows.outerSize(); ++r)
     for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(rows, r); it; ++it)
-      if (!skip[it.col()]) rest[r] -= y[it.col()];
+      if (!skip[it.col()]) rest[r] = checked_sub(rest[r], y[it.col()], kNoisyCountOutOfRange);
+  // Proposals far out on the double-geometric's tail can leave bigint here.
   for (std::size_t k = 0; k < m; ++k) {
     std::int64_t v = 0;
-    for (std::size_t c = 0; c < m; ++c) v += inverse_[k * m + c] * rest[c];
+    for (std::size_t c = 0; c < m; ++c)
+      add_to(v, checked_mul(inverse_[k * m + c], rest[c], kNoisyCountOutOfRange), kNoisyCountOutOfRange);
     y[pivots_[k]] = v;
   }
 }

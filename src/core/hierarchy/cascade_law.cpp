@@ -17,9 +17,7 @@ std::string number(double x) {
   return buffer;
 }
 
-std::string level_label(const HierarchyTree& tree, unsigned d) {
-  return "level " + std::to_string(d) + " (" + tree.level_name(d) + ")";
-}
+std::string level_label(const HierarchyTree& tree, unsigned d) { return law_checks::level_label(d, tree.level_name(d)); }
 
 // The variance of every node when some one-child node sits between levels
 // with different targets (its child carries its noise); empty otherwise.
@@ -49,17 +47,8 @@ std::vector<double> inherited_variances(const HierarchyTree& tree, const std::ve
 
 CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance, const Interrupts& interrupts)
     : level_variance_(std::move(level_variance)) {
-  if (level_variance_.size() != tree.height() + 1) {
-    throw InvalidArgument("wrong number of per-level variance targets",
-                          "The hierarchy has " + std::to_string(tree.height() + 1) + " levels (total included); " +
-                              std::to_string(level_variance_.size()) + " targets were given.");
-  }
-  for (unsigned d = 0; d < level_variance_.size(); ++d) {
-    if (!std::isfinite(level_variance_[d]) || level_variance_[d] <= 0) {
-      throw InvalidArgument("variance target of " + level_label(tree, d) + " must be finite and positive",
-                            "It is " + number(level_variance_[d]) + ".");
-    }
-  }
+  law_checks::check_target_count(level_variance_.size(), tree.height());
+  for (unsigned d = 0; d < level_variance_.size(); ++d) law_checks::check_target(level_variance_[d], level_label(tree, d));
   inherited_ = inherited_variances(tree, level_variance_, interrupts);
   // Refuse the targets if some split cannot reach them (DERIVATIONS.md, section 1).
   for (unsigned d = 0; d < tree.height(); ++d) {
@@ -67,18 +56,8 @@ CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_vari
       interrupts.poll_every(node);
       const std::uint32_t fanout = tree.n_children(node);
       if (fanout < 2) continue;
-      const double vp = node_variance(node, d), vc = level_variance_[d + 1], m = fanout, floor = vp / (m * m);
-      if (vc > floor) continue;
-      const std::string inherited =
-          vp != level_variance_[d] ? " (inherited from a one-child chain above it)" : std::string();
-      throw InvalidArgument(
-          "per-level variance targets are infeasible at " + level_label(tree, d),
-          "A node of " + level_label(tree, d) + " with variance " + number(vp) + inherited + " splits into " +
-              std::to_string(fanout) + " children, so each child's variance must exceed " + number(vp) + "/" +
-              number(m * m) + " = " + number(floor) + "; " + level_label(tree, d + 1) + " asks for " + number(vc) +
-              ".",
-          "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
-          "variance of " + level_label(tree, d + 1) + " or lower that of " + level_label(tree, d) + ".");
+      law_checks::check_split(node_variance(node, d), level_variance_[d], level_variance_[d + 1], fanout, d,
+                              tree.level_name(d), tree.level_name(d + 1));
     }
   }
 }
@@ -111,7 +90,7 @@ CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vect
   std::vector<std::uint8_t> fixed(n, 0);
   for (std::uint32_t node : fixed_nodes) {
     interrupts.poll_every(steps++);
-    if (node >= n) throw InvalidArgument("fixed node out of range", "Node " + std::to_string(node) + " was given.");
+    if (node >= n) law_checks::refuse_fixed_node(node);
     fixed[node] = 1;
   }
   CascadeLaw out = *this;
@@ -139,21 +118,66 @@ CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vect
       covered[c] |= covered[v];
       pinned_children += out.pinned_[c];
     }
-    if (pinned_children != 0 && pinned_children != tree.n_children(v)) {
-      throw InvalidArgument(
-          "exact totals do not cut the hierarchy into whole nodes",
-          "A node of " + level_label(tree, tree.depth(v)) + " has " + std::to_string(pinned_children) + " of its " +
-              std::to_string(tree.n_children(v)) +
-              " children under exact totals; its other children's totals would be fixed by difference.",
-          "Keep whole levels exact (e.g. every state), or the grand total.");
-    }
-    if (tree.is_leaf(v) && !covered[v]) {
-      throw InvalidArgument("exact totals leave cells outside every fixed node",
-                            "Leaf " + std::to_string(tree.leaf_begin(v)) + " lies under no node with an exact total.",
-                            "Exact totals of a hierarchy must cover every cell, e.g. every state.");
-    }
+    if (pinned_children != 0 && pinned_children != tree.n_children(v))
+      law_checks::refuse_partial_cut(level_label(tree, tree.depth(v)), pinned_children, tree.n_children(v));
+    if (tree.is_leaf(v) && !covered[v]) law_checks::refuse_uncovered_leaf(tree.leaf_begin(v));
   }
   return out;
 }
+
+namespace law_checks {
+
+std::string level_label(unsigned depth, const std::string& level_name) {
+  return "level " + std::to_string(depth) + " (" + level_name + ")";
+}
+
+void check_target_count(std::size_t given, unsigned height) {
+  if (given == std::size_t(height) + 1) return;
+  throw InvalidArgument("wrong number of per-level variance targets",
+                        "The hierarchy has " + std::to_string(std::size_t(height) + 1) + " levels (total included); " +
+                            std::to_string(given) + " targets were given.");
+}
+
+void check_target(double variance, const std::string& level_label) {
+  if (std::isfinite(variance) && variance > 0) return;
+  throw InvalidArgument("variance target of " + level_label + " must be finite and positive",
+                        "It is " + number(variance) + ".");
+}
+
+// Refuse the targets if the split cannot reach them (DERIVATIONS.md, section 1).
+void check_split(double vp, double level_vp, double vc, std::uint32_t fanout, unsigned depth,
+                 const std::string& parent_name, const std::string& child_name) {
+  const double m = fanout, floor = vp / (m * m);
+  if (vc > floor) return;
+  const std::string parent_label = level_label(depth, parent_name), child_label = level_label(depth + 1, child_name);
+  const std::string inherited = vp != level_vp ? " (inherited from a one-child chain above it)" : std::string();
+  throw InvalidArgument(
+      "per-level variance targets are infeasible at " + parent_label,
+      "A node of " + parent_label + " with variance " + number(vp) + inherited + " splits into " +
+          std::to_string(fanout) + " children, so each child's variance must exceed " + number(vp) + "/" +
+          number(m * m) + " = " + number(floor) + "; " + child_label + " asks for " + number(vc) + ".",
+      "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
+      "variance of " + child_label + " or lower that of " + parent_label + ".");
+}
+
+void refuse_fixed_node(std::uint64_t node) {
+  throw InvalidArgument("fixed node out of range", "Node " + std::to_string(node) + " was given.");
+}
+
+void refuse_partial_cut(const std::string& level_label, std::uint64_t pinned_children, std::uint64_t children) {
+  throw InvalidArgument("exact totals do not cut the hierarchy into whole nodes",
+                        "A node of " + level_label + " has " + std::to_string(pinned_children) + " of its " +
+                            std::to_string(children) +
+                            " children under exact totals; its other children's totals would be fixed by difference.",
+                        "Keep whole levels exact (e.g. every state), or the grand total.");
+}
+
+void refuse_uncovered_leaf(std::uint64_t leaf) {
+  throw InvalidArgument("exact totals leave cells outside every fixed node",
+                        "Leaf " + std::to_string(leaf) + " lies under no node with an exact total.",
+                        "Exact totals of a hierarchy must cover every cell, e.g. every state.");
+}
+
+}  // namespace law_checks
 
 }  // namespace invariant_dp::hierarchy

@@ -32,12 +32,20 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../interrupts.hpp"
 #include "hierarchy_tree.hpp"
 
 namespace invariant_dp::hierarchy {
+
+// tau^2 of the split of a node of variance vp into m >= 2 children of
+// target variance vc.
+inline double split_tau2_of(double vp, double vc, std::uint32_t m) {
+  const double mm = double(m);
+  return (vc - vp / (mm * mm)) * mm / (mm - 1);
+}
 
 class CascadeLaw {
  public:
@@ -82,8 +90,7 @@ class CascadeLaw {
   // tau^2 of the split of `node` (at `depth`) into m >= 2 children: each
   // child's deviation from X/m has variance tau^2 (m-1)/m, pairs -tau^2/m.
   double split_tau2(std::uint32_t node, unsigned depth, std::uint32_t m) const {
-    const double vp = node_variance(node, depth), vc = level_variance_[depth + 1], mm = double(m);
-    return (vc - vp / (mm * mm)) * mm / (mm - 1);
+    return split_tau2_of(node_variance(node, depth), level_variance_[depth + 1], m);
   }
 
  private:
@@ -92,5 +99,24 @@ class CascadeLaw {
   std::vector<std::uint8_t> pinned_;  // empty when unconditioned
   std::size_t n_fixed_ = 0;
 };
+
+// The checks behind CascadeLaw, one node at a time, shared with the
+// published shapes of range variances (published_shape.hpp), which hold no
+// node per leaf. level_label names a depth ("level 2 (county)"). Each
+// throws InvalidArgument with the message CascadeLaw gives.
+namespace law_checks {
+std::string level_label(unsigned depth, const std::string& level_name);
+void check_target_count(std::size_t given, unsigned height);
+void check_target(double variance, const std::string& level_label);
+// A node of depth `depth` and variance vp (its level's target level_vp, or
+// inherited) split into fanout children of target vc; the levels' names
+// make a message only when it fails (this runs once per node).
+void check_split(double vp, double level_vp, double vc, std::uint32_t fanout, unsigned depth,
+                 const std::string& parent_name, const std::string& child_name);
+[[noreturn]] void refuse_fixed_node(std::uint64_t node);
+[[noreturn]] void refuse_partial_cut(const std::string& level_label, std::uint64_t pinned_children,
+                                     std::uint64_t children);
+[[noreturn]] void refuse_uncovered_leaf(std::uint64_t leaf);
+}  // namespace law_checks
 
 }  // namespace invariant_dp::hierarchy

@@ -13,6 +13,7 @@
 #include "../large_buffer.hpp"
 #include "../samplers/conditioned_gaussian.hpp"
 #include "../samplers/klein_correction.hpp"
+#include "../samplers/wide_int.hpp"
 #include "crossed_cascade.hpp"
 #include "integer_cascade_accuracy.hpp"
 #include "integer_cascade_sampler.hpp"
@@ -35,10 +36,7 @@ void require_unconditioned(const CascadeLaw& a, const CascadeLaw& b) {
                           "Crossed integer cascade noise is drawn without conditioning.");
 }
 
-std::int64_t checked(i128 x) {
-  if (x > INT64_MAX || x < INT64_MIN) throw OutOfRange("crossed integer cascade centre is out of range");
-  return static_cast<std::int64_t>(x);
-}
+std::int64_t checked(i128 x) { return checked_narrow(x, "crossed integer cascade centre is out of range"); }
 
 u128 product(u128 a, u128 b) {
   u128 out;

@@ -86,13 +86,6 @@ void add_term(mpfr_ptr total, const std::vector<const CoordinateGroup*>& groups,
   mpfr_add(total, total, t.v, MPFR_RNDU);
 }
 
-VarianceBounds bounds_of(double closed_form, double deficit_bound) {
-  VarianceBounds b;
-  b.upper = closed_form;
-  b.lower = deficit_bound >= 1 ? 0.0 : std::nextafter(closed_form * (1 - deficit_bound), 0.0);
-  return b;
-}
-
 }  // namespace
 
 double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors) {
@@ -123,18 +116,25 @@ double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGr
   return mpfr_get_d(total.v, MPFR_RNDU);
 }
 
+VarianceBounds integer_variance_bounds(double closed_form, double deficit_bound) {
+  VarianceBounds b;
+  b.upper = closed_form;
+  b.lower = deficit_bound >= 1 ? 0.0 : std::nextafter(closed_form * (1 - deficit_bound), 0.0);
+  return b;
+}
+
 double integer_cascade_variance_deficit_bound(const IntegerSplits& splits) {
   return product_variance_deficit_bound({coordinate_groups(splits)});
 }
 
 VarianceBounds integer_node_variance(const HierarchyTree& tree, const CascadeLaw& law, double deficit_bound,
                                      std::uint32_t node) {
-  return bounds_of(node_variance(tree, law, node), deficit_bound);
+  return integer_variance_bounds(node_variance(tree, law, node), deficit_bound);
 }
 
 VarianceBounds integer_range_variance(const HierarchyTree& tree, const CascadeLaw& law, double deficit_bound,
                                       std::uint32_t lo, std::uint32_t hi) {
-  return bounds_of(range_variance(tree, law, lo, hi), deficit_bound);
+  return integer_variance_bounds(range_variance(tree, law, lo, hi), deficit_bound);
 }
 
 VarianceBounds integer_leaf_covariance(const HierarchyTree& tree, const CascadeLaw& law, double deficit_bound,

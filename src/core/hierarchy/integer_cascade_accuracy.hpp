@@ -60,6 +60,9 @@ struct VarianceBounds {
   double upper = 0;  // the closed form
 };
 
+// The bounds of a variance whose closed form is closed_form, under deficit bound B.
+VarianceBounds integer_variance_bounds(double closed_form, double deficit_bound);
+
 // The exact variance of a node's noise, of the sum of released leaves lo..hi
 // (leaf order, inclusive), and the covariance of two leaves, under the
 // integer cascade with deficit bound B.

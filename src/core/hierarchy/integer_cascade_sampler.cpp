@@ -10,6 +10,7 @@
 #include "../errors.hpp"
 #include "../large_buffer.hpp"
 #include "../samplers/conditioned_gaussian.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -26,10 +27,7 @@ constexpr double kMaxTableS2 = 1048576.0;
 constexpr std::size_t kMaxTableEntries = std::size_t(1) << 22;
 constexpr double kDrawsPerTableEntry = 16;
 
-std::int64_t checked(i128 x) {
-  if (x > INT64_MAX || x < INT64_MIN) throw OutOfRange("integer cascade noise is out of range");
-  return static_cast<std::int64_t>(x);
-}
+constexpr const char* kNoiseOutOfRange = "integer cascade noise is out of range";
 
 // Step 2 in node order: the root, then every free split's P_{m-1} .. P_1.
 // Draw: std::int64_t root(); void begin_split(node, depth, m);
@@ -58,8 +56,8 @@ bool run_integer_cascade(const HierarchyTree& tree, const CascadeLaw& law, Draw&
       for (std::uint32_t i = m - 1; i >= 1; --i) {
         interrupts.poll_every(steps++);
         std::int64_t p = 0;
-        if (!draw.coordinate(i, checked(i128(i) * next), std::uint64_t(i) + 1, p)) return false;
-        node[c0 + i] = checked(i128(next) - p);  // X_{c_{i+1}} = P_{i+1} - P_i
+        if (!draw.coordinate(i, checked_narrow(i128(i) * next, kNoiseOutOfRange), std::uint64_t(i) + 1, p)) return false;
+        node[c0 + i] = checked_narrow(i128(next) - p, kNoiseOutOfRange);  // X_{c_{i+1}} = P_{i+1} - P_i
         next = p;
       }
       node[c0] = next;  // P_1
@@ -204,7 +202,7 @@ std::uint64_t IntegerCascadeSampler::sample(RandomSource& rng, std::int64_t* nod
       auto s2_num = [&] { return cls->tau2_num * i; };
       auto s2_den = [&] { return cls->tau2_den * (std::uint64_t(i) + 1); };
       if (i < cd->tables.size() && !cd->tables[i].empty())
-        out = checked(i128(whole) + cd->tables[i][F].sample(rng));
+        out = checked_narrow(i128(whole) + cd->tables[i][F].sample(rng), kNoiseOutOfRange);
       else
         out = sample_discrete_gaussian_centred(rng, s2_num(), s2_den(), c_num, static_cast<std::int64_t>(Q));
       return !correct || F == 0 || cd->correction.coin(rng, s2_num(), s2_den(), F, Q);
@@ -244,13 +242,12 @@ IntegerCascadeRelease release_integer_cascade(const HierarchyTree& tree, const C
     interrupts.poll_every(v);
     const auto u = static_cast<std::uint32_t>(v);
     if (tree.is_leaf(u)) {
-      if (__builtin_add_overflow(node[v], counts_by_cell[tree.leaf_cell(tree.leaf_begin(u))], &node[v]))
-        throw OutOfRange("a released count overflows a 64-bit integer");
+      node[v] = checked_add(node[v], counts_by_cell[tree.leaf_cell(tree.leaf_begin(u))], kNoisyCountOutOfRange);
       continue;
     }
     std::int64_t sum = 0;
     for (std::uint32_t c = tree.first_child(u); c < tree.child_end(u); ++c)
-      if (__builtin_add_overflow(sum, node[c], &sum)) throw OutOfRange("a hierarchy total overflows a 64-bit integer");
+      add_to(sum, node[c], "a hierarchy total overflows a 64-bit integer");
     node[v] = sum;
   }
   return release;

@@ -16,6 +16,7 @@
 
 #include "../errors.hpp"
 #include "../interrupts.hpp"
+#include "../samplers/wide_int.hpp"
 #include "hierarchy_tree.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -42,8 +43,8 @@ std::vector<T> rollup(const HierarchyTree& tree, const std::vector<T>& leaf_valu
     for (std::uint32_t c = tree.first_child(u) + 1; c < tree.child_end(u); ++c) {
       if constexpr (std::is_same_v<T, double>) {
         sum += node[c];
-      } else if (__builtin_add_overflow(sum, node[c], &sum)) {
-        throw OutOfRange("a hierarchy total overflows a 64-bit integer");
+      } else {
+        add_to(sum, node[c], "a hierarchy total overflows a 64-bit integer");
       }
     }
     node[v] = sum;

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp::mcmc {
 namespace {
@@ -105,7 +106,8 @@ ChainModel::ChainModel(const LatticeBasis& basis, SamplerConfig config, const In
 
 std::int64_t ChainModel::move_magnitude(RandomSource& rng) const {
   if (config_.move_step_a == 0) return 1;
-  return 1 + static_cast<std::int64_t>(std::floor(std::log(rng.uniform_open01()) / std::log(config_.move_step_a)));
+  // proposal_a near 1 makes the geometric's tail as long as a double: checked.
+  return checked_add(1, checked_int64(std::floor(std::log(rng.uniform_open01()) / std::log(config_.move_step_a))));
 }
 
 std::vector<SparseVector> two_way_swap_moves(std::size_t rows, std::size_t cols) {

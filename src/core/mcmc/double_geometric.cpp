@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp::mcmc {
 
@@ -19,7 +20,8 @@ DoubleGeometric::DoubleGeometric(double a) : a_(a) {
 std::int64_t DoubleGeometric::sample(RandomSource& rng) const {
   if (rng.uniform_open01() < p0_) return 0;
   const double g = std::floor(std::log(rng.uniform_open01()) / log_a_);
-  const std::int64_t magnitude = 1 + static_cast<std::int64_t>(g);
+  // a near 1 makes g as large as any double: refused rather than converted.
+  const std::int64_t magnitude = checked_add(1, checked_int64(g, kNoisyCountOutOfRange), kNoisyCountOutOfRange);
   return rng.fair_bit() ? magnitude : -magnitude;
 }
 
@@ -28,12 +30,12 @@ std::int64_t DoubleGeometric::sample(RandomSource& rng) const {
 std::pair<std::int64_t, std::int64_t> DoubleGeometric::maximal_coupling(std::int64_t x_center,
                                                                          std::int64_t y_center,
                                                                          RandomSource& rng) const {
-  const std::int64_t x = x_center + sample(rng);
+  const std::int64_t x = checked_add(x_center, sample(rng), kNoisyCountOutOfRange);
   if (x_center == y_center) return {x, x};
   const double log_s = std::log(rng.uniform_open01());
   if (log_s + log_pmf(x - x_center) <= log_pmf(x - y_center)) return {x, x};
   for (;;) {
-    const std::int64_t y = y_center + sample(rng);
+    const std::int64_t y = checked_add(y_center, sample(rng), kNoisyCountOutOfRange);
     const double log_t = std::log(rng.uniform_open01());
     if (log_t + log_pmf(y - y_center) > log_pmf(y - x_center)) return {x, y};
   }

@@ -10,6 +10,7 @@
 #include "../mcmc/defaults.hpp"
 #include "../mcmc/lattice_chain.hpp"
 #include "../mcmc/scale_mixture_chain.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -118,7 +119,7 @@ void finish_table_release(const std::int64_t* counts, const mcmc::TableMoves& mo
   const std::vector<std::int64_t> z = chain.z();
   noisy.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+    noisy[i] = checked_add(counts[i], z[i], kNoisyCountOutOfRange);
   const std::vector<LatticeTable>& free_tables = moves.tables();
   std::vector<double> squares(free_tables.size(), 0);
   for (std::uint64_t s = 0; s < further; ++s) {
@@ -267,7 +268,7 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
   const std::size_t n = model.n_cells();
   noisy.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    if (__builtin_add_overflow(counts[i], z[i], &noisy[i])) throw OutOfRange("noisy count out of range for bigint");
+    noisy[i] = checked_add(counts[i], z[i], kNoisyCountOutOfRange);
 
   // The chain continues past the released state to estimate each cell's
   // noise variance (the law is symmetric, so E z = 0).

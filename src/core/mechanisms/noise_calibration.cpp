@@ -182,7 +182,7 @@ void check_float8_margins(double noise_sd, std::size_t cells) {
   const double limit = 0.5 / (40 * std::ldexp(1.0, -52) * double(std::max<std::size_t>(cells, 1)));
   if (!(noise_sd <= limit))
     throw OutOfRange("epsilon is too small to keep the margins exact in a real-valued release",
-                     "Its noise (standard deviation " + json_number(noise_sd) + " over " + std::to_string(cells) +
+                     "Its noise (standard deviation " + format_double(noise_sd) + " over " + std::to_string(cells) +
                          " cells) is beyond what float8 can add and still sum to the exact totals; at most " +
                          json_number(limit) + " is kept exact.",
                      "Raise epsilon, or use an integer mechanism (integer_laplace, integer_gaussian), whose margins "

@@ -10,6 +10,7 @@
 #include "../errors.hpp"
 #include "../json_text.hpp"
 #include "../samplers/independent_integer_noise.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -115,6 +116,20 @@ const char* selection_method_name(SelectionMethod method) {
   return "none";
 }
 
+namespace {
+
+// A threshold as a count of units: a tiny epsilon or delta makes it larger
+// than any bigint (and converting it would be undefined behaviour).
+std::int64_t threshold_of(double t) {
+  if (!(t < 0x1p62))
+    throw OutOfRange("epsilon or delta is too small for partition selection",
+                     "The threshold a cell's count of units would have to reach is " + format_double(t) + ".",
+                     "Raise epsilon or delta, or the selection's \"budget_share\".");
+  return t < 0 ? 0 : static_cast<std::int64_t>(t);
+}
+
+}  // namespace
+
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
                                  bool replace_one) {
   if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1) throw Error("invalid partition selection budget");
@@ -129,13 +144,13 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
     const double b = law.noise_parameter.to_double();
     const double a = std::exp(-1 / b);
     const double per_cell_delta = delta / k;
-    law.threshold = 1 + static_cast<std::int64_t>(std::ceil(b * std::log(1 / (per_cell_delta * (1 + a)))));
+    law.threshold = 1 + threshold_of(std::ceil(b * std::log(1 / (per_cell_delta * (1 + a)))));
     if (law.threshold < 1) law.threshold = 1;
   } else {
     law.noise_parameter = lattice_gaussian_sigma2(epsilon, delta / 2, k);
     const double sigma = std::sqrt(law.noise_parameter.to_double());
     const double margin = 2 * (1 + std::exp(epsilon)) * double(groups) / delta;
-    law.threshold = static_cast<std::int64_t>(std::ceil(sigma * std::sqrt(2 * std::log(margin))));
+    law.threshold = threshold_of(std::ceil(sigma * std::sqrt(2 * std::log(margin))));
     if (law.threshold < 1) law.threshold = 1;
   }
   return law;
@@ -150,7 +165,7 @@ std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, co
                                       law.noise_parameter, n, interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    shown[i] = units[i] + noise.draw(rng) >= law.threshold;
+    shown[i] = Int128(units[i]) + noise.draw(rng) >= law.threshold;  // 128 bits: no sum of two bigints overflows
   }
   return shown;
 }

@@ -10,6 +10,7 @@
 #include "../invariants/key_tuples.hpp"
 #include "../keyed_hash.hpp"
 #include "../large_buffer.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -134,8 +135,7 @@ BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, cons
         entries.push_back(Entry{siphash_2_4(key, unit_hash[u], cell_hash[c]), c, 0});
       }
       const std::int64_t rows = row_counts != nullptr ? rows_by_unit[k] : 1;
-      if (__builtin_add_overflow(entries[slot].rows, rows, &entries[slot].rows))
-        throw OutOfRange("count out of range for bigint");
+      add_to(entries[slot].rows, rows);
     }
     for (const Entry& e : entries) slot_of_cell[e.cell] = kNone;
     // Rows that count nothing (a count of 0) hold no cell.
@@ -148,7 +148,7 @@ BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, cons
       kept = groups;
     }
     for (std::size_t j = 0; j < kept; ++j) {
-      out.counts[entries[j].cell] += std::min<std::int64_t>(entries[j].rows, bounds.max_rows_per_group);
+      add_to(out.counts[entries[j].cell], std::min<std::int64_t>(entries[j].rows, bounds.max_rows_per_group));
       ++out.units[entries[j].cell];
     }
   }

@@ -9,6 +9,7 @@
 #include "../projection/linear_invariants.hpp"
 #include "../projection/nonneg_projection.hpp"
 #include "../samplers/independent_integer_noise.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 
@@ -45,7 +46,8 @@ void release_projected(const std::int64_t* counts, const ReleaseRequest& request
     for (double& v : y) v = std::max(0.0, v);
     if (mechanism == Mechanism::ProjectNnInteger) {
       result.integer_values.resize(n);
-      for (std::size_t i = 0; i < n; ++i) result.integer_values[i] = static_cast<std::int64_t>(std::llround(y[i]));
+      // x + e reaches past 2^63 when the noise is as large as the count.
+      for (std::size_t i = 0; i < n; ++i) result.integer_values[i] = checked_int64(std::nearbyint(y[i]));
     }
   }
   result.integer_output = mechanism == Mechanism::ProjectNnInteger;

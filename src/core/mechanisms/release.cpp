@@ -9,6 +9,7 @@
 #include "../invariants/invariant_model.hpp"
 #include "../samplers/continuous.hpp"
 #include "../samplers/independent_integer_noise.hpp"
+#include "../samplers/wide_int.hpp"
 #include "conditioned_release.hpp"
 #include "congenial_release.hpp"
 #include "lattice_release.hpp"
@@ -96,8 +97,7 @@ void release_integers(const std::int64_t* counts, const NoiseLaw& law, bool with
                                       law.exact_parameter, n, interrupts);
   for (std::size_t i = 0; i < n; ++i) {
     interrupts.poll_every(i);
-    if (__builtin_add_overflow(counts[i], noise.draw(rng), &out[i]))
-      throw OutOfRange("noisy count out of range for bigint");
+    out[i] = checked_add(counts[i], noise.draw(rng), kNoisyCountOutOfRange);
   }
 }
 

@@ -161,6 +161,14 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
   const double share = selection.budget_share;
   const double groups = request.bounds.active() ? double(request.bounds.max_groups_per_unit) : 1.0;
   const double selection_delta = request.mechanism->needs_delta ? share * raw.delta : raw.delta;
+  // A share of a tiny epsilon or delta can round to 0 (5e-324 / 2): the
+  // selection or the counts would then have no budget at all.
+  const bool counts_delta_lost = request.mechanism->needs_delta && !((1 - share) * raw.delta > 0);
+  if (!(share * raw.epsilon > 0) || !(selection_delta > 0) || !((1 - share) * raw.epsilon > 0) || counts_delta_lost)
+    throw OutOfRange("epsilon or delta is too small to share with partition selection",
+                     "Its \"budget_share\" of " + format_number(share) + " gives the selection epsilon " +
+                         format_number(share * raw.epsilon) + " and delta " + format_number(selection_delta) + ".",
+                     "Raise epsilon or delta, or the selection's \"budget_share\".");
   request.selection = calibrate_selection(selection.method, share * raw.epsilon, selection_delta,
                                           static_cast<std::int64_t>(groups),
                                           request.neighbours == Neighbours::ReplaceOne);

@@ -5,6 +5,7 @@
 
 #include "../errors.hpp"
 #include "../samplers/kronecker_gaussian.hpp"
+#include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -42,8 +43,7 @@ void release_table_gaussian(const std::int64_t* counts, const NoiseLaw& law, con
     for (std::size_t n : table.shape) variance *= 1 - 1.0 / double(n);
     for (std::size_t k = 0; k < table.cells.size(); ++k) {
       const std::size_t cell = table.cells[k];
-      if (__builtin_add_overflow(counts[cell], z[k], &noisy[cell]))
-        throw OutOfRange("noisy count out of range for bigint");
+      noisy[cell] = checked_add(counts[cell], z[k], kNoisyCountOutOfRange);
       noise_sd[cell] = std::sqrt(variance);
     }
   }

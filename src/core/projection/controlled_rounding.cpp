@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
 #include "clp_problem.hpp"
 
 namespace invariant_dp {
@@ -23,7 +24,7 @@ void check_exact(const LinearInvariants& invariants, const std::vector<std::int6
   for (int r = 0; r < invariants.rows.outerSize(); ++r) {
     std::int64_t sum = 0;
     for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(invariants.rows, r); it; ++it)
-      sum += z[it.col()];
+      add_to(sum, z[it.col()]);
     if (static_cast<double>(sum) != invariants.totals[r]) throw Error("the integer step lost a margin total");
   }
 }
@@ -56,7 +57,7 @@ std::vector<std::int64_t> round_keeping_invariants(const LinearInvariants& invar
                             "has a fractional optimum.",
                             "Declare one margin, nested margins or the two margins of a two-way table, or use "
                             "project_nn_l2 for real output.");
-    z[i] = static_cast<std::int64_t>(r);
+    z[i] = checked_int64(r);
   }
   check_exact(invariants, z);
   return z;

@@ -13,6 +13,10 @@
 
 namespace invariant_dp {
 
+// Totals are exact in a double up to 2^53; linear_invariants refuses larger
+// ones (OutOfRange).
+constexpr std::int64_t kMaxExactTotal = std::int64_t{1} << 53;
+
 struct LinearInvariants {
   Eigen::SparseMatrix<double, Eigen::RowMajor> rows;  // rank x d, 0/1 entries
   std::vector<double> totals;                         // rank entries, exact integers below 2^53
@@ -22,6 +26,7 @@ struct LinearInvariants {
 };
 
 // A_r and A_r x for the model's margins; counts has model.n_cells() entries.
+// OutOfRange when a total leaves bigint or exceeds kMaxExactTotal.
 LinearInvariants linear_invariants(const InvariantModel& model, const std::int64_t* counts);
 
 // max over rows of |A_r y - a|.

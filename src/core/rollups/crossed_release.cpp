@@ -15,6 +15,7 @@
 #include "../json_text.hpp"
 #include "../large_buffer.hpp"
 #include "../mechanisms/release.hpp"
+#include "../samplers/wide_int.hpp"
 #include "cascade_release_common.hpp"
 #include "crossed_grid.hpp"
 
@@ -141,8 +142,7 @@ std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std:
       hierarchy::crossed_rollup(grid.rows, grid.cols, on_grid(grid, counts, interrupts), interrupts);
   for (std::size_t i = 0; i < out.size(); ++i) {
     interrupts.poll_every(i);
-    if (__builtin_add_overflow(out[i], noise[i], &out[i]))
-      throw OutOfRange("a hierarchy total overflows a 64-bit integer");
+    out[i] = checked_add(out[i], noise[i], "a hierarchy total overflows a 64-bit integer");
   }
   return out;
 }

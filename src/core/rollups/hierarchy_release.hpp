@@ -30,12 +30,9 @@ namespace invariant_dp {
 
 // Trees with more internal nodes than this publish their shape without the
 // per-node child counts (they would dominate the metadata); dp.range_variance
-// accepts no larger a published shape.
+// accepts no larger a published shape (and holds nothing per leaf:
+// published_shape.hpp).
 constexpr std::size_t kMaxPublishedInternalNodes = 100000;
-// The most nodes a published shape may expand to in dp.range_variance: the
-// leaves of the largest cascade release (2^25) and its published internal
-// nodes. Anything larger is refused before a node is allocated.
-constexpr std::uint64_t kMaxRangeVarianceNodes = (std::uint64_t(1) << 25) + kMaxPublishedInternalNodes;
 
 namespace hierarchy {
 class HierarchyTree;

@@ -48,7 +48,7 @@ void klein_group(RandomSource& rng, Rational s, const KleinCorrection& correctio
     if (!accepted) continue;
     for (std::size_t j = 1; j <= k; ++j) {
       const Int128 v = static_cast<Int128>(partial[j]) - partial[j - 1];  // partial[k] = 0
-      values[j - 1] = static_cast<std::int64_t>(v);
+      values[j - 1] = checked_narrow(v, "conditioned gaussian noise out of range for bigint");
     }
     return;
   }

@@ -134,7 +134,7 @@ void table_from_coordinates(const std::vector<std::int64_t>& y, const Layout& la
       }
       if (inside) v += __builtin_popcountll(T) % 2 == 0 ? i128(y[index]) : -i128(y[index]);
     }
-    z[cell] = static_cast<std::int64_t>(v);
+    z[cell] = checked_narrow(v, "lattice gaussian noise out of range for bigint");
   }
 }
 

@@ -9,8 +9,6 @@
 
 namespace invariant_dp {
 
-void NoiseOutput::throw_out_of_range() { throw OutOfRange("noisy count out of range for bigint"); }
-
 void check_zero_sum_groups(const ZeroSumPartition& groups, const std::int64_t* z, const Interrupts& interrupts) {
   if (groups.n_cells > 0 && (groups.group_of_cell == nullptr || z == nullptr))
     throw InvalidArgument("cells of a zero-sum release must not be null");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "wide_int.hpp"
 
 namespace invariant_dp {
 
@@ -33,12 +34,9 @@ struct NoiseOutput {
   void write(std::size_t cell, std::int64_t z) const {
     if (base == nullptr)
       out[cell] = z;
-    else if (__builtin_add_overflow(base[cell], z, &out[cell]))
-      throw_out_of_range();
+    else
+      out[cell] = checked_add(base[cell], z, kNoisyCountOutOfRange);
   }
-
- private:
-  [[noreturn]] static void throw_out_of_range();
 };
 
 // Throws InvalidArgument for null buffers with cells, a group number out of
