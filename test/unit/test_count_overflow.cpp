@@ -228,7 +228,9 @@ TEST(CountOverflow, EveryMechanismAndStructureRefusesCountsBeyondBigint) {
       // margin may leave bigint, nothing else.
       const idp_status status = release(mechanism, s, mixed, message, 7);
       EXPECT_TRUE(status == IDP_OUT_OF_RANGE || status == IDP_OK) << what << ", one huge count: " << message;
-      if (exact_below_2_53) EXPECT_EQ(status, IDP_OUT_OF_RANGE) << what;
+      if (exact_below_2_53) {
+        EXPECT_EQ(status, IDP_OUT_OF_RANGE) << what;
+      }
     }
   }
   EXPECT_GE(valid, 40);  // most pairs are releases, so the loop above tests something
@@ -246,7 +248,13 @@ TEST(CountOverflow, CongenialReproducerIsOutOfRange) {
   request.epsilon = 1;
   request.n_margins = 2;
   request.margins = margins;
-  idp_cells cells{2, names, keys.dictionaries(), 4, {keys.codes()}, counts.data(), false, 0, {}};
+  idp_cells cells{};
+  cells.n_columns = 2;
+  cells.column_names = names;
+  cells.dictionaries = keys.dictionaries();
+  cells.n_source_rows = 4;
+  cells.source_keys.columns = keys.codes();
+  cells.source_counts = counts.data();
   idp_randomness randomness{true, 3, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
