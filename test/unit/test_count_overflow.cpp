@@ -170,7 +170,13 @@ idp_status release(const char* mechanism, const Structure& s, std::vector<std::i
   request.n_options = keys_of_options.size();
   request.option_keys = keys_of_options.data();
   request.option_values = values_of_options.data();
-  idp_cells cells{3, names, keys.dictionaries(), counts.size(), {keys.codes()}, counts.data(), false, 0, {}};
+  idp_cells cells{};
+  cells.n_columns = 3;
+  cells.column_names = names;
+  cells.dictionaries = keys.dictionaries();
+  cells.n_source_rows = counts.size();
+  cells.source_keys.columns = keys.codes();
+  cells.source_counts = counts.data();
   cells.counts_writable = true;  // the core may write over them, as over the shim's
   idp_randomness randomness{true, seed, 1};
   idp_error error{};
