@@ -185,8 +185,9 @@ idp_status release(const char* mechanism, const Structure& s, std::vector<std::i
   message = error.message;
   if (status == IDP_OK) {
     EXPECT_NE(out, nullptr);
-    if (out != nullptr && !out->integer_output)
+    if (out != nullptr && !out->integer_output) {
       for (std::size_t r = 0; r < out->n_rows; ++r) EXPECT_TRUE(std::isfinite(out->values[r])) << r;
+    }
     idp_free_release(out);
   } else {
     EXPECT_EQ(out, nullptr);
@@ -292,7 +293,9 @@ TEST(CountOverflow, WindowAndAggregateRefuseNoisyCountsBeyondBigint) {
     const idp_status status = idp_noisy_count(kMax, &request, &randomness, &noisy, &error);
     ASSERT_TRUE(status == IDP_OK || status == IDP_OUT_OF_RANGE) << error.message;
     refused += status == IDP_OUT_OF_RANGE;
-    if (status == IDP_OK) EXPECT_LE(noisy, kMax);
+    if (status == IDP_OK) {
+      EXPECT_LE(noisy, kMax);
+    }
   }
   EXPECT_GT(refused, 0);  // half the draws are positive
 }
