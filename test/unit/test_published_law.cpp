@@ -70,7 +70,7 @@ struct Request {
   const char* mechanism = "integer_laplace";
   double epsilon = 1;
   double delta = 0;
-  std::vector<const char*> margins, hierarchy, option_keys, option_values;
+  std::vector<const char*> margins{}, hierarchy{}, option_keys{}, option_values{};
 };
 
 std::unique_ptr<Released> release(const TestTable& table, const Request& r,
@@ -91,9 +91,17 @@ std::unique_ptr<Released> release(const TestTable& table, const Request& r,
   request.n_options = r.option_keys.size();
   request.option_keys = r.option_keys.data();
   request.option_values = r.option_values.data();
-  idp_cells cells{names.size(), names.data(), keys.dictionaries(), table.counts.size(), {keys.codes()},
-                  table.counts.data(), false, 0, {}};
-  idp_randomness randomness{true, 7, 1};
+  idp_cells cells{};
+  cells.n_columns = names.size();
+  cells.column_names = names.data();
+  cells.dictionaries = keys.dictionaries();
+  cells.n_source_rows = table.counts.size();
+  cells.source_keys.columns = keys.codes();
+  cells.source_counts = table.counts.data();
+  // A seeded stream of its own (the session restarts it on a new
+  // generation), so no release depends on which test ran before.
+  static std::uint64_t generation = 0x5eed0000;
+  idp_randomness randomness{true, 7, ++generation};
   idp_error error{};
   idp_release_table* out = nullptr;
   EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
