@@ -15,6 +15,7 @@
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "optimizer/plancat.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
@@ -104,8 +105,14 @@ mix_bytes(idp_row_id *h, const unsigned char *p, uint32 n)
 void
 row_identity(TupleDesc desc, const Datum *values, const bool *nulls, idp_row_id *id)
 {
+	uint64		null_bits = 0;
 	int			a;
 
+	/*
+	 * The non-NULL values in column order (a by-value one as its Datum, any
+	 * other as its length and bytes), then which columns were NULL: two
+	 * rows differ in the input unless they are the same row.
+	 */
 	id->hi = P1;
 	id->lo = P3;
 	for (a = 0; a < desc->natts; a++)
@@ -115,18 +122,24 @@ row_identity(TupleDesc desc, const Datum *values, const bool *nulls, idp_row_id 
 		uint32		size;
 
 		if (att->attisdropped)
-			continue;
-		mix_word(id, ((uint64) a << 2) | (nulls[a] ? 1 : 0) | (att->attbyval ? 2 : 0));
-		if (nulls[a])
-			continue;
-		if (att->attbyval)
+			;
+		else if (nulls[a])
+			null_bits |= UINT64CONST(1) << (a % 64);
+		else if (att->attbyval)
 			mix_word(id, (uint64) values[a]);
 		else
 		{
 			image_of(att, values[a], &data, &size);
 			mix_bytes(id, data, size);
 		}
+		/* Each 64 columns' NULLs at a fixed place in the stream. */
+		if (a % 64 == 63)
+		{
+			mix_word(id, null_bits);
+			null_bits = 0;
+		}
 	}
+	mix_word(id, null_bits ^ ((uint64) desc->natts << 48));
 	id->hi = avalanche(id->hi ^ rotl64(id->lo, 17));
 	id->lo = avalanche(id->lo ^ id->hi);
 }
@@ -205,6 +218,7 @@ typedef struct TableRows
 	int32	   *levels[2];
 	Datum	   *periods;		/* a stream's periods, to sort the rows by */
 	KeyBatch   *keys;
+	size_t		expected;		/* the planner's estimate of the rows, to size the arrays once */
 	size_t		batch_start;
 	MemoryContext rows_cxt;		/* the arrays above */
 	MemoryContext batch_cxt;	/* what one batch's rows need: detoasted values, images */
@@ -229,7 +243,7 @@ reserve(TableRows *t)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("a release table of more than 2^31 rows has no error bars")));
-	t->capacity = t->capacity ? 2 * t->capacity : 4096;
+	t->capacity = t->capacity ? 2 * t->capacity : Max(t->expected, 4096);
 	t->ids = grow(t, t->ids, sizeof(idp_row_id));
 	for (k = 0; k < t->layout.n_keys; k++)
 		t->codes[k] = grow(t, t->codes[k], sizeof(uint32));
@@ -417,6 +431,9 @@ start_rows(Relation rel, const ReleaseLaw *law, TableRows *t, idp_table_columns 
 	const char **names = palloc(sizeof(char *) * Max(desc->natts, 1));
 	idp_error	error;
 	size_t		k;
+	BlockNumber pages;
+	double		tuples;
+	double		visible;
 
 	table_columns(desc, attnos, columns, types, names);
 	columns->n_key_names = law->n_key_names;
@@ -426,6 +443,8 @@ start_rows(Relation rel, const ReleaseLaw *law, TableRows *t, idp_table_columns 
 		raise_core_error(&error);
 	t->desc = desc;
 	t->attnos = attnos;
+	estimate_rel_size(rel, NULL, &pages, &tuples, &visible);
+	t->expected = tuples > 0 ? (size_t) Min(tuples * 1.05 + 1024, (double) (PG_UINT32_MAX / 4)) : 0;
 	t->rows_cxt = CurrentMemoryContext;
 	t->batch_cxt = AllocSetContextCreate(CurrentMemoryContext, "dp release batch", ALLOCSET_DEFAULT_SIZES);
 	t->codes = palloc0(sizeof(uint32 *) * Max(t->layout.n_keys, 1));

@@ -94,6 +94,46 @@ std::string cascade_statement(const PublishedLaw& law) {
                             : "exact: the cascade's Gaussian covariance";
 }
 
+// The rows named by ids, each once with its weights added (a row given
+// twice counts twice), in row order; rows of no cell are only counted. By
+// sorting, so that a sum costs O(its rows log its rows) and no array of the
+// release's size.
+CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights, std::size_t n,
+                  std::size_t& unknown, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> row(n);
+  index.find_many(ids, n, row.data(), interrupts);
+  std::vector<std::pair<std::uint32_t, double>> found;
+  found.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(weights[i])) throw InvalidArgument("the weight of a row in a sum must be finite");
+    if (row[i] == kNoRow)
+      ++unknown;
+    else
+      found.emplace_back(row[i], weights[i]);
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  CellQuery out;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    interrupts.poll_every(i);
+    if (!out.cells.empty() && out.cells.back() == found[i].first)
+      out.weights.back() += found[i].second;
+    else {
+      out.cells.push_back(found[i].first);
+      out.weights.push_back(found[i].second);
+    }
+  }
+  // Rows whose weights cancel are no part of the sum.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (out.weights[k] != 0) {
+      out.cells[kept] = out.cells[k];
+      out.weights[kept++] = out.weights[k];
+    }
+  out.cells.resize(kept);
+  out.weights.resize(kept);
+  return out;
+}
+
 }  // namespace
 
 struct PublishedRelease::Impl {
@@ -109,11 +149,10 @@ struct PublishedRelease::Impl {
   std::unique_ptr<HierarchyAccuracy> hierarchy;
   std::unique_ptr<CrossedAccuracy> crossed;
   std::string statement;
-  QueryBuilder rows_builder;
-  std::unique_ptr<QueryBuilder> cells_builder;
+  std::unique_ptr<QueryBuilder> cells_builder;  // rolled-up hierarchies: leaves of the nodes asked
 
   Impl(PublishedLaw l, const ReleaseRows& rows, const Interrupts& interrupts)
-      : law(std::move(l)), index(rows.ids, rows.n_rows, interrupts), rows_builder(rows.n_rows) {}
+      : law(std::move(l)), index(rows.ids, rows.n_rows, interrupts) {}
 
   void build_flat(const RowLayout& layout, const ReleaseRows& rows, std::vector<std::uint32_t> which,
                   const Interrupts& interrupts) {
@@ -129,7 +168,6 @@ struct PublishedRelease::Impl {
     for (std::uint32_t c = 0; c < which.size(); ++c) cell_of_row[which[c]] = c;
     linear = flat_accuracy(law, *model, interrupts);
     statement = linear->statement();
-    cells_builder = std::make_unique<QueryBuilder>(model->n_cells());
   }
 
   void build_cascade(const RowLayout& layout, const Interrupts& interrupts) {
@@ -171,6 +209,7 @@ struct PublishedRelease::Impl {
   }
 
   VarianceFigure rolled_up(const CellQuery& q, std::size_t& n_cells, const Interrupts& interrupts) {
+    if (!cells_builder) cells_builder = std::make_unique<QueryBuilder>(model->n_cells());
     for (std::size_t k = 0; k < q.size(); ++k) {
       interrupts.poll_every(k);
       const std::uint32_t r = q.cells[k];
@@ -231,15 +270,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
                                const Interrupts& interrupts) {
   Impl& s = *impl_;
   ErrorBar out;
-  for (std::size_t i = 0; i < n; ++i) {
-    interrupts.poll_every(i);
-    const std::uint32_t r = s.index.find(ids[i]);
-    if (r == kNoRow)
-      ++out.unknown_rows;
-    else if (out.unknown_rows == 0)
-      s.rows_builder.add(r, weights[i]);
-  }
-  CellQuery rows = s.rows_builder.take();
+  CellQuery rows = rows_of(s.index, ids, weights, n, out.unknown_rows, interrupts);
   if (out.unknown_rows > 0) return out;
   out.cells = rows.size();
   std::size_t tail_cells = rows.size();

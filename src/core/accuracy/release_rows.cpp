@@ -95,13 +95,14 @@ class PrefixIndex {
 
 // A row's depth in a tree: its leading non-NULL levels; below the finest
 // level, a leaf when the level column says so or, without one, when any
-// key below the levels is set. kNoRow: the row fits no node.
-unsigned row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vector<std::size_t>& levels,
+// key below the levels is set. kNoDepth: the row fits no node.
+constexpr std::uint8_t kNoDepth = 0xff;
+std::uint8_t row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vector<std::size_t>& levels,
                    const std::vector<std::size_t>& extras, bool cells_below, const std::int32_t* level_column) {
   unsigned d = 0;
   while (d < levels.size() && !rows.keys[levels[d]].is_null(r)) ++d;
   for (std::size_t j = d; j < levels.size(); ++j)
-    if (!rows.keys[levels[j]].is_null(r)) return kNoRow;
+    if (!rows.keys[levels[j]].is_null(r)) return kNoDepth;
   if (cells_below && d == levels.size()) {
     bool leaf = false;
     if (level_column != nullptr) {
@@ -113,9 +114,9 @@ unsigned row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vector<s
   }
   if (d <= levels.size())
     for (const std::size_t e : extras)
-      if (!rows.keys[e].is_null(r)) return kNoRow;
-  if (level_column != nullptr && level_column[r] != std::int32_t(d)) return kNoRow;
-  return d;
+      if (!rows.keys[e].is_null(r)) return kNoDepth;
+  if (level_column != nullptr && level_column[r] != std::int32_t(d)) return kNoDepth;
+  return std::uint8_t(d);
 }
 
 [[noreturn]] void not_a_node(const char* what) {
@@ -192,6 +193,15 @@ std::uint32_t RowIndex::find(const RowId& id) const {
   return kNoRow;
 }
 
+void RowIndex::find_many(const RowId* ids, std::size_t n, std::uint32_t* rows, const Interrupts& interrupts) const {
+  constexpr std::size_t kAhead = 8;
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (i + kAhead < n) __builtin_prefetch(&slots_[mix(ids[i + kAhead].lo) & mask_]);
+    rows[i] = find(ids[i]);
+  }
+}
+
 CellKeys cells_of_rows(const ReleaseRows& rows, const std::vector<std::string>& key_names,
                        const std::vector<std::uint32_t>& which, const std::vector<std::size_t>& columns,
                        const Interrupts& interrupts) {
@@ -229,6 +239,8 @@ std::vector<TreeRows> tree_rows(const PublishedLaw& law, const RowLayout& layout
       levels[a].push_back(std::find(layout.key_names.begin(), layout.key_names.end(), name) - layout.key_names.begin());
       is_level[levels[a].back()] = true;
     }
+  for (const auto& l : levels)
+    if (l.size() >= kNoDepth - 1) throw TooLarge("a hierarchy of more than 250 levels has no error bars");
   std::vector<std::size_t> extras;
   for (std::size_t k = 0; k < layout.n_keys; ++k)
     if (!is_level[k]) extras.push_back(k);
@@ -238,13 +250,13 @@ std::vector<TreeRows> tree_rows(const PublishedLaw& law, const RowLayout& layout
     throw InvalidArgument("the table's key columns do not match the hierarchy its noise law publishes", "", kRowsHint);
 
   // Each row's depth in each tree.
-  std::vector<std::vector<unsigned>> depth(axes, std::vector<unsigned>(rows.n_rows));
+  std::vector<std::vector<std::uint8_t>> depth(axes, std::vector<std::uint8_t>(rows.n_rows));
   for (std::size_t a = 0; a < axes; ++a) {
     const std::int32_t* level_column = a < rows.levels.size() ? rows.levels[a] : nullptr;
     for (std::uint32_t r = 0; r < rows.n_rows; ++r) {
       interrupts.poll_every(r);
       depth[a][r] = row_depth(rows, r, levels[a], extras, law.trees[a].cells_below, level_column);
-      if (depth[a][r] == kNoRow) not_a_node("a row is NULL above a key it sets, or its level column disagrees");
+      if (depth[a][r] == kNoDepth) not_a_node("a row is NULL above a key it sets, or its level column disagrees");
     }
   }
   std::vector<TreeRows> out;
