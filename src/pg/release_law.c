@@ -6,17 +6,16 @@
  * O(rows in the sum). It is kept, at most CACHED at a time: a governed
  * release's until its next draw (the key is the draw's id, and the table's
  * file, which a restore or TRUNCATE changes); a table given with its law
- * while the statements that use it see the table as the one that read it
- * (nothing else tells when such a table changes). Rows
- * are identified by their whole value, so a kept structure that does not
- * know a row is read again from the table before anything is refused.
+ * while the statements that use it see it as the one that read it did (the
+ * same snapshot: nothing else tells when such a table changes). Rows are
+ * identified by their whole value, so a kept structure that does not know
+ * a row is read again from the table before anything is refused.
  * Rights are checked at every call, kept structure or not.
  */
 #include "postgres.h"
 
 #include "access/relation.h"
 #include "access/table.h"
-#include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
