@@ -40,8 +40,9 @@ extern void governed_release_law(Oid relid, ReleaseLaw *law);
 /*
  * The core's structure of the release relid holds with this law, read from
  * the table (O(rows)) unless kept from an earlier call: a governed release's
- * until its next draw, a given law's for the current statement. fresh: read
- * the table again even if kept (a row the kept one does not know).
+ * until its next draw, a given law's while the snapshot sees the table as it
+ * was read (release_law.c). fresh: read the table again even if kept (a row
+ * the kept one does not know).
  */
 extern idp_accuracy *prepared_release(Oid relid, const ReleaseLaw *law, bool fresh);
 
