@@ -17,10 +17,11 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/source_reader.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
-       src/pg/run_as.o src/pg/stream.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o
+       src/pg/run_as.o src/pg/stream.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o \
+       src/pg/margin_of_error.o src/pg/release_law.o src/pg/release_table.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request margin_of_error
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link
@@ -52,7 +53,7 @@ FORCE:
 
 # PGXS tracks no header dependencies: rebuild the shim when the C boundary
 # or a shim header changes (a stale struct layout would crash the backend).
-$(OBJS): src/core/capi/invariant_dp_core.h src/core/capi/invariant_dp_stream.h \
+$(OBJS): src/core/capi/invariant_dp_core.h src/core/capi/invariant_dp_stream.h src/core/capi/invariant_dp_accuracy.h \
          $(wildcard src/pg/*.h)
 
 build/sql/invariant_dp--$(EXTVERSION).sql: $(SQL_SOURCES)

@@ -1,5 +1,6 @@
 // An analyst's BI tool reading a governed release over JDBC (pgjdbc, TCP,
-// password authentication). run-jdbc.sh sets the release up as superuser and
+// password authentication): typed rows, sums with their margins of error
+// (dp.margin_of_error, dp.error_bar), costs, refusals, refreshes. run-jdbc.sh sets the release up as superuser and
 // runs this class as the analyst; every check prints one TAP line.
 //
 // Usage: java ReleaseClient JDBC_URL USER PASSWORD RELEASE_TABLE RAW_TABLE TRUE_MARGINS DRAWS_LEFT
@@ -73,6 +74,27 @@ public final class ReleaseClient {
             }
         }
         return rows;
+    }
+
+    /** Each group's margin of error at 95 %, checked typed (DOUBLE), positive and exact. */
+    private static Map<String, Double> errorBars(Connection connection, String sql, String what) throws SQLException {
+        Map<String, Double> moe = new TreeMap<>();
+        try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            statement.setDouble(1, 0.95);
+            statement.setDouble(2, 0.95);
+            checkEquals("moe is float8 -> java.sql.Types.DOUBLE", statement.getMetaData().getColumnType(3), Types.DOUBLE);
+            boolean sound = true;
+            try (ResultSet result = statement.executeQuery()) {
+                while (result.next()) {
+                    double m = result.getDouble("moe");
+                    sound &= m > 0 && !Double.isInfinite(m) && "exact".equals(result.getString("kind"));
+                    moe.put(result.getString(1), m);
+                }
+            }
+            check(what + ": " + moe.size() + " sums with a positive margin of error from an exact variance " + moe,
+                  sound && moe.size() == 4);
+        }
+        return moe;
     }
 
     private static Map<String, Long> countyTotals(List<String> rows) {
@@ -248,6 +270,58 @@ public final class ReleaseClient {
                 }
             }
 
+            // --- error bars beside the sums, as a BI tool asks for them ---------
+            String byEdu = "SELECT edu, sum(n) AS n, dp.margin_of_error(r, ?) AS moe, "
+                + "(dp.error_bar(r, ?)).variance_kind AS kind FROM " + release + " r GROUP BY edu ORDER BY edu";
+            Map<String, Double> moeBefore = errorBars(connection, byEdu, "education levels");
+            try (PreparedStatement counties = connection.prepareStatement(
+                     "SELECT county, dp.margin_of_error(r, ?) FROM " + release + " r GROUP BY county ORDER BY county")) {
+                counties.setDouble(1, 0.95);
+                boolean allZero = true;
+                int n = 0;
+                try (ResultSet result = counties.executeQuery()) {
+                    while (result.next()) {
+                        n++;
+                        allZero &= result.getDouble(2) == 0.0 && !result.wasNull();
+                    }
+                }
+                check("a county's total is exact (its margin is kept): margin of error 0.0 for all " + n, allZero && n == 4);
+            }
+            try (PreparedStatement whole = connection.prepareStatement(
+                     "SELECT (dp.error_bar(r, ?)).* FROM " + release + " r WHERE edu = ANY (?)")) {
+                whole.setDouble(1, 0.9);
+                whole.setArray(2, connection.createArrayOf("text", new String[] {"Low", "High"}));
+                try (ResultSet result = whole.executeQuery()) {
+                    ResultSetMetaData columns = result.getMetaData();
+                    checkEquals("dp.error_bar's columns: cells BIGINT, variance DOUBLE, variance_kind VARCHAR",
+                                columns.getColumnType(1) + "/" + columns.getColumnType(2) + "/" + columns.getColumnType(4),
+                                Types.BIGINT + "/" + Types.DOUBLE + "/" + Types.VARCHAR);
+                    result.next();
+                    checkEquals("the sum of two levels has 8 cells", result.getLong("cells"), 8L);
+                    check("its variance is known exactly (" + result.getDouble("variance") + ") and its caveat is NULL",
+                          "exact".equals(result.getString("variance_kind"))
+                          && result.getDouble("variance") == result.getDouble("variance_lower")
+                          && result.getString("caveat") == null);
+                    check("its margin of error comes with its method (" + result.getString("method") + ")",
+                          result.getDouble("margin_of_error") > 0 && result.getString("method").contains("variance"));
+                }
+            }
+            try (PreparedStatement laws = connection.prepareStatement(
+                     "SELECT noise_law->>'mechanism', key_columns FROM dp.release_laws WHERE release = ?::regclass")) {
+                laws.setString(1, release);
+                try (ResultSet result = laws.executeQuery()) {
+                    check("dp.release_laws shows the analyst the law the error bars come from", result.next()
+                          && "integer_laplace".equals(result.getString(1))
+                          && "{county,edu}".equals(result.getString(2)));
+                }
+            }
+            checkEquals("a confidence of 1.5 is 22023",
+                        sqlstateOf(connection, "SELECT dp.margin_of_error(r, ?) FROM " + release + " r",
+                                   s -> s.setDouble(1, 1.5)), "22023");
+            checkEquals("error bars of the raw table are 42501 (it cannot be read)",
+                        sqlstateOf(connection, "SELECT dp.margin_of_error(r, ?) FROM " + rawTable + " r",
+                                   s -> s.setDouble(1, 0.95)), "42501");
+
             // --- spending the budget: refreshes until 53Z01 -------------------
             PreparedStatement refresh = connection.prepareStatement("SELECT dp.refresh_release(?::regclass)");
             refresh.setString(1, release);
@@ -293,6 +367,9 @@ public final class ReleaseClient {
                 result.next();
                 checkEquals("release_cost now shows 0 draws left", result.getLong("draws_remaining"), 0L);
             }
+            // The last draw has the same law (same mechanism, scale and cells): the same error bars.
+            checkEquals("after the refreshes the error bars are the latest draw's, equal to the first's",
+                        errorBars(connection, byEdu, "education levels, last draw"), moeBefore);
         }
         System.out.println("# ReleaseClient: " + passed + " passed, " + failed + " failed");
         System.exit(failed == 0 ? 0 : 1);

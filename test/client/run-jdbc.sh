@@ -3,7 +3,8 @@
 # allowing four draws, a governed release over the demo table (one draw), the
 # release granted to the analyst with EXECUTE on dp.refresh_release; then
 # ReleaseClient.java (compiled against Debian's pgjdbc) connects as the
-# analyst over TCP like a BI tool and prints TAP lines. Afterwards the
+# analyst over TCP like a BI tool, reads the release with the margins of
+# error of its sums, spends the budget, and prints TAP lines. Afterwards the
 # superuser checks what the client spent.
 set -uo pipefail
 source "$(dirname "$0")/../cluster/common.bash"

@@ -163,11 +163,16 @@ SELECT * FROM dp.release_costs;
 SELECT * FROM dp.stream_parameters;
 SELECT dp.stream_range_variance('sh_stream', 0, 0);
 SELECT count(*) FROM sh_counts;
+SELECT * FROM dp.release_laws;
+SELECT county, dp.margin_of_error(r, 0.9), dp.sum_variance(r), (dp.error_bar(r, 0.9)).variance_kind FROM sh_counts r GROUP BY county;
+SELECT dp.margin_of_error(r, 0.9, l.noise_law), dp.sum_variance(r, l.noise_law), dp.error_bar(r, 0.9, l.noise_law) FROM sh_counts r, dp.release_laws l WHERE l.release = 'sh_counts'::regclass;
+SELECT dp.sum_variance(r) FROM sh_stream r;
 SQL
-# The aggregate's support functions take internal arguments: SQL calls them
-# only through dp.noisy_count.
+# The aggregates' support functions take internal arguments: SQL calls them
+# only through dp.noisy_count and the error-bar aggregates.
 missing=$(q $db "SELECT string_agg(DISTINCT proname, ' ') FROM pg_proc
                  WHERE pronamespace = 'dp'::regnamespace AND proname NOT LIKE 'noisy\_count\_%' AND proname <> 'privatize_support'
+                   AND proname NOT LIKE 'error\_bar\_%' AND proname NOT IN ('margin_of_error_final', 'sum_variance_final')
                    AND strpos(\$calls\$$(cat "$work/calls.sql")\$calls\$, 'dp.' || proname || '(') = 0")
 is "the calls cover every dp.* function" "$missing" ""
 

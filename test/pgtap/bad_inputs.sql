@@ -24,6 +24,11 @@ BEGIN
                                 'county text, edu text, n bigint', 0.5, margins => '{county}', options => jsonb_build_object('keys', 'public'));
 END
 $$;
+-- A stored session release and its law, for the error bars' explicit form.
+CREATE TABLE bad_inputs_session AS
+SELECT * FROM dp.privatize('SELECT county, edu, count(*) FROM bad_inputs_raw GROUP BY 1, 2', 0.5, margins => '{county}')
+    AS r(county text, edu text, n bigint);
+CREATE TABLE bad_inputs_law AS SELECT dp.last_release() AS law;
 
 -- One valid call per function: the call's text around its arguments, and
 -- each argument as an SQL expression. Internal support functions of the
@@ -114,7 +119,16 @@ INSERT INTO valid_call VALUES
 ('check_release_objects(regclass,regrole,text,regclass,regclass)', 'SELECT dp.check_release_objects(',
  ARRAY['''bad_inputs_release''', 'current_user::regrole', '''public''', '''bad_inputs_release''', 'NULL'], ')'),
 ('trusted_search_path(text)', 'SELECT dp.trusted_search_path(', ARRAY['''public, pg_temp'''], ')'),
-('revoke_from_all_but_owner(regclass)', 'SELECT dp.revoke_from_all_but_owner(', ARRAY['''bad_inputs_release'''], ')');
+('revoke_from_all_but_owner(regclass)', 'SELECT dp.revoke_from_all_but_owner(', ARRAY['''bad_inputs_release'''], ')'),
+('margin_of_error(record,double precision)', 'SELECT dp.margin_of_error(', ARRAY['r', '0.9'], ') FROM bad_inputs_release r'),
+('margin_of_error(record,double precision,jsonb)', 'SELECT dp.margin_of_error(',
+ ARRAY['r', '0.9', '(SELECT law FROM bad_inputs_law)'], ') FROM bad_inputs_session r'),
+('sum_variance(record)', 'SELECT dp.sum_variance(', ARRAY['r'], ') FROM bad_inputs_release r'),
+('sum_variance(record,jsonb)', 'SELECT dp.sum_variance(', ARRAY['r', '(SELECT law FROM bad_inputs_law)'],
+ ') FROM bad_inputs_session r'),
+('error_bar(record,double precision)', 'SELECT dp.error_bar(', ARRAY['r', '0.9'], ') FROM bad_inputs_release r'),
+('error_bar(record,double precision,jsonb)', 'SELECT dp.error_bar(',
+ ARRAY['r', '0.9', '(SELECT law FROM bad_inputs_law)'], ') FROM bad_inputs_session r');
 
 CREATE TEMP TABLE not_callable (fn text PRIMARY KEY, why text);
 INSERT INTO not_callable VALUES
@@ -124,7 +138,17 @@ INSERT INTO not_callable VALUES
 ('noisy_count_serialize(internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
 ('noisy_count_deserialize(bytea,internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
 ('noisy_count_final(internal)', 'aggregate support (internal): exercised through dp.noisy_count'),
-('privatize_support(internal)', 'planner support (internal): called by the planner for dp.privatize');
+('privatize_support(internal)', 'planner support (internal): called by the planner for dp.privatize'),
+('error_bar_rows(internal,record)', 'aggregate support (internal): exercised through dp.sum_variance'),
+('error_bar_rows(internal,record,jsonb)', 'aggregate support (internal): exercised through dp.sum_variance'),
+('error_bar_rows(internal,record,double precision)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('error_bar_rows(internal,record,double precision,jsonb)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('error_bar_combine(internal,internal)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('error_bar_serialize(internal)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('error_bar_deserialize(bytea,internal)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('margin_of_error_final(internal)', 'aggregate support (internal): exercised through dp.margin_of_error'),
+('sum_variance_final(internal)', 'aggregate support (internal): exercised through dp.sum_variance'),
+('error_bar_final(internal)', 'aggregate support (internal): exercised through dp.error_bar');
 
 -- Bad values by the argument's type (SQL expressions).
 CREATE TEMP TABLE bad_value (type text, expr text);
@@ -148,7 +172,10 @@ UNION ALL SELECT 'jsonb', e FROM unnest(ARRAY['NULL', '''null''', '''[]''', '''{
 UNION ALL SELECT 'regclass', e FROM unnest(ARRAY['NULL', '0::oid::regclass', '''pg_authid''::regclass', '''t''::regclass',
                                    '''dp.budgets''::regclass']) e
 UNION ALL SELECT 'regrole', e FROM unnest(ARRAY['NULL', '0::oid::regrole', '''pg_signal_backend''::regrole']) e
-UNION ALL SELECT 'anyelement', e FROM unnest(ARRAY['NULL::int', 'NULL::pg_authid', 'NULL::t', 'NULL::dp.budgets']) e;
+UNION ALL SELECT 'anyelement', e FROM unnest(ARRAY['NULL::int', 'NULL::pg_authid', 'NULL::t', 'NULL::dp.budgets']) e
+-- A row that is no release table's: anonymous, another table's, a catalog's.
+UNION ALL SELECT 'record', e FROM unnest(ARRAY['NULL::record', 'ROW(1, 2)', '(SELECT t FROM t LIMIT 1)',
+                                   '(SELECT b FROM dp.budgets b LIMIT 1)', 'ROW(''0'', ''0'', 1)::bad_inputs_session']) e;
 
 -- The catalog's functions of dp, by signature.
 CREATE TEMP VIEW dp_functions AS

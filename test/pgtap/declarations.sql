@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(43);
+SELECT plan(51);
 
 SELECT has_schema('dp');
 SELECT has_function('dp', 'privatize', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'text', 'jsonb', 'text[]', 'text', 'jsonb']);
@@ -41,6 +41,27 @@ SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'dp.noisy_count_final(int
           'r'::"char", 'the noise-drawing final function is PARALLEL RESTRICTED (leader only)');
 
 SELECT volatility_is('dp', 'total_preserving_count', ARRAY['bigint', 'double precision'], 'volatile');
+
+-- Error bars: parallel aggregates whose finals read the table under the
+-- query's snapshot, in the leader.
+SELECT is_aggregate('dp', 'margin_of_error', ARRAY['record', 'double precision']);
+SELECT is_aggregate('dp', 'error_bar', ARRAY['record', 'double precision', 'jsonb']);
+SELECT function_returns('dp', 'error_bar', ARRAY['record', 'double precision'], 'dp.error_bar');
+SELECT is((SELECT array_agg(DISTINCT p.proparallel) FROM pg_proc p
+           WHERE p.pronamespace = 'dp'::regnamespace AND p.proname IN ('margin_of_error', 'sum_variance', 'error_bar')),
+          ARRAY['s']::"char"[], 'the error-bar aggregates are PARALLEL SAFE');
+SELECT is((SELECT count(*)::int FROM pg_aggregate a JOIN pg_proc p ON p.oid = a.aggfnoid
+           WHERE p.pronamespace = 'dp'::regnamespace AND p.proname IN ('margin_of_error', 'sum_variance', 'error_bar')
+             AND a.aggcombinefn <> 0 AND a.aggserialfn <> 0 AND a.aggdeserialfn <> 0), 6,
+          'each of the six error-bar aggregates combines, serializes and deserializes its partial states');
+SELECT volatility_is('dp', 'margin_of_error_final', ARRAY['internal'], 'stable');
+SELECT is((SELECT array_agg(p.proparallel ORDER BY p.proname) FROM pg_proc p
+           WHERE p.pronamespace = 'dp'::regnamespace
+             AND p.proname IN ('margin_of_error_final', 'sum_variance_final', 'error_bar_final')),
+          ARRAY['r', 'r', 'r']::"char"[], 'the error-bar finals (they read the table) are PARALLEL RESTRICTED');
+SELECT is((SELECT count(*)::int FROM pg_proc p
+           WHERE p.pronamespace = 'dp'::regnamespace AND p.proname = 'error_bar_rows' AND p.provolatile <> 'i'), 0,
+          'the error-bar transitions (row identities only) are IMMUTABLE');
 
 SELECT has_function('dp', 'diagnose', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'jsonb']);
 SELECT function_returns('dp', 'diagnose', ARRAY['text', 'double precision', 'text', 'double precision', 'text[]', 'jsonb'], 'setof record');
@@ -81,8 +102,9 @@ SELECT is((SELECT array_agg(c.relname::text || ':' || coalesce(array_to_string(c
                             ORDER BY c.relname::text COLLATE "C")
            FROM pg_class c
            WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'v' AND has_table_privilege('public', c.oid, 'SELECT')),
-          ARRAY['release_costs:security_barrier=true', 'stream_parameters:security_barrier=true'],
-          'PUBLIC reads only the cost and stream-parameter views, both security barriers');
+          ARRAY['release_costs:security_barrier=true', 'release_laws:security_barrier=true',
+                'stream_parameters:security_barrier=true'],
+          'PUBLIC reads only the cost, law and stream-parameter views, all security barriers');
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),

@@ -78,7 +78,10 @@ class PartitionForm final : public ProjectorForm {
     for (std::size_t k = 0; k < touched_.size(); ++k) {
       interrupts.poll_every(k);
       const std::uint32_t g = touched_[k];
-      const double form = squares_[g] - sum_[g] * sum_[g] / size_[g];
+      // (k sum w^2 - (sum w)^2) / k: one rounding after the difference, so
+      // a sum over a whole group (integer weights) is exactly 0.
+      const long double n = size_[g], s = sum_[g];
+      const double form = double((n * (long double)(squares_[g]) - s * s) / n);
       out.push_back({g, std::max(0.0, form)});
       sum_[g] = squares_[g] = 0;
     }
@@ -138,6 +141,7 @@ class TableForm final : public ProjectorForm {
         offset += entries;
       }
       diagonal_.push_back(shape_diagonal(table.shape));
+      scale_.push_back(double(cells));
     }
     for (std::size_t cell = 0; cell < n_cells; ++cell) {
       interrupts.poll_every(cell);
@@ -174,7 +178,7 @@ class TableForm final : public ProjectorForm {
         table_touched_[t] = 1;
         tables_touched_.push_back(t);
       }
-      table_sum_[t] += w * w;  // the empty subset: the cell itself
+      table_sum_[t] += scale_[t] * w * w;  // the empty subset: the cell itself
       for (std::uint32_t mask = 1; mask < (1u << K); ++mask) {
         std::size_t key = 0;
         for (std::size_t k = 0; k < K; ++k)
@@ -195,13 +199,13 @@ class TableForm final : public ProjectorForm {
           divisor *= double(shape[k]);
           sign = -sign;
         }
-      const double v = scratch_[e.at];
-      table_sum_[e.table] += sign * v * v / divisor;
+      const long double v = scratch_[e.at];
+      table_sum_[e.table] += sign * v * v * (scale_[e.table] / divisor);
       scratch_[e.at] = 0;
     }
     out.clear();
     for (const std::uint32_t t : tables_touched_) {
-      out.push_back({t, std::max(0.0, table_sum_[t])});
+      out.push_back({t, std::max(0.0, double(table_sum_[t] / scale_[t]))});
       table_sum_[t] = 0;
       table_touched_[t] = 0;
     }
@@ -235,7 +239,12 @@ class TableForm final : public ProjectorForm {
   std::vector<std::uint32_t> table_of_, position_;
   std::vector<std::vector<std::size_t>> subset_offset_;
   std::vector<double> diagonal_;
-  mutable std::vector<double> scratch_, table_sum_;
+  // The terms are summed times prod n_k (each then a product of integers and
+  // squared sums) in extended precision and divided once: with integer
+  // weights a sum that a margin fixes is exactly 0, not a rounding residue.
+  std::vector<long double> scale_;
+  mutable std::vector<double> scratch_;
+  mutable std::vector<long double> table_sum_;
   mutable std::vector<std::uint8_t> table_touched_;
   mutable std::vector<Touched> touched_;
   mutable std::vector<std::uint32_t> tables_touched_;

@@ -64,10 +64,13 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   interrupts.poll();
+  // The columns' code arrays looked up once, not at every comparison (an
+  // 8M-cell sort makes some 200M of them).
+  std::vector<const std::uint32_t*> sort_codes;
+  for (std::size_t c : sort_columns) sort_codes.push_back(keys.codes(c));
   std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    for (std::size_t c : sort_columns) {
-      const std::uint32_t ca = keys.code(c, a), cb = keys.code(c, b);
-      if (ca != cb) return ca < cb;
+    for (const std::uint32_t* codes : sort_codes) {
+      if (codes[a] != codes[b]) return codes[a] < codes[b];
     }
     return a < b;
   });

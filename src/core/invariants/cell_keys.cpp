@@ -137,6 +137,21 @@ void CellKeys::throw_duplicate(std::size_t row) const {
 }
 
 void CellKeys::check_no_duplicate_codes(const Interrupts& interrupts) const {
+  // A column whose codes differ on every cell settles it (the deepest level
+  // of a geography: one block per cell), found with a bit per code instead
+  // of a table of tuples.
+  for (std::size_t j = 0; j < n_columns() && n_cells_ > 1; ++j) {
+    if (n_levels_[j] < n_cells_ || n_levels_[j] > 4 * n_cells_ + 64) continue;
+    std::vector<std::uint64_t> seen((n_levels_[j] + 63) / 64, 0);
+    std::size_t i = 0;
+    for (; i < n_cells_; ++i) {
+      interrupts.poll_every(i);
+      const std::uint32_t c = codes_[j][i];
+      if (c >= n_levels_[j] || (seen[c / 64] >> (c % 64) & 1)) break;
+      seen[c / 64] |= std::uint64_t(1) << (c % 64);
+    }
+    if (i == n_cells_) return;
+  }
   std::vector<detail::CodeColumn> columns;
   for (std::size_t j = 0; j < n_columns(); ++j) columns.push_back({codes_[j], n_levels_[j]});
   const detail::Grouping cells = detail::group_by_codes(n_cells_, columns, interrupts);

@@ -1,0 +1,160 @@
+-- Error bars of sums of released cells: dp.margin_of_error, dp.sum_variance
+-- and dp.error_bar beside sum(n) over a release table, for a stored
+-- dp.privatize result with its law and for governed releases read by an
+-- analyst. Only what the law fixes is printed (variances and margins follow
+-- from the law and the keys, never from the noisy counts); a release's
+-- noisy numbers never are.
+\set VERBOSITY terse
+
+-- The session's release, stored with its law.
+CREATE TABLE ce AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5,
+                           margins => '{county}') AS t(county text, edu text, n bigint);
+CREATE TABLE ce_law AS SELECT dp.last_release() AS law;
+-- A county's total is a margin: exact. An education level's crosses the four
+-- county groups: one cell of each, four times the cell's conditioned variance.
+SELECT county, dp.sum_variance(r, l.law) AS variance, dp.margin_of_error(r, 0.95, l.law) AS moe
+FROM ce r, ce_law l GROUP BY county ORDER BY county;
+SELECT edu, round(dp.sum_variance(r, l.law)::numeric, 6) AS variance, dp.margin_of_error(r, 0.95, l.law) AS moe,
+       dp.margin_of_error(r, 0.5, l.law) AS moe_50
+FROM ce r, ce_law l GROUP BY edu ORDER BY edu;
+-- The law as a literal, a parameter or a scalar subquery: the same figures.
+SELECT law AS ce_law FROM ce_law \gset
+SELECT dp.margin_of_error(r, 0.95, :'ce_law') = dp.margin_of_error(r, 0.95, (SELECT law FROM ce_law)) AS same
+FROM ce r WHERE edu = 'Low';
+-- The whole error bar: how the variance is known and how the margin holds.
+SELECT (b).cells, round((b).variance::numeric, 6) AS variance, (b).variance = (b).variance_lower AS one_value,
+       (b).variance_kind, (b).confidence, (b).margin_of_error, (b).margin_kind, (b).method, (b).caveat
+FROM (SELECT dp.error_bar(r, 0.9, l.law) AS b FROM ce r, ce_law l WHERE edu IN ('Low', 'High')) s;
+-- Multiplicity: a row a join repeats counts as often as sum(n) counts it.
+SELECT round((dp.sum_variance(r, :'ce_law') /
+              (SELECT dp.sum_variance(c, :'ce_law') FROM ce c WHERE c.county = 'Beta' AND c.edu = 'Low'))::numeric, 9)
+       AS ratio_to_one_cell
+FROM ce r CROSS JOIN generate_series(1, 2) g WHERE r.county = 'Beta' AND r.edu = 'Low';
+
+-- NULLs as PostgreSQL's aggregates treat them: no rows, NULL; a NULL row,
+-- confidence or law is skipped.
+SELECT dp.margin_of_error(r, 0.95, l.law) IS NULL AS no_rows FROM ce r, ce_law l WHERE false;
+SELECT dp.margin_of_error(r, NULL, l.law) IS NULL AS null_confidence FROM ce r, ce_law l;
+SELECT dp.sum_variance(r, NULL) IS NULL AS null_law FROM ce r;
+SELECT e.edu, count(r.*) AS rows, dp.sum_variance(r, l.law) IS NULL AS no_variance
+FROM (VALUES ('Low'), ('None')) e(edu) LEFT JOIN ce r ON r.edu = e.edu CROSS JOIN ce_law l
+GROUP BY e.edu ORDER BY e.edu;
+
+-- A hierarchy: every node a row, the level column read; a county's
+-- variance is that of the sum of its cells; the grand total is exact.
+CREATE TABLE ce_tree AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0, 'cascade',
+                           delta => 1e-6, hierarchy => '{county}', margins => '{""}', options => '{"level": true}')
+    AS t(county text, edu text, n float8, level integer);
+CREATE TABLE ce_tree_law AS SELECT dp.last_release() AS law;
+SELECT level, count(*) AS rows, (dp.error_bar(r, 0.95, l.law)).variance_kind
+FROM ce_tree r, ce_tree_law l GROUP BY level ORDER BY level;
+SELECT round(c.v::numeric, 9) = round(s.v::numeric, 9) AS county_is_the_sum_of_its_cells, s.v > 0 AS noisy
+FROM (SELECT dp.sum_variance(r, l.law) AS v FROM ce_tree r, ce_tree_law l WHERE level = 1 AND county = 'Gamma') c,
+     (SELECT dp.sum_variance(r, l.law) AS v FROM ce_tree r, ce_tree_law l WHERE level = 2 AND county = 'Gamma') s;
+SELECT dp.sum_variance(r, l.law) AS total_variance FROM ce_tree r, ce_tree_law l WHERE level = 0;
+
+-- Refusals, each with its SQLSTATE.
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0, (SELECT law FROM ce_law)) FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 1.5, (SELECT law FROM ce_law)) FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 'NaN', (SELECT law FROM ce_law)) FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(ROW('Alpha', 'Low', 3), 0.9, (SELECT law FROM ce_law))$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9) FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(ROW('Alpha', 'Nowhere', 3)::ce, 0.9, (SELECT law FROM ce_law))$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "congenial"}') FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "integer_laplace"}') FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, 'null') FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM ce_tree_law)) FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, l.law) FROM ce r, (SELECT law FROM ce_law UNION ALL SELECT law FROM ce_tree_law) l$$);
+CREATE TABLE ce_part AS SELECT * FROM ce WHERE county <> 'Delta';
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM ce_law)) FROM ce_part r$$);
+CREATE VIEW ce_view AS SELECT * FROM ce;
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM ce_law)) FROM ce_view r$$);
+ALTER TABLE ce_part ENABLE ROW LEVEL SECURITY;
+CREATE POLICY alpha_only ON ce_part USING (county = 'Alpha');
+CREATE ROLE regress_moe_reader;
+GRANT SELECT ON ce_part, ce_law TO regress_moe_reader;
+SET ROLE regress_moe_reader;
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM ce_law)) FROM ce_part r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(ROW('Alpha', 'Low', 3)::ce, 0.9, (SELECT law FROM ce_law))$$);
+RESET ROLE;
+
+-- Parallel query: partial states combine, the same figures come out.
+CREATE TABLE wide AS SELECT * FROM dp.privatize(
+    $$SELECT a, b, count(*) FROM generate_series(1, 60) a, generate_series(1, 300) b GROUP BY 1, 2$$,
+    1.0, 'subspace_laplace', margins => '{a,b}') AS t(a int, b int, n float8);
+CREATE TABLE wide_law AS SELECT dp.last_release() AS law;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM wide_law)) FROM wide r WHERE a <= 30;
+CREATE TEMP TABLE parallel_figure AS
+SELECT dp.sum_variance(r, (SELECT law FROM wide_law)) AS v FROM wide r WHERE a <= 30 AND b % 3 = 0;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+SELECT round(v::numeric, 6) = round(s::numeric, 6) AS same_in_parallel
+FROM parallel_figure, (SELECT dp.sum_variance(r, (SELECT law FROM wide_law)) AS s FROM wide r WHERE a <= 30 AND b % 3 = 0) q;
+-- Many cells: the normal approximation, labelled so.
+SELECT (dp.error_bar(r, 0.9, (SELECT law FROM wide_law))).method FROM wide r WHERE a = 1 AND b <= 40;
+-- statement_timeout stops the statement (the preparation polls for it).
+SET statement_timeout = '1ms';
+SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM wide_law)) FROM wide r;
+RESET statement_timeout;
+
+-- A governed release, read by an analyst: the law of its latest draw is
+-- shown in dp.release_laws, the aggregates need no law.
+SELECT dp.set_budget('moe survey', epsilon => 5.0);
+SELECT dp.register_release('public.moe_county_edu', 'moe survey',
+    source  => $$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$,
+    columns => 'c text, e text, n bigint',
+    epsilon => 0.5, margins => '{county}', options => '{"keys": "public"}');
+-- Before its first draw the table is empty (no rows: NULL) and has no law.
+SELECT dp.margin_of_error(r, 0.95) IS NULL AS no_rows FROM moe_county_edu r;
+SELECT release, draw_id IS NULL AS no_draw, key_columns FROM dp.release_laws;
+SELECT dp.refresh_release('public.moe_county_edu') > 0 AS drawn;
+CREATE ROLE regress_moe_analyst;
+SELECT dp.grant_release('public.moe_county_edu', 'regress_moe_analyst');
+SET ROLE regress_moe_analyst;
+SELECT release, key_columns, noise_law->>'mechanism' AS mechanism FROM dp.release_laws;
+-- The table's columns are c and e; the law names them county and edu.
+SELECT e, dp.margin_of_error(r, 0.95) AS moe, (dp.error_bar(r, 0.95)).variance_kind
+FROM moe_county_edu r GROUP BY e ORDER BY e;
+SELECT c, dp.margin_of_error(r, 0.95) AS moe FROM moe_county_edu r GROUP BY c ORDER BY c;
+-- The same figures as the stored session release of the same law.
+SELECT dp.margin_of_error(r, 0.95) AS moe FROM moe_county_edu r WHERE e = 'Low';
+RESET ROLE;
+SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM ce_law)) AS moe FROM ce r WHERE edu = 'Low';
+-- Another role sees no law and reads no table.
+SET ROLE regress_moe_reader;
+SELECT count(*) AS laws_seen FROM dp.release_laws;
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.95) FROM moe_county_edu r$$);
+RESET ROLE;
+-- A new draw: its law is read, the structure built again.
+SELECT dp.refresh_release('public.moe_county_edu') > 0 AS drawn_again;
+SET ROLE regress_moe_analyst;
+SELECT dp.margin_of_error(r, 0.95) AS moe FROM moe_county_edu r WHERE e = 'Low';
+RESET ROLE;
+
+-- A governed stream: periods in period order, exact variances.
+CREATE TABLE moe_events (day date NOT NULL, id int);
+REVOKE ALL ON moe_events FROM PUBLIC;
+INSERT INTO moe_events SELECT date '2026-03-01' + i % 6, i FROM generate_series(1, 600) i;
+SELECT dp.register_stream('public.moe_daily', 'moe survey', $$SELECT day, count(*) FROM moe_events GROUP BY 1$$,
+                          'day date, n float8', 0.5, 1e-6, horizon => 4);
+SELECT dp.set_budget('moe survey', epsilon => 5.0, delta => 1e-5);
+SELECT dp.refresh_release('public.moe_daily') > 0 AS drawn;
+SELECT round((dp.sum_variance(r) / s.variance)::numeric, 9) AS first_four_days_in_node_variances,
+       round((dp.stream_range_variance('public.moe_daily', 0, 3) / s.variance)::numeric, 9) AS range_variance
+FROM moe_daily r, dp.stream_parameters s WHERE r.day < date '2026-03-05' GROUP BY s.variance;
+SELECT (dp.error_bar(r, 0.95)).margin_kind FROM moe_daily r;
+
+-- Clean up.
+SELECT dp.drop_release('public.moe_daily');
+SELECT dp.drop_release('public.moe_county_edu');
+DROP OWNED BY regress_moe_analyst, regress_moe_reader;
+DROP ROLE regress_moe_analyst, regress_moe_reader;
+DROP TABLE ce, ce_law, ce_tree, ce_tree_law, ce_part, wide, wide_law, moe_events CASCADE;

@@ -1,0 +1,306 @@
+// Error bars of sums of a release table's rows (published_release.hpp).
+#include "published_release.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../hierarchy/cascade_law.hpp"
+#include "../hierarchy/cascade_margins.hpp"
+#include "../invariants/invariant_model.hpp"
+#include "crossed_accuracy.hpp"
+#include "hierarchy_accuracy.hpp"
+#include "linear_accuracy.hpp"
+#include "projector_form.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+const char* const kNotTheRelease = "The table's keys and the noise law describe different releases.";
+const char* const kRowsHint = "Aggregate over the release table as it was drawn, with the noise law of that draw.";
+
+std::vector<Margin> margins_of(const PublishedLaw& law, const RowLayout& layout) {
+  std::vector<Margin> out;
+  for (const auto& names : law.margins) {
+    Margin m;
+    for (const std::string& name : names)
+      m.columns.push_back(std::size_t(std::find(layout.key_names.begin(), layout.key_names.end(), name) -
+                                      layout.key_names.begin()));
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+void check_model(const PublishedLaw& law, const InvariantModel& model) {
+  const auto differs = [](std::int64_t published, std::size_t found) {
+    return published >= 0 && std::uint64_t(published) != found;
+  };
+  if (differs(law.cells, model.n_cells()) || differs(law.rank, model.rank()) ||
+      differs(law.null_dimension, model.null_dimension()) || model.structure() != law.structure)
+    throw InvalidData("the table's rows are not the release's cells: its noise law has " + std::to_string(law.cells) +
+                          " cells of structure " + law.structure + ", the table's keys give " +
+                          std::to_string(model.n_cells()) + " of structure " + model.structure(),
+                      kNotTheRelease, kRowsHint);
+}
+
+// The l1 law: closed forms where they exist, the published scalars on the
+// blocks without one (0 where none was published: every such block is then
+// refused by name, never left at 0).
+LinearAccuracy laplace_accuracy(const PublishedLaw& law, std::shared_ptr<const ProjectorForm> form,
+                                const Interrupts& interrupts) {
+  const CovarianceScale& scale = law.covariance_scale;
+  if (form->structure() == std::string("general"))
+    return estimated_accuracy(form, {scale.of_shape({})}, "the l1 law");
+  std::vector<double> variance(form->n_cells(), 0.0);
+  for (std::uint32_t i = 0; scale.published && i < variance.size(); ++i) {
+    interrupts.poll_every(i);
+    const std::vector<std::size_t> shape = form->block_shape(form->block_of(i));
+    double c = scale.one_for_all ? scale.all : 0;
+    for (const auto& [s, value] : scale.by_shape)
+      if (s == shape) c = value;
+    variance[i] = c * shape_diagonal(shape);
+  }
+  LinearAccuracy out = laplace_lattice_accuracy(form, law.exact_parameter, &variance, interrupts);
+  for (std::uint32_t b = 0; b < form->n_blocks(); ++b)
+    if (out.scalars().kind[b] == Exactness::estimate) scale.of_shape(form->block_shape(b));
+  return out;
+}
+
+std::unique_ptr<LinearAccuracy> flat_accuracy(const PublishedLaw& law, const InvariantModel& model,
+                                              const Interrupts& interrupts) {
+  std::shared_ptr<const ProjectorForm> form = form_of_model(model, interrupts);
+  switch (law.family) {
+    case LawFamily::laplace_lattice: return std::make_unique<LinearAccuracy>(laplace_accuracy(law, form, interrupts));
+    case LawFamily::gaussian_lattice:
+      return std::make_unique<LinearAccuracy>(lattice_gaussian_accuracy(
+          form, law.exact_parameter, interrupts, law.deficit_bound >= 0 ? law.deficit_bound : 1));
+    case LawFamily::l2_lattice: {
+      std::vector<double> scalars(form->n_blocks());
+      for (std::uint32_t b = 0; b < scalars.size(); ++b) {
+        const std::vector<std::size_t> shape = form->block_shape(b);
+        scalars[b] = shape_pinned(shape) && !shape.empty() ? 0 : law.covariance_scale.of_shape(shape);
+      }
+      return std::make_unique<LinearAccuracy>(estimated_accuracy(form, scalars, "the l2 law"));
+    }
+    case LawFamily::projected: return std::make_unique<LinearAccuracy>(projected_accuracy(form, law.unit_variance));
+    default: break;
+  }
+  throw InvalidArgument("the noise law of mechanism \"" + law.mechanism + "\" is not one of a flat release");
+}
+
+std::string cascade_statement(const PublishedLaw& law) {
+  return law.integer_output ? "certified: within [(1 - B) V, V] of the cascade's closed-form variance V, B = " +
+                                  format_double(law.deficit_bound) + " (variance_deficit_bound)"
+                            : "exact: the cascade's Gaussian covariance";
+}
+
+// The rows named by ids, each once with its weights added (a row given
+// twice counts twice), in row order; rows of no cell are only counted. By
+// sorting, so that a sum costs O(its rows log its rows) and no array of the
+// release's size.
+CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights, std::size_t n,
+                  std::size_t& unknown, const Interrupts& interrupts) {
+  std::vector<std::uint32_t> row(n);
+  index.find_many(ids, n, row.data(), interrupts);
+  std::vector<std::pair<std::uint32_t, double>> found;
+  found.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(weights[i])) throw InvalidArgument("the weight of a row in a sum must be finite");
+    if (row[i] == kNoRow)
+      ++unknown;
+    else
+      found.emplace_back(row[i], weights[i]);
+  }
+  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  CellQuery out;
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    interrupts.poll_every(i);
+    if (!out.cells.empty() && out.cells.back() == found[i].first)
+      out.weights.back() += found[i].second;
+    else {
+      out.cells.push_back(found[i].first);
+      out.weights.push_back(found[i].second);
+    }
+  }
+  // Rows whose weights cancel are no part of the sum.
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (out.weights[k] != 0) {
+      out.cells[kept] = out.cells[k];
+      out.weights[kept++] = out.weights[k];
+    }
+  out.cells.resize(kept);
+  out.weights.resize(kept);
+  return out;
+}
+
+}  // namespace
+
+struct PublishedRelease::Impl {
+  PublishedLaw law;
+  RowIndex index;
+  std::vector<TreeRows> trees;
+  std::vector<std::uint32_t> cell_of_row;  // flat and rolled up: row -> model cell (kNoRow: a rollup row)
+  std::vector<std::uint32_t> grid_cell;    // rolled-up crossed: (row leaf, column leaf) -> cell
+  std::unique_ptr<CellKeys> cells;         // flat and rolled up: the model's cells
+  std::unique_ptr<InvariantModel> model;
+  std::unique_ptr<LinearAccuracy> linear;
+  std::vector<hierarchy::CascadeLaw> cascade_laws;
+  std::unique_ptr<HierarchyAccuracy> hierarchy;
+  std::unique_ptr<CrossedAccuracy> crossed;
+  std::string statement;
+  std::unique_ptr<QueryBuilder> cells_builder;  // rolled-up hierarchies: leaves of the nodes asked
+
+  Impl(PublishedLaw l, const ReleaseRows& rows, const Interrupts& interrupts)
+      : law(std::move(l)), index(rows.ids, rows.n_rows, interrupts) {}
+
+  void build_flat(const RowLayout& layout, const ReleaseRows& rows, std::vector<std::uint32_t> which,
+                  const Interrupts& interrupts) {
+    cells = std::make_unique<CellKeys>(cells_of_rows(rows, layout.key_names, which, {}, interrupts));
+    try {
+      model = std::make_unique<InvariantModel>(*cells, margins_of(law, layout), interrupts);
+    } catch (const InconsistentInvariants&) {
+      throw InvalidData("the table's rows are not the release's cells: its margins would pin every cell",
+                        kNotTheRelease, kRowsHint);
+    }
+    check_model(law, *model);
+    cell_of_row.assign(rows.n_rows, kNoRow);
+    for (std::uint32_t c = 0; c < which.size(); ++c) cell_of_row[which[c]] = c;
+    linear = flat_accuracy(law, *model, interrupts);
+    statement = linear->statement();
+  }
+
+  void build_cascade(const RowLayout& layout, const Interrupts& interrupts) {
+    const double bound = law.integer_output ? law.deficit_bound : -1;
+    for (std::size_t a = 0; a < trees.size(); ++a)
+      cascade_laws.emplace_back(trees[a].tree, law.level_variance.at(a), interrupts);
+    if (trees.size() == 2) {
+      if (!law.margins.empty()) throw InvalidArgument("a crossed cascade's noise law has no margins to keep");
+      crossed = std::make_unique<CrossedAccuracy>(trees[0].tree, cascade_laws[0], trees[1].tree, cascade_laws[1], bound);
+    } else {
+      std::vector<std::uint32_t> fixed;
+      for (const Margin& m : margins_of(law, layout)) {
+        const auto nodes = hierarchy::margin_nodes(trees[0].tree, trees[0].leaf_keys, m.columns, interrupts);
+        fixed.insert(fixed.end(), nodes.begin(), nodes.end());
+      }
+      std::sort(fixed.begin(), fixed.end());
+      fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
+      if (law.fixed_nodes > 0 && law.fixed_nodes != fixed.size())
+        throw InvalidData("the table's keys give " + std::to_string(fixed.size()) + " exact nodes, its noise law " +
+                              std::to_string(law.fixed_nodes),
+                          kNotTheRelease, kRowsHint);
+      if (!fixed.empty()) cascade_laws[0] = cascade_laws[0].conditioned_on(trees[0].tree, fixed, interrupts);
+      hierarchy = std::make_unique<HierarchyAccuracy>(trees[0].tree, cascade_laws[0], bound);
+    }
+    statement = cascade_statement(law);
+  }
+
+  // Rolled up over both trees: each grid cell's model cell.
+  void build_grid(const Interrupts& interrupts) {
+    const hierarchy::HierarchyTree &rows = trees[0].tree, &cols = trees[1].tree;
+    grid_cell.assign(std::size_t(rows.n_leaves()) * cols.n_leaves(), kNoRow);
+    for (std::uint32_t r = 0; r < cell_of_row.size(); ++r) {
+      interrupts.poll_every(r);
+      if (cell_of_row[r] == kNoRow) continue;
+      const std::size_t at = std::size_t(rows.leaf_begin(trees[0].node_of_row[r])) * cols.n_leaves() +
+                             cols.leaf_begin(trees[1].node_of_row[r]);
+      grid_cell[at] = cell_of_row[r];
+    }
+  }
+
+  VarianceFigure rolled_up(const CellQuery& q, std::size_t& n_cells, const Interrupts& interrupts) {
+    if (!cells_builder) cells_builder = std::make_unique<QueryBuilder>(model->n_cells());
+    for (std::size_t k = 0; k < q.size(); ++k) {
+      interrupts.poll_every(k);
+      const std::uint32_t r = q.cells[k];
+      if (cell_of_row[r] != kNoRow) {
+        cells_builder->add(cell_of_row[r], q.weights[k]);
+        continue;
+      }
+      const hierarchy::HierarchyTree& t0 = trees[0].tree;
+      const std::uint32_t u = trees[0].node_of_row[r];
+      for (std::uint32_t l = t0.leaf_begin(u), e = t0.leaf_end(u); l < e; ++l) {
+        interrupts.poll_every(l);
+        if (trees.size() == 1) {
+          cells_builder->add(cell_of_row[trees[0].leaf_rows[t0.leaf_cell(l)]], q.weights[k]);
+          continue;
+        }
+        const hierarchy::HierarchyTree& t1 = trees[1].tree;
+        const std::uint32_t v = trees[1].node_of_row[r];
+        for (std::uint32_t m = t1.leaf_begin(v), f = t1.leaf_end(v); m < f; ++m)
+          cells_builder->add(grid_cell[std::size_t(l) * t1.n_leaves() + m], q.weights[k]);
+      }
+    }
+    const CellQuery cells_query = cells_builder->take();
+    n_cells = cells_query.size();
+    return linear->variance(cells_query, interrupts);
+  }
+};
+
+PublishedRelease::PublishedRelease(PublishedLaw law, const RowLayout& layout, const ReleaseRows& rows,
+                                   const Interrupts& interrupts)
+    : impl_(std::make_unique<Impl>(std::move(law), rows, interrupts)) {
+  Impl& s = *impl_;
+  if (s.law.family == LawFamily::stream) {
+    s.statement = "exact: every period a leaf of one binary cascade at the stream's node variance";
+    return;
+  }
+  if (s.law.hierarchical()) s.trees = tree_rows(s.law, layout, rows, interrupts);
+  if (s.law.family == LawFamily::cascade) {
+    s.build_cascade(layout, interrupts);
+    return;
+  }
+  if (!s.law.hierarchical()) {
+    std::vector<std::uint32_t> all(rows.n_rows);
+    for (std::uint32_t r = 0; r < all.size(); ++r) all[r] = r;
+    s.build_flat(layout, rows, std::move(all), interrupts);
+    return;
+  }
+  s.build_flat(layout, rows, cell_rows(s.trees, rows.n_rows), interrupts);
+  if (s.law.crossed()) s.build_grid(interrupts);
+}
+
+PublishedRelease::~PublishedRelease() = default;
+
+std::size_t PublishedRelease::n_rows() const { return impl_->index.size(); }
+const PublishedLaw& PublishedRelease::law() const { return impl_->law; }
+const std::string& PublishedRelease::statement() const { return impl_->statement; }
+
+ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::size_t n, double level,
+                               const Interrupts& interrupts) {
+  Impl& s = *impl_;
+  ErrorBar out;
+  CellQuery rows = rows_of(s.index, ids, weights, n, out.unknown_rows, interrupts);
+  if (out.unknown_rows > 0) return out;
+  out.cells = rows.size();
+  std::size_t tail_cells = rows.size();
+  if (s.law.family == LawFamily::stream) {
+    std::vector<std::uint64_t> periods(rows.cells.begin(), rows.cells.end());
+    const double v = stream_variance(s.law.stream_variance, std::move(periods), rows.weights, interrupts);
+    out.variance = VarianceFigure{v, v, Exactness::exact};
+  } else if (s.hierarchy) {
+    for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
+    out.variance = s.hierarchy->variance(rows, interrupts);
+  } else if (s.crossed) {
+    std::vector<std::uint32_t> row_nodes, col_nodes;
+    for (const std::uint32_t r : rows.cells) {
+      row_nodes.push_back(s.trees[0].node_of_row[r]);
+      col_nodes.push_back(s.trees[1].node_of_row[r]);
+    }
+    out.variance = s.crossed->variance(row_nodes, col_nodes, rows.weights, interrupts);
+  } else if (s.law.hierarchical()) {
+    out.variance = s.rolled_up(rows, tail_cells, interrupts);
+  } else {
+    for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
+    out.variance = s.linear->variance(rows, interrupts);
+  }
+  out.caveat = s.law.caveat;
+  if (!std::isnan(level)) {
+    out.has_margin = true;
+    out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
+                                 s.law.integer_output);
+  }
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy

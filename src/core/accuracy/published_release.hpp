@@ -1,0 +1,68 @@
+// The error bars of any weighted sum of a release's rows, from what an
+// analyst may read: the published noise law (published_law.hpp) and the
+// release table's rows (release_rows.hpp). Built once per release (O(rows):
+// the structure from the keys, then the family's accuracy object of
+// accuracy.hpp), then each sum costs O(rows in the sum) (times the depth of
+// a hierarchy; a rolled-up hierarchy's node counts its leaves).
+//
+// By family (DERIVATIONS.md, sections 1 to 9):
+//   flat releases: the invariant model rebuilt from the keys and the law's
+//     margins, its form, and the family's scalars (linear_accuracy.hpp),
+//     checked against the law's cells, rank and null dimension;
+//   cascade, integer_cascade: the tree rebuilt from the keys, the law's
+//     level variances conditioned on the margins' nodes
+//     (HierarchyAccuracy), or both trees when crossed (CrossedAccuracy);
+//     rows are nodes, or (row node, column node) pairs;
+//   other mechanisms with a hierarchy: the leaves as a flat release, each
+//     node the sum of its leaves;
+//   streams: rows in period order, stream_variance.
+// A sum's margin of error takes the tail its law recommends for its size
+// (margin_of_error.hpp). Where the law is drawn by a chain the figure is the
+// law's, and ErrorBar::caveat says so.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "cell_query.hpp"
+#include "margin_of_error.hpp"
+#include "published_law.hpp"
+#include "release_rows.hpp"
+
+namespace invariant_dp::accuracy {
+
+struct ErrorBar {
+  std::size_t unknown_rows = 0;  // rows of no cell of this release: no figure then
+  std::size_t cells = 0;         // released rows with a non-zero total weight
+  VarianceFigure variance;
+  bool has_margin = false;
+  MarginOfError margin;
+  std::string caveat;  // empty, or why the figure is the law's only
+};
+
+class PublishedRelease {
+ public:
+  // The rows must be the release's, as the layout reads them; InvalidData
+  // when they are not (another count of cells, keys of no node, ...).
+  PublishedRelease(PublishedLaw law, const RowLayout& layout, const ReleaseRows& rows, const Interrupts& interrupts);
+  ~PublishedRelease();
+  PublishedRelease(const PublishedRelease&) = delete;
+  PublishedRelease& operator=(const PublishedRelease&) = delete;
+
+  // The sum of weights[i] times row ids[i] (a row given twice counts
+  // twice); level in (0, 1) for a margin of error, or NaN for the variance
+  // alone. One sum at a time (the forms keep scratch arrays).
+  ErrorBar sum(const RowId* ids, const double* weights, std::size_t n, double level, const Interrupts& interrupts);
+
+  std::size_t n_rows() const;
+  const PublishedLaw& law() const;
+  // The covariance in words, with how it is known.
+  const std::string& statement() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace invariant_dp::accuracy
