@@ -100,6 +100,11 @@ CREATE TABLE regress_evil.releases (release regclass, dataset text);
 SELECT sqlstate_of('SELECT floor(1.5::numeric)') AS unpinned_code_would_be_hijacked;
 SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('county_edu_counts');
 RESET search_path;
+-- When the release was last drawn shows whatever the session's search_path
+-- (the audit names it schema-qualified).
+SELECT last_drawn_at IS NOT NULL AS last_drawn_shown FROM dp.release_cost('county_edu_counts');
+SELECT last_drawn_at IS NOT NULL AS last_drawn_shown_from_the_view FROM dp.release_costs
+WHERE release = 'county_edu_counts'::regclass;
 -- A crafted release argument is a regclass: a name, never SQL.
 SELECT sqlstate_of($$SELECT dp.release_cost('county_edu_counts; DELETE FROM dp.budgets')$$);
 SELECT sqlstate_of($$SELECT dp.release_cost('delinquents')$$);

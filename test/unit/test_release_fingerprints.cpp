@@ -83,10 +83,11 @@ std::uint64_t fingerprint(const idp_release_table& t) {
   return f.hash;
 }
 
-// Seed 20261127 from the start of its stream for every release: a new
-// generation makes the session's source restart, whatever ran before.
+// Seed 20261127 from the start of its stream for every release: a
+// generation no other test uses makes the session's source restart,
+// whatever ran before in the process.
 idp_randomness fresh_seed() {
-  static std::uint64_t generation = 0;
+  static std::uint64_t generation = 0x46494e4745525052ull;  // "FINGERPR"
   return idp_randomness{true, 20261127, ++generation};
 }
 

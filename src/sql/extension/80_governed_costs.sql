@@ -14,7 +14,11 @@ SELECT r.release, r.dataset, c.epsilon, c.delta,
                                   THEN (b.delta_total - b.delta_spent) / c.delta::numeric END,
                              9223372036854775807))::bigint
        END AS draws_remaining,
-       (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release = r.release::text) AS last_drawn_at,
+       -- The audit names a release schema-qualified (written under search_path
+       -- pg_catalog, pg_temp), whatever the querying session's search_path.
+       (SELECT max(d.drawn_at) FROM dp.draws d, pg_class c, pg_namespace n
+        WHERE c.oid = r.release AND n.oid = c.relnamespace AND d.release = format('%I.%I', n.nspname, c.relname))
+           AS last_drawn_at,
        -- Who the epsilon protects: one row (NULL), or every row of one unit within its bounds.
        r.privacy_unit, r.bounds
 FROM dp.releases r
