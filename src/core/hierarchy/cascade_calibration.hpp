@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../mechanisms/release_request.hpp"
+#include "../request/neighbours.hpp"
 #include "cascade_law.hpp"
 #include "cascade_privacy.hpp"
 #include "hierarchy_tree.hpp"

@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../mechanisms/release_request.hpp"
 #include "cascade_calibration.hpp"
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"

@@ -39,8 +39,8 @@
 #include "../interrupts.hpp"
 #include "../invariants/key_rows.hpp"
 #include "../keyed_hash.hpp"
-#include "../mechanisms/privacy_unit.hpp"
-#include "../mechanisms/release_request.hpp"
+#include "../request/contribution_bounds.hpp"
+#include "../request/neighbours.hpp"
 #include "../random_source.hpp"
 
 namespace invariant_dp::hierarchy {

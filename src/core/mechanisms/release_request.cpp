@@ -178,10 +178,6 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
 
 }  // namespace
 
-const char* neighbours_name(Neighbours neighbours) {
-  return neighbours == Neighbours::ReplaceOne ? "replace_one" : "add_remove";
-}
-
 double ReleaseRequest::l1_sensitivity() const {
   return (neighbours == Neighbours::ReplaceOne ? 2.0 : 1.0) * bounds.l1_factor();
 }

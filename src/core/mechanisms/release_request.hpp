@@ -8,17 +8,14 @@
 #include <utility>
 #include <vector>
 
+#include "../request/contribution_bounds.hpp"
+#include "../request/neighbours.hpp"
 #include "mechanism.hpp"
 #include "partition_selection.hpp"
 #include "privacy_unit.hpp"
 
 namespace invariant_dp {
 
-// Which pairs of databases are neighbours (docs/mechanisms.md, "Privacy semantics").
-enum class Neighbours {
-  ReplaceOne,  // same size, one person's record changed: two cells move by 1
-  AddRemove,   // one person added or removed: one cell moves by 1
-};
 
 struct ReleaseRequest {
   const MechanismTraits* mechanism = nullptr;
@@ -80,8 +77,6 @@ constexpr double kMaxEpsilon = 100.0;
 
 // Margins naming a column the source does not return: InvalidArgument.
 void check_margin_columns(const ReleaseRequest& request, const std::vector<std::string>& key_columns);
-
-const char* neighbours_name(Neighbours neighbours);
 
 }  // namespace invariant_dp
 
