@@ -3,8 +3,8 @@
 # directory, of lower floors, and the core's top-level headers (errors,
 # interrupts, randomness). A request walks down the floors once: the C
 # boundary converts it, the release entry dispatches it, the mechanisms and
-# hierarchies draw with the samplers and models below them, and nothing
-# below calls back up. Prints each include that goes up or sideways, and
+# hierarchies draw with the samplers and models below them, the accuracy
+# library states the laws they draw from, and nothing below calls back up. Prints each include that goes up or sideways, and
 # exits 1 if there is any. Run from the repository's top directory (ctest:
 # Boundary.CoreLayers).
 use strict;
@@ -14,9 +14,10 @@ use warnings;
 # each other.
 my @floors = (
     [qw(invariants lattice)],
-    [qw(samplers projection request)],
-    [qw(calibration mcmc)],
+    [qw(samplers request)],
+    [qw(calibration mcmc projection)],
     [qw(congenial hierarchy)],
+    [qw(accuracy)],
     [qw(mechanisms)],
     [qw(rollups)],
     [qw(release)],
