@@ -23,11 +23,13 @@ Datum
 dp_check_request(PG_FUNCTION_ARGS)
 {
 	idp_request request;
+	idp_prepared_request *prepared;
 	idp_request_info info;
 	idp_error	error;
 
 	unpack_request(fcinfo, &check_request_arguments, &request);
-	if (idp_check_request(&request, 0, NULL, &info, &error) != IDP_OK)
+	if (idp_prepare_request(&request, &prepared, &info, &error) != IDP_OK)
 		raise_core_error(&error);
+	idp_free_prepared_request(prepared);
 	PG_RETURN_VOID();
 }

@@ -32,6 +32,8 @@ PG_FUNCTION_INFO_V1(dp_privatize_as_owner);
 typedef struct Privatize
 {
 	idp_request request;
+	idp_prepared_request *prepared;	/* the request, validated once */
+	MemoryContextCallback free_prepared;
 	idp_request_info info;
 	char	   *source;
 	char	   *domain;
@@ -113,8 +115,8 @@ check_result_columns(const QueryRows *rows, void *arg)
 	{
 		idp_error	error;
 
-		if (idp_check_request(&p->request, rows->n_keys, (const char *const *) rows->key_names,
-							  &p->info, &error) != IDP_OK)
+		if (idp_accept_columns(p->prepared, rows->n_keys, (const char *const *) rows->key_names,
+							   &error) != IDP_OK)
 			raise_core_error(&error);
 	}
 }
@@ -140,6 +142,15 @@ check_domain_columns(const QueryRows *rows, void *arg)
 							format_type_be(source->key_types[k]))));
 }
 
+static void
+free_prepared_request(void *arg)
+{
+	Privatize  *p = (Privatize *) arg;
+
+	idp_free_prepared_request(p->prepared);
+	p->prepared = NULL;
+}
+
 /*
  * dp.privatize's arguments start at fcinfo argument "base": 0 for
  * dp.privatize itself, 2 for dp.privatize_as_owner (whose first arguments
@@ -160,8 +171,12 @@ unpack_privatize(FunctionCallInfo fcinfo, int base, Privatize *p)
 	unpack_request(fcinfo, &at, &p->request);
 	p->domain = PG_ARGISNULL(base + 5) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(base + 5));
 	/* Refuse a bad mechanism or epsilon before the source runs. */
-	if (idp_check_request(&p->request, 0, NULL, &p->info, &error) != IDP_OK)
+	if (idp_prepare_request(&p->request, &p->prepared, &p->info, &error) != IDP_OK)
 		raise_core_error(&error);
+	/* Freed with the context p lives in, on success or error alike. */
+	p->free_prepared.func = free_prepared_request;
+	p->free_prepared.arg = p;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &p->free_prepared);
 	p->result_desc = expected_result_desc(fcinfo);
 }
 
@@ -278,7 +293,7 @@ release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_p
 	cells = query_cells(&p->source_rows, p->domain ? &p->domain_rows : NULL);
 	/* Nothing reads the counts after the release: it may noise them in place. */
 	cells.counts_writable = true;
-	if (idp_release(&p->request, &cells, &randomness, &interrupts, &out->table, &error) != IDP_OK)
+	if (idp_release(p->prepared, &cells, &randomness, &interrupts, &out->table, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, p);
 	out->free_table.func = free_release_table;
 	out->free_table.arg = out;

@@ -15,6 +15,7 @@
 #include "capi/capi_convert.hpp"
 #include "capi/invariant_dp_core.h"
 #include "invariants/cell_keys.hpp"
+#include "prepared_release.hpp"
 
 namespace {
 
@@ -98,7 +99,7 @@ void run(const char* label, const WideCells& cells, const char* mechanism, const
   idp_error error{};
   idp_release_table* table = nullptr;
   const auto start = Clock::now();
-  if (idp_release(&request, &in, &randomness, nullptr, &table, &error) != IDP_OK) {
+  if (invariant_dp::prepare_and_release(&request, &in, &randomness, nullptr, &table, &error) != IDP_OK) {
     std::fprintf(stderr, "%s: %s\n", label, error.message);
     std::exit(1);
   }

@@ -31,6 +31,7 @@
 #include "coverage_checks.hpp"
 #include "release_table_rows.hpp"
 #include "unit_cells.hpp"
+#include "prepared_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -178,7 +179,7 @@ class Family {
   idp_release_table* draw() {
     idp_release_table* out = nullptr;
     idp_error error{};
-    EXPECT_EQ(idp_release(&c_request_, &cells_, &randomness_, nullptr, &out, &error), IDP_OK) << error.message;
+    EXPECT_EQ(prepare_and_release(&c_request_, &cells_, &randomness_, nullptr, &out, &error), IDP_OK) << error.message;
     return out;
   }
   idp_accuracy* prepared(const std::string& law) {

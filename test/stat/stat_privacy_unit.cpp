@@ -22,6 +22,7 @@
 #include "calibration/zcdp.hpp"
 #include "table_builder.hpp"
 #include "unit_cells.hpp"
+#include "prepared_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -64,7 +65,7 @@ class UnitTable {
     idp_randomness randomness{true, seed, seed};
     idp_release_table* out = nullptr;
     idp_error error{};
-    EXPECT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+    EXPECT_EQ(prepare_and_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
     std::map<std::string, std::int64_t> released;
     if (out == nullptr) return released;
     for (std::size_t r = 0; r < out->n_rows; ++r) released[clinic_[out->row_cell[r]]] = out->integer_values[r];

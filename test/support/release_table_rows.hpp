@@ -26,7 +26,7 @@ class ReleaseTableRows {
   // The release table of `out` (made from `table`'s cells), its key columns
   // named as the source names them.
   ReleaseTableRows(const TestTable& table, const idp_release_table& out)
-      : names_(table.columns), law_(out.metadata_json) {
+      : names_(table.columns), text_(table.text), law_(out.metadata_json) {
     const std::size_t n_keys = table.columns.size();
     for (std::size_t r = 0; r < out.n_rows; ++r) {
       const std::size_t cell = out.row_cell ? out.row_cell[r] : r;
@@ -36,7 +36,7 @@ class ReleaseTableRows {
         const bool shown = out.row_is_cell == nullptr || out.row_is_cell[r] ||
                            (out.key_axis[k] < out.n_axes &&
                             out.key_depth[k] <= out.row_depth[r * out.n_axes + out.key_axis[k]]);
-        if (shown) printed[k] = table.text[cell * n_keys + k].c_str();
+        if (shown) printed[k] = text_[cell * n_keys + k].c_str();
       }
       // The true count of the row: the cells whose keys agree on every key it prints.
       for (std::size_t c = 0; c < table.counts.size(); ++c) {
@@ -111,6 +111,9 @@ class ReleaseTableRows {
   }
 
   std::vector<std::string> names_;
+  // The cells' printed keys, owned: a row's keys point into them, so the
+  // rows outlive the table they were made from.
+  std::vector<std::string> text_;
   std::string law_;
   std::size_t n_rows_ = 0, n_axes_ = 0;
   std::vector<const char*> keys_;

@@ -23,6 +23,7 @@
 #include "projection/linear_invariants.hpp"
 #include "samplers/wide_int.hpp"
 #include "table_builder.hpp"
+#include "prepared_release.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;
@@ -181,7 +182,7 @@ idp_status release(const char* mechanism, const Structure& s, std::vector<std::i
   idp_randomness randomness{true, seed, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
-  const idp_status status = idp_release(&request, &cells, &randomness, nullptr, &out, &error);
+  const idp_status status = prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error);
   message = error.message;
   if (status == IDP_OK) {
     EXPECT_NE(out, nullptr);
@@ -265,11 +266,11 @@ TEST(CountOverflow, CongenialReproducerIsOutOfRange) {
   idp_randomness randomness{true, 3, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
-  EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE) << error.message;
+  EXPECT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE) << error.message;
   EXPECT_STREQ(error.message, "sum of counts out of range for bigint");
   // Totals that fit bigint but not float8's exact integers, which the solver reads.
   counts.assign(4, std::int64_t{1} << 53);
-  EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE);
+  EXPECT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE);
   EXPECT_STREQ(error.message, "margin total too large for an exact release");
 }
 

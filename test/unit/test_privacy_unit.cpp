@@ -22,6 +22,7 @@
 #include "random_source.hpp"
 #include "table_builder.hpp"
 #include "unit_cells.hpp"
+#include "prepared_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -211,7 +212,7 @@ struct UnitRelease {
   }
   idp_status run(idp_release_table** out, idp_error* error, std::uint64_t seed = 3) {
     idp_randomness randomness{true, seed, seed};
-    return idp_release(&request, &unit_cells->cells(), &randomness, nullptr, out, error);
+    return prepare_and_release(&request, &unit_cells->cells(), &randomness, nullptr, out, error);
   }
 };
 
@@ -365,7 +366,7 @@ TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
   idp_randomness randomness{true, 5, 5};
   idp_release_table* out = nullptr;
   idp_error error{};
-  ASSERT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   ASSERT_EQ(out->n_rows, 1u + 2u + 6u);  // total, regions, clinics
   std::set<std::string> leaves;
   std::int64_t total = 0, leaf_sum = 0;
@@ -387,7 +388,7 @@ TEST(PrivacyUnitRelease, HierarchyRollsUpBoundedLeaves) {
   request.mechanism = "integer_cascade";
   request.has_delta = true;
   request.delta = 1e-6;
-  ASSERT_EQ(idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   EXPECT_EQ(out->n_rows, 1u + 2u + 6u);
   EXPECT_NE(std::string(out->metadata_json).find("\"max_groups_per_unit\": 2"), std::string::npos)
       << out->metadata_json;

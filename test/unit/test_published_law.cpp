@@ -25,6 +25,7 @@
 #include "release_table_rows.hpp"
 #include "samplers/conditioned_laplace_variance.hpp"
 #include "samplers/discrete_laplace.hpp"
+#include "prepared_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -104,7 +105,7 @@ std::unique_ptr<Released> release(const TestTable& table, const Request& r,
   idp_randomness randomness{true, 7, ++generation};
   idp_error error{};
   idp_release_table* out = nullptr;
-  EXPECT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   auto released = std::make_unique<Released>();
   if (out == nullptr) return released;
   released->rows = std::make_unique<ReleaseTableRows>(table, *out);

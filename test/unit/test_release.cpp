@@ -13,6 +13,7 @@
 #include "samplers/continuous.hpp"
 #include "invariants/invariant_model.hpp"
 #include "table_builder.hpp"
+#include "prepared_release.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::delinquents;
@@ -280,14 +281,14 @@ TEST(CApi, MapsErrorsToStatusesWithMessages) {
   request.epsilon = 1;
   idp_request_info info{};
   idp_error error{};
-  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(check_prepared(&request, 0, nullptr, &info, &error), IDP_INVALID_ARGUMENT);
   EXPECT_STREQ(error.message, "mechanism \"subspace_gaussian\" requires delta");
   request.epsilon = 1000;
-  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_OUT_OF_RANGE);
+  EXPECT_EQ(check_prepared(&request, 0, nullptr, &info, &error), IDP_OUT_OF_RANGE);
   request.epsilon = 1;
   request.has_delta = true;
   request.delta = 1e-6;
-  EXPECT_EQ(idp_check_request(&request, 0, nullptr, &info, &error), IDP_OK);
+  EXPECT_EQ(check_prepared(&request, 0, nullptr, &info, &error), IDP_OK);
   EXPECT_FALSE(info.integer_output);
   EXPECT_EQ(error.message[0], '\0');
 }
@@ -306,7 +307,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   ASSERT_NE(out, nullptr);
   ASSERT_EQ(out->n_rows, 16u);
   EXPECT_EQ(out->n_axes, 0u);
@@ -327,7 +328,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   const char* big_names[] = {"a", "b"};
   idp_cells big_cells{2, big_names, big_keys.dictionaries(), 90000, {big_keys.codes()}, big.counts.data(), false, 0, {}};
   out = nullptr;
-  EXPECT_EQ(idp_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
+  EXPECT_EQ(prepare_and_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
   EXPECT_EQ(out, nullptr);
 }
 
@@ -371,7 +372,7 @@ TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
                       counts.data(), false, 0, {}, {}, {}};
       idp_randomness randomness{true, 5, ++generation};
       idp_error error{};
-      ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
+      ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
           << c.mechanism << ": " << error.message;
     }
     ASSERT_EQ(tables[0]->n_rows, tables[1]->n_rows);
@@ -400,7 +401,7 @@ TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
   idp_randomness randomness{true, 5, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
-  EXPECT_NE(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK);
+  EXPECT_NE(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK);
   EXPECT_NE(std::string(error.message).find("row-numbered key column \"id\" has 599 keys for 600 rows"),
             std::string::npos)
       << error.message;
@@ -441,7 +442,7 @@ TEST(CApi, WritableCountsAreNoisedInPlaceAsACopyWouldBe) {
                       false, 0, {}, {}, {}, form == 1};
       idp_randomness randomness{true, 9, ++generation};
       idp_error error{};
-      ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
+      ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
           << c.mechanism << ": " << error.message;
     }
     const void* values = tables[1]->integer_output ? static_cast<const void*>(tables[1]->integer_values)
@@ -470,7 +471,7 @@ TEST(CApi, WritableCountsAreNoisedInPlaceAsACopyWouldBe) {
   idp_randomness randomness{true, 9, 3000};
   idp_error error{};
   idp_release_table* out = nullptr;
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   EXPECT_NE(out->integer_values, writable.data());
   EXPECT_EQ(writable, counts);
   idp_free_release(out);
@@ -478,7 +479,7 @@ TEST(CApi, WritableCountsAreNoisedInPlaceAsACopyWouldBe) {
   writable.assign(1000, INT64_MAX);
   request.epsilon = 0.01;
   idp_cells huge{2, names, keys.dictionaries(), 1000, {keys.codes()}, writable.data(), false, 0, {}, {}, {}, true};
-  EXPECT_EQ(idp_release(&request, &huge, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE);
+  EXPECT_EQ(prepare_and_release(&request, &huge, &randomness, nullptr, &out, &error), IDP_OUT_OF_RANGE);
   EXPECT_STREQ(error.message, "noisy count out of range for bigint");
   EXPECT_EQ(out, nullptr);
 }
@@ -513,13 +514,13 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_request_info info{};
-  ASSERT_EQ(idp_check_request(&request, 2, names, &info, &error), IDP_OK) << error.message;
+  ASSERT_EQ(check_prepared(&request, 2, names, &info, &error), IDP_OK) << error.message;
   EXPECT_EQ(info.n_level_columns, 1u);
   EXPECT_TRUE(info.integer_output);
 
   // One hierarchy: the grand total, 4 counties, 16 cells; edu is no level.
   idp_release_table* out = nullptr;
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   ASSERT_EQ(out->n_rows, 21u);
   ASSERT_EQ(out->n_axes, 1u);
   EXPECT_EQ(out->key_axis[0], 0u);
@@ -547,12 +548,12 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
 
   // Crossed with edu: every (county node, edu node) pair, two depths a row.
   request.n_options = 2;
-  ASSERT_EQ(idp_check_request(&request, 2, names, &info, &error), IDP_OK) << error.message;
+  ASSERT_EQ(check_prepared(&request, 2, names, &info, &error), IDP_OK) << error.message;
   EXPECT_EQ(info.n_level_columns, 2u);
   request.mechanism = "cascade";
   request.has_delta = true;
   request.delta = 1e-6;
-  ASSERT_EQ(idp_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
+  ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error), IDP_OK) << error.message;
   ASSERT_EQ(out->n_rows, 25u);
   ASSERT_EQ(out->n_axes, 2u);
   EXPECT_EQ(out->key_axis[0], 0u);
@@ -572,7 +573,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   request.n_options = 0;
   request.mechanism = "integer_laplace";
   request.has_delta = false;
-  EXPECT_EQ(idp_release(&request, &null_cells, &randomness, nullptr, &out, &error), IDP_NULL_VALUE);
+  EXPECT_EQ(prepare_and_release(&request, &null_cells, &randomness, nullptr, &out, &error), IDP_NULL_VALUE);
   EXPECT_STREQ(error.message, "hierarchy column \"county\" has a NULL key");
   EXPECT_EQ(out, nullptr);
 }

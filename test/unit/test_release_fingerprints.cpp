@@ -21,6 +21,7 @@
 #include "capi/invariant_dp_core.h"
 #include "table_builder.hpp"
 #include "unit_cells.hpp"
+#include "prepared_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -133,7 +134,7 @@ std::uint64_t release_fingerprint(const Case& c) {
   idp_randomness randomness = fresh_seed();
   idp_error error{};
   idp_release_table* out = nullptr;
-  if (idp_release(&request, &cells, &randomness, nullptr, &out, &error) != IDP_OK) {
+  if (prepare_and_release(&request, &cells, &randomness, nullptr, &out, &error) != IDP_OK) {
     ADD_FAILURE() << c.name << ": " << error.message;
     return 0;
   }
@@ -172,7 +173,7 @@ std::uint64_t unit_release_fingerprint(const char* mechanism, double delta, cons
   idp_randomness randomness = fresh_seed();
   idp_error error{};
   idp_release_table* out = nullptr;
-  if (idp_release(&request, &cells.cells(), &randomness, nullptr, &out, &error) != IDP_OK) {
+  if (prepare_and_release(&request, &cells.cells(), &randomness, nullptr, &out, &error) != IDP_OK) {
     ADD_FAILURE() << mechanism << " with a unit: " << error.message;
     return 0;
   }

@@ -12,6 +12,7 @@
 #include "../mechanisms/diagnostics.hpp"
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
+#include "../release/checked_request.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/discrete_laplace.hpp"
@@ -66,18 +67,6 @@ DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, 
 }  // namespace
 
 extern "C" {
-
-idp_status idp_check_request(const idp_request* request, size_t n_key_columns, const char* const* key_columns,
-                             idp_request_info* info, idp_error* error) {
-  return guarded(error, [&] {
-    const CheckedRequest checked = check_request(request);
-    if (key_columns != nullptr) check_columns(checked, strings(n_key_columns, key_columns));
-    info->integer_output = checked.release.mechanism->integer_output;
-    info->with_stddev = checked.release.with_stddev;
-    info->n_level_columns =
-        checked.hierarchy.with_level ? (checked.hierarchy.is_crossed() ? 2 : checked.hierarchy.active() ? 1 : 0) : 0;
-  });
-}
 
 idp_status idp_noisy_count(int64_t count, const idp_request* request, const idp_randomness* randomness,
                            int64_t* noisy, idp_error* error) {

@@ -116,12 +116,19 @@ typedef struct idp_request_info
 } idp_request_info;
 
 /*
- * Validates the request against the source's key column names, before the
- * source runs (pass n_key_columns = 0 and NULL to skip the column check).
+ * A request validated once, before its source runs: idp_prepare_request
+ * checks it and says what its result looks like (*info); idp_accept_columns
+ * checks the margins and hierarchy against the source's key columns as
+ * soon as they are known; idp_release then releases with it. *prepared is
+ * NULL unless IDP_OK; free it with idp_free_prepared_request.
  */
-idp_status	idp_check_request(const idp_request *request, size_t n_key_columns,
-							  const char *const *key_columns, idp_request_info *info,
-							  idp_error *error);
+typedef struct idp_prepared_request idp_prepared_request;
+
+idp_status	idp_prepare_request(const idp_request *request, idp_prepared_request **prepared,
+								idp_request_info *info, idp_error *error);
+idp_status	idp_accept_columns(idp_prepared_request *prepared, size_t n_key_columns,
+							   const char *const *key_columns, idp_error *error);
+void		idp_free_prepared_request(idp_prepared_request *prepared);
 
 /*
  * One key column's distinct keys, by code: key c is size[c] bytes at data[c]
@@ -287,8 +294,12 @@ typedef struct idp_release_table
 	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;
 
-/* The release; *table is NULL unless IDP_OK. */
-idp_status	idp_release(const idp_request *request, const idp_cells *cells,
+/*
+ * The release of a prepared request (the cells' key columns are checked
+ * here unless idp_accept_columns accepted these); *table is NULL unless
+ * IDP_OK.
+ */
+idp_status	idp_release(const idp_prepared_request *prepared, const idp_cells *cells,
 						const idp_randomness *randomness,
 						const idp_interrupts *interrupts,
 						idp_release_table **table, idp_error *error);

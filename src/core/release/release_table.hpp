@@ -1,0 +1,42 @@
+// What every release returns, whatever its mechanism and structure (cells,
+// one hierarchy, two crossed hierarchies): rows, each a cell or a rollup
+// node, with its value, its noise sd when asked for, and the noise law's
+// metadata. The C boundary hands it out as idp_release_table
+// (capi/invariant_dp_core.h), pointing into it rather than copying.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace invariant_dp {
+
+struct ReleaseTable {
+  std::size_t n_rows = 0;
+  std::size_t n_keys = 0;
+  std::size_t n_axes = 0;  // hierarchies: 0 (cells), 1, or 2 (crossed)
+  bool integer_output = false;
+  // Per key column: the hierarchy it is a level of (n_axes: none, printed
+  // only in rows that are cells) and its depth there (printed from that
+  // depth on).
+  std::vector<std::uint32_t> key_axis, key_depth;
+  std::vector<std::uint32_t> row_cell;    // the cell (source or domain row) a row prints; empty: row r is cell r
+  std::vector<std::uint8_t> row_is_cell;  // empty: every row is a cell
+  std::vector<std::uint32_t> row_depth;   // n_rows x n_axes: each row's depth on each hierarchy
+  std::vector<double> values;             // real mechanisms, unless written in place
+  std::vector<std::int64_t> integer_values;
+  // The input's counts, when the release wrote its values over them
+  // (ReleaseInput::writable_counts); then values and integer_values are empty.
+  std::int64_t* integer_values_in_place = nullptr;
+  double* values_in_place = nullptr;
+  std::vector<double> noise_sd;  // per row, when asked for
+  std::string metadata_json;     // the noise law (mechanisms/release_metadata.hpp)
+
+  const double* real_values() const { return values_in_place != nullptr ? values_in_place : values.data(); }
+  const std::int64_t* integers() const {
+    return integer_values_in_place != nullptr ? integer_values_in_place : integer_values.data();
+  }
+};
+
+}  // namespace invariant_dp
