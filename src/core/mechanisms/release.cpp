@@ -7,6 +7,7 @@
 
 #include "../errors.hpp"
 #include "../invariants/invariant_model.hpp"
+#include "../request/cell_counts.hpp"
 #include "../samplers/continuous.hpp"
 #include "../samplers/independent_integer_noise.hpp"
 #include "../samplers/wide_int.hpp"
@@ -15,8 +16,8 @@
 #include "lattice_release.hpp"
 #include "noise_calibration.hpp"
 #include "projection_release.hpp"
-#include "table_release.hpp"
 #include "release_metadata.hpp"
+#include "table_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -153,13 +154,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, cells, 0, SamplerReport{});
     return result;
   }
-  if (n == 0)
-    throw InvalidData("source returned no rows", "There is no cell to release.",
-                      "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < n; ++i) {
-    interrupts.poll_every(i);
-    if (counts[i] < 0) throw InvalidData("count must not be negative");
-  }
+  check_cell_counts(n, counts, interrupts);
   NoiseLaw law = calibrate_noise(request);
   if (!request.mechanism->integer_output && !request.margins.empty())
     check_float8_margins(std::sqrt(law.unit_variance), n);

@@ -9,12 +9,13 @@
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/crossed_cascade.hpp"
-#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/crossed_integer_cascade.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/integer_cascade_calibration.hpp"
 #include "../json_text.hpp"
 #include "../large_buffer.hpp"
 #include "../mechanisms/release.hpp"
+#include "../request/cell_counts.hpp"
 #include "../samplers/wide_int.hpp"
 #include "cascade_release_common.hpp"
 #include "crossed_grid.hpp"
@@ -287,13 +288,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
                                          RandomSource& rng, const Interrupts& interrupts) {
   check_crossed_request(request, hierarchy);
   if (!hierarchy.is_crossed()) throw InvalidArgument("a crossed release needs the option \"crossed\"");
-  if (cells.n_cells() == 0)
-    throw InvalidData("source returned no rows", "There is no cell to release.",
-                      "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
-    interrupts.poll_every(i);
-    if (counts[i] < 0) throw InvalidData("count must not be negative");
-  }
+  check_cell_counts(cells.n_cells(), counts, interrupts);
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
       calibrated_on_tree(request.mechanism->mechanism)

@@ -11,9 +11,10 @@
 #include "../hierarchy/cascade_sampler.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../hierarchy/rollup.hpp"
-#include "../mechanisms/noise_calibration.hpp"
 #include "../json_text.hpp"
+#include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
+#include "../request/cell_counts.hpp"
 #include "cascade_release_common.hpp"
 #include "integer_cascade_release.hpp"
 
@@ -163,13 +164,7 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
                                              const ReleaseRequest& request, const HierarchyRequest& hierarchy,
                                              const HierarchyBudget& budget, RandomSource& rng,
                                              const Interrupts& interrupts) {
-  if (cells.n_cells() == 0)
-    throw InvalidData("source returned no rows", "There is no cell to release.",
-                      "Pass a domain query listing every public cell, so empty cells are released too.");
-  for (std::size_t i = 0; i < cells.n_cells(); ++i) {
-    interrupts.poll_every(i);
-    if (counts[i] < 0) throw InvalidData("count must not be negative");
-  }
+  check_cell_counts(cells.n_cells(), counts, interrupts);
   if (request.mechanism->mechanism == Mechanism::Cascade)
     return cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
   if (request.mechanism->mechanism == Mechanism::IntegerCascade)
