@@ -39,6 +39,17 @@
 PG_FUNCTION_INFO_V1(dp_stream_append_as_owner);
 PG_FUNCTION_INFO_V1(dp_cascade_stream_variance);
 PG_FUNCTION_INFO_V1(dp_cascade_stream_range_variance);
+PG_FUNCTION_INFO_V1(dp_check_privacy_unit);
+
+/* A privacy unit and bounds come together or not at all (the core's rule). */
+static void
+check_privacy_unit(bool has_privacy_unit, bool has_bounds)
+{
+	idp_error	error;
+
+	if (idp_check_privacy_unit(has_privacy_unit, has_bounds, &error) != IDP_OK)
+		raise_core_error(&error);
+}
 
 typedef struct StreamAppend
 {
@@ -83,10 +94,8 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 	s->variance = PG_GETARG_FLOAT8(6);
 	s->horizon = PG_GETARG_INT32(7);
 	s->privacy_unit = PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8));
-	if (unpack_bounds(fcinfo, 9, &s->bounds.n, &s->bounds.keys, &s->bounds.values) && s->privacy_unit == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("bounds without a privacy unit")));
+	check_privacy_unit(s->privacy_unit != NULL,
+					   unpack_bounds(fcinfo, 9, &s->bounds.n, &s->bounds.keys, &s->bounds.values));
 	s->key_type = get_atttype(s->release, 1);
 	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
 		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
@@ -435,4 +444,16 @@ dp_cascade_stream_range_variance(PG_FUNCTION_ARGS)
 	if (idp_stream_range_variance(PG_GETARG_FLOAT8(0), (uint64) first, (uint64) last, &variance, &error) != IDP_OK)
 		raise_core_error(&error);
 	PG_RETURN_FLOAT8(variance);
+}
+
+/*
+ * dp.check_privacy_unit(privacy_unit, bounds): a governed stream's
+ * registration refuses a unit without bounds, or bounds without a unit, in
+ * dp.privatize's words.
+ */
+Datum
+dp_check_privacy_unit(PG_FUNCTION_ARGS)
+{
+	check_privacy_unit(!PG_ARGISNULL(0), !PG_ARGISNULL(1));
+	PG_RETURN_VOID();
 }

@@ -131,6 +131,7 @@ SELECT dp.create_release_table('sh_new', 'a text');
 SELECT dp.check_release_registration('shadow', 'SELECT 1', 'a text', 1.0, 'integer_laplace', NULL, '{}', NULL, '{}', NULL, NULL, NULL);
 SELECT dp.register_release('sh_new', 'shadow', 'SELECT county, n FROM private_counts', 'county text, n bigint', 1.0, options => '{"keys": "public"}');
 SELECT dp.check_stream_registration('shadow', 'x', 'SELECT 1', 'a text', 1.0, 1e-6, 4, '{}', NULL, NULL);
+SELECT dp.check_privacy_unit('patient', NULL);
 SELECT dp.check_stream_table('sh_stream');
 SELECT dp.register_stream('sh_new_stream', 'shadow', 'SELECT day, count(*) FROM views GROUP BY 1', 'day date, n float8', 0.5, 1e-6, 4);
 SELECT dp.grant_release('sh_counts', current_user::regrole);

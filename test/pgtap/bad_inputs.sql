@@ -70,6 +70,8 @@ INSERT INTO valid_call VALUES
  'SELECT count(*) FROM dp.check_stream_registration(',
  ARRAY['''bad inputs''', '''bad_inputs_stream''', '''SELECT county, edu FROM bad_inputs_raw''', '''county text, n float8''',
        '0.5', '1e-6', '10', '''{}''', '''edu''', '''{"max_groups_per_unit": 3, "max_rows_per_group": 1}'''], ')'),
+('check_privacy_unit(text,jsonb)', 'SELECT dp.check_privacy_unit(',
+ ARRAY['''edu''', '''{"max_groups_per_unit": 3, "max_rows_per_group": 1}'''], ')'),
 ('check_stream_table(regclass)', 'SELECT dp.check_stream_table(', ARRAY['''bad_inputs_release'''], ')'),
 ('revoke_unused_draw_rights(regrole)', 'SELECT dp.revoke_unused_draw_rights(', ARRAY['''pg_monitor'''], ')'),
 ('register_release(text,text,text,text,double precision,text,double precision,text[],text,jsonb,text[],text,jsonb)',

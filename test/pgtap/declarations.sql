@@ -108,7 +108,7 @@ SELECT is((SELECT array_agg(c.relname::text || ':' || coalesce(array_to_string(c
 SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C") FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
            WHERE d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'invariant_dp')
              AND NOT has_function_privilege('public', p.oid, 'EXECUTE')),
-          ARRAY['charge_draw', 'check_draw', 'check_release_objects', 'check_release_registration', 'check_source_objects',
+          ARRAY['charge_draw', 'check_draw', 'check_privacy_unit', 'check_release_objects', 'check_release_registration', 'check_source_objects',
                 'check_source_protected', 'check_stream_registration', 'check_stream_table', 'create_release_table',
                 'draw', 'drop_release', 'grant_refresh', 'grant_release', 'note_failed_draw', 'pin_query',
                 'pin_registered_source', 'pinned_search_path', 'privatize_as_owner', 'refresh_release',

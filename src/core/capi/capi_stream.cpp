@@ -9,6 +9,7 @@
 #include "../hierarchy/stream_units.hpp"
 #include "../hierarchy/streaming_cascade.hpp"
 #include "../mechanisms/privacy_unit.hpp"
+#include "../request/contribution_bounds.hpp"
 #include "capi_convert.hpp"
 #include "capi_guard.hpp"
 #include "invariant_dp_stream.h"
@@ -140,6 +141,10 @@ idp_status idp_stream_range_variance(double variance, uint64_t first, uint64_t l
     *range_variance = StreamingCascade::prefix_range_variance(variance, first, last);
     refuse_non_finite(range_variance, 1, "range variance");
   });
+}
+
+idp_status idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, idp_error* error) {
+  return guarded(error, [&] { check_unit_has_bounds(has_privacy_unit, has_bounds); });
 }
 
 }  // extern "C"

@@ -79,6 +79,13 @@ idp_status	idp_stream_append(const char *state, double variance, uint32_t horizo
 							  const idp_interrupts *interrupts, int64_t *counts, double *noise, char **new_state,
 							  idp_error *error);
 
+/*
+ * A privacy unit and contribution bounds come together or not at all
+ * (request/contribution_bounds.hpp): IDP_INVALID_ARGUMENT otherwise, in the
+ * words dp.privatize uses.
+ */
+idp_status	idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, idp_error *error);
+
 /* Noise variance of the sum of leaves first..last (0-based), public parameters only. */
 idp_status	idp_stream_range_variance(double variance, uint64_t first, uint64_t last, double *range_variance,
 									  idp_error *error);

@@ -131,14 +131,7 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
 void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
   if (raw.has_privacy_unit && trim(raw.privacy_unit).empty())
     throw InvalidArgument("privacy_unit must name a column of the source");
-  if (raw.has_privacy_unit && !raw.has_bounds)
-    throw InvalidArgument("a privacy unit needs contribution bounds",
-                          "Without them one unit could move the counts without limit, and no epsilon would hold.",
-                          "Pass bounds => '{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}'.");
-  if (raw.has_bounds && !raw.has_privacy_unit)
-    throw InvalidArgument("bounds need a privacy unit",
-                          "Without privacy_unit every row is one person and the source returns counts.",
-                          "Pass privacy_unit => 'the column identifying a person', or drop bounds.");
+  check_unit_has_bounds(raw.has_privacy_unit, raw.has_bounds);
   if (!raw.has_privacy_unit) return;
   request.privacy_unit = raw.privacy_unit;
   request.bounds = parse_contribution_bounds(raw.bounds);

@@ -27,6 +27,17 @@ double ContributionBounds::l2_factor() const {
   return active() ? std::sqrt(double(max_groups_per_unit)) * double(max_rows_per_group) : 1.0;
 }
 
+void check_unit_has_bounds(bool has_privacy_unit, bool has_bounds) {
+  if (has_privacy_unit && !has_bounds)
+    throw InvalidArgument("a privacy unit needs contribution bounds",
+                          "Without them one unit could move the counts without limit, and no epsilon would hold.",
+                          "Pass bounds => '{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}'.");
+  if (has_bounds && !has_privacy_unit)
+    throw InvalidArgument("bounds need a privacy unit",
+                          "Without privacy_unit every row is one person and the source returns counts.",
+                          "Pass privacy_unit => 'the column identifying a person', or drop bounds.");
+}
+
 ContributionBounds parse_contribution_bounds(const std::vector<std::pair<std::string, std::string>>& bounds) {
   ContributionBounds out;
   for (const auto& [key, value] : bounds) {

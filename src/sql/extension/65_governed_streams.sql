@@ -30,6 +30,16 @@ COMMENT ON COLUMN dp.streams.state IS
 SELECT pg_catalog.pg_extension_config_dump('dp.streams', '');
 REVOKE ALL ON dp.streams FROM PUBLIC;
 
+-- A privacy unit and contribution bounds come together or not at all; the
+-- rule and its words are the core's, as for dp.privatize.
+CREATE OR REPLACE FUNCTION dp.check_privacy_unit(privacy_unit text, bounds jsonb) RETURNS void
+AS 'MODULE_PATHNAME', 'dp_check_privacy_unit'
+LANGUAGE C STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION dp.check_privacy_unit(text, jsonb) IS
+'Internal: refuses a privacy unit without contribution bounds, or bounds without a privacy unit.';
+REVOKE EXECUTE ON FUNCTION dp.check_privacy_unit(text, jsonb) FROM PUBLIC;
+
 -- What dp.register_stream checks before it creates anything; returns the
 -- stream's node variance and neighbouring relation.
 CREATE OR REPLACE FUNCTION dp.check_stream_registration(
@@ -69,16 +79,7 @@ BEGIN
     END IF;
     -- A unit with many rows (events) counts in its first max_groups_per_unit
     -- periods, max_rows_per_group rows in each (src/core/hierarchy/stream_units.hpp).
-    IF privacy_unit IS NOT NULL AND bounds IS NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'a privacy unit needs both contribution bounds',
-            DETAIL = 'Without them one unit could move the counts without limit, and no epsilon would hold.',
-            HINT = 'Pass bounds => ''{"max_groups_per_unit": 3, "max_rows_per_group": 1}'': a unit then counts in '
-                   'its first 3 periods, with at most 1 row in each.';
-    END IF;
-    IF privacy_unit IS NULL AND bounds IS NOT NULL THEN
-        RAISE EXCEPTION USING ERRCODE = '22023', MESSAGE = 'bounds without a privacy unit',
-            HINT = 'Name the column that identifies each row''s unit: privacy_unit => ''patient_id''.';
-    END IF;
+    PERFORM dp.check_privacy_unit(privacy_unit, bounds);
     neighbours := coalesce(options->>'neighbours', 'replace_one');
     -- Validates epsilon, delta, horizon, neighbours and bounds before anything is created.
     variance := dp.cascade_stream_variance(epsilon, delta, horizon, neighbours, bounds);
