@@ -18,19 +18,6 @@ namespace {
 // above the rounding of m / s2 against the scaled law's own sensitivity.
 constexpr double kSlack = 1 + 1e-12;
 
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
-                         const Interrupts& interrupts) {
-  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
-  if (!(m > 0)) {
-    throw InconsistentInvariants(
-        "the release leaves no change of one person to protect",
-        "Under replace_one neighbours a person can only move between cells whose totals are not exact; here "
-        "there is a single cell, or every such move would change an exact total.",
-        "Keep fewer totals exact, or use add_remove neighbours when no total is exact.");
-  }
-  return m;
-}
-
 // Everything but the budget fields, for the law that will be sampled, whose
 // largest dx^T Sigma^+ dx is sensitivity_squared.
 IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, double sensitivity_squared,
