@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "samplers/big_int.hpp"
 #include "samplers/composition_total.hpp"
 #include "samplers/interval.hpp"
 #include "samplers/klein_correction.hpp"
@@ -314,6 +315,22 @@ TEST(Interval, DirectedRoundingComposes) {
       EXPECT_TRUE(mpfr_equal_p(wide.upper(), direct.upper())) << a << "/" << b;
     }
   }
+}
+
+TEST(BigInt, ArithmeticAndConversions) {
+  const BigInt a(std::uint64_t{12});
+  EXPECT_EQ((a * 5 + 3).to_u128(), Uint128{63});
+  EXPECT_EQ((a << 100).to_u128(), Uint128{12} << 100);
+  EXPECT_EQ(abs(BigInt(Int128{-9})).to_u128(), Uint128{9});
+  EXPECT_EQ((a << 124).bits(), 128u);
+  EXPECT_THROW((a << 126).to_u128(), InvalidArgument);
+  EXPECT_THROW(BigInt(Int128{-1}).to_u128(), InvalidArgument);
+  const Uint128 top = ~Uint128{0};
+  EXPECT_EQ(BigInt(top).to_u128(), top);
+  BigInt num(std::uint64_t{84}), den = BigInt(std::uint64_t{3}) << 5;  // 84 / 96 = 7 / 8
+  reduce_fraction(num, den);
+  EXPECT_EQ(num.to_u128(), Uint128{7});
+  EXPECT_EQ(den.to_u128(), Uint128{8});
 }
 
 TEST(Interval, CopiesAndMovesKeepTheValue) {
