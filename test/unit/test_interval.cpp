@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "samplers/big_int.hpp"
 #include "samplers/composition_total.hpp"
 #include "samplers/interval.hpp"
 #include "samplers/klein_correction.hpp"
@@ -314,6 +315,159 @@ TEST(Interval, DirectedRoundingComposes) {
       EXPECT_TRUE(mpfr_equal_p(wide.upper(), direct.upper())) << a << "/" << b;
     }
   }
+}
+
+TEST(Interval, MoreElementaryFunctionsContainTheirValues) {
+  for (const char* a : {"0", "1", "-1", "0.3", "-745.5", "709.5", "1e-20", "-1e-20", "20", "-20"})
+    expect_unary([](const Interval& p) { return expm1(p); }, mpfr_expm1, point(a), 1);
+  for (const char* a : {"0", "1", "0.3", "-0.5", "-0.999", "1e-20", "-1e-20", "3e300", "123456789"})
+    expect_unary([](const Interval& p) { return log1p(p); }, mpfr_log1p, point(a), 1);
+  for (const char* a : {"0", "1", "-1", "0.3", "-2.25", "5", "27.5", "-30", "1e-20"})
+    expect_unary([](const Interval& p) { return erfc(p); }, mpfr_erfc, point(a), 1);
+  // erfc decreases: its lower end comes from the upper end of the argument.
+  const Interval e = erfc(between("0.5", "2"));
+  for (const char* x : {"0.5", "2"}) {
+    Mp r(kRef), arg(kRef);
+    mpfr_set_str(arg.v, x, 10, MPFR_RNDN);
+    mpfr_erfc(r.v, arg.v, MPFR_RNDN);
+    EXPECT_TRUE(contains(e, r.v)) << x;
+  }
+  EXPECT_TRUE(mpfr_less_p(e.lower(), e.upper()));
+  EXPECT_THROW(log1p(between("-1", "0")), Error);
+  EXPECT_THROW(log1p(point("-2")), Error);
+}
+
+TEST(Interval, MorePointsContainTheirValues) {
+  // A 200-bit integer: exact at 256 bits, rounded outward at 64.
+  BigInt big = (BigInt(~std::uint64_t{0}) << 136) + 12345;
+  Mp r(kRef);
+  mpfr_set_z(r.v, big.get(), MPFR_RNDN);  // exact: 200 bits
+  const Interval at64 = exact(kPrec, big), at256 = exact(kRef, big);
+  EXPECT_TRUE(contains(at64, r.v));
+  EXPECT_TRUE(tight(at64, r.v, 1));
+  EXPECT_TRUE(mpfr_less_p(at64.lower(), at64.upper()));
+  EXPECT_TRUE(mpfr_equal_p(at256.lower(), r.v) && mpfr_equal_p(at256.upper(), r.v));
+  EXPECT_TRUE(contains(exact(kPrec, BigInt(Int128{-7})), exact_signed(kRef, -7).lower()));
+  // Doubles: exact from 53 bits on, rounded outward below.
+  for (double x : {0.1, -0.1, 1e300, -3.0, 0.0}) {
+    mpfr_set_d(r.v, x, MPFR_RNDN);  // exact
+    const Interval at24 = exact_double(24, x), at53 = exact_double(53, x);
+    EXPECT_TRUE(contains(at24, r.v)) << x;
+    EXPECT_TRUE(mpfr_equal_p(at53.lower(), r.v) && mpfr_equal_p(at53.upper(), r.v)) << x;
+  }
+  EXPECT_TRUE(mpfr_less_p(exact_double(24, 0.1).lower(), exact_double(24, 0.1).upper()));
+  EXPECT_THROW(exact_double(kPrec, NAN), Error);
+}
+
+TEST(Interval, SumsAndSharesContainTheirValues) {
+  // A long sum in place has the ends of add() and contains the exact sum.
+  Interval sum(kPrec), added(kPrec);
+  Mp r(kRef), t(kRef);
+  mpfr_set_zero(r.v, 1);
+  for (unsigned long k = 1; k <= 200; ++k) {
+    const Interval term = div(exact(kPrec, std::uint64_t{1}), k);
+    accumulate(sum, term);
+    added = add(added, term);
+    mpfr_set_ui(t.v, 1, MPFR_RNDN);
+    mpfr_div_ui(t.v, t.v, k, MPFR_RNDN);
+    mpfr_add(r.v, r.v, t.v, MPFR_RNDN);
+  }
+  EXPECT_TRUE(mpfr_equal_p(sum.lower(), added.lower()) && mpfr_equal_p(sum.upper(), added.upper()));
+  EXPECT_TRUE(contains(sum, r.v));
+  // l / (l + r): every corner inside, and no wider than the division that
+  // lets l move in the numerator and the denominator independently.
+  const std::vector<std::pair<const char*, const char*>> ranges = {
+      {"0.25", "0.5"}, {"1", "1"}, {"0", "3"}, {"1e-300", "2e-300"}, {"7", "1e6"}};
+  for (auto [llo, lhi] : ranges) {
+    for (auto [rlo, rhi] : ranges) {
+      const Interval l = between(llo, lhi), rr = between(rlo, rhi);
+      if (mpfr_zero_p(l.lower()) && mpfr_zero_p(rr.lower())) continue;
+      const Interval got = share(l, rr);
+      for (mpfr_srcptr x : {l.lower(), l.upper()}) {
+        for (mpfr_srcptr y : {rr.lower(), rr.upper()}) {
+          mpfr_add(t.v, x, y, MPFR_RNDN);  // exact at 256 bits
+          mpfr_div(r.v, x, t.v, MPFR_RNDN);
+          EXPECT_TRUE(contains(got, r.v)) << llo << " " << rlo;
+        }
+      }
+      const Interval loose = div(l, add(l, rr));
+      EXPECT_TRUE(mpfr_lessequal_p(loose.lower(), got.lower()) && mpfr_lessequal_p(got.upper(), loose.upper()));
+    }
+  }
+  // Points: one rounding each way, so within an ulp or two.
+  const Interval third = share(point("1"), point("2"));
+  mpfr_set_ui(r.v, 1, MPFR_RNDN);
+  mpfr_div_ui(r.v, r.v, 3, MPFR_RNDN);
+  EXPECT_TRUE(contains(third, r.v));
+  EXPECT_TRUE(tight(third, r.v, 2));
+  EXPECT_THROW(share(point("-1"), point("2")), Error);
+}
+
+TEST(Interval, IntegerHullRoundsEachEndOutward) {
+  const Interval h = integer_hull(between("-2.5", "3.25"));
+  EXPECT_EQ(mpfr_cmp_si(h.lower(), -3), 0);
+  EXPECT_EQ(mpfr_cmp_ui(h.upper(), 4), 0);
+  const Interval seven = integer_hull(point("7"));
+  EXPECT_EQ(mpfr_cmp_ui(seven.lower(), 7), 0);
+  EXPECT_EQ(mpfr_cmp_ui(seven.upper(), 7), 0);
+  // Just above and below an integer, at 2^64 scale (the CDF tables' words).
+  const Interval words = integer_hull(scale_2exp(between("0.2500000000000000001", "0.7499999999999999999"), 64));
+  Mp r(kRef);
+  for (const char* x : {"0.2500000000000000001", "0.7499999999999999999"}) {
+    mpfr_set_str(r.v, x, 10, MPFR_RNDN);
+    mpfr_mul_2ui(r.v, r.v, 64, MPFR_RNDN);
+    EXPECT_TRUE(contains(words, r.v)) << x;
+  }
+  EXPECT_TRUE(mpfr_integer_p(words.lower()) && mpfr_integer_p(words.upper()));
+  const Interval huge = integer_hull(point("3e300"));  // already an integer
+  EXPECT_TRUE(mpfr_equal_p(huge.lower(), point("3e300").lower()));
+}
+
+TEST(Interval, CertainComparisons) {
+  EXPECT_TRUE(certainly_at_most(between("1", "2"), between("2", "3")));
+  EXPECT_FALSE(certainly_at_most(between("1", "2.5"), between("2", "3")));
+  EXPECT_TRUE(certainly_below(between("0.5", "0.9"), 1));
+  EXPECT_FALSE(certainly_below(between("0.5", "1"), 1));
+  // Width 1/4: narrower than 2^-1, not than 2^-2; the width is rounded up.
+  EXPECT_TRUE(certainly_narrower(between("1", "1.25"), -1));
+  EXPECT_FALSE(certainly_narrower(between("1", "1.25"), -2));
+  EXPECT_TRUE(certainly_narrower(point("3"), -1000));
+  // A width that rounds up to 2^-2 at 8 bits is not certainly below it.
+  Mp a(8), b(8);
+  mpfr_set_ui(a.v, 0, MPFR_RNDN);
+  mpfr_set_ui_2exp(b.v, 255, -10, MPFR_RNDN);  // 0.249..., exactly representable
+  EXPECT_TRUE(certainly_narrower(Interval(8, a.v, b.v), -2));
+  mpfr_set_si_2exp(a.v, -1, -20, MPFR_RNDN);   // width 255/1024 + 2^-20 rounds up to 1/4 at 8 bits
+  EXPECT_FALSE(certainly_narrower(Interval(8, a.v, b.v), -2));
+}
+
+TEST(Interval, BoundsComputedInDoubleStepOutward) {
+  for (double x : {1.0, -1.0, 0.1, 1e-300, 1e300}) {
+    EXPECT_LT(next_down(x), x);
+    EXPECT_GT(next_up(x), x);
+    EXPECT_EQ(std::nextafter(next_down(x), INFINITY), x);
+    EXPECT_EQ(std::nextafter(next_up(x), -INFINITY), x);
+  }
+  EXPECT_EQ(next_down_to_zero(0.0), 0.0);
+  EXPECT_LT(next_down_to_zero(1e-300), 1e-300);
+  EXPECT_GE(next_down_to_zero(4.9e-324), 0.0);
+  EXPECT_EQ(next_down_to_zero(2.0), next_down(2.0));
+}
+
+TEST(BigInt, ArithmeticAndConversions) {
+  const BigInt a(std::uint64_t{12});
+  EXPECT_EQ((a * 5 + 3).to_u128(), Uint128{63});
+  EXPECT_EQ((a << 100).to_u128(), Uint128{12} << 100);
+  EXPECT_EQ(abs(BigInt(Int128{-9})).to_u128(), Uint128{9});
+  EXPECT_EQ((a << 124).bits(), 128u);
+  EXPECT_THROW((a << 126).to_u128(), InvalidArgument);
+  EXPECT_THROW(BigInt(Int128{-1}).to_u128(), InvalidArgument);
+  const Uint128 top = ~Uint128{0};
+  EXPECT_EQ(BigInt(top).to_u128(), top);
+  BigInt num(std::uint64_t{84}), den = BigInt(std::uint64_t{3}) << 5;  // 84 / 96 = 7 / 8
+  reduce_fraction(num, den);
+  EXPECT_EQ(num.to_u128(), Uint128{7});
+  EXPECT_EQ(den.to_u128(), Uint128{8});
 }
 
 TEST(Interval, CopiesAndMovesKeepTheValue) {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "../errors.hpp"
+#include "../samplers/interval.hpp"
 #include "../samplers/two_line_table.hpp"
 #include "conditioned_marginal.hpp"
 #include "lattice_bounds.hpp"
@@ -90,8 +91,8 @@ void CellIntervals::real_bounds(const double* values, double* lower, double* upp
     interrupts.poll_every(i);
     const double t = half_width(static_cast<std::uint32_t>(i));
     // Rounded outward: the bounds are never inside the interval claimed.
-    lower[i] = std::nextafter(values[i] - t, -INFINITY);
-    upper[i] = std::nextafter(values[i] + t, INFINITY);
+    lower[i] = next_down(values[i] - t);
+    upper[i] = next_up(values[i] + t);
   }
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "../errors.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -102,8 +103,7 @@ VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_n
   }
   if (!row_law_.pinned(0)) variance += form(root_f) * row_law_.level_variance(0);
   if (deficit_bound_ < 0) return {variance, variance, Exactness::exact};
-  const double lower = deficit_bound_ >= 1 ? 0.0 : std::nextafter(variance * (1 - deficit_bound_), 0.0);
-  return {lower, variance, Exactness::certified};
+  return {hierarchy::integer_variance_bounds(variance, deficit_bound_).lower, variance, Exactness::certified};
 }
 
 }  // namespace invariant_dp::accuracy

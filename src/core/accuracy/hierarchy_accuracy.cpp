@@ -9,6 +9,7 @@
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/integer_cascade_splits.hpp"
 #include "lattice_bounds.hpp"
 #include "tail_quantiles.hpp"
@@ -35,8 +36,7 @@ HierarchyAccuracy::HierarchyAccuracy(const HierarchyTree& tree, const hierarchy:
 
 VarianceFigure HierarchyAccuracy::figure(double v) const {
   if (!integer()) return {v, v, Exactness::exact};
-  const double lower = deficit_bound_ >= 1 ? 0.0 : std::nextafter(v * (1 - deficit_bound_), 0.0);
-  return {lower, v, Exactness::certified};
+  return {hierarchy::integer_variance_bounds(v, deficit_bound_).lower, v, Exactness::certified};
 }
 
 VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interrupts& interrupts) const {

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "../errors.hpp"
+#include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
@@ -150,7 +151,7 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
     return LinearAccuracy(std::move(form), uniform_scalars(n_blocks, v, v, Exactness::exact),
                           "exact: independent cells, each of the discrete Gaussian variance");
   }
-  const auto lower_of = [&](double bound) { return bound >= 1 ? 0.0 : std::nextafter(s2 * (1 - bound), 0.0); };
+  const auto lower_of = [&](double bound) { return hierarchy::integer_variance_bounds(s2, bound).lower; };
   if (structure == "general") {
     const double bound = std::isfinite(general_deficit_bound) && general_deficit_bound >= 0 ? general_deficit_bound : 1;
     return LinearAccuracy(std::move(form), uniform_scalars(n_blocks, lower_of(bound), s2, Exactness::certified),

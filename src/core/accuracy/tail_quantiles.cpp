@@ -1,14 +1,13 @@
-// Certified half-widths (tail_quantiles.hpp).
+// Certified half-widths (tail_quantiles.hpp). The certain comparisons are
+// made on Intervals (interval.hpp).
 #include "tail_quantiles.hpp"
-
-#include <mpfr.h>
 
 #include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "../errors.hpp"
-#include "../samplers/mpfr_scoped.hpp"
+#include "../samplers/interval.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -21,53 +20,30 @@ constexpr double kDirectVariance = 1e6;
 // A computed tail must clear 1 - level by this relative margin.
 constexpr double kMargin = 1e-9;
 
-// 1 - level, rounded down.
-void alpha_low(mpfr_ptr out, double level) {
-  mpfr_set_ui(out, 1, MPFR_RNDN);
-  mpfr_sub_d(out, out, level, MPFR_RNDD);
-}
+// 1 - level, enclosed.
+Interval alpha(double level) { return sub(1ul, exact_double(kPrecision, level)); }
 
 // Whether 2 a^(t+1) / (1 + a) <= 1 - level for certain, a = exp(-den/num).
 bool laplace_tail_within(Rational b, std::int64_t t, double level) {
-  Mp x(kPrecision), e(kPrecision), a(kPrecision), alpha(kPrecision);
-  mpfr_set_ui(x.v, static_cast<unsigned long>(t) + 1, MPFR_RNDN);  // exact
-  mpfr_mul_ui(x.v, x.v, b.den, MPFR_RNDD);                          // exact below 2^127
-  mpfr_div_ui(x.v, x.v, b.num, MPFR_RNDD);
-  mpfr_neg(x.v, x.v, MPFR_RNDN);
-  mpfr_exp(e.v, x.v, MPFR_RNDU);  // a^(t+1), high
-  mpfr_set_ui(a.v, b.den, MPFR_RNDU);
-  mpfr_div_ui(a.v, a.v, b.num, MPFR_RNDU);
-  mpfr_neg(a.v, a.v, MPFR_RNDN);
-  mpfr_exp(a.v, a.v, MPFR_RNDD);  // a, low
-  mpfr_add_ui(a.v, a.v, 1, MPFR_RNDD);
-  mpfr_mul_2ui(e.v, e.v, 1, MPFR_RNDU);
-  mpfr_div(e.v, e.v, a.v, MPFR_RNDU);
-  alpha_low(alpha.v, level);
-  return mpfr_cmp(e.v, alpha.v) <= 0;
+  const mpfr_prec_t p = kPrecision;
+  // (t + 1) den < 2^127: exact.
+  const Interval a_power = exp(neg(div(exact(p, static_cast<Uint128>(t + 1) * b.den), b.num)));  // a^(t+1)
+  const Interval a = exp(neg(div(exact(p, b.den), b.num)));
+  return certainly_at_most(div(scale_2exp(a_power, 1), add(a, 1ul)), alpha(level));
 }
 
-// Whether ratio * erfc(t / sqrt(2 s2)) <= 1 - level for certain.
+// Whether ratio * erfc(t / sqrt(2 s2)) <= 1 - level for certain (t >= 0).
 bool gaussian_bound_within(double s2, std::int64_t t, double level, double ratio) {
-  Mp x(kPrecision), s(kPrecision), alpha(kPrecision);
-  mpfr_set_d(s.v, s2, MPFR_RNDU);
-  mpfr_mul_2ui(s.v, s.v, 1, MPFR_RNDU);
-  mpfr_sqrt(s.v, s.v, MPFR_RNDU);
-  mpfr_set_si(x.v, t, MPFR_RNDD);
-  mpfr_div(x.v, x.v, s.v, MPFR_RNDD);
-  mpfr_erfc(x.v, x.v, MPFR_RNDU);
-  mpfr_mul_d(x.v, x.v, ratio, MPFR_RNDU);
-  alpha_low(alpha.v, level);
-  return mpfr_cmp(x.v, alpha.v) <= 0;
+  const mpfr_prec_t p = kPrecision;
+  const Interval x = div(exact_signed(p, t), sqrt(scale_2exp(exact_double(p, s2), 1)));
+  return certainly_at_most(mul(erfc(x), exact_double(p, ratio)), alpha(level));
 }
 
-// Whether erfc(z / sqrt 2) <= 1 - level for certain.
+// Whether erfc(z / sqrt 2) <= 1 - level for certain (z >= 0).
 bool normal_within(double z, double level) {
-  Mp x(kPrecision), alpha(kPrecision);
-  mpfr_set_d(x.v, z, MPFR_RNDD);
-  mpfr_div_d(x.v, x.v, std::sqrt(2.0) * (1 + 1e-15), MPFR_RNDD);  // sqrt(2) rounded up, then more
-  mpfr_erfc(x.v, x.v, MPFR_RNDU);
-  alpha_low(alpha.v, level);
-  return mpfr_cmp(x.v, alpha.v) <= 0;
+  const mpfr_prec_t p = kPrecision;
+  const Interval x = div(exact_double(p, z), exact_double(p, std::sqrt(2.0) * (1 + 1e-15)));  // above sqrt 2
+  return certainly_at_most(erfc(x), alpha(level));
 }
 
 // The exp(-x^2 / (2 s2)) for x = 0 .. X (beyond: below e^-745), summed from

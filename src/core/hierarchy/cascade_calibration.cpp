@@ -31,19 +31,6 @@ double epsilon_at_delta(double sensitivity_squared, double delta) {
   return hi;
 }
 
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
-                         const Interrupts& interrupts) {
-  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
-  if (!(m > 0)) {
-    throw InconsistentInvariants(
-        "the release leaves no change of one person to protect",
-        "Under replace_one neighbours a person can only move between cells whose totals are not exact; here "
-        "there is a single cell, or every such move would change an exact total.",
-        "Keep fewer totals exact, or use add_remove neighbours when no total is exact.");
-  }
-  return m;
-}
-
 CascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
                             const char* derived_from) {
   CascadeCalibration c;
@@ -56,6 +43,19 @@ CascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Ne
 }
 
 }  // namespace
+
+double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
+                         const Interrupts& interrupts) {
+  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
+  if (!(m > 0)) {
+    throw InconsistentInvariants(
+        "the release leaves no change of one person to protect",
+        "Under replace_one neighbours a person can only move between cells whose totals are not exact; here "
+        "there is a single cell, or every such move would change an exact total.",
+        "Keep fewer totals exact, or use add_remove neighbours when no total is exact.");
+  }
+  return m;
+}
 
 CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLaw& shape, double epsilon, double delta,
                                       const Protected& protect, const Interrupts& interrupts) {

@@ -47,6 +47,13 @@ struct CalibratedLaw {
   CascadeCalibration calibration;
 };
 
+// The shape's largest dx^T Sigma^+ dx over the protected moves (the
+// sensitivity both the real-valued and the integer cascade are calibrated
+// to). InconsistentInvariants when it is 0: the exact totals leave no move
+// to protect, and no scale of noise would mean anything.
+double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
+                         const Interrupts& interrupts);
+
 // shape: relative per-level variances (and fixed nodes); its overall scale
 // is ignored. InvalidArgument for eps <= 0, delta outside (0, 1);
 // InconsistentInvariants when the exact totals leave no move to protect.

@@ -242,7 +242,7 @@ VarianceBounds crossed_integer_rectangle_variance(const HierarchyTree& rows, con
                                                   double deficit_bound, std::uint32_t row_lo, std::uint32_t row_hi,
                                                   std::uint32_t col_lo, std::uint32_t col_hi) {
   const double v = crossed_rectangle_variance(rows, row_law, cols, col_law, row_lo, row_hi, col_lo, col_hi);
-  return VarianceBounds{deficit_bound >= 1 ? 0.0 : std::nextafter(v * (1 - deficit_bound), 0.0), v};
+  return integer_variance_bounds(v, deficit_bound);
 }
 
 double crossed_integer_cascade_acceptance_bound(const HierarchyTree& rows, const CascadeLaw& row_law,

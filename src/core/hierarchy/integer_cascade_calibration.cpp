@@ -6,6 +6,7 @@
 #include "../calibration/zcdp.hpp"
 #include "../errors.hpp"
 #include "../json_text.hpp"
+#include "../samplers/interval.hpp"
 #include "cascade_privacy.hpp"
 #include "integer_cascade_accuracy.hpp"
 #include "integer_cascade_sampler.hpp"
@@ -17,19 +18,6 @@ namespace {
 // Floating-point slack: a calibrated scale is raised by this factor, far
 // above the rounding of m / s2 against the scaled law's own sensitivity.
 constexpr double kSlack = 1 + 1e-12;
-
-double shape_sensitivity(const HierarchyTree& tree, const CascadeLaw& shape, const Protected& protect,
-                         const Interrupts& interrupts) {
-  const double m = protected_sensitivity_squared(tree, shape, protect, interrupts);
-  if (!(m > 0)) {
-    throw InconsistentInvariants(
-        "the release leaves no change of one person to protect",
-        "Under replace_one neighbours a person can only move between cells whose totals are not exact; here "
-        "there is a single cell, or every such move would change an exact total.",
-        "Keep fewer totals exact, or use add_remove neighbours when no total is exact.");
-  }
-  return m;
-}
 
 // Everything but the budget fields, for the law that will be sampled, whose
 // largest dx^T Sigma^+ dx is sensitivity_squared.
@@ -48,8 +36,7 @@ IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& 
   c.acceptance_bound = integer_cascade_acceptance_bound(splits);
   c.variance_deficit_bound = integer_cascade_variance_deficit_bound(splits);
   for (double v : c.privacy.level_variance)
-    c.level_variance_lower.push_back(
-        c.variance_deficit_bound >= 1 ? 0.0 : std::nextafter(v * (1 - c.variance_deficit_bound), 0.0));
+    c.level_variance_lower.push_back(integer_variance_bounds(v, c.variance_deficit_bound).lower);
   return c;
 }
 
@@ -60,7 +47,7 @@ double integer_cascade_scale_epsilon_delta(double m, double epsilon, double delt
   // rounded up, and raised by kSlack so that the law's own sensitivity (m/s2
   // up to rounding; the scaled law is the shape times s2 level by level)
   // stays within it.
-  return std::nextafter(lattice_gaussian_sigma2(epsilon, delta, m).to_double(), INFINITY) * kSlack;
+  return next_up(lattice_gaussian_sigma2(epsilon, delta, m).to_double()) * kSlack;
 }
 
 double integer_cascade_scale_rho(double m, double rho) { return m / (2 * rho) * kSlack; }

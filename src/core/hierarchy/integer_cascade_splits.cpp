@@ -1,26 +1,17 @@
 // Exact split classes of an integer cascade (integer_cascade_splits.hpp).
 #include "integer_cascade_splits.hpp"
 
-#include <gmp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
 #include "../errors.hpp"
+#include "../samplers/big_int.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
 
 using u128 = Uint128;
-
-struct Mpz {
-  Mpz() { mpz_init(v); }
-  ~Mpz() { mpz_clear(v); }
-  Mpz(const Mpz&) = delete;
-  Mpz& operator=(const Mpz&) = delete;
-  mpz_t v;
-};
 
 // A positive finite double as mantissa * 2^exponent, the mantissa odd.
 struct Dyadic {
@@ -41,17 +32,14 @@ Dyadic decompose(double x) {
 }
 
 // x * 2^K as an integer (x a positive double, K >= -exponent(x)).
-void scaled_integer(double x, int K, mpz_t out) {
+BigInt scaled_integer(double x, int K) {
   const Dyadic d = decompose(x);
-  mpz_set_ui(out, static_cast<unsigned long>(d.mantissa));
-  mpz_mul_2exp(out, out, static_cast<mp_bitcnt_t>(d.exponent + K));
+  return BigInt(d.mantissa) << static_cast<std::size_t>(d.exponent + K);
 }
 
-bool to_u128(const mpz_t x, u128& out) {
-  if (mpz_sgn(x) < 0 || mpz_sizeinbase(x, 2) > 126) return false;  // room for small factors
-  Mpz high;
-  mpz_tdiv_q_2exp(high.v, x, 64);
-  out = (static_cast<u128>(mpz_get_ui(high.v)) << 64) | static_cast<u128>(mpz_getlimbn(x, 0));
+bool to_u128(const BigInt& x, u128& out) {
+  if (x.sign() < 0 || x.bits() > 126) return false;  // room for small factors
+  out = x.to_u128();
   return true;
 }
 
@@ -74,16 +62,10 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
   if (K > 200) refuse("A level variance needs " + std::to_string(K) + " binary digits after the point.");
   root_free_ = !law.pinned(0);
   if (root_free_) {
-    Mpz n;
-    scaled_integer(law.level_variance(0), K, n.v);
-    Mpz den;
-    mpz_set_ui(den.v, 1);
-    mpz_mul_2exp(den.v, den.v, static_cast<mp_bitcnt_t>(K));
-    Mpz g;
-    mpz_gcd(g.v, n.v, den.v);
-    mpz_divexact(n.v, n.v, g.v);
-    mpz_divexact(den.v, den.v, g.v);
-    if (!to_u128(n.v, root_num_) || !to_u128(den.v, root_den_)) refuse("The root's variance is out of range.");
+    BigInt n = scaled_integer(law.level_variance(0), K);
+    BigInt den = BigInt(std::uint64_t{1}) << static_cast<std::size_t>(K);
+    reduce_fraction(n, den);
+    if (!to_u128(n, root_num_) || !to_u128(den, root_den_)) refuse("The root's variance is out of range.");
     ++n_coordinates_;
   }
   level_variance_ = law.level_variances();
@@ -109,26 +91,14 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
           c.fanout = m;
           c.parent_variance = std::get<2>(key);
           // tau^2 = (N_c m^2 - N_p) / (2^K m (m - 1)).
-          Mpz num, den, np, g;
-          scaled_integer(law.level_variance(d + 1), K, num.v);
-          mpz_mul_ui(num.v, num.v, m);
-          mpz_mul_ui(num.v, num.v, m);
-          scaled_integer(c.parent_variance, K, np.v);
-          mpz_sub(num.v, num.v, np.v);
-          if (mpz_sgn(num.v) <= 0) refuse("A split's children would need a negative variance.");
-          mpz_set_ui(den.v, m);
-          mpz_mul_ui(den.v, den.v, m - 1);
-          mpz_mul_2exp(den.v, den.v, static_cast<mp_bitcnt_t>(K));
-          mpz_gcd(g.v, num.v, den.v);
-          mpz_divexact(num.v, num.v, g.v);
-          mpz_divexact(den.v, den.v, g.v);
+          BigInt num = scaled_integer(law.level_variance(d + 1), K) * m * m - scaled_integer(c.parent_variance, K);
+          if (num.sign() <= 0) refuse("A split's children would need a negative variance.");
+          BigInt den = (BigInt(std::uint64_t{m}) * (m - 1)) << static_cast<std::size_t>(K);
+          reduce_fraction(num, den);
           // The sampler forms tau2_num * i and tau2_den * (i + 1) * 2, i < m.
-          Mpz room_num, room_den;
-          mpz_mul_ui(room_num.v, num.v, m);
-          mpz_mul_ui(room_den.v, den.v, 2 * static_cast<unsigned long>(m));
           u128 unused;
-          if (!to_u128(room_num.v, unused) || !to_u128(room_den.v, unused) || !to_u128(num.v, c.tau2_num) ||
-              !to_u128(den.v, c.tau2_den))
+          if (!to_u128(num * m, unused) || !to_u128(den * (2 * std::uint64_t{m}), unused) ||
+              !to_u128(num, c.tau2_num) || !to_u128(den, c.tau2_den))
             refuse("A split of " + std::to_string(m) + " children at depth " + std::to_string(d) +
                    " has a variance increment beyond 128-bit fractions.");
           classes_.push_back(c);
@@ -179,22 +149,9 @@ std::vector<CoordinateGroup> pooled_groups(std::vector<CoordinateGroup> groups, 
     out.insert(out.end(), rest.begin(), rest.end());
     return out;
   }
-  // Exact order of the rationals: a/b < c/d iff a d < c b (GMP, no overflow).
+  // Exact order of the rationals: a/b < c/d iff a d < c b (BigInt, no overflow).
   std::sort(rest.begin(), rest.end(), [](const CoordinateGroup& x, const CoordinateGroup& y) {
-    Mpz a, b, t;
-    mpz_set_ui(t.v, 0);
-    auto set = [](mpz_t out, u128 v) {
-      mpz_set_ui(out, static_cast<unsigned long>(v >> 64));
-      mpz_mul_2exp(out, out, 64);
-      mpz_add_ui(out, out, static_cast<unsigned long>(v));
-    };
-    set(a.v, x.s2_num);
-    set(t.v, y.s2_den);
-    mpz_mul(a.v, a.v, t.v);
-    set(b.v, y.s2_num);
-    set(t.v, x.s2_den);
-    mpz_mul(b.v, b.v, t.v);
-    return mpz_cmp(a.v, b.v) < 0;
+    return BigInt(x.s2_num) * BigInt(y.s2_den) < BigInt(y.s2_num) * BigInt(x.s2_den);
   });
   const std::size_t run = (rest.size() + max_groups - 1) / max_groups;
   for (std::size_t k = 0; k < rest.size(); k += run) {

@@ -7,7 +7,6 @@
 #include "../errors.hpp"
 #include "interval.hpp"
 #include "lazy_bernoulli.hpp"
-#include "mpfr_scoped.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -18,21 +17,22 @@ constexpr unsigned kMaxGuideBits = 16;
 
 }  // namespace
 
-std::uint64_t CdfTable::floor_word(mpfr_srcptr c) {
-  Mp t(mpfr_get_prec(c) + 64);
-  mpfr_mul_2ui(t.v, c, 64, MPFR_RNDN);  // exact
-  if (mpfr_sgn(t.v) <= 0) return 0;
-  if (mpfr_cmp_ui_2exp(t.v, 1, 64) >= 0) return UINT64_MAX;
-  return mpfr_get_ui(t.v, MPFR_RNDD);
-}
-
-std::uint64_t CdfTable::ceil_word_minus_one(mpfr_srcptr c) {
-  Mp t(mpfr_get_prec(c) + 64);
-  mpfr_mul_2ui(t.v, c, 64, MPFR_RNDN);  // exact
-  mpfr_ceil(t.v, t.v);
-  if (mpfr_cmp_ui_2exp(t.v, 1, 64) >= 0) return UINT64_MAX;
-  if (mpfr_sgn(t.v) <= 0) return 0;  // c > 0 always; defensive
-  return mpfr_get_ui(t.v, MPFR_RNDN) - 1;
+void CdfTable::words(const Interval& cdf, std::uint64_t& lower, std::uint64_t& upper_minus_one) {
+  // [floor(2^64 lo), ceil(2^64 hi)]: integers, so reading one below 2^64 as
+  // a word is exact.
+  const Interval t = integer_hull(scale_2exp(cdf, 64));
+  if (mpfr_sgn(t.lower()) <= 0)
+    lower = 0;
+  else if (mpfr_cmp_ui_2exp(t.lower(), 1, 64) >= 0)
+    lower = UINT64_MAX;
+  else
+    lower = mpfr_get_ui(t.lower(), MPFR_RNDN);
+  if (mpfr_cmp_ui_2exp(t.upper(), 1, 64) >= 0)
+    upper_minus_one = UINT64_MAX;
+  else if (mpfr_sgn(t.upper()) <= 0)
+    upper_minus_one = 0;  // a CDF is > 0 always; defensive
+  else
+    upper_minus_one = mpfr_get_ui(t.upper(), MPFR_RNDN) - 1;
 }
 
 CdfTable::CdfTable(std::int64_t x0, std::vector<std::uint64_t> lower, std::vector<std::uint64_t> upper_minus_one)
@@ -67,17 +67,8 @@ std::int64_t CdfTable::sample_exactly(RandomSource& rng, const CdfEnclosure& cdf
       if (w < lower_[k]) return true;
       if (w > upper_minus_one_[k]) return false;
     }
-    return v.less_than([&](mpfr_prec_t prec) {
-      const mpfr_prec_t wp = prec + 32;
-      Mp cl(wp), ch(wp);
-      cdf.cdf(wp, x, cl.v, ch.v);
-      // V < 2^64 CDF(x) - w.
-      mpfr_mul_2ui(cl.v, cl.v, 64, MPFR_RNDD);
-      mpfr_sub_ui(cl.v, cl.v, w, MPFR_RNDD);
-      mpfr_mul_2ui(ch.v, ch.v, 64, MPFR_RNDU);
-      mpfr_sub_ui(ch.v, ch.v, w, MPFR_RNDU);
-      return Interval(wp, cl.v, ch.v);
-    });
+    // V < 2^64 CDF(x) - w.
+    return v.less_than([&](mpfr_prec_t prec) { return sub(scale_2exp(cdf.cdf(prec + 32, x), 64), w); });
   };
   // X = min{x : U < CDF(x)}; CDF increases, so step from the guess.
   constexpr std::int64_t kFar = std::int64_t(1) << 62;

@@ -31,22 +31,22 @@
 #include <vector>
 
 #include "../random_source.hpp"
+#include "interval.hpp"
 
 namespace invariant_dp {
 
-// Certified enclosures lo <= CDF(x) <= hi of a law's CDF at about prec bits.
+// Certified enclosures of a law's CDF at about prec bits.
 class CdfEnclosure {
  public:
   virtual ~CdfEnclosure() = default;
-  virtual void cdf(mpfr_prec_t prec, std::int64_t x, mpfr_ptr lo, mpfr_ptr hi) const = 0;
+  virtual Interval cdf(mpfr_prec_t prec, std::int64_t x) const = 0;
 };
 
 class CdfTable {
  public:
   CdfTable() = default;
   // The words of x = x0, x0 + 1, ...: lower[k] = floor(2^64 lo(x)) and
-  // upper_minus_one[k] = ceil(2^64 hi(x)) - 1 (floor_word,
-  // ceil_word_minus_one of the enclosure's ends).
+  // upper_minus_one[k] = ceil(2^64 hi(x)) - 1 (words() of the enclosure).
   CdfTable(std::int64_t x0, std::vector<std::uint64_t> lower, std::vector<std::uint64_t> upper_minus_one);
 
   // One exact draw of the law whose CDF cdf encloses (and the words came from).
@@ -65,10 +65,10 @@ class CdfTable {
   std::int64_t first_x() const { return x0_; }
   std::uint64_t lower_word(std::size_t k) const { return lower_[k]; }
 
-  // floor(2^64 c) for 0 <= c <= 1 (saturated at 2^64 - 1), and ceil(2^64 c) - 1
-  // saturated at 2^64 - 1.
-  static std::uint64_t floor_word(mpfr_srcptr c);
-  static std::uint64_t ceil_word_minus_one(mpfr_srcptr c);
+  // The words of an enclosure [lo, hi] of CDF(x): lower = floor(2^64 lo)
+  // (0 below 0, 2^64 - 1 from 1 on) and upper_minus_one = ceil(2^64 hi) - 1
+  // (0 at or below 0, 2^64 - 1 from 1 on).
+  static void words(const Interval& cdf, std::uint64_t& lower, std::uint64_t& upper_minus_one);
 
  private:
   // Step 2: the same U = (w + V)/2^64 compared exactly; k is the table's guess.

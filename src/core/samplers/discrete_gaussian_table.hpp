@@ -55,7 +55,7 @@ class DiscreteGaussianTable final : public CdfEnclosure {
   std::uint64_t lower_word(std::size_t k) const { return table_.lower_word(k); }
 
   // The CDF's enclosures at any precision (the exact fallback's).
-  void cdf(mpfr_prec_t prec, std::int64_t x, mpfr_ptr lo, mpfr_ptr hi) const override;
+  Interval cdf(mpfr_prec_t prec, std::int64_t x) const override;
 
  private:
   Uint128 s2_num_, s2_den_;

@@ -47,7 +47,7 @@ class DiscreteLaplaceTable final : public CdfEnclosure {
   std::int64_t first_x() const { return table_.first_x(); }
   std::uint64_t lower_word(std::size_t k) const { return table_.lower_word(k); }
 
-  void cdf(mpfr_prec_t prec, std::int64_t x, mpfr_ptr lo, mpfr_ptr hi) const override;
+  Interval cdf(mpfr_prec_t prec, std::int64_t x) const override;
 
  private:
   Rational scale_;

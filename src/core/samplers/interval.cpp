@@ -2,9 +2,11 @@
 // function of the end it bounds, rounded toward it.
 #include "interval.hpp"
 
+#include <cmath>
 #include <utility>
 
 #include "../errors.hpp"
+#include "big_int.hpp"
 #include "mpfr_scoped.hpp"
 
 namespace invariant_dp {
@@ -13,6 +15,10 @@ namespace {
 static_assert(sizeof(unsigned long) == 8 && sizeof(long) == 8, "LP64 is assumed by the MPFR calls");
 
 constexpr End kEnds[2] = {End::lower, End::upper};
+
+// The one mapping from an end to a rounding direction: each end is rounded
+// toward itself, away from the value it bounds.
+constexpr mpfr_rnd_t toward(End e) { return e == End::lower ? MPFR_RNDD : MPFR_RNDU; }
 
 [[noreturn]] void lost(const char* operation) {
   throw Error("certified bound lost its enclosure", std::string("Interval operation: ") + operation + ".");
@@ -149,6 +155,19 @@ Interval exact_signed(mpfr_prec_t prec, std::int64_t x) {
   return out;
 }
 
+Interval exact(mpfr_prec_t prec, const BigInt& x) {
+  Interval out(prec);
+  for (End e : kEnds) mpfr_set_z(out.end(e), x.get(), toward(e));
+  return out;
+}
+
+Interval exact_double(mpfr_prec_t prec, double x) {
+  if (std::isnan(x)) lost("a NaN point");
+  Interval out(prec);
+  for (End e : kEnds) mpfr_set_d(out.end(e), x, toward(e));
+  return out;
+}
+
 Interval pi(mpfr_prec_t prec) {
   Interval out(prec);
   for (End e : kEnds) mpfr_const_pi(out.end(e), toward(e));
@@ -214,6 +233,28 @@ Interval div(const Interval& a, const Interval& b) {
   return out;
 }
 
+// The ends of add() in place: sum's ends are its own arguments, which MPFR
+// allows.
+void accumulate(Interval& sum, const Interval& term) {
+  for (End e : kEnds) mpfr_add(sum.end(e), sum.end(e), term.end(e), toward(e));
+  check(sum, "accumulate");
+}
+
+Interval share(const Interval& l, const Interval& r) {
+  if (mpfr_sgn(l.lower()) < 0 || mpfr_sgn(r.lower()) < 0) lost("share of a possibly negative part");
+  const mpfr_prec_t prec = wider(l, r);
+  Interval out(prec);
+  Mp sum(prec + 8);
+  for (End e : kEnds) {
+    // A larger denominator makes the share smaller: round it toward the
+    // other end, as l.e + r.(other end) already moves it.
+    mpfr_add(sum.v, l.end(e), r.end(opposite(e)), toward(opposite(e)));
+    mpfr_div(out.end(e), l.end(e), sum.v, toward(e));
+  }
+  check(out, "share");
+  return out;
+}
+
 Interval neg(const Interval& a) { return decreasing(a, mpfr_neg, "neg"); }
 
 Interval add(const Interval& a, unsigned long c) { return increasing(a, c, mpfr_add_ui, "add"); }
@@ -250,10 +291,19 @@ Interval pow(const Interval& a, unsigned long n) {
 
 Interval exp(const Interval& a) { return increasing(a, mpfr_exp, "exp"); }
 
+Interval expm1(const Interval& a) { return increasing(a, mpfr_expm1, "expm1"); }
+
 Interval log(const Interval& a) {
   if (mpfr_sgn(a.lower()) <= 0) lost("log of an interval reaching 0");
   return increasing(a, mpfr_log, "log");
 }
+
+Interval log1p(const Interval& a) {
+  if (mpfr_cmp_si(a.lower(), -1) <= 0) lost("log1p of an interval reaching -1");
+  return increasing(a, mpfr_log1p, "log1p");
+}
+
+Interval erfc(const Interval& a) { return decreasing(a, mpfr_erfc, "erfc"); }
 
 Interval sqrt(const Interval& a) {
   if (mpfr_sgn(a.lower()) < 0) lost("sqrt of a possibly negative interval");
@@ -302,10 +352,32 @@ Interval rounded(const Interval& a, mpfr_prec_t prec) {
   return out;
 }
 
+Interval integer_hull(const Interval& a) {
+  Interval out(a.precision());
+  mpfr_rint_floor(out.end(End::lower), a.lower(), toward(End::lower));
+  mpfr_rint_ceil(out.end(End::upper), a.upper(), toward(End::upper));
+  check(out, "integer_hull");
+  return out;
+}
+
 bool certainly_positive(const Interval& a) { return mpfr_sgn(a.lower()) > 0; }
 bool certainly_negative(const Interval& a) { return mpfr_sgn(a.upper()) < 0; }
 bool certainly_not_positive(const Interval& a) { return mpfr_sgn(a.upper()) <= 0; }
+bool certainly_at_most(const Interval& a, const Interval& b) { return mpfr_lessequal_p(a.upper(), b.lower()); }
+bool certainly_below(const Interval& a, unsigned long c) { return mpfr_cmp_ui(a.upper(), c) < 0; }
+
+bool certainly_narrower(const Interval& a, long k) {
+  Mp width(a.precision());
+  mpfr_sub(width.v, a.upper(), a.lower(), toward(End::upper));  // at least the width
+  return mpfr_cmp_ui_2exp(width.v, 1, k) < 0;
+}
 
 double to_double(const Interval& a, End e) { return mpfr_get_d(a.end(e), toward(e)); }
+
+// ---- bounds computed in double --------------------------------------------
+
+double next_down(double x) { return std::nextafter(x, -INFINITY); }
+double next_up(double x) { return std::nextafter(x, INFINITY); }
+double next_down_to_zero(double x) { return std::nextafter(x, 0.0); }
 
 }  // namespace invariant_dp

@@ -1,5 +1,7 @@
 // Outward-rounded interval arithmetic over MPFR: the one place where the
-// certified bounds of the exact samplers choose a rounding direction.
+// core chooses a rounding direction, for the certified bounds of the exact
+// samplers and of the accuracy figures alike (test/directed_roundings.pl
+// fails if a directed rounding appears anywhere else in src/core).
 //
 // An Interval [lower, upper] stands for one real number that it contains.
 // Every operation computes each end by one function of the end (End::lower
@@ -29,6 +31,10 @@
 // holds the integer (64 bits for 64-bit, 128 for 128-bit integers) and are
 // rounded outward otherwise. Tested in test/unit/test_interval.cpp against
 // the same functions at four times the precision.
+//
+// The last section (bounds computed in double) is the same rule for figures
+// that the core computes in double arithmetic: each is stepped one double
+// outward here, and nowhere else.
 #pragma once
 
 #include <mpfr.h>
@@ -39,10 +45,11 @@
 
 namespace invariant_dp {
 
+class BigInt;
+
 enum class End { lower, upper };
 
 constexpr End opposite(End e) { return e == End::lower ? End::upper : End::lower; }
-constexpr mpfr_rnd_t toward(End e) { return e == End::lower ? MPFR_RNDD : MPFR_RNDU; }
 
 class Interval {
  public:
@@ -73,6 +80,10 @@ class Interval {
 Interval exact(mpfr_prec_t prec, std::uint64_t x);
 Interval exact(mpfr_prec_t prec, Uint128 x);
 Interval exact_signed(mpfr_prec_t prec, std::int64_t x);
+// An integer of any size (exact when prec holds it, else rounded outward).
+Interval exact(mpfr_prec_t prec, const BigInt& x);
+// A double, not NaN (exact when prec >= 53, else rounded outward).
+Interval exact_double(mpfr_prec_t prec, double x);
 Interval pi(mpfr_prec_t prec);
 Interval ln2(mpfr_prec_t prec);
 // ln Gamma(x) at the integer x >= 1.
@@ -93,10 +104,24 @@ Interval scale_2exp(const Interval& a, long k);    // a * 2^k
 // a^n for n >= 1 and a >= 0 (lower end not negative).
 Interval pow(const Interval& a, unsigned long n);
 
-// Elementary functions. log needs a > 0, sqrt a >= 0.
+// sum += term in place, at sum's precision: the ends of add(sum, term) when
+// the precisions agree, without a new interval per term of a long sum.
+void accumulate(Interval& sum, const Interval& term);
+// l / (l + r) for l >= 0, r >= 0 (l + r > 0): increasing in l and
+// decreasing in r, so end e is l.e / (l.e + r.(other end)), the sum rounded
+// toward the other end at 8 bits more than the result (a share is then
+// barely wider than its rounding). Tighter than div(l, add(l, r)), which
+// lets l move independently in the numerator and the denominator.
+Interval share(const Interval& l, const Interval& r);
+
+// Elementary functions. log needs a > 0, log1p a > -1, sqrt a >= 0.
 Interval exp(const Interval& a);
+Interval expm1(const Interval& a);  // exp(a) - 1
 Interval log(const Interval& a);
+Interval log1p(const Interval& a);  // log(1 + a)
 Interval sqrt(const Interval& a);
+// The complementary error function, decreasing: end e from the other end.
+Interval erfc(const Interval& a);
 // cos of an angle known to lie in [0, pi] (cos is decreasing there); the
 // ends are clamped to [-1, 1] where the enclosure of the angle leaves
 // [0, pi]. Throws if the angle's upper end is below 0. The second form takes
@@ -110,13 +135,33 @@ Interval hull(const Interval& a, const Interval& b);  // [min lower, max upper]
 Interval at_most(const Interval& a, unsigned long c);
 // The smallest interval of precision prec containing a.
 Interval rounded(const Interval& a, mpfr_prec_t prec);
+// [floor(lower), ceil(upper)]: the integers around a (exact at a's
+// precision: a number of p bits at or above 2^p is already an integer, and
+// the floor or ceiling of one below has at most p bits).
+Interval integer_hull(const Interval& a);
 
 // Certain answers about the true value.
 bool certainly_positive(const Interval& a);      // lower > 0
 bool certainly_negative(const Interval& a);      // upper < 0
 bool certainly_not_positive(const Interval& a);  // upper <= 0
+bool certainly_at_most(const Interval& a, const Interval& b);  // a.upper <= b.lower
+bool certainly_below(const Interval& a, unsigned long c);      // upper < c
+// upper - lower < 2^k, the width rounded up at a's precision: false when
+// the interval may be as wide (or its width is not known to be smaller).
+bool certainly_narrower(const Interval& a, long k);
 
 // End e as a double, rounded toward e (so still a bound).
 double to_double(const Interval& a, End e);
+
+// ---- bounds computed in double --------------------------------------------
+// A double computed with round-to-nearest arithmetic is within half an ulp
+// of its value per operation; the figures below are stepped one double
+// beyond it, away from what they bound, so that a certified figure is never
+// on the wrong side by the rounding of its last operation.
+double next_down(double x);  // the next double toward -inf
+double next_up(double x);    // the next double toward +inf
+// A lower bound of a quantity known to be >= 0 from its computed value
+// x >= 0: the next double below x, and 0 at 0 (never a negative bound).
+double next_down_to_zero(double x);
 
 }  // namespace invariant_dp

@@ -9,7 +9,6 @@
 
 #include "../errors.hpp"
 #include "lazy_bernoulli.hpp"
-#include "mpfr_scoped.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -61,12 +60,10 @@ Interval theta_ratio_bounds(mpfr_prec_t prec, Uint128 Sn, Uint128 Sd, std::uint6
 bool certified_accept_threshold(Uint128 num, Uint128 den, std::uint64_t& threshold) {
   const mpfr_prec_t p = 256;
   if (!certainly_positive(sub(1, theta_q(p, num, den)))) return false;
-  const Interval scaled = scale_2exp(klein_acceptance_bound(p, num, den), 64);
-  Mp t(p);
-  mpfr_floor(t.v, scaled.lower());
-  if (mpfr_cmp_ui(t.v, 1) < 0) return false;
-  mpfr_sub_ui(t.v, t.v, 1, MPFR_RNDN);  // exact integer < 2^64
-  threshold = mpfr_get_ui(t.v, MPFR_RNDN);
+  // Its lower end is floor(2^64 L), an integer below 2^64 (L < 1).
+  const Interval words = integer_hull(scale_2exp(klein_acceptance_bound(p, num, den), 64));
+  if (mpfr_cmp_ui(words.lower(), 1) < 0) return false;
+  threshold = mpfr_get_ui(words.lower(), MPFR_RNDN) - 1;
   return true;
 }
 

@@ -35,16 +35,15 @@ bool LazyUniform::less_than(const ProbabilityBounds& bounds, mpfr_prec_t initial
   mpfr_prec_t prec = initial_prec < 64 ? 64 : initial_prec;
   for (;;) {
     const Interval p = rounded(bounds(prec), prec);
-    Mp width(prec);
-    mpfr_sub(width.v, p.upper(), p.lower(), MPFR_RNDU);  // an upper bound of the width
     for (;;) {
       Mp top(bits_ + 1);
       mpfr_set_ui_2exp(top.v, 1, -bits_, MPFR_RNDN);
       mpfr_add(top.v, top.v, u_.v, MPFR_RNDN);  // u + 2^-bits, exact
       if (mpfr_lessequal_p(top.v, p.lower())) return true;
       if (mpfr_greaterequal_p(u_.v, p.upper())) return false;
-      // Undecided: refine whichever of the two intervals is wider.
-      if (mpfr_cmp_ui_2exp(width.v, 1, -bits_) >= 0) break;
+      // Undecided: refine whichever of the two intervals is wider (p's
+      // unless its width is certainly below U's, 2^-bits).
+      if (!certainly_narrower(p, -bits_)) break;
       draw_word();
     }
     prec *= 2;
