@@ -41,7 +41,6 @@
 #include "random_source.hpp"
 #include "samplers/conditioned_gaussian.hpp"
 #include "samplers/discrete_gaussian.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -124,7 +123,6 @@ void check_triples(const std::string& what, const std::vector<std::int64_t>& z, 
 }
 
 TEST(StatConditionedGaussian, TripleJointLawMatchesEnumeration) {
-  IDP_SKIP_IN_SHORT_RUN();
   check_triples("triple, sigma2 = 8", release_groups(32, Rational{8, 1}, 300000, 3), 8.0);
   check_triples("triple, sigma2 = 0.3, sequential sampler forced (MPFR coins)",
                 klein_groups(33, Rational{3, 10}, 200000, 3), 0.3);
@@ -171,7 +169,6 @@ Features features(const std::vector<std::int64_t>& z, std::size_t k) {
 }
 
 TEST(StatConditionedGaussian, SixCellsAgreeWithNaiveRejection) {
-  IDP_SKIP_IN_SHORT_RUN();
   constexpr std::size_t kGroups = 200000, kK = 6;
   const Rational s2{4, 1};
   const Features naive = features(naive_groups(41, s2, kGroups, kK), kK);

@@ -30,7 +30,6 @@
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/congenial_release.hpp"
 #include "table_builder.hpp"
-#include "stat_run.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::TestTable;
@@ -190,7 +189,6 @@ TEST(CongenialExactLaw, IndependenceSamplerMatches) {
 }
 
 TEST(CongenialExactLaw, LatticeWalkMatches) {
-  IDP_SKIP_IN_SHORT_RUN();
   Fixture f = make(kSmallTable, kSmallMargins, "lattice");
   ASSERT_TRUE(f.setup.completion != nullptr);
   const double w = independence_bound_w(f.setup, f.law);

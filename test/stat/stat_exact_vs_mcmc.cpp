@@ -21,7 +21,6 @@
 #include "mcmc/lattice_chain.hpp"
 #include "samplers/conditioned_gaussian.hpp"
 #include "samplers/conditioned_laplace.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -108,7 +107,6 @@ void expect_different_law(const Histograms& a, const Histograms& b, const char* 
 }  // namespace
 
 TEST(StatExactVersusMcmc, LaplaceOnOneSum) {
-  IDP_SKIP_IN_SHORT_RUN();
   const Histograms chains = mcmc_sample(mcmc::laplace_l1(0.5), 11);  // q ~ exp(-|z|_1 / 2)
   auto laplace = [](Rational b) {
     return [b](RandomSource& rng, const std::uint32_t* g, std::size_t n, std::size_t groups, std::int64_t* z) {
@@ -120,7 +118,6 @@ TEST(StatExactVersusMcmc, LaplaceOnOneSum) {
 }
 
 TEST(StatExactVersusMcmc, GaussianOnOneSum) {
-  IDP_SKIP_IN_SHORT_RUN();
   const Histograms chains = mcmc_sample(mcmc::lattice_gaussian(8), 21);
   auto gaussian = [](Rational s2) {
     return [s2](RandomSource& rng, const std::uint32_t* g, std::size_t n, std::size_t groups, std::int64_t* z) {

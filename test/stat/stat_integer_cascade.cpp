@@ -50,7 +50,6 @@
 #include "hierarchy/integer_cascade.hpp"
 #include "random_source.hpp"
 #include "samplers/discrete_gaussian_table.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -184,7 +183,6 @@ TEST(StatIntegerCascade, FourLeavesFollowTheEnumeratedLaw) {
 // Fan-out 3 (centres in thirds and halves), a one-child chain, per-level
 // targets: root -> {a, b, c}, a -> 2 leaves, b -> one leaf, c a leaf.
 TEST(StatIntegerCascade, ThreeWaySplitAndAChain) {
-  IDP_SKIP_IN_SHORT_RUN();
   constexpr std::size_t kDraws = 200000;
   const auto tree = HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2}, Interrupts());
   ASSERT_EQ(tree.n_leaves(), 4u);
@@ -297,7 +295,6 @@ Fit crossed_fit(const std::map<Cells, double>& p, const std::map<Cells, std::int
 // Two one-split trees, a 2 x 2 grid, rows at 1/2 and columns at 0.6
 // (coordinate s^2 down to 0.17).
 TEST(StatIntegerCascade, CrossedGridFollowsTheEnumeratedLaw) {
-  IDP_SKIP_IN_SHORT_RUN();
   constexpr std::size_t kDraws = 120000;  // about one coin in seven reaches MPFR here
   const auto rows = HierarchyTree::perfect_binary(1, Interrupts()), cols = HierarchyTree::perfect_binary(1, Interrupts());
   const CascadeLaw row_law = CascadeLaw::uniform(rows, 0.5), col_law = CascadeLaw::uniform(cols, 0.6);
@@ -317,7 +314,6 @@ TEST(StatIntegerCascade, CrossedGridFollowsTheEnumeratedLaw) {
 // A 3-way row split (centre denominators (i+1)(j+1) up to 6) crossed with
 // a one-split column tree: a 3 x 2 grid, rows at 0.6, columns at 0.7.
 TEST(StatIntegerCascade, CrossedThreeByTwoFollowsTheEnumeratedLaw) {
-  IDP_SKIP_IN_SHORT_RUN();
   constexpr std::size_t kDraws = 50000;
   const auto rows = HierarchyTree::from_parents({-1, 0, 0, 0}, Interrupts());
   const auto cols = HierarchyTree::perfect_binary(1, Interrupts());

@@ -30,7 +30,6 @@
 #include "errors.hpp"
 #include "random_source.hpp"
 #include "samplers/kronecker_gaussian.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -137,7 +136,6 @@ void check_shape(std::size_t r, std::size_t c, Rational s2, long radius, std::ui
 }
 
 TEST(StatKroneckerGaussian, SmallTablesFollowTheEnumeratedLaw) {
-  IDP_SKIP_IN_SHORT_RUN();
   check_shape(2, 2, Rational{2, 1}, 12, 71, false);  // one coordinate, centre 0: nothing to correct
   check_shape(2, 3, Rational{4, 5}, 6, 72, true);
   check_shape(3, 3, Rational{4, 5}, 4, 73, true);
@@ -209,7 +207,6 @@ std::map<Coordinates, double> cube_law(const std::vector<std::size_t>& dims, dou
 }
 
 TEST(StatKroneckerGaussian, ThreeWayTablesFollowTheEnumeratedLaw) {
-  IDP_SKIP_IN_SHORT_RUN();
   constexpr std::size_t kDraws = 200000;
   const std::vector<std::size_t> dims{2, 3, 3};
   const Rational s2{8, 5};  // s^2 >= 0.2 at the first coordinate: coins matter

@@ -62,7 +62,6 @@
 #include "chi_square.hpp"
 #include "dense_basis.hpp"
 #include "random_source.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp::mcmc {
 namespace {
@@ -289,7 +288,6 @@ SmallLattice single_sum_3() {
 }
 
 TEST(StatMcmc, TwoByTwoTableMatchesExactPmf) {
-  IDP_SKIP_IN_SHORT_RUN();
   const SmallLattice lat = two_by_two();
   const long draws = 100000;
   check_small_lattice(lat, small_config(laplace_l1(0.15), {}), draws, 101, "2x2 l1 eps=.15");
@@ -301,7 +299,6 @@ TEST(StatMcmc, TwoByTwoTableMatchesExactPmf) {
 }
 
 TEST(StatMcmc, SingleSumOfThreeMatchesEnumeratedPmf) {
-  IDP_SKIP_IN_SHORT_RUN();
   const SmallLattice lat = single_sum_3();
   const long draws = 100000;
   const std::vector<SparseVector> pairs = {{{0, 1}, {1, -1}}, {{1, 2}, {1, -1}}, {{0, 2}, {1, -1}}};

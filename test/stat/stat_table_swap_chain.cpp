@@ -40,7 +40,6 @@
 #include "mcmc/table_swap_chain.hpp"
 #include "mechanisms/lattice_release.hpp"
 #include "random_source.hpp"
-#include "stat_run.hpp"
 
 namespace invariant_dp::mcmc {
 namespace {
@@ -224,7 +223,6 @@ TEST(StatTableChain, HeatBathLeavesTheL1LawInvariant) {
 // whole table and a pair of columns a 2 x 2 move; the 3 x 3 table (rank 4)
 // has proper blocks of both kinds.
 TEST(StatTableChain, PairBlocksLeaveTheL1LawInvariant) {
-  IDP_SKIP_IN_SHORT_RUN();
   check_invariance("2x3 l1 pair blocks", two_by_three(), laplace_l1(0.5), laplace_l1(0.55), true, 30, 13, {}, true);
   check_invariance("3x3 l1 pair blocks", three_by_three(), laplace_l1(0.8), laplace_l1(0.88), true, 16, 14, {}, true);
 }
@@ -412,12 +410,10 @@ void check_scale_mixture(const char* name, const SmallTable& t, double lambda, i
 
 // One test per table, so that ctest runs them side by side (about half a minute each).
 TEST(StatTableChain, ScaleMixtureLeavesTheL2LawInvariantOnA2x3Table) {
-  IDP_SKIP_IN_SHORT_RUN();
   check_scale_mixture("2x3 l2 scale mixture", two_by_three(), 0.3, 80, 51);
 }
 
 TEST(StatTableChain, ScaleMixtureLeavesTheL2LawInvariantOnA3x3Table) {
-  IDP_SKIP_IN_SHORT_RUN();
   check_scale_mixture("3x3 l2 scale mixture", three_by_three(), 0.6, 24, 52);
 }
 
@@ -467,7 +463,6 @@ LatticeTable square_table(std::size_t k) {
 }
 
 TEST(StatTableChain, CouplingBoundFallsBelowFivePercentBeforeTheDefaults) {
-  IDP_SKIP_IN_SHORT_RUN();
   const int pairs = 100;
   {
     const TableMoves moves({square_table(60)}, 3600);
