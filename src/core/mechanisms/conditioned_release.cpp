@@ -7,6 +7,7 @@
 #include "../samplers/conditioned_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
+#include "independent_release.hpp"
 
 namespace invariant_dp {
 
@@ -59,6 +60,19 @@ double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, cons
     noise_sd[i] = sd_of_group[group[i]];
   }
   return total_variance;
+}
+
+double release_on_margins(const ReleaseDraw& draw, const LatticeNoise& noise) {
+  if (draw.request.margins.empty()) {
+    release_independent_integers(draw);
+    return kErrorFromCellSds;
+  }
+  if (draw.model.structure() == "partition")
+    return release_conditioned(draw.counts, draw.law, draw.model, draw.request.with_stddev, draw.rng,
+                               draw.interrupts, draw.integer_destination(), draw.result.noise_sd);
+  release_on_lattice(draw.counts, draw.request, noise, draw.model, draw.rng, draw.interrupts,
+                     draw.result.integer_values, draw.result.noise_sd, draw.law, draw.report);
+  return kErrorFromCellSds;
 }
 
 }  // namespace invariant_dp

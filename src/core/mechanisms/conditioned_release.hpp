@@ -13,6 +13,8 @@
 #include "../interrupts.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "../random_source.hpp"
+#include "lattice_release.hpp"
+#include "mechanism_behaviour.hpp"
 #include "noise_calibration.hpp"
 
 namespace invariant_dp {
@@ -26,5 +28,12 @@ namespace invariant_dp {
 double release_conditioned(const std::int64_t* counts, const NoiseLaw& law, const InvariantModel& model,
                            bool with_stddev, RandomSource& rng, const Interrupts& interrupts, std::int64_t* noisy,
                            std::vector<double>& noise_sd);
+
+// integer_laplace and integer_gaussian once their own exact paths are
+// ruled out: no margin, independent noise (independent_release.hpp); one
+// partition, release_conditioned above; crossing margins, the lattice chain
+// of `noise` (lattice_release.hpp). Returns what MechanismBehaviour::release
+// returns.
+double release_on_margins(const ReleaseDraw& draw, const LatticeNoise& noise);
 
 }  // namespace invariant_dp

@@ -92,6 +92,21 @@ std::vector<LatticeTable> two_way_tables(const InvariantModel& model) {
 
 }  // namespace
 
+NoiseLaw congenial_noise_law(const ReleaseRequest& r, double shortest_l1) {
+  const double l1 = protected_l1(r, shortest_l1);
+  ReleaseRequest base = r;
+  base.epsilon = r.epsilon / 2;
+  NoiseLaw law = discrete_laplace_law(base, l1);
+  law.law = "discrete Laplace, P(y) proportional to exp(-|y - x|_1/b), conditioned on every declared margin and "
+            "on y >= 0 in every cell";
+  law.calibration = "b = l1_sensitivity / (epsilon / 2), rounded up to a rational: the base mechanism is "
+                    "(epsilon/2)-DP and conditioning on data-dependent invariants costs at most a factor "
+                    "1 + gamma <= 2 (Gong and Meng 2020, Thm 2.1)";
+  law.l1_sensitivity = l1;
+  law.l2_sensitivity = std::sqrt(l1);
+  return law;
+}
+
 std::vector<std::int64_t> run_congenial_table_chain(const CongenialSetup& setup, double inverse_scale,
                                                     const std::vector<std::int64_t>& start, std::uint64_t sweeps,
                                                     RandomSource& rng, const Interrupts& interrupts,

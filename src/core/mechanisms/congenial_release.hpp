@@ -90,6 +90,11 @@ constexpr std::uint64_t kCongenialMisSteps = 200000;
 constexpr std::uint64_t kCongenialAutoBudget = 4096;
 constexpr std::uint64_t kCongenialRejectionBudget = 1000000;
 
+// Discrete Laplace at epsilon/2 for moves of l1 norm `shortest_l1` (the
+// shortest protected move; a unit's change when longer), so that the
+// conditioned release is epsilon-DP.
+NoiseLaw congenial_noise_law(const ReleaseRequest& request, double shortest_l1);
+
 // Everything a draw needs; counts has model.n_cells() entries.
 CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseRequest& request,
                                  const InvariantModel& model, const Interrupts& interrupts);

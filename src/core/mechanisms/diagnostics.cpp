@@ -1,3 +1,5 @@
+// dp.diagnose: the coupled chains and R-hat of the lattice sampler; which
+// mechanism diagnoses what is its own (MechanismBehaviour::diagnose).
 #include "diagnostics.hpp"
 
 #include <algorithm>
@@ -8,38 +10,11 @@
 #include "../mcmc/rhat.hpp"
 #include "../mcmc/scale_mixture_chain.hpp"
 #include "../mcmc/table_swap_chain.hpp"
-#include "congenial_diagnostics.hpp"
 #include "lattice_release.hpp"
-#include "table_release.hpp"
+#include "mechanism_behaviour.hpp"
 
 namespace invariant_dp {
 namespace {
-
-void check_lattice_mechanism(const ReleaseRequest& request) {
-  const Mechanism m = request.mechanism->mechanism;
-  if (m != Mechanism::IntegerLaplace && m != Mechanism::IntegerLaplaceL2 && m != Mechanism::IntegerGaussian)
-    throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" has no MCMC sampler to diagnose",
-                          "Its noise is drawn exactly.",
-                          "Diagnose integer_laplace, integer_laplace_l2, integer_gaussian or congenial.");
-}
-
-// A release with these arguments that draws its noise exactly runs no chain
-// (release.cpp makes the same choice): nothing to diagnose.
-void check_runs_a_chain(const ReleaseRequest& request, const InvariantModel& model) {
-  const Mechanism m = request.mechanism->mechanism;
-  if (m == Mechanism::IntegerLaplaceL2) return;
-  bool exact = request.margins.empty() || model.structure() == "partition";
-  if (!exact && m == Mechanism::IntegerGaussian) {
-    const std::vector<LatticeTable> tables = model.lattice_tables();
-    exact = !tables.empty() && table_gaussian_applies(table_gaussian_law(request, tables), tables);
-  }
-  if (exact)
-    throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name +
-                              "\" draws this release exactly: there is no chain to diagnose",
-                          "With no margin, one margin or nested margins (and integer_gaussian on a complete table "
-                          "with all its margins) the noise is sampled exactly; the metadata says \"exact\": true.",
-                          "Diagnose crossing margins, integer_laplace_l2 or congenial.");
-}
 
 // The TV bound curve and its summary from the meeting times.
 std::vector<DiagnosticRecord> coupling_rows(const std::vector<mcmc::MeetingTime>& times, std::int64_t lag,
@@ -104,13 +79,13 @@ std::vector<DiagnosticRecord> scale_mixture_diagnostics(const ReleaseRequest& re
 // The table chain's meeting times (mcmc/table_swap_chain.hpp: informative
 // on small tables only; censored pairs make the bound 1, which is
 // reported). A sweep costs at most rank(Lambda) steps.
-std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, const InvariantModel& model,
-                                                const std::vector<LatticeTable>& tables,
+std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, const LatticeNoise& noise,
+                                                const InvariantModel& model, const std::vector<LatticeTable>& tables,
                                                 const DiagnosticsSettings& settings, RandomSource& rng,
                                                 const Interrupts& interrupts) {
   const mcmc::TableMoves moves(tables, model.n_cells());
-  const NoiseLaw law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
-  const mcmc::SwapChainConfig config = table_chain_config(request, law, moves);
+  const NoiseLaw law = lattice_noise_law(request, noise.law, moves.shortest_norm(), moves.shortest_norm());
+  const mcmc::SwapChainConfig config = table_chain_config(request, noise.target, law, moves);
   if (config.target.kind == mcmc::TargetKind::laplace_l2)
     return scale_mixture_diagnostics(request, moves, config, settings, rng, interrupts);
   const std::int64_t sweeps = static_cast<std::int64_t>(table_chain_sweeps(request, config));
@@ -140,14 +115,23 @@ std::vector<DiagnosticRecord> table_diagnostics(const ReleaseRequest& request, c
 std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const ReleaseRequest& request,
                                               const DiagnosticsSettings& settings, RandomSource& rng,
                                               const Interrupts& interrupts) {
-  if (request.mechanism->mechanism == Mechanism::Congenial)
-    return congenial_diagnostics(cells, request, settings.surrogate_count, rng, interrupts);
-  check_lattice_mechanism(request);
-  const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
-  check_runs_a_chain(request, model);
+  return request.mechanism->behaviour().diagnose(cells, request, settings, rng, interrupts);
+}
+
+void refuse_exact_diagnosis(const ReleaseRequest& request) {
+  throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name +
+                            "\" draws this release exactly: there is no chain to diagnose",
+                        "With no margin, one margin or nested margins (and integer_gaussian on a complete table "
+                        "with all its margins) the noise is sampled exactly; the metadata says \"exact\": true.",
+                        "Diagnose crossing margins, integer_laplace_l2 or congenial.");
+}
+
+std::vector<DiagnosticRecord> lattice_diagnostics(const ReleaseRequest& request, const LatticeNoise& noise,
+                                                  const InvariantModel& model, const DiagnosticsSettings& settings,
+                                                  RandomSource& rng, const Interrupts& interrupts) {
   const std::vector<LatticeTable> tables = chain_tables(model);
-  if (!tables.empty()) return table_diagnostics(request, model, tables, settings, rng, interrupts);
-  const LatticeSetup setup = prepare_lattice(request, model, interrupts);
+  if (!tables.empty()) return table_diagnostics(request, noise, model, tables, settings, rng, interrupts);
+  const LatticeSetup setup = prepare_lattice(request, noise, model, interrupts);
   const std::int64_t sweeps = static_cast<std::int64_t>(setup.iterations);
   const std::int64_t lag = settings.lag > 0 ? settings.lag : std::max<std::int64_t>(1, sweeps / 10);
   const std::int64_t cap = 10 * sweeps + lag;

@@ -23,7 +23,9 @@
 
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
+#include "../invariants/invariant_model.hpp"
 #include "../random_source.hpp"
+#include "lattice_release.hpp"
 #include "release_request.hpp"
 
 namespace invariant_dp {
@@ -41,8 +43,19 @@ struct DiagnosticsSettings {
   std::int64_t surrogate_count = 1;  // congenial: options {"surrogate_count": c}, the public stand-in's cells
 };
 
+// The request's mechanism's diagnosis (MechanismBehaviour::diagnose).
 std::vector<DiagnosticRecord> run_diagnostics(const CellKeys& cells, const ReleaseRequest& request,
                                               const DiagnosticsSettings& settings, RandomSource& rng,
                                               const Interrupts& interrupts);
+
+// The rows above for a lattice mechanism's chain on these invariants.
+std::vector<DiagnosticRecord> lattice_diagnostics(const ReleaseRequest& request, const LatticeNoise& noise,
+                                                  const InvariantModel& model, const DiagnosticsSettings& settings,
+                                                  RandomSource& rng, const Interrupts& interrupts);
+
+// A release with these arguments that draws its noise exactly runs no chain
+// (the mechanism's release makes the same choice): InvalidArgument, nothing
+// to diagnose.
+[[noreturn]] void refuse_exact_diagnosis(const ReleaseRequest& request);
 
 }  // namespace invariant_dp

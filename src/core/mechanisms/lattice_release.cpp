@@ -39,16 +39,8 @@ ShortestMove shortest_move(const LatticeBasis& basis, bool has_margins) {
   return shortest;
 }
 
-mcmc::TargetKind target_kind(const ReleaseRequest& request) {
-  switch (request.mechanism->mechanism) {
-    case Mechanism::IntegerLaplaceL2: return mcmc::TargetKind::laplace_l2;
-    case Mechanism::IntegerGaussian: return mcmc::TargetKind::lattice_gaussian;
-    default: return mcmc::TargetKind::laplace_l1;
-  }
-}
-
-mcmc::Target chain_target(const ReleaseRequest& request, const NoiseLaw& law) {
-  switch (target_kind(request)) {
+mcmc::Target chain_target(mcmc::TargetKind target, const NoiseLaw& law) {
+  switch (target) {
     case mcmc::TargetKind::laplace_l2: return mcmc::laplace_l2(1 / law.scale);
     case mcmc::TargetKind::lattice_gaussian: return mcmc::lattice_gaussian(law.exact_parameter.to_double());
     default: return mcmc::laplace_l1(1 / law.scale);
@@ -57,9 +49,10 @@ mcmc::Target chain_target(const ReleaseRequest& request, const NoiseLaw& law) {
 
 // Every basis vector is also proposed alone, once per sweep: local moves mix
 // where one joint jump over all vectors is almost always rejected.
-mcmc::SamplerConfig chain_config(const ReleaseRequest& request, const NoiseLaw& law, const LatticeBasis& basis) {
+mcmc::SamplerConfig chain_config(const ReleaseRequest& request, mcmc::TargetKind target, const NoiseLaw& law,
+                                 const LatticeBasis& basis) {
   mcmc::SamplerConfig config;
-  config.target = chain_target(request, law);
+  config.target = chain_target(target, law);
   config.proposal_a =
       request.proposal_a > 0 ? request.proposal_a : mcmc::default_sampler(config.target.kind, true).proposal_a;
   config.basis_moves = true;
@@ -179,14 +172,14 @@ void release_l2_on_tables(const std::int64_t* counts, const ReleaseRequest& requ
 // The table chain from z = 0 for `sweeps` sweeps, then kTableSdSweeps more
 // for the pooled sd of each table; integer_laplace_l2 goes to the scale
 // mixture.
-void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
-                       const std::vector<LatticeTable>& tables, RandomSource& rng, const Interrupts& interrupts,
+void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request, const LatticeNoise& noise,
+                       const InvariantModel& model, const std::vector<LatticeTable>& tables, RandomSource& rng, const Interrupts& interrupts,
                        std::vector<std::int64_t>& noisy, std::vector<double>& noise_sd, NoiseLaw& law,
                        SamplerReport& report) {
   const std::size_t n = model.n_cells();
   const mcmc::TableMoves moves(tables, n);
-  law = lattice_noise_law(request, moves.shortest_norm(), moves.shortest_norm());
-  const mcmc::SwapChainConfig config = table_chain_config(request, law, moves);
+  law = lattice_noise_law(request, noise.law, moves.shortest_norm(), moves.shortest_norm());
+  const mcmc::SwapChainConfig config = table_chain_config(request, noise.target, law, moves);
   if (config.target.kind == mcmc::TargetKind::laplace_l2)
     return release_l2_on_tables(counts, request, moves, config, rng, interrupts, noisy, noise_sd, report);
   const std::uint64_t sweeps = table_chain_sweeps(request, config);
@@ -215,10 +208,10 @@ std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
   return tables;
 }
 
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
-                                         const mcmc::TableMoves& moves) {
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, mcmc::TargetKind target,
+                                         const NoiseLaw& law, const mcmc::TableMoves& moves) {
   mcmc::SwapChainConfig config;
-  config.target = chain_target(request, law);
+  config.target = chain_target(target, law);
   config.heat_bath = config.target.kind == mcmc::TargetKind::laplace_l1;
   config.pair_blocks = config.heat_bath && moves.two_way();
   if (request.proposal_a > 0) config.step_a = request.proposal_a;
@@ -232,29 +225,30 @@ std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::Swap
   return config.heat_bath ? kTableHeatBathSweeps : kTableMetropolisSweeps;
 }
 
-LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
+LatticeSetup prepare_lattice(const ReleaseRequest& request, const LatticeNoise& noise, const InvariantModel& model,
                              const Interrupts& interrupts) {
   LatticeSetup setup;
-  setup.iterations = chain_iterations(request, target_kind(request));
+  setup.iterations = chain_iterations(request, noise.target);
   refuse_long_chain(2.0 * double(model.null_dimension()), model.null_dimension(), model.n_cells(), setup.iterations);
   setup.basis = invariant_lattice_basis(model.independent_rows(), interrupts);
   const ShortestMove move = shortest_move(setup.basis, !request.margins.empty());
-  setup.law = lattice_noise_law(request, move.l1, move.l2_squared);
+  setup.law = lattice_noise_law(request, noise.law, move.l1, move.l2_squared);
   double entries = 0;
   for (const LatticeVector& column : setup.basis.columns) entries += double(column.index.size());
   refuse_long_chain(entries, setup.basis.rank(), setup.basis.dimension, setup.iterations);
-  const mcmc::SamplerConfig config = chain_config(request, setup.law, setup.basis);
+  const mcmc::SamplerConfig config = chain_config(request, noise.target, setup.law, setup.basis);
   setup.chain_model = std::make_unique<mcmc::ChainModel>(setup.basis, config, interrupts);
   return setup;
 }
 
-void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
+void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const LatticeNoise& noise,
+                        const InvariantModel& model,
                         RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                         std::vector<double>& noise_sd, NoiseLaw& law, SamplerReport& report) {
   const std::vector<LatticeTable> tables = chain_tables(model);
   if (!tables.empty())
-    return release_on_tables(counts, request, model, tables, rng, interrupts, noisy, noise_sd, law, report);
-  const LatticeSetup setup = prepare_lattice(request, model, interrupts);
+    return release_on_tables(counts, request, noise, model, tables, rng, interrupts, noisy, noise_sd, law, report);
+  const LatticeSetup setup = prepare_lattice(request, noise, model, interrupts);
   law = setup.law;
   report.sampler = "mcmc: Gibbs-within-Metropolis on an LLL-reduced lattice basis with single-vector moves "
                    "(integer_subspace_dp Algorithm 1), started from the symmetric proposal law";

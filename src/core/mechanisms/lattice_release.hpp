@@ -58,6 +58,13 @@ struct SamplerReport {
   std::string stddev;
 };
 
+// What a lattice mechanism brings to the chain: the target it draws from
+// and the law calibrated on the shortest protected move.
+struct LatticeNoise {
+  mcmc::TargetKind target;
+  LatticeLaw law;
+};
+
 // Everything a chain for this request needs: the lattice, the calibrated
 // law, the chain model and the number of sweeps.
 struct LatticeSetup {
@@ -66,12 +73,13 @@ struct LatticeSetup {
   std::unique_ptr<mcmc::ChainModel> chain_model;
   std::uint64_t iterations = 0;
 };
-LatticeSetup prepare_lattice(const ReleaseRequest& request, const InvariantModel& model,
+LatticeSetup prepare_lattice(const ReleaseRequest& request, const LatticeNoise& noise, const InvariantModel& model,
                              const Interrupts& interrupts);
 
 // Writes noisy = counts + z and a Monte Carlo estimate of each cell's noise
 // sd (from as many further iterations of the chain); fills law and report.
-void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const InvariantModel& model,
+void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& request, const LatticeNoise& noise,
+                        const InvariantModel& model,
                         RandomSource& rng, const Interrupts& interrupts, std::vector<std::int64_t>& noisy,
                         std::vector<double>& noise_sd, NoiseLaw& law, SamplerReport& report);
 
@@ -115,8 +123,8 @@ constexpr double kMaxTableSteps = 1e9;
 // not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.
 std::vector<LatticeTable> chain_tables(const InvariantModel& model);
 // Pair blocks for l1 when every table is two-way (table_swap_chain.hpp).
-mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, const NoiseLaw& law,
-                                         const mcmc::TableMoves& moves);
+mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, mcmc::TargetKind target,
+                                         const NoiseLaw& law, const mcmc::TableMoves& moves);
 std::uint64_t table_chain_sweeps(const ReleaseRequest& request, const mcmc::SwapChainConfig& config);
 // Entry updates a release's chain may cost (refuse_long_chain, 54000).
 constexpr double kMaxChainWork = 2e11;

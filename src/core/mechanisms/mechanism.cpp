@@ -1,25 +1,54 @@
-// The mechanism table. Adding a mechanism starts here.
+// The mechanism catalogue: a row per mechanism, pointing at its behaviour.
+// Adding a mechanism starts here (docs/design.md, "Adding a mechanism").
 #include "mechanism.hpp"
 
 #include "../errors.hpp"
 
 namespace invariant_dp {
+
+// Each defined in the mechanism's own file, mechanisms/<name>.cpp.
+const MechanismBehaviour& discrete_laplace_behaviour();
+const MechanismBehaviour& discrete_gaussian_behaviour();
+const MechanismBehaviour& subspace_gaussian_behaviour();
+const MechanismBehaviour& subspace_laplace_behaviour();
+const MechanismBehaviour& integer_laplace_behaviour();
+const MechanismBehaviour& integer_laplace_l2_behaviour();
+const MechanismBehaviour& integer_gaussian_behaviour();
+const MechanismBehaviour& congenial_behaviour();
+const MechanismBehaviour& project_l2_behaviour();
+const MechanismBehaviour& project_nn_l2_behaviour();
+const MechanismBehaviour& project_nn_integer_behaviour();
+const MechanismBehaviour& cascade_behaviour();
+const MechanismBehaviour& integer_cascade_behaviour();
+
 namespace {
 
+// Columns: key, name, integer_output, allows_invariants, needs_delta,
+// family, non_negative, calibrated_on_tree, behaviour.
 const MechanismTraits kMechanisms[] = {
-    {Mechanism::DiscreteLaplace, "discrete_laplace", true, false, false, Family::None},
-    {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true, Family::None},
-    {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true, Family::Conditioning},
-    {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false, Family::Projection},
-    {Mechanism::IntegerLaplace, "integer_laplace", true, true, false, Family::Conditioning},
-    {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false, Family::Conditioning},
-    {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true, Family::Conditioning},
-    {Mechanism::Congenial, "congenial", true, true, false, Family::Conditioning},
-    {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection},
-    {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection},
-    {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection},
-    {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning},
-    {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning},
+    {Mechanism::DiscreteLaplace, "discrete_laplace", true, false, false, Family::None, false, false,
+     discrete_laplace_behaviour},
+    {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true, Family::None, false, false,
+     discrete_gaussian_behaviour},
+    {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true, Family::Conditioning, false, false,
+     subspace_gaussian_behaviour},
+    {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false, Family::Projection, false, false,
+     subspace_laplace_behaviour},
+    {Mechanism::IntegerLaplace, "integer_laplace", true, true, false, Family::Conditioning, false, false,
+     integer_laplace_behaviour},
+    {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false, Family::Conditioning, false, false,
+     integer_laplace_l2_behaviour},
+    {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true, Family::Conditioning, false, false,
+     integer_gaussian_behaviour},
+    {Mechanism::Congenial, "congenial", true, true, false, Family::Conditioning, true, false, congenial_behaviour},
+    {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection, false, false, project_l2_behaviour},
+    {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection, true, false,
+     project_nn_l2_behaviour},
+    {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection, true, false,
+     project_nn_integer_behaviour},
+    {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning, false, true, cascade_behaviour},
+    {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning, false, true,
+     integer_cascade_behaviour},
 };
 
 }  // namespace

@@ -48,20 +48,27 @@ enum class Mechanism {
 enum class Family { Conditioning, Projection, None };
 const char* family_name(Family family);
 
+// How a mechanism calibrates, draws, states its law and is diagnosed
+// (mechanism_behaviour.hpp); each mechanism's own file implements it.
+class MechanismBehaviour;
+
+// A row of the catalogue: what the SQL functions check before anything is
+// drawn, and the mechanism's behaviour.
 struct MechanismTraits {
   Mechanism mechanism;
   const char* name;
-  bool integer_output;    // released counts are integers
-  bool allows_invariants; // margins may be declared
-  bool needs_delta;       // (eps, delta)-DP; otherwise pure eps-DP
+  bool integer_output;      // released counts are integers
+  bool allows_invariants;   // margins may be declared
+  bool needs_delta;         // (eps, delta)-DP; otherwise pure eps-DP
   Family family;
+  bool non_negative;        // every released cell >= 0 (metadata "non_negative")
+  // Calibrated on a hierarchy's tree (from epsilon and delta, rho, or
+  // per-level targets), not per cell: released by rollups/hierarchy_release.hpp.
+  bool calibrated_on_tree;
+  // A function, not a pointer to the object, so that the table is constant
+  // and the behaviours need no order of initialisation.
+  const MechanismBehaviour& (*behaviour)();
 };
-
-// cascade and integer_cascade: calibrated on their hierarchy's tree (from
-// epsilon and delta, rho, or per-level targets), not per cell.
-inline bool calibrated_on_tree(Mechanism mechanism) {
-  return mechanism == Mechanism::Cascade || mechanism == Mechanism::IntegerCascade;
-}
 
 // Throws InvalidArgument listing the known names.
 const MechanismTraits& mechanism_by_name(const std::string& name);

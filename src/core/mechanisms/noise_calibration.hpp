@@ -34,7 +34,20 @@ struct NoiseLaw {
   std::string calibration;  // how scale follows from (epsilon, delta)
 };
 
+// The request's mechanism's law (MechanismBehaviour::calibrate).
 NoiseLaw calibrate_noise(const ReleaseRequest& request);
+
+// The laws more than one mechanism starts from. Pure eps-DP discrete
+// Laplace for changes of l1 norm `l1` (b = l1 / epsilon); its sensitivities
+// are left for the caller to state.
+NoiseLaw discrete_laplace_law(const ReleaseRequest& request, double l1);
+// The law with the request's own l1 and l2 sensitivities stated.
+NoiseLaw at_request_sensitivities(NoiseLaw law, const ReleaseRequest& request);
+
+// The lattice mechanisms protect the shortest move between tables with
+// equal invariants; a privacy unit's change, up to l1 2GR and l2^2 2GR^2
+// (GR, G R^2 for add_remove), is protected too when it is longer.
+double protected_l1(const ReleaseRequest& request, double shortest_l1);
 
 // A real-valued release keeps a margin exact only to the float8 round-off of
 // the values it adds: about 2^-52 of each cell's magnitude, summed over the
@@ -43,16 +56,16 @@ NoiseLaw calibrate_noise(const ReleaseRequest& request);
 // by half a count, as a tiny epsilon does.
 void check_float8_margins(double noise_sd, std::size_t cells);
 
-// The integer lattice mechanisms (integer_laplace, integer_laplace_l2,
-// integer_gaussian) for the shortest protected move, of l1 norm
-// `shortest_l1` and squared l2 norm `shortest_l2_squared`
-// (lattice_release.hpp explains which moves), or a privacy unit's change
-// when that is longer.
-NoiseLaw lattice_noise_law(const ReleaseRequest& request, double shortest_l1, double shortest_l2_squared);
+// A lattice mechanism's law (integer_laplace, integer_laplace_l2,
+// integer_gaussian) for protected moves of l1 norm `l1` and squared l2 norm
+// `l2_squared`.
+using LatticeLaw = NoiseLaw (*)(const ReleaseRequest& request, double l1, double l2_squared);
 
-// congenial: discrete Laplace at epsilon/2 for moves of l1 norm
-// `shortest_l1` (the shortest protected move; a unit's change when longer),
-// so that the conditioned release is epsilon-DP.
-NoiseLaw congenial_noise_law(const ReleaseRequest& request, double shortest_l1);
+// `lattice_law` for the shortest protected move, of l1 norm `shortest_l1`
+// and squared l2 norm `shortest_l2_squared` (lattice_release.hpp explains
+// which moves), or a privacy unit's change when that is longer; states the
+// sensitivities protected.
+NoiseLaw lattice_noise_law(const ReleaseRequest& request, LatticeLaw lattice_law, double shortest_l1,
+                           double shortest_l2_squared);
 
 }  // namespace invariant_dp

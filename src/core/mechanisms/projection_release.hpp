@@ -25,18 +25,39 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "../interrupts.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "../random_source.hpp"
+#include "mechanism_behaviour.hpp"
 #include "noise_calibration.hpp"
 #include "release.hpp"
 
 namespace invariant_dp {
 
-void release_projected(const std::int64_t* counts, const ReleaseRequest& request, const NoiseLaw& law,
-                       const InvariantModel& model, RandomSource& rng, const Interrupts& interrupts,
-                       ReleaseResult& result);
+// The set each mechanism projects onto.
+enum class ProjectionOnto {
+  Invariants,           // project_l2
+  NonNegative,          // project_nn_l2
+  NonNegativeIntegers,  // project_nn_integer
+};
+
+// The behaviour of the three projection mechanisms, which differ only in
+// the set they project onto: project_l2.cpp, project_nn_l2.cpp and
+// project_nn_integer.cpp each make one. The accounting states the noisy
+// table's epsilon, and why the projection keeps it only between databases
+// with equal totals.
+class ProjectionMechanism final : public MechanismBehaviour {
+ public:
+  explicit ProjectionMechanism(ProjectionOnto onto) : onto_(onto) {}
+  NoiseLaw calibrate(const ReleaseRequest& request) const override;
+  double release(const ReleaseDraw& draw) const override;
+  std::string accounting_json(const ReleaseRequest& request) const override;
+
+ private:
+  ProjectionOnto onto_;
+};
 
 }  // namespace invariant_dp

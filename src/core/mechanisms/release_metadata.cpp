@@ -3,6 +3,7 @@
 #include "release_metadata.hpp"
 
 #include "../json_text.hpp"
+#include "mechanism_behaviour.hpp"
 
 #include <cstdio>
 #include <cstdlib>
@@ -19,41 +20,6 @@ std::string margins_json(const ReleaseRequest& request) {
     out += "]";
   }
   return out + "]";
-}
-
-bool non_negative(const ReleaseRequest& request) {
-  const Mechanism m = request.mechanism->mechanism;
-  return m == Mechanism::Congenial || m == Mechanism::ProjectNnL2 || m == Mechanism::ProjectNnInteger;
-}
-
-
-std::string privacy_statement(const ReleaseRequest& request) {
-  std::ostringstream out;
-  if (request.mechanism->mechanism == Mechanism::Congenial) {
-    out << (request.total_delta() > 0 ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
-        << neighbours_text(request)
-        << (request.margins.empty() ? "" : " (or, with crossing margins, by one shortest margin-preserving move) "
-                                           "and agree on every declared margin; the margins are released exactly "
-                                           "and are not protected")
-        << ": the base discrete Laplace is (epsilon/2)-DP and conditioning it on the margins and on "
-           "non-negativity, a set that depends on the data, costs at most the factor 1 + gamma <= 2 (Gong and "
-           "Meng 2020, Theorem 2.1, gamma = 1)";
-    return out.str();
-  }
-  out << (request.total_delta() > 0 ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
-      << neighbours_text(request);
-  if (!request.margins.empty())
-    out << " and agree on every declared margin; the margins are released exactly and are not protected "
-           "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
-  if (!request.margins.empty() && request.bounds.active())
-    out << "; the exact margins are those of the bounded table (each unit's kept rows), not of the source";
-  if (request.selection.method != SelectionMethod::None)
-    out << "; which cells are shown is chosen privately (partition_selection), within the same epsilon and delta";
-  if (request.mechanism->family == Family::Projection && !request.margins.empty())
-    out << "; the projection reads the data through the margin totals, so it is not post-processing in the "
-           "sense of the post-processing theorem (Gong and Meng 2020, section 4) and nothing is claimed for "
-           "databases with different totals";
-  return out.str();
 }
 
 std::string noise_json(const NoiseLaw& law) {
@@ -87,43 +53,13 @@ std::string sampler_json(const SamplerReport& sampler) {
   return out.str();
 }
 
-// The privacy budget's split, for the mechanisms whose guarantee is not the
-// base noise's alone (empty for the others, whose metadata is unchanged).
-std::string accounting_json(const ReleaseRequest& request) {
-  std::ostringstream out;
-  if (request.mechanism->mechanism == Mechanism::Congenial) {
-    out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
-        << ", \"base_epsilon\": " << json_number(request.epsilon / 2) << ", \"gamma\": 1"
-        << ", \"rule\": " << json_quoted("epsilon = (1 + gamma) * base_epsilon, Gong and Meng 2020 Theorem 2.1") << "}";
-  } else if (request.mechanism->family == Family::Projection && request.mechanism->mechanism != Mechanism::SubspaceLaplace) {
-    out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
-        << ", \"base_epsilon\": " << json_number(request.epsilon) << ", \"rule\": "
-        << json_quoted("the noisy table is base_epsilon-DP; the projection uses only the disclosed margin totals, so "
-                  "the guarantee holds between databases with equal totals (not by the post-processing theorem: "
-                  "the target set is data-derived, Gong and Meng 2020 section 4)")
-        << "}";
-  }
-  return out.str();
-}
-
 // How the released cells' noise covaries, in words an analyst can use.
 std::string covariance_text(const ReleaseRequest& request, const std::string& structure, bool sampler_exact) {
-  if (non_negative(request))
+  if (request.mechanism->non_negative)
     return "not published: non-negativity makes the noise law depend on the data near zero (small cells are "
            "biased upwards); the per-cell sd is that of the same noise without non-negativity";
   if (request.margins.empty()) return "unit_variance * I (independent cells)";
-  const Mechanism mechanism = request.mechanism->mechanism;
-  if ((mechanism == Mechanism::IntegerLaplace || mechanism == Mechanism::IntegerGaussian) && structure == "partition")
-    return "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
-           "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
-  if (mechanism == Mechanism::IntegerGaussian && sampler_exact)
-    return "cells of different tables independent; within an n_1 x ... x n_K table Cov(z_a, z_b) = sigma^2 "
-           "prod_k (delta(a_k, b_k) - 1/n_k), the continuous Gaussian's, which the lattice's discreteness changes "
-           "negligibly for sigma^2 >= 1";
-  if (request.mechanism->integer_output)
-    return "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
-           "closed form for the covariance of crossing margins";
-  return "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
+  return request.mechanism->behaviour().covariance_with_margins(request, structure, sampler_exact);
 }
 
 
@@ -146,6 +82,15 @@ std::string partition_selection_json(const ReleaseRequest& request) {
 
 }  // namespace
 
+const char* const kPartitionCovariance =
+    "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
+    "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
+const char* const kLatticeCovariance =
+    "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
+    "closed form for the covariance of crossing margins";
+const char* const kSubspaceCovariance =
+    "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
+
 // Who is protected: one record, or every row of one privacy unit.
 std::string neighbours_text(const ReleaseRequest& request) {
   const bool replace = request.neighbours == Neighbours::ReplaceOne;
@@ -158,6 +103,24 @@ std::string neighbours_text(const ReleaseRequest& request) {
                                    ") with all its rows added or removed") +
          ", each unit's contribution bounded first (at most " + std::to_string(request.bounds.max_groups_per_unit) +
          " cells, at most " + std::to_string(request.bounds.max_rows_per_group) + " rows in each)";
+}
+
+std::string invariant_privacy_statement(const ReleaseRequest& request) {
+  std::ostringstream out;
+  out << (request.total_delta() > 0 ? "(epsilon, delta)" : "epsilon") << "-differential privacy for "
+      << neighbours_text(request);
+  if (!request.margins.empty())
+    out << " and agree on every declared margin; the margins are released exactly and are not protected "
+           "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
+  if (!request.margins.empty() && request.bounds.active())
+    out << "; the exact margins are those of the bounded table (each unit's kept rows), not of the source";
+  if (request.selection.method != SelectionMethod::None)
+    out << "; which cells are shown is chosen privately (partition_selection), within the same epsilon and delta";
+  if (request.mechanism->family == Family::Projection && !request.margins.empty())
+    out << "; the projection reads the data through the margin totals, so it is not post-processing in the "
+           "sense of the post-processing theorem (Gong and Meng 2020, section 4) and nothing is claimed for "
+           "databases with different totals";
+  return out.str();
 }
 
 std::string privacy_unit_json(const ReleaseRequest& request) {
@@ -186,13 +149,14 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
       << ", \"privacy_unit\": " << privacy_unit_json(request) << ", \"keys\": " << json_quoted(keys_text(request))
       << ", \"partition_selection\": " << partition_selection_json(request)
-      << ", \"privacy\": " << json_quoted(privacy_statement(request)) << accounting_json(request)
+      << ", \"privacy\": " << json_quoted(request.mechanism->behaviour().privacy_statement(request))
+      << request.mechanism->behaviour().accounting_json(request)
       << ", \"l1_sensitivity\": " << json_number(law.l1_sensitivity)
       << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
       << ", \"invariants\": {\"margins\": " << margins_json(request)
       << ", \"structure\": " << json_quoted(structure) << ", \"rank\": " << (model != nullptr ? model->rank() : 0)
       << ", \"null_dimension\": " << (model != nullptr ? model->null_dimension() : 0) << "}"
-      << ", \"non_negative\": " << (non_negative(request) ? "true" : "false")
+      << ", \"non_negative\": " << (request.mechanism->non_negative ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
       << ", \"covariance\": " << json_quoted(covariance_text(request, structure, sampler.iterations == 0))
       << ", \"expected_total_squared_error\": " << json_number(expected_total_squared_error) << "}";

@@ -19,6 +19,19 @@ namespace invariant_dp {
 // record or every row of one privacy unit within its bounds.
 std::string neighbours_text(const ReleaseRequest& request);
 
+// The privacy statement of a mechanism whose guarantee is its base noise's:
+// whom it protects, the margins it discloses, and what a projection leaves
+// out (MechanismBehaviour::privacy_statement's default).
+std::string invariant_privacy_statement(const ReleaseRequest& request);
+
+// The covariance sentences more than one mechanism publishes with margins:
+// conditioned noise on one partition (integer_laplace, integer_gaussian),
+// integer noise on the lattice of crossing margins, and real noise
+// projected onto the null space (the default).
+extern const char* const kPartitionCovariance;
+extern const char* const kLatticeCovariance;
+extern const char* const kSubspaceCovariance;
+
 // The metadata's "privacy_unit" value: null, or the unit and its bounds.
 std::string privacy_unit_json(const ReleaseRequest& request);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "../errors.hpp"
+#include "mechanism_behaviour.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -196,8 +197,7 @@ ReleaseRequest validate_request(const RawRequest& raw) {
     throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name + "\" does not keep invariants",
                           "It adds independent noise to every cell, so no margin would stay exact.",
                           "Use integer_laplace, subspace_gaussian or subspace_laplace to keep margins exact.");
-  if (request.sampler != "auto" && request.mechanism->mechanism != Mechanism::Congenial)
-    throw InvalidArgument("option \"sampler\" applies to the congenial mechanism only");
+  request.mechanism->behaviour().check_options(request);
   if (!request.margins.empty() && request.neighbours == Neighbours::AddRemove)
     throw InvalidArgument("exact margins need replace_one neighbours",
                           "Adding or removing a person changes a margin total, which is released exactly; only "

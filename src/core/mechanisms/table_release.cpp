@@ -16,9 +16,10 @@ bool pinned(const LatticeTable& table) {
 
 }  // namespace
 
-NoiseLaw table_gaussian_law(const ReleaseRequest& request, const std::vector<LatticeTable>& tables) {
+NoiseLaw table_gaussian_law(const ReleaseRequest& request, LatticeLaw gaussian,
+                            const std::vector<LatticeTable>& tables) {
   const double minimum = std::ldexp(1.0, static_cast<int>(tables.front().shape.size()));
-  return lattice_noise_law(request, minimum, minimum);
+  return lattice_noise_law(request, gaussian, minimum, minimum);
 }
 
 bool table_gaussian_applies(const NoiseLaw& law, const std::vector<LatticeTable>& tables) {

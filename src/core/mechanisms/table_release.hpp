@@ -20,11 +20,12 @@
 
 namespace invariant_dp {
 
-// The law for these tables: sigma^2 calibrated on a 2 x ... x 2 sub-table
+// The law `gaussian` (integer_gaussian's) for these tables: sigma^2 calibrated on a 2 x ... x 2 sub-table
 // of alternating signs (|v|_1 = |v|_2^2 = 2^K), the lattice minimum: a
 // nonzero integer array with zero line sums has two nonzero entries on
 // every line it meets, so at least 2^K.
-NoiseLaw table_gaussian_law(const ReleaseRequest& request, const std::vector<LatticeTable>& tables);
+NoiseLaw table_gaussian_law(const ReleaseRequest& request, LatticeLaw gaussian,
+                            const std::vector<LatticeTable>& tables);
 
 // Whether the exact sampler runs at this law's sigma^2 on every table
 // (table_lattice_gaussian_applies); otherwise the caller uses the chain.

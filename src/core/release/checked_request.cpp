@@ -17,7 +17,7 @@ CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& lev
   if (!epsilon_given) raw.epsilon = 1.0;
   checked.release = validate_request(raw);
   const MechanismTraits& mechanism = *checked.release.mechanism;
-  const bool cascade = calibrated_on_tree(mechanism.mechanism);
+  const bool cascade = mechanism.calibrated_on_tree;
   if (cascade && !checked.hierarchy.active())
     throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" needs a hierarchy", {},
                           "Pass hierarchy => '{state,county,tract}', coarsest level first.");

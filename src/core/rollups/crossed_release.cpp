@@ -151,7 +151,7 @@ std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std:
 CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t* counts, const ReleaseRequest& request,
                                      const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                      RandomSource& rng, const Interrupts& interrupts) {
-  const bool integer = request.mechanism->mechanism == Mechanism::IntegerCascade;
+  const bool integer = request.mechanism->integer_output;
   const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer, interrupts);
   const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared, interrupts);
   const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0, interrupts);
@@ -268,7 +268,7 @@ void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest
                           "Crossed cascade noise uses uniform levels: every rectangle of a row node and a column "
                           "node has the same variance.",
                           "Drop \"level_variance\"; calibrate with epsilon and delta, or with \"rho\".");
-  const bool cascade = calibrated_on_tree(request.mechanism->mechanism);
+  const bool cascade = request.mechanism->calibrated_on_tree;
   if (cascade && !request.margins.empty())
     throw InvalidArgument(std::string("margins are not supported with mechanism \"") + request.mechanism->name +
                               "\" and \"crossed\"",
@@ -291,7 +291,7 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
   check_cell_counts(cells.n_cells(), counts, interrupts);
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
-      calibrated_on_tree(request.mechanism->mechanism)
+      request.mechanism->calibrated_on_tree
           ? cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)
           : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
   out.row_level_columns = grid.row_columns;

@@ -165,10 +165,10 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
                                              const HierarchyBudget& budget, RandomSource& rng,
                                              const Interrupts& interrupts) {
   check_cell_counts(cells.n_cells(), counts, interrupts);
-  if (request.mechanism->mechanism == Mechanism::Cascade)
-    return cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
-  if (request.mechanism->mechanism == Mechanism::IntegerCascade)
-    return integer_cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
+  if (request.mechanism->calibrated_on_tree)
+    return request.mechanism->integer_output
+               ? integer_cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts)
+               : cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
   if (!budget.has_epsilon) throw NullValue("epsilon must not be NULL");
   if (!hierarchy.level_variance.empty() || hierarchy.rho > 0)
     throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
