@@ -2,6 +2,7 @@
 // kept, metadata, domain handling, and the C boundary's error mapping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -228,6 +229,49 @@ TEST(Release, MetadataDescribesTheNoiseLaw) {
                             "\"structure\": \"two_way\"", "\"neighbours\": \"replace_one\"", "\"cells\": 16",
                             "\"margins\": [[\"county\"], [\"edu\"]]", "\"delta\": 1e-06"})
     EXPECT_NE(json.find(field), std::string::npos) << field << " in " << json;
+}
+
+// With a margin, the per-cell sds are spelled out only when asked for; the
+// metadata's expected total squared error is the same either way: their
+// squares' sum (unequal groups, so unequal sds), or for subspace noise the
+// null space's dimension times the unit variance (the projector's trace).
+TEST(Release, TotalSquaredErrorWithAndWithoutPerCellSds) {
+  const auto table = grid({"g", "k"}, {3, 4}, std::vector<std::int64_t>(12, 9));
+  std::vector<std::size_t> drop = {0, 1, 5};  // groups of 2, 3 and 4 cells
+  std::vector<const char*> text;
+  std::vector<std::int64_t> counts;
+  for (std::size_t i = 0; i < 12; ++i) {
+    if (std::find(drop.begin(), drop.end(), i) != drop.end()) continue;
+    text.push_back(table.text[2 * i].c_str());
+    text.push_back(table.text[2 * i + 1].c_str());
+    counts.push_back(9);
+  }
+  const test_tables::TextKeys keys(text, 2);
+  for (const char* mechanism : {"integer_laplace", "integer_gaussian", "subspace_gaussian", "subspace_laplace"}) {
+    RawRequest raw;
+    raw.mechanism = mechanism;
+    raw.epsilon = 1;
+    raw.has_delta = std::string(mechanism).find("gaussian") != std::string::npos;
+    raw.delta = raw.has_delta ? 1e-6 : 0;
+    raw.margins = {"g"};
+    ReleaseRequest request = validate_request(raw);
+    auto rng = make_seeded_random_source(3);
+    request.with_stddev = true;
+    const CellKeys cells(keys.rows(), {"g", "k"}, Interrupts());
+    const auto with_sds = run_release(cells, counts.data(), request, *rng, Interrupts());
+    ASSERT_EQ(with_sds.noise_sd.size(), counts.size()) << mechanism;
+    double sum = 0;
+    for (double sd : with_sds.noise_sd) sum += sd * sd;
+    EXPECT_NE(with_sds.noise_sd.front(), with_sds.noise_sd.back()) << mechanism;
+    request.with_stddev = false;
+    const auto without = run_release(cells, counts.data(), request, *rng, Interrupts());
+    EXPECT_TRUE(without.noise_sd.empty()) << mechanism;
+    for (const auto* json : {&with_sds.metadata_json, &without.metadata_json}) {
+      const auto at = json->find("\"expected_total_squared_error\": ");
+      ASSERT_NE(at, std::string::npos);
+      EXPECT_NEAR(std::stod(json->substr(at + 32)), sum, 1e-9 * sum) << mechanism;
+    }
+  }
 }
 
 TEST(Release, PollsForCancellation) {
