@@ -9,8 +9,9 @@
 // conditioned law, z restricted to the lattice where every pinned node's
 // noise is 0 (the margin lattice; the form is then the one of the
 // conditioned Gaussian). The derivation below goes beyond the papers;
-// test_integer_cascade.cpp checks steps 1-2 against a dense Cholesky (Eigen)
-// and stat_integer_cascade.cpp the law against the enumerated target.
+// test_integer_cascade_sampler.cpp checks steps 1-2 against a dense
+// Cholesky (Eigen) and stat_integer_cascade.cpp the law against the
+// enumerated target.
 //
 // 1. The form along the tree. Write X_u for the noise of node u (the sum of
 //    its leaves). The cascade is an invertible linear map of independent

@@ -65,7 +65,7 @@ LogDerivatives log_derivatives_at_zero(double k, double log_a) {
 // derivatives at 0 and, in the bulk, the aliasing error of a smooth unimodal
 // function sampled at 64 points per spread (about exp(-2 pi^2 64^2)). With
 // h = 1 the formula is the plain sum. Checked against the sum over every
-// integer (test_integer_laplace_release.cpp): agreement within 1e-9
+// integer (test_integer_laplace.cpp): agreement within 1e-9
 // relative for groups of 2 to 1000 cells and scales up to 20000, and with the
 // k = 2 closed form at scales up to 2e8. At most a few thousand terms.
 double conditioned_laplace_variance(Rational scale, std::size_t cells) {
