@@ -57,7 +57,7 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT k, j, 1 FROM generate_se
 -- basis). Every sweep polls, and a chain whose work is estimated too large
 -- is refused before anything is built for it.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j',
-                     1.0, 'integer_laplace', margins => '{i,j}', options => '{"iterations": 5000}')
+                     1.0, 'integer_laplace', margins => '{i,j}', options => '{"iterations": 5000, "sampler": "chain"}')
                      AS t(i int, j int, n bigint)$$);
 -- congenial starts from a table the Clp solver finds from the totals (bounded),
 -- except on complete two-way tables, where the start needs no solver.
@@ -68,7 +68,8 @@ SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) 
                                   'congenial', margins => '{i,j}') AS t(i int, j int, n bigint);
 -- (the table chain at its default length on a million cells: a minute or two)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j', 1.0,
-                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+                                  'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}')
+    AS t(i int, j int, n bigint);
 -- (integer_gaussian at epsilon 10: sigma^2 about 1, below the exact sampler's reach at this size, so the chain;
 -- at 300 x 300 each chain takes several seconds)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 10.0,
@@ -92,7 +93,8 @@ SELECT ends_in_time($q$SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM g
                                   'congenial', margins => '{i,j}') AS t(i int, j int, n bigint)$q$, 3) AS ends_in_time;
 -- The l1 table chain at its default length on 90,000 cells (about a second).
 SELECT ends_in_time($q$SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
-                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint)$q$, 3) AS ends_in_time;
+                                  'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}')
+                                  AS t(i int, j int, n bigint)$q$, 3) AS ends_in_time;
 -- The l2 scale-mixture chain (20 iterations of an exact lattice Gaussian) on 90,000 cells.
 SELECT ends_in_time($q$SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
                                   'integer_laplace_l2', margins => '{i,j}') AS t(i int, j int, n bigint)$q$, 3) AS ends_in_time;

@@ -23,16 +23,20 @@ FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$
                   margins => '{""}') AS t(county text, edu text, n bigint);
 SELECT dp.last_release()->'invariants' AS invariants;
 
--- Crossing margins: integer noise on the lattice by MCMC (the delinquent
--- table with both margins: rank 7, lattice dimension 9). Every draw keeps
--- every row and column total, for each lattice mechanism.
+-- Crossing margins: integer noise on the lattice (the delinquent table
+-- with both margins: rank 7, lattice dimension 9). Every draw keeps every
+-- row and column total, for each lattice mechanism. On a 4 x 4 table the l1
+-- law has no exact sampler: integer_laplace draws it by a chain only when
+-- named ({"sampler": "chain"}).
 CREATE TEMP TABLE lattice_releases AS
 SELECT mechanism, draw, t.*
 FROM unnest('{integer_laplace,integer_laplace_l2,integer_gaussian}'::text[]) mechanism,
      generate_series(1, 3) draw,
      LATERAL dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, mechanism,
                           delta => CASE WHEN mechanism = 'integer_gaussian' THEN 1e-6 END,
-                          margins => '{county,edu}', options => '{"stddev": true}')
+                          margins => '{county,edu}',
+                          options => CASE WHEN mechanism = 'integer_laplace' THEN '{"stddev": true, "sampler": "chain"}'
+                                          ELSE '{"stddev": true}' END::jsonb)
      AS t(county text, edu text, n bigint, sd float8);
 SELECT count(*) AS released_cells FROM lattice_releases;
 SELECT mechanism, count(*) AS checks,
@@ -52,6 +56,32 @@ SELECT m->>'mechanism' AS mechanism, m->'sampler'->>'exact' AS exact, m->'sample
 FROM dp.last_release() AS m;
 SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
                            margins => '{county,edu}', options => '{"iterations": 0}') AS t(county text, edu text, n bigint);
+
+-- The guarantee it prints. Without the chain named, no uncertified release:
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
+                           margins => '{county,edu}') AS t(county text, edu text, n bigint);
+-- Named, the first fields of its metadata say the guarantee is not certified.
+SELECT count(*) AS cells FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5,
+                           'integer_laplace', margins => '{county,edu}', options => '{"sampler": "chain"}')
+    AS t(county text, edu text, n bigint);
+SELECT m->>'exact' AS exact, m->>'delta' AS delta, left(m->>'privacy', 70) AS privacy FROM dp.last_release() AS m;
+-- Tables with a line of two or three levels (sex by anything; the congenial
+-- paper's 2 x 23 table) are drawn exactly, and say so.
+SELECT count(*) AS cells, bool_and(n >= -1000) AS integers
+FROM dp.privatize($$SELECT s, a, 10 + (s * a) % 7 FROM generate_series(1, 2) s, generate_series(1, 23) a$$, 1.0,
+                  margins => '{s,a}') AS t(s int, a int, n bigint);
+SELECT m->>'exact' AS exact, m->>'delta' AS delta, left(m->>'privacy', 30) AS privacy,
+       m->'sampler'->>'iterations' AS iterations, m->'sampler'->>'stddev' AS stddev
+FROM dp.last_release() AS m;
+CREATE TEMP TABLE three_line AS
+SELECT * FROM dp.privatize($$SELECT r, c, (r + 5 * c) % 9 FROM generate_series(1, 3) r, generate_series(1, 40) c$$, 1.0,
+                           margins => '{r,c}', options => '{"stddev": true}') AS t(r int, c int, n bigint, sd float8);
+SELECT (SELECT bool_and(s = t) FROM (SELECT r, sum(n) AS s, sum((r + 5 * c) % 9) AS t FROM three_line GROUP BY r) x)
+         AS row_totals_exact,
+       (SELECT bool_and(s = t) FROM (SELECT c, sum(n) AS s, sum((r + 5 * c) % 9) AS t FROM three_line GROUP BY c) x)
+         AS column_totals_exact,
+       (SELECT count(DISTINCT sd) FROM three_line) AS distinct_sd,
+       dp.last_release()->>'exact' AS exact;
 
 -- integer_laplace is the default mechanism.
 SELECT sum(n) AS released_total, pg_typeof(sum(n)) AS type
@@ -103,7 +133,9 @@ CREATE TEMP TABLE swept AS
 SELECT mechanism, t.*
 FROM unnest('{integer_laplace,integer_laplace_l2}'::text[]) mechanism,
      LATERAL dp.privatize($$SELECT i, j, (i + 3 * j) % 11 FROM generate_series(1, 60) i, generate_series(1, 50) j$$,
-                          1.0, mechanism, margins => '{i,j}', options => '{"stddev": true}')
+                          1.0, mechanism, margins => '{i,j}',
+                          options => CASE WHEN mechanism = 'integer_laplace' THEN '{"stddev": true, "sampler": "chain"}'
+                                          ELSE '{"stddev": true}' END::jsonb)
      AS t(i int, j int, n bigint, sd float8);
 SELECT mechanism, count(*) AS cells, count(DISTINCT sd) AS distinct_sd, min(sd) > 1 AS sd_positive,
        (SELECT bool_and(s = t) FROM (SELECT i, sum(n) AS s, sum((i + 3 * j) % 11) AS t FROM swept w
@@ -117,7 +149,7 @@ SELECT m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS iteration
 FROM dp.last_release() AS m;
 SELECT count(*) AS cells
 FROM dp.privatize($$SELECT i, j, (i + 3 * j) % 11 FROM generate_series(1, 60) i, generate_series(1, 50) j$$,
-                  1.0, 'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+                  1.0, 'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}') AS t(i int, j int, n bigint);
 SELECT m->'sampler'->>'exact' AS exact, m->'sampler'->>'iterations' AS sweeps,
        m->'sampler'->>'method' LIKE 'mcmc: exact redraws of random pairs of rows and of columns%' AS pair_blocks,
        m->>'l1_sensitivity' AS shortest_move_l1
@@ -125,7 +157,8 @@ FROM dp.last_release() AS m;
 CREATE TEMP TABLE swept_cube AS
 SELECT * FROM dp.privatize($$SELECT a, b, c, (a + 2 * b + 3 * c) % 5 FROM generate_series(1, 12) a,
                              generate_series(1, 10) b, generate_series(1, 8) c$$,
-                           1.0, 'integer_laplace', margins => '{"a,b","a,c","b,c"}') AS t(a int, b int, c int, n bigint);
+                           1.0, 'integer_laplace', margins => '{"a,b","a,c","b,c"}', options => '{"sampler": "chain"}')
+    AS t(a int, b int, c int, n bigint);
 SELECT count(*) AS cells,
        (SELECT bool_and(s = t) FROM (SELECT sum(n) AS s, sum((a + 2 * b + 3 * c) % 5) AS t FROM swept_cube GROUP BY a, b) x)
          AS ab_exact,

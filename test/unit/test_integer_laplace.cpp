@@ -163,11 +163,90 @@ TEST(LatticeRelease, TwoWayCalibrationUsesTheSwap) {
   raw.mechanism = "integer_laplace";
   raw.epsilon = 0.5;
   raw.margins = {"county", "edu"};
-  raw.options = {{"iterations", "100"}};
+  raw.options = {{"iterations", "100"}, {"sampler", "chain"}};
   const auto json = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts())
                         .metadata_json;
   EXPECT_NE(json.find("\"l1_sensitivity\": 4"), std::string::npos) << json;
   EXPECT_NE(json.find("\"exact_parameter\": \"8/1\""), std::string::npos) << json;
+}
+
+// Both margins of a 2 x n or 3 x n table: drawn exactly, no chain; the
+// metadata says exact at the top and publishes the exact sd of a two-line
+// table (its first row is one zero-sum group of n cells at b/2).
+TEST(IntegerLaplaceRelease, TwoAndThreeLineTablesAreExact) {
+  auto rng = make_seeded_random_source(6);
+  for (const std::vector<int>& levels : {std::vector<int>{2, 5}, std::vector<int>{5, 2}, std::vector<int>{3, 4}}) {
+    std::vector<std::int64_t> counts(std::size_t(levels[0] * levels[1]));
+    for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(3 + 7 * i % 11);
+    const auto table = grid({"a", "b"}, levels, counts);
+    const auto result = run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"a", "b"}), *rng,
+                                    Interrupts());
+    const std::string& json = result.metadata_json;
+    EXPECT_NE(json.find("\"exact\": true"), std::string::npos) << json;
+    EXPECT_NE(json.find("\"delta\": null"), std::string::npos) << json;
+    EXPECT_EQ(json.find("\"iterations\""), std::string::npos) << json;
+    EXPECT_EQ(json.rfind("{\"mechanism\": \"integer_laplace\"", 0), 0u);
+    EXPECT_NE(json.find("\"privacy\": \"epsilon-differential privacy"), std::string::npos) << json;
+    for (int r = 0; r < levels[0]; ++r) {
+      std::int64_t row = 0, true_row = 0;
+      for (int c = 0; c < levels[1]; ++c) {
+        row += result.integer_values[std::size_t(r * levels[1] + c)];
+        true_row += counts[std::size_t(r * levels[1] + c)];
+      }
+      EXPECT_EQ(row, true_row);
+    }
+    for (int c = 0; c < levels[1]; ++c) {
+      std::int64_t column = 0, true_column = 0;
+      for (int r = 0; r < levels[0]; ++r) {
+        column += result.integer_values[std::size_t(r * levels[1] + c)];
+        true_column += counts[std::size_t(r * levels[1] + c)];
+      }
+      EXPECT_EQ(column, true_column);
+    }
+    ASSERT_EQ(result.noise_sd.size(), counts.size());
+    if (levels[0] == 2 || levels[1] == 2) {
+      // b = 4 / epsilon on the swap; the line of n cells is drawn at b/2.
+      const double sd = std::sqrt(conditioned_laplace_variance(Rational{2, 1}, std::size_t(std::max(levels[0], levels[1]))));
+      for (double s : result.noise_sd) EXPECT_NEAR(s, sd, 1e-12);
+    } else {
+      for (double s : result.noise_sd) EXPECT_GT(s, 0);
+      EXPECT_NE(json.find("Monte Carlo estimate from further exact draws"), std::string::npos) << json;
+    }
+  }
+}
+
+// Longer tables have no exact sampler: the default refuses rather than run
+// an uncertified chain; named, the chain runs and the metadata's first
+// fields say that its guarantee is not certified.
+TEST(IntegerLaplaceRelease, AnUncertifiedChainRunsOnlyWhenNamed) {
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(7);
+  try {
+    run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"county", "edu"}), *rng, Interrupts());
+    ADD_FAILURE() << "a 4 x 4 table was released without the chain named";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "integer_laplace has no exact sampler for these margins");
+    EXPECT_NE(e.hint().find("integer_gaussian"), std::string::npos);
+  }
+  RawRequest raw;
+  raw.mechanism = "integer_laplace";
+  raw.epsilon = 1;
+  raw.margins = {"county", "edu"};
+  raw.options = {{"sampler", "chain"}, {"iterations", "50"}};
+  const auto json =
+      run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts()).metadata_json;
+  EXPECT_NE(json.find("\"exact\": false"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"delta\": \"TV, TV (the chain's total variation distance from the stated law) not "
+                      "certified\""),
+            std::string::npos)
+      << json;
+  EXPECT_NE(json.find("\"privacy\": \"(epsilon, TV)-differential privacy, TV not certified"), std::string::npos)
+      << json;
+  raw.options = {{"sampler", "rejection"}};
+  EXPECT_THROW(validate_request(raw), InvalidArgument);
+  raw.mechanism = "congenial";
+  raw.options = {{"sampler", "chain"}};
+  EXPECT_THROW(validate_request(raw), InvalidArgument);
 }
 
 TEST(LatticeRelease, OptionsAreValidated) {

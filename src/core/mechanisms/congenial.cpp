@@ -16,7 +16,11 @@ namespace {
 class CongenialMechanism final : public MechanismBehaviour {
  public:
   // Its option "sampler" chooses among its samplers.
-  void check_options(const ReleaseRequest&) const override {}
+  void check_options(const ReleaseRequest& request) const override {
+    if (request.sampler == "chain")
+      throw InvalidArgument("congenial names its chain", "Got option \"sampler\" \"chain\".",
+                            "Use {\"sampler\": \"lattice\"} or {\"sampler\": \"mis\"}.");
+  }
 
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     return congenial_noise_law(request, request.l1_sensitivity());

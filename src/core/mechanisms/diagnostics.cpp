@@ -122,7 +122,8 @@ void refuse_exact_diagnosis(const ReleaseRequest& request) {
   throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name +
                             "\" draws this release exactly: there is no chain to diagnose",
                         "With no margin, one margin or nested margins (and integer_gaussian on a complete table "
-                        "with all its margins) the noise is sampled exactly; the metadata says \"exact\": true.",
+                        "with all its margins, integer_laplace on one with a line of two or three levels) the noise "
+                        "is sampled exactly; the metadata says \"exact\": true.",
                         "Diagnose crossing margins, integer_laplace_l2 or congenial.");
 }
 

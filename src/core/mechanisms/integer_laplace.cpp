@@ -1,8 +1,25 @@
 // integer_laplace: the l1 generalized Laplace q(z) ~ exp(-|z|_1 / b) on the
 // invariant lattice (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936,
 // Def. 9 with its epsilon = 1/b): i.i.d. discrete Laplace conditioned on
-// A z = 0. Drawn exactly without margins or on one partition, by the
-// lattice chain for crossing margins (conditioned_release.hpp).
+// A z = 0. Drawn exactly without margins, on one partition
+// (conditioned_release.hpp), and on complete two-way tables with a line of
+// at most three levels (samplers/exact_table_laplace.hpp). Elsewhere
+// (longer tables, general margins) only a Markov chain draws it, whose
+// distance from the law is not certified at the sizes users have
+// (test/bench/README.md, the coupling measurements): such a release needs
+// the caller to name the chain, options {"sampler": "chain"}, and its
+// metadata says at the top that its guarantee is not certified
+// (release_metadata.cpp). The default mechanism never falls back to an
+// uncertified chain unasked.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "../errors.hpp"
+#include "../mcmc/table_swap_chain.hpp"
+#include "../samplers/conditioned_laplace_variance.hpp"
+#include "../samplers/exact_table_laplace.hpp"
+#include "../samplers/two_line_table.hpp"
 #include "conditioned_release.hpp"
 #include "diagnostics.hpp"
 #include "mechanism_behaviour.hpp"
@@ -22,13 +39,101 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1, double /* l2_sq
 
 const LatticeNoise kLattice{mcmc::TargetKind::laplace_l1, integer_laplace_law};
 
+// Further exact draws that estimate the per-cell sd of a three-line table
+// (no closed form): at least 4,096 cell draws pooled over the table's cells
+// (their noise has one law: the law is invariant under permuting rows and
+// columns), at least 4 and at most 256 draws.
+std::size_t sd_draws(std::size_t table_cells) {
+  return std::clamp<std::size_t>((4096 + table_cells - 1) / std::max<std::size_t>(table_cells, 1), 4, 256);
+}
+
+// Complete two-way tables with a line of two or three levels, drawn
+// exactly: the law calibrated on the tables' shortest move (a 2 x 2 swap,
+// as the chain calibrates), the counts noised in place, each cell's sd exact
+// on a two-line table (the first row is one zero-sum group of n cells at
+// b/2: two_line_table.hpp) and estimated from further exact draws on a
+// three-line one.
+double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<LatticeTable>& tables) {
+  const std::size_t n = draw.model.n_cells();
+  const mcmc::TableMoves moves(tables, n);
+  draw.law = lattice_noise_law(draw.request, kLattice.law, moves.shortest_norm(), moves.shortest_norm());
+  const Rational b = draw.law.exact_parameter;
+  std::int64_t* noisy = draw.integer_destination();
+  if (noisy != draw.counts) std::copy(draw.counts, draw.counts + n, noisy);
+  sample_exact_table_laplace(draw.rng, b, tables, n, NoiseOutput(noisy, noisy), draw.interrupts);
+
+  std::vector<double>& sd = draw.result.noise_sd;
+  sd.assign(n, 0.0);  // cells of pinned tables keep their counts
+  std::vector<std::int64_t> z;
+  bool estimated = false;
+  for (const LatticeTable& table : tables) {
+    const std::size_t cells = table.cells.size();
+    if (std::min(table.shape[0], table.shape[1]) < 2) continue;
+    double variance = 0;
+    if (is_two_line_table(table)) {
+      variance = conditioned_laplace_variance(half_of(b), std::max(table.shape[0], table.shape[1]));
+    } else {
+      // The table alone, its cells renumbered 0 .. cells - 1.
+      std::vector<LatticeTable> alone{LatticeTable{table.shape, std::vector<std::size_t>(cells)}};
+      std::iota(alone[0].cells.begin(), alone[0].cells.end(), std::size_t(0));
+      z.assign(cells, 0);
+      const std::size_t draws = sd_draws(cells);
+      double squares = 0;
+      for (std::size_t d = 0; d < draws; ++d) {
+        sample_exact_table_laplace(draw.rng, b, alone, cells, NoiseOutput(z.data()), draw.interrupts);
+        for (std::size_t i = 0; i < cells; ++i) squares += double(z[i]) * double(z[i]);
+      }
+      variance = squares / double(draws * cells);
+      estimated = true;
+    }
+    const double cell_sd = std::sqrt(variance);
+    for (std::size_t i = 0; i < cells; ++i) {
+      draw.interrupts.poll_every(i);
+      sd[table.cells[i]] = cell_sd;
+    }
+  }
+  draw.report.sampler = "exact: each table's first line is a zero-sum group of i.i.d. discrete Laplace at b/2 "
+                        "(2 x n tables), or its columns are drawn by the three-line reduction with an exact "
+                        "rejection step (3 x n tables); no chain";
+  draw.report.iterations = 0;
+  draw.report.sd_estimated = estimated;
+  draw.report.stddev = estimated ? "exact on tables with a line of two levels; on tables with a line of three "
+                                   "levels a Monte Carlo estimate from further exact draws of the same law, pooled "
+                                   "over each table's cells (their noise has one law)"
+                                 : "exact";
+  return kErrorFromCellSds;
+}
+
 class IntegerLaplaceMechanism final : public MechanismBehaviour {
  public:
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     return at_request_sensitivities(integer_laplace_law(request, request.l1_sensitivity(), 0), request);
   }
 
-  double release(const ReleaseDraw& draw) const override { return release_on_margins(draw, kLattice); }
+  void check_options(const ReleaseRequest& request) const override {
+    if (request.sampler != "auto" && request.sampler != "chain")
+      throw InvalidArgument("integer_laplace takes option \"sampler\" \"auto\" or \"chain\"",
+                            "Got \"" + request.sampler + "\".",
+                            "Omit it for an exact release where one exists; \"chain\" accepts an uncertified "
+                            "Markov chain where none does.");
+  }
+
+  double release(const ReleaseDraw& draw) const override {
+    if (!draw.request.margins.empty() && draw.model.structure() != "partition") {
+      const std::vector<LatticeTable> tables = draw.model.lattice_tables();
+      if (!tables.empty() && exact_table_laplace_applies(tables)) return release_on_exact_tables(draw, tables);
+      if (draw.request.sampler != "chain")
+        throw InvalidArgument(
+            "integer_laplace has no exact sampler for these margins",
+            "They cross (structure \"" + draw.model.structure() +
+                "\") on tables whose every line has more than three levels, or on an incomplete table: only a "
+                "Markov chain draws this law, and its distance from it is not certified at this size, so "
+                "neither is the epsilon.",
+            "Use mechanism => 'integer_gaussian', which draws complete tables of any size exactly, or accept "
+            "the uncertified chain with options => '{\"sampler\": \"chain\"}' (its metadata then says so).");
+    }
+    return release_on_margins(draw, kLattice);
+  }
 
   std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure,
                                       bool) const override {
@@ -40,6 +145,8 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
                                          const Interrupts& interrupts) const override {
     const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
     if (request.margins.empty() || model.structure() == "partition") refuse_exact_diagnosis(request);
+    const std::vector<LatticeTable> tables = model.lattice_tables();
+    if (!tables.empty() && exact_table_laplace_applies(tables)) refuse_exact_diagnosis(request);
     return lattice_diagnostics(request, kLattice, model, settings, rng, interrupts);
   }
 };

@@ -19,7 +19,8 @@ double* ReleaseDraw::real_destination() const {
 }
 
 void MechanismBehaviour::check_options(const ReleaseRequest& request) const {
-  if (request.sampler != "auto") throw InvalidArgument("option \"sampler\" applies to the congenial mechanism only");
+  if (request.sampler != "auto")
+    throw InvalidArgument("option \"sampler\" applies to the congenial and integer_laplace mechanisms only");
 }
 
 std::string MechanismBehaviour::privacy_statement(const ReleaseRequest& request) const {

@@ -43,8 +43,8 @@ std::string sampler_json(const SamplerReport& sampler) {
   if (sampler.iterations)
     out << ", \"iterations\": " << sampler.iterations << ", \"move_acceptance\": " << json_number(sampler.acceptance)
         << ", \"caveat\": " << json_quoted("the noise follows the stated law up to the chain's total variation distance "
-                                      "after these iterations (bounded by dp.diagnose); the privacy guarantee holds "
-                                      "up to that distance added to delta");
+                                      "after these iterations, which is not certified (dp.diagnose estimates it); "
+                                      "the privacy guarantee holds up to that distance added to delta");
   if (!sampler.start.empty()) out << ", \"start\": " << json_quoted(sampler.start);
   const std::string stddev = !sampler.stddev.empty() ? sampler.stddev
                              : sampler.sd_estimated  ? "Monte Carlo estimate from the same chain"
@@ -135,21 +135,47 @@ std::string privacy_unit_json(const ReleaseRequest& request) {
          "}";
 }
 
+namespace {
+
+// A release drawn by a chain certifies only (epsilon, delta + TV), TV its
+// distance from the stated law, which no bound here certifies at the sizes
+// users have (dp.diagnose's coupling bound is an estimate, censored where
+// the coupled chains do not meet). The metadata says so in its first
+// fields, privacy and delta, not only inside sampler.
+std::string uncertified_privacy(const ReleaseRequest& request, const std::string& law_statement) {
+  return std::string(request.total_delta() > 0 ? "(epsilon, delta + TV)" : "(epsilon, TV)") +
+         "-differential privacy, TV not certified: the noise is drawn by a Markov chain whose total variation "
+         "distance TV from the stated law is not certified at this size, so neither is the guarantee; the stated "
+         "law itself gives " + law_statement +
+         ". For a release drawn exactly use integer_gaussian, which draws complete tables of any size exactly";
+}
+
+std::string uncertified_delta(const ReleaseRequest& request) {
+  return (request.total_delta() > 0 ? json_number(request.total_delta()) + " + TV" : std::string("TV")) +
+         ", TV (the chain's total variation distance from the stated law) not certified";
+}
+
+}  // namespace
+
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   const CellKeys& cells, double expected_total_squared_error,
                                   const SamplerReport& sampler) {
   // No model: partition selection showed no cell (no margins, nothing to hold).
   const std::string structure = model != nullptr ? std::string(model->structure()) : std::string("none");
+  const bool exact = sampler.iterations == 0;
+  const std::string statement = request.mechanism->behaviour().privacy_statement(request);
+  const std::string delta = request.total_delta() > 0 ? json_number(request.total_delta()) : std::string("null");
   std::ostringstream out;
   out << "{\"mechanism\": " << json_quoted(request.mechanism->name)
       << ", \"output\": " << json_quoted(request.mechanism->integer_output ? "integer" : "real")
       << ", \"family\": " << json_quoted(family_name(request.mechanism->family))
       << ", \"epsilon\": " << json_number(request.total_epsilon())
-      << ", \"delta\": " << (request.total_delta() > 0 ? json_number(request.total_delta()) : std::string("null"))
+      << ", \"delta\": " << (exact ? delta : json_quoted(uncertified_delta(request)))
+      << ", \"exact\": " << (exact ? "true" : "false")
       << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
       << ", \"privacy_unit\": " << privacy_unit_json(request) << ", \"keys\": " << json_quoted(keys_text(request))
       << ", \"partition_selection\": " << partition_selection_json(request)
-      << ", \"privacy\": " << json_quoted(request.mechanism->behaviour().privacy_statement(request))
+      << ", \"privacy\": " << json_quoted(exact ? statement : uncertified_privacy(request, statement))
       << request.mechanism->behaviour().accounting_json(request)
       << ", \"l1_sensitivity\": " << json_number(law.l1_sensitivity)
       << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
@@ -158,7 +184,7 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"null_dimension\": " << (model != nullptr ? model->null_dimension() : 0) << "}"
       << ", \"non_negative\": " << (request.mechanism->non_negative ? "true" : "false")
       << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
-      << ", \"covariance\": " << json_quoted(covariance_text(request, structure, sampler.iterations == 0))
+      << ", \"covariance\": " << json_quoted(covariance_text(request, structure, exact))
       << ", \"expected_total_squared_error\": " << json_number(expected_total_squared_error) << "}";
   return out.str();
 }

@@ -118,8 +118,8 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
       throw InvalidArgument("option \"rows_outside_domain\" must be \"error\" or \"drop\"", "Got \"" + value + "\".");
     request.drop_rows_outside_domain = value == "drop";
   } else if (key == "sampler") {
-    if (value != "auto" && value != "rejection" && value != "lattice" && value != "mis")
-      throw InvalidArgument("option \"sampler\" must be \"auto\", \"rejection\", \"lattice\" or \"mis\"",
+    if (value != "auto" && value != "chain" && value != "rejection" && value != "lattice" && value != "mis")
+      throw InvalidArgument("option \"sampler\" must be \"auto\", \"chain\", \"rejection\", \"lattice\" or \"mis\"",
                             "Got \"" + value + "\".");
     request.sampler = value;
   } else {

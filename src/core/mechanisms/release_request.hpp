@@ -28,7 +28,8 @@ struct ReleaseRequest {
   // MCMC settings of the lattice mechanisms (0: the default).
   std::uint64_t iterations = 0;  // options {"iterations": n}
   double proposal_a = 0;         // options {"proposal_a": a}, 0 < a < 1
-  // congenial's sampler: options {"sampler": "auto" | "rejection" | "lattice" | "mis"}.
+  // options {"sampler": ...}: congenial's "auto" | "rejection" | "lattice" |
+  // "mis"; integer_laplace's "auto" | "chain" (an uncertified chain accepted).
   std::string sampler = "auto";
   // dp.privatize's privacy_unit (the column; empty: one row per person)
   // and its bounds: every sensitivity below is one unit's (privacy_unit.hpp).

@@ -112,7 +112,7 @@ std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& requ
   std::ostringstream out;
   out << "{\"mechanism\": " << json_quoted(request.mechanism->name) << ", \"family\": \"none\", \"output\": "
       << (integer ? "\"integer\"" : "\"real\"") << ", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho) << ", "
+      << ", \"delta\": " << json_number(c.delta) << ", \"exact\": true, \"rho\": " << json_number(c.rho) << ", "
       << cascade_privacy_fields(request, false) << ", \"noise\": {\"law\": " << json_quoted(noise_law_text(integer))
       << ", \"row_level_variance\": " << level_variances_json(grid.rows, row_law)
       << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law);

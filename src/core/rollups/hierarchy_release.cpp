@@ -50,7 +50,7 @@ std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& re
   std::ostringstream out;
   out << "{\"mechanism\": \"cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
       << ", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"rho\": " << json_number(c.rho) << ", "
+      << ", \"delta\": " << json_number(c.delta) << ", \"exact\": true, \"rho\": " << json_number(c.rho) << ", "
       << cascade_privacy_fields(request, !fixed.empty()) << ", \"noise\": {\"law\": "
       << json_quoted("Gaussian cascade (Cascade Sampling): every node's noise is N(0, level_variance[depth]), "
                      "children sum to their parent; floating-point Gaussian draws (Mironov 2012 caveat)")

@@ -46,7 +46,7 @@ std::string metadata(const HierarchyTree& tree, const ReleaseRequest& request, c
   std::ostringstream out;
   out << "{\"mechanism\": \"integer_cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
       << ", \"output\": \"integer\", \"epsilon\": " << json_number(p.epsilon) << ", \"delta\": " << json_number(p.delta)
-      << ", \"rho\": " << json_number(p.rho) << ", " << cascade_privacy_fields(request, !fixed.empty())
+      << ", \"exact\": true, \"rho\": " << json_number(p.rho) << ", " << cascade_privacy_fields(request, !fixed.empty())
       << ", \"noise\": {\"law\": "
       << json_quoted("lattice Gaussian with the cascade's covariance: integer leaf noise z with P(z) proportional to "
                      "exp(-z' Sigma^-1 z / 2) (on the integer vectors that keep every fixed node's total), Sigma the "
