@@ -7,13 +7,22 @@ CREATE EXTENSION IF NOT EXISTS invariant_dp;
 \echo integer_gaussian 1000 x 1000 (exact)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j', 1.0,
                                   'integer_gaussian', delta => 1e-6, margins => '{i,j}') AS t(i int, j int, n bigint);
-\echo integer_laplace 100 x 100, 300 x 300, 1000 x 1000 (pair blocks, default sweeps)
+\echo integer_laplace exact: 2 x 23 (twice: the first call loads the library), 2 x 1000000, 3 x 300000
+SELECT count(*) FROM dp.privatize('SELECT s, a, 10 + (s * a) % 7 FROM generate_series(1, 2) s, generate_series(1, 23) a',
+                                  1.0, margins => '{s,a}') AS t(s int, a int, n bigint);
+SELECT count(*) FROM dp.privatize('SELECT s, a, 10 + (s * a) % 7 FROM generate_series(1, 2) s, generate_series(1, 23) a',
+                                  1.0, margins => '{s,a}') AS t(s int, a int, n bigint);
+SELECT count(*) FROM dp.privatize('SELECT s, a, (s + a) % 50 FROM generate_series(1, 2) s, generate_series(1, 1000000) a',
+                                  1.0, margins => '{s,a}') AS t(s int, a int, n bigint);
+SELECT count(*) FROM dp.privatize('SELECT s, a, (s + a) % 50 FROM generate_series(1, 3) s, generate_series(1, 300000) a',
+                                  1.0, margins => '{s,a}') AS t(s int, a int, n bigint);
+\echo integer_laplace 100 x 100, 300 x 300, 1000 x 1000 (pair blocks, default sweeps, the chain named)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 100) i, generate_series(1, 100) j', 1.0,
-                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+                                  'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}') AS t(i int, j int, n bigint);
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
-                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+                                  'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}') AS t(i int, j int, n bigint);
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 1000) i, generate_series(1, 1000) j', 1.0,
-                                  'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
+                                  'integer_laplace', margins => '{i,j}', options => '{"sampler": "chain"}') AS t(i int, j int, n bigint);
 \echo integer_laplace_l2 300 x 300 and 1000 x 1000 (scale-mixture Gibbs sampler, default iterations)
 SELECT count(*) FROM dp.privatize('SELECT i, j, 10 FROM generate_series(1, 300) i, generate_series(1, 300) j', 1.0,
                                   'integer_laplace_l2', margins => '{i,j}') AS t(i int, j int, n bigint);

@@ -103,7 +103,7 @@ log_start=$(wc -l < "$log")
 # One statement a line; most are refused (that is the point), none may run a
 # look-alike as another role on the way.
 cat > "$work/calls.sql" <<'SQL'
-SELECT count(*) FROM dp.privatize('SELECT county, edu, n FROM open_counts', 1.0, margins => '{county,edu}') AS t(county text, edu text, n bigint);
+SELECT count(*) FROM dp.privatize('SELECT county, edu, n FROM open_counts', 1.0, margins => '{county,edu}', options => '{"sampler": "chain"}') AS t(county text, edu text, n bigint);
 SELECT count(*) FROM dp.privatize('SELECT county, edu, n FROM open_counts', 1.0, 'cascade', 1e-6, hierarchy => '{county,edu}') AS t(county text, edu text, n float8);
 SELECT count(*) FROM dp.privatize('SELECT patient, county FROM open_visits', 1.0, delta => 1e-6, privacy_unit => 'patient', bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}', options => '{"partition_selection": "laplace"}') AS t(county text, n bigint);
 SELECT count(*) FROM dp.privatize('SELECT county, edu, n FROM open_counts', 1.0, domain => 'SELECT county, edu FROM open_counts') AS t(county text, edu text, n bigint);
