@@ -38,6 +38,15 @@ pack_rows(FunctionCallInfo fcinfo, const idp_diagnostic_row *rows, size_t n)
 	InitMaterializedSRF(fcinfo, 0);
 	for (i = 0; i < n; i++)
 	{
+		if (strcmp(rows[i].metric, "censored_pairs") == 0 && rows[i].value > 0)
+			ereport(WARNING,
+					(errmsg("%.0f coupled chain pairs did not meet: the total variation bound is censored and bounds nothing",
+							rows[i].value),
+					 errdetail("A pair that does not meet within the diagnosis's iterations counts as distance 1, so "
+							   "the tv_censored_bound rows are no bound on the chain's distance from its law, and "
+							   "the release's guarantee (epsilon, delta + TV) is not certified at this size."),
+					 errhint("For a release drawn exactly use mechanism integer_gaussian, or integer_laplace on "
+							 "tables with a line of two or three levels.")));
 		Datum		values[3];
 		bool		nulls[3] = {false, !rows[i].has_iteration, false};
 
