@@ -40,6 +40,18 @@ BEGIN;
 SELECT 'congenial, exact rejection' AS release, * FROM check_release('congenial', '{county}', '{"sampler": "rejection"}');
 COMMIT;
 SELECT dp.last_release()->'sampler'->>'exact' AS exact;
+-- Both margins of a 2 x n table (the congenial paper's 2 x 23 shape): the
+-- exact rejection sampler per table, no chain; the 4 x 4 table has none.
+CREATE TEMP TABLE two_line AS
+SELECT * FROM dp.privatize($$SELECT s, a, (s * a) % 5 FROM generate_series(1, 2) s, generate_series(1, 23) a$$, 1.0,
+                           'congenial', margins => '{s,a}', options => '{"sampler": "rejection"}') AS t(s int, a int, n bigint);
+SELECT bool_and(n >= 0) AS non_negative,
+       (SELECT bool_and(x = y) FROM (SELECT s, sum(n) AS x, sum((s * a) % 5) AS y FROM two_line GROUP BY s) r) AS rows_exact,
+       (SELECT bool_and(x = y) FROM (SELECT a, sum(n) AS x, sum((s * a) % 5) AS y FROM two_line GROUP BY a) c) AS columns_exact,
+       dp.last_release()->>'exact' AS exact, dp.last_release()->'sampler'->>'iterations' AS iterations
+FROM two_line;
+SELECT count(*) FROM dp.privatize(:'q', 1.0, 'congenial', margins => '{county,edu}', options => '{"sampler": "rejection"}')
+    AS t(county text, edu text, n bigint);
 BEGIN;
 SELECT 'project_l2' AS release, * FROM check_release('project_l2', '{county,edu}');
 COMMIT;

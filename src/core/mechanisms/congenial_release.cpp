@@ -7,10 +7,12 @@
 #include "../congenial/independence_sampler.hpp"
 #include "../congenial/lattice_walk.hpp"
 #include "../congenial/public_start.hpp"
+#include "../congenial/two_line_congenial.hpp"
 #include "../errors.hpp"
 #include "../lattice/lattice_basis.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
 #include "../samplers/discrete_laplace.hpp"
+#include "../samplers/two_line_table.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -138,13 +140,15 @@ CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseReques
   setup.target.invariants = linear_invariants(model, counts);
   setup.target.center.assign(counts, counts + model.n_cells());
   setup.sampler = request.sampler;
-  if (setup.sampler == "rejection" && !grouped(setup.structure))
-    throw InvalidArgument("the rejection sampler needs one margin or nested margins",
+  const std::vector<LatticeTable> tables = two_way_tables(model);
+  if (!tables.empty() && std::all_of(tables.begin(), tables.end(), is_two_line_table)) setup.two_line_tables = tables;
+  if (setup.sampler == "rejection" && !grouped(setup.structure) && setup.two_line_tables.empty())
+    throw InvalidArgument("the rejection sampler needs one margin, nested margins or two-line tables",
                           "The declared margins cross (structure \"" + setup.structure +
-                              "\"), so there is no exact sampler to reject from.",
+                              "\") on tables whose every line has more than two levels, so there is no exact "
+                              "sampler to reject from.",
                           "Use options {\"sampler\": \"lattice\"} or omit the sampler option.");
   const bool walk = setup.sampler == "lattice" || (setup.sampler == "auto" && !grouped(setup.structure));
-  const std::vector<LatticeTable> tables = two_way_tables(model);
   if (!tables.empty() && setup.sampler != "mis")
     setup.table_moves = std::make_unique<mcmc::TableMoves>(tables, model.n_cells());
   else if (walk)
@@ -196,6 +200,29 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
     }
     report.acceptance = acceptance(chain.accepted(), chain.proposed());
     return chain.state();
+  }
+  if (setup.sampler == "rejection" && !setup.two_line_tables.empty()) {
+    // Each 2 x n table's first line given its totals is one bounded group
+    // (congenial/two_line_congenial.hpp): exact, or refused when a table
+    // exhausts its budget (whether that happens depends on the data, so it
+    // is an error, never a silent fallback).
+    std::vector<std::int64_t> y = setup.target.center;
+    std::uint64_t proposals = 0;
+    const auto failed = sample_congenial_on_two_line_tables(
+        setup.target.center.data(), setup.two_line_tables, setup.target.n_cells(), setup.law.exact_parameter,
+        kCongenialRejectionBudget, rng, interrupts, y.data(), proposals);
+    if (!failed.empty())
+      throw OutOfRange("the rejection sampler exceeded its proposal budget",
+                       "A table exhausted its budget of at least " + std::to_string(kCongenialRejectionBudget) +
+                           " proposals (more when its estimated acceptance is lower).",
+                       "Omit the sampler option (the default runs the table chain) or use \"lattice\".");
+    report.start.clear();
+    report.sampler = "exact: rejection per 2 x n table; its first line, given the row and column totals, is one "
+                     "group of tilted truncated discrete Laplace proposals at b/2 with one cell closing the sum, "
+                     "accepted with its exact probability ratio";
+    report.iterations = 0;
+    report.acceptance = acceptance(setup.two_line_tables.size(), proposals);
+    return y;
   }
   if (setup.table_moves) {
     report.start = "a table computed from the public row and column totals only (each row split in proportion to "

@@ -73,6 +73,9 @@ struct CongenialSetup {
   std::unique_ptr<UnimodularCompletion> completion;  // null if the margins have none
   std::vector<mcmc::SparseVector> moves;    // lattice walk moves (filled when needed)
   std::unique_ptr<mcmc::TableMoves> table_moves;  // complete two-way tables: the table chain instead
+  // Every table two-line (2 x n or n x 2): the exact rejection sampler of
+  // congenial/two_line_congenial.hpp applies (sampler "rejection").
+  std::vector<LatticeTable> two_line_tables;
   std::vector<std::uint32_t> group_of_cell;  // partitions and no margin
   std::size_t n_groups = 0;
   CompositionSamplers total_samplers;        // rejection proposals, built on first use
