@@ -54,7 +54,24 @@ void check_interval_request(const ReleaseRequest& request, const HierarchyReques
 
 void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts) {
   const accuracy::PublishedLaw law = accuracy::read_published_law(table.metadata_json);
-  attach(table, accuracy::flat_intervals(law, cells, level, interrupts), level, interrupts);
+  // integer_laplace_l2, and integer_laplace on tables with no line of two
+  // levels or on general margins, have no closed-form covariance: their
+  // intervals need the Monte Carlo scale noise.covariance_scale, which a
+  // law may lack. Said so here, for the caller of dp.privatize.
+  const bool may_need_scale =
+      !law.covariance_scale.published &&
+      (law.family == accuracy::LawFamily::l2_lattice ||
+       (law.family == accuracy::LawFamily::laplace_lattice && !law.margins.empty()));
+  try {
+    attach(table, accuracy::flat_intervals(law, cells, level, interrupts), level, interrupts);
+  } catch (const InvalidArgument& e) {
+    if (!may_need_scale) throw;
+    throw InvalidArgument("this release has no per-cell intervals: its law has no closed-form covariance",
+                          std::string("Mechanism \"") + law.mechanism + "\" on invariants of structure \"" +
+                              law.structure + "\" needs the Monte Carlo covariance scale (" + e.what() + ").",
+                          "Drop \"interval\", or release with integer_gaussian (certified intervals on any "
+                          "margins) or integer_laplace on one margin, nested margins or a 2 x n table (exact).");
+  }
 }
 
 void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const std::vector<std::string>& column_names,
