@@ -27,7 +27,6 @@
 #include "coverage_checks.hpp"
 #include "prepared_release.hpp"
 #include "release_table_rows.hpp"
-#include "stat_run.hpp"
 #include "table_request.hpp"
 
 namespace invariant_dp {
@@ -135,7 +134,6 @@ double discrete_laplace_coverage(double b, double t) {
 }
 
 TEST(StatCellIntervals, DiscreteLaplaceExact) {
-  IDP_SKIP_IN_SHORT_RUN();
   Family f("discrete_laplace 8x10", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 1)),
            Request{"discrete_laplace", 0.25}, 201);
   EXPECT_EQ(f.prepare(), "exact");
@@ -151,7 +149,6 @@ TEST(StatCellIntervals, DiscreteLaplaceExact) {
 // the conditioned groups' exact quantiles, whose coverage has no closed
 // form here, and the certified ones.
 TEST(StatCellIntervals, AtLeastTheLevel) {
-  IDP_SKIP_IN_SHORT_RUN();
   struct Case {
     const char* name;
     TestTable table;
@@ -180,7 +177,6 @@ TEST(StatCellIntervals, AtLeastTheLevel) {
 }
 
 TEST(StatCellIntervals, SubspaceGaussianExact) {
-  IDP_SKIP_IN_SHORT_RUN();
   Family f("subspace_gaussian 8x10, margins a and b", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 5)),
            Request{"subspace_gaussian", 1, 1e-6, {"a", "b"}}, 207);
   EXPECT_EQ(f.prepare(), "exact");
@@ -188,7 +184,6 @@ TEST(StatCellIntervals, SubspaceGaussianExact) {
 }
 
 TEST(StatCellIntervals, Cascades) {
-  IDP_SKIP_IN_SHORT_RUN();
   Family cascade("cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
                  Request{"cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 208);
   EXPECT_EQ(cascade.prepare(), "exact");
