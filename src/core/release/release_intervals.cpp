@@ -36,15 +36,16 @@ void attach(ReleaseTable& table, const accuracy::CellIntervals& intervals, doubl
 
 void check_interval_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
   if (request.interval_level == 0) return;
-  const Mechanism m = request.mechanism->mechanism;
-  if (m == Mechanism::Congenial || m == Mechanism::ProjectNnL2 || m == Mechanism::ProjectNnInteger)
+  const MechanismTraits& mechanism = *request.mechanism;
+  // Non-negativity is imposed on the counts: the noise depends on them.
+  if (mechanism.non_negative)
     throw InvalidArgument(std::string("option \"interval\" is not available for mechanism \"") +
-                              request.mechanism->name + "\"",
+                              mechanism.name + "\"",
                           "Its noise depends on the counts (it keeps them non-negative), so it has no published "
                           "law to derive intervals from.",
                           "Use integer_laplace or integer_gaussian for the same invariants with intervals, or drop "
                           "the option.");
-  if (hierarchy.active() && (hierarchy.is_crossed() || !calibrated_on_tree(m)))
+  if (hierarchy.active() && (hierarchy.is_crossed() || !mechanism.calibrated_on_tree))
     throw InvalidArgument("option \"interval\" with a hierarchy is for mechanisms \"cascade\" and "
                           "\"integer_cascade\" over one hierarchy",
                           "A rollup node of this release is a sum of its cells, whose error bar is a sum's.",
