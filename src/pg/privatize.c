@@ -329,6 +329,16 @@ privatized_count(const PrivatizedRows *rows)
 	return rows->table->n_rows;
 }
 
+/* A count-typed column (the count, an interval's bound): NULL when not needed. */
+static void
+put_count(const PrivatizedRows *rows, int column, const bool *needed, double value, int64 integer_value,
+		  Datum *values, bool *nulls)
+{
+	nulls[column] = needed != NULL && !needed[column];
+	values[column] = nulls[column] ? (Datum) 0 :
+		count_datum(value, integer_value, rows->table->integer_output, rows->count_type);
+}
+
 /*
  * Released row r, as the column definition list declares it: the cell's
  * keys but those below its level (NULL), then the count, the sd, the
@@ -358,11 +368,8 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 		values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
 		nulls[k] = isnull;
 	}
-	nulls[column] = needed != NULL && !needed[column];
-	values[column] = nulls[column] ? (Datum) 0 :
-		count_datum(table->values ? table->values[r] : 0, table->integer_values ? table->integer_values[r] : 0,
-					table->integer_output, rows->count_type);
-	column++;
+	put_count(rows, column++, needed, table->values ? table->values[r] : 0,
+			  table->integer_values ? table->integer_values[r] : 0, values, nulls);
 	if (p->info.with_stddev)
 	{
 		nulls[column] = false;
@@ -375,13 +382,10 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 	}
 	if (p->info.interval_level > 0)
 	{
-		nulls[column] = nulls[column + 1] = false;
-		values[column++] = count_datum(table->lower ? table->lower[r] : 0,
-									   table->integer_lower ? table->integer_lower[r] : 0,
-									   table->integer_output, rows->count_type);
-		values[column++] = count_datum(table->upper ? table->upper[r] : 0,
-									   table->integer_upper ? table->integer_upper[r] : 0,
-									   table->integer_output, rows->count_type);
+		put_count(rows, column++, needed, table->lower ? table->lower[r] : 0,
+				  table->integer_lower ? table->integer_lower[r] : 0, values, nulls);
+		put_count(rows, column, needed, table->upper ? table->upper[r] : 0,
+				  table->integer_upper ? table->integer_upper[r] : 0, values, nulls);
 	}
 }
 
