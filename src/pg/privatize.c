@@ -69,14 +69,20 @@ count_column_fits(Oid type, bool integer_output)
 	return integer_output && type == INT8OID;
 }
 
-/* The column definition list must mirror the source: keys, count[, sd]. */
+/*
+ * The column definition list must mirror the source: keys, count[, sd][,
+ * levels][, lower, upper].
+ */
 static void
 check_result_columns(const QueryRows *rows, void *arg)
 {
 	Privatize  *p = (Privatize *) arg;
 	TupleDesc	desc = p->result_desc;
 	int			n_level = (int) p->info.n_level_columns;
-	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + n_level;
+	int			n_interval = p->info.interval_level > 0 ? 2 : 0;
+	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + n_level + n_interval;
+	int			first_level = expected - n_interval - n_level;
+	const char *count_name = p->info.integer_output ? "bigint" : "float8";
 	int			k;
 	Oid			count_type;
 
@@ -84,9 +90,12 @@ check_result_columns(const QueryRows *rows, void *arg)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
-				 errdetail("The source has %d key column%s, then the count%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
+				 errdetail("The source has %d key column%s, then the count%s%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
 						   p->info.with_stddev ? ", then the noise standard deviation" : "",
-						   n_level == 2 ? ", then the row and column levels" : n_level == 1 ? ", then the level" : "")));
+						   n_level == 2 ? ", then the row and column levels" : n_level == 1 ? ", then the level" : "",
+						   n_interval ? ", then the interval's lower and upper bounds" : ""),
+				 n_interval ? errhint("With {\"interval\": ...} end the list with lower %s, upper %s.",
+									  count_name, count_name) : 0));
 	for (k = 0; k < rows->n_keys; k++)
 		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
 			ereport(ERROR,
@@ -102,16 +111,26 @@ check_result_columns(const QueryRows *rows, void *arg)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the count column cannot be %s for mechanism \"%s\"", format_type_be(count_type),
 						p->request.mechanism),
-				 errhint("Declare it %s.", p->info.integer_output ? "bigint" : "float8")));
+				 errhint("Declare it %s.", count_name)));
 	if (p->info.with_stddev && TupleDescAttr(desc, rows->n_keys + 1)->atttypid != FLOAT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the standard deviation column must be float8")));
-	for (k = desc->natts - n_level; k < desc->natts; k++)
+	for (k = first_level; k < first_level + n_level; k++)
 		if (TupleDescAttr(desc, k)->atttypid != INT4OID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("the level column must be integer")));
+	/* The bounds are counts too: the count's type, whichever it is. */
+	for (k = desc->natts - n_interval; k < desc->natts; k++)
+		if (TupleDescAttr(desc, k)->atttypid != count_type)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the interval's %s column must have the count's type, %s",
+							k == desc->natts - 1 ? "upper" : "lower", format_type_be(count_type)),
+					 errdetail("The list declares %s.", format_type_be(TupleDescAttr(desc, k)->atttypid)),
+					 errhint("End the list with lower %s, upper %s.", format_type_be(count_type),
+							 format_type_be(count_type))));
 	{
 		idp_error	error;
 
@@ -310,12 +329,22 @@ privatized_count(const PrivatizedRows *rows)
 	return rows->table->n_rows;
 }
 
+/* A count-typed column (the count, an interval's bound): NULL when not needed. */
+static void
+put_count(const PrivatizedRows *rows, int column, const bool *needed, double value, int64 integer_value,
+		  Datum *values, bool *nulls)
+{
+	nulls[column] = needed != NULL && !needed[column];
+	values[column] = nulls[column] ? (Datum) 0 :
+		count_datum(value, integer_value, rows->table->integer_output, rows->count_type);
+}
+
 /*
  * Released row r, as the column definition list declares it: the cell's
- * keys but those below its level (NULL), then the count, the sd and the
- * level columns as asked; a column not needed is NULL. By-reference values
- * point into the rows read (a numeric count is made in the current memory
- * context).
+ * keys but those below its level (NULL), then the count, the sd, the
+ * level columns and the interval's bounds as asked; a column not needed is
+ * NULL. By-reference values point into the rows read (a numeric count or
+ * bound is made in the current memory context).
  */
 void
 privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *values, bool *nulls)
@@ -339,11 +368,8 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 		values[k] = printed ? query_key_datum(cells, cell, k, &isnull) : (Datum) 0;
 		nulls[k] = isnull;
 	}
-	nulls[column] = needed != NULL && !needed[column];
-	values[column] = nulls[column] ? (Datum) 0 :
-		count_datum(table->values ? table->values[r] : 0, table->integer_values ? table->integer_values[r] : 0,
-					table->integer_output, rows->count_type);
-	column++;
+	put_count(rows, column++, needed, table->values ? table->values[r] : 0,
+			  table->integer_values ? table->integer_values[r] : 0, values, nulls);
 	if (p->info.with_stddev)
 	{
 		nulls[column] = false;
@@ -353,6 +379,13 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 	{
 		nulls[column] = false;
 		values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
+	}
+	if (p->info.interval_level > 0)
+	{
+		put_count(rows, column++, needed, table->lower ? table->lower[r] : 0,
+				  table->integer_lower ? table->integer_lower[r] : 0, values, nulls);
+		put_count(rows, column, needed, table->upper ? table->upper[r] : 0,
+				  table->integer_upper ? table->integer_upper[r] : 0, values, nulls);
 	}
 }
 

@@ -30,6 +30,7 @@
 #include "capi/invariant_dp_stream.h"
 #include "coverage_checks.hpp"
 #include "release_table_rows.hpp"
+#include "table_request.hpp"
 #include "unit_cells.hpp"
 #include "prepared_release.hpp"
 
@@ -38,46 +39,18 @@ namespace {
 
 using namespace accuracy;
 using test_tables::ReleaseTableRows;
+using test_tables::Request;
 using test_tables::TestTable;
 
 constexpr int kReleases = 10000;
 constexpr double kLevel = 0.9;
-
-struct Request {
-  const char* mechanism = "integer_laplace";
-  double epsilon = 1;
-  double delta = 0;
-  std::vector<const char*> margins{}, hierarchy{}, option_keys{}, option_values{};
-};
 
 // One family: a fixed table, its request, the error bars of its sums.
 class Family {
  public:
   Family(std::string name, TestTable table, Request request, std::uint64_t seed)
       // Each family its own seeded stream (a new generation restarts it).
-      : name_(std::move(name)), table_(std::move(table)), request_(std::move(request)),
-        randomness_{true, seed, 0x57a70000 + seed} {
-    for (const std::string& c : table_.columns) names_.push_back(c.c_str());
-    keys_ = std::make_unique<test_tables::TextKeys>(table_.pointers(), table_.columns.size());
-    c_request_.mechanism = request_.mechanism;
-    c_request_.epsilon = request_.epsilon;
-    c_request_.has_delta = request_.delta > 0;
-    c_request_.delta = request_.delta;
-    c_request_.n_margins = request_.margins.size();
-    c_request_.margins = request_.margins.data();
-    c_request_.n_hierarchy = request_.hierarchy.size();
-    c_request_.hierarchy = request_.hierarchy.data();
-    c_request_.n_options = request_.option_keys.size();
-    c_request_.option_keys = request_.option_keys.data();
-    c_request_.option_values = request_.option_values.data();
-    cells_ = idp_cells{};
-    cells_.n_columns = names_.size();
-    cells_.column_names = names_.data();
-    cells_.dictionaries = keys_->dictionaries();
-    cells_.n_source_rows = table_.counts.size();
-    cells_.source_keys.columns = keys_->codes();
-    cells_.source_counts = table_.counts.data();
-  }
+      : name_(std::move(name)), release_(std::move(table), std::move(request), {true, seed, 0x57a70000 + seed}) {}
   ~Family() {
     idp_accuracy_free(accuracy_);
     idp_accuracy_free(wrong_);
@@ -86,15 +59,15 @@ class Family {
   // A privacy unit's rows instead of counts (each unit's rows kept whole by
   // the bounds, so the released truth is the table's counts).
   void use_units(const test_tables::UnitCells& units) {
-    units.bind(c_request_);
-    cells_ = units.cells();
+    units.bind(release_.c_request);
+    release_.cells = units.cells();
   }
 
   // The first release: its table's rows and law prepare the error bars;
   // wrong_law, if given, prepares the power check's wrong ones.
   void prepare(const std::function<std::string(std::string)>& wrong_law = nullptr) {
     idp_release_table* out = draw();
-    first_ = std::make_unique<ReleaseTableRows>(table_, *out);
+    first_ = std::make_unique<ReleaseTableRows>(release_.table(), *out);
     integer_ = out->integer_output;
     idp_free_release(out);
     shape_ = read_published_law(first_->law()).shape;
@@ -176,12 +149,7 @@ class Family {
   LawShape shape_ = LawShape::other;
 
  private:
-  idp_release_table* draw() {
-    idp_release_table* out = nullptr;
-    idp_error error{};
-    EXPECT_EQ(prepare_and_release(&c_request_, &cells_, &randomness_, nullptr, &out, &error), IDP_OK) << error.message;
-    return out;
-  }
+  idp_release_table* draw() { return release_.draw(); }
   idp_accuracy* prepared(const std::string& law) {
     idp_table_columns columns = first_->columns(integer_, false, false);
     idp_row_layout layout{};
@@ -204,13 +172,7 @@ class Family {
   }
 
   std::string name_;
-  TestTable table_;
-  Request request_;
-  idp_randomness randomness_;
-  std::vector<const char*> names_;
-  std::unique_ptr<test_tables::TextKeys> keys_;
-  idp_request c_request_{};
-  idp_cells cells_{};
+  test_tables::RepeatedRelease release_;
   std::unique_ptr<ReleaseTableRows> first_;
   idp_accuracy* accuracy_ = nullptr;
   idp_accuracy* wrong_ = nullptr;
@@ -324,20 +286,6 @@ TEST(StatMarginOfError, IncompleteTableGeneralMargins) {
   f.run();
 }
 
-// region (3) > county (4 each) > cells (edu, 5 each): 60 leaves; the
-// regions' totals exact.
-TestTable geography() {
-  TestTable t{{"region", "county", "edu"}, {}, counts(60, 7)};
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 4; ++c)
-      for (int e = 0; e < 5; ++e) {
-        t.text.push_back("r" + std::to_string(r));
-        t.text.push_back("c" + std::to_string(r) + std::to_string(c));
-        t.text.push_back("e" + std::to_string(e));
-      }
-  return t;
-}
-
 void hierarchy_sums(Family& f) {
   const auto& rows = f.rows();
   std::vector<std::size_t> mixed, counties, random;
@@ -360,7 +308,7 @@ void hierarchy_sums(Family& f) {
 
 TEST(StatMarginOfError, CascadeAndIntegerCascade) {
   for (const char* mechanism : {"cascade", "integer_cascade"}) {
-    Family f(std::string(mechanism) + " region>county>cell, regions exact", geography(),
+    Family f(std::string(mechanism) + " region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
              Request{mechanism, 1, 1e-6, {"region"}, {"region", "county"}}, 107);
     f.prepare();
     hierarchy_sums(f);

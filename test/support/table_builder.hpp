@@ -99,4 +99,18 @@ inline TestTable delinquents() {
   return grid({"county", "edu"}, {4, 4}, {15, 1, 3, 1, 20, 10, 10, 15, 3, 10, 10, 2, 12, 14, 7, 2});
 }
 
+// region (3) > county (4 each) > cells (edu, 5 each): 60 leaves, with
+// these counts in that order.
+inline TestTable geography(std::vector<std::int64_t> counts) {
+  TestTable t{{"region", "county", "edu"}, {}, std::move(counts)};
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c)
+      for (int e = 0; e < 5; ++e) {
+        t.text.push_back("r" + std::to_string(r));
+        t.text.push_back("c" + std::to_string(r) + std::to_string(c));
+        t.text.push_back("e" + std::to_string(e));
+      }
+  return t;
+}
+
 }  // namespace invariant_dp::test_tables

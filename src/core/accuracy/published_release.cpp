@@ -12,6 +12,7 @@
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
 #include "projector_form.hpp"
+#include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -66,9 +67,8 @@ LinearAccuracy laplace_accuracy(const PublishedLaw& law, std::shared_ptr<const P
   return out;
 }
 
-std::unique_ptr<LinearAccuracy> flat_accuracy(const PublishedLaw& law, const InvariantModel& model,
+std::unique_ptr<LinearAccuracy> flat_accuracy(const PublishedLaw& law, std::shared_ptr<const ProjectorForm> form,
                                               const Interrupts& interrupts) {
-  std::shared_ptr<const ProjectorForm> form = form_of_model(model, interrupts);
   switch (law.family) {
     case LawFamily::laplace_lattice: return std::make_unique<LinearAccuracy>(laplace_accuracy(law, form, interrupts));
     case LawFamily::gaussian_lattice:
@@ -134,6 +134,29 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
   return out;
 }
 
+// A flat law's per-cell intervals, by family (cell_intervals.hpp's table).
+CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accuracy, double level,
+                            const Interrupts& interrupts) {
+  check_level(level);
+  switch (law.family) {
+    case LawFamily::laplace_lattice:
+      return laplace_lattice_intervals(accuracy, law.exact_parameter, level, interrupts);
+    case LawFamily::gaussian_lattice:
+      return lattice_gaussian_intervals(accuracy, law.exact_parameter, level, interrupts);
+    case LawFamily::l2_lattice: return estimated_intervals(accuracy, level, false, interrupts);
+    case LawFamily::projected: {
+      // subspace_gaussian's law is Gaussian; subspace_laplace's marginals
+      // are symmetric log-concave; project_l2 is known by its variance only.
+      const RealTail tail = law.mechanism == "subspace_gaussian"  ? RealTail::normal
+                            : law.mechanism == "subspace_laplace" ? RealTail::gauss
+                                                                   : RealTail::chebyshev;
+      return real_intervals(accuracy, level, tail, interrupts);
+    }
+    default: break;
+  }
+  throw InvalidArgument("the noise law of mechanism \"" + law.mechanism + "\" is not one of a flat release");
+}
+
 }  // namespace
 
 struct PublishedRelease::Impl {
@@ -166,7 +189,7 @@ struct PublishedRelease::Impl {
     check_model(law, *model);
     cell_of_row.assign(rows.n_rows, kNoRow);
     for (std::uint32_t c = 0; c < which.size(); ++c) cell_of_row[which[c]] = c;
-    linear = flat_accuracy(law, *model, interrupts);
+    linear = flat_accuracy(law, form_of_model(*model, interrupts), interrupts);
     statement = linear->statement();
   }
 
@@ -262,6 +285,28 @@ PublishedRelease::PublishedRelease(PublishedLaw law, const RowLayout& layout, co
 
 PublishedRelease::~PublishedRelease() = default;
 
+CellIntervals PublishedRelease::row_intervals(double level, const Interrupts& interrupts) const {
+  const Impl& s = *impl_;
+  if (s.linear && !s.law.hierarchical()) {
+    CellIntervals out = law_intervals(s.law, *s.linear, level, interrupts);
+    out.set_level(level);
+    return out;
+  }
+  if (!s.hierarchy)
+    throw InvalidArgument("per-row intervals are for flat releases and cascades over one hierarchy",
+                          "A rollup node of a crossed or rolled-up hierarchy is a sum of cells: its error bar is "
+                          "dp.margin_of_error's.");
+  const CellIntervals nodes = s.hierarchy->node_intervals(level, interrupts);
+  std::vector<double> width(s.index.size());
+  for (std::size_t r = 0; r < width.size(); ++r) {
+    interrupts.poll_every(r);
+    width[r] = nodes.half_width(s.trees[0].node_of_row[r]);
+  }
+  CellIntervals out(std::move(width), nodes.integer(), nodes.kind(), nodes.method());
+  out.set_level(level);
+  return out;
+}
+
 std::size_t PublishedRelease::n_rows() const { return impl_->index.size(); }
 const PublishedLaw& PublishedRelease::law() const { return impl_->law; }
 const std::string& PublishedRelease::statement() const { return impl_->statement; }
@@ -300,6 +345,38 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
                                  s.law.integer_output);
   }
+  return out;
+}
+
+CellIntervals flat_intervals(const PublishedLaw& law, const CellKeys& cells, double level,
+                             const Interrupts& interrupts) {
+  if (law.hierarchical() || law.family == LawFamily::cascade || law.family == LawFamily::stream)
+    throw InvalidArgument("the noise law of mechanism \"" + law.mechanism + "\" is not one of a flat release");
+  std::shared_ptr<const ProjectorForm> form;
+  if (law.margins.empty()) {
+    if (law.cells >= 0 && std::uint64_t(law.cells) != cells.n_cells())
+      throw InvalidData("the noise law has " + std::to_string(law.cells) + " cells, the release " +
+                        std::to_string(cells.n_cells()));
+    // Independent cells: one quantile for all, no form to build (a release
+    // of millions of cells pays O(1) here, then one pass for the bounds).
+    if (law.family == LawFamily::laplace_lattice && law.has_exact_parameter)
+      return discrete_laplace_intervals(cells.n_cells(), law.exact_parameter, level);
+    if (law.family == LawFamily::gaussian_lattice && law.has_exact_parameter)
+      return discrete_gaussian_intervals(cells.n_cells(), law.exact_parameter, level);
+    form = identity_form(cells.n_cells());
+  } else {
+    std::vector<Margin> margins;
+    for (const auto& names : law.margins) {
+      Margin m;
+      for (const std::string& name : names) m.columns.push_back(cells.column_index(name));
+      margins.push_back(std::move(m));
+    }
+    const InvariantModel model(cells, std::move(margins), interrupts);
+    check_model(law, model);
+    form = form_of_model(model, interrupts);
+  }
+  CellIntervals out = law_intervals(law, *flat_accuracy(law, form, interrupts), level, interrupts);
+  out.set_level(level);
   return out;
 }
 

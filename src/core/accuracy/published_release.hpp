@@ -25,6 +25,8 @@
 #include <memory>
 #include <string>
 
+#include "../invariants/cell_keys.hpp"
+#include "cell_intervals.hpp"
 #include "cell_query.hpp"
 #include "margin_of_error.hpp"
 #include "published_law.hpp"
@@ -55,6 +57,11 @@ class PublishedRelease {
   // alone. One sum at a time (the forms keep scratch arrays).
   ErrorBar sum(const RowId* ids, const double* weights, std::size_t n, double level, const Interrupts& interrupts);
 
+  // One interval per row at `level` (cell_intervals.hpp), in row order: a
+  // flat release's cells or a one-hierarchy cascade's nodes. InvalidArgument
+  // for crossed and rolled-up hierarchies (a node's law is then a sum's).
+  CellIntervals row_intervals(double level, const Interrupts& interrupts) const;
+
   std::size_t n_rows() const;
   const PublishedLaw& law() const;
   // The covariance in words, with how it is known.
@@ -64,5 +71,11 @@ class PublishedRelease {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The per-cell intervals of a flat release (no hierarchy) over the cells it
+// released, keyed as it keyed them (the margins' columns at least): what a
+// release computes beside its values, with no table rows to rebuild.
+CellIntervals flat_intervals(const PublishedLaw& law, const CellKeys& cells, double level,
+                             const Interrupts& interrupts);
 
 }  // namespace invariant_dp::accuracy

@@ -127,8 +127,14 @@ std::uint8_t row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vect
 }  // namespace
 
 RowLayout row_layout(const PublishedLaw& law, const TableColumns& columns) {
-  const std::size_t n = columns.names.size();
-  if (columns.types.size() != n) throw InvalidArgument("a table needs one type per column");
+  if (columns.types.size() != columns.names.size()) throw InvalidArgument("a table needs one type per column");
+  // {"interval": level} ends the table with lower and upper, of the count's
+  // type: the layout is that of the columns before them.
+  std::size_t n = columns.names.size();
+  if (n >= 4 && lower(columns.names[n - 2]) == "lower" && lower(columns.names[n - 1]) == "upper" &&
+      count_type(columns.types[n - 2]) && count_type(columns.types[n - 1]))
+    n -= 2;
+  const auto types_end = columns.types.begin() + std::ptrdiff_t(n);
   RowLayout layout;
   const std::size_t axes = law.trees.size();
   if (!columns.key_names.empty()) {
@@ -138,7 +144,7 @@ RowLayout row_layout(const PublishedLaw& law, const TableColumns& columns) {
   } else {
     std::size_t trailing = 0;
     if (axes > 0 && n >= axes + 2 &&
-        std::all_of(columns.types.end() - std::ptrdiff_t(axes), columns.types.end(),
+        std::all_of(types_end - std::ptrdiff_t(axes), types_end,
                     [](ColumnType t) { return t == ColumnType::int4; }))
       trailing = axes;
     if (n >= trailing + 3 && columns.types[n - trailing - 1] == ColumnType::float8 &&
@@ -149,7 +155,7 @@ RowLayout row_layout(const PublishedLaw& law, const TableColumns& columns) {
   if (layout.n_keys == 0 || layout.n_keys >= n)
     throw InvalidArgument("the table has no key column and count as a release table has",
                           "A release table holds the key columns, then the count, then the columns options add (sd, "
-                          "level).",
+                          "level, lower and upper).",
                           kRowsHint);
   if (!count_type(columns.types[layout.n_keys]))
     throw InvalidArgument("the column \"" + columns.names[layout.n_keys] + "\" after the keys is not a count",
@@ -160,7 +166,7 @@ RowLayout row_layout(const PublishedLaw& law, const TableColumns& columns) {
   if (axes > 0) {
     layout.level_columns.assign(axes, -1);
     if (n >= layout.n_keys + 1 + axes &&
-        std::all_of(columns.types.end() - std::ptrdiff_t(axes), columns.types.end(),
+        std::all_of(types_end - std::ptrdiff_t(axes), types_end,
                     [](ColumnType t) { return t == ColumnType::int4; }))
       for (std::size_t a = 0; a < axes; ++a) layout.level_columns[a] = int(n - axes + a);
   }

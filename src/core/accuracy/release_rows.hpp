@@ -5,16 +5,17 @@
 // (published_law.hpp) only names the columns.
 //
 // Layout. A release table holds dp.privatize's columns in order: the key
-// columns, the count, then what options add (sd, level columns). Which
-// columns are keys is known exactly when the caller knows the release's
-// key columns (a governed release: its pinned source's), and otherwise
-// follows from the law and the column types: with a hierarchy, trailing
-// integer columns are its level columns (one per hierarchy; a count is
-// never an integer); then a trailing float8 column named "sd" is the sd
-// column; the column before is the count. The structure reads only the
-// columns the law names (margins, hierarchy levels) and, below a
-// hierarchy's finest level, the other keys; so a flat release's layout
-// matters only through those names.
+// columns, the count, then what options add (sd, level columns, lower and
+// upper). Which columns are keys is known exactly when the caller knows the
+// release's key columns (a governed release: its pinned source's), and
+// otherwise follows from the law and the column types: two last columns
+// named lower and upper of a count's type are an interval's, set aside;
+// then, with a hierarchy, trailing integer columns are its level columns
+// (one per hierarchy; a count is never an integer); then a trailing float8
+// column named "sd" is the sd column; the column before is the count. The
+// structure reads only the columns the law names (margins, hierarchy
+// levels) and, below a hierarchy's finest level, the other keys; so a flat
+// release's layout matters only through those names.
 //
 // Rows are identified by a 128-bit identity the caller computes from the
 // whole row (RowId), the same way for the table's rows and for the rows an

@@ -44,6 +44,10 @@ idp_release_table* c_table(ReleaseTable&& released) {
   out->values = table->integer_output ? nullptr : const_cast<double*>(table->real_values());
   out->integer_values = table->integer_output ? const_cast<std::int64_t*>(table->integers()) : nullptr;
   out->noise_sd = or_null(table->noise_sd);
+  out->lower = or_null(table->lower);
+  out->upper = or_null(table->upper);
+  out->integer_lower = or_null(table->integer_lower);
+  out->integer_upper = or_null(table->integer_upper);
   out->metadata_json = table->metadata_json.data();
   out->storage = table.release();
   return out;
@@ -63,6 +67,7 @@ idp_status idp_prepare_request(const idp_request* request, idp_prepared_request*
     const CheckedRequest& checked = out->checked;
     info->integer_output = checked.release.mechanism->integer_output;
     info->with_stddev = checked.release.with_stddev;
+    info->interval_level = checked.release.interval_level;
     info->n_level_columns =
         checked.hierarchy.with_level ? (checked.hierarchy.is_crossed() ? 2 : checked.hierarchy.active() ? 1 : 0) : 0;
     *prepared = out.release();

@@ -113,6 +113,7 @@ typedef struct idp_request_info
 	bool		integer_output;	/* the count column may be bigint */
 	bool		with_stddev;	/* a float8 noise standard deviation column */
 	size_t		n_level_columns;	/* integer level columns: one per hierarchy with {"level": true} */
+	double		interval_level;	/* {"interval": level}: lower and upper columns last; 0: none */
 } idp_request_info;
 
 /*
@@ -290,6 +291,14 @@ typedef struct idp_release_table
 	double	   *values;			/* real mechanisms, else NULL */
 	int64_t    *integer_values;	/* integer mechanisms, else NULL */
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
+	/*
+	 * When an interval was asked (idp_request_info.interval_level): per row,
+	 * value - t and value + t, in the values' type (the other pair NULL).
+	 */
+	double	   *lower;
+	double	   *upper;
+	int64_t    *integer_lower;
+	int64_t    *integer_upper;
 	char	   *metadata_json;	/* the published noise law */
 	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;

@@ -88,6 +88,13 @@ bool parse_bool_option(const std::string& key, const std::string& value) {
 void apply_option(ReleaseRequest& request, const std::string& key, const std::string& value) {
   if (key == "stddev") {
     request.with_stddev = parse_bool_option(key, value);
+  } else if (key == "interval") {
+    char* end = nullptr;
+    const double level = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(level > 0 && level < 1))
+      throw InvalidArgument("option \"interval\" must be a level strictly between 0 and 1", "Got \"" + value + "\".",
+                            "Pass the coverage wanted, e.g. {\"interval\": 0.9}.");
+    request.interval_level = level;
   } else if (key == "neighbours") {
     if (value == "replace_one") request.neighbours = Neighbours::ReplaceOne;
     else if (value == "add_remove") request.neighbours = Neighbours::AddRemove;
@@ -124,8 +131,8 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
     request.sampler = value;
   } else {
     throw InvalidArgument("unknown option \"" + key + "\"",
-                          "Known options: stddev, neighbours, iterations, proposal_a, sampler, partition_selection, "
-                          "keys, rows_outside_domain.");
+                          "Known options: stddev, interval, neighbours, iterations, proposal_a, sampler, "
+                          "partition_selection, keys, rows_outside_domain.");
   }
 }
 

@@ -25,6 +25,9 @@ struct ReleaseRequest {
   // Each margin: the key column names whose marginal totals stay exact.
   std::vector<std::vector<std::string>> margins;
   bool with_stddev = false;  // options {"stddev": true}
+  // options {"interval": level}: per-cell intervals at this level, 0 < level
+  // < 1 (release/release_intervals.hpp); 0: none.
+  double interval_level = 0;
   // MCMC settings of the lattice mechanisms (0: the default).
   std::uint64_t iterations = 0;  // options {"iterations": n}
   double proposal_a = 0;         // options {"proposal_a": a}, 0 < a < 1

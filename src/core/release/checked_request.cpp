@@ -5,6 +5,7 @@
 #include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_grid.hpp"
 #include "../rollups/crossed_release.hpp"
+#include "release_intervals.hpp"
 
 namespace invariant_dp {
 
@@ -36,6 +37,7 @@ CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& lev
     throw InvalidArgument("partition selection cannot be used with a hierarchy",
                           "The rollups are exact sums of every leaf, so the leaves must be public.",
                           "Pass a domain listing the public leaves instead.");
+  check_interval_request(checked.release, checked.hierarchy);
   return checked;
 }
 

@@ -8,6 +8,7 @@
 #include "../mechanisms/release.hpp"
 #include "../rollups/crossed_release.hpp"
 #include "../rollups/hierarchy_release.hpp"
+#include "release_intervals.hpp"
 #include "released_cells.hpp"
 
 namespace invariant_dp {
@@ -92,6 +93,9 @@ ReleaseTable release_hierarchy(const CheckedRequest& checked, const ReleaseReque
   table.row_is_cell = std::move(result.node_is_leaf);
   table.row_depth = std::move(result.node_depth);
   move_values(result, request.with_stddev, table);
+  // While row_cell still names the cells the keys were read from.
+  if (request.interval_level > 0)
+    add_hierarchy_intervals(table, *cells.keys, cells.keys->column_names(), request.interval_level, interrupts);
   print_from_source_rows(cells.row_of_cell, table, interrupts);
   return table;
 }
@@ -109,6 +113,7 @@ ReleaseTable release_flat(const ReleaseInput& input, const ReleaseRequest& reque
   table.integer_values_in_place = result.integer_values_in_place;
   table.values_in_place = result.values_in_place;
   move_values(result, request.with_stddev, table);
+  if (request.interval_level > 0) add_flat_intervals(table, *cells.keys, request.interval_level, interrupts);
   return table;
 }
 

@@ -2,7 +2,8 @@
 // reads in, the release table out. On the way down, once: the cells'
 // units and domain checked against the request, each unit's contribution
 // bounded and partitions selected (released_cells.hpp), then the crossed,
-// hierarchy or flat release, and no value that is not finite returned.
+// hierarchy or flat release, its intervals when asked for
+// (release_intervals.hpp), and no value that is not finite returned.
 #pragma once
 
 #include "../interrupts.hpp"

@@ -1,7 +1,7 @@
 // What every release returns, whatever its mechanism and structure (cells,
 // one hierarchy, two crossed hierarchies): rows, each a cell or a rollup
-// node, with its value, its noise sd when asked for, and the noise law's
-// metadata. The C boundary hands it out as idp_release_table
+// node, with its value, its noise sd and interval when asked for, and the
+// noise law's metadata. The C boundary hands it out as idp_release_table
 // (capi/invariant_dp_core.h), pointing into it rather than copying.
 #pragma once
 
@@ -31,6 +31,10 @@ struct ReleaseTable {
   std::int64_t* integer_values_in_place = nullptr;
   double* values_in_place = nullptr;
   std::vector<double> noise_sd;  // per row, when asked for
+  // options {"interval": level}: per row, value - t and value + t
+  // (release_intervals.hpp), of the values' type; empty otherwise.
+  std::vector<std::int64_t> integer_lower, integer_upper;
+  std::vector<double> lower, upper;
   std::string metadata_json;     // the noise law (mechanisms/release_metadata.hpp)
 
   const double* real_values() const { return values_in_place != nullptr ? values_in_place : values.data(); }

@@ -46,6 +46,8 @@ COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb
 'margins: each element lists key columns whose totals stay exact ('''' = grand total). '
 'domain: a query listing every cell, zero cells included. '
 'options: {"stddev": true} adds a per-cell noise standard deviation column; '
+'{"interval": 0.9} adds lower and upper columns (last, of the count''s type) covering each cell''s true count '
+'with that probability under the published noise law; '
 '{"neighbours": "add_remove"} (no margins) protects presence instead of a changed record; '
 '{"partition_selection": "laplace" | "gaussian" | {"method": ..., "budget_share": s}} (no margins, no domain, '
 'needs delta) shows only cells whose noisy count of units passes a threshold; {"keys": "public"} states that '

@@ -1,0 +1,110 @@
+-- Per-cell error bars: dp.privatize's {"interval": level} option adds two
+-- columns after the count (and after the level columns), lower and upper,
+-- of the count's type, covering each cell's true count with at least that
+-- probability under the release's published noise law; the law says how
+-- (dp.last_release() -> 'interval': level, method, kind). They are computed
+-- from the law after the draw: the released values are the same with or
+-- without them. Fixed seeds and ordered sources (the noise is drawn in the
+-- source's row order) make the releases, hence the bounds, reproducible.
+\set VERBOSITY terse
+CREATE TEMP TABLE truth AS SELECT county, edu, count(*) AS n FROM delinquents GROUP BY 1, 2;
+-- The module loaded (by a call of one of its functions) before dp.seed is set.
+SELECT dp.last_release() IS NULL AS no_release_yet;
+
+-- discrete_laplace: independent cells, one exact half-width for all.
+SET dp.seed = 7;
+CREATE TEMP TABLE dl AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'discrete_laplace',
+                           options => '{"interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+SELECT dp.last_release() -> 'interval' AS interval;
+SELECT county, edu, n, lower, upper, lower <= n AND n <= upper AS around_n, upper - n AS half_width
+FROM dl ORDER BY county, edu;
+-- How many of the 16 true counts the intervals hold (at least 90 % expected
+-- on average; this seed's share).
+SELECT count(*) FILTER (WHERE d.lower <= t.n AND t.n <= d.upper) AS covered, count(*) AS cells
+FROM dl d JOIN truth t USING (county, edu);
+-- The same seed without the option: the same values.
+SET dp.seed = 7;
+SELECT bool_and(d.n = p.n) AS same_values
+FROM dl d JOIN dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'discrete_laplace')
+                   AS p(county text, edu text, n bigint) USING (county, edu);
+
+-- integer_laplace on one margin: each county's cells are one conditioned
+-- group; the exact quantile of a cell's conditioned law, integer bounds.
+SET dp.seed = 8;
+CREATE TEMP TABLE il AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'integer_laplace',
+                           margins => '{county}', options => '{"interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+SELECT dp.last_release() -> 'interval' AS interval;
+CREATE TEMP TABLE il_law AS SELECT dp.last_release() AS law;
+SELECT county, edu, n, lower, upper FROM il ORDER BY county, edu;
+SELECT bool_and(i.lower <= i.n AND i.n <= i.upper) AS around_n, count(DISTINCT i.upper - i.n) AS half_widths,
+       count(*) FILTER (WHERE i.lower <= t.n AND t.n <= i.upper) AS covered
+FROM il i JOIN truth t USING (county, edu);
+
+-- A table holding the release with its bounds is read by the error-bar
+-- aggregates as the same table without them: lower and upper set aside.
+CREATE TEMP TABLE il_plain AS SELECT county, edu, n FROM il;
+SELECT edu, dp.margin_of_error(r, 0.9, (SELECT law FROM il_law)) AS moe,
+       (SELECT dp.margin_of_error(p, 0.9, (SELECT law FROM il_law)) FROM il_plain p WHERE p.edu = r.edu) AS moe_plain
+FROM il r GROUP BY edu ORDER BY edu;
+
+-- integer_gaussian on both margins (a complete two-way table): certified,
+-- never narrower than the level claims.
+SET dp.seed = 9;
+SELECT bool_and(lower <= n AND n <= upper) AS around_n, min(upper - n) AS min_half_width, max(upper - n) AS max_half_width,
+       pg_typeof(min(lower)) AS bound_type
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'integer_gaussian',
+                  delta => 1e-6, margins => '{county,edu}', options => '{"interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+SELECT dp.last_release() -> 'interval' -> 'kind' AS kind, dp.last_release() -> 'interval' -> 'level' AS level;
+
+-- subspace_gaussian: real values, float8 bounds, the exact normal quantile.
+SET dp.seed = 10;
+SELECT county, edu, round(n::numeric, 3) AS n, round(lower::numeric, 3) AS lower, round(upper::numeric, 3) AS upper
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'subspace_gaussian',
+                  delta => 1e-6, margins => '{county,edu}', options => '{"interval": 0.95}')
+    AS t(county text, edu text, n float8, lower float8, upper float8)
+WHERE county = 'Alpha' ORDER BY edu;
+SELECT dp.last_release() -> 'interval' AS interval;
+
+-- A cascade over counties with the grand total exact: one interval per
+-- node, after the level column; the exact total's interval is the point.
+SET dp.seed = 11;
+SELECT level, count(*) AS nodes, bool_and(lower <= n AND n <= upper) AS around_n,
+       round(max(upper - n)::numeric, 3) AS half_width
+FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'cascade',
+                  delta => 1e-6, hierarchy => '{county}', margins => '{""}',
+                  options => '{"level": true, "interval": 0.9}')
+    AS t(county text, edu text, n float8, level integer, lower float8, upper float8)
+GROUP BY level ORDER BY level;
+SELECT dp.last_release() -> 'interval' -> 'kind' AS kind, dp.last_release() -> 'interval' -> 'method' AS method;
+RESET dp.seed;
+
+-- Refusals, with their SQLSTATEs.
+-- A level must lie strictly between 0 and 1.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
+    options => '{"interval": 1}') AS t(county text, n bigint, lower bigint, upper bigint)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
+    options => '{"interval": "most"}') AS t(county text, n bigint, lower bigint, upper bigint)$$);
+-- Releases no published law gives intervals for: congenial and project_nn_l2
+-- (their noise depends on the counts: no law), integer_laplace_l2 (no
+-- closed-form covariance, and no Monte Carlo scale published), a hierarchy
+-- rolled up from discrete_laplace cells (its nodes are sums of cells:
+-- dp.margin_of_error's).
+SELECT mechanism, sqlstate_of(format(
+    $q$SELECT * FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0, %L,
+       margins => %L, hierarchy => %L, options => '{"interval": 0.9}')
+       AS t(county text, edu text, n %s, lower %s, upper %s)$q$, mechanism, margins, hierarchy, type, type, type))
+FROM (VALUES ('congenial', '{county}', NULL, 'bigint'), ('project_nn_l2', '{county}', NULL, 'float8'),
+             ('integer_laplace_l2', '{county}', NULL, 'bigint'), ('discrete_laplace', '{}', '{county}', 'bigint'))
+     AS v(mechanism, margins, hierarchy, type);
+-- The column definition list must end with lower and upper, of the count's type.
+\set VERBOSITY default
+SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
+    options => '{"interval": 0.9}') AS t(county text, n bigint);
+SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
+    options => '{"interval": 0.9}') AS t(county text, n bigint, lower float8, upper float8);
+\set VERBOSITY terse

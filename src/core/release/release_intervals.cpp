@@ -1,0 +1,115 @@
+#include "release_intervals.hpp"
+
+#include <cstdint>
+
+#include "../accuracy/published_release.hpp"
+#include "../errors.hpp"
+#include "../json_text.hpp"
+#include "../mechanisms/mechanism.hpp"
+
+namespace invariant_dp {
+
+namespace {
+
+// The bounds of every row, and the metadata's "interval" field.
+void attach(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+            const Interrupts& interrupts) {
+  if (intervals.n_cells() != table.n_rows) throw Error("the intervals are not one per released row");
+  if (table.integer_output) {
+    table.integer_lower.resize(table.n_rows);
+    table.integer_upper.resize(table.n_rows);
+    intervals.integer_bounds(table.integers(), table.integer_lower.data(), table.integer_upper.data(), interrupts);
+  } else {
+    table.lower.resize(table.n_rows);
+    table.upper.resize(table.n_rows);
+    intervals.real_bounds(table.real_values(), table.lower.data(), table.upper.data(), interrupts);
+  }
+  // The law is one JSON object: the field goes in before its closing brace.
+  const std::size_t close = table.metadata_json.rfind('}');
+  if (close == std::string::npos) throw Error("a release's metadata is not a JSON object");
+  table.metadata_json.insert(close, ",\"interval\":{\"level\":" + json_number(level) +
+                                        ",\"method\":" + json_quoted(intervals.method()) + ",\"kind\":\"" +
+                                        accuracy::exactness_name(intervals.kind()) + "\"}");
+}
+
+}  // namespace
+
+void check_interval_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
+  if (request.interval_level == 0) return;
+  const MechanismTraits& mechanism = *request.mechanism;
+  // Non-negativity is imposed on the counts: the noise depends on them.
+  if (mechanism.non_negative)
+    throw InvalidArgument(std::string("option \"interval\" is not available for mechanism \"") +
+                              mechanism.name + "\"",
+                          "Its noise depends on the counts (it keeps them non-negative), so it has no published "
+                          "law to derive intervals from.",
+                          "Use integer_laplace or integer_gaussian for the same invariants with intervals, or drop "
+                          "the option.");
+  if (hierarchy.active() && (hierarchy.is_crossed() || !mechanism.calibrated_on_tree))
+    throw InvalidArgument("option \"interval\" with a hierarchy is for mechanisms \"cascade\" and "
+                          "\"integer_cascade\" over one hierarchy",
+                          "A rollup node of this release is a sum of its cells, whose error bar is a sum's.",
+                          "Release without \"interval\" and aggregate the rows with dp.margin_of_error, or "
+                          "release the cells flat with \"interval\".");
+}
+
+void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts) {
+  const accuracy::PublishedLaw law = accuracy::read_published_law(table.metadata_json);
+  // integer_laplace_l2, and integer_laplace on tables with no line of two
+  // levels or on general margins, have no closed-form covariance: their
+  // intervals need the Monte Carlo scale noise.covariance_scale, which a
+  // law may lack. Said so here, for the caller of dp.privatize.
+  const bool may_need_scale =
+      !law.covariance_scale.published &&
+      (law.family == accuracy::LawFamily::l2_lattice ||
+       (law.family == accuracy::LawFamily::laplace_lattice && !law.margins.empty()));
+  try {
+    attach(table, accuracy::flat_intervals(law, cells, level, interrupts), level, interrupts);
+  } catch (const InvalidArgument& e) {
+    if (!may_need_scale) throw;
+    throw InvalidArgument("this release has no per-cell intervals: its law has no closed-form covariance",
+                          std::string("Mechanism \"") + law.mechanism + "\" on invariants of structure \"" +
+                              law.structure + "\" needs the Monte Carlo covariance scale (" + e.what() + ").",
+                          "Drop \"interval\", or release with integer_gaussian (certified intervals on any "
+                          "margins) or integer_laplace on one margin, nested margins or a 2 x n table (exact).");
+  }
+}
+
+void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const std::vector<std::string>& column_names,
+                             double level, const Interrupts& interrupts) {
+  // The rows as the table prints them (accuracy/release_rows.hpp): each
+  // key's code, or NULL (one code past the column's) below the row's level,
+  // and the row's depth as its level column. A row's identity only has to
+  // differ from every other row's: its number.
+  const std::size_t n = table.n_rows, n_keys = table.n_keys;
+  std::vector<accuracy::RowId> ids(n);
+  std::vector<std::vector<std::uint32_t>> codes(n_keys, std::vector<std::uint32_t>(n));
+  std::vector<std::int32_t> depth(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    interrupts.poll_every(r);
+    ids[r].lo = r;
+    const std::uint32_t row_depth = table.row_depth[r * table.n_axes];
+    depth[r] = static_cast<std::int32_t>(row_depth);
+    const bool is_cell = table.row_is_cell.empty() || table.row_is_cell[r];
+    const std::uint32_t cell = table.row_cell.empty() ? static_cast<std::uint32_t>(r) : table.row_cell[r];
+    for (std::size_t k = 0; k < n_keys; ++k) {
+      const bool printed = is_cell || (table.key_axis[k] == 0 && table.key_depth[k] <= row_depth);
+      codes[k][r] = printed ? cells.code(k, cell) : cells.n_levels(k);
+    }
+  }
+  accuracy::ReleaseRows rows;
+  rows.n_rows = n;
+  rows.ids = ids.data();
+  for (std::size_t k = 0; k < n_keys; ++k)
+    rows.keys.push_back(accuracy::KeyColumn{codes[k].data(), cells.n_levels(k) + 1, cells.n_levels(k)});
+  rows.levels.push_back(depth.data());
+  accuracy::RowLayout layout;
+  layout.n_keys = n_keys;
+  layout.key_names = column_names;
+  layout.level_columns = {static_cast<int>(n_keys + 1)};
+  const accuracy::PublishedRelease published(accuracy::read_published_law(table.metadata_json), layout, rows,
+                                             interrupts);
+  attach(table, published.row_intervals(level, interrupts), level, interrupts);
+}
+
+}  // namespace invariant_dp
