@@ -4,7 +4,7 @@ LOAD 'invariant_dp';  -- SET dp.seed is honoured once the library is loaded
 SET dp.seed = 7;
 CREATE TEMP TABLE d AS
 SELECT * FROM dp.diagnose($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.25, 'integer_laplace',
-                          margins => '{county,edu}', options => '{"coupled_pairs": 40}');
+                          margins => '{county,edu}', options => '{"coupled_pairs": 40, "sampler": "chain"}');
 RESET dp.seed;
 -- One row per summary metric; the curve has at most curve_points (50) rows,
 -- fewer when the pairs meet within fewer sweeps than that.

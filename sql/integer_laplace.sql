@@ -57,9 +57,15 @@ FROM dp.last_release() AS m;
 SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
                            margins => '{county,edu}', options => '{"iterations": 0}') AS t(county text, edu text, n bigint);
 
--- The guarantee it prints. Without the chain named, no uncertified release:
-SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5, 'integer_laplace',
-                           margins => '{county,edu}') AS t(county text, edu text, n bigint);
+-- The guarantee it prints. Unnamed, the 4 x 4 table is drawn exactly, by
+-- rejection over its lines; a 12 x 12 table has no exact sampler, and
+-- without the chain named there is no uncertified release:
+SELECT count(*) AS cells FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5,
+                           'integer_laplace', margins => '{county,edu}') AS t(county text, edu text, n bigint);
+SELECT m->>'exact' AS exact, m->'sampler'->>'method' LIKE 'exact: each table drawn by rejection over its lines%' AS by_rows
+FROM dp.last_release() AS m;
+SELECT * FROM dp.privatize($$SELECT i, j, 5 FROM generate_series(1, 12) i, generate_series(1, 12) j$$, 1.0,
+                           'integer_laplace', margins => '{i,j}') AS t(i int, j int, n bigint);
 -- Named, the first fields of its metadata say the guarantee is not certified.
 SELECT count(*) AS cells FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 0.5,
                            'integer_laplace', margins => '{county,edu}', options => '{"sampler": "chain"}')

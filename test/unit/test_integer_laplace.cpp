@@ -215,15 +215,61 @@ TEST(IntegerLaplaceRelease, TwoAndThreeLineTablesAreExact) {
   }
 }
 
-// Longer tables have no exact sampler: the default refuses rather than run
-// an uncertified chain; named, the chain runs and the metadata's first
-// fields say that its guarantee is not certified.
+// Row rejection on a 4 x 5 table (not square, so a transposed write would
+// break the totals): exact, every row and column total kept.
+TEST(IntegerLaplaceRelease, SmallTablesAreDrawnExactlyByRows) {
+  std::vector<std::int64_t> counts(20);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(2 + 5 * i % 9);
+  const auto table = grid({"a", "b"}, {4, 5}, counts);
+  auto rng = make_seeded_random_source(8);
+  for (int draw = 0; draw < 5; ++draw) {
+    const auto result = run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"a", "b"}), *rng,
+                                    Interrupts());
+    ASSERT_NE(result.metadata_json.find("exact: each table drawn by rejection over its lines"), std::string::npos);
+    for (int r = 0; r < 4; ++r) {
+      std::int64_t row = 0, true_row = 0;
+      for (int c = 0; c < 5; ++c) {
+        row += result.integer_values[std::size_t(r * 5 + c)];
+        true_row += counts[std::size_t(r * 5 + c)];
+      }
+      ASSERT_EQ(row, true_row);
+    }
+    for (int c = 0; c < 5; ++c) {
+      std::int64_t column = 0, true_column = 0;
+      for (int r = 0; r < 4; ++r) {
+        column += result.integer_values[std::size_t(r * 5 + c)];
+        true_column += counts[std::size_t(r * 5 + c)];
+      }
+      ASSERT_EQ(column, true_column);
+    }
+  }
+}
+
+// A small table with long lines (4 x 4) is drawn exactly by row rejection;
+// a large one (12 x 12 at b = 4) has no exact sampler: the default refuses
+// rather than run an uncertified chain; named, the chain runs (on the small
+// table too) and the metadata's first fields say that its guarantee is not
+// certified.
 TEST(IntegerLaplaceRelease, AnUncertifiedChainRunsOnlyWhenNamed) {
   const auto table = test_tables::delinquents();
   auto rng = make_seeded_random_source(7);
+  const auto small = run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"county", "edu"}), *rng,
+                                 Interrupts());
+  EXPECT_NE(small.metadata_json.find("\"exact\": true"), std::string::npos) << small.metadata_json;
+  EXPECT_NE(small.metadata_json.find("exact: each table drawn by rejection over its lines"), std::string::npos);
+  for (int k = 0; k < 4; ++k) {
+    std::int64_t row = 0, true_row = 0;
+    for (int j = 0; j < 4; ++j) {
+      row += small.integer_values[std::size_t(k * 4 + j)];
+      true_row += table.counts[std::size_t(k * 4 + j)];
+    }
+    EXPECT_EQ(row, true_row);
+  }
+  for (double s : small.noise_sd) EXPECT_GT(s, 0);
+  const auto large = grid({"a", "b"}, {12, 12}, std::vector<std::int64_t>(144, 5));
   try {
-    run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"county", "edu"}), *rng, Interrupts());
-    ADD_FAILURE() << "a 4 x 4 table was released without the chain named";
+    run_release(large.keys(), large.counts.data(), integer_laplace(1.0, {"a", "b"}), *rng, Interrupts());
+    ADD_FAILURE() << "a 12 x 12 table was released without the chain named";
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "integer_laplace has no exact sampler for these margins");
     EXPECT_NE(e.hint().find("integer_gaussian"), std::string::npos);

@@ -135,9 +135,10 @@ void refuse_exact_diagnosis(const ReleaseRequest& request) {
   throw InvalidArgument(std::string("mechanism \"") + request.mechanism->name +
                             "\" draws this release exactly: there is no chain to diagnose",
                         "With no margin, one margin or nested margins (and integer_gaussian on a complete table "
-                        "with all its margins, integer_laplace on one with a line of two or three levels) the noise "
-                        "is sampled exactly; the metadata says \"exact\": true.",
-                        "Diagnose crossing margins, integer_laplace_l2 or congenial.");
+                        "with all its margins, integer_laplace on one with a line of two or three levels or small "
+                        "enough for exact rejection) the noise is sampled exactly; the metadata says \"exact\": true.",
+                        "Diagnose crossing margins, integer_laplace_l2 or congenial, or name integer_laplace's chain: "
+                        "options {\"sampler\": \"chain\"}.");
 }
 
 std::vector<DiagnosticRecord> lattice_diagnostics(const ReleaseRequest& request, const LatticeNoise& noise,

@@ -2,9 +2,10 @@
 // invariant lattice (Dharangutte, Gao, Gong, Yu 2023, arXiv:2212.00936,
 // Def. 9 with its epsilon = 1/b): i.i.d. discrete Laplace conditioned on
 // A z = 0. Drawn exactly without margins, on one partition
-// (conditioned_release.hpp), and on complete two-way tables with a line of
-// at most three levels (samplers/exact_table_laplace.hpp). Elsewhere
-// (longer tables, general margins) only a Markov chain draws it, whose
+// (conditioned_release.hpp), on complete two-way tables with a line of at
+// most three levels (samplers/exact_table_laplace.hpp) and on small
+// complete two-way tables by row rejection (samplers/row_rejection_table.hpp).
+// Elsewhere (larger tables, general margins) only a Markov chain draws it, whose
 // distance from the law is not certified at the sizes users have
 // (test/bench/README.md, the coupling measurements): such a release needs
 // the caller to name the chain, options {"sampler": "chain"}, and its
@@ -19,6 +20,8 @@
 #include "../mcmc/table_swap_chain.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
 #include "../samplers/exact_table_laplace.hpp"
+#include "../samplers/row_rejection_table.hpp"
+#include "../samplers/three_line_table.hpp"
 #include "../samplers/two_line_table.hpp"
 #include "conditioned_release.hpp"
 #include "diagnostics.hpp"
@@ -39,28 +42,77 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1, double /* l2_sq
 
 const LatticeNoise kLattice{mcmc::TargetKind::laplace_l1, integer_laplace_law};
 
-// Further exact draws that estimate the per-cell sd of a three-line table
-// (no closed form): at least 4,096 cell draws pooled over the table's cells
-// (their noise has one law: the law is invariant under permuting rows and
-// columns), at least 4 and at most 256 draws.
+// Further exact draws that estimate the per-cell sd of a table with no
+// closed form (three-line tables, tables drawn by row rejection): at least
+// 1,024 cell draws pooled over the table's cells (their noise has one law:
+// the law is invariant under permuting rows and columns), at least 4 and
+// at most 32 draws, so that the estimate costs a small multiple of the
+// release (about 10 % relative error on the variance of a 4 x 5 table).
 std::size_t sd_draws(std::size_t table_cells) {
-  return std::clamp<std::size_t>((4096 + table_cells - 1) / std::max<std::size_t>(table_cells, 1), 4, 256);
+  return std::clamp<std::size_t>((1024 + table_cells - 1) / std::max<std::size_t>(table_cells, 1), 4, 32);
 }
 
-// Complete two-way tables with a line of two or three levels, drawn
-// exactly: the law calibrated on the tables' shortest move (a 2 x 2 swap,
-// as the chain calibrates), the counts noised in place, each cell's sd exact
-// on a two-line table (the first row is one zero-sum group of n cells at
-// b/2: two_line_table.hpp) and estimated from further exact draws on a
-// three-line one.
-double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<LatticeTable>& tables) {
+// Row rejection (samplers/row_rejection_table.hpp) draws any complete
+// two-way table exactly; it is chosen where the release and its sd draws
+// are estimated to draw at most this many cells in all (about 0.1 s):
+// small tables, where the chain's distance could not be certified either.
+constexpr double kMaxRowRejectionReleaseCells = 4194304;  // 2^22
+
+bool two_way(const LatticeTable& table) { return table.shape.size() == 2; }
+
+// Whether every table is two-way and row rejection's estimated cost for
+// the release and its sd draws stays within the budget above.
+bool row_rejection_applies(const std::vector<LatticeTable>& tables, Rational b) {
+  double cells = 0;
+  for (const LatticeTable& table : tables) {
+    if (!two_way(table) || table.cells.size() != table.shape[0] * table.shape[1]) return false;
+    if (std::min(table.shape[0], table.shape[1]) < 2) continue;
+    cells += double(1 + sd_draws(table.cells.size())) *
+             row_rejection_expected_cells(b, table.shape[0], table.shape[1]);
+  }
+  return cells <= kMaxRowRejectionReleaseCells;
+}
+
+// One exact draw of a table's noise into z (row-major, the table's own
+// positions): the two- and three-line samplers, else row rejection.
+void draw_table(const LatticeTable& table, Rational b, RandomSource& rng, std::int64_t* z,
+                const Interrupts& interrupts) {
+  const std::size_t cells = table.cells.size();
+  if (is_two_line_table(table) || is_three_line_table(table)) {
+    const std::vector<LatticeTable> alone{LatticeTable{table.shape, [&] {
+      std::vector<std::size_t> positions(cells);
+      std::iota(positions.begin(), positions.end(), std::size_t(0));
+      return positions;
+    }()}};
+    sample_exact_table_laplace(rng, b, alone, cells, NoiseOutput(z), interrupts);
+  } else {
+    sample_table_laplace_by_row_rejection(rng, b, table.shape[0], table.shape[1], z, interrupts);
+  }
+}
+
+// Complete two-way tables drawn exactly: the law calibrated on the tables'
+// shortest move (a 2 x 2 swap, as the chain calibrates), the counts noised
+// in place, each cell's sd exact on a two-line table (the first row is one
+// zero-sum group of n cells at b/2: two_line_table.hpp) and estimated from
+// further exact draws on the others.
+double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<LatticeTable>& tables, Rational b) {
   const std::size_t n = draw.model.n_cells();
-  const mcmc::TableMoves moves(tables, n);
-  draw.law = lattice_noise_law(draw.request, kLattice.law, moves.shortest_norm(), moves.shortest_norm());
-  const Rational b = draw.law.exact_parameter;
   std::int64_t* noisy = draw.integer_destination();
   if (noisy != draw.counts) std::copy(draw.counts, draw.counts + n, noisy);
-  sample_exact_table_laplace(draw.rng, b, tables, n, NoiseOutput(noisy, noisy), draw.interrupts);
+  bool by_rows = false;
+  if (exact_table_laplace_applies(tables)) {
+    sample_exact_table_laplace(draw.rng, b, tables, n, NoiseOutput(noisy, noisy), draw.interrupts);
+  } else {
+    by_rows = true;
+    std::vector<std::int64_t> z;
+    for (const LatticeTable& table : tables) {
+      if (std::min(table.shape[0], table.shape[1]) < 2) continue;
+      z.assign(table.cells.size(), 0);
+      draw_table(table, b, draw.rng, z.data(), draw.interrupts);
+      for (std::size_t i = 0; i < z.size(); ++i)
+        noisy[table.cells[i]] = checked_add(noisy[table.cells[i]], z[i], kNoisyCountOutOfRange);
+    }
+  }
 
   std::vector<double>& sd = draw.result.noise_sd;
   sd.assign(n, 0.0);  // cells of pinned tables keep their counts
@@ -73,14 +125,11 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
     if (is_two_line_table(table)) {
       variance = conditioned_laplace_variance(half_of(b), std::max(table.shape[0], table.shape[1]));
     } else {
-      // The table alone, its cells renumbered 0 .. cells - 1.
-      std::vector<LatticeTable> alone{LatticeTable{table.shape, std::vector<std::size_t>(cells)}};
-      std::iota(alone[0].cells.begin(), alone[0].cells.end(), std::size_t(0));
       z.assign(cells, 0);
       const std::size_t draws = sd_draws(cells);
       double squares = 0;
       for (std::size_t d = 0; d < draws; ++d) {
-        sample_exact_table_laplace(draw.rng, b, alone, cells, NoiseOutput(z.data()), draw.interrupts);
+        draw_table(table, b, draw.rng, z.data(), draw.interrupts);
         for (std::size_t i = 0; i < cells; ++i) squares += double(z[i]) * double(z[i]);
       }
       variance = squares / double(draws * cells);
@@ -92,16 +141,33 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
       sd[table.cells[i]] = cell_sd;
     }
   }
-  draw.report.sampler = "exact: each table's first line is a zero-sum group of i.i.d. discrete Laplace at b/2 "
-                        "(2 x n tables), or its columns are drawn by the three-line reduction with an exact "
-                        "rejection step (3 x n tables); no chain";
+  draw.report.sampler =
+      by_rows ? "exact: each table drawn by rejection over its lines (i.i.d. zero-sum lines, the last one their "
+                "negated sum, accepted with its exact probability), or by the two- and three-line samplers; no chain"
+              : "exact: each table's first line is a zero-sum group of i.i.d. discrete Laplace at b/2 "
+                "(2 x n tables), or its columns are drawn by the three-line reduction with an exact "
+                "rejection step (3 x n tables); no chain";
   draw.report.iterations = 0;
   draw.report.sd_estimated = estimated;
-  draw.report.stddev = estimated ? "exact on tables with a line of two levels; on tables with a line of three "
-                                   "levels a Monte Carlo estimate from further exact draws of the same law, pooled "
-                                   "over each table's cells (their noise has one law)"
+  draw.report.stddev = estimated ? "exact on tables with a line of two levels; on the others a Monte Carlo "
+                                   "estimate from further exact draws of the same law, pooled over each table's "
+                                   "cells (their noise has one law)"
                                  : "exact";
   return kErrorFromCellSds;
+}
+
+// The exact tables of this release and the law calibrated on them, or none
+// (the chain's case): 2 x n and 3 x n tables at any size, other complete
+// two-way tables when row rejection is cheap enough.
+std::vector<LatticeTable> exact_tables(const ReleaseRequest& request, const InvariantModel& model, NoiseLaw* law) {
+  if (request.margins.empty() || model.structure() == "partition") return {};
+  std::vector<LatticeTable> tables = model.lattice_tables();
+  if (tables.empty()) return {};
+  const mcmc::TableMoves moves(tables, model.n_cells());
+  const NoiseLaw calibrated = lattice_noise_law(request, kLattice.law, moves.shortest_norm(), moves.shortest_norm());
+  if (!exact_table_laplace_applies(tables) && !row_rejection_applies(tables, calibrated.exact_parameter)) return {};
+  if (law != nullptr) *law = calibrated;
+  return tables;
 }
 
 class IntegerLaplaceMechanism final : public MechanismBehaviour {
@@ -120,17 +186,19 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
 
   double release(const ReleaseDraw& draw) const override {
     if (!draw.request.margins.empty() && draw.model.structure() != "partition") {
-      const std::vector<LatticeTable> tables = draw.model.lattice_tables();
-      if (!tables.empty() && exact_table_laplace_applies(tables)) return release_on_exact_tables(draw, tables);
-      if (draw.request.sampler != "chain")
-        throw InvalidArgument(
-            "integer_laplace has no exact sampler for these margins",
-            "They cross (structure \"" + draw.model.structure() +
-                "\") on tables whose every line has more than three levels, or on an incomplete table: only a "
-                "Markov chain draws this law, and its distance from it is not certified at this size, so "
-                "neither is the epsilon.",
-            "Use mechanism => 'integer_gaussian', which draws complete tables of any size exactly, or accept "
-            "the uncertified chain with options => '{\"sampler\": \"chain\"}' (its metadata then says so).");
+      // Named, the chain runs even where an exact sampler exists (to
+      // compare the two, or diagnose the chain); else exact or refused.
+      if (draw.request.sampler == "chain") return release_on_margins(draw, kLattice);
+      const std::vector<LatticeTable> tables = exact_tables(draw.request, draw.model, &draw.law);
+      if (!tables.empty()) return release_on_exact_tables(draw, tables, draw.law.exact_parameter);
+      throw InvalidArgument(
+          "integer_laplace has no exact sampler for these margins",
+          "They cross (structure \"" + draw.model.structure() +
+              "\") on tables too large for exact rejection whose every line has more than three levels, or on "
+              "an incomplete table: only a Markov chain draws this law, and its distance from it is not "
+              "certified at this size, so neither is the epsilon.",
+          "Use mechanism => 'integer_gaussian', which draws complete tables of any size exactly, or accept "
+          "the uncertified chain with options => '{\"sampler\": \"chain\"}' (its metadata then says so).");
     }
     return release_on_margins(draw, kLattice);
   }
@@ -145,8 +213,7 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
                                          const Interrupts& interrupts) const override {
     const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
     if (request.margins.empty() || model.structure() == "partition") refuse_exact_diagnosis(request);
-    const std::vector<LatticeTable> tables = model.lattice_tables();
-    if (!tables.empty() && exact_table_laplace_applies(tables)) refuse_exact_diagnosis(request);
+    if (request.sampler != "chain" && !exact_tables(request, model, nullptr).empty()) refuse_exact_diagnosis(request);
     return lattice_diagnostics(request, kLattice, model, settings, rng, interrupts);
   }
 };
