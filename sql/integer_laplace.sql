@@ -88,6 +88,18 @@ SELECT (SELECT bool_and(s = t) FROM (SELECT r, sum(n) AS s, sum((r + 5 * c) % 9)
          AS column_totals_exact,
        (SELECT count(DISTINCT sd) FROM three_line) AS distinct_sd,
        dp.last_release()->>'exact' AS exact;
+-- Its covariance is c Pi_N (the law is invariant under permuting rows and
+-- columns), c estimated from further exact draws and published, so a
+-- cell, or any sum of cells, has an error bar (an estimate) and a row's or
+-- a column's sum, a margin, has none.
+CREATE TEMP TABLE three_line_law AS SELECT dp.last_release() AS law;
+SELECT jsonb_array_length(law->'noise'->'covariance_scale') AS scales,
+       law->'noise'->'covariance_scale'->0->'shape' AS shape, left(law->>'covariance', 40) AS covariance
+FROM three_line_law;
+SELECT (SELECT dp.sum_variance(t, l.law) > 0 FROM three_line t, three_line_law l WHERE c <= 2 AND r = 1)
+         AS cells_have_variance,
+       (SELECT dp.sum_variance(t, l.law) FROM three_line t, three_line_law l WHERE r = 1) AS row_variance,
+       (SELECT dp.sum_variance(t, l.law) FROM three_line t, three_line_law l WHERE c = 1) AS column_variance;
 
 -- integer_laplace is the default mechanism.
 SELECT sum(n) AS released_total, pg_typeof(sum(n)) AS type

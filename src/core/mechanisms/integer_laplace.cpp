@@ -147,6 +147,12 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
               : "exact: each table's first line is a zero-sum group of i.i.d. discrete Laplace at b/2 "
                 "(2 x n tables), or its columns are drawn by the three-line reduction with an exact "
                 "rejection step (3 x n tables); no chain";
+  // Tables with no closed-form covariance publish its scalar, estimated
+  // from their sds (the two-line tables' covariance follows from b alone).
+  std::vector<LatticeTable> estimated_tables;
+  for (const LatticeTable& table : tables)
+    if (!is_two_line_table(table)) estimated_tables.push_back(LatticeTable{table.shape, {table.cells.front()}});
+  publish_covariance_scale(estimated_tables, sd, draw.law);
   draw.report.iterations = 0;
   draw.report.sd_estimated = estimated;
   draw.report.stddev = estimated ? "exact on tables with a line of two levels; on the others a Monte Carlo "
@@ -205,7 +211,8 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
 
   std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure,
                                       bool) const override {
-    return structure == "partition" ? kPartitionCovariance : kLatticeCovariance;
+    if (structure == "partition") return kPartitionCovariance;
+    return structure == "two_way" || structure == "k_way" ? kTableCovariance : kLatticeCovariance;
   }
 
   std::vector<DiagnosticRecord> diagnose(const CellKeys& cells, const ReleaseRequest& request,

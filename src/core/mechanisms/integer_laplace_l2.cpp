@@ -36,8 +36,8 @@ class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
     return kErrorFromCellSds;
   }
 
-  std::string covariance_with_margins(const ReleaseRequest&, const std::string&, bool) const override {
-    return kLatticeCovariance;
+  std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure, bool) const override {
+    return structure == "two_way" || structure == "k_way" ? kTableCovariance : kLatticeCovariance;
   }
 
   std::vector<DiagnosticRecord> diagnose(const CellKeys& cells, const ReleaseRequest& request,

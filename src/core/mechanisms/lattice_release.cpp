@@ -180,8 +180,10 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   const mcmc::TableMoves moves(tables, n);
   law = lattice_noise_law(request, noise.law, moves.shortest_norm(), moves.shortest_norm());
   const mcmc::SwapChainConfig config = table_chain_config(request, noise.target, law, moves);
-  if (config.target.kind == mcmc::TargetKind::laplace_l2)
-    return release_l2_on_tables(counts, request, moves, config, rng, interrupts, noisy, noise_sd, report);
+  if (config.target.kind == mcmc::TargetKind::laplace_l2) {
+    release_l2_on_tables(counts, request, moves, config, rng, interrupts, noisy, noise_sd, report);
+    return publish_covariance_scale(tables, noise_sd, law);
+  }
   const std::uint64_t sweeps = table_chain_sweeps(request, config);
   refuse_long_table_chain(double(sweeps + kTableSdSweeps) * double(moves.rank()), sweeps, "sweeps",
                           double(moves.rank()));
@@ -197,9 +199,28 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   report.acceptance = chain.counts().rate();
   finish_table_release(counts, moves, chain, kTableSdSweeps, [&] { chain.run(1, rng, interrupts); }, noisy,
                        noise_sd, report);
+  publish_covariance_scale(tables, noise_sd, law);
 }
 
 }  // namespace
+
+void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std::vector<double>& noise_sd,
+                              NoiseLaw& law) {
+  law.covariance_scale.clear();
+  std::vector<std::size_t> count;
+  for (const LatticeTable& table : tables) {
+    if (table.cells.empty() || *std::min_element(table.shape.begin(), table.shape.end()) < 2) continue;
+    const double sd = noise_sd[table.cells[0]];
+    const double c = covariance_scale_of_table(table.shape, sd * sd);
+    std::size_t k = 0;
+    while (k < law.covariance_scale.size() && law.covariance_scale[k].first != table.shape) ++k;
+    if (k == law.covariance_scale.size()) {
+      law.covariance_scale.emplace_back(table.shape, 0.0);
+      count.push_back(0);
+    }
+    law.covariance_scale[k].second += (c - law.covariance_scale[k].second) / double(++count[k]);
+  }
+}
 
 std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
   std::vector<LatticeTable> tables = model.lattice_tables();

@@ -119,6 +119,12 @@ constexpr std::uint64_t kTableSdSweeps = 20;
 // Steps a release's table chain may take (54000 beyond: about ten minutes).
 constexpr double kMaxTableSteps = 1e9;
 
+// The scalar c of each table's covariance c * Pi_N from the tables' pooled
+// per-cell sds (noise_sd), one per table shape (the mean over the tables of
+// that shape), into law.covariance_scale; pinned tables have none.
+void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std::vector<double>& noise_sd,
+                              NoiseLaw& law);
+
 // The complete tables a table chain can move, or none when the margins are
 // not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.
 std::vector<LatticeTable> chain_tables(const InvariantModel& model);

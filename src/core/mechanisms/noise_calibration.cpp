@@ -51,6 +51,12 @@ NoiseLaw lattice_noise_law(const ReleaseRequest& r, LatticeLaw lattice_law, doub
   return law;
 }
 
+double covariance_scale_of_table(const std::vector<std::size_t>& shape, double cell_variance) {
+  double diagonal = 1;
+  for (const std::size_t n : shape) diagonal *= double(n - 1) / double(n);
+  return diagonal > 0 ? cell_variance / diagonal : 0;
+}
+
 NoiseLaw calibrate_noise(const ReleaseRequest& request) { return request.mechanism->behaviour().calibrate(request); }
 
 void check_float8_margins(double noise_sd, std::size_t cells) {

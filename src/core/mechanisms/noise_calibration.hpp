@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../samplers/rational.hpp"
 #include "release_request.hpp"
@@ -32,7 +34,17 @@ struct NoiseLaw {
   double unit_variance = 0;
   std::string law;          // e.g. "N(0, sigma^2) i.i.d., projected onto null(A)"
   std::string calibration;  // how scale follows from (epsilon, delta)
+  // Complete tables whose law has no closed-form covariance: the scalar c
+  // of each table's covariance c * Pi_N (the law is invariant under
+  // permuting each axis's levels: src/core/accuracy/DERIVATIONS.md), by
+  // table shape, estimated from the per-cell sds; published as
+  // noise.covariance_scale so that error bars can be computed from the law.
+  std::vector<std::pair<std::vector<std::size_t>, double>> covariance_scale;
 };
+
+// The scalar c of a complete table's covariance c * Pi_N from its cells'
+// common variance: every diagonal entry of Pi_N is prod_k (n_k - 1) / n_k.
+double covariance_scale_of_table(const std::vector<std::size_t>& shape, double cell_variance);
 
 // The request's mechanism's law (MechanismBehaviour::calibrate).
 NoiseLaw calibrate_noise(const ReleaseRequest& request);

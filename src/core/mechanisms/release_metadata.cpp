@@ -30,8 +30,18 @@ std::string noise_json(const NoiseLaw& law) {
       << ", \"scale\": " << json_number(law.scale) << ", \"exact_parameter\": "
       << (exact ? json_quoted(std::to_string(law.exact_parameter.num) + "/" + std::to_string(law.exact_parameter.den))
                 : std::string("null"))
-      << ", \"unit_variance\": " << json_number(law.unit_variance) << ", \"calibration\": " << json_quoted(law.calibration)
-      << "}";
+      << ", \"unit_variance\": " << json_number(law.unit_variance) << ", \"calibration\": " << json_quoted(law.calibration);
+  if (!law.covariance_scale.empty()) {
+    out << ", \"covariance_scale\": [";
+    for (std::size_t t = 0; t < law.covariance_scale.size(); ++t) {
+      out << (t ? ", " : "") << "{\"shape\": [";
+      const auto& [shape, scale] = law.covariance_scale[t];
+      for (std::size_t k = 0; k < shape.size(); ++k) out << (k ? ", " : "") << shape[k];
+      out << "], \"scale\": " << json_number(scale) << "}";
+    }
+    out << "]";
+  }
+  out << "}";
   return out.str();
 }
 
@@ -85,6 +95,12 @@ std::string partition_selection_json(const ReleaseRequest& request) {
 const char* const kPartitionCovariance =
     "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and "
     "Cov(z_i, z_j) = -sd_i^2 / (k - 1)";
+const char* const kTableCovariance =
+    "cells of different tables independent; within a complete table Cov(z) = c Pi_N (Pi_N: orthogonal projector "
+    "onto the table's null space), because the law is invariant under permuting each axis's levels and that "
+    "group acts irreducibly on the null space; c = sd^2 / prod_k ((n_k - 1) / n_k) from the per-cell sd, "
+    "published as noise.covariance_scale per table shape (estimated where no closed form gives it); where a "
+    "chain drew the release this is its law's covariance, not a certified property of the chain's output";
 const char* const kLatticeCovariance =
     "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
     "closed form for the covariance of crossing margins";

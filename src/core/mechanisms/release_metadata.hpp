@@ -30,6 +30,9 @@ std::string invariant_privacy_statement(const ReleaseRequest& request);
 // projected onto the null space (the default).
 extern const char* const kPartitionCovariance;
 extern const char* const kLatticeCovariance;
+// Complete tables (structures two_way and k_way) of a law invariant under
+// permuting each axis's levels: c * Pi_N per table.
+extern const char* const kTableCovariance;
 extern const char* const kSubspaceCovariance;
 
 // The metadata's "privacy_unit" value: null, or the unit and its bounds.
