@@ -105,6 +105,8 @@ RESET search_path;
 SELECT last_drawn_at IS NOT NULL AS last_drawn_shown FROM dp.release_cost('county_edu_counts');
 SELECT last_drawn_at IS NOT NULL AS last_drawn_shown_from_the_view FROM dp.release_costs
 WHERE release = 'county_edu_counts'::regclass;
+-- Whether its latest draw's guarantee is certified: one margin, drawn exactly.
+SELECT last_draw_exact FROM dp.release_cost('county_edu_counts');
 -- A crafted release argument is a regclass: a name, never SQL.
 SELECT sqlstate_of($$SELECT dp.release_cost('county_edu_counts; DELETE FROM dp.budgets')$$);
 SELECT sqlstate_of($$SELECT dp.release_cost('delinquents')$$);
@@ -160,6 +162,21 @@ SELECT (SELECT hierarchy FROM dp.releases WHERE release = 'county_rollup'::regcl
        (SELECT noise_law->'hierarchy'->>'leaves' FROM dp.draws ORDER BY draw_id DESC LIMIT 1) AS leaves;
 SELECT dp.drop_release('county_rollup');
 
+-- A governed release drawn by a chain names it at registration (its options
+-- are stored and shown in dp.releases); the cost then says its latest draw
+-- was not exact, and its published law says why.
+SELECT dp.set_budget('chain survey', 1.0);
+SELECT dp.register_release('chain_counts', 'chain survey',
+    source  => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
+    columns => 'county text, edu text, n bigint', epsilon => 0.5,
+    margins => '{county,edu}', options => '{"keys": "public", "sampler": "chain", "iterations": 20}');
+SELECT last_draw_exact IS NULL AS not_drawn_yet FROM dp.release_cost('chain_counts');
+SELECT dp.refresh_release('chain_counts') > 0 AS drawn;
+SELECT last_draw_exact FROM dp.release_cost('chain_counts');
+SELECT noise_law->>'exact' AS exact, noise_law->>'delta' AS delta FROM dp.release_laws
+WHERE release = 'chain_counts'::regclass;
+SELECT dp.drop_release('chain_counts');
+
 -- Clean up.
 DROP MATERIALIZED VIEW county_edu_view;
 SELECT dp.drop_release('county_edu_counts');
@@ -175,3 +192,4 @@ DROP SCHEMA regress_evil CASCADE;
 DROP OWNED BY regress_dp_analyst, regress_dp_refresher;
 DROP ROLE regress_dp_analyst;
 DROP ROLE regress_dp_refresher;
+
