@@ -27,6 +27,28 @@ ReleaseRequest integer_laplace(double epsilon, std::vector<std::string> margins)
   return validate_request(raw);
 }
 
+// Every row and every column total of a rows x columns release (row-major)
+// equals the true one.
+void expect_totals_kept(const std::vector<std::int64_t>& released, const std::vector<std::int64_t>& counts,
+                        int rows, int columns) {
+  for (int r = 0; r < rows; ++r) {
+    std::int64_t row = 0, true_row = 0;
+    for (int c = 0; c < columns; ++c) {
+      row += released[std::size_t(r * columns + c)];
+      true_row += counts[std::size_t(r * columns + c)];
+    }
+    EXPECT_EQ(row, true_row) << "row " << r;
+  }
+  for (int c = 0; c < columns; ++c) {
+    std::int64_t column = 0, true_column = 0;
+    for (int r = 0; r < rows; ++r) {
+      column += released[std::size_t(r * columns + c)];
+      true_column += counts[std::size_t(r * columns + c)];
+    }
+    EXPECT_EQ(column, true_column) << "column " << c;
+  }
+}
+
 }  // namespace
 
 // Reference variances by brute-force enumeration (Python, exact sums over a
@@ -187,22 +209,7 @@ TEST(IntegerLaplaceRelease, TwoAndThreeLineTablesAreExact) {
     EXPECT_EQ(json.find("\"iterations\""), std::string::npos) << json;
     EXPECT_EQ(json.rfind("{\"mechanism\": \"integer_laplace\"", 0), 0u);
     EXPECT_NE(json.find("\"privacy\": \"epsilon-differential privacy"), std::string::npos) << json;
-    for (int r = 0; r < levels[0]; ++r) {
-      std::int64_t row = 0, true_row = 0;
-      for (int c = 0; c < levels[1]; ++c) {
-        row += result.integer_values[std::size_t(r * levels[1] + c)];
-        true_row += counts[std::size_t(r * levels[1] + c)];
-      }
-      EXPECT_EQ(row, true_row);
-    }
-    for (int c = 0; c < levels[1]; ++c) {
-      std::int64_t column = 0, true_column = 0;
-      for (int r = 0; r < levels[0]; ++r) {
-        column += result.integer_values[std::size_t(r * levels[1] + c)];
-        true_column += counts[std::size_t(r * levels[1] + c)];
-      }
-      EXPECT_EQ(column, true_column);
-    }
+    expect_totals_kept(result.integer_values, counts, levels[0], levels[1]);
     ASSERT_EQ(result.noise_sd.size(), counts.size());
     if (levels[0] == 2 || levels[1] == 2) {
       // b = 4 / epsilon on the swap; the line of n cells is drawn at b/2.
@@ -226,22 +233,7 @@ TEST(IntegerLaplaceRelease, SmallTablesAreDrawnExactlyByRows) {
     const auto result = run_release(table.keys(), table.counts.data(), integer_laplace(1.0, {"a", "b"}), *rng,
                                     Interrupts());
     ASSERT_NE(result.metadata_json.find("exact: each table drawn by rejection over its lines"), std::string::npos);
-    for (int r = 0; r < 4; ++r) {
-      std::int64_t row = 0, true_row = 0;
-      for (int c = 0; c < 5; ++c) {
-        row += result.integer_values[std::size_t(r * 5 + c)];
-        true_row += counts[std::size_t(r * 5 + c)];
-      }
-      ASSERT_EQ(row, true_row);
-    }
-    for (int c = 0; c < 5; ++c) {
-      std::int64_t column = 0, true_column = 0;
-      for (int r = 0; r < 4; ++r) {
-        column += result.integer_values[std::size_t(r * 5 + c)];
-        true_column += counts[std::size_t(r * 5 + c)];
-      }
-      ASSERT_EQ(column, true_column);
-    }
+    expect_totals_kept(result.integer_values, counts, 4, 5);
   }
 }
 
@@ -257,14 +249,7 @@ TEST(IntegerLaplaceRelease, AnUncertifiedChainRunsOnlyWhenNamed) {
                                  Interrupts());
   EXPECT_NE(small.metadata_json.find("\"exact\": true"), std::string::npos) << small.metadata_json;
   EXPECT_NE(small.metadata_json.find("exact: each table drawn by rejection over its lines"), std::string::npos);
-  for (int k = 0; k < 4; ++k) {
-    std::int64_t row = 0, true_row = 0;
-    for (int j = 0; j < 4; ++j) {
-      row += small.integer_values[std::size_t(k * 4 + j)];
-      true_row += table.counts[std::size_t(k * 4 + j)];
-    }
-    EXPECT_EQ(row, true_row);
-  }
+  expect_totals_kept(small.integer_values, table.counts, 4, 4);
   for (double s : small.noise_sd) EXPECT_GT(s, 0);
   const auto large = grid({"a", "b"}, {12, 12}, std::vector<std::int64_t>(144, 5));
   try {
