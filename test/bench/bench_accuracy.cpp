@@ -23,6 +23,7 @@
 #include "accuracy/linear_accuracy.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "national_tree.hpp"
 #include "random_source.hpp"
 #include "samplers/discrete_laplace_table.hpp"
 
@@ -80,37 +81,7 @@ void two_way_case() {
               t_form, t_scalars, t_query, v.upper, t_half, vh.lower, vh.upper, t_form + t_scalars + t_query);
 }
 
-// bench_integer_cascade's national shape.
-std::vector<std::uint32_t> spread(std::size_t parents, std::size_t children, std::mt19937_64& gen) {
-  std::vector<double> w(parents);
-  std::exponential_distribution<double> exp1(1.0);
-  double total = 0;
-  for (double& x : w) total += x = exp1(gen);
-  std::vector<std::uint32_t> out(parents, 1);
-  std::size_t placed = parents;
-  for (std::size_t i = 0; i < parents; ++i) {
-    const auto extra = static_cast<std::uint32_t>(std::floor(w[i] / total * double(children - parents)));
-    out[i] += extra;
-    placed += extra;
-  }
-  for (std::size_t i = 0; placed < children; i = (i + 1) % parents, ++placed) ++out[i];
-  return out;
-}
-
-HierarchyTree national_tree() {
-  const std::vector<std::size_t> sizes{1, 50, 3143, 85000, 240000, 8000000};
-  std::mt19937_64 gen(2020);
-  std::vector<std::int64_t> parent{-1};
-  parent.reserve(8328194);
-  std::int64_t level_start = 0;
-  for (std::size_t d = 1; d < sizes.size(); ++d) {
-    const auto per_parent = spread(sizes[d - 1], sizes[d], gen);
-    for (std::size_t p = 0; p < per_parent.size(); ++p)
-      parent.insert(parent.end(), per_parent[p], level_start + static_cast<std::int64_t>(p));
-    level_start += static_cast<std::int64_t>(sizes[d - 1]);
-  }
-  return HierarchyTree::from_parents(parent, Interrupts());
-}
+using bench::national_tree;
 
 void county_case() {
   auto start = Clock::now();
