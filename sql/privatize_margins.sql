@@ -140,3 +140,29 @@ SELECT count(*) FROM dp.privatize($$SELECT county, count(*) FROM delinquents GRO
      AS t(county text, n bigint);
 RESET ROLE;
 DROP ROLE dp_regress_analyst;
+
+-- The guarantee each mechanism prints, on each structure: exact at the top
+-- (no chain drew it), delta a number or null when exact and a text naming
+-- the uncertified TV when a chain drew it, privacy opening with the
+-- guarantee it certifies. One row per mechanism and structure.
+CREATE FUNCTION guarantee_of(mechanism text, margins text[], options jsonb DEFAULT '{}',
+    OUT exact text, OUT delta_kind text, OUT privacy text) LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM count(*) FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0, mechanism,
+        delta => CASE WHEN mechanism IN ('integer_gaussian', 'discrete_gaussian', 'subspace_gaussian') THEN 1e-6 END,
+        margins => margins, options => options) AS t(county text, edu text, n float8);
+    exact := dp.last_release()->>'exact';
+    delta_kind := jsonb_typeof(dp.last_release()->'delta');
+    privacy := split_part(dp.last_release()->>'privacy', ' for ', 1);
+END $$;
+SELECT m.mechanism, s.margins, s.options, g.*
+FROM (VALUES ('discrete_laplace'), ('discrete_gaussian'), ('integer_laplace'), ('integer_gaussian'),
+             ('integer_laplace_l2'), ('congenial'), ('subspace_gaussian'), ('subspace_laplace'), ('project_l2'))
+         AS m(mechanism),
+     (VALUES ('{}'::text[], '{}'::jsonb), ('{county}', '{}'), ('{county,edu}', '{}'),
+             ('{county,edu}', '{"sampler": "chain"}')) AS s(margins, options),
+     LATERAL guarantee_of(m.mechanism, s.margins, s.options) g
+WHERE (m.mechanism NOT LIKE 'discrete_%' OR s.margins = '{}')
+  AND (s.options = '{}' OR m.mechanism = 'integer_laplace')
+ORDER BY 1, 2, 3;
+DROP FUNCTION guarantee_of(text, text[], jsonb);
