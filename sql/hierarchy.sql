@@ -44,7 +44,7 @@ SELECT dp.last_release()->>'family' AS family, jsonb_array_length(dp.last_releas
 -- Range variance from the published law: on the binary tree of 4 ordered
 -- leaves (year halves, quarters), a single leaf has the level variance v,
 -- two siblings their parent's v, and leaves 1..2 (across the root)
--- 2v - 2v/8 = 1.75v (digest: cross-root covariance -2^-(2k-1) v, k = 2).
+-- 2v - 2v/8 = 1.75v (the cascade's cross-root covariance -2^-(2k-1) v, k = 2).
 SELECT count(*) FROM dp.privatize($$SELECT half, quarter, 10::bigint FROM (VALUES ('H1', 'Q1'), ('H1', 'Q2'), ('H2', 'Q3'), ('H2', 'Q4')) q(half, quarter)$$,
                                   1.0, 'cascade', delta => 1e-9, hierarchy => '{half,quarter}')
 AS t(half text, quarter text, n float8);

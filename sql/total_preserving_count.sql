@@ -11,7 +11,8 @@ SELECT state, sum(noisy) = sum(n) AS state_total_exact, count(*) AS counties
 FROM (SELECT state, n, dp.total_preserving_count(n, 0.192) OVER (PARTITION BY state) AS noisy FROM counties) x
 GROUP BY state ORDER BY state;
 
--- The Census county example (integer_subspace digest 5.3): 100 counties of
+-- The Census county example (Dharangutte, Gao, Gong and Yu 2023,
+-- arXiv:2212.00936): 100 counties of
 -- widely varying size, state total fixed, epsilon = 0.192, 400 releases
 -- under a fixed seed. b = 2/0.192, noise sd about 14.7 per county, so each
 -- county's mean noise has sd about 0.74: all 100 means within 5 sd (4 of
