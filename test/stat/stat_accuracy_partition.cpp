@@ -95,17 +95,8 @@ void run(const std::string& family, const LinearAccuracy& acc, const CellInterva
     wrong_cells.report();
     EXPECT_FALSE(wrong_cells.passes()) << "power: the unconditioned law's intervals are not exact here";
   }
-  for (const auto& s : sums) {
-    s.report();
-    EXPECT_TRUE(s.coverage.passes()) << s.name;
-    EXPECT_TRUE(s.variance_passes()) << s.name;
-  }
-  for (const auto& s : wrong) {
-    EXPECT_FALSE(s.variance_passes()) << "power: " << s.name;
-    if (s.query.size() >= kNormalCells) {
-      EXPECT_FALSE(s.coverage.passes()) << "power: " << s.name;
-    }
-  }
+  coverage::expect_sums_hold(sums);
+  coverage::expect_wrong_sums_fail(wrong, [](const coverage::SumCheck& s) { return s.query.size() >= kNormalCells; });
 }
 
 TEST(StatAccuracy, PartitionIntegerLaplace) {

@@ -23,6 +23,8 @@
 // fails, so no check is vacuous.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -103,5 +105,28 @@ struct SumCheck {
                 variance_passes() ? "pass" : "FAIL");
   }
 };
+
+// Every sum covers its truth at its level and has its predicted variance
+// (each reported).
+inline void expect_sums_hold(const std::vector<SumCheck>& sums) {
+  for (const auto& s : sums) {
+    s.report();
+    EXPECT_TRUE(s.coverage.passes()) << s.name;
+    EXPECT_TRUE(s.variance_passes()) << s.name;
+  }
+}
+
+// Power: every sum predicted with a wrong variance fails its variance
+// check, and its coverage check too where coverage_too(s) says the
+// coverage test can see the error.
+template <class CoverageToo>
+void expect_wrong_sums_fail(const std::vector<SumCheck>& wrong, CoverageToo coverage_too) {
+  for (const auto& s : wrong) {
+    EXPECT_FALSE(s.variance_passes()) << "power: " << s.name;
+    if (coverage_too(s)) {
+      EXPECT_FALSE(s.coverage.passes()) << "power: " << s.name;
+    }
+  }
+}
 
 }  // namespace invariant_dp::coverage
