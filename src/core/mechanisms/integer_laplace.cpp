@@ -109,8 +109,10 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
       if (std::min(table.shape[0], table.shape[1]) < 2) continue;
       z.assign(table.cells.size(), 0);
       draw_table(table, b, draw.rng, z.data(), draw.interrupts);
-      for (std::size_t i = 0; i < z.size(); ++i)
+      for (std::size_t i = 0; i < z.size(); ++i) {
+        draw.interrupts.poll_every(i);
         noisy[table.cells[i]] = checked_add(noisy[table.cells[i]], z[i], kNoisyCountOutOfRange);
+      }
     }
   }
 
@@ -130,7 +132,10 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
       double squares = 0;
       for (std::size_t d = 0; d < draws; ++d) {
         draw_table(table, b, draw.rng, z.data(), draw.interrupts);
-        for (std::size_t i = 0; i < cells; ++i) squares += double(z[i]) * double(z[i]);
+        for (std::size_t i = 0; i < cells; ++i) {
+          draw.interrupts.poll_every(i);
+          squares += double(z[i]) * double(z[i]);
+        }
       }
       variance = squares / double(draws * cells);
       estimated = true;
