@@ -70,6 +70,42 @@ FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 
 WHERE county = 'Alpha' ORDER BY edu;
 SELECT dp.last_release() -> 'interval' AS interval;
 
+-- Laws with no closed-form covariance: the chain's Monte Carlo scale c of
+-- Cov = c Pi, published as noise.covariance_scale, gives intervals and sums
+-- labelled estimates. integer_laplace_l2 on one margin: one scale per group
+-- size (each county's 4 cells, shape [4]).
+SET dp.seed = 12;
+CREATE TEMP TABLE l2 AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'integer_laplace_l2',
+                           margins => '{county}', options => '{"interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+SELECT dp.last_release() -> 'interval' -> 'kind' AS kind,
+       jsonb_path_query_array(dp.last_release(), '$.noise.covariance_scale[*].shape') AS scale_shapes,
+       (dp.last_release() -> 'noise' -> 'covariance_scale' -> 0 ->> 'scale')::float8 > 0 AS scale_positive;
+SELECT bool_and(lower <= n AND n <= upper) AS around_n, count(DISTINCT upper - n) AS half_widths FROM l2;
+-- integer_laplace's chain on an incomplete two-way table (Alpha has no
+-- Medium cell): general margins, no symmetry, so the shape c Pi_N is itself
+-- the estimate; c is fitted to the trace of Pi_N.
+SET dp.seed = 13;
+CREATE TEMP TABLE incomplete AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents WHERE NOT (county = 'Alpha' AND edu = 'Medium')
+                             GROUP BY 1, 2 ORDER BY 1, 2$$, 1.0, 'integer_laplace',
+                           margins => '{county,edu}', options => '{"sampler": "chain", "interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+CREATE TEMP TABLE incomplete_law AS SELECT dp.last_release() AS law;
+SELECT law -> 'invariants' ->> 'structure' AS structure, law -> 'interval' ->> 'kind' AS kind,
+       law -> 'noise' -> 'covariance_scale' -> 0 -> 'shape' AS scale_shape,
+       law ->> 'covariance' LIKE 'estimated: c Pi_N%' AS covariance_estimated
+FROM incomplete_law;
+SELECT bool_and(lower <= n AND n <= upper) AS around_n, count(*) AS cells FROM incomplete;
+-- A county's total is a margin: exact, margin of error 0; a sum of four
+-- cells across two counties and two levels is not, and gets a positive
+-- estimated margin of error.
+SELECT county, sum(n) AS total, dp.margin_of_error(i, 0.9, (SELECT law FROM incomplete_law)) AS moe
+FROM incomplete i WHERE county = 'Beta' GROUP BY county;
+SELECT dp.margin_of_error(i, 0.9, (SELECT law FROM incomplete_law)) > 0 AS low_moe_positive
+FROM incomplete i WHERE edu IN ('Low', 'High') AND county IN ('Alpha', 'Gamma');
+
 -- A cascade over counties with the grand total exact: one interval per
 -- node, after the level column; the exact total's interval is the point.
 SET dp.seed = 11;
@@ -90,16 +126,14 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM de
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
     options => '{"interval": "most"}') AS t(county text, n bigint, lower bigint, upper bigint)$$);
 -- Releases no published law gives intervals for: congenial and project_nn_l2
--- (their noise depends on the counts: no law), integer_laplace_l2 (no
--- closed-form covariance, and no Monte Carlo scale published), a hierarchy
--- rolled up from discrete_laplace cells (its nodes are sums of cells:
--- dp.margin_of_error's).
+-- (their noise depends on the counts: no law), a hierarchy rolled up from
+-- discrete_laplace cells (its nodes are sums of cells: dp.margin_of_error's).
 SELECT mechanism, sqlstate_of(format(
     $q$SELECT * FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0, %L,
        margins => %L, hierarchy => %L, options => '{"interval": 0.9}')
        AS t(county text, edu text, n %s, lower %s, upper %s)$q$, mechanism, margins, hierarchy, type, type, type))
 FROM (VALUES ('congenial', '{county}', NULL, 'bigint'), ('project_nn_l2', '{county}', NULL, 'float8'),
-             ('integer_laplace_l2', '{county}', NULL, 'bigint'), ('discrete_laplace', '{}', '{county}', 'bigint'))
+             ('discrete_laplace', '{}', '{county}', 'bigint'))
      AS v(mechanism, margins, hierarchy, type);
 -- The column definition list must end with lower and upper, of the count's type.
 \set VERBOSITY default

@@ -69,7 +69,7 @@ class IntegerGaussianMechanism final : public MechanismBehaviour {
       return "cells of different tables independent; within an n_1 x ... x n_K table Cov(z_a, z_b) = sigma^2 "
              "prod_k (delta(a_k, b_k) - 1/n_k), the continuous Gaussian's, which the lattice's discreteness "
              "changes negligibly for sigma^2 >= 1";
-    return kLatticeCovariance;
+    return kLatticeGaussianCovariance;
   }
 
   std::vector<DiagnosticRecord> diagnose(const CellKeys& cells, const ReleaseRequest& request,

@@ -37,6 +37,7 @@ class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
   }
 
   std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure, bool) const override {
+    if (structure == "partition") return kPartitionCovariance;
     return structure == "two_way" || structure == "k_way" ? kTableCovariance : kLatticeCovariance;
   }
 

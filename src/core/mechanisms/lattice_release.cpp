@@ -210,8 +210,11 @@ void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std
   std::vector<std::size_t> count;
   for (const LatticeTable& table : tables) {
     if (table.cells.empty() || *std::min_element(table.shape.begin(), table.shape.end()) < 2) continue;
-    const double sd = noise_sd[table.cells[0]];
-    const double c = covariance_scale_of_table(table.shape, sd * sd);
+    // The table's cells share one variance under the law; a table chain
+    // pooled its sd already, a basis chain's per-cell estimates pool here.
+    double variance = 0;
+    for (const std::size_t cell : table.cells) variance += noise_sd[cell] * noise_sd[cell];
+    const double c = covariance_scale_of_table(table.shape, variance / double(table.cells.size()));
     std::size_t k = 0;
     while (k < law.covariance_scale.size() && law.covariance_scale[k].first != table.shape) ++k;
     if (k == law.covariance_scale.size()) {
@@ -220,6 +223,31 @@ void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std
     }
     law.covariance_scale[k].second += (c - law.covariance_scale[k].second) / double(++count[k]);
   }
+}
+
+void publish_basis_covariance_scale(const InvariantModel& model, const std::vector<double>& noise_sd, NoiseLaw& law,
+                                    const Interrupts& interrupts) {
+  const std::string structure = model.structure();
+  if (structure == "partition") {
+    // Each margin group is a one-axis table of its cells.
+    const std::uint32_t* group = model.partition_groups();
+    std::vector<LatticeTable> groups(model.rank());
+    for (std::size_t i = 0; i < model.n_cells(); ++i) {
+      interrupts.poll_every(i);
+      groups[group[i]].cells.push_back(i);
+    }
+    for (LatticeTable& g : groups) g.shape = {g.cells.size()};
+    return publish_covariance_scale(groups, noise_sd, law);
+  }
+  if (structure != "general") return publish_covariance_scale(model.lattice_tables(), noise_sd, law);
+  law.covariance_scale.clear();
+  if (model.null_dimension() == 0) return;
+  double variance = 0;
+  for (std::size_t i = 0; i < noise_sd.size(); ++i) {
+    interrupts.poll_every(i);
+    variance += noise_sd[i] * noise_sd[i];
+  }
+  law.covariance_scale.emplace_back(std::vector<std::size_t>{}, variance / double(model.null_dimension()));
 }
 
 std::vector<LatticeTable> chain_tables(const InvariantModel& model) {
@@ -297,6 +325,7 @@ void release_on_lattice(const std::int64_t* counts, const ReleaseRequest& reques
   noise_sd.resize(n);
   for (std::size_t i = 0; i < n; ++i) noise_sd[i] = std::sqrt(squares[i] / double(estimate_iterations));
   report.sd_estimated = true;
+  if (noise.target != mcmc::TargetKind::lattice_gaussian) publish_basis_covariance_scale(model, noise_sd, law, interrupts);
 }
 
 }  // namespace invariant_dp

@@ -124,6 +124,14 @@ constexpr double kMaxTableSteps = 1e9;
 // that shape), into law.covariance_scale; pinned tables have none.
 void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std::vector<double>& noise_sd,
                               NoiseLaw& law);
+// A basis chain's scale from its per-cell Monte Carlo sds: per table shape
+// as above on complete tables and margin groups (one-axis tables of k
+// cells, published with shape [k]); on general margins, with no symmetry, the
+// one scalar c of the estimate c * Pi_N fitted to the trace, c = sum of the
+// cells' variances / trace(Pi_N) = / null_dimension (shape [];
+// src/core/accuracy/DERIVATIONS.md, section 3e).
+void publish_basis_covariance_scale(const InvariantModel& model, const std::vector<double>& noise_sd, NoiseLaw& law,
+                                    const Interrupts& interrupts);
 
 // The complete tables a table chain can move, or none when the margins are
 // not (K-1)-way margins of complete tables with at most kMaxTableAxes axes.

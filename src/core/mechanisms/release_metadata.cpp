@@ -102,8 +102,15 @@ const char* const kTableCovariance =
     "published as noise.covariance_scale per table shape (estimated where no closed form gives it); where a "
     "chain drew the release this is its law's covariance, not a certified property of the chain's output";
 const char* const kLatticeCovariance =
-    "see the per-cell sd; noise on the lattice of integer vectors that keep every margin, with no published "
-    "closed form for the covariance of crossing margins";
+    "estimated: c Pi_N (Pi_N: orthogonal projector onto the null space of the margins), c = the chain's Monte "
+    "Carlo cell variances summed over trace(Pi_N), published as noise.covariance_scale; on general margins no "
+    "symmetry fixes this shape (it is exact for Gaussian noise), so the shape is estimated too, and it is the "
+    "law's covariance as estimated, not a certified property of the chain's output";
+const char* const kLatticeGaussianCovariance =
+    "certified bounds: between (1 - B) sigma^2 Pi_N and sigma^2 Pi_N in every direction (Pi_N: orthogonal "
+    "projector onto the null space of the margins; Poisson summation), with B the noise's variance_deficit_bound "
+    "where published and 1 otherwise; where a chain drew the release these are its law's, not certified "
+    "properties of the chain's output";
 const char* const kSubspaceCovariance =
     "unit_variance * Pi_N (Pi_N: orthogonal projector onto the null space of the margins)";
 

@@ -26,10 +26,12 @@ std::string invariant_privacy_statement(const ReleaseRequest& request);
 
 // The covariance sentences more than one mechanism publishes with margins:
 // conditioned noise on one partition (integer_laplace, integer_gaussian),
-// integer noise on the lattice of crossing margins, and real noise
+// integer noise on the lattice of general margins (estimated for the
+// Laplace laws, certified bounds for the Gaussian), and real noise
 // projected onto the null space (the default).
 extern const char* const kPartitionCovariance;
 extern const char* const kLatticeCovariance;
+extern const char* const kLatticeGaussianCovariance;
 // Complete tables (structures two_way and k_way) of a law invariant under
 // permuting each axis's levels: c * Pi_N per table.
 extern const char* const kTableCovariance;
