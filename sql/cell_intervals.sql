@@ -120,6 +120,12 @@ SELECT dp.last_release() -> 'interval' -> 'kind' AS kind, dp.last_release() -> '
 RESET dp.seed;
 
 -- Refusals, with their SQLSTATEs.
+-- A bound past bigint's range is refused, not wrapped (one half-width, 5,
+-- for every cell here; this seed puts a value within 5 of 2^63 - 1).
+SET dp.seed = 4;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT a, 9223372036854775801 FROM generate_series(1, 3) a ORDER BY a',
+    1.0, 'discrete_laplace', options => '{"interval": 0.9}') AS t(a int, n bigint, lower bigint, upper bigint)$$);
+RESET dp.seed;
 -- A level must lie strictly between 0 and 1.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0,
     options => '{"interval": 1}') AS t(county text, n bigint, lower bigint, upper bigint)$$);

@@ -139,6 +139,23 @@ SET ROLE regress_moe_analyst;
 SELECT dp.margin_of_error(r, 0.95) AS moe FROM moe_county_edu r WHERE e = 'Low';
 RESET ROLE;
 
+-- A governed release with per-cell intervals: every draw adds lower and
+-- upper, and the aggregates read its table as the one without them.
+SELECT dp.register_release('public.moe_intervals', 'moe survey',
+    source  => $$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$,
+    columns => 'c text, e text, n bigint, lower bigint, upper bigint',
+    epsilon => 0.5, margins => '{county}', options => '{"keys": "public", "interval": 0.9}');
+SELECT dp.refresh_release('public.moe_intervals') > 0 AS drawn;
+SELECT dp.grant_release('public.moe_intervals', 'regress_moe_analyst');
+SET ROLE regress_moe_analyst;
+SELECT count(*) AS cells, bool_and(lower <= n AND n <= upper) AS around_n, count(DISTINCT upper - n) AS half_widths
+FROM moe_intervals;
+SELECT noise_law -> 'interval' ->> 'kind' AS kind, noise_law -> 'interval' ->> 'level' AS level
+FROM dp.release_laws WHERE release = 'public.moe_intervals'::regclass;
+SELECT c, dp.margin_of_error(r, 0.95) AS moe FROM moe_intervals r WHERE c = 'Beta' GROUP BY c;
+SELECT dp.margin_of_error(r, 0.95) > 0 AS low_moe_positive FROM moe_intervals r WHERE e = 'Low';
+RESET ROLE;
+
 -- A governed stream: periods in period order, exact variances.
 CREATE TABLE moe_events (day date NOT NULL, id int);
 REVOKE ALL ON moe_events FROM PUBLIC;

@@ -380,7 +380,15 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 		nulls[column] = false;
 		values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
 	}
-	if (p->info.interval_level > 0)
+	if (p->info.interval_level > 0 && table->integer_half_width >= 0)
+	{
+		/* One half-width for every row; the core checked that none overflows. */
+		int64		t = table->integer_half_width;
+
+		put_count(rows, column++, needed, 0, table->integer_values[r] - t, values, nulls);
+		put_count(rows, column, needed, 0, table->integer_values[r] + t, values, nulls);
+	}
+	else if (p->info.interval_level > 0)
 	{
 		put_count(rows, column++, needed, table->lower ? table->lower[r] : 0,
 				  table->integer_lower ? table->integer_lower[r] : 0, values, nulls);

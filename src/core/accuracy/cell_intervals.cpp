@@ -2,7 +2,9 @@
 // DERIVATIONS.md, sections 3 to 6.
 #include "cell_intervals.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 #include "../errors.hpp"
@@ -83,6 +85,22 @@ void CellIntervals::integer_bounds(const std::int64_t* values, std::int64_t* low
     if (__builtin_sub_overflow(values[i], t, &lower[i]) || __builtin_add_overflow(values[i], t, &upper[i]))
       throw OutOfRange("an interval bound is out of range for bigint");
   }
+}
+
+std::int64_t CellIntervals::uniform_integer_half_width(const std::int64_t* values,
+                                                       const Interrupts& interrupts) const {
+  if (!cell_width_.empty() || !class_of_cell_.empty() || form_) return -1;
+  const std::int64_t t = integer_half_width(uniform_);
+  std::int64_t low = INT64_MAX, high = INT64_MIN;
+  for (std::size_t i = 0; i < n_cells_; ++i) {
+    interrupts.poll_every(i);
+    low = std::min(low, values[i]);
+    high = std::max(high, values[i]);
+  }
+  std::int64_t unused;
+  if (n_cells_ > 0 && (__builtin_sub_overflow(low, t, &unused) || __builtin_add_overflow(high, t, &unused)))
+    throw OutOfRange("an interval bound is out of range for bigint");
+  return t;
 }
 
 void CellIntervals::real_bounds(const double* values, double* lower, double* upper,

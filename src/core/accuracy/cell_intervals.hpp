@@ -57,6 +57,10 @@ class CellIntervals {
   // (n = n_cells()); OutOfRange when a bound leaves bigint.
   void integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
                       const Interrupts& interrupts) const;
+  // When every cell has the same integer half-width t: t, after checking
+  // that no values[i] -+ t leaves bigint (OutOfRange), so that the bounds
+  // need not be stored; -1 when the half-widths differ.
+  std::int64_t uniform_integer_half_width(const std::int64_t* values, const Interrupts& interrupts) const;
   void real_bounds(const double* values, double* lower, double* upper, const Interrupts& interrupts) const;
 
  private:

@@ -48,6 +48,7 @@ idp_release_table* c_table(ReleaseTable&& released) {
   out->upper = or_null(table->upper);
   out->integer_lower = or_null(table->integer_lower);
   out->integer_upper = or_null(table->integer_upper);
+  out->integer_half_width = table->integer_half_width;
   out->metadata_json = table->metadata_json.data();
   out->storage = table.release();
   return out;

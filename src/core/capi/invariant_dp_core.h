@@ -293,12 +293,15 @@ typedef struct idp_release_table
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
 	/*
 	 * When an interval was asked (idp_request_info.interval_level): per row,
-	 * value - t and value + t, in the values' type (the other pair NULL).
+	 * value - t and value + t, in the values' type (the other pair NULL);
+	 * or, for integer values whose rows share one t, integer_half_width = t
+	 * (>= 0, the arrays NULL), with every value -+ t checked to fit.
 	 */
 	double	   *lower;
 	double	   *upper;
 	int64_t    *integer_lower;
 	int64_t    *integer_upper;
+	int64_t		integer_half_width;	/* -1: none, or per-row bounds */
 	char	   *metadata_json;	/* the published noise law */
 	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;

@@ -32,9 +32,13 @@ struct ReleaseTable {
   double* values_in_place = nullptr;
   std::vector<double> noise_sd;  // per row, when asked for
   // options {"interval": level}: per row, value - t and value + t
-  // (release_intervals.hpp), of the values' type; empty otherwise.
+  // (release_intervals.hpp), of the values' type; empty otherwise. Integer
+  // values whose rows all share one t send t alone (integer_half_width >= 0,
+  // the arrays empty): no value -+ t leaves bigint, the core has checked,
+  // and millions of rows need no two arrays of bounds.
   std::vector<std::int64_t> integer_lower, integer_upper;
   std::vector<double> lower, upper;
+  std::int64_t integer_half_width = -1;
   std::string metadata_json;     // the noise law (mechanisms/release_metadata.hpp)
 
   const double* real_values() const { return values_in_place != nullptr ? values_in_place : values.data(); }
