@@ -48,6 +48,7 @@ class ReleaseTableRows {
       keys_.insert(keys_.end(), printed.begin(), printed.end());
       truth_.push_back(truth);
       value_.push_back(out.integer_values ? double(out.integer_values[r]) : out.values[r]);
+      if (out.noise_sd != nullptr) sd_.push_back(out.noise_sd[r]);
       for (std::size_t a = 0; a < out.n_axes; ++a) level_[a].push_back(std::int32_t(out.row_depth[r * out.n_axes + a]));
       ids_.push_back(row_id(r));
     }
@@ -62,6 +63,8 @@ class ReleaseTableRows {
   const std::string& law() const { return law_; }
   double noise(std::size_t row) const { return value_[row] - truth_[row]; }
   double truth(std::size_t row) const { return truth_[row]; }
+  // The row's noise sd, when the release was asked for it ({"stddev": true}).
+  double sd(std::size_t row) const { return sd_.at(row); }
   const char* key(std::size_t row, std::size_t k) const { return keys_[row * names_.size() + k]; }
   const std::vector<idp_row_id>& ids() const { return ids_; }
 
@@ -117,7 +120,7 @@ class ReleaseTableRows {
   std::string law_;
   std::size_t n_rows_ = 0, n_axes_ = 0;
   std::vector<const char*> keys_;
-  std::vector<double> truth_, value_;
+  std::vector<double> truth_, value_, sd_;
   std::vector<std::int32_t> level_[2];
   std::vector<idp_row_id> ids_;
   std::unique_ptr<TextKeys> coded_;

@@ -341,6 +341,40 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
   EXPECT_NE(std::string(chain.caveat).find("the figure is the law's"), std::string::npos);
 }
 
+// A basis chain publishes its scale too: on a margin group per group size
+// (integer_laplace_l2 on one margin), and on general margins (a 3 x 4
+// table without its first cell) one scalar of shape [], the cells' Monte
+// Carlo variances summed over trace(Pi_N) = the null space's dimension.
+TEST(PublishedRelease, BasisChainsPublishTheirScale) {
+  const TestTable full = table_3x4();
+  auto groups = release(full, Request{"integer_laplace_l2", 1, 0, {"a"}});
+  ASSERT_EQ(groups->status, IDP_OK) << groups->error.message;
+  EXPECT_NE(groups->rows->law().find("\"covariance_scale\": [{\"shape\": [4], \"scale\": "), std::string::npos)
+      << groups->rows->law();
+  EXPECT_STREQ(groups->sum({0}).variance_kind, "estimate");
+  EXPECT_EQ(groups->sum(groups->where({{0, "a1"}})).variance, 0);  // a group's total is a margin
+
+  TestTable incomplete{full.columns, {}, {}};
+  for (std::size_t r = 1; r < full.counts.size(); ++r) {
+    incomplete.text.push_back(full.text[2 * r]);
+    incomplete.text.push_back(full.text[2 * r + 1]);
+    incomplete.counts.push_back(full.counts[r]);
+  }
+  auto general = release(incomplete, Request{"integer_laplace", 1, 0, {"a", "b"}, {}, {"sampler", "stddev"},
+                                             {"chain", "true"}});
+  ASSERT_EQ(general->status, IDP_OK) << general->error.message;
+  const PublishedLaw law = read_published_law(general->rows->law());
+  EXPECT_EQ(law.structure, "general");
+  ASSERT_EQ(law.null_dimension, 5);  // 11 cells, rank 3 + 4 - 1
+  double variance = 0;
+  for (std::size_t r = 0; r < general->rows->n_rows(); ++r) variance += std::pow(general->rows->sd(r), 2);
+  EXPECT_NEAR(law.covariance_scale.of_shape({}), variance / 5, 1e-9 * variance);
+  const idp_error_bar one = general->sum({0});
+  EXPECT_STREQ(one.variance_kind, "estimate");
+  EXPECT_GT(one.variance, 0);
+  EXPECT_EQ(general->sum(general->where({{0, "a2"}})).variance, 0);  // a row total is a margin
+}
+
 TEST(PublishedRelease, IndependentCellsAndPrivacyUnitsTakeTheCalibratedScale) {
   auto r = release(test_tables::delinquents(), Request{"discrete_laplace", 1});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
