@@ -213,6 +213,8 @@ TEST(PartitionSelection, NoisyCountLaplaceThresholdAtKnownValues) {
   EXPECT_EQ(law.threshold, 88);
   // A large delta keeps tau - R at 1.
   EXPECT_EQ(calibrate_noisy_count(false, Rational{1, 2}, 4.0, 0.9, 1, 5, false).threshold, 6);
+  // A threshold beyond bigint (epsilon 1e-17: b = 1e17) is out of range (22003).
+  EXPECT_THROW(calibrate_noisy_count(false, Rational{100000000000000000, 1}, 1e-17, 1e-300, 1, 1, false), OutOfRange);
   for (std::int64_t groups : {1, 4}) {
     for (std::int64_t rows : {1, 3}) {
       for (double delta : {0.3, 1e-6, 1e-12}) {

@@ -130,11 +130,14 @@ namespace {
 
 // A threshold as a count of units: a tiny epsilon or delta makes it larger
 // than any bigint (and converting it would be undefined behaviour).
-std::int64_t threshold_of(double t) {
+std::int64_t threshold_of(double t, bool split = true) {
   if (!(t < 0x1p62))
     throw OutOfRange("epsilon or delta is too small for partition selection",
-                     "The threshold a cell's count of units would have to reach is " + format_double(t) + ".",
-                     "Raise epsilon or delta, or the selection's \"budget_share\".");
+                     std::string(split ? "The threshold a cell's count of units would have to reach is "
+                                       : "The threshold a cell's released count would have to reach is ") +
+                         format_double(t) + ".",
+                     split ? "Raise epsilon or delta, or the selection's \"budget_share\"."
+                           : "Raise epsilon or delta.");
   return t < 0 ? 0 : static_cast<std::int64_t>(t);
 }
 
@@ -180,11 +183,12 @@ SelectionLaw calibrate_noisy_count(bool gaussian, const Rational& counts_paramet
     const double b = counts_parameter.to_double();
     const double a = std::exp(-1 / b);
     const double above_rows = std::ceil(b * std::log(double(law.moved_cells) / (delta * (1 + a))));
-    law.threshold = checked_add(max_rows, std::max<std::int64_t>(1, threshold_of(above_rows)));
+    law.threshold = checked_add(max_rows, std::max<std::int64_t>(1, threshold_of(above_rows, false)));
   } else {
     const double sigma = std::sqrt(counts_parameter.to_double());
     const double margin = 2 * (1 + std::exp(epsilon)) * double(groups) / delta;
-    law.threshold = std::max<std::int64_t>(1, threshold_of(std::ceil(sigma * std::sqrt(2 * std::log(margin)))));
+    const double above_zero = std::ceil(sigma * std::sqrt(2 * std::log(margin)));
+    law.threshold = std::max<std::int64_t>(1, threshold_of(above_zero, false));
   }
   return law;
 }
