@@ -85,6 +85,65 @@ SELECT count(*) AS cells, dp.last_release()->>'keys' AS keys
 FROM dp.privatize($$SELECT clinic, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace',
                   options => '{"keys": "public"}') AS t(clinic text, n bigint);
 
+-- Selection on the counts themselves (noisy_count): all of epsilon on the
+-- counts, a cell shown iff its released count reaches the threshold. With
+-- G = R = 1 and add_remove, b = 1 / epsilon = 1 and tau = 1 + ceil(ln(1 /
+-- (1e-9 (1 + e^-1)))) = 22: every clinic (about 67 patients) is shown, no
+-- single-patient key is. The metadata counts the shown cells only.
+SET dp.seed = '20260715';
+CREATE TEMP TABLE noisy_count_clinics AS
+SELECT * FROM dp.privatize($$SELECT patient_id, clinic FROM visits$$, 1.0, 'discrete_laplace', delta => 1e-9,
+                           options => '{"partition_selection": "noisy_count", "neighbours": "add_remove"}',
+                           privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+AS t(clinic text, n bigint);
+CREATE TEMP TABLE noisy_count_law AS SELECT dp.last_release() AS law;
+SELECT count(*) AS clinics_shown,
+       bool_and(n >= (l.law->'partition_selection'->>'threshold')::bigint) AS all_reach_threshold,
+       (l.law->>'cells')::int = count(*) AS cells_are_the_shown
+FROM noisy_count_clinics, noisy_count_law l GROUP BY l.law;
+SELECT j->'partition_selection'->>'method' AS method, j->'partition_selection'->>'threshold' AS threshold,
+       j->'partition_selection'->>'noise' AS noise, j->'partition_selection'->>'scale' AS scale,
+       j->>'epsilon' AS epsilon, j->>'delta' AS delta, j->'partition_selection'->>'counts_delta' AS counts_delta,
+       j->'noise'->>'scale' AS counts_scale
+FROM (SELECT law AS j FROM noisy_count_law) l;
+SELECT law->>'keys' AS keys FROM noisy_count_law;
+SELECT law->'partition_selection'->>'rule' AS rule FROM noisy_count_law;
+SELECT count(*) AS single_patient_keys_shown, dp.last_release()->>'cells' AS cells,
+       dp.last_release()->'partition_selection'->>'threshold' AS threshold
+FROM dp.privatize($$SELECT patient_id, 'patient ' || patient_id FROM visits$$, 1.0, 'discrete_gaussian', delta => 1e-9,
+                  options => '{"partition_selection": {"method": "noisy_count"}}',
+                  privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+AS t(k text, n bigint);
+SELECT dp.last_release()->>'delta' AS delta, dp.last_release()->'partition_selection'->>'delta' AS selection_delta,
+       dp.last_release()->'partition_selection'->>'counts_delta' AS counts_delta;
+-- Without a unit (each row of a count source one person's).
+SELECT count(*) AS cells, dp.last_release()->'partition_selection'->>'threshold' AS threshold
+FROM dp.privatize($$SELECT clinic, count(*) FROM visits GROUP BY 1$$, 1.0, 'discrete_laplace', delta => 1e-9,
+                  options => '{"partition_selection": "noisy_count"}') AS t(clinic text, n bigint);
+RESET dp.seed;
+-- Shown counts were selected on their own noise: no error bar for them.
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.95, l.law) FROM noisy_count_clinics r, noisy_count_law l$$)
+    AS noisy_count_margin_of_error;
+-- Refused: other mechanisms, per-cell error bars, a budget share.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'integer_laplace',
+    delta => 1e-6, options => '{"partition_selection": "noisy_count"}') AS t(clinic text, n bigint)$$)
+    AS noisy_count_integer_laplace,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'discrete_laplace',
+    delta => 1e-6, options => '{"partition_selection": "noisy_count", "stddev": true}') AS t(clinic text, n bigint, sd float8)$$)
+    AS noisy_count_stddev,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'discrete_gaussian',
+    delta => 1e-6, options => '{"partition_selection": "noisy_count", "interval": 0.9}')
+    AS t(clinic text, n bigint, lower bigint, upper bigint)$$) AS noisy_count_interval,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'discrete_laplace',
+    delta => 1e-6, options => '{"partition_selection": {"method": "noisy_count", "budget_share": 0.5}}')
+    AS t(clinic text, n bigint)$$) AS noisy_count_budget_share;
+\set VERBOSITY default
+SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'subspace_gaussian',
+    delta => 1e-6, options => '{"partition_selection": "noisy_count"}') AS t(clinic text, n float8);
+SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM visits GROUP BY 1', 1.0, 'discrete_laplace',
+    delta => 1e-6, options => '{"partition_selection": "noisy_count", "stddev": true}') AS t(clinic text, n bigint, sd float8);
+\set VERBOSITY terse
+
 -- With a hierarchy the bounded leaves are released and summed: one row for
 -- the total, one per clinic, one per clinic and month visited.
 SELECT count(*) = 1 + 6 + (SELECT count(*) FROM (SELECT DISTINCT clinic, month FROM visits) c) AS every_node,
@@ -192,4 +251,16 @@ SELECT dp.refresh_release('selected_visits') > 0 AS drawn;
 SELECT count(*) AS clinics_shown FROM selected_visits;
 SELECT epsilon, delta, delta_remaining FROM dp.release_cost('selected_visits');
 SELECT dp.drop_release('selected_visits');
+-- Governed with noisy_count: a draw costs epsilon and delta, nothing split.
+SELECT dp.register_release('count_selected_visits', 'visits', 'SELECT patient_id, clinic FROM visits',
+    'clinic text, n bigint', 1.0, 'discrete_laplace', delta => 1e-9,
+    options => '{"partition_selection": "noisy_count", "neighbours": "add_remove"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') IS NOT NULL AS registered_with_noisy_count;
+SELECT delta_remaining AS delta_remaining_before FROM dp.release_cost('count_selected_visits');
+SELECT dp.refresh_release('count_selected_visits') > 0 AS drawn;
+SELECT count(*) AS clinics_shown FROM count_selected_visits;
+SELECT epsilon, delta, delta_remaining FROM dp.release_cost('count_selected_visits');
+SELECT d.epsilon, d.delta, d.cells, d.noise_law->'partition_selection'->>'method' AS method
+FROM dp.draws d WHERE d.release = 'public.count_selected_visits';
+SELECT dp.drop_release('count_selected_visits');
 SELECT dp.drop_release('clinic_visits');

@@ -266,5 +266,59 @@ TEST(PrivacyUnitStat, ShownCountsAreUnbiasedAndBigCellsAlwaysShown) {
   EXPECT_GT(std::fabs((mean - reused) / sd), kZCritical);
 }
 
+// Selection on the counts themselves (noisy_count): a cell of true count c
+// is shown exactly when c + Z >= tau, Z the counts' own noise, with tau
+// from calibrate_noisy_count. At delta 0.3 the probabilities are large
+// enough to measure for c around tau: the four z of the shares shown, squared
+// and summed, are chi-square with 4 degrees of freedom (critical 33.38 at p
+// = 1e-6); the same shares against tau - 1 or tau + 1 must fail (power).
+TEST(PrivacyUnitStat, NoisyCountShowsACellIffItsCountReachesTheThreshold) {
+  constexpr double kChiSquare4 = 33.38;
+  constexpr int kCellsPerCount = 40000;
+  for (const char* mechanism : {"discrete_laplace", "discrete_gaussian"}) {
+    const bool laplace = std::string(mechanism) == "discrete_laplace";
+    // One row per unit and cell, G = R = 1, replace_one: l1 2, l2^2 2.
+    const Rational parameter =
+        laplace ? rational_at_least(2 / 1.0) : lattice_gaussian_sigma2(1.0, 0.3 / 2, 2);
+    const SelectionLaw law = calibrate_noisy_count(!laplace, parameter, 1.0, 0.3, 1, 1, true);
+    const std::int64_t tau = law.threshold;
+    ASSERT_GE(tau, 3);
+    const auto noise = pmf(laplace ? std::exp(-1 / parameter.to_double()) : parameter.to_double(), laplace, 400);
+    const std::vector<std::int64_t> counts = {1, tau - 1, tau, tau + 1};
+    UnitTable table;
+    int unit = 0;
+    for (std::int64_t c : counts)
+      for (int i = 0; i < kCellsPerCount; ++i)
+        for (std::int64_t k = 0; k < c; ++k)
+          table.add("p" + std::to_string(unit++), "c" + std::to_string(c) + "_" + std::to_string(i));
+    const auto released = table.release(mechanism, 1.0, 0.3, "1", "1", "noisy_count", 29);
+    std::map<std::int64_t, double> shown;
+    for (const auto& [cell, value] : released) {
+      EXPECT_GE(value, tau) << cell;
+      shown[std::stoll(cell.substr(1, cell.find('_') - 1))] += 1;
+    }
+    // Sum of squared z of the shares shown, against threshold t.
+    const auto chi_square = [&](std::int64_t t) {
+      double total = 0;
+      for (std::int64_t c : counts) {
+        const double p = tail_at_least(noise, t - c), n = kCellsPerCount;
+        const double z = (shown[c] / n - p) / std::sqrt(p * (1 - p) / n);
+        total += z * z;
+      }
+      return total;
+    };
+    const double fit = chi_square(tau), lower = chi_square(tau - 1), higher = chi_square(tau + 1);
+    std::cout << "[stat] noisy_count on " << mechanism << ", threshold " << tau << ": shown " << shown[1] << ", "
+              << shown[tau - 1] << ", " << shown[tau] << ", " << shown[tau + 1] << " of " << kCellsPerCount
+              << " at counts 1, tau - 1, tau, tau + 1; chi-square(4) " << fit << "; against tau - 1: " << lower
+              << ", tau + 1: " << higher << " (power)\n";
+    EXPECT_LT(fit, kChiSquare4) << mechanism;
+    EXPECT_GT(lower, kChiSquare4) << mechanism;
+    EXPECT_GT(higher, kChiSquare4) << mechanism;
+    // Laplace: a lone cell of one unit (R = 1) is shown at most delta / k.
+    if (laplace) EXPECT_LT(shown[1] / kCellsPerCount, 0.3 / 2);
+  }
+}
+
 }  // namespace
 }  // namespace invariant_dp

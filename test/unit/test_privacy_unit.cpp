@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "capi/invariant_dp_core.h"
+#include "accuracy/published_law.hpp"
 #include "errors.hpp"
 #include "mechanisms/partition_selection.hpp"
 #include "mechanisms/privacy_unit.hpp"
@@ -186,6 +187,70 @@ TEST(PartitionSelection, LaplaceThresholdIsTheSmallestThatHoldsDelta) {
   EXPECT_EQ(calibrate_selection(SelectionMethod::Laplace, 1, 0.01, 2, true).moved_cells, 4);
 }
 
+TEST(PartitionSelection, ParsesNoisyCountAndRefusesABudgetShareWithIt) {
+  EXPECT_EQ(parse_partition_selection("noisy_count").method, SelectionMethod::NoisyCount);
+  EXPECT_EQ(parse_partition_selection("{\"method\": \"noisy_count\"}").method, SelectionMethod::NoisyCount);
+  try {
+    parse_partition_selection("{\"method\": \"noisy_count\", \"budget_share\": 0.3}");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "partition selection \"noisy_count\" takes no \"budget_share\"");
+  }
+}
+
+// noisy_count on discrete Laplace counts: tau = R + max(1, ceil(b ln(k /
+// (delta (1 + a))))), the smallest tau > R whose k lone cells of R rows are
+// shown with probability k a^(tau-R) / (1 + a) <= delta in all.
+TEST(PartitionSelection, NoisyCountLaplaceThresholdAtKnownValues) {
+  // No unit, replace_one: b = 2 / 1, k = 2, R = 1; ceil(2 ln(2 / (1e-6 (1 + e^-0.5)))) = 29.
+  SelectionLaw law = calibrate_noisy_count(false, Rational{2, 1}, 1.0, 1e-6, 1, 1, true);
+  EXPECT_EQ(law.threshold, 30);
+  EXPECT_EQ(law.moved_cells, 2);
+  EXPECT_DOUBLE_EQ(law.epsilon, 0);
+  EXPECT_DOUBLE_EQ(law.delta, 1e-6);
+  // G = 3, R = 2, add_remove, epsilon 1: b = 6, k = 3; ceil(6 ln(3 / (1e-6 (1 + e^(-1/6))))) = 86.
+  law = calibrate_noisy_count(false, Rational{6, 1}, 1.0, 1e-6, 3, 2, false);
+  EXPECT_EQ(law.threshold, 88);
+  // A large delta keeps tau - R at 1.
+  EXPECT_EQ(calibrate_noisy_count(false, Rational{1, 2}, 4.0, 0.9, 1, 5, false).threshold, 6);
+  // A threshold beyond bigint (epsilon 1e-17: b = 1e17) is out of range (22003).
+  EXPECT_THROW(calibrate_noisy_count(false, Rational{100000000000000000, 1}, 1e-17, 1e-300, 1, 1, false), OutOfRange);
+  for (std::int64_t groups : {1, 4}) {
+    for (std::int64_t rows : {1, 3}) {
+      for (double delta : {0.3, 1e-6, 1e-12}) {
+        const double b = double(groups * rows) / 0.7;
+        law = calibrate_noisy_count(false, rational_at_least(b), 0.7, delta, groups, rows, false);
+        const double a = std::exp(-1 / law.noise_parameter.to_double()), k = double(groups);
+        const auto lone = [&](std::int64_t tau) { return k * std::pow(a, double(tau - rows)) / (1 + a); };
+        EXPECT_GE(law.threshold - rows, 1);
+        EXPECT_LE(lone(law.threshold), delta * (1 + 1e-12)) << groups << " " << rows << " " << delta;
+        if (law.threshold - rows > 1) EXPECT_GT(lone(law.threshold - 1), delta);
+      }
+    }
+  }
+}
+
+// noisy_count on discrete Gaussian counts: tau = ceil(sigma sqrt(2 ln(2 (1 +
+// e^epsilon) G / delta))), so (1 + e^epsilon) G exp(-tau^2 / (2 sigma^2)) <=
+// delta / 2; G, not 2G, under replace_one too.
+TEST(PartitionSelection, NoisyCountGaussianThresholdAtKnownValues) {
+  // sigma^2 = 16, epsilon 1, G = 1, delta 1e-6: 4 sqrt(2 ln(2 (1 + e) / 1e-6)) = 22.50...
+  SelectionLaw law = calibrate_noisy_count(true, Rational{16, 1}, 1.0, 1e-6, 1, 1, true);
+  EXPECT_EQ(law.threshold, 23);
+  EXPECT_EQ(law.moved_cells, 2);
+  EXPECT_DOUBLE_EQ(law.delta, 0.5e-6);  // the other half is the counts'
+  EXPECT_EQ(calibrate_noisy_count(true, Rational{16, 1}, 1.0, 1e-6, 1, 1, false).threshold, 23);
+  for (std::int64_t groups : {1, 5})
+    for (double delta : {0.3, 1e-9}) {
+      law = calibrate_noisy_count(true, Rational{50, 1}, 0.5, delta, groups, 1, true);
+      const auto excess = [&](std::int64_t tau) {
+        return (1 + std::exp(0.5)) * double(groups) * std::exp(-double(tau) * double(tau) / 100);
+      };
+      EXPECT_LE(excess(law.threshold), delta / 2 * (1 + 1e-12));
+      EXPECT_GT(excess(law.threshold - 1), delta / 2);
+    }
+}
+
 // ---- through the C boundary --------------------------------------------
 
 struct UnitRelease {
@@ -330,6 +395,117 @@ TEST(PrivacyUnitRelease, SelectionMayShowNoCell) {
   EXPECT_EQ(out->n_rows, 0u);
   EXPECT_NE(std::string(out->metadata_json).find("\"partition_selection\""), std::string::npos);
   idp_free_release(out);
+}
+
+// noisy_count: the counts drawn with all of epsilon, only those reaching
+// the threshold released; the metadata counts the shown cells only (never
+// the source's), states the threshold and the bias, and promises no error
+// bar, which the margin-of-error functions refuse.
+TEST(PrivacyUnitRelease, NoisyCountShowsTheCountsReachingTheThreshold) {
+  for (const char* mechanism : {"discrete_laplace", "discrete_gaussian"}) {
+    UnitRelease r;
+    for (int u = 0; u < 200; ++u) {
+      r.rows.add("n" + std::to_string(u), "north");
+      r.rows.add("s" + std::to_string(u), "south");
+    }
+    for (int u = 0; u < 30; ++u) r.rows.add("r" + std::to_string(u), "rare" + std::to_string(u));
+    r.option_keys = {"partition_selection"};
+    r.option_values = {"noisy_count"};
+    r.request.mechanism = mechanism;
+    r.build();
+    r.request.has_delta = true;
+    r.request.delta = 1e-6;
+    idp_release_table* out = nullptr;
+    idp_error error{};
+    ASSERT_EQ(r.run(&out, &error), IDP_OK) << mechanism << ": " << error.message;
+    ASSERT_EQ(out->n_rows, 2u) << mechanism;
+    ASSERT_NE(out->row_cell, nullptr);
+    std::set<std::string> printed;
+    for (std::size_t i = 0; i < out->n_rows; ++i) printed.insert(r.rows.cell[out->row_cell[i]]);
+    EXPECT_EQ(printed, (std::set<std::string>{"north", "south"}));
+    const std::string metadata = out->metadata_json;
+    const std::size_t at = metadata.find("\"threshold\": ");
+    ASSERT_NE(at, std::string::npos) << metadata;
+    const std::int64_t threshold = std::stoll(metadata.substr(at + 13));
+    EXPECT_GT(threshold, 1);
+    ASSERT_NE(out->integer_values, nullptr);
+    for (std::size_t i = 0; i < out->n_rows; ++i) EXPECT_GE(out->integer_values[i], threshold);
+    for (const char* expected : {"\"method\": \"noisy_count\"", "\"cells\": 2,", "\"null_dimension\": 2}",
+                                 "\"epsilon\": 1,", "\"delta\": 1e-06,", "\"counts_epsilon\": 1,",
+                                 "biased upward near the threshold", "arXiv:1909.01917",
+                                 "whose released count reached the threshold"})
+      EXPECT_NE(metadata.find(expected), std::string::npos) << mechanism << " " << expected << "\n" << metadata;
+    EXPECT_EQ(metadata.find("unit_variance * I (independent cells)\""), std::string::npos) << metadata;
+    const bool gaussian = std::string(mechanism) == "discrete_gaussian";
+    EXPECT_NE(metadata.find(gaussian ? "\"counts_delta\": 5e-07" : "\"counts_delta\": 0"), std::string::npos)
+        << metadata;
+    try {
+      accuracy::read_published_law(metadata);
+      FAIL() << mechanism;
+    } catch (const InvalidArgument& e) {
+      EXPECT_STREQ(e.what(), "a release with partition selection \"noisy_count\" has no error bars");
+      EXPECT_NE(std::string(e.hint()).find("\"laplace\" or \"gaussian\""), std::string::npos);
+    }
+    idp_free_release(out);
+  }
+}
+
+// A release in which no count reaches the threshold is empty, with its law.
+TEST(PrivacyUnitRelease, NoisyCountMayShowNoCell) {
+  UnitRelease r;
+  for (int u = 0; u < 5; ++u) r.rows.add("r" + std::to_string(u), "rare" + std::to_string(u));
+  r.option_keys = {"partition_selection"};
+  r.option_values = {"{\"method\": \"noisy_count\"}"};
+  r.build();
+  r.request.has_delta = true;
+  r.request.delta = 1e-9;
+  idp_release_table* out = nullptr;
+  idp_error error{};
+  ASSERT_EQ(r.run(&out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(out->n_rows, 0u);
+  const std::string metadata = out->metadata_json;
+  EXPECT_NE(metadata.find("\"cells\": 0,"), std::string::npos) << metadata;
+  EXPECT_NE(metadata.find("\"method\": \"noisy_count\""), std::string::npos) << metadata;
+  idp_free_release(out);
+}
+
+// Other mechanisms, error bars and a budget share are refused (22023).
+TEST(PrivacyUnitRelease, NoisyCountRefusals) {
+  struct Case {
+    const char* mechanism;
+    std::vector<const char*> keys, values;
+    const char* message;
+    const char* hint;
+  };
+  const std::vector<Case> cases = {
+      {"integer_laplace", {"partition_selection"}, {"noisy_count"},
+       "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
+       "\"laplace\" or \"gaussian\" partition selection"},
+      {"subspace_gaussian", {"partition_selection"}, {"noisy_count"},
+       "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian", "discrete_gaussian"},
+      {"discrete_laplace", {"partition_selection", "stddev"}, {"noisy_count", "true"},
+       "option \"stddev\" cannot be used with partition selection \"noisy_count\"", "unbiased counts with error bars"},
+      {"discrete_gaussian", {"interval", "partition_selection"}, {"0.9", "noisy_count"},
+       "option \"interval\" cannot be used with partition selection \"noisy_count\"", "unbiased counts with error bars"},
+      {"discrete_laplace", {"partition_selection"}, {"{\"method\": \"noisy_count\", \"budget_share\": 0.5}"},
+       "partition selection \"noisy_count\" takes no \"budget_share\"", "Drop \"budget_share\""},
+  };
+  for (const Case& c : cases) {
+    UnitRelease r;
+    r.rows.add("p", "north");
+    r.option_keys = c.keys;
+    r.option_values = c.values;
+    r.request.mechanism = c.mechanism;
+    r.build();
+    r.request.has_delta = true;
+    r.request.delta = 1e-6;
+    idp_release_table* out = nullptr;
+    idp_error error{};
+    EXPECT_EQ(r.run(&out, &error), IDP_INVALID_ARGUMENT) << c.mechanism << " " << c.values[0];
+    EXPECT_STREQ(error.message, c.message);
+    EXPECT_NE(std::string(error.hint).find(c.hint), std::string::npos) << error.hint;
+    EXPECT_EQ(out, nullptr);
+  }
 }
 
 }  // namespace

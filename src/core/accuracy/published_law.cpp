@@ -213,6 +213,13 @@ PublishedLaw read_published_law(std::string_view json) {
                           "is published for it and no variance follows from one.",
                           "Release with a mechanism whose law is published (integer_laplace, integer_gaussian, "
                           "subspace_gaussian, ...): docs/mechanisms.md.");
+  if (const JsonValue* method = law.find_path({"partition_selection", "method"});
+      method != nullptr && method->is_string() && method->string("partition_selection.method") == "noisy_count")
+    throw InvalidArgument("a release with partition selection \"noisy_count\" has no error bars",
+                          "The shown cells were selected on their own noise: a count near the threshold is shown "
+                          "more often when its noise is high, so no error bar holds given that a cell is shown.",
+                          "Use \"laplace\" or \"gaussian\" partition selection for unbiased counts with error "
+                          "bars.");
   if (!classify(out.mechanism, out.family, out.shape))
     throw InvalidArgument("the noise law's mechanism \"" + out.mechanism + "\" is not one invariant_dp publishes",
                           "", kLawHint);

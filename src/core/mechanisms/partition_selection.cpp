@@ -1,6 +1,7 @@
 // Thresholds of the partition selection (see partition_selection.hpp).
 #include "partition_selection.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
@@ -18,7 +19,9 @@ namespace {
 SelectionMethod method_named(const std::string& name) {
   if (name == "laplace") return SelectionMethod::Laplace;
   if (name == "gaussian") return SelectionMethod::Gaussian;
-  throw InvalidArgument("partition selection method must be \"laplace\" or \"gaussian\"", "Got \"" + name + "\".");
+  if (name == "noisy_count") return SelectionMethod::NoisyCount;
+  throw InvalidArgument("partition selection method must be \"laplace\", \"gaussian\" or \"noisy_count\"",
+                        "Got \"" + name + "\".");
 }
 
 // The option's object as jsonb prints it: {"key": value, ...} with string
@@ -30,7 +33,7 @@ std::vector<std::pair<std::string, std::string>> flat_object(const std::string& 
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   };
   auto fail = [&] {
-    return InvalidArgument("option \"partition_selection\" must be \"laplace\", \"gaussian\" or an object",
+    return InvalidArgument("option \"partition_selection\" must be \"laplace\", \"gaussian\", \"noisy_count\" or an object",
                            "For example {\"partition_selection\": {\"method\": \"gaussian\", \"budget_share\": 0.3}}.");
   };
   auto string_at = [&] {
@@ -83,7 +86,7 @@ SelectionRequest parse_partition_selection(const std::string& value) {
     request.method = method_named(value);
     return request;
   }
-  bool has_method = false;
+  bool has_method = false, has_share = false;
   for (const auto& [key, text] : flat_object(value)) {
     if (key == "method") {
       request.method = method_named(text);
@@ -96,6 +99,7 @@ SelectionRequest parse_partition_selection(const std::string& value) {
                               "Got \"" + text + "\". It is the share of epsilon (and of delta) spent on choosing "
                               "which cells to show; the rest releases their counts.");
       request.budget_share = share;
+      has_share = true;
     } else {
       throw InvalidArgument("unknown partition selection setting \"" + key + "\"",
                             "Known settings: method, budget_share.");
@@ -103,7 +107,12 @@ SelectionRequest parse_partition_selection(const std::string& value) {
   }
   if (!has_method)
     throw InvalidArgument("partition selection needs a method", {},
-                          "Add \"method\": \"laplace\" or \"method\": \"gaussian\".");
+                          "Add \"method\": \"laplace\", \"gaussian\" or \"noisy_count\".");
+  if (has_share && request.method == SelectionMethod::NoisyCount)
+    throw InvalidArgument("partition selection \"noisy_count\" takes no \"budget_share\"",
+                          "It shows a cell when its released count reaches a threshold: all of epsilon goes to the "
+                          "counts and nothing is split.",
+                          "Drop \"budget_share\", or use \"laplace\" or \"gaussian\" selection to split the budget.");
   return request;
 }
 
@@ -111,6 +120,7 @@ const char* selection_method_name(SelectionMethod method) {
   switch (method) {
     case SelectionMethod::Laplace: return "laplace";
     case SelectionMethod::Gaussian: return "gaussian";
+    case SelectionMethod::NoisyCount: return "noisy_count";
     case SelectionMethod::None: break;
   }
   return "none";
@@ -120,11 +130,14 @@ namespace {
 
 // A threshold as a count of units: a tiny epsilon or delta makes it larger
 // than any bigint (and converting it would be undefined behaviour).
-std::int64_t threshold_of(double t) {
+std::int64_t threshold_of(double t, bool split = true) {
   if (!(t < 0x1p62))
     throw OutOfRange("epsilon or delta is too small for partition selection",
-                     "The threshold a cell's count of units would have to reach is " + format_double(t) + ".",
-                     "Raise epsilon or delta, or the selection's \"budget_share\".");
+                     std::string(split ? "The threshold a cell's count of units would have to reach is "
+                                       : "The threshold a cell's released count would have to reach is ") +
+                         format_double(t) + ".",
+                     split ? "Raise epsilon or delta, or the selection's \"budget_share\"."
+                           : "Raise epsilon or delta.");
   return t < 0 ? 0 : static_cast<std::int64_t>(t);
 }
 
@@ -156,6 +169,40 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
   return law;
 }
 
+SelectionLaw calibrate_noisy_count(bool gaussian, const Rational& counts_parameter, double epsilon, double delta,
+                                   std::int64_t groups, std::int64_t max_rows, bool replace_one) {
+  if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1 || max_rows < 1)
+    throw Error("invalid partition selection budget");
+  SelectionLaw law;
+  law.method = SelectionMethod::NoisyCount;
+  law.gaussian_counts = gaussian;
+  law.delta = gaussian ? delta / 2 : delta;  // the rest of delta is the counts'
+  law.moved_cells = (replace_one ? 2 : 1) * groups;
+  law.noise_parameter = counts_parameter;
+  if (!gaussian) {
+    const double b = counts_parameter.to_double();
+    const double a = std::exp(-1 / b);
+    const double above_rows = std::ceil(b * std::log(double(law.moved_cells) / (delta * (1 + a))));
+    law.threshold = checked_add(max_rows, std::max<std::int64_t>(1, threshold_of(above_rows, false)));
+  } else {
+    const double sigma = std::sqrt(counts_parameter.to_double());
+    const double margin = 2 * (1 + std::exp(epsilon)) * double(groups) / delta;
+    const double above_zero = std::ceil(sigma * std::sqrt(2 * std::log(margin)));
+    law.threshold = std::max<std::int64_t>(1, threshold_of(above_zero, false));
+  }
+  return law;
+}
+
+std::vector<std::size_t> shown_by_count(const std::int64_t* values, std::size_t n, const SelectionLaw& law,
+                                        const Interrupts& interrupts) {
+  std::vector<std::size_t> shown;
+  for (std::size_t i = 0; i < n; ++i) {
+    interrupts.poll_every(i);
+    if (values[i] >= law.threshold) shown.push_back(i);
+  }
+  return shown;
+}
+
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
                                     RandomSource& rng, const Interrupts& interrupts) {
   std::vector<bool> shown(n, false);
@@ -170,7 +217,29 @@ std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, co
   return shown;
 }
 
+namespace {
+
+// noisy_count's law: the counts' own noise, and what selecting on it costs.
+std::string noisy_count_json(const SelectionLaw& law) {
+  std::ostringstream out;
+  const bool laplace = !law.gaussian_counts;
+  out << "{\"method\": \"noisy_count\", \"delta\": " << json_number(law.delta)
+      << ", \"moved_cells\": " << law.moved_cells
+      << ", \"noise\": " << json_quoted(laplace ? "discrete Laplace, the counts' own" : "discrete Gaussian, the counts' own")
+      << (laplace ? ", \"scale\": " : ", \"sigma2\": ") << json_number(law.noise_parameter.to_double())
+      << ", \"threshold\": " << law.threshold << ", \"rule\": "
+      << json_quoted("a cell is shown iff its released count is at least the threshold; the same noise decides "
+                     "which cells are shown and their counts, so shown counts are biased upward near the "
+                     "threshold (not unbiased) and no per-cell error bar holds given that a cell is shown "
+                     "(Wilson et al. 2020, arXiv:1909.01917; src/core/mechanisms/partition_selection.hpp)")
+      << "}";
+  return out.str();
+}
+
+}  // namespace
+
 std::string selection_json(const SelectionLaw& law) {
+  if (law.method == SelectionMethod::NoisyCount) return noisy_count_json(law);
   std::ostringstream out;
   const bool laplace = law.method == SelectionMethod::Laplace;
   out << "{\"method\": " << json_quoted(selection_method_name(law.method))

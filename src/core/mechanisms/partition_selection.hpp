@@ -37,6 +37,49 @@
 // -DP; tau = ceil(sigma sqrt(2 ln(2 (1 + e^epsilon_s) G / delta_s))) makes
 // that at most delta_s. The Gaussian threshold grows like sqrt(G) where the
 // Laplace one grows like G: it wins when units reach many cells.
+//
+// noisy_count (Wilson et al. 2020, arXiv:1909.01917, section 3.2, as OpenDP
+// does it; the derivation below is ours): no separate noisy count of units
+// and no split of the budget. The counts themselves are drawn with all of
+// epsilon (and, for discrete_gaussian, delta / 2), and a cell is shown iff
+// its released count reaches tau. Which cells are shown and their counts
+// then share one noise, so a shown count near tau is biased upward: no
+// per-cell error bar holds given that a cell is shown. Only mechanisms of
+// independent integer noise qualify (discrete_laplace, discrete_gaussian).
+// A cell one side has and the other lacks holds at most R rows of the unit
+// (R = max_rows_per_group, 1 without a privacy unit), and there are at most
+// k = G (add_remove) or 2G (replace_one) such cells, at most G on each side.
+//
+// laplace counts (discrete_laplace, b = l1_sensitivity / epsilon, a =
+// e^(-1/b), P(Z = z) = (1 - a) / (1 + a) a^|z|, so P(Z >= m) = a^m / (1 + a)
+// for m >= 1). Treat each cell as its own mechanism, all independent:
+//  - the cells both sides have move by at most the l1 sensitivity in all,
+//    so their noisy counts (thresholding is post-processing) are
+//    (epsilon, 0)-DP together;
+//  - a cell one side lacks is never shown there, and shown on the other with
+//    probability p = P(c + Z >= tau) <= P(R + Z >= tau) = a^(tau-R) / (1 + a)
+//    (c <= R, tau - R >= 1): a mechanism whose two output laws differ by at
+//    most p in every event is (0, p)-DP, both ways;
+//  - basic composition (Dwork and Roth 2014, Thm. 3.16) of the shared part
+//    and the k lone cells gives (epsilon, k a^(tau-R) / (1 + a)).
+// k a^(tau-R) / (1 + a) <= delta iff (tau - R) / b >= ln(k / (delta (1 +
+// a))), so tau = R + max(1, ceil(b ln(k / (delta (1 + a))))) holds the
+// release to (epsilon, delta); the max keeps tau - R >= 1 (where the tail
+// formula holds), which only adds to tau.
+//
+// gaussian counts (discrete_gaussian, sigma^2 the mechanism's own at
+// (epsilon, delta / 2), with or without a privacy unit): compare with the
+// same mechanism run on the union of both sides' cells, absent ones at
+// count 0, which is (epsilon, delta / 2)-DP (the counts on the union move
+// by the sensitivity the mechanism is calibrated for). On each side the
+// release differs from that run only when one of the union's cells it lacks
+// (at most G: under replace_one each side lacks only the other unit's
+// cells) is shown, with probability at most G P(N >= tau) <= G exp(-tau^2 /
+// (2 sigma^2)) (sigma-subgaussian, Canonne, Kamath, Steinke 2020). Going
+// through the union costs that once on the side one starts from and, scaled
+// by e^epsilon, once on the other: (epsilon, delta / 2 + (1 + e^epsilon) G
+// P(N >= tau)). So G, not k, belongs in tau = ceil(sigma sqrt(2 ln(2 (1 +
+// e^epsilon) G / delta))), which holds that to (epsilon, delta).
 #pragma once
 
 #include <cstddef>
@@ -50,11 +93,13 @@
 
 namespace invariant_dp {
 
-enum class SelectionMethod { None, Laplace, Gaussian };
+enum class SelectionMethod { None, Laplace, Gaussian, NoisyCount };
 
 // options {"partition_selection": "laplace"} or {"partition_selection":
 // {"method": "gaussian", "budget_share": 0.3}}: the share (0, 1) of epsilon
 // (and of delta, when the counts' mechanism uses one) spent on selection.
+// {"partition_selection": "noisy_count"} splits nothing: budget_share is
+// refused with it.
 struct SelectionRequest {
   SelectionMethod method = SelectionMethod::None;
   double budget_share = 0.5;
@@ -64,18 +109,32 @@ struct SelectionRequest {
 // value: the option's text (a name, or a JSON object).
 SelectionRequest parse_partition_selection(const std::string& value);
 
-// The calibrated selection: shown iff units + noise >= threshold.
+// The calibrated selection: shown iff units + noise >= threshold; for
+// noisy_count, iff the released count >= threshold.
 struct SelectionLaw {
   SelectionMethod method = SelectionMethod::None;
-  double epsilon = 0, delta = 0;  // the selection's share of the budget
+  double epsilon = 0, delta = 0;  // the selection's share of the budget (noisy_count: epsilon 0)
   std::int64_t moved_cells = 0;   // k: unit counts one unit's change moves
   Rational noise_parameter;       // discrete Laplace scale b, or discrete Gaussian sigma^2
   std::int64_t threshold = 0;
+  bool gaussian_counts = false;   // noisy_count: the counts' noise is discrete Gaussian
 };
 
 // groups: G (1 without a privacy unit); replace_one: the neighbours.
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
                                  bool replace_one);
+
+// noisy_count's threshold on the counts themselves. counts_parameter: the
+// counts' discrete Laplace scale b, or discrete Gaussian sigma^2 (gaussian);
+// epsilon: all of it; delta: the release's whole delta; groups: G;
+// max_rows: R (1 without a privacy unit).
+SelectionLaw calibrate_noisy_count(bool gaussian, const Rational& counts_parameter, double epsilon, double delta,
+                                   std::int64_t groups, std::int64_t max_rows, bool replace_one);
+
+// noisy_count: the indices of the cells whose released value reaches the
+// threshold, in order.
+std::vector<std::size_t> shown_by_count(const std::int64_t* values, std::size_t n, const SelectionLaw& law,
+                                        const Interrupts& interrupts);
 
 // Which of n cells with these unit counts are shown.
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,

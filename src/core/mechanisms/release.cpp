@@ -12,6 +12,23 @@
 #include "release_metadata.hpp"
 
 namespace invariant_dp {
+namespace {
+
+// Partition selection noisy_count: only the cells whose released count
+// reaches the threshold remain (partition_selection.hpp).
+void keep_shown_cells(const SelectionLaw& selection, ReleaseResult& result, const Interrupts& interrupts) {
+  if (!result.integer_output || result.integer_values_in_place != nullptr || !result.noise_sd.empty())
+    throw Error("partition selection noisy_count needs integer values of its own and no sds");
+  std::vector<std::int64_t>& values = result.integer_values;
+  result.shown_cells = shown_by_count(values.data(), values.size(), selection, interrupts);
+  for (std::size_t j = 0; j < result.shown_cells.size(); ++j) {
+    interrupts.poll_every(j);
+    values[j] = values[result.shown_cells[j]];
+  }
+  values.resize(result.shown_cells.size());
+}
+
+}  // namespace
 
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
                           RandomSource& rng, const Interrupts& interrupts, std::int64_t* writable_counts) {
@@ -21,7 +38,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     // (which cells are shown is part of the private output).
     ReleaseResult result;
     result.integer_output = request.mechanism->integer_output;
-    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, cells, 0, SamplerReport{});
+    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, 0, 0, SamplerReport{});
     return result;
   }
   check_cell_counts(n, counts, interrupts);
@@ -34,14 +51,19 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
   ReleaseResult result;
   result.integer_output = request.mechanism->integer_output;
   SamplerReport report;
-  const ReleaseDraw draw{counts, request, model, rng, interrupts, writable_counts, result, law, report};
+  const bool select_on_counts = request.selection.method == SelectionMethod::NoisyCount;
+  const ReleaseDraw draw{counts,       request, model, rng, interrupts, select_on_counts ? nullptr : writable_counts,
+                         result,       law,     report};
   double total_variance = request.mechanism->behaviour().release(draw);
+  // Before the metadata: it counts only the cells shown.
+  if (select_on_counts) keep_shown_cells(request.selection, result, interrupts);
+  const std::size_t released = select_on_counts ? result.shown_cells.size() : n;
   if (total_variance < 0) {
     // Without per-cell sds (independent noise, not asked for) every cell has the unit variance.
-    total_variance = result.noise_sd.empty() ? double(n) * law.unit_variance : 0.0;
+    total_variance = result.noise_sd.empty() ? double(released) * law.unit_variance : 0.0;
     for (double sd : result.noise_sd) total_variance += sd * sd;
   }
-  result.metadata_json = release_metadata_json(request, law, &model, cells, total_variance, report);
+  result.metadata_json = release_metadata_json(request, law, &model, released, total_variance, report);
   return result;
 }
 

@@ -29,6 +29,9 @@ struct ReleaseResult {
   std::int64_t* integer_values_in_place = nullptr;
   double* values_in_place = nullptr;
   std::vector<double> noise_sd;              // per cell
+  // Partition selection noisy_count: the cells shown (indices into the
+  // cells, in order); the values above are theirs only.
+  std::vector<std::size_t> shown_cells;
   std::string metadata_json;                 // the noise law, see release_metadata.hpp
 };
 
@@ -37,7 +40,9 @@ struct ReleaseResult {
 // (each count is read just before its cell is written) instead of making an
 // array of millions of cells: the integer mechanisms with independent or
 // partition noise, and the real ones on a partition or no invariant. The
-// other mechanisms leave it alone.
+// other mechanisms leave it alone, as does partition selection noisy_count,
+// which releases only the cells whose value reaches its threshold
+// (ReleaseResult::shown_cells).
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
                           RandomSource& rng, const Interrupts& interrupts, std::int64_t* writable_counts = nullptr);
 

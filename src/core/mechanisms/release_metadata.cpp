@@ -68,6 +68,11 @@ std::string covariance_text(const ReleaseRequest& request, const std::string& st
   if (request.mechanism->non_negative)
     return "not published: non-negativity makes the noise law depend on the data near zero (small cells are "
            "biased upwards); the per-cell sd is that of the same noise without non-negativity";
+  if (request.selection.method == SelectionMethod::NoisyCount)
+    return "not published for the shown cells: their noise is unit_variance * I (independent cells) before "
+           "selection, but a cell is shown when its own noisy count reaches the threshold, so given that it is "
+           "shown its noise is not centred (biased upward near the threshold); expected_total_squared_error is "
+           "the noise's variance summed over the shown cells, not the error given selection";
   if (request.margins.empty()) return "unit_variance * I (independent cells)";
   return request.mechanism->behaviour().covariance_with_margins(request, structure, sampler_exact);
 }
@@ -76,6 +81,8 @@ std::string covariance_text(const ReleaseRequest& request, const std::string& st
 // Which cells are released, and what that says.
 std::string keys_text(const ReleaseRequest& request) {
   if (request.has_domain) return "domain: every cell the domain lists, empty ones included; nothing is revealed by which";
+  if (request.selection.method == SelectionMethod::NoisyCount)
+    return "partition_selection: the source's cells whose released count reached the threshold";
   if (request.selection.method != SelectionMethod::None)
     return "partition_selection: the source's cells whose noisy count of units passed the threshold";
   if (request.keys_public) return "public (declared): exactly the source's cells, stated public by the caller";
@@ -137,7 +144,11 @@ std::string invariant_privacy_statement(const ReleaseRequest& request) {
            "(induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)";
   if (!request.margins.empty() && request.bounds.active())
     out << "; the exact margins are those of the bounded table (each unit's kept rows), not of the source";
-  if (request.selection.method != SelectionMethod::None)
+  if (request.selection.method == SelectionMethod::NoisyCount)
+    out << "; a cell is shown iff its released count reaches the threshold (partition_selection noisy_count, "
+           "Wilson et al. 2020, arXiv:1909.01917), within the same epsilon and delta; shown counts are biased "
+           "upward near the threshold";
+  else if (request.selection.method != SelectionMethod::None)
     out << "; which cells are shown is chosen privately (partition_selection), within the same epsilon and delta";
   if (request.mechanism->family == Family::Projection && !request.margins.empty())
     out << "; the projection reads the data through the margin totals, so it is not post-processing in the "
@@ -181,7 +192,7 @@ std::string uncertified_delta(const ReleaseRequest& request) {
 }  // namespace
 
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
-                                  const CellKeys& cells, double expected_total_squared_error,
+                                  std::size_t n_cells, double expected_total_squared_error,
                                   const SamplerReport& sampler) {
   // No model: partition selection showed no cell (no margins, nothing to hold).
   const std::string structure = model != nullptr ? std::string(model->structure()) : std::string("none");
@@ -204,9 +215,9 @@ std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw&
       << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
       << ", \"invariants\": {\"margins\": " << margins_json(request)
       << ", \"structure\": " << json_quoted(structure) << ", \"rank\": " << (model != nullptr ? model->rank() : 0)
-      << ", \"null_dimension\": " << (model != nullptr ? model->null_dimension() : 0) << "}"
+      << ", \"null_dimension\": " << (model != nullptr ? n_cells - model->rank() : 0) << "}"
       << ", \"non_negative\": " << (request.mechanism->non_negative ? "true" : "false")
-      << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << cells.n_cells()
+      << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << n_cells
       << ", \"covariance\": " << json_quoted(covariance_text(request, structure, exact))
       << ", \"expected_total_squared_error\": " << json_number(expected_total_squared_error) << "}";
   return out.str();

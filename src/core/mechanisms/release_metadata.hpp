@@ -40,10 +40,12 @@ extern const char* const kSubspaceCovariance;
 // The metadata's "privacy_unit" value: null, or the unit and its bounds.
 std::string privacy_unit_json(const ReleaseRequest& request);
 
-// expected_total_squared_error: the sum of the cells' noise variances; model
-// nullptr when partition selection showed no cell.
+// n_cells: the cells released (with partition selection noisy_count, those
+// shown, fewer than the model's); expected_total_squared_error: the sum of
+// their noise variances; model nullptr when partition selection showed no
+// cell.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
-                                  const CellKeys& cells, double expected_total_squared_error,
+                                  std::size_t n_cells, double expected_total_squared_error,
                                   const SamplerReport& sampler);
 
 }  // namespace invariant_dp

@@ -8,6 +8,7 @@
 
 #include "../errors.hpp"
 #include "mechanism_behaviour.hpp"
+#include "noise_calibration.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -145,6 +146,39 @@ void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
   request.bounds = parse_contribution_bounds(raw.bounds);
 }
 
+// noisy_count: all of epsilon on the counts, which are then thresholded
+// (partition_selection.hpp); refused where no threshold on one cell's own
+// noise can be calibrated, or where an error bar would be promised.
+void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
+  const std::string name = request.mechanism->name;
+  const bool gaussian = name == "discrete_gaussian";
+  if (!gaussian && name != "discrete_laplace")
+    throw InvalidArgument("partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
+                          "Mechanism \"" + name + "\" does not add independent integer noise to each cell, so no "
+                          "threshold on a cell's own released count can be calibrated.",
+                          "Use mechanism discrete_laplace or discrete_gaussian, or \"laplace\" or \"gaussian\" "
+                          "partition selection, which choose the cells with noise of their own.");
+  if (request.with_stddev || request.interval_level > 0)
+    throw InvalidArgument(std::string("option \"") + (request.with_stddev ? "stddev" : "interval") +
+                              "\" cannot be used with partition selection \"noisy_count\"",
+                          "The shown cells were selected on their own noise: a count near the threshold is shown "
+                          "more often when its noise is high, so no per-cell error bar holds given that a cell "
+                          "is shown.",
+                          "Use \"laplace\" or \"gaussian\" partition selection for unbiased counts with error bars.");
+  const bool replace_one = request.neighbours == Neighbours::ReplaceOne;
+  const std::int64_t groups = request.bounds.active() ? request.bounds.max_groups_per_unit : 1;
+  const std::int64_t max_rows = request.bounds.active() ? request.bounds.max_rows_per_group : 1;
+  request.epsilon = raw.epsilon;
+  request.delta = gaussian ? raw.delta / 2 : 0;
+  if (gaussian && !(request.delta > 0))
+    throw OutOfRange("delta is too small for partition selection \"noisy_count\"",
+                     "Half of it goes to the counts: " + format_number(raw.delta) + " / 2 is 0.",
+                     "Raise delta.");
+  const NoiseLaw counts = calibrate_noise(request);
+  request.selection =
+      calibrate_noisy_count(gaussian, counts.exact_parameter, raw.epsilon, raw.delta, groups, max_rows, replace_one);
+}
+
 // Splits the budget between the counts and the selection of cells.
 void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
   SelectionRequest selection;
@@ -159,6 +193,10 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
   if (request.keys_public)
     throw InvalidArgument("options \"keys\": \"public\" and \"partition_selection\" contradict each other",
                           "Public keys need no selection.", "Keep one of them.");
+  if (selection.method == SelectionMethod::NoisyCount) {
+    select_on_counts(request, raw);
+    return;
+  }
   const double share = selection.budget_share;
   const double groups = request.bounds.active() ? double(request.bounds.max_groups_per_unit) : 1.0;
   const double selection_delta = request.mechanism->needs_delta ? share * raw.delta : raw.delta;

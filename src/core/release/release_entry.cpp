@@ -100,6 +100,16 @@ ReleaseTable release_hierarchy(const CheckedRequest& checked, const ReleaseReque
   return table;
 }
 
+// Partition selection noisy_count: the source rows of the cells shown.
+void keep_shown_rows(const std::vector<std::size_t>& shown, std::vector<std::uint32_t>& row_of_cell,
+                     const Interrupts& interrupts) {
+  for (std::size_t j = 0; j < shown.size(); ++j) {
+    interrupts.poll_every(j);
+    row_of_cell[j] = row_of_cell[shown[j]];
+  }
+  row_of_cell.resize(shown.size());
+}
+
 // Cells only: every row a cell; row r is cell r, or with a privacy unit or
 // partition selection source row row_of_cell[r]. The source's counts are
 // noised in place when the caller allows it and the cells are its rows (an
@@ -108,7 +118,14 @@ ReleaseTable release_flat(const ReleaseInput& input, const ReleaseRequest& reque
                           RandomSource& rng, const Interrupts& interrupts) {
   std::int64_t* writable = cells.counts == input.source_counts ? input.writable_counts : nullptr;
   ReleaseResult result = run_release(*cells.keys, cells.counts, request, rng, interrupts, writable);
-  ReleaseTable table = new_table(cells.keys->n_cells(), input.column_names.size(), 0);
+  std::size_t n_rows = cells.keys->n_cells();
+  if (request.selection.method == SelectionMethod::NoisyCount) {
+    // The cells are source rows (released_cells keeps a view of them).
+    if (cells.row_of_cell.size() != n_rows) throw Error("the shown cells have no source rows");
+    keep_shown_rows(result.shown_cells, cells.row_of_cell, interrupts);
+    n_rows = result.shown_cells.size();
+  }
+  ReleaseTable table = new_table(n_rows, input.column_names.size(), 0);
   table.row_cell = std::move(cells.row_of_cell);
   table.integer_values_in_place = result.integer_values_in_place;
   table.values_in_place = result.values_in_place;

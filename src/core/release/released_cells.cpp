@@ -27,7 +27,9 @@ KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& ro
 }
 
 // With a privacy unit: each unit's contribution bounded, one row per
-// distinct cell. With partition selection: only the cells it shows. Else
+// distinct cell. With partition selection: only the cells it shows, except
+// noisy_count's, which the release selects on its counts' own noise (every
+// bounded cell is kept here, as a copy the release never writes in). Else
 // the source rows as they are (false).
 bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, RandomSource& rng,
                       const Interrupts& interrupts, ReleasedCells& out) {
@@ -51,7 +53,7 @@ bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, 
   } else {
     return false;
   }
-  if (request.selection.method != SelectionMethod::None) {
+  if (request.selection.method != SelectionMethod::None && request.selection.method != SelectionMethod::NoisyCount) {
     const std::vector<bool> shown = select_partitions(units.data(), units.size(), request.selection, rng, interrupts);
     std::size_t kept = 0;
     for (std::size_t j = 0; j < shown.size(); ++j) {

@@ -29,7 +29,7 @@ from common import RESULTS, WORKLOADS
 SCRIPTS = {"ours": "ours.py", "opendp": "opendp_peer.py", "tumult": "tumult_peer.py",
            "pipelinedp": "pipelinedp_peer.py"}
 VARIANTS = {
-    "privacy_unit": {"ours": ["laplace", "gaussian"]},
+    "privacy_unit": {"ours": ["laplace", "gaussian", "noisy_count"]},
     "contingency": {"ours": ["margins", "margins_laplace", "none"]},
     "hierarchy": {"ours": ["cascade", "integer_cascade"]},
 }

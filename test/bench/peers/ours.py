@@ -4,8 +4,9 @@ into a frame). Timed from the query's start to the parsed frame, in a fresh
 session; the backend's peak resident memory (VmHWM, which counts the shared
 buffers it touched) is read from /proc after the query.
 
-Variants: privacy_unit laplace|gaussian (the partition selection's noise;
-counts discrete_laplace), contingency margins|margins_laplace|none
+Variants: privacy_unit laplace|gaussian|noisy_count (the partition
+selection: a separate noisy count of units, or the released count itself
+against its threshold; counts discrete_laplace), contingency margins|margins_laplace|none
 (integer_gaussian with both margins exact, drawn exactly | integer_laplace
 with both margins exact, drawn by its table chain | discrete_laplace), hierarchy cascade|integer_cascade
 (state totals exact).

@@ -20,6 +20,7 @@ DOCS = ROOT / "docs" / "comparisons"
 NAMES = {
     ("ours", "laplace"): "invariant_dp (Laplace selection)",
     ("ours", "gaussian"): "invariant_dp (Gaussian selection)",
+    ("ours", "noisy_count"): "invariant_dp (noisy_count selection)",
     ("ours", "margins"): "invariant_dp integer_gaussian, margins exact",
     ("ours", "margins_laplace"): "invariant_dp integer_laplace, margins exact",
     ("ours", "none"): "invariant_dp discrete_laplace, no invariant",
@@ -31,6 +32,7 @@ NAMES = {
 }
 SHORT = {
     ("ours", "laplace"): "ours, Laplace selection", ("ours", "gaussian"): "ours, Gaussian selection",
+    ("ours", "noisy_count"): "ours, noisy_count selection",
     ("ours", "margins"): "ours integer_gaussian", ("ours", "margins_laplace"): "ours integer_laplace",
     ("ours", "none"): "ours discrete_laplace", ("ours", "cascade"): "ours cascade",
     ("ours", "integer_cascade"): "ours integer_cascade", ("opendp", "default"): "OpenDP",
@@ -126,7 +128,7 @@ def cpu_ratio(rows, workload, ours):
 def verdicts(rows):
     lines = []
     best_time, best_peer = fastest_peer(rows, "privacy_unit")
-    for variant in ("laplace", "gaussian"):
+    for variant in ("laplace", "gaussian", "noisy_count"):
         ours = rows.get(("privacy_unit", "ours", variant))
         if not ours or best_time is None:
             continue
