@@ -203,9 +203,12 @@ static void
 read_rows(Privatize *p)
 {
 	p->source_rows.what = "source";
-	/* With a privacy unit the source returns rows (unit, keys), not counts. */
+	/*
+	 * With a privacy unit the source returns rows (unit, keys), with
+	 * {"source": "rows"} rows (keys), not counts.
+	 */
 	p->source_rows.unit_column = p->request.privacy_unit;
-	p->source_rows.has_count = p->request.privacy_unit == NULL;
+	p->source_rows.has_count = !p->info.source_rows;
 	p->source_rows.on_columns = check_result_columns;
 	p->source_rows.on_columns_arg = p;
 	p->source_rows.rows_may_number_keys = true;

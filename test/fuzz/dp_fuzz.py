@@ -63,6 +63,7 @@ OPTION_VALUES = {
                             '{"method": "laplace", "budget_share": 1e-300}',
                             '{"method": "gaussian", "budget_share": 0.9999999999999999}', '"x"', '{}'],
     "keys": ['"public"', "|", '"private"'],
+    "source": ['"counts"', "|", '"rows"', '"table"'],
     "rho": ["1", "0.01", "0.5", "|", "1e-300", "1e300", "5e-324", '"NaN"', "0", "-1", "1.7976931348623157e308"],
     "level": ["true", "false", "|", "1"],
     "coupled_pairs": ["1", "2", "20", "|", "1e7", "0"],
@@ -234,7 +235,7 @@ class Generator:
         if cascade and hierarchy is None and not self.hostile():
             hierarchy = names[:rng.randint(1, len(names))]
         # Options that fit the request, or any when hostile.
-        fitting = ["stddev", "iterations"]
+        fitting = ["stddev", "iterations", "source"]
         fitting += [] if margins else ["neighbours", "keys"]
         fitting += ["sampler", "proposal_a"] if mechanism == "congenial" else []
         fitting += ["level"] if hierarchy else []

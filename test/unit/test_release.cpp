@@ -376,6 +376,60 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   EXPECT_EQ(out, nullptr);
 }
 
+// options {"source": "rows"}: the source's rows carry no count, and the
+// release counts them into the cells a GROUP BY would make, in the order
+// of their first rows; with the same seed the noise is the aggregated
+// table's. Counts passed with it, or missing without it, are the caller's
+// mistake.
+TEST(CApi, ASourceOfRowsIsCountedByTheRelease) {
+  // Rows b, a, b, NULL, b, a: cells b (3), a (2), NULL (1).
+  const char* row_text[] = {"b", "a", "b", nullptr, "b", "a"};
+  const test_tables::TextKeys rows(std::vector<const char*>(row_text, row_text + 6), 1);
+  const char* cell_text[] = {"b", "a", nullptr};
+  const test_tables::TextKeys cells_keys(std::vector<const char*>(cell_text, cell_text + 3), 1);
+  const std::vector<std::int64_t> counts{3, 2, 1};
+  const char* names[] = {"k"};
+  const char* keys[] = {"source", "keys"};
+  const char* values[] = {"rows", "public"};
+  idp_request request{};
+  request.mechanism = "discrete_laplace";
+  request.epsilon = 1;
+  request.n_options = 2;
+  request.option_keys = keys;
+  request.option_values = values;
+  idp_cells from_rows{1, names, rows.dictionaries(), 6, {rows.codes()}, nullptr, false, 0, {}};
+  idp_randomness randomness{true, 12, 0x5eed1001};  // a generation no other test uses: the stream starts afresh
+  idp_error error{};
+  idp_release_table* counted = nullptr;
+  ASSERT_EQ(prepare_and_release(&request, &from_rows, &randomness, nullptr, &counted, &error), IDP_OK)
+      << error.message;
+  ASSERT_EQ(counted->n_rows, 3u);
+  ASSERT_NE(counted->row_cell, nullptr);
+  EXPECT_EQ(counted->row_cell[0], 0u);  // first rows of b, a, NULL
+  EXPECT_EQ(counted->row_cell[1], 1u);
+  EXPECT_EQ(counted->row_cell[2], 3u);
+  request.n_options = 1;
+  request.option_keys = keys + 1;
+  request.option_values = values + 1;
+  idp_cells aggregated{1, names, cells_keys.dictionaries(), 3, {cells_keys.codes()}, counts.data(), false, 0, {}};
+  idp_release_table* grouped = nullptr;
+  randomness.seed_generation = 0x5eed1002;  // restarted from the same seed
+  ASSERT_EQ(prepare_and_release(&request, &aggregated, &randomness, nullptr, &grouped, &error), IDP_OK)
+      << error.message;
+  for (std::size_t r = 0; r < 3; ++r) EXPECT_EQ(counted->integer_values[r], grouped->integer_values[r]) << r;
+  idp_free_release(counted);
+  idp_free_release(grouped);
+  // Rows without the option, counts with it: refused, nothing released.
+  idp_release_table* out = nullptr;
+  EXPECT_NE(prepare_and_release(&request, &from_rows, &randomness, nullptr, &out, &error), IDP_OK);
+  EXPECT_EQ(out, nullptr);
+  request.n_options = 2;
+  request.option_keys = keys;
+  request.option_values = values;
+  EXPECT_NE(prepare_and_release(&request, &aggregated, &randomness, nullptr, &out, &error), IDP_OK);
+  EXPECT_EQ(out, nullptr);
+}
+
 TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
   // 600 cells keyed (state, id), id new on every row: passing the id
   // column row-numbered (NULL) must release what its stored codes do, with

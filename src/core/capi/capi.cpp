@@ -110,6 +110,10 @@ idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, cons
     RawRequest raw = raw_request(request);
     const DiagnosticsSettings settings = take_diagnostics_options(raw.options);
     const ReleaseRequest validated = validate_request(raw);
+    if (validated.source_rows)
+      throw InvalidArgument("dp.diagnose reads counts: option \"source\": \"rows\" is not available",
+                            "The chain is diagnosed on the source's counts.",
+                            "Give dp.diagnose the source with GROUP BY and count(*).");
     const auto names = strings(cells->n_columns, cells->column_names);
     check_margin_columns(validated, names);
     const Interrupts polling = interrupts_of(interrupts);

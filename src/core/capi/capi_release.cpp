@@ -69,6 +69,7 @@ idp_status idp_prepare_request(const idp_request* request, idp_prepared_request*
     info->integer_output = checked.release.mechanism->integer_output;
     info->with_stddev = checked.release.with_stddev;
     info->interval_level = checked.release.interval_level;
+    info->source_rows = checked.release.source_rows || checked.release.bounds.active();
     info->n_level_columns =
         checked.hierarchy.with_level ? (checked.hierarchy.is_crossed() ? 2 : checked.hierarchy.active() ? 1 : 0) : 0;
     *prepared = out.release();

@@ -114,6 +114,7 @@ typedef struct idp_request_info
 	bool		with_stddev;	/* a float8 noise standard deviation column */
 	size_t		n_level_columns;	/* integer level columns: one per hierarchy with {"level": true} */
 	double		interval_level;	/* {"interval": level}: lower and upper columns last; 0: none */
+	bool		source_rows;	/* the source returns rows, no count ({"source": "rows"}, a privacy unit) */
 } idp_request_info;
 
 /*

@@ -115,6 +115,12 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
   } else if (key == "partition_selection") {
     // Calibrated in validate_request, once the budget and bounds are known.
     request.selection.method = parse_partition_selection(value).method;
+  } else if (key == "source") {
+    if (value != "rows" && value != "counts")
+      throw InvalidArgument("option \"source\" must be \"counts\" or \"rows\"", "Got \"" + value + "\".",
+                            "\"counts\" (the default): the source returns the key columns and a count; \"rows\": "
+                            "one row per person, the key columns only, counted by the release.");
+    request.source_rows = value == "rows";
   } else if (key == "keys") {
     if (value != "public")
       throw InvalidArgument("option \"keys\" must be \"public\"", "Got \"" + value + "\".",
@@ -133,7 +139,7 @@ void apply_option(ReleaseRequest& request, const std::string& key, const std::st
   } else {
     throw InvalidArgument("unknown option \"" + key + "\"",
                           "Known options: stddev, interval, neighbours, iterations, proposal_a, sampler, "
-                          "partition_selection, keys, rows_outside_domain.");
+                          "partition_selection, keys, rows_outside_domain, source.");
   }
 }
 
@@ -142,6 +148,11 @@ void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
     throw InvalidArgument("privacy_unit must name a column of the source");
   check_unit_has_bounds(raw.has_privacy_unit, raw.has_bounds);
   if (!raw.has_privacy_unit) return;
+  for (const auto& [key, value] : raw.options)
+    if (key == "source" && value == "counts")
+      throw InvalidArgument("option \"source\": \"counts\" contradicts privacy_unit",
+                            "With a privacy unit the source returns rows (the unit and the key columns), no count.",
+                            "Drop the option.");
   request.privacy_unit = raw.privacy_unit;
   request.bounds = parse_contribution_bounds(raw.bounds);
 }

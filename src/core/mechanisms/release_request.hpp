@@ -38,6 +38,10 @@ struct ReleaseRequest {
   // and its bounds: every sensitivity below is one unit's (privacy_unit.hpp).
   std::string privacy_unit;
   ContributionBounds bounds;
+  // options {"source": "rows"}: the source returns one row per person, its
+  // key columns only, and the release counts them (release/released_cells.hpp)
+  // instead of PostgreSQL's GROUP BY; a privacy unit's source is rows too.
+  bool source_rows = false;
   // options {"partition_selection": ...}: epsilon and delta above are then
   // the counts' share, selection's the rest (partition_selection.hpp).
   SelectionLaw selection;

@@ -1,5 +1,8 @@
 #include "released_cells.hpp"
 
+#include <limits>
+
+#include "../invariants/key_tuples.hpp"
 #include "../mechanisms/cell_domain.hpp"
 #include "../mechanisms/partition_selection.hpp"
 #include "../mechanisms/privacy_unit.hpp"
@@ -26,11 +29,29 @@ KeyRows view_of_rows(const KeyRows& source, const std::vector<std::uint32_t>& ro
   return view;
 }
 
+// options {"source": "rows"}: each source row is one person. The distinct
+// key tuples are the cells, each counting its rows and printed from its
+// first row: the GROUP BY the caller did not write, as the privacy unit's
+// path counts its rows.
+void count_rows(const KeyRows& source, const Interrupts& interrupts, ReleasedCells& out) {
+  constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  const TupleIds cells = dense_tuple_ids(source, interrupts);
+  out.row_of_cell.assign(cells.n_ids, kNone);
+  out.view_counts.assign(cells.n_ids, 0);
+  for (std::size_t i = 0; i < source.n_rows; ++i) {
+    interrupts.poll_every(i);
+    const std::uint32_t cell = cells.id[i];
+    if (out.row_of_cell[cell] == kNone) out.row_of_cell[cell] = static_cast<std::uint32_t>(i);
+    ++out.view_counts[cell];
+  }
+}
+
 // With a privacy unit: each unit's contribution bounded, one row per
-// distinct cell. With partition selection: only the cells it shows, except
-// noisy_count's, which the release selects on its counts' own noise (every
-// bounded cell is kept here, as a copy the release never writes in). Else
-// the source rows as they are (false).
+// distinct cell. A source of rows: its rows counted. With partition
+// selection: only the cells it shows, except noisy_count's, which the
+// release selects on its counts' own noise (every bounded cell is kept
+// here, as a copy the release never writes in). Else the source rows as
+// they are (false).
 bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, RandomSource& rng,
                       const Interrupts& interrupts, ReleasedCells& out) {
   const std::size_t n_rows = input.source.n_rows;
@@ -41,6 +62,9 @@ bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, 
     out.row_of_cell = std::move(bounded.row);
     out.view_counts = std::move(bounded.counts);
     units = std::move(bounded.units);
+  } else if (request.source_rows) {
+    count_rows(input.source, interrupts, out);
+    if (request.selection.method != SelectionMethod::None) units = out.view_counts;  // one row per person
   } else if (request.selection.method != SelectionMethod::None) {
     // One row per person: a cell's count is its number of units.
     out.row_of_cell.resize(n_rows);

@@ -1,8 +1,9 @@
 // The cells a release covers (the domain's, when one is given) and their
 // counts (0 for domain cells the source lacks). With a privacy unit the
-// counts are the bounded table's (mechanisms/privacy_unit.hpp), and with
-// partition selection only the cells it shows remain
-// (mechanisms/partition_selection.hpp); the cells are then some source
+// counts are the bounded table's (mechanisms/privacy_unit.hpp), a source of
+// rows ({"source": "rows"}) is counted here, and with partition selection
+// only the cells it shows remain (mechanisms/partition_selection.hpp); the
+// cells are then some source
 // rows, row_of_cell (empty: every source row, or the domain's rows), viewed
 // in place. keys may read the input's codes or view_codes in place
 // (KeyCodes::borrowed): it is used while both live.

@@ -29,12 +29,13 @@ FROM dp.releases r
          SELECT pg_catalog.array_agg(a.attname::text ORDER BY a.attnum) AS key_columns
          FROM pg_catalog.pg_attribute a
          WHERE a.attrelid = r.source_view AND a.attnum > 0 AND NOT a.attisdropped
-           -- The source's columns but the count (the last one) or, with a
-           -- privacy unit (rows, no count), but the unit's.
-           AND CASE WHEN r.privacy_unit IS NULL
-                    THEN a.attnum < (SELECT pg_catalog.max(b.attnum) FROM pg_catalog.pg_attribute b
-                                     WHERE b.attrelid = r.source_view AND NOT b.attisdropped)
-                    ELSE a.attname <> r.privacy_unit END) k ON true;
+           -- The source's columns but the count (the last one); with a
+           -- privacy unit (rows, no count) but the unit's; with
+           -- {"source": "rows"} (rows, no count) all of them.
+           AND CASE WHEN r.privacy_unit IS NOT NULL THEN a.attname <> r.privacy_unit
+                    WHEN r.options->>'source' = 'rows' THEN true
+                    ELSE a.attnum < (SELECT pg_catalog.max(b.attnum) FROM pg_catalog.pg_attribute b
+                                     WHERE b.attrelid = r.source_view AND NOT b.attisdropped) END) k ON true;
 
 COMMENT ON VIEW dp.release_laws IS
 'The published noise law of the latest completed draw of each governed release the current role owns, reads or '
