@@ -6,10 +6,13 @@ buffers it touched) is read from /proc after the query.
 
 Variants: privacy_unit laplace|gaussian|noisy_count (the partition
 selection: a separate noisy count of units, or the released count itself
-against its threshold; counts discrete_laplace), contingency margins|margins_laplace|none
-(integer_gaussian with both margins exact, drawn exactly | integer_laplace
-with both margins exact, drawn by its table chain | discrete_laplace), hierarchy cascade|integer_cascade
-(state totals exact).
+against its threshold; counts discrete_laplace); contingency
+margins|margins_laplace|none (integer_gaussian with both margins exact,
+drawn exactly | integer_laplace with both margins exact, drawn by its
+table chain, named as such | discrete_laplace); hierarchy
+cascade|integer_cascade (state totals exact). The contingency and hierarchy
+sources are one row per person, counted by the release ({"source":
+"rows"}), as the peers count rows themselves.
 """
 
 import io
@@ -37,19 +40,25 @@ def query(workload, variant):
                 f"'discrete_laplace', delta => {UNIT['delta']}, privacy_unit => 'patient_id', "
                 f"bounds => '{BOUNDS}', options => '{options}') AS t(clinic int, month int, n bigint)")
     if workload == "contingency":
-        source = "SELECT i, j, count(*) FROM persons GROUP BY 1, 2"
+        # One row per person, counted by the release ({"source": "rows"}):
+        # no GROUP BY in PostgreSQL, as the peers count rows themselves.
+        source = "SELECT i, j FROM persons"
+        rows = "options => '{\"source\": \"rows\"}'"
         if variant == "margins":
             return (f"SELECT * FROM dp.privatize('{source}', {TABLE['epsilon']}, 'integer_gaussian', "
-                    f"delta => {TABLE['delta']}, margins => '{{i,j}}', domain => '{DOMAIN}') AS t(i int, j int, n bigint)")
+                    f"delta => {TABLE['delta']}, margins => '{{i,j}}', domain => '{DOMAIN}', {rows}) "
+                    f"AS t(i int, j int, n bigint)")
         if variant == "margins_laplace":
+            # 1000 x 1000 has no exact sampler for this law: its chain, named.
+            chain = "options => '{\"source\": \"rows\", \"sampler\": \"chain\"}'"
             return (f"SELECT * FROM dp.privatize('{source}', {TABLE['epsilon']}, 'integer_laplace', "
-                    f"margins => '{{i,j}}', domain => '{DOMAIN}') AS t(i int, j int, n bigint)")
+                    f"margins => '{{i,j}}', domain => '{DOMAIN}', {chain}) AS t(i int, j int, n bigint)")
         return (f"SELECT * FROM dp.privatize('{source}', {TABLE['epsilon']}, 'discrete_laplace', "
-                f"domain => '{DOMAIN}') AS t(i int, j int, n bigint)")
+                f"domain => '{DOMAIN}', {rows}) AS t(i int, j int, n bigint)")
     count_type = "float8" if variant == "cascade" else "bigint"
-    return (f"SELECT * FROM dp.privatize('SELECT state, county, tract, count(*) FROM geo_persons GROUP BY 1, 2, 3', "
+    return (f"SELECT * FROM dp.privatize('SELECT state, county, tract FROM geo_persons', "
             f"{TREE['epsilon']}, '{variant}', delta => {TREE['delta']}, hierarchy => '{{state,county,tract}}', "
-            f"margins => '{{state}}', options => '{{\"level\": true}}') "
+            f"margins => '{{state}}', options => '{{\"level\": true, \"source\": \"rows\"}}') "
             f"AS t(state int, county int, tract int, n {count_type}, level int)")
 
 
