@@ -159,12 +159,12 @@ void check_no_null_levels(const CheckedRequest& checked, const ReleaseInput& inp
 }
 
 // The caller passes units exactly when the request names a unit, and
-// without one counts exactly when the source returns counts; a domain
-// leaves nothing to select.
+// without one counts exactly when the source returns counts (an empty
+// source may have no array); a domain leaves nothing to select.
 void check_unit_and_domain(const ReleaseRequest& request, const ReleaseInput& input) {
   if (request.bounds.active() != input.units.has_value())
     throw Error("the privacy unit's keys do not match the request");
-  if (!request.bounds.active() && request.source_rows != (input.source_counts == nullptr))
+  if (!request.bounds.active() && input.source.n_rows > 0 && request.source_rows != (input.source_counts == nullptr))
     throw Error("the source's counts do not match the request");
   if (input.domain && request.selection.method != SelectionMethod::None)
     throw InvalidArgument("partition selection is for releases without a domain",
