@@ -86,9 +86,8 @@ class Family {
       ASSERT_EQ(out->n_rows, first_->n_rows());
       double in = 0, in_narrower = 0;
       for (std::size_t r = 0; r < out->n_rows; ++r) {
-        const bool integer = out->integer_lower != nullptr;
-        const double lower = integer ? double(out->integer_lower[r]) : out->lower[r];
-        const double upper = integer ? double(out->integer_upper[r]) : out->upper[r];
+        const bool integer = out->integer_output;
+        const auto [lower, upper] = test_tables::row_interval(*out, r);
         const double value = integer ? double(out->integer_values[r]) : out->values[r];
         // Centred on the value (real bounds are rounded outward by an ulp).
         const double t = (upper - lower) / 2;

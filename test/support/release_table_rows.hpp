@@ -21,6 +21,18 @@ namespace invariant_dp::test_tables {
 
 inline idp_row_id row_id(std::size_t row) { return idp_row_id{0x9e3779b97f4a7c15ull * (row + 1), row}; }
 
+// Row r's interval as the table carries it: per-row bounds of the values'
+// type, or one integer half-width around every value.
+struct RowInterval {
+  double lower, upper;
+};
+inline RowInterval row_interval(const idp_release_table& out, std::size_t r) {
+  if (out.integer_half_width >= 0)
+    return {double(out.integer_values[r] - out.integer_half_width), double(out.integer_values[r] + out.integer_half_width)};
+  if (out.integer_lower != nullptr) return {double(out.integer_lower[r]), double(out.integer_upper[r])};
+  return {out.lower[r], out.upper[r]};
+}
+
 class ReleaseTableRows {
  public:
   // The release table of `out` (made from `table`'s cells), its key columns

@@ -53,6 +53,7 @@ TEST(CApiIntervals, IntegerReleasesGetIntegerBoundsCentredOnTheValues) {
 
   idp_release_table* out = nullptr;
   ASSERT_EQ(r.run("integer_laplace", 0, &out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(out->integer_half_width, -1);  // per cell, from the groups' sizes
   ASSERT_NE(out->integer_lower, nullptr);
   ASSERT_NE(out->integer_upper, nullptr);
   EXPECT_EQ(out->lower, nullptr);
@@ -78,6 +79,26 @@ TEST(CApiIntervals, IntegerReleasesGetIntegerBoundsCentredOnTheValues) {
   EXPECT_EQ(without->integer_upper, nullptr);
   EXPECT_EQ(std::string(without->metadata_json).find("\"interval\""), std::string::npos);
   idp_free_release(without);
+  idp_free_release(out);
+}
+
+// Independent integer cells share one half-width: the table carries it
+// alone, not two arrays of bounds, and without intervals it carries none.
+TEST(CApiIntervals, OneHalfWidthForIndependentIntegerCells) {
+  IntervalRelease r;
+  r.interval("0.9");
+  idp_error error{};
+  idp_release_table* out = nullptr;
+  ASSERT_EQ(r.run("discrete_laplace", 0, &out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(out->integer_lower, nullptr);
+  EXPECT_EQ(out->integer_upper, nullptr);
+  // b = 2 (replace_one at epsilon 1): P(|Z| <= t) = 1 - 2 a^(t+1) / (1 + a),
+  // a = e^(-1/2), first at least 0.9 at t = 5.
+  EXPECT_EQ(out->integer_half_width, 5);
+  idp_free_release(out);
+  IntervalRelease plain;
+  ASSERT_EQ(plain.run("discrete_laplace", 0, &out, &error), IDP_OK) << error.message;
+  EXPECT_EQ(out->integer_half_width, -1);
   idp_free_release(out);
 }
 
