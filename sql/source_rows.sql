@@ -61,6 +61,13 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county, edu FROM delinqu
 -- An empty source, as an empty aggregate.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT county FROM delinquents WHERE false', 1.0,
     options => '{"source": "rows"}') AS t(county text, n bigint)$$);
+-- Each row counts against dp.max_cells, and the hint says so.
+SET dp.max_cells = 100;
+\set VERBOSITY default
+SELECT * FROM dp.privatize('SELECT county FROM delinquents', 1.0, options => '{"source": "rows"}')
+    AS t(county text, n bigint);
+\set VERBOSITY terse
+RESET dp.max_cells;
 -- dp.diagnose reads counts.
 SELECT sqlstate_of($$SELECT * FROM dp.diagnose('SELECT county, edu, 1 FROM delinquents', 1.0, 'integer_laplace',
     margins => '{county,edu}', options => '{"source": "rows"}')$$);

@@ -153,7 +153,11 @@ grow(QueryRows *rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("%s returned more than %d rows", rows->what, dp_max_cells),
-				 errhint("Aggregate to fewer cells, or ask a superuser to raise dp.max_cells.")));
+				 rows->has_count ?
+				 errhint("Aggregate to fewer cells, or ask a superuser to raise dp.max_cells.") :
+				 errhint("Each row of a source of rows (a privacy unit's, or {\"source\": \"rows\"}) counts "
+						 "against dp.max_cells: ask a superuser to raise it, or aggregate the source with "
+						 "GROUP BY (without a privacy unit).")));
 	rows->capacity = Min(Max(rows->capacity * 2, 1024), (size_t) dp_max_cells);
 	account(rows, (rows->capacity - old_capacity) *
 			(rows->n_keys * sizeof(uint32) + (rows->has_count ? sizeof(int64) : 0) +
