@@ -157,7 +157,7 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
   std::vector<LatticeTable> estimated_tables;
   for (const LatticeTable& table : tables)
     if (!is_two_line_table(table)) estimated_tables.push_back(LatticeTable{table.shape, {table.cells.front()}});
-  publish_covariance_scale(estimated_tables, sd, draw.law);
+  publish_covariance_scale(estimated_tables, sd, draw.law, draw.interrupts);
   draw.report.iterations = 0;
   draw.report.sd_estimated = estimated;
   draw.report.stddev = estimated ? "exact on tables with a line of two levels; on the others a Monte Carlo "

@@ -182,7 +182,7 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   const mcmc::SwapChainConfig config = table_chain_config(request, noise.target, law, moves);
   if (config.target.kind == mcmc::TargetKind::laplace_l2) {
     release_l2_on_tables(counts, request, moves, config, rng, interrupts, noisy, noise_sd, report);
-    return publish_covariance_scale(tables, noise_sd, law);
+    return publish_covariance_scale(tables, noise_sd, law, interrupts);
   }
   const std::uint64_t sweeps = table_chain_sweeps(request, config);
   refuse_long_table_chain(double(sweeps + kTableSdSweeps) * double(moves.rank()), sweeps, "sweeps",
@@ -199,13 +199,13 @@ void release_on_tables(const std::int64_t* counts, const ReleaseRequest& request
   report.acceptance = chain.counts().rate();
   finish_table_release(counts, moves, chain, kTableSdSweeps, [&] { chain.run(1, rng, interrupts); }, noisy,
                        noise_sd, report);
-  publish_covariance_scale(tables, noise_sd, law);
+  publish_covariance_scale(tables, noise_sd, law, interrupts);
 }
 
 }  // namespace
 
 void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std::vector<double>& noise_sd,
-                              NoiseLaw& law) {
+                              NoiseLaw& law, const Interrupts& interrupts) {
   law.covariance_scale.clear();
   std::vector<std::size_t> count;
   for (const LatticeTable& table : tables) {
@@ -213,7 +213,10 @@ void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std
     // The table's cells share one variance under the law; a table chain
     // pooled its sd already, a basis chain's per-cell estimates pool here.
     double variance = 0;
-    for (const std::size_t cell : table.cells) variance += noise_sd[cell] * noise_sd[cell];
+    for (std::size_t k = 0; k < table.cells.size(); ++k) {
+      interrupts.poll_every(k);
+      variance += noise_sd[table.cells[k]] * noise_sd[table.cells[k]];
+    }
     const double c = covariance_scale_of_table(table.shape, variance / double(table.cells.size()));
     std::size_t k = 0;
     while (k < law.covariance_scale.size() && law.covariance_scale[k].first != table.shape) ++k;
@@ -237,9 +240,9 @@ void publish_basis_covariance_scale(const InvariantModel& model, const std::vect
       groups[group[i]].cells.push_back(i);
     }
     for (LatticeTable& g : groups) g.shape = {g.cells.size()};
-    return publish_covariance_scale(groups, noise_sd, law);
+    return publish_covariance_scale(groups, noise_sd, law, interrupts);
   }
-  if (structure != "general") return publish_covariance_scale(model.lattice_tables(), noise_sd, law);
+  if (structure != "general") return publish_covariance_scale(model.lattice_tables(), noise_sd, law, interrupts);
   law.covariance_scale.clear();
   if (model.null_dimension() == 0) return;
   double variance = 0;

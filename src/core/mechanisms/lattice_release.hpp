@@ -123,7 +123,7 @@ constexpr double kMaxTableSteps = 1e9;
 // per-cell sds (noise_sd), one per table shape (the mean over the tables of
 // that shape), into law.covariance_scale; pinned tables have none.
 void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std::vector<double>& noise_sd,
-                              NoiseLaw& law);
+                              NoiseLaw& law, const Interrupts& interrupts);
 // A basis chain's scale from its per-cell Monte Carlo sds: per table shape
 // as above on complete tables and margin groups (one-axis tables of k
 // cells, published with shape [k]); on general margins, with no symmetry, the

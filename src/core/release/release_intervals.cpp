@@ -15,13 +15,14 @@ namespace {
 void attach(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
             const Interrupts& interrupts) {
   if (intervals.n_cells() != table.n_rows) throw Error("the intervals are not one per released row");
-  if (table.integer_output &&
-      (table.integer_half_width = intervals.uniform_integer_half_width(table.integers(), interrupts)) >= 0) {
-    // Every row's bounds are its value -+ this one half-width.
-  } else if (table.integer_output) {
-    table.integer_lower.resize(table.n_rows);
-    table.integer_upper.resize(table.n_rows);
-    intervals.integer_bounds(table.integers(), table.integer_lower.data(), table.integer_upper.data(), interrupts);
+  if (table.integer_output) {
+    // One half-width for every row when the law gives one; else the bounds.
+    table.integer_half_width = intervals.uniform_integer_half_width(table.integers(), interrupts);
+    if (table.integer_half_width < 0) {
+      table.integer_lower.resize(table.n_rows);
+      table.integer_upper.resize(table.n_rows);
+      intervals.integer_bounds(table.integers(), table.integer_lower.data(), table.integer_upper.data(), interrupts);
+    }
   } else {
     table.lower.resize(table.n_rows);
     table.upper.resize(table.n_rows);
