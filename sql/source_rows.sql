@@ -68,9 +68,20 @@ SELECT * FROM dp.privatize('SELECT county FROM delinquents', 1.0, options => '{"
     AS t(county text, n bigint);
 \set VERBOSITY terse
 RESET dp.max_cells;
--- dp.diagnose reads counts.
-SELECT sqlstate_of($$SELECT * FROM dp.diagnose('SELECT county, edu, 1 FROM delinquents', 1.0, 'integer_laplace',
-    margins => '{county,edu}', options => '{"source": "rows"}')$$);
+-- dp.diagnose reads a source of rows too: its chain runs on the rows'
+-- distinct cells, the same diagnosis as from the aggregated source.
+SET dp.seed = 36;
+CREATE TEMP TABLE diagnosed_rows AS
+SELECT * FROM dp.diagnose('SELECT county, edu FROM delinquents', 0.25, 'integer_laplace', margins => '{county,edu}',
+                          options => '{"coupled_pairs": 10, "sampler": "chain", "source": "rows"}');
+SET dp.seed = 36;
+CREATE TEMP TABLE diagnosed_counts AS
+SELECT * FROM dp.diagnose('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 0.25, 'integer_laplace',
+                          margins => '{county,edu}', options => '{"coupled_pairs": 10, "sampler": "chain"}');
+RESET dp.seed;
+SELECT count(*) AS rows, bool_and(r.value = c.value) AS same_values
+FROM diagnosed_rows r JOIN diagnosed_counts c USING (metric) WHERE r.iteration IS NOT DISTINCT FROM c.iteration;
+SELECT (SELECT count(*) FROM diagnosed_rows) = (SELECT count(*) FROM diagnosed_counts) AS same_rows;
 
 -- A governed release of rows: its draws count the rows, and the error bars
 -- of its sums know its key columns (dp.release_laws).

@@ -75,7 +75,7 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	SPI_connect();
 	memset(&rows, 0, sizeof rows);
 	rows.what = "source";
-	rows.has_count = true;
+	rows.has_count = !idp_source_returns_rows(&request);
 	read_query_rows(source, &rows);
 	cells = query_cells(&rows, NULL);
 	if (idp_diagnose(&request, &cells, &randomness, &interrupts, &diagnostics, &n, &error) != IDP_OK)

@@ -13,6 +13,7 @@
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
 #include "../release/checked_request.hpp"
+#include "../release/released_cells.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/conditioned_laplace.hpp"
 #include "../samplers/discrete_laplace.hpp"
@@ -100,6 +101,14 @@ idp_status idp_total_preserving(const int64_t* counts, size_t n, double epsilon,
   });
 }
 
+bool idp_source_returns_rows(const idp_request* request) {
+  if (request->privacy_unit != nullptr) return true;
+  for (std::size_t i = 0; i < request->n_options; ++i)
+    if (std::strcmp(request->option_keys[i], "source") == 0 && std::strcmp(request->option_values[i], "rows") == 0)
+      return true;
+  return false;
+}
+
 idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, const idp_randomness* randomness,
                         const idp_interrupts* interrupts, idp_diagnostic_row** rows, size_t* n_rows,
                         idp_error* error) {
@@ -110,17 +119,24 @@ idp_status idp_diagnose(const idp_request* request, const idp_cells* cells, cons
     RawRequest raw = raw_request(request);
     const DiagnosticsSettings settings = take_diagnostics_options(raw.options);
     const ReleaseRequest validated = validate_request(raw);
-    if (validated.source_rows)
-      throw InvalidArgument("dp.diagnose reads counts: option \"source\": \"rows\" is not available",
-                            "The chain is diagnosed on the source's counts.",
-                            "Give dp.diagnose the source with GROUP BY and count(*).");
     const auto names = strings(cells->n_columns, cells->column_names);
     check_margin_columns(validated, names);
     const Interrupts polling = interrupts_of(interrupts);
     const auto encoded = columns_named(names, validated.margins);
     const CellTables tables(cells);
-    const CellKeys keys(tables.source(), names, polling, &encoded);
-    const auto records = run_diagnostics(keys, validated, settings, session_random_source(randomness), polling);
+    RandomSource& rng = session_random_source(randomness);
+    std::vector<DiagnosticRecord> records;
+    if (validated.source_rows) {
+      // The cells are the rows' distinct keys, as the release would count them.
+      ReleaseInput input;
+      input.column_names = names;
+      input.source = tables.source();
+      const ReleasedCells distinct = released_cells(input, encoded, validated, rng, polling);
+      records = run_diagnostics(*distinct.keys, validated, settings, rng, polling);
+    } else {
+      const CellKeys keys(tables.source(), names, polling, &encoded);
+      records = run_diagnostics(keys, validated, settings, rng, polling);
+    }
     auto* out = static_cast<idp_diagnostic_row*>(std::calloc(std::max<std::size_t>(records.size(), 1),
                                                              sizeof(idp_diagnostic_row)));
     if (out == nullptr) throw std::bad_alloc();

@@ -360,9 +360,17 @@ typedef struct idp_diagnostic_row
 
 /*
  * Diagnoses the MCMC sampler a release with this request would use; reads
- * only the cells' keys, never their counts. *rows is malloc'd (idp_free).
- * Options beyond dp.privatize's: coupled_pairs, lag.
+ * only the cells' keys, never their counts (with {"source": "rows"} the
+ * source's rows, whose distinct keys are the cells). *rows is malloc'd
+ * (idp_free). Options beyond dp.privatize's: coupled_pairs, lag.
  */
+/*
+ * Whether the request's source returns rows, no count (a privacy unit, or
+ * {"source": "rows"}), for a caller that reads the source before the
+ * request is checked.
+ */
+bool		idp_source_returns_rows(const idp_request *request);
+
 idp_status	idp_diagnose(const idp_request *request, const idp_cells *cells,
 						 const idp_randomness *randomness,
 						 const idp_interrupts *interrupts,
