@@ -47,6 +47,12 @@ pack_rows(FunctionCallInfo fcinfo, const idp_diagnostic_row *rows, size_t n)
 							   "the release's guarantee (epsilon, delta + TV) is not certified at this size."),
 					 errhint("For a release drawn exactly use mechanism integer_gaussian, or integer_laplace on "
 							 "tables with a line of two or three levels.")));
+		if (strcmp(rows[i].metric, "chains_never_moved") == 0 && rows[i].value > 0)
+			ereport(WARNING,
+					(errmsg("%.0f of the diagnosed chains never moved from their start", rows[i].value),
+					 errdetail("A chain that accepts no move releases its starting table, not a draw of the law; "
+							   "its R-hat says nothing of that."),
+					 errhint("Use the default sampler, or more iterations, or a larger epsilon.")));
 		Datum		values[3];
 		bool		nulls[3] = {false, !rows[i].has_iteration, false};
 

@@ -41,14 +41,22 @@ PG_FUNCTION_INFO_V1(dp_cascade_stream_variance);
 PG_FUNCTION_INFO_V1(dp_cascade_stream_range_variance);
 PG_FUNCTION_INFO_V1(dp_check_privacy_unit);
 
-/* A privacy unit and bounds come together or not at all (the core's rule). */
+/*
+ * A privacy unit and bounds come together or not at all, and the bounds are
+ * whole numbers in range (the core's rule): the bounds object at argument
+ * bounds_arg.
+ */
 static void
-check_privacy_unit(bool has_privacy_unit, bool has_bounds)
+check_privacy_unit(FunctionCallInfo fcinfo, bool has_privacy_unit, int bounds_arg, idp_bounds *out)
 {
+	idp_bounds	bounds;
+	bool		has_bounds = unpack_bounds(fcinfo, bounds_arg, &bounds.n, &bounds.keys, &bounds.values);
 	idp_error	error;
 
-	if (idp_check_privacy_unit(has_privacy_unit, has_bounds, &error) != IDP_OK)
+	if (idp_check_privacy_unit(has_privacy_unit, has_bounds, bounds.n, bounds.keys, bounds.values, &error) != IDP_OK)
 		raise_core_error(&error);
+	if (out != NULL)
+		*out = bounds;
 }
 
 typedef struct StreamAppend
@@ -94,8 +102,7 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 	s->variance = PG_GETARG_FLOAT8(6);
 	s->horizon = PG_GETARG_INT32(7);
 	s->privacy_unit = PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8));
-	check_privacy_unit(s->privacy_unit != NULL,
-					   unpack_bounds(fcinfo, 9, &s->bounds.n, &s->bounds.keys, &s->bounds.values));
+	check_privacy_unit(fcinfo, s->privacy_unit != NULL, 9, &s->bounds);
 	s->key_type = get_atttype(s->release, 1);
 	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
 		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
@@ -454,6 +461,6 @@ dp_cascade_stream_range_variance(PG_FUNCTION_ARGS)
 Datum
 dp_check_privacy_unit(PG_FUNCTION_ARGS)
 {
-	check_privacy_unit(!PG_ARGISNULL(0), !PG_ARGISNULL(1));
+	check_privacy_unit(fcinfo, !PG_ARGISNULL(0), 1, NULL);
 	PG_RETURN_VOID();
 }

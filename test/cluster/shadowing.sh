@@ -244,6 +244,36 @@ grep -E 'ERROR' "$work/admin.log" | sed 's/^/# administrator: /'
 ok "the administrator's calls succeeded" test "$(grep -c ERROR "$work/admin.log")" -eq 0
 qh $db "SET ROLE dp_test_sh_dbowner; ALTER DATABASE $db RESET search_path" > /dev/null
 
+# Look-alikes that run no code of the attacker's: an operator "=" on text
+# bound to PostgreSQL's own textne, a collation "C" and a type "text" (a
+# domain) in a schema of the database's owner, put first by the database's
+# default search_path. The administrator's source names "=", "C" and
+# "::text"; each resolves to the look-alike, and the registration is
+# refused naming it, instead of pinning a source whose every draw counts
+# the rows where edu <> 'Low'.
+ok "the database's owner plants an operator, a collation and a type bound to PostgreSQL's own code" quiet qh $db "
+SET ROLE dp_test_sh_dbowner;
+CREATE SCHEMA dp_test_lookalike;
+CREATE OPERATOR dp_test_lookalike.= (LEFTARG = pg_catalog.text, RIGHTARG = pg_catalog.text, FUNCTION = pg_catalog.textne);
+CREATE COLLATION dp_test_lookalike.\"C\" FROM pg_catalog.\"POSIX\";
+CREATE DOMAIN dp_test_lookalike.text AS pg_catalog.text;
+ALTER DATABASE $db SET search_path = dp_test_lookalike, pg_catalog, public;"
+register() {  # NAME WHERE: the administrator's registration of a release counting delinquents WHERE ...
+  sqlstate_of $db "SELECT dp.register_release('public.$1', 'shadow admin',
+      'SELECT county, count(*) FROM public.delinquents WHERE $2 GROUP BY 1',
+      'county pg_catalog.text, n pg_catalog.int8', 1.0, options => '{\"keys\": \"public\"}')"
+}
+is "a source whose '=' is the look-alike operator is refused (42501)" "$(register sh_where_eq "edu = ''Low''")" 42501
+is "a source whose collation \"C\" is the look-alike is refused (42501)" \
+   "$(register sh_where_collate "edu COLLATE \"C\" >= ''Low''")" 42501
+is "a source whose ::text is the look-alike domain is refused (42501)" \
+   "$(register sh_where_cast "edu::text >= ''Low''")" 42501
+is "nothing of the three was registered" \
+   "$(qh $db "SELECT count(*) FROM dp.releases WHERE release::text LIKE '%sh_where%'")" 0
+qh $db "SET ROLE dp_test_sh_dbowner; ALTER DATABASE $db RESET search_path" > /dev/null
+is "with the database's search_path reset, the same source registers and binds PostgreSQL's =" \
+   "$(register sh_where_eq "edu OPERATOR(pg_catalog.=) ''Low''")" ok
+
 tail -n +$((log_start + 1)) "$log" | grep 'invariant_dp shadow .* ran as' > "$work/shadow-runs"
 is "the server log shows no look-alike run by another role" "$(wc -l < "$work/shadow-runs")" 0
 sed -E 's/^.*WARNING: +//' "$work/shadow-runs" | sort | uniq -c | head -20 | sed 's/^/# /'

@@ -8,7 +8,7 @@
 #include <map>
 #include <random>
 
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/congenial_release.hpp"
@@ -87,13 +87,29 @@ TEST(Congenial, StartDependsOnTheMarginsOnlyAndIsNotTheData) {
   const auto sb = public_start(linear_invariants(mb, b.counts.data()), Interrupts());
   EXPECT_EQ(sa, sb);
   EXPECT_NE(sa, a.counts);
-  // A chain that never moves (zero steps) releases the public start, not x.
+}
+
+// MIS and the walk start at a noisy table: the data plus the base law's
+// noise, projected onto the non-negative tables with the totals. A chain
+// that never moves (zero steps) releases that start, which keeps the
+// totals, is non-negative and is not the data.
+TEST(Congenial, ChainsStartAtANoisyTableWithTheTotals) {
+  const auto a = grid({"r", "c"}, {3, 3}, {30, 0, 1, 0, 20, 2, 5, 5, 0});
+  const InvariantModel model(a.keys(), {Margin{{0}}}, Interrupts());
   for (const char* sampler : {"mis", "lattice"}) {
-    CongenialSetup setup = prepare_congenial(a.counts.data(), congenial({"r", "c"}, sampler), ma, Interrupts());
+    CongenialSetup setup = prepare_congenial(a.counts.data(), congenial({"r"}, sampler), model, Interrupts());
     setup.iterations = 0;
     auto rng = make_seeded_random_source(1);
     SamplerReport report;
-    EXPECT_EQ(draw_congenial(setup, *rng, Interrupts(), report), sa) << sampler;
+    const std::vector<std::int64_t> y = draw_congenial(setup, *rng, Interrupts(), report);
+    auto again = make_seeded_random_source(1);
+    EXPECT_EQ(y, noisy_start(setup.target.invariants, a.counts.data(), setup.law.exact_parameter, *again,
+                             Interrupts()))
+        << sampler;
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(y[3 * r] + y[3 * r + 1] + y[3 * r + 2], a.counts[3 * r] + a.counts[3 * r + 1] + a.counts[3 * r + 2]);
+    for (const std::int64_t v : y) EXPECT_GE(v, 0);
+    EXPECT_NE(y, a.counts) << sampler;
+    EXPECT_NE(report.start.find("noise"), std::string::npos) << report.start;
   }
 }
 

@@ -143,8 +143,15 @@ idp_status idp_stream_range_variance(double variance, uint64_t first, uint64_t l
   });
 }
 
-idp_status idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, idp_error* error) {
-  return guarded(error, [&] { check_unit_has_bounds(has_privacy_unit, has_bounds); });
+idp_status idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, size_t n_bounds,
+                                  const char* const* bound_keys, const char* const* bound_values, idp_error* error) {
+  return guarded(error, [&] {
+    check_unit_has_bounds(has_privacy_unit, has_bounds);
+    if (!has_bounds) return;
+    std::vector<std::pair<std::string, std::string>> bounds;
+    for (std::size_t i = 0; i < n_bounds; ++i) bounds.emplace_back(bound_keys[i], bound_values[i]);
+    (void)parse_contribution_bounds(bounds);
+  });
 }
 
 }  // extern "C"

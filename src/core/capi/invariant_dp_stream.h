@@ -80,11 +80,14 @@ idp_status	idp_stream_append(const char *state, double variance, uint32_t horizo
 							  idp_error *error);
 
 /*
- * A privacy unit and contribution bounds come together or not at all
- * (request/contribution_bounds.hpp): IDP_INVALID_ARGUMENT otherwise, in the
- * words dp.privatize uses.
+ * A privacy unit and contribution bounds come together or not at all, and
+ * each bound is a whole number in its range (request/contribution_bounds.hpp):
+ * IDP_INVALID_ARGUMENT otherwise, in the words dp.privatize uses. The bounds
+ * are the n key/value pairs of the bounds object (has_bounds: it was given).
  */
-idp_status	idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, idp_error *error);
+idp_status	idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, size_t n_bounds,
+								   const char *const *bound_keys, const char *const *bound_values,
+								   idp_error *error);
 
 /* Noise variance of the sum of leaves first..last (0-based), public parameters only. */
 idp_status	idp_stream_range_variance(double variance, uint64_t first, uint64_t last, double *range_variance,

@@ -7,7 +7,7 @@
 // declared margin AND on non-negativity of every released cell. x is the
 // confidential table; the samplers only evaluate pi's ratios through it and
 // never start from it: a chain started at x that never moves would release
-// x exactly (the paper leaves the start open; public_start.hpp, and
+// x exactly (the paper leaves the start open; chain_starts.hpp, and
 // test_congenial.cpp checks that a chain that never moves releases the
 // public start).
 #pragma once

@@ -8,7 +8,11 @@
 
 namespace invariant_dp {
 
-double default_independence_proposal_a(double inverse_scale) { return std::exp(-1.2 * inverse_scale); }
+// The noise law's own rate: the proposal on the free cells is then the base
+// law, so the weights pi / q are at most the pivot cells' factors (<= 1)
+// and the sampler is uniformly ergodic; a lighter tail (a smaller a) would
+// weigh a far table so heavily that a chain there never leaves.
+double default_independence_proposal_a(double inverse_scale) { return std::exp(-inverse_scale); }
 
 IndependenceSampler::IndependenceSampler(const CongenialTarget& target, const UnimodularCompletion& completion,
                                          double proposal_a, std::vector<std::int64_t> start)

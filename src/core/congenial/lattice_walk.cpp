@@ -32,6 +32,7 @@ mcmc::SparseVector combine(const mcmc::SparseVector& a, const mcmc::SparseVector
 // |s| = 1 + Geometric(1/2) from fair bits, sign from one more fair bit.
 std::int64_t step_size(RandomSource& rng) {
   std::int64_t magnitude = 1;
+  // Ends: at most 63 passes.
   while (magnitude < 64 && rng.fair_bit()) ++magnitude;
   return rng.fair_bit() ? magnitude : -magnitude;
 }

@@ -30,6 +30,7 @@ std::vector<std::pair<std::string, std::string>> flat_object(const std::string& 
   std::vector<std::pair<std::string, std::string>> out;
   std::size_t i = 0;
   auto skip = [&] {
+    // Ends: each pass consumes a character of the text.
     while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
   };
   auto fail = [&] {
@@ -52,6 +53,7 @@ std::vector<std::pair<std::string, std::string>> flat_object(const std::string& 
   ++i;
   skip();
   if (i < text.size() && text[i] == '}') return out;
+  // Ends: each member consumes characters of the text, and its end fails.
   while (true) {
     skip();
     const std::string key = string_at();
@@ -63,6 +65,7 @@ std::vector<std::pair<std::string, std::string>> flat_object(const std::string& 
     if (i < text.size() && text[i] == '"') {
       value = string_at();
     } else {
+      // Ends: each pass consumes a character of the text.
       while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i])))
         value += text[i++];
       if (value.empty()) throw fail();

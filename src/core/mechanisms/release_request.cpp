@@ -31,6 +31,7 @@ std::vector<std::string> parse_margin(const std::string& text) {
   std::vector<std::string> columns;
   if (trim(text).empty()) return columns;  // the grand total
   std::string::size_type start = 0;
+  // Ends: each pass consumes a column of the text.
   while (true) {
     const auto comma = text.find(',', start);
     const std::string column = trim(text.substr(start, comma - start));

@@ -126,12 +126,14 @@ CrossedGrid build_crossed_grid(const CellKeys& cells,
       row_cell[rows.cell_leaf[c]] = col_cell[cols.cell_leaf[c]] = c;
     }
     std::size_t i = 0, j = 0;
+    // Ends: a partial grid has a row leaf with fewer than nc cells.
     while (per_row[i] == nc) ++i;
     std::vector<bool> present(nc, false);
     for (std::uint32_t c = 0; c < cells.n_cells(); ++c) {
       interrupts.poll_every(c);
       if (rows.cell_leaf[c] == i) present[cols.cell_leaf[c]] = true;
     }
+    // Ends: row i lacks a column leaf.
     while (present[j]) ++j;
     InvalidData partial("the cells do not cover the full grid of the crossed hierarchies",
                         "No cell for {key0} with {key1}; " + std::to_string(cells.n_cells()) + " of " +

@@ -17,6 +17,7 @@ std::vector<double> parse_number_array(const std::string& text) {
     throw InvalidArgument("option \"level_variance\" must be an array of numbers", "Got " + text + ".", hint);
   std::vector<double> values;
   const char* p = text.c_str() + 1;
+  // Ends: each pass consumes a number of the text, and its end fails.
   while (true) {
     while (*p == ' ') ++p;
     if (*p == ']' && values.empty()) break;
@@ -26,6 +27,7 @@ std::vector<double> parse_number_array(const std::string& text) {
       throw InvalidArgument("option \"level_variance\" must hold positive numbers", "Got " + text + ".", hint);
     values.push_back(v);
     p = end;
+    // Ends: each pass consumes a character of the text.
     while (*p == ' ') ++p;
     if (*p == ']') break;
     if (*p != ',')
@@ -47,6 +49,7 @@ std::vector<std::string> parse_name_array(const std::string& text) {
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') throw malformed();
   std::vector<std::string> names;
   std::size_t i = 1;
+  // Ends: each pass consumes a name of the text, and its end fails.
   while (true) {
     while (text[i] == ' ') ++i;
     if (text[i] == ']' && names.empty()) break;
@@ -57,6 +60,7 @@ std::vector<std::string> parse_name_array(const std::string& text) {
     if (end == std::string::npos || text.find('\\', i) < end) throw malformed();
     names.push_back(text.substr(i + 1, end - i - 1));
     i = end + 1;
+    // Ends: each pass consumes a character of the text, which ends in ']'.
     while (text[i] == ' ') ++i;
     if (text[i] == ']') break;
     if (text[i] != ',') throw malformed();

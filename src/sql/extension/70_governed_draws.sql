@@ -128,12 +128,12 @@ BEGIN
         UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
         EXECUTE format('SELECT count(*) FROM %s', r.release) INTO cells;
         INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
-                              noise_law, cells, note)
+                              noise_law, cells, note, release_id)
         VALUES (r.release::text, r.dataset, session_role::name, caller::name, r.mechanism, 0, 0, r.margins,
                 r.options,
-                coalesce((SELECT d.noise_law FROM dp.draws d WHERE d.release = r.release::text
+                coalesce((SELECT d.noise_law FROM dp.draws d WHERE d.release_id = r.release_id
                           ORDER BY d.draw_id DESC LIMIT 1), '{}'),
-                cells, 'restored: the restored draw was returned; nothing was drawn or charged')
+                cells, 'restored: the restored draw was returned; nothing was drawn or charged', r.release_id)
         RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
         RETURN;
     END IF;
@@ -141,14 +141,14 @@ BEGIN
                           delta_spent = delta_spent + checked.cost_delta
     WHERE dp.budgets.dataset = r.dataset;
     INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
-                          noise_law, cells, note)
+                          noise_law, cells, note, release_id)
     VALUES (release::text, r.dataset, session_role::name, caller::name, r.mechanism,
             -- A stream's appends are audited at their cost (0); others at their release's epsilon and delta.
             CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_epsilon::float8
                  ELSE r.epsilon END,
             CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_delta::float8
                  ELSE r.delta END,
-            r.margins, r.options, '{}', 0, 'charged; the draw has not completed')
+            r.margins, r.options, '{}', 0, 'charged; the draw has not completed', r.release_id)
     RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
 END
 $$;
