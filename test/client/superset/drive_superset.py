@@ -9,7 +9,8 @@ check failed. docs/superset.md says what each check means.
 
 Environment: DP_SUPERSET_URL, DP_SUPERSET_USER, DP_SUPERSET_PASSWORD (the
 analyst's Superset account); DP_ANALYST_ROLE, DP_ANALYST_PASSWORD,
-DP_ANALYST_HOST (the analyst's PostgreSQL role, over TCP); libpq's PGHOST,
+DP_ANALYST_HOST (the analyst's PostgreSQL role, over TCP); DP_RAW_ROLE and
+DP_RAW_PASSWORD (a role that can read the raw table); libpq's PGHOST,
 PGPORT, PGUSER, PGPASSWORD and PGDATABASE (a superuser, in the database that
 holds the releases); DP_SUPERSET_ROW_LIMIT (superset_config.py's ROW_LIMIT);
 DP_CHROMIUM, DP_CHROMEDRIVER; DP_SUPERSET_SCREENSHOT (where the dashboard's
@@ -229,6 +230,36 @@ def check_sql_lab(tap, superset, database, analyst, expected):
            f"limitingFactor {query.get('limitingFactor')}")
 
 
+# What docs/superset.md says never to do: a dataset that calls dp.privatize.
+DRAWING_DATASET = """SELECT county, edu, n
+FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 0.5,
+                  'discrete_laplace') AS t(county text, edu text, n bigint)"""
+
+
+def check_drawing_dataset(tap, superset, admin, uri):
+    """The hazard pinned down, through a connection whose role can read the raw
+    table (which the analyst's cannot): each view of a chart over dp.privatize
+    draws anew, and no draw is charged or audited. Two views of 16 cells with
+    discrete Laplace noise at epsilon 0.5 agree everywhere with probability
+    ((1 - e^-0.5) / (1 + e^-0.5))^16 < 1e-9."""
+    before = ledger(admin)
+    database = superset.create("/api/v1/database/", {
+        "database_name": "raw rows (never do this)", "sqlalchemy_uri": uri})
+    dataset = superset.create("/api/v1/dataset/", {
+        "database": database, "schema": "public", "table_name": "drawing_at_every_view",
+        "sql": DRAWING_DATASET})
+    query = {"datasource": {"id": dataset, "type": "table"}, "result_format": "json",
+             "result_type": "full", "queries": [{
+                 "columns": ["county", "edu", "n"], "row_limit": 100,
+                 "orderby": [["county", True], ["edu", True]]}]}
+    views = [superset.request("POST", "/api/v1/chart/data", query)["result"][0]["data"]
+             for _ in range(2)]
+    tap.ok(len(views[0]) == 16 and views[0] != views[1],
+           "never do this: two views of a dataset over dp.privatize show different numbers "
+           "(each view draws anew)", f"first: {views[0]}\nsecond: {views[1]}")
+    tap.same(ledger(admin), before, "... and neither draw was charged to a budget or audited")
+
+
 def main():
     tap = Tap()
     url = ENV["DP_SUPERSET_URL"]
@@ -299,6 +330,9 @@ def main():
     tap.note(f"the SQL Lab checks took {time.monotonic() - start:.1f} s")
     tap.same(ledger(admin), before,
              "the refused SQL Lab queries charged nothing and changed no release")
+    check_drawing_dataset(tap, superset, admin, (
+        f"postgresql+psycopg2://{ENV['DP_RAW_ROLE']}:{ENV['DP_RAW_PASSWORD']}@{host}:{port}/"
+        f"{ENV['PGDATABASE']}"))
     return 1 if tap.failed else 0
 
 

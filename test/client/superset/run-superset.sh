@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Apache Superset client test: an analyst charts governed releases in a real
 # BI tool, with their error bars, checked in a real browser
-# (docs/superset.md). As superuser: an analyst role with a password and three
+# (docs/superset.md). As superuser: an analyst role with a password, three
 # governed releases, each drawn once and granted to her (county x education
 # counts with exact county totals; a stream of daily sign-ups; 1500 block
-# counts, more than Superset's row limit here). Then Superset, installed
+# counts, more than Superset's row limit here), and a role that can read the
+# raw table (for what the docs say never to do). Then Superset, installed
 # outside the repository by install-superset.sh from requirements.txt,
 # starts on 127.0.0.1 with its metadata in a temporary directory
 # (superset_config.py, superset_app.py), and drive_superset.py drives it as
@@ -22,20 +23,28 @@ here=$repo/test/client/superset
 db=dp_test_superset
 analyst=dp_test_superset_analyst
 password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
+# A role that can read the raw table, for the one thing the docs say never
+# to do (a dataset over dp.privatize), which the test pins down.
+raw=dp_test_superset_raw
+raw_password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
 port=${DP_SUPERSET_PORT:-8188}
 url=http://127.0.0.1:$port
 row_limit=1000
 state=$(mktemp -d)
 on_exit "rm -rf $state"
 on_exit "drop_role $analyst"
+on_exit "drop_role $raw"
 drop_role $analyst > /dev/null 2>&1
+drop_role $raw > /dev/null 2>&1
 
 host=$PGHOST
 case $host in /*|'') host=localhost ;; esac   # a socket directory: Superset connects over TCP
 
 new_db $db || { fail "create database $db"; finish; }
-ok "set up the analyst and three governed releases of two budgets" quiet q $db "
+ok "set up the analyst, a role that reads the raw table, and three governed releases of two budgets" quiet q $db "
 CREATE ROLE $analyst LOGIN PASSWORD '$password';
+CREATE ROLE $raw LOGIN PASSWORD '$raw_password';
+GRANT SELECT ON delinquents TO $raw;
 SELECT dp.set_budget('dp_test superset survey', 1.0);
 SELECT dp.register_release('county_edu_counts', 'dp_test superset survey',
     source => 'SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2',
@@ -86,6 +95,7 @@ export SUPERSET_CONFIG_PATH=$here/superset_config.py DP_SUPERSET_STATE=$state \
   DP_SUPERSET_SECRET_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" \
   DP_SUPERSET_USER=analyst DP_SUPERSET_PASSWORD="superset_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" \
   DP_SUPERSET_URL=$url DP_ANALYST_ROLE=$analyst DP_ANALYST_PASSWORD=$password DP_ANALYST_HOST=$host \
+  DP_RAW_ROLE=$raw DP_RAW_PASSWORD=$raw_password \
   DP_CHROMIUM DP_CHROMEDRIVER PGDATABASE=$db
 
 # stop_group PID: stops the process group PID leads, and waits for it.
