@@ -23,6 +23,7 @@ import sys
 import time
 
 import psycopg2
+from selenium.common.exceptions import WebDriverException
 
 import analyst_dashboard as dash
 from browser import Browser, BrowserError
@@ -292,7 +293,11 @@ def main():
         tap.ok(False, "the analyst adds the connection, datasets, charts and dashboard", error)
         return 1
 
-    browser = Browser(ENV["DP_CHROMIUM"], ENV["DP_CHROMEDRIVER"])
+    try:
+        browser = Browser(ENV["DP_CHROMIUM"], ENV["DP_CHROMEDRIVER"])
+    except WebDriverException as error:
+        tap.ok(False, f"Chromium starts under {ENV['DP_CHROMEDRIVER']}", error.msg)
+        return 1
     try:
         browser.log_in(url, ENV["DP_SUPERSET_USER"], ENV["DP_SUPERSET_PASSWORD"])
         first = view(tap, browser, url)
@@ -315,7 +320,7 @@ def main():
         tap.ok(all(after.get(r, 0) > reads.get(r, 0) for r in RELEASES),
                "... read from the release tables again (Superset caches no results)",
                f"scans before {reads}, after {after}")
-    except BrowserError as error:
+    except (BrowserError, WebDriverException) as error:
         tap.ok(False, "the dashboard renders in Chromium", error)
     finally:
         browser.close()

@@ -23,7 +23,7 @@ uv_version=0.13.8
 python=/usr/bin/python3   # Debian's Python 3.11 (python3-venv), not one a user put first in PATH
 
 key=$({ cat "$requirements"; "$python" --version; echo "uv $uv_version"; } | sha256sum | cut -c1-16)
-dir=${1:-${DP_SUPERSET_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/invariant_dp/superset-$key}}
+dir=${1:-${DP_SUPERSET_VENV:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/invariant_dp/superset-$key}}
 if [ -f "$dir/installed" ] && [ "$(cat "$dir/installed")" = "$key" ]; then
   echo "$dir"
   exit 0

@@ -68,6 +68,7 @@ SELECT dp.grant_release(r, '$analyst') FROM unnest('{county_edu_counts,block_cou
 SELECT dp.refresh_release('county_edu_counts');
 SELECT dp.refresh_release('block_counts');
 SELECT dp.refresh_release('daily_sign_ups');"
+[ "$tap_failed" -eq 0 ] || finish
 
 # Superset, its browser and its port.
 start=$EPOCHREALTIME
@@ -98,11 +99,13 @@ export SUPERSET_CONFIG_PATH=$here/superset_config.py DP_SUPERSET_STATE=$state \
   DP_RAW_ROLE=$raw DP_RAW_PASSWORD=$raw_password \
   DP_CHROMIUM DP_CHROMEDRIVER PGDATABASE=$db
 
-# stop_group PID: stops the process group PID leads, and waits for it.
+# stop_group PID: stops the process group PID leads (SIGINT: gunicorn's quick
+# shutdown), killing what is left after 10 s.
 stop_group() {
-  kill -TERM -- "-$1" 2> /dev/null || return 0
-  for _ in $(seq 1 40); do kill -0 -- "-$1" 2> /dev/null || return 0; sleep 0.25; done
+  kill -INT -- "-$1" 2> /dev/null || return 0
+  for _ in $(seq 1 40); do kill -0 -- "-$1" 2> /dev/null || break; sleep 0.25; done
   kill -KILL -- "-$1" 2> /dev/null
+  wait "$1" 2> /dev/null
 }
 
 # One worker: the metadata is prepared in it before it serves
