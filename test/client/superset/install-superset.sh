@@ -11,11 +11,12 @@
 # is reused (a completed install leaves the hash in DIR/installed).
 #
 # Why uv: pip 23 installs the 169 packages one after another (about 110 s
-# from PyPI on a 2-core machine: 53 s downloading 236 MB, 54 s unpacking);
-# uv, itself a wheel from PyPI, downloads in parallel and installs in about
-# 14 s. With --no-deps and the full pinned list nothing is resolved. Two
-# packages (odfpy, WTForms-JSON) exist only as source distributions; uv
-# builds them.
+# from PyPI on the 2-core test machine: 53 s downloading 236 MB, 54 s
+# unpacking); uv, itself a wheel from PyPI, downloads in parallel and
+# installs them in about 14 s (17 s with its own install, 52 s when other
+# builds keep the machine's load near 8; about 12 s of CPU). With --no-deps
+# and the full pinned list nothing is resolved. Two packages (odfpy,
+# WTForms-JSON) exist only as source distributions; uv builds them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 requirements=$here/requirements.txt
