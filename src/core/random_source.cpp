@@ -49,6 +49,8 @@ double RandomSource::uniform_open01() {
   }
 }
 
+std::unique_ptr<RandomSource> RandomSource::derive() { return std::make_unique<SeededRandomSource>(next_u64()); }
+
 namespace {
 
 // Bumped in every child after fork(). A source created before a fork would
@@ -109,6 +111,17 @@ class OsRandomSource final : public RandomSource {
     rekey();
     refill();
   }
+  // A source keyed with 32 bytes drawn from another (derive()); reseeded
+  // from the kernel like any other.
+  explicit OsRandomSource(const unsigned char (&key)[32]) {
+    register_fork_hook();
+    cipher_ = EVP_CIPHER_CTX_new();
+    if (cipher_ == nullptr) throw Error("could not allocate the ChaCha20 state of the random source");
+    generation_ = fork_generation.load(std::memory_order_relaxed);
+    std::memcpy(key_, key, sizeof key_);
+    rekey();
+    refill();
+  }
   ~OsRandomSource() override {
     explicit_bzero(buffer_, sizeof buffer_);
     explicit_bzero(key_, sizeof key_);
@@ -116,6 +129,18 @@ class OsRandomSource final : public RandomSource {
   }
   OsRandomSource(const OsRandomSource&) = delete;
   OsRandomSource& operator=(const OsRandomSource&) = delete;
+
+  std::unique_ptr<RandomSource> derive() override {
+    unsigned char key[32];
+    for (std::size_t i = 0; i < sizeof key; i += sizeof(std::uint64_t)) {
+      std::uint64_t word = next_u64();
+      std::memcpy(key + i, &word, sizeof word);
+      explicit_bzero(&word, sizeof word);
+    }
+    auto derived = std::make_unique<OsRandomSource>(key);
+    explicit_bzero(key, sizeof key);
+    return derived;
+  }
 
   std::uint64_t next_u64() override {
     if (pos_ == kWords || generation_ != fork_generation.load(std::memory_order_relaxed)) refill();

@@ -12,6 +12,7 @@
 // 2x2 moves, pair blocks, Metropolis along 2x2 moves.
 // Usage: bench_table_chain [pairs] [max side for coupling]
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -20,6 +21,7 @@
 
 #include "congenial/chain_starts.hpp"
 #include "mcmc/coupling.hpp"
+#include "mechanisms/lattice_release.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
 
@@ -164,10 +166,38 @@ void congenial_relaxation(std::size_t k, bool sparse) {
   std::printf("\n");
 }
 
+// The chain of one integer_laplace release with both margins of a k x k
+// table, as lattice_release.cpp runs it: the default sweeps and the sd's,
+// pair blocks on `threads` threads, seeded or OS randomness. The figure the
+// chain's speed targets are measured by (README.md).
+void time_release_chain(std::size_t k, unsigned threads, bool seeded) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
+  const TableMoves moves({square(k)}, k * k);
+  SwapChainConfig config = config_of(Kernel::pair_blocks);
+  config.threads = threads;
+  TableSwapChain chain(moves, config);
+  auto rng = seeded ? make_seeded_random_source(7) : make_os_random_source();
+  const std::uint64_t sweeps = kTablePairBlockSweeps + kTableSdSweeps;
+  chain.run(sweeps, *rng, Interrupts{});
+  const double s = seconds_since(start);
+  const double cpu = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;  // every thread's
+  std::printf("%5zu x %-5zu release chain (%llu sweeps) %u thread%s %-6s %.3f s  %.4f s/sweep  CPU %.3f s\n", k, k,
+              static_cast<unsigned long long>(sweeps), threads, threads == 1 ? " " : "s", seeded ? "seeded" : "OS", s,
+              s / double(sweeps), cpu);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  // bench_table_chain release [side]: the release's chain alone.
+  if (argc > 1 && std::string(argv[1]) == "release") {
+    const std::size_t side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 1000;
+    for (const bool seeded : {true, false})
+      for (const unsigned threads : {1u, 2u}) time_release_chain(side, threads, seeded);
+    return 0;
+  }
   const int pairs = argc > 1 ? std::atoi(argv[1]) : 20;
   const std::size_t max_side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 8;
   const Kernel kernels[] = {Kernel::heat_bath, Kernel::pair_blocks, Kernel::metropolis};
