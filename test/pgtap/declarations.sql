@@ -119,7 +119,7 @@ SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C"
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
            WHERE e.extname = 'invariant_dp'),
-          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'releases', 'streams'],
+          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'release_ids', 'releases', 'streams'],
           'the catalog (a stream''s secret state included) is kept by pg_dump');
 SELECT is((SELECT count(*)::int FROM pg_class c
            WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'r'

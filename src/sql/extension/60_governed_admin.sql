@@ -101,6 +101,17 @@ BEGIN
     END IF;
     -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
     PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
+    -- An error after the charge is published to the refresher: one whose
+    -- occurrence depends on the counts would tell what no guarantee covers.
+    IF mechanism = 'congenial' AND options->>'sampler' = 'rejection' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a governed release cannot use congenial''s rejection sampler',
+            DETAIL = 'It stops with an error when a group exhausts its budget of proposals, and whether that happens '
+                     'depends on the counts: the error, seen after the draw was charged, would tell the refresher '
+                     'something about the data that no guarantee covers.',
+            HINT = 'Omit the sampler option: the default finishes such a group by the lattice walk and does not '
+                   'publish whether it did.';
+    END IF;
     -- Without a domain the released cells are the source's rows: which keys
     -- exist is published exactly, draw after draw. The administrator says
     -- whether that is acceptable, or has them chosen privately.
@@ -119,7 +130,8 @@ $$;
 
 COMMENT ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
 'Internal: refuses a governed release''s registration that names no budget, lacks epsilon, source or columns, '
-'makes a request dp.privatize would refuse, or does not say which cells it may show.';
+'makes a request dp.privatize would refuse, does not say which cells it may show, or names a sampler that can '
+'fail after the charge for reasons that depend on the data.';
 REVOKE EXECUTE ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.register_release(
