@@ -147,6 +147,8 @@ SELECT * FROM dp.stream_append_as_owner('sh_stream', 'postgres', 'public', 'SELE
 SELECT * FROM dp.check_draw('sh_counts', current_user::regrole, false);
 SELECT * FROM dp.charge_draw('sh_counts', current_user::regrole, current_user::regrole, false);
 SELECT dp.store_draw('sh_counts', 1);
+SELECT * FROM dp.stream_draw_cost('sh_stream');
+SELECT dp.store_stream_draw('sh_stream', 1, 'SELECT 1');
 SELECT dp.note_failed_draw(1, '22003');
 SELECT dp.check_release_objects('sh_counts', 'postgres', 'public', 'sh_counts', NULL);
 SELECT dp.refresh_release('sh_counts');

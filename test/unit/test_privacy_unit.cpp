@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "request/unit_bounds.hpp"
 #include "capi/invariant_dp_core.h"
 #include "accuracy/published_law.hpp"
 #include "errors.hpp"

@@ -31,4 +31,10 @@ struct HierarchyRequest {
 HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
                                         std::vector<std::pair<std::string, std::string>>& options);
 
+// How epsilon was given: the cascade can also be calibrated from rho or
+// from absolute per-level variance targets, with epsilon left NULL.
+struct HierarchyBudget {
+  bool has_epsilon = true;
+};
+
 }  // namespace invariant_dp
