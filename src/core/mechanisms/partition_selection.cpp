@@ -148,6 +148,23 @@ std::int64_t threshold_of(double t, bool split = true) {
 
 }  // namespace
 
+namespace {
+
+// The law's figures; a law that would need more steps than a release may
+// take is refused here, before any data is read.
+TruncatedGeometricFigures checked_figures(const TruncatedGeometricParameters& parameters) {
+  const TruncatedGeometricFigures figures = truncated_geometric_figures(parameters, Interrupts());
+  if (figures.units_always_shown < 0)
+    throw OutOfRange("epsilon is too small for truncated geometric partition selection",
+                     "Per cell it is " + format_double(parameters.epsilon / double(parameters.moved_cells)) +
+                         ": a cell would be shown for sure only beyond " +
+                         std::to_string(kMaxTruncatedGeometricSteps) + " units.",
+                     "Raise epsilon or the selection's \"budget_share\", or use \"gaussian\" selection.");
+  return figures;
+}
+
+}  // namespace
+
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
                                  bool replace_one) {
   if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1) throw Error("invalid partition selection budget");
@@ -161,6 +178,7 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
     law.geometric.epsilon = epsilon;
     law.geometric.delta = delta;
     law.geometric.moved_cells = law.moved_cells;
+    law.geometric_figures = checked_figures(law.geometric);
   } else if (method == SelectionMethod::Laplace) {
     law.noise_parameter = rational_at_least(k / epsilon);
     const double b = law.noise_parameter.to_double();
@@ -196,12 +214,12 @@ SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, doubl
   if (!(double(max_rows) / counts_scale.to_double() * double(law.moved_cells) < epsilon))
     throw Error("the counts' noise is too small for a joint partition selection");
   law.geometric = TruncatedGeometricParameters{epsilon, delta, law.moved_cells, counts_scale, max_rows};
+  law.geometric_figures = checked_figures(law.geometric);
   return law;
 }
 
-std::int64_t units_at_half(const SelectionLaw& law, const Interrupts& interrupts) {
-  if (law.method == SelectionMethod::TruncatedGeometric)
-    return truncated_geometric_figures(law.geometric, interrupts).units_at_half;
+std::int64_t units_at_half(const SelectionLaw& law) {
+  if (law.method == SelectionMethod::TruncatedGeometric) return law.geometric_figures.units_at_half;
   return law.threshold;
 }
 
@@ -290,7 +308,7 @@ std::string noisy_count_json(const SelectionLaw& law) {
 // half the time and always (public: from the parameters alone).
 std::string truncated_geometric_json(const SelectionLaw& law) {
   const TruncatedGeometricParameters& g = law.geometric;
-  const TruncatedGeometricFigures figures = truncated_geometric_figures(g, Interrupts());
+  const TruncatedGeometricFigures& figures = law.geometric_figures;
   const double k = double(g.moved_cells);
   std::ostringstream out;
   out << "{\"method\": \"truncated_geometric\"" << (law.chosen_automatically ? ", \"chosen_by\": \"auto\"" : "")

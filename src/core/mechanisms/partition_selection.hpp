@@ -145,6 +145,7 @@ struct SelectionLaw {
   bool gaussian_counts = false;   // noisy_count: the counts' noise is discrete Gaussian
   // truncated_geometric: its law (threshold and noise_parameter unused).
   TruncatedGeometricParameters geometric;
+  TruncatedGeometricFigures geometric_figures;
   bool chosen_automatically = false;  // asked as "auto"
   double budget_share = 0;            // the share asked for (0: none, noisy_count)
 };
@@ -162,9 +163,8 @@ SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, doubl
 
 // The count of units at which a cell is shown with probability about 1/2
 // (truncated_geometric: the smallest with p_n >= 1/2; laplace and
-// gaussian: the threshold), from the law's public parameters; -1 if beyond
-// the figures' reach.
-std::int64_t units_at_half(const SelectionLaw& law, const Interrupts& interrupts);
+// gaussian: the threshold), from the law's public parameters.
+std::int64_t units_at_half(const SelectionLaw& law);
 
 // noisy_count's threshold on the counts themselves. counts_parameter: the
 // counts' discrete Laplace scale b, or discrete Gaussian sigma^2 (gaussian);

@@ -205,8 +205,7 @@ SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& 
         calibrated_selection(SelectionMethod::TruncatedGeometric, request, raw, selection_epsilon, selection_delta);
     SelectionLaw gaussian =
         calibrate_selection(SelectionMethod::Gaussian, selection_epsilon, selection_delta, groups, replace_one);
-    const std::int64_t at_half = units_at_half(geometric, Interrupts());
-    SelectionLaw& chosen = at_half >= 0 && at_half <= units_at_half(gaussian, Interrupts()) ? geometric : gaussian;
+    SelectionLaw& chosen = units_at_half(geometric) <= units_at_half(gaussian) ? geometric : gaussian;
     chosen.chosen_automatically = true;
     return chosen;
   }

@@ -12,7 +12,7 @@ namespace invariant_dp {
 namespace {
 
 constexpr mpfr_prec_t kTablePrecision = 128;
-constexpr std::int64_t kFigureSteps = std::int64_t{1} << 24;
+constexpr std::int64_t kFigureSteps = kMaxTruncatedGeometricSteps;
 
 // min(a, b) of two enclosures: each end the smaller of the two ends (min is
 // increasing in both arguments; no rounding: the ends are copied).
@@ -95,11 +95,12 @@ TruncatedGeometricFigures truncated_geometric_figures(const TruncatedGeometricPa
     growth_second = std::exp(e - (rows - 1) / b);
     add_first = (1 + a) * d;
   }
+  const double decay = std::exp(-e);
   TruncatedGeometricFigures figures;
   double p = 0;
   for (std::int64_t n = 1; n <= kFigureSteps; ++n) {
     interrupts.poll_every(std::uint64_t(n));
-    p = std::min({growth_first * p + add_first, growth_second * p + d, 1 - std::exp(-e) * (1 - p - d), 1.0});
+    p = std::min({growth_first * p + add_first, growth_second * p + d, 1 - decay * (1 - p - d), 1.0});
     if (figures.units_at_half < 0 && p >= 0.5) figures.units_at_half = n;
     if (p >= 1) {
       figures.units_always_shown = n;
@@ -118,7 +119,10 @@ TruncatedGeometricSelector::TruncatedGeometricSelector(const TruncatedGeometricP
   Interval p(kTablePrecision);  // p_0 = 0
   lower_.push_back(0);
   upper_.push_back(0);
-  for (std::int64_t n = 1; n <= max_units; ++n) {
+  // The calibration refused laws that do not reach 1 within the figures'
+  // steps (double rounding may put the certain 1 a few steps later).
+  const std::int64_t most = std::min(max_units, kMaxTruncatedGeometricSteps + 1024);
+  for (std::int64_t n = 1; n <= most; ++n) {
     interrupts.poll_every(std::uint64_t(n));
     bool certain_one = false;
     p = step.next(p, certain_one);
@@ -130,6 +134,7 @@ TruncatedGeometricSelector::TruncatedGeometricSelector(const TruncatedGeometricP
     upper_.push_back(to_double(p, End::upper));
   }
   certain_from_ = std::int64_t(lower_.size());
+  if (!always_at_end_ && most < max_units) throw Error("a truncated geometric law that does not reach 1");
 }
 
 bool TruncatedGeometricSelector::shown(std::int64_t units, RandomSource& rng) const {

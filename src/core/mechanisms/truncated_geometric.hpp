@@ -112,9 +112,14 @@ struct TruncatedGeometricParameters {
 Interval truncated_geometric_probability(const TruncatedGeometricParameters& parameters, std::uint64_t n,
                                          mpfr_prec_t prec, const Interrupts& interrupts);
 
-// The public figures of the law, computed in double for the metadata:
-// the smallest n with p_n >= 1/2 and the smallest with p_n = 1 (within
-// rounding; -1 where more than 2^24 steps would be needed).
+// The most steps of the recursion a release may take: a law whose p_n
+// does not reach 1 within them (epsilon per cell below about 2e-5) is
+// refused at calibration, so the table of enclosures stays under 64 MiB.
+constexpr std::int64_t kMaxTruncatedGeometricSteps = std::int64_t{1} << 22;
+
+// The public figures of the law, computed in double for the metadata and
+// the calibration: the smallest n with p_n >= 1/2 and the smallest with p_n
+// = 1 (within rounding; -1 beyond kMaxTruncatedGeometricSteps).
 struct TruncatedGeometricFigures {
   std::int64_t units_at_half = -1;
   std::int64_t units_always_shown = -1;
