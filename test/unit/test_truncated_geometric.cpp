@@ -233,6 +233,14 @@ TEST(TruncatedGeometric, JointWithDiscreteLaplaceCountsChargesTheWholeBudget) {
   EXPECT_NE(json.find("\"budget_share\": 0.8"), std::string::npos) << json;
 }
 
+// A share so small that the counts would take all of epsilon is refused
+// (22003), not calibrated past what the derivation covers.
+TEST(TruncatedGeometric, RefusesAShareThatLeavesTheSelectionNothing) {
+  EXPECT_THROW(validate_request(unit_request("discrete_laplace",
+                                             "{\"method\": \"truncated_geometric\", \"budget_share\": 1e-17}", "1")),
+               OutOfRange);
+}
+
 // Any other counts' mechanism: the split, (s epsilon, s delta) for the
 // selection when the counts use a delta.
 TEST(TruncatedGeometric, SplitFromDiscreteGaussianCounts) {

@@ -201,18 +201,21 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
 SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, double counts_epsilon,
                                              const Rational& counts_scale, std::int64_t groups,
                                              std::int64_t max_rows, bool replace_one) {
-  if (!(epsilon > 0) || !(delta > 0 && delta < 1) || !(counts_epsilon > 0 && counts_epsilon < epsilon) ||
-      groups < 1 || max_rows < 1 || counts_scale.num == 0)
+  if (!(epsilon > 0) || !(delta > 0 && delta < 1) || !(counts_epsilon > 0) || groups < 1 || max_rows < 1 ||
+      counts_scale.num == 0)
     throw Error("invalid partition selection budget");
   SelectionLaw law;
   law.method = SelectionMethod::TruncatedGeometric;
   law.epsilon = epsilon - counts_epsilon;
   law.delta = delta;
   law.moved_cells = (replace_one ? 2 : 1) * groups;
-  // The derivation needs the counts' per-cell loss R / b below epsilon / k:
-  // b >= l1 / counts_epsilon = k R / counts_epsilon.
+  // The derivation needs the counts' per-cell loss R / b at most epsilon /
+  // k; b >= l1 / counts_epsilon = k R / counts_epsilon gives it unless the
+  // selection's share is so small that 1 - share rounds to 1.
   if (!(double(max_rows) / counts_scale.to_double() * double(law.moved_cells) < epsilon))
-    throw Error("the counts' noise is too small for a joint partition selection");
+    throw OutOfRange("partition selection's \"budget_share\" is too small",
+                     "The counts would take all of epsilon (" + format_double(counts_epsilon) + ").",
+                     "Raise the selection's \"budget_share\".");
   law.geometric = TruncatedGeometricParameters{epsilon, delta, law.moved_cells, counts_scale, max_rows};
   law.geometric_figures = checked_figures(law.geometric);
   return law;
