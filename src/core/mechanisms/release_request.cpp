@@ -167,15 +167,15 @@ void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
     throw InvalidArgument("partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
                           "Mechanism \"" + name + "\" does not add independent integer noise to each cell, so no "
                           "threshold on a cell's own released count can be calibrated.",
-                          "Use mechanism discrete_laplace or discrete_gaussian, or \"laplace\" or \"gaussian\" "
-                          "partition selection, which choose the cells with noise of their own.");
+                          "Use mechanism discrete_laplace or discrete_gaussian, or \"truncated_geometric\" "
+                          "partition selection, which chooses the cells apart from the counts.");
   if (request.with_stddev || request.interval_level > 0)
     throw InvalidArgument(std::string("option \"") + (request.with_stddev ? "stddev" : "interval") +
                               "\" cannot be used with partition selection \"noisy_count\"",
                           "The shown cells were selected on their own noise: a count near the threshold is shown "
                           "more often when its noise is high, so no per-cell error bar holds given that a cell "
                           "is shown.",
-                          "Use \"laplace\" or \"gaussian\" partition selection for unbiased counts with error bars.");
+                          "Use \"truncated_geometric\" partition selection for unbiased counts with error bars.");
   const bool replace_one = request.neighbours == Neighbours::ReplaceOne;
   const std::int64_t groups = request.bounds.active() ? request.bounds.max_groups_per_unit : 1;
   const std::int64_t max_rows = request.bounds.active() ? request.bounds.max_rows_per_group : 1;
