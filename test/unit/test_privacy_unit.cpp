@@ -478,7 +478,7 @@ TEST(PrivacyUnitRelease, NoisyCountRefusals) {
   const std::vector<Case> cases = {
       {"integer_laplace", {"partition_selection"}, {"noisy_count"},
        "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
-       "\"laplace\" or \"gaussian\" partition selection"},
+       "\"truncated_geometric\" partition selection"},
       {"subspace_gaussian", {"partition_selection"}, {"noisy_count"},
        "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian", "discrete_gaussian"},
       {"discrete_laplace", {"partition_selection", "stddev"}, {"noisy_count", "true"},
