@@ -169,15 +169,15 @@ void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
     throw InvalidArgument("partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
                           "Mechanism \"" + name + "\" does not add independent integer noise to each cell, so no "
                           "threshold on a cell's own released count can be calibrated.",
-                          "Use mechanism discrete_laplace or discrete_gaussian, or \"laplace\" or \"gaussian\" "
-                          "partition selection, which choose the cells with noise of their own.");
+                          "Use mechanism discrete_laplace or discrete_gaussian, or \"truncated_geometric\" "
+                          "partition selection, which chooses the cells apart from the counts.");
   if (request.with_stddev || request.interval_level > 0)
     throw InvalidArgument(std::string("option \"") + (request.with_stddev ? "stddev" : "interval") +
                               "\" cannot be used with partition selection \"noisy_count\"",
                           "The shown cells were selected on their own noise: a count near the threshold is shown "
                           "more often when its noise is high, so no per-cell error bar holds given that a cell "
                           "is shown.",
-                          "Use \"laplace\" or \"gaussian\" partition selection for unbiased counts with error bars.");
+                          "Use \"truncated_geometric\" partition selection for unbiased counts with error bars.");
   const bool replace_one = request.neighbours == Neighbours::ReplaceOne;
   const std::int64_t groups = request.bounds.active() ? request.bounds.max_groups_per_unit : 1;
   const std::int64_t max_rows = request.bounds.active() ? request.bounds.max_rows_per_group : 1;
@@ -190,6 +190,31 @@ void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
   const NoiseLaw counts = calibrate_noise(request);
   request.selection =
       calibrate_noisy_count(gaussian, counts.exact_parameter, raw.epsilon, raw.delta, groups, max_rows, replace_one);
+}
+
+// The selection's law, the counts' share already in request.epsilon and
+// .delta. truncated_geometric is calibrated jointly with discrete_laplace
+// counts, split from any other; auto takes truncated_geometric or gaussian,
+// whichever shows a cell at half chance with fewer units
+// (partition_selection.hpp).
+SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& request, const RawRequest& raw,
+                                  double selection_epsilon, double selection_delta) {
+  const bool replace_one = request.neighbours == Neighbours::ReplaceOne;
+  const std::int64_t groups = request.bounds.active() ? request.bounds.max_groups_per_unit : 1;
+  const std::int64_t max_rows = request.bounds.active() ? request.bounds.max_rows_per_group : 1;
+  if (method == SelectionMethod::Auto) {
+    SelectionLaw geometric =
+        calibrated_selection(SelectionMethod::TruncatedGeometric, request, raw, selection_epsilon, selection_delta);
+    SelectionLaw gaussian =
+        calibrate_selection(SelectionMethod::Gaussian, selection_epsilon, selection_delta, groups, replace_one);
+    SelectionLaw& chosen = units_at_half(geometric) <= units_at_half(gaussian) ? geometric : gaussian;
+    chosen.chosen_automatically = true;
+    return chosen;
+  }
+  if (method == SelectionMethod::TruncatedGeometric && std::string(request.mechanism->name) == "discrete_laplace")
+    return calibrate_geometric_with_counts(raw.epsilon, raw.delta, request.epsilon,
+                                           calibrate_noise(request).exact_parameter, groups, max_rows, replace_one);
+  return calibrate_selection(method, selection_epsilon, selection_delta, groups, replace_one);
 }
 
 // Splits the budget between the counts and the selection of cells.
@@ -211,7 +236,6 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
     return;
   }
   const double share = selection.budget_share;
-  const double groups = request.bounds.active() ? double(request.bounds.max_groups_per_unit) : 1.0;
   const double selection_delta = request.mechanism->needs_delta ? share * raw.delta : raw.delta;
   // A share of a tiny epsilon or delta can round to 0 (5e-324 / 2): the
   // selection or the counts would then have no budget at all.
@@ -221,11 +245,10 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
                      "Its \"budget_share\" of " + format_number(share) + " gives the selection epsilon " +
                          format_number(share * raw.epsilon) + " and delta " + format_number(selection_delta) + ".",
                      "Raise epsilon or delta, or the selection's \"budget_share\".");
-  request.selection = calibrate_selection(selection.method, share * raw.epsilon, selection_delta,
-                                          static_cast<std::int64_t>(groups),
-                                          request.neighbours == Neighbours::ReplaceOne);
   request.epsilon = (1 - share) * raw.epsilon;
   request.delta = request.mechanism->needs_delta ? (1 - share) * raw.delta : 0;
+  request.selection = calibrated_selection(selection.method, request, raw, share * raw.epsilon, selection_delta);
+  request.selection.budget_share = share;
 }
 
 }  // namespace
