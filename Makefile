@@ -14,7 +14,7 @@ DATA_built = build/sql/invariant_dp--$(EXTVERSION).sql \
              $(foreach from,$(PAST_VERSIONS),build/sql/invariant_dp--$(from)--$(EXTVERSION).sql)
 SQL_SOURCES = invariant_dp.control scripts/build-sql $(wildcard src/sql/extension/*.sql src/sql/upgrades/*.sql)
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
-       src/pg/source_reader.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
+       src/pg/source_reader.o src/pg/query_rows.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
        src/pg/run_as.o src/pg/stream_append.o src/pg/stream_parameters.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o \
