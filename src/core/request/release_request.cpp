@@ -133,8 +133,10 @@ void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
 // noise can be calibrated, or where an error bar would be promised.
 void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
   const std::string name = request.mechanism->name;
-  const bool gaussian = name == "discrete_gaussian";
-  if (!gaussian && name != "discrete_laplace")
+  // A mechanism that keeps no invariant adds independent integer noise to
+  // each cell (mechanism.hpp): discrete Laplace, or discrete Gaussian with delta.
+  const bool gaussian = request.mechanism->needs_delta;
+  if (request.mechanism->allows_invariants)
     throw InvalidArgument("partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
                           "Mechanism \"" + name + "\" does not add independent integer noise to each cell, so no "
                           "threshold on a cell's own released count can be calibrated.",
@@ -180,7 +182,9 @@ SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& 
     chosen.chosen_automatically = true;
     return chosen;
   }
-  if (method == SelectionMethod::TruncatedGeometric && std::string(request.mechanism->name) == "discrete_laplace")
+  // Joint with independent discrete Laplace counts (no invariant, no delta).
+  if (method == SelectionMethod::TruncatedGeometric && !request.mechanism->allows_invariants &&
+      !request.mechanism->needs_delta)
     return calibrate_geometric_with_counts(raw.epsilon, raw.delta, request.epsilon,
                                            calibrate_noise(request).exact_parameter, groups, max_rows, replace_one);
   return calibrate_selection(method, selection_epsilon, selection_delta, groups, replace_one);

@@ -107,7 +107,9 @@ BEGIN
     PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
     -- An error after the charge is published to the refresher: one whose
     -- occurrence depends on the counts would tell what no guarantee covers.
-    IF mechanism = 'congenial' AND options->>'sampler' = 'rejection' THEN
+    -- Only congenial takes the rejection sampler (dp.check_request refused
+    -- it for any other mechanism).
+    IF options->>'sampler' = 'rejection' THEN
         RAISE EXCEPTION USING ERRCODE = '22023',
             MESSAGE = 'a governed release cannot use congenial''s rejection sampler',
             DETAIL = 'It stops with an error when a group exhausts its budget of proposals, and whether that happens '
