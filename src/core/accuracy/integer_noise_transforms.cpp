@@ -1,0 +1,172 @@
+// Transforms and tails of the integer noise laws (integer_noise_transforms.hpp).
+#include "integer_noise_transforms.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/two_line_table.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+// Terms of the theta series below this share of the sum are dropped: every
+// remaining term is smaller still (they decrease geometrically).
+constexpr double kSeriesCut = 1e-20;
+
+}  // namespace
+
+IntegerNoise halved(IntegerNoise noise) {
+  noise.parameter = half_of(noise.parameter);
+  return noise;
+}
+
+std::uint64_t folded_residue(std::uint64_t r, std::uint64_t N) {
+  const std::uint64_t x = r % N;
+  return std::min(x, N - x);
+}
+
+double sin_pi_fraction(std::uint64_t x, std::uint64_t N) { return std::sin(kPi * (double(x) / double(N))); }
+
+NoiseTransform::NoiseTransform(IntegerNoise noise) : noise_(noise) {
+  if (noise.parameter.num == 0 || noise.parameter.den == 0)
+    throw InvalidArgument("an integer noise law needs a positive parameter");
+  if (noise.kind == IntegerNoise::Kind::laplace) {
+    inv_b_ = double(noise.parameter.den) / double(noise.parameter.num);
+    const double a = std::exp(-inv_b_), one_minus_a = -std::expm1(-inv_b_);
+    kappa_ = 4 * a / (one_minus_a * one_minus_a);
+    const double one_minus_a2 = -std::expm1(-2 * inv_b_);
+    kappa2_ = 4 * a * a / (one_minus_a2 * one_minus_a2);
+    variance_ = 2 * a / (one_minus_a * one_minus_a);
+  } else {
+    s2_ = noise.parameter.to_double();
+    double norm = 0, pair = 0;
+    for (int k = 1;; ++k) {
+      const double term = std::exp(-2 * kPi * kPi * s2_ * k * k);
+      norm += 2 * term;
+      if (term <= kSeriesCut * (1 + norm)) break;
+    }
+    for (int k = 1;; ++k) {
+      const double term = std::exp(-kPi * kPi * s2_ * k * k);
+      pair += 2 * term;
+      if (term <= kSeriesCut * (1 + pair)) break;
+    }
+    log_norm_ = std::log1p(norm);
+    pair_floor_ = 1 - pair;
+    variance_ = discrete_gaussian_variance(noise.parameter);
+  }
+}
+
+double NoiseTransform::log_phi(std::uint64_t r, std::uint64_t N) const {
+  const std::uint64_t x = folded_residue(r, N);
+  if (x == 0) return 0;
+  if (noise_.kind == IntegerNoise::Kind::laplace) {
+    const double s = sin_pi_fraction(x, N);
+    return -std::log1p(kappa_ * s * s);
+  }
+  const double theta = 2 * kPi * (double(x) / double(N));  // in (0, pi]
+  if (s2_ >= 0.25) {
+    // Poisson form: exp(-s2 theta^2 / 2) times 1 + the aliases k != 0,
+    // exp(-s2 ((theta - 2 pi k)^2 - theta^2) / 2) = exp(-2 s2 pi k (pi k - theta)).
+    double aliases = 0;
+    for (int k = 1;; ++k) {
+      const double above = std::exp(-2 * s2_ * kPi * k * (kPi * k - theta));
+      const double below = std::exp(-2 * s2_ * kPi * k * (kPi * k + theta));
+      aliases += above + below;
+      if (above <= kSeriesCut * (1 + aliases)) break;
+    }
+    return -s2_ * theta * theta / 2 + std::log1p(aliases) - log_norm_;
+  }
+  // Direct form: phi = 1 + (sum_y 2 rho(y) (cos(theta y) - 1)) / (1 + 2 sum_y rho(y)),
+  // cos(theta y) - 1 = -2 sin^2(pi x y / N), the angle x y reduced exactly.
+  double diff = 0, den = 1;
+  for (std::uint64_t y = 1;; ++y) {
+    const double rho = std::exp(-double(y) * double(y) / (2 * s2_));
+    const auto xy = static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * y) % N);
+    const double s = sin_pi_fraction(folded_residue(xy, N), N);
+    diff -= 4 * rho * s * s;
+    den += 2 * rho;
+    if (rho <= kSeriesCut) break;
+  }
+  return std::log1p(diff / den);
+}
+
+double NoiseTransform::pair_majorant(std::uint64_t r, std::uint64_t N) const {
+  const std::uint64_t x = folded_residue(r, N);
+  if (x == 0) return 1;
+  if (noise_.kind == IntegerNoise::Kind::laplace) {
+    const double s = sin_pi_fraction(x, N);
+    return 1 / (1 + kappa2_ * s * s);
+  }
+  // The split is D_{Z, s2/2, c}: |transform| <= sum_k exp(-s2 (theta - 2 pi k)^2 / 4) / pair_floor_.
+  if (!(pair_floor_ > 0.5)) return 1;
+  const double theta = 2 * kPi * (double(x) / double(N));
+  double wrapped = 0;
+  for (int k = 0;; ++k) {
+    const double above = std::exp(-s2_ * (theta - 2 * kPi * k) * (theta - 2 * kPi * k) / 4);
+    const double below = k == 0 ? 0 : std::exp(-s2_ * (theta + 2 * kPi * k) * (theta + 2 * kPi * k) / 4);
+    wrapped += above + below;
+    if (k > 0 && above <= kSeriesCut * (1 + wrapped)) break;
+  }
+  return std::min(1.0, wrapped / pair_floor_ * (1 + 1e-12));
+}
+
+double NoiseTransform::log_mgf(double lambda) const {
+  if (noise_.kind == IntegerNoise::Kind::gaussian) return lambda * lambda * s2_ / 2;  // sub-Gaussian (Poisson)
+  return 2 * std::log(-std::expm1(-inv_b_)) - std::log(-std::expm1(lambda - inv_b_)) -
+         std::log(-std::expm1(-lambda - inv_b_));
+}
+
+double NoiseTransform::tail_bound(const std::vector<WeightedCells>& terms, double x) const {
+  if (!(x > 0)) return 1;
+  double w_max = 0, quadratic = 0;
+  for (const WeightedCells& t : terms) {
+    if (t.cells == 0) continue;
+    w_max = std::max(w_max, double(t.weight));
+    quadratic += double(t.cells) * double(t.weight) * double(t.weight);
+  }
+  if (w_max == 0) return 0;
+  if (noise_.kind == IntegerNoise::Kind::gaussian)
+    return std::min(1.0, 2 * std::exp(-x * x / (2 * s2_ * quadratic)) * (1 + 1e-9));
+  // f(lambda) = log E e^(lambda X) - lambda x, convex on [0, 1/(b w_max)):
+  // golden-section search; any lambda gives a bound.
+  const auto f = [&](double lambda) {
+    double v = -lambda * x;
+    for (const WeightedCells& t : terms)
+      if (t.cells) v += double(t.cells) * log_mgf(lambda * double(t.weight));
+    return v;
+  };
+  double lo = 0, hi = inv_b_ / w_max * (1 - 1e-9);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1 = f(x1), f2 = f(x2);
+  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    if (f1 <= f2) {
+      hi = x2, x2 = x1, f2 = f1, x1 = hi - g * (hi - lo), f1 = f(x1);
+    } else {
+      lo = x1, x1 = x2, f1 = f2, x2 = lo + g * (hi - lo), f2 = f(x2);
+    }
+  }
+  const double best = std::min(f1, f2);
+  return std::min(1.0, 2 * std::exp(best) * (1 + 1e-6));
+}
+
+std::int64_t NoiseTransform::tail_point(const std::vector<WeightedCells>& terms, double p) const {
+  if (!(p > 0 && p < 1)) throw InvalidArgument("a tail probability must lie strictly between 0 and 1");
+  std::int64_t hi = 1;
+  while (tail_bound(terms, double(hi)) > p) {
+    if (hi > (std::int64_t(1) << 61)) throw OutOfRange("the tail of this sum reaches beyond 2^62");
+    hi *= 2;
+  }
+  std::int64_t lo = hi / 2;  // tail(lo) > p, or lo = 0
+  if (lo == 0 && tail_bound(terms, 0) <= p) return 0;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (tail_bound(terms, double(mid)) <= p ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+}  // namespace invariant_dp::accuracy
