@@ -131,15 +131,19 @@ double NoiseTransform::tail_bound(const std::vector<WeightedCells>& terms, doubl
   if (w_max == 0) return 0;
   if (noise_.kind == IntegerNoise::Kind::gaussian)
     return std::min(1.0, 2 * std::exp(-x * x / (2 * s2_ * quadratic)) * (1 + 1e-9));
-  // f(lambda) = log E e^(lambda X) - lambda x, convex on [0, 1/(b w_max)):
-  // golden-section search; any lambda gives a bound.
+  // f(lambda) = log E e^(lambda X) - lambda x, convex on [0, 1/(b w_max)).
   const auto f = [&](double lambda) {
     double v = -lambda * x;
     for (const WeightedCells& t : terms)
       if (t.cells) v += double(t.cells) * log_mgf(lambda * double(t.weight));
     return v;
   };
-  double lo = 0, hi = inv_b_ / w_max * (1 - 1e-9);
+  return std::min(1.0, 2 * std::exp(minimise(f, inv_b_ / w_max)) * (1 + 1e-6));
+}
+
+template <class F>
+double NoiseTransform::minimise(F f, double limit) {
+  double lo = 0, hi = limit * (1 - 1e-9);
   const double g = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1 = f(x1), f2 = f(x2);
   for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
@@ -149,8 +153,42 @@ double NoiseTransform::tail_bound(const std::vector<WeightedCells>& terms, doubl
       lo = x1, x1 = x2, f1 = f2, x2 = lo + g * (hi - lo), f2 = f(x2);
     }
   }
-  const double best = std::min(f1, f2);
-  return std::min(1.0, 2 * std::exp(best) * (1 + 1e-6));
+  return std::min(f1, f2);
+}
+
+double NoiseTransform::log_abs_mgf(double lambda) const {
+  if (noise_.kind == IntegerNoise::Kind::gaussian)  // Cauchy-Schwarz: sqrt(E X^2 E e^(2 lambda X))
+    return 0.5 * std::log(variance_) + lambda * lambda * s2_;
+  // ((1 - a)/(1 + a)) (g(a e^l) + g(a e^-l)), g(t) = sum_{y>=1} y t^y = t / (1 - t)^2.
+  const auto g = [](double log_t) {
+    const double one_minus = -std::expm1(log_t);
+    return std::exp(log_t) / (one_minus * one_minus);
+  };
+  const double ratio = -std::expm1(-inv_b_) / (1 + std::exp(-inv_b_));
+  return std::log(ratio * (g(lambda - inv_b_) + g(-lambda - inv_b_)));
+}
+
+double NoiseTransform::product_tail_bound(std::uint64_t cells, double x) const {
+  if (cells < 2) throw InvalidArgument("a product tail needs at least two cells");
+  const auto f = [&](double lambda) {
+    return 2 * log_abs_mgf(lambda) + double(cells - 2) * log_mgf(lambda) - lambda * x;
+  };
+  const double limit = noise_.kind == IntegerNoise::Kind::gaussian ? 1e3 / std::sqrt(s2_) : inv_b_;
+  return 2 * std::exp(minimise(f, limit)) * (1 + 1e-6);
+}
+
+std::int64_t NoiseTransform::product_tail_point(std::uint64_t cells, double p) const {
+  std::int64_t hi = 1;
+  while (product_tail_bound(cells, double(hi)) > p) {
+    if (hi > (std::int64_t(1) << 61)) throw OutOfRange("the tail of this sum reaches beyond 2^62");
+    hi *= 2;
+  }
+  std::int64_t lo = hi / 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (product_tail_bound(cells, double(mid)) <= p ? hi : lo) = mid;
+  }
+  return hi;
 }
 
 std::int64_t NoiseTransform::tail_point(const std::vector<WeightedCells>& terms, double p) const {

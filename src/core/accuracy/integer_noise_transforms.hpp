@@ -64,8 +64,21 @@ class NoiseTransform {
   // The smallest integer x >= 0 with tail_bound(terms, x) <= p (0 < p < 1).
   std::int64_t tail_point(const std::vector<WeightedCells>& terms, double p) const;
 
+  // For `cells` >= 2 independent cells whose laws are this one or are
+  // dominated by it (a likelihood ratio to it that decreases in |y|, as for
+  // a cell of a zero-sum group: DERIVATIONS.md, section 5): an upper bound
+  // on E[|X_1 X_2| 1{|X_1 + ... + X_cells| >= x}] (Chernoff on the measure
+  // |y| p(y) for the first two cells: E|X| e^(lambda X) is at most the
+  // law's E|X| cosh(lambda X), |y| cosh(lambda y) increasing in |y|).
+  double product_tail_bound(std::uint64_t cells, double x) const;
+  std::int64_t product_tail_point(std::uint64_t cells, double p) const;
+
  private:
-  double log_mgf(double lambda) const;  // log E e^(lambda X), 0 <= lambda < lambda_limit_
+  double log_mgf(double lambda) const;  // log E e^(lambda X) (a bound for the Gaussian), 0 <= lambda < 1/b
+  double log_abs_mgf(double lambda) const;  // log E |X| e^(lambda X), likewise
+  // min over lambda in [0, limit) of f (convex), by golden-section search.
+  template <class F>
+  static double minimise(F f, double limit);
   IntegerNoise noise_;
   double s2_ = 0;        // Gaussian: the variance parameter
   double inv_b_ = 0;     // Laplace: 1/b
