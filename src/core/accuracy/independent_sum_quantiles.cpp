@@ -33,14 +33,21 @@ std::uint64_t period_for(const NoiseTransform& law, const std::vector<WeightedCe
   return static_cast<std::uint64_t>(n);
 }
 
-CoverageBounds with_aliasing(const NoiseTransform& law, const std::vector<WeightedCells>& terms,
-                             const SampledTransform& s, std::int64_t t, const Interrupts& interrupts) {
-  CoverageBounds c = periodic_coverage(s, t, interrupts);
-  c.lower = std::max(0.0, next_down(c.lower - law.tail_bound(terms, double(s.period) - double(t))));
-  return c;
+}  // namespace
+
+SumCoverage::SumCoverage(const NoiseTransform& law, std::vector<WeightedCells> terms, std::int64_t t_max,
+                         const Interrupts& interrupts)
+    : law_(law), terms_(std::move(terms)), t_max_(t_max), interrupts_(interrupts) {
+  transform_ = sample_independent_sum(law_, terms_, period_for(law_, terms_, t_max_), t_max_, kNegligible,
+                                      interrupts_);
 }
 
-}  // namespace
+CoverageBounds SumCoverage::operator()(std::int64_t t) const {
+  if (t > t_max_) throw InvalidArgument("a coverage beyond the sampled half-widths was asked");
+  CoverageBounds c = periodic_coverage(transform_, t, interrupts_);
+  c.lower = std::max(0.0, next_down(c.lower - law_.tail_bound(terms_, double(transform_.period) - double(t))));
+  return c;
+}
 
 std::uint64_t normalise_terms(std::vector<WeightedCells>& terms) {
   std::map<std::uint64_t, std::uint64_t> merged;
@@ -114,9 +121,7 @@ CoverageBounds independent_sum_coverage(IntegerNoise noise, std::vector<Weighted
   if (g == 0) return {1, 1};
   const std::int64_t t1 = t / static_cast<std::int64_t>(g);
   const NoiseTransform law(noise);
-  const SampledTransform s = sample_independent_sum(law, terms, period_for(law, terms, t1), t1, kNegligible,
-                                                    interrupts);
-  return with_aliasing(law, terms, s, t1, interrupts);
+  return SumCoverage(law, std::move(terms), t1, interrupts)(t1);
 }
 
 Quantile independent_sum_quantile(IntegerNoise noise, std::vector<WeightedCells> terms, double level,
@@ -145,13 +150,11 @@ Quantile independent_sum_quantile(IntegerNoise noise, std::vector<WeightedCells>
   }
   const double alpha = 1 - level;
   const std::int64_t t_max = law.tail_point(terms, alpha / 2);
-  const SampledTransform s =
-      sample_independent_sum(law, terms, period_for(law, terms, t_max), t_max, kNegligible, interrupts);
+  const SumCoverage coverage(law, terms, t_max, interrupts);
   double quadratic = 0;
   for (const WeightedCells& t : terms) quadratic += double(t.cells) * double(t.weight) * double(t.weight);
   const auto guess = static_cast<std::int64_t>(std::floor(normal_quantile(level) * std::sqrt(law.variance() * quadratic)));
-  return scaled(smallest_covering([&](std::int64_t t) { return with_aliasing(law, terms, s, t, interrupts); }, level,
-                                  guess, t_max, interrupts));
+  return scaled(smallest_covering(coverage, level, guess, t_max, interrupts));
 }
 
 }  // namespace invariant_dp::accuracy

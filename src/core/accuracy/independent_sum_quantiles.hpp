@@ -39,6 +39,23 @@ CoverageBounds independent_sum_coverage(IntegerNoise noise, std::vector<Weighted
 Quantile independent_sum_quantile(IntegerNoise noise, std::vector<WeightedCells> terms, double level,
                                   const Interrupts& interrupts);
 
+// P(|X| <= t) for t up to t_max, from one sampled transform (normalised
+// terms: normalise_terms).
+class SumCoverage {
+ public:
+  SumCoverage(const NoiseTransform& law, std::vector<WeightedCells> terms, std::int64_t t_max,
+              const Interrupts& interrupts);
+  CoverageBounds operator()(std::int64_t t) const;
+  std::int64_t t_max() const { return t_max_; }
+
+ private:
+  const NoiseTransform& law_;
+  std::vector<WeightedCells> terms_;
+  std::int64_t t_max_;
+  SampledTransform transform_;
+  const Interrupts& interrupts_;
+};
+
 // The terms as the inversion uses them: zero counts dropped, equal weights
 // merged, the weights divided by their greatest common divisor g (returned;
 // 0 when the sum has no cell): X = g X'. InvalidArgument for a zero weight
