@@ -43,19 +43,13 @@ NoiseTransform::NoiseTransform(IntegerNoise noise) : noise_(noise) {
     variance_ = 2 * a / (one_minus_a * one_minus_a);
   } else {
     s2_ = noise.parameter.to_double();
-    double norm = 0, pair = 0;
+    double norm = 0;
     for (int k = 1;; ++k) {
       const double term = std::exp(-2 * kPi * kPi * s2_ * k * k);
       norm += 2 * term;
       if (term <= kSeriesCut * (1 + norm)) break;
     }
-    for (int k = 1;; ++k) {
-      const double term = std::exp(-kPi * kPi * s2_ * k * k);
-      pair += 2 * term;
-      if (term <= kSeriesCut * (1 + pair)) break;
-    }
     log_norm_ = std::log1p(norm);
-    pair_floor_ = 1 - pair;
     variance_ = discrete_gaussian_variance(noise.parameter);
   }
 }
@@ -101,17 +95,36 @@ double NoiseTransform::pair_majorant(std::uint64_t r, std::uint64_t N) const {
     const double s = sin_pi_fraction(x, N);
     return 1 / (1 + kappa2_ * s * s);
   }
-  // The split is D_{Z, s2/2, c}: |transform| <= sum_k exp(-s2 (theta - 2 pi k)^2 / 4) / pair_floor_.
-  if (!(pair_floor_ > 0.5)) return 1;
+  // The split is D_{Z, s2/2, c} with c = s/2, an integer or a half-integer:
+  // its transform is e^(i theta c) times that of the centred law on Z
+  // (positive and decreasing on [0, pi]) or on Z + 1/2 (|cos(theta/2)| times a
+  // positive decreasing product), by Jacobi's triple products for theta_3
+  // and theta_2. Their maximum.
   const double theta = 2 * kPi * (double(x) / double(N));
-  double wrapped = 0;
-  for (int k = 0;; ++k) {
-    const double above = std::exp(-s2_ * (theta - 2 * kPi * k) * (theta - 2 * kPi * k) / 4);
-    const double below = k == 0 ? 0 : std::exp(-s2_ * (theta + 2 * kPi * k) * (theta + 2 * kPi * k) / 4);
-    wrapped += above + below;
-    if (k > 0 && above <= kSeriesCut * (1 + wrapped)) break;
-  }
-  return std::min(1.0, wrapped / pair_floor_ * (1 + 1e-12));
+  const double h = s2_ / 2;  // the split's parameter
+  const auto centred = [&](bool half) {
+    double num = 0, den = 0;
+    if (h > 4) {  // Poisson: sum_k (+-1)^k exp(-h (theta - 2 pi k)^2 / 2) / sum_k (+-1)^k exp(-2 pi^2 h k^2)
+      for (int k = -2; k <= 2; ++k) {
+        const double sign = half && (k & 1) ? -1.0 : 1.0;
+        num += sign * std::exp(-h * (theta - 2 * kPi * k) * (theta - 2 * kPi * k) / 2);
+        den += sign * std::exp(-2 * kPi * kPi * h * k * k);
+      }
+    } else {  // direct, the angles reduced exactly: theta v = pi x (2v) / N
+      for (std::int64_t u = 0;; ++u) {
+        const std::uint64_t twice = half ? 2 * std::uint64_t(u) + 1 : 2 * std::uint64_t(u);  // 2v
+        const double v = double(twice) / 2, rho = std::exp(-v * v / (2 * h));
+        const auto r = static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * twice) % (2 * N));
+        const double cosine = std::cos(kPi * (double(r) / double(N)));
+        const double m = twice == 0 ? 1.0 : 2.0;  // +-v
+        num += m * rho * cosine;
+        den += m * rho;
+        if (rho <= kSeriesCut * den) break;
+      }
+    }
+    return std::abs(num / den);
+  };
+  return std::min(1.0, std::max(centred(false), centred(true)) * (1 + 1e-12));
 }
 
 double NoiseTransform::log_mgf(double lambda) const {

@@ -84,7 +84,6 @@ class NoiseTransform {
   double inv_b_ = 0;     // Laplace: 1/b
   double kappa_ = 0;     // Laplace: 4 a / (1 - a)^2
   double kappa2_ = 0;    // Laplace: the same at a^2 (the pair's split)
-  double pair_floor_ = 0;  // Gaussian: 1 - 2 sum_k>=1 exp(-pi^2 s2 k^2)
   double log_norm_ = 0;  // Gaussian: log(1 + 2 sum_k>=1 exp(-2 pi^2 s2 k^2))
   double variance_ = 0;
 };

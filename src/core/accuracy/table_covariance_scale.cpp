@@ -99,12 +99,12 @@ class LineTransform {
     } else {
       s2_ = Real(noise.parameter.num) / Real(noise.parameter.den);
       // Poisson terms with |m_i| <= M, or direct terms with |y_i| <= Y,
-      // whichever are fewer: every dropped term is below e^-60 of the sum.
+      // whichever are fewer: every dropped term is below e^-45 of the sum.
       box_ = 0;
       while (s2_ * Real(kPi * kPi) * ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
-             60 + (r - 1) * std::log(Real(2 * box_ + 3)))
+             45 + (r - 1) * std::log(Real(2 * box_ + 3)))
         ++box_;
-      direct_box_ = static_cast<int>(std::ceil(std::sqrt(2 * s2_ * 60))) + 1;
+      direct_box_ = static_cast<int>(std::ceil(std::sqrt(2 * s2_ * 45))) + 1;
       direct_ = direct_box_ < box_;
       const Real zero[kMaxLines] = {0};
       if (direct_)
@@ -172,9 +172,12 @@ class LineTransform {
         sq += v[i] * v[i];
       }
       const Real e = sq - mean * mean / r_;  // |P v|^2 (v_r = 0)
-      const Real w = std::exp(-s2_ * (e - e0) / 2);
-      total += w;
-      for (int i = 0; i < d; ++i) g[i] += (v[i] - mean / r_) * w;
+      const Real exponent = s2_ * (e - e0) / 2;
+      if (exponent < 50) {  // else below e^-50 of the m = 0 term, itself at most the sum
+        const Real w = std::exp(-exponent);
+        total += w;
+        for (int i = 0; i < d; ++i) g[i] += (v[i] - mean / r_) * w;
+      }
       int k = 0;
       while (k < d && ++m[k] > box_) m[k++] = -box_;
       if (k == d) break;
