@@ -275,6 +275,8 @@ TEST(ExactSumQuantiles, RefusesWhatItCannotBound) {
   // A pair of cells at a huge scale with one of two taken is a closed form,
   // but three cells at b = 10^6 would sum N^2 terms.
   EXPECT_THROW(zero_sum_quantile(laplace(1000000, 1), {1, 1, 1}, 0.9, Interrupts()), TooLarge);
+  // Two cells at b = 10^7: millions of nodes of a slowly decaying transform.
+  EXPECT_THROW(independent_sum_quantile(laplace(10000000, 1), {{1, 2}}, 0.9, Interrupts()), TooLarge);
   EXPECT_THROW(independent_sum_quantile(laplace(2, 1), {{1, 3}}, 1.0, Interrupts()), InvalidArgument);
   EXPECT_THROW(independent_sum_quantile(laplace(2, 1), {{0, 3}}, 0.9, Interrupts()), InvalidArgument);
   EXPECT_THROW(independent_sum_quantile(laplace(0, 1), {{1, 3}}, 0.9, Interrupts()), InvalidArgument);

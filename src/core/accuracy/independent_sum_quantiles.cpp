@@ -78,9 +78,33 @@ SampledTransform sample_independent_sum(const NoiseTransform& law, const std::ve
   if (m1 == 0 && half > kMaxScan)
     throw TooLarge("the weighted sum's noise is too wide for an exact quantile",
                    "Its transform would be evaluated at " + std::to_string(half) + " points.",
-                   "Its variance gives a normal approximation or a certified bound instead.");
+                   "The sum's variance gives a certified bound instead.");
   const double width = 2 * double(t_max) + 1;
   const double listed_floor = negligible / width;  // an unlisted node adds at most this times 2t+1 per N nodes
+  // With a weight 1, the nodes visited end where phi^m1 (decreasing) makes
+  // the rest negligible: found by bisection, and refused before any memory
+  // is taken when too many.
+  std::uint64_t last = half;
+  if (m1 > 0) {
+    const auto negligible_from = [&](std::uint64_t j) {
+      return double(m1) * law.log_phi(j, N) + std::log(width) <= std::log(negligible);
+    };
+    if (negligible_from(half)) {
+      std::uint64_t lo = 0, hi = half;  // negligible_from(hi)
+      while (hi - lo > 1) {
+        const std::uint64_t mid = lo + (hi - lo) / 2;
+        (negligible_from(mid) ? hi : lo) = mid;
+      }
+      last = hi;
+    }
+  }
+  if (last > kMaxTransformNodes && (m1 > 0 || terms.size() == 1))
+    throw TooLarge("the sum's noise is too wide for an exact quantile",
+                   "More than " + std::to_string(kMaxTransformNodes) + " points of its transform matter.",
+                   "A single cell has its closed-form quantile; otherwise the sum's variance gives a certified bound.");
+  s.node.reserve(std::min<std::uint64_t>(last, kMaxTransformNodes));
+  s.value.reserve(s.node.capacity());
+  s.error.reserve(s.node.capacity());
   for (std::uint64_t j = 1; j <= half; ++j) {
     interrupts.poll_every(j);
     double log_u = 0, log_major = 0;
@@ -97,7 +121,8 @@ SampledTransform sample_independent_sum(const NoiseTransform& law, const std::ve
       if (s.node.size() >= kMaxTransformNodes)
         throw TooLarge("the sum's noise is too wide for an exact quantile",
                        "More than " + std::to_string(kMaxTransformNodes) + " points of its transform matter.",
-                       "A single cell has its closed-form quantile; otherwise use the variance.");
+                       "A single cell has its closed-form quantile; otherwise the sum's variance gives a certified "
+                       "bound.");
       s.node.push_back(j);
       s.value.push_back(u);
       s.error.push_back(err);

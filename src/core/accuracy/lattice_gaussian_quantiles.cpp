@@ -44,14 +44,18 @@ double product_excess(const std::vector<std::vector<CoordinateGroup>>& factors) 
   return says_nothing ? INFINITY : to_double(total, End::upper);
 }
 
-// The run i/(i+1), i = 1 .. length, as groups (times `scale` = num/den).
+// The run i/(i+1), i = 1 .. length, as groups (times num/den): one group
+// per i below 64, the rest one group at i = 64, the smallest of them (so sums
+// of decreasing functions over the groups stay upper bounds), as
+// integer_cascade_splits.hpp groups a split's coordinates.
 void add_run(std::vector<CoordinateGroup>& groups, std::size_t length, Uint128 num, Uint128 den) {
   for (std::size_t i = 1; i <= length; ++i) {
     CoordinateGroup g;
     g.s2_num = Uint128(i) * num;
     g.s2_den = Uint128(i + 1) * den;
-    g.count = 1;
+    g.count = i < 64 ? 1 : length - 63;
     groups.push_back(g);
+    if (i == 64) break;
   }
 }
 

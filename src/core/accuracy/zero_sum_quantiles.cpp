@@ -20,16 +20,16 @@ constexpr double kNegligible = 1e-18;
 constexpr double kTiny = 1e-280;
 // A tabulated power is within 20 u |log| + 2 u of itself, |log| <= 745 here.
 constexpr double kTermError = (20 * 745 + 8) * kU;
-constexpr std::uint64_t kMaxTable = std::uint64_t(1) << 25;
+constexpr std::uint64_t kMaxTable = std::uint64_t(1) << 22;  // 32 MB a table
 
 // phi(2 pi d / N)^e for d = 0 .. D, D the last d above kTiny (phi decreases
-// on [0, pi], so every later power is below kTiny too).
+// on [0, pi], so every later power is below kTiny too). D is found by
+// bisection when the table is made; its values are computed by fill(),
+// once the work is known to be bounded.
 class PowerTable {
  public:
-  PowerTable() = default;
-  PowerTable(const NoiseTransform& law, std::uint64_t e, std::uint64_t N, const Interrupts& interrupts) : N_(N) {
+  PowerTable(const NoiseTransform& law, std::uint64_t e, std::uint64_t N) : law_(&law), e_(e), N_(N) {
     if (e == 0) {
-      value_.assign(1, 1.0);
       constant_ = true;
       return;
     }
@@ -44,17 +44,22 @@ class PowerTable {
         (double(e) * law.log_phi(mid, N) >= floor ? lo : hi) = mid;
       }
     }
-    if (lo + 1 > kMaxTable)
+    last_ = lo;
+  }
+  void fill(const Interrupts& interrupts) {
+    if (constant_) return;
+    if (last_ + 1 > kMaxTable)
       throw TooLarge("the zero-sum group's noise is too wide for an exact quantile",
-                     "Its transform would be tabulated at " + std::to_string(lo + 1) + " points.",
-                     "A set of cells has the certified bound of the same cells without the margin.");
-    value_.resize(lo + 1);
-    for (std::uint64_t d = 0; d <= lo; ++d) {
+                     "Its transform would be tabulated at " + std::to_string(last_ + 1) + " points.",
+                     "For a set of cells of a group, the same cells' quantile without the margin is a certified "
+                     "bound.");
+    value_.resize(last_ + 1);
+    for (std::uint64_t d = 0; d <= last_; ++d) {
       interrupts.poll_every(d);
-      value_[d] = std::exp(double(e) * law.log_phi(d, N));
+      value_[d] = std::exp(double(e_) * law_->log_phi(d, N_));
     }
   }
-  std::uint64_t extent() const { return constant_ ? N_ / 2 : value_.size() - 1; }
+  std::uint64_t extent() const { return constant_ ? N_ / 2 : last_; }
   // The power at residue r in [0, N).
   double at(std::uint64_t r) const {
     if (constant_) return 1;
@@ -63,7 +68,8 @@ class PowerTable {
   }
 
  private:
-  std::uint64_t N_ = 1;
+  const NoiseTransform* law_;
+  std::uint64_t e_ = 0, N_ = 1, last_ = 0;
   bool constant_ = false;
   std::vector<double> value_;
 };
@@ -143,8 +149,7 @@ class GroupInversion {
     s_ = SampledTransform{};
     s_.period = N;
     const std::uint64_t half = N / 2;
-    const PowerTable plus(law_, g_.plus, N, interrupts), minus(law_, g_.minus, N, interrupts),
-        zero(law_, g_.zero, N, interrupts);
+    PowerTable plus(law_, g_.plus, N), minus(law_, g_.minus, N), zero(law_, g_.zero, N);
     // The eta window: around the centre of the factor of largest exponent.
     const std::uint64_t top = std::max({g_.plus, g_.minus, g_.zero});
     const PowerTable& widest = top == g_.zero ? zero : top == g_.plus ? plus : minus;
@@ -170,10 +175,16 @@ class GroupInversion {
     if (double(J + 1) * double(window) > kMaxGroupWork)
       throw TooLarge("the zero-sum group is too small for its scale to invert exactly",
                      "The inversion would sum " + format_double(double(J + 1) * double(window)) + " terms.",
-                     "A set of cells has the certified bound of the same cells without the margin "
-                     "(independent_sum_quantile).");
+                     "For a set of cells of a group, the same cells' quantile without the margin is a certified "
+                     "bound.");
     if (J > kMaxTransformNodes)
-      throw TooLarge("the zero-sum group's noise is too wide for an exact quantile");
+      throw TooLarge("the zero-sum group's noise is too wide for an exact quantile",
+                     "More than " + std::to_string(kMaxTransformNodes) + " points of its transform matter.",
+                     "For a set of cells of a group, the same cells' quantile without the margin is a certified "
+                     "bound.");
+    plus.fill(interrupts);
+    minus.fill(interrupts);
+    zero.fill(interrupts);
     // Sum_l over the window at node j (all terms >= 0).
     std::uint64_t visited = 0;
     const auto residue = [N](std::int64_t x) {
