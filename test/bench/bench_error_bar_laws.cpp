@@ -116,7 +116,7 @@ void lattice_gaussians() {
   std::int64_t first = -1;
   const double t_counties = best_of_3([&] {
     for (std::uint32_t u = tree.level_begin(2); u < tree.level_end(2); ++u) {
-      const CascadeQuery q = cascade_node_query(tree, law, variance, u);
+      const TiltedFunctional q = cascade_node_query(tree, law, variance, u);
       const Quantile h = tilted_gaussian_quantile(q.variance, 1, tree_excess + q.log_excess, 0.9, Interrupts());
       if (first < 0) first = h.half_width;
       if (!h.exact) bench_checks::fail("a county's certified half-width is not exact");

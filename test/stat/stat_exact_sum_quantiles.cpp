@@ -305,7 +305,7 @@ TEST(StatExactSumQuantiles, IntegerCascadeQueries) {
   auto rng = make_seeded_random_source(71);
   const std::uint32_t region = tree.first_child(0), leaf = tree.first_child(region);
   ASSERT_EQ(tree.leaf_begin(region), 0u);
-  const auto query = [&](std::string name, CascadeQuery q,
+  const auto query = [&](std::string name, TiltedFunctional q,
                          std::function<std::int64_t(const std::vector<std::int64_t>&)> value) {
     const double excess = tree_excess + q.log_excess, V = q.variance;
     return Functional{std::move(name),

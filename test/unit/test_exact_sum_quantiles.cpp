@@ -15,6 +15,7 @@
 #include "accuracy/tail_quantiles.hpp"
 #include "accuracy/zero_sum_quantiles.hpp"
 #include "errors.hpp"
+#include "samplers/conditioned_laplace_variance.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -196,6 +197,55 @@ TEST(ExactSumQuantiles, ZeroSumGroupsEncloseTheEnumeratedLaw) {
       }
     }
   }
+}
+
+// The pmf of X given the group's zero total, by the same enumeration.
+Pmf group_pmf(const Pmf& cell, SignedCounts g) {
+  const Pmf A = power(cell, g.plus), B = power(cell, g.minus), C = power(cell, g.zero);
+  Pmf out{A.X + B.X, std::vector<double>(static_cast<std::size_t>(2 * (A.X + B.X) + 1), 0.0)};
+  for (std::int64_t u = -A.X; u <= A.X; ++u)
+    for (std::int64_t v = -B.X; v <= B.X; ++v) out.p[static_cast<std::size_t>(u - v + out.X)] += A.at(u) * B.at(v) * C.at(-u - v);
+  return out;
+}
+
+// Sums over independent groups: the convolution of the groups' enumerated
+// laws (pairs with weights of both signs, pairs with one cell taken and
+// whole doubled sums among them).
+TEST(ExactSumQuantiles, SumsOverSeveralGroupsEncloseTheConvolution) {
+  const std::vector<std::vector<GroupTerm>> sums{{{{1, 0, 2}, 1}, {{2, 1, 1}, 1}},
+                                                  {{{1, 0, 3}, 3}},
+                                                  {{{1, 1, 0}, 2}, {{1, 0, 1}, 1}},
+                                                  {{{1, 1, 0}, 3}},
+                                                  {{{2, 0, 2}, 2}, {{1, 2, 1}, 1}}};
+  for (const IntegerNoise& noise : {laplace(3, 2), laplace(7, 2), gaussian(3, 2), gaussian(3, 10)}) {
+    const Pmf cell = cell_pmf(noise, reach(noise) / 2 + 6);
+    for (const auto& terms : sums) {
+      Pmf total{0, {1.0}};
+      for (const GroupTerm& t : terms)
+        for (std::uint64_t g = 0; g < t.groups; ++g) total = convolve(total, group_pmf(cell, t.counts));
+      for (const std::int64_t t : {0, 1, 3, 7, 15}) {
+        const CoverageBounds c = zero_sum_coverage(noise, terms, t, Interrupts());
+        EXPECT_LE(c.lower, coverage(total, t) + 1e-12) << noise.parameter.to_double() << " t=" << t;
+        EXPECT_GE(c.upper, coverage(total, t) - 1e-12) << noise.parameter.to_double() << " t=" << t;
+        EXPECT_LT(c.upper - c.lower, 1e-8);
+      }
+      for (const double level : kLevels)
+        EXPECT_EQ(zero_sum_quantile(noise, terms, level, Interrupts()).half_width, direct_quantile(total, level));
+    }
+  }
+}
+
+// One cell of each of 3,000 groups of 30 (a GROUP BY over a partition's
+// other key): exact, near the normal quantile at the summed conditioned
+// variances (the group variance of conditioned_laplace_variance.hpp).
+TEST(ExactSumQuantiles, OneCellOfEachOfThousandsOfGroups) {
+  const Rational b{104, 10};
+  const Quantile q = zero_sum_quantile({IntegerNoise::Kind::laplace, b}, {{{1, 0, 29}, 3000}}, 0.9, Interrupts());
+  EXPECT_TRUE(q.exact);
+  EXPECT_NEAR(double(q.half_width), normal_quantile(0.9) * std::sqrt(3000 * conditioned_laplace_variance(b, 30)), 2);
+  const Quantile g = zero_sum_quantile(gaussian(60, 1), {{{1, 0, 29}, 3000}}, 0.9, Interrupts());
+  EXPECT_TRUE(g.exact);
+  EXPECT_NEAR(double(g.half_width), normal_quantile(0.9) * std::sqrt(3000 * 60.0 * 29 / 30), 2);
 }
 
 // One cell of a group: the recurrence of the per-cell intervals

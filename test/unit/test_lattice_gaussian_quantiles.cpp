@@ -70,8 +70,10 @@ void expect_claim_holds(const Law& law, double V, double log_excess, const std::
 }
 
 // Every box of an r x c table (r, c <= 4) under sigma2: the table enumerated
-// over its (r-1)(c-1) free cells in [-R, R].
-void check_boxes(std::size_t r, std::size_t c, Rational sigma2, std::int64_t R) {
+// over its (r-1)(c-1) free cells in [-R, R]. Returns the boxes' laws and
+// functionals.
+std::vector<std::pair<Law, TiltedFunctional>> check_boxes(std::size_t r, std::size_t c, Rational sigma2,
+                                                          std::int64_t R) {
   const std::size_t free_r = r - 1, free_c = c - 1, d = free_r * free_c;
   std::vector<std::int64_t> f(d, -R);
   // Boxes: the first sr rows and first sc columns (every box is one of
@@ -119,11 +121,38 @@ void check_boxes(std::size_t r, std::size_t c, Rational sigma2, std::int64_t R) 
     EXPECT_LE(laws[b].variance(), V * (1 + 1e-9)) << name;
     expect_claim_holds(laws[b], V, box_log_excess(sigma2, shape, selected), name);
   }
+  std::vector<std::pair<Law, TiltedFunctional>> out;
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    const std::vector<std::size_t> shape{r, c}, selected{boxes[b].first, boxes[b].second};
+    out.push_back({laws[b], {box_variance(sigma2, shape, selected), box_log_excess(sigma2, shape, selected)}});
+  }
+  return out;
+}
+
+// The law of the sum of two independent functionals: their laws convolved.
+Law convolved(const Law& a, const Law& b) {
+  Law out;
+  for (const auto& [x, w] : a.mass)
+    for (const auto& [y, v] : b.mass) out.add(x + y, w / a.total * v / b.total);
+  return out;
 }
 
 TEST(LatticeGaussianQuantiles, BoxesOfThreeByThreeTables) {
   for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}, Rational{3, 2}, Rational{3, 1}})
     check_boxes(3, 3, s2, static_cast<std::int64_t>(9 * std::sqrt(s2.to_double())) + 3);
+}
+
+// Boxes of three independent tables (3 x 3 and 3 x 4 at different
+// variances), summed: the blocks' merge (independent_blocks).
+TEST(LatticeGaussianQuantiles, SumsOverIndependentTables) {
+  const auto a = check_boxes(3, 3, {4, 5}, 9);
+  const auto b = check_boxes(3, 3, {3, 2}, 14);
+  const auto c = check_boxes(3, 4, {4, 5}, 6);
+  const Law sum = convolved(convolved(a[0].first, b[3].first), c[4].first);
+  const TiltedFunctional f = independent_blocks({a[0].second, b[3].second, c[4].second}, Interrupts());
+  EXPECT_NEAR(f.variance, a[0].second.variance + b[3].second.variance + c[4].second.variance, 1e-12);
+  EXPECT_GT(f.log_excess, a[0].second.log_excess + b[3].second.log_excess + c[4].second.log_excess);
+  expect_claim_holds(sum, f.variance, f.log_excess, "three tables' boxes summed");
 }
 
 TEST(LatticeGaussianQuantiles, BoxesOfThreeByFourTables) {
@@ -144,7 +173,7 @@ TEST(LatticeGaussianQuantiles, NodesAndSiblingSetsOfACascade) {
     const double tau_root = law.split_tau2(root, 0, 3), tau_mid = law.split_tau2(a, 1, 2);
     struct Query {
       std::string name;
-      CascadeQuery q;
+      TiltedFunctional q;
     };
     const std::uint32_t leaf0 = tree.first_child(a);
     ASSERT_EQ(tree.leaf_begin(a), 0u);

@@ -154,8 +154,7 @@ double NoiseTransform::tail_bound(const std::vector<WeightedCells>& terms, doubl
   return std::min(1.0, 2 * std::exp(minimise(f, inv_b_ / w_max)) * (1 + 1e-6));
 }
 
-template <class F>
-double NoiseTransform::minimise(F f, double limit) {
+double NoiseTransform::minimise(const std::function<double(double)>& f, double limit) {
   double lo = 0, hi = limit * (1 - 1e-9);
   const double g = (std::sqrt(5.0) - 1) / 2;
   double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo), f1 = f(x1), f2 = f(x2);

@@ -20,7 +20,9 @@
 // (section 10), for the truncations of the inversions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "../samplers/rational.hpp"
@@ -73,12 +75,16 @@ class NoiseTransform {
   double product_tail_bound(std::uint64_t cells, double x) const;
   std::int64_t product_tail_point(std::uint64_t cells, double p) const;
 
+  // log E e^(lambda X) of one cell (for the Gaussian its sub-Gaussian bound
+  // lambda^2 s2 / 2, Poisson summation), for 0 <= lambda < mgf_limit().
+  double log_mgf(double lambda) const;
+  double mgf_limit() const { return noise_.kind == IntegerNoise::Kind::laplace ? inv_b_ : INFINITY; }
+  // min over lambda in [0, limit) of a convex f, by golden-section search
+  // (limit finite).
+  static double minimise(const std::function<double(double)>& f, double limit);
+
  private:
-  double log_mgf(double lambda) const;  // log E e^(lambda X) (a bound for the Gaussian), 0 <= lambda < 1/b
-  double log_abs_mgf(double lambda) const;  // log E |X| e^(lambda X), likewise
-  // min over lambda in [0, limit) of f (convex), by golden-section search.
-  template <class F>
-  static double minimise(F f, double limit);
+  double log_abs_mgf(double lambda) const;  // log E |X| e^(lambda X), as log_mgf
   IntegerNoise noise_;
   double s2_ = 0;        // Gaussian: the variance parameter
   double inv_b_ = 0;     // Laplace: 1/b

@@ -144,6 +144,29 @@ double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape,
   return product_excess(factors);
 }
 
+TiltedFunctional independent_blocks(const std::vector<TiltedFunctional>& blocks, const Interrupts& interrupts) {
+  std::vector<double> v;
+  TiltedFunctional out;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    interrupts.poll_every(b);
+    if (!(blocks[b].variance >= 0) || !(blocks[b].log_excess >= 0))
+      throw InvalidArgument("a block's variance and log excess must be non-negative");
+    if (blocks[b].variance == 0) continue;
+    v.push_back(blocks[b].variance);
+    out.variance += blocks[b].variance;
+    out.log_excess += blocks[b].log_excess;
+  }
+  // R_j from the end: the merges' conditional variances, 1e-12 smaller to
+  // cover their rounding.
+  double rest = 0;
+  for (std::size_t j = v.size(); j-- > 0;) {
+    interrupts.poll_every(j);
+    if (rest > 0) out.log_excess += log_excess_at_least(v[j] * rest / (v[j] + rest) * (1 - 1e-12), 1);
+    rest += v[j];
+  }
+  return out;
+}
+
 double cascade_tree_log_excess(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                const Interrupts& interrupts) {
   try {
@@ -154,14 +177,14 @@ double cascade_tree_log_excess(const hierarchy::HierarchyTree& tree, const hiera
   }
 }
 
-CascadeQuery cascade_children_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
+TiltedFunctional cascade_children_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                     const std::vector<double>& node_variance, std::uint32_t parent,
                                     std::uint32_t count) {
   if (parent >= tree.n_nodes() || node_variance.size() != tree.n_nodes())
     throw InvalidArgument("a cascade query names a node out of range");
   const std::uint32_t m = tree.n_children(parent);
   if (!(count >= 1 && count < m)) throw InvalidArgument("a cascade query takes some but not all children of a node");
-  CascadeQuery out;
+  TiltedFunctional out;
   if (!law.splits_freely(tree, parent)) return out;  // the children are pinned: no noise
   const double vp = node_variance[parent], mm = double(m), tau = double(count);
   const double tau2 = law.split_tau2(parent, tree.depth(parent), m);
@@ -195,7 +218,7 @@ CascadeQuery cascade_children_query(const hierarchy::HierarchyTree& tree, const 
   return out;
 }
 
-CascadeQuery cascade_node_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
+TiltedFunctional cascade_node_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                 const std::vector<double>& node_variance, std::uint32_t node) {
   if (node >= tree.n_nodes() || node_variance.size() != tree.n_nodes())
     throw InvalidArgument("a cascade query names a node out of range");

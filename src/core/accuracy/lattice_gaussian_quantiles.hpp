@@ -67,20 +67,31 @@ double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape, co
 double cascade_tree_log_excess(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                const Interrupts& interrupts);
 
-// A query of the cascade: `count` children of `parent` (count = 1: one
-// node, that child; 1 <= count < the number of children), given the
-// node variances (hierarchy/cascade_covariance.hpp). Its continuous
-// variance, and the query's own part of the log excess: the chain up the
-// root path and the second run of the split's coordinates.
-struct CascadeQuery {
+// A functional's continuous variance V and log(1 + eps) (or the query's own
+// part of it, for the cascade: add cascade_tree_log_excess).
+struct TiltedFunctional {
   double variance = 0;
   double log_excess = 0;
 };
-CascadeQuery cascade_children_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
+
+// The sum of functionals of independent lattice Gaussians (blocks: the
+// tables of a release, or whole trees), each with a Klein order beginning
+// with it (step 1): the variances add, and the log excesses too, plus the
+// merges: in the order X, X_1, .., X_(B-1), then each block's own
+// coordinates, Var(X_j | X, X_1 .. X_(j-1)) = V_j R_(j+1) / R_j,
+// R_j = V_j + .. + V_B (blocks of variance 0 are left out).
+TiltedFunctional independent_blocks(const std::vector<TiltedFunctional>& blocks, const Interrupts& interrupts);
+
+// A query of the cascade: `count` children of `parent` (count = 1: one
+// node, that child; 1 <= count < the number of children), given the
+// node variances (hierarchy/cascade_covariance.hpp): its continuous
+// variance, and its own part of the log excess (the chain up the root path
+// and the second run of the split's coordinates).
+TiltedFunctional cascade_children_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                     const std::vector<double>& node_variance, std::uint32_t parent,
                                     std::uint32_t count);
 // A node's own query (its parent's split with count 1, or the root).
-CascadeQuery cascade_node_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
+TiltedFunctional cascade_node_query(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law,
                                 const std::vector<double>& node_variance, std::uint32_t node);
 
 }  // namespace invariant_dp::accuracy

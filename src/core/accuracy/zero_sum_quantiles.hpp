@@ -22,6 +22,8 @@
 // P(|total| >= N) + P(|X| >= N - t) of the unconditioned cells, divided by
 // P(total = 0) (both below 1e-30 by the choice of N).
 //
+// Several independent groups (GroupTerm): the product of their transforms,
+// each group conditioned modulo N, inverted once (section 11).
 // Cost: (nodes in theta) x (window in eta): small when the group and the
 // sum are both large (narrow peaks), up to N^2 for small groups at large
 // scales; TooLarge beyond kMaxGroupWork terms. For a set of cells (minus =
@@ -31,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "../interrupts.hpp"
 #include "fourier_coverage.hpp"
@@ -40,6 +43,13 @@ namespace invariant_dp::accuracy {
 
 struct SignedCounts {
   std::uint64_t plus = 0, minus = 0, zero = 0;  // cells of weight +1, -1, 0
+};
+
+// A sum over several independent groups (the groups of a partition, the
+// first lines of several 2 x n tables): `groups` groups with these counts.
+struct GroupTerm {
+  SignedCounts counts;
+  std::uint64_t groups = 1;
 };
 
 // Terms (node x window) the inversion may sum.
@@ -57,5 +67,12 @@ CoverageBounds zero_sum_coverage(IntegerNoise noise, SignedCounts group, std::in
 
 // The smallest q with P(|X| <= q | sum 0) >= level, certified.
 Quantile zero_sum_quantile(IntegerNoise noise, SignedCounts group, double level, const Interrupts& interrupts);
+
+// The same for X summed over independent groups, each given its own zero
+// total: the product of the groups' transforms, inverted once.
+CoverageBounds zero_sum_coverage(IntegerNoise noise, const std::vector<GroupTerm>& terms, std::int64_t t,
+                                 const Interrupts& interrupts);
+Quantile zero_sum_quantile(IntegerNoise noise, const std::vector<GroupTerm>& terms, double level,
+                           const Interrupts& interrupts);
 
 }  // namespace invariant_dp::accuracy
