@@ -240,6 +240,43 @@ TEST(StatExactSumQuantiles, ZeroSumGroups) {
   }
 }
 
+// Sums over several groups of the same partitions (five consecutive groups
+// make one draw): a cell of each, and 3 + 2 cells of two groups.
+TEST(StatExactSumQuantiles, SumsOverSeveralGroups) {
+  const std::size_t k = 30, groups = 1000, G = 5;
+  std::vector<std::uint32_t> group_of_cell(k * groups);
+  for (std::size_t i = 0; i < group_of_cell.size(); ++i) group_of_cell[i] = std::uint32_t(i / k);
+  const ZeroSumPartition partition{group_of_cell.data(), group_of_cell.size(), groups};
+  for (const IntegerNoise noise : {laplace(3, 8), gaussian(9, 4)}) {
+    const bool is_laplace = noise.kind == IntegerNoise::Kind::laplace;
+    auto rng = make_seeded_random_source(is_laplace ? 72 : 73);
+    Batches batches(G * k, groups / G, [&](std::vector<std::int64_t>& z) {
+      if (is_laplace)
+        sample_laplace_with_zero_group_sums(*rng, noise.parameter, partition, NoiseOutput(z.data()), Interrupts());
+      else
+        sample_gaussian_with_zero_group_sums(*rng, noise.parameter, partition, NoiseOutput(z.data()), Interrupts());
+    });
+    const auto over_groups = [&](std::string name, std::vector<GroupTerm> terms,
+                                 std::function<std::int64_t(const std::vector<std::int64_t>&)> value) {
+      return Functional{std::move(name),
+                        [=](double level) { return zero_sum_quantile(noise, terms, level, Interrupts()); },
+                        [=](std::int64_t t) { return zero_sum_coverage(noise, terms, t, Interrupts()); },
+                        std::move(value)};
+    };
+    check_coverage(
+        is_laplace ? "integer_laplace 5 groups of 30, b=3/8" : "integer_gaussian 5 groups of 30, s2=9/4",
+        [&](std::vector<std::int64_t>& z) { batches.take(z); }, G * k,
+        {over_groups("a cell of each group", {{{1, 0, k - 1}, G}},
+                     [&](const auto& z) {
+                       std::int64_t x = 0;
+                       for (std::size_t g = 0; g < G; ++g) x += z[g * k];
+                       return x;
+                     }),
+         over_groups("3 cells of one group, 2 of another", {{{3, 0, k - 3}, 1}, {{2, 0, k - 2}, 1}},
+                     [&](const auto& z) { return sum_of(z, 0, 3) + sum_of(z, k, k + 2); })});
+  }
+}
+
 // integer_laplace on 2 x 12 tables with both margins (the exact two-line
 // sampler, 1,000 tables a call): four cells of the first line; three of the
 // first line and three of the second in other columns.
