@@ -123,6 +123,8 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(0, 1), 3, 5, Interrupts()), InvalidArgument);
   // Short wide tables: polynomially decaying integrands over a fine grid.
   EXPECT_THROW(table_covariance_scale(laplace(40, 1), 4, 4, Interrupts()), TooLarge);
+  // At b = 1/100 the cells are 0 but with probability 1e-87: its own error bound refuses it.
+  EXPECT_THROW(table_covariance_scale(laplace(1, 100), 3, 3, Interrupts()), OutOfRange);
   const Interrupts stop([](void*) { return true; }, nullptr);
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 4, 1000, stop), Interrupted);
 }

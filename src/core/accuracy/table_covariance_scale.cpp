@@ -393,6 +393,11 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     out.rounding_error = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64;
     if (out.quadrature_error <= kTargetError) break;
   }
+  // Far from calibrated scales (b below about 1/50) the sums reach the
+  // smallest doubles and the bound says so: refused rather than published.
+  if (!(out.quadrature_error <= 1e-9) || !(out.scale > 0))
+    throw OutOfRange("the table's covariance scale could not be computed to its stated accuracy",
+                     "The quadrature's error bound is " + format_double(out.quadrature_error) + ".");
   return out;
 }
 
