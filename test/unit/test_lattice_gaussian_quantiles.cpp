@@ -14,6 +14,7 @@
 
 #include "accuracy/lattice_gaussian_quantiles.hpp"
 #include "accuracy/tail_quantiles.hpp"
+#include "accuracy/zero_sum_quantiles.hpp"
 #include "errors.hpp"
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_law.hpp"
@@ -140,6 +141,26 @@ Law convolved(const Law& a, const Law& b) {
 TEST(LatticeGaussianQuantiles, BoxesOfThreeByThreeTables) {
   for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}, Rational{3, 2}, Rational{3, 1}})
     check_boxes(3, 3, s2, static_cast<std::int64_t>(9 * std::sqrt(s2.to_double())) + 3);
+}
+
+// A set of cells of one margin group is the box of one axis: its certified
+// half-width equals the exact quantile of the group's law
+// (zero_sum_quantiles.hpp, by an independent computation) at these variances.
+TEST(LatticeGaussianQuantiles, OneAxisBoxesAreTheGroupsExactQuantiles) {
+  for (const std::uint64_t s2 : {2u, 8u, 60u}) {
+    for (const std::size_t k : {10u, 1000u}) {
+      for (const std::size_t s : {std::size_t(1), std::size_t(3), k / 2}) {
+        for (const double level : {0.5, 0.9, 0.99}) {
+          const Quantile t = tilted_gaussian_quantile(box_variance({s2, 1}, {k}, {s}), 1,
+                                                      box_log_excess({s2, 1}, {k}, {s}), level, Interrupts());
+          const Quantile e = zero_sum_quantile({IntegerNoise::Kind::gaussian, {s2, 1}}, SignedCounts{s, 0, k - s},
+                                               level, Interrupts());
+          EXPECT_EQ(t.half_width, e.half_width) << s2 << " " << k << " " << s << " " << level;
+          EXPECT_TRUE(t.exact);
+        }
+      }
+    }
+  }
 }
 
 // Boxes of three independent tables (3 x 3 and 3 x 4 at different
