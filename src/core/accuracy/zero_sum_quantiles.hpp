@@ -7,29 +7,30 @@
 // DERIVATIONS.md, section 11.
 //
 // The sum asked is X = sum_i w_i z_i with w_i in {+1, -1, 0}: `plus` cells
-// of weight +1, `minus` of weight -1, `zero` others. A set of cells of a
-// group has minus = 0; a set of cells of a 2 x n table has, on its first
+// of weight +1, `minus` of weight -1, `zero` others (weights that differ by
+// a constant on a group give one X: the group sums to 0). A set of cells of
+// a group has minus = 0; a set of cells of a 2 x n table has, on its first
 // line y, +1 for a column whose first cell only is in the set, -1 for a
 // column whose second cell only is, 0 for the others (two_line_counts).
-// With Phi_N the trapezoid sum of the transform over the constraint's
-// Fourier variable,
+// With Psi_N the trapezoid sum over the constraint's Fourier variable,
 //   Psi_N(theta) = (1/N) sum_l phi(eta_l + theta)^plus phi(eta_l - theta)^minus phi(eta_l)^zero,
 // the ratio Psi_N(theta_j) / Psi_N(0) is exactly the transform of X given
 // that the total is 0 modulo N; it is non-negative (every factor is), and
 // its modulus is at most the pair majorant to the power
-// min(plus + minus, zero) (integer_noise_transforms.hpp). Its inversion
-// (fourier_coverage.hpp) gives P(|X| <= t | total = 0) within the aliasing
-// P(|total| >= N) + P(|X| >= N - t) of the unconditioned cells, divided by
-// P(total = 0) (both below 1e-30 by the choice of N).
+// min(plus + minus, zero) (integer_noise_transforms.hpp). Several
+// independent groups (GroupTerm) multiply their transforms. The inversion
+// (fourier_coverage.hpp) gives P(|X| <= t) for the groups conditioned
+// modulo N; each such law is within P(|S_g| >= N) / P(S_g = 0) of the true
+// one in total variation, and the aliasing P(|X| >= N - t) is bounded by
+// Chernoff on the conditioned groups: all of it below 1e-20 by the choice
+// of N.
 //
-// Several independent groups (GroupTerm): the product of their transforms,
-// each group conditioned modulo N, inverted once (section 11).
-// Cost: (nodes in theta) x (window in eta): small when the group and the
-// sum are both large (narrow peaks), up to N^2 for small groups at large
-// scales; TooLarge beyond kMaxGroupWork terms. For a set of cells (minus =
-// 0) past that limit, independent_sum_quantile over the `plus` cells alone
-// is a certified conservative bound (DERIVATIONS.md, section 5: the
-// conditioned sum is dominated by the unconditioned one).
+// Cost: (nodes in theta) x (window in eta) per distinct group pattern:
+// small when the groups and the sum are large (narrow peaks), up to N^2
+// for small groups at large scales; TooLarge beyond kMaxGroupWork terms. For
+// a set of cells (minus = 0) past that limit, independent_sum_quantile over
+// the `plus` cells alone is a certified conservative bound (DERIVATIONS.md,
+// section 5: the conditioned sum is dominated by the unconditioned one).
 #pragma once
 
 #include <cstdint>
