@@ -65,8 +65,12 @@ void expect_claim_holds(const Law& law, double V, double log_excess, const std::
   for (const double level : {0.5, 0.9, 0.99}) {
     const Quantile q = tilted_gaussian_quantile(V, 1, log_excess, level, Interrupts());
     EXPECT_GE(law.coverage(q.half_width), level) << name << " " << level;
-    if (q.exact && q.half_width > 0) EXPECT_LT(law.coverage(q.half_width - 1), level) << name << " " << level;
-    if (eps < 1e-3) EXPECT_TRUE(q.exact) << name << " " << level;
+    if (q.exact && q.half_width > 0) {
+      EXPECT_LT(law.coverage(q.half_width - 1), level) << name << " " << level;
+    }
+    if (eps < 1e-3) {
+      EXPECT_TRUE(q.exact) << name << " " << level;
+    }
   }
 }
 
@@ -249,7 +253,9 @@ TEST(LatticeGaussianQuantiles, NearTheNormalQuantileAtCalibratedVariances) {
       const Quantile q = tilted_gaussian_quantile(V, 1, excess, level, Interrupts());
       EXPECT_TRUE(q.exact) << V;
       EXPECT_NEAR(double(q.half_width), normal_quantile(level) * std::sqrt(V), 1.01) << V << " " << level;
-      if (level == 0.9 && V >= 30) EXPECT_GT(sub_gaussian_half_width(V, level), 1.4 * double(q.half_width));
+      if (level == 0.9 && V >= 30) {
+        EXPECT_GT(sub_gaussian_half_width(V, level), 1.4 * double(q.half_width));
+      }
     }
   }
   // A step g: X = g Y.

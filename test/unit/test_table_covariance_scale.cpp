@@ -110,7 +110,9 @@ TEST(TableCovarianceScale, LaplaceScaleGrowsWithTheLongSide) {
       EXPECT_GT(t.scale, last) << r << "x" << n;
       EXPECT_LT(t.quadrature_error, 1e-12);
       last = t.scale;
-      if (n == 100) EXPECT_DOUBLE_EQ(table_covariance_scale(laplace(3, 1), n, r, Interrupts()).scale, t.scale);
+      if (n == 100) {
+        EXPECT_DOUBLE_EQ(table_covariance_scale(laplace(3, 1), n, r, Interrupts()).scale, t.scale);
+      }
     }
     const double var1 = NoiseTransform(laplace(3, 1)).variance();
     EXPECT_LT(table_covariance_scale(laplace(3, 1), r, 100000, Interrupts()).cell_variance, var1);
