@@ -105,6 +105,12 @@ SET statement_timeout = '1ms';
 SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM wide_law)) FROM wide r;
 RESET statement_timeout;
 
+-- A hand-made table whose keys have no equality (json, point) has no error
+-- bars, as a release would refuse such keys (42883).
+CREATE TABLE moe_json AS SELECT json_build_object('county', county) AS county, edu, n FROM ce;
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM ce_law)) FROM moe_json r$$);
+DROP TABLE moe_json;
+
 -- A governed release, read by an analyst: the law of its latest draw is
 -- shown in dp.release_laws, the aggregates need no law.
 SELECT dp.set_budget('moe survey', epsilon => 5.0);

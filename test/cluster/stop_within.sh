@@ -17,7 +17,7 @@ drop_role $role > /dev/null 2>&1
 new_db $db || { fail "create database $db"; finish; }
 quiet q $db "CREATE ROLE $role LOGIN PASSWORD '$PGPASSWORD'; GRANT CREATE ON SCHEMA public TO $role;"
 
-PGUSER=$role python3 "$repo/test/cluster/stop_within.py" --dsn "dbname=$db user=$role" --workers 2 ||
+PGUSER=$role /usr/bin/python3 "$repo/test/cluster/stop_within.py" --dsn "dbname=$db user=$role" --workers 2 ||
   fail "the sweep ran to its end"
 
 # A governed release whose draw runs for seconds: the integer_laplace chain

@@ -30,6 +30,7 @@
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/congenial_release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::TestTable;

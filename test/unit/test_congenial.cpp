@@ -15,6 +15,7 @@
 #include "mechanisms/diagnostics.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;
@@ -163,6 +164,29 @@ TEST(Congenial, DiagnoseRunsOnAPublicStandInOnly) {
   const auto exact = run_diagnostics(table.keys(), congenial({"county"}, "auto"), settings, *rng, Interrupts());
   ASSERT_EQ(exact.front().metric, "rejection_acceptance");
   EXPECT_GT(exact.front().value, 0.0);
+}
+
+// Each diagnosed chain starts at its own table, MIS too on crossing margins
+// (where it once started at an empty table and crashed the backend), and a
+// chain that never moves is counted: MIS at a tiny epsilon proposes tables
+// a base law of scale 10^12 spreads, of which none is non-negative.
+TEST(Congenial, DiagnoseCountsChainsThatNeverMoved) {
+  const auto table = test_tables::delinquents();
+  DiagnosticsSettings settings;
+  settings.surrogate_count = 50;  // cells of 50, where MIS's pivot cells stay non-negative often enough
+  for (const char* sampler : {"mis", "lattice"}) {
+    auto rng = make_seeded_random_source(6);
+    std::map<std::string, double> moving, stuck;
+    for (const auto& r : run_diagnostics(table.keys(), congenial({"county", "edu"}, sampler, 1, 100), settings, *rng,
+                                         Interrupts()))
+      moving[r.metric] = r.value;
+    ASSERT_EQ(moving.count("chains_never_moved"), 1u) << sampler;
+    EXPECT_EQ(moving["chains_never_moved"], 0.0) << sampler;
+    for (const auto& r : run_diagnostics(table.keys(), congenial({"county", "edu"}, sampler, 1e-12, 100), settings,
+                                         *rng, Interrupts()))
+      stuck[r.metric] = r.value;
+    if (std::string(sampler) == "mis") EXPECT_EQ(stuck["chains_never_moved"], 4.0);
+  }
 }
 
 // One state of 100 counties from 0 to 88000 people, epsilon 0.192 (b ~ 20.8):

@@ -225,7 +225,8 @@ const std::vector<UnitCase>& unit_cases() {
   static const std::vector<UnitCase> all = {
       {"discrete_laplace", 0, nullptr, 0x468d39f1de5b98e2ull},
       {"integer_gaussian", 1e-6, nullptr, 0xbac96d0826275d23ull},
-      {"discrete_laplace", 1e-6, "laplace", 0xe9868e1433148930ull},
+      {"discrete_laplace", 1e-6, "laplace", 0x61a5b7156355c8e2ull},
+      {"discrete_laplace", 1e-6, "truncated_geometric", 0xbcf23b926cec8742ull},
   };
   return all;
 }

@@ -1,6 +1,7 @@
 #include "chain_starts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "../errors.hpp"
 #include "../projection/controlled_rounding.hpp"
@@ -37,7 +38,15 @@ std::vector<std::int64_t> noisy_start(const LinearInvariants& invariants, const 
     for (std::int64_t& y : noisy) y = std::max<std::int64_t>(0, y);
     return noisy;
   }
-  const std::vector<double> target(noisy.begin(), noisy.end());
+  // No non-negative table with these totals has a cell above the least
+  // total of the rows it is in: the noisy target is kept within those
+  // bounds (public), where the solver's arithmetic stays exact at any scale.
+  std::vector<double> target(noisy.begin(), noisy.end());
+  std::vector<double> cap(d, INFINITY);
+  for (int r = 0; r < invariants.rows.outerSize(); ++r)
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(invariants.rows, r); it; ++it)
+      cap[std::size_t(it.col())] = std::min(cap[std::size_t(it.col())], invariants.totals[std::size_t(r)]);
+  for (std::size_t i = 0; i < d; ++i) target[i] = std::clamp(target[i], 0.0, std::isfinite(cap[i]) ? cap[i] : 0x1p53);
   try {
     const NonnegProjection nearest = project_nonnegative(invariants, target, interrupts);
     return round_keeping_invariants(invariants, nearest.y, interrupts);

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "../errors.hpp"
 #include "../mcmc/lattice_chain.hpp"
 #include "../samplers/wide_int.hpp"
 
@@ -60,7 +61,9 @@ std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis, co
 
 LatticeWalk::LatticeWalk(const CongenialTarget& target, const std::vector<mcmc::SparseVector>& moves,
                          IndependenceSampler* independence, std::vector<std::int64_t> start)
-    : target_(&target), moves_(&moves), independence_(independence), y_(std::move(start)) {}
+    : target_(&target), moves_(&moves), independence_(independence), y_(std::move(start)) {
+  if (y_.size() != target.n_cells()) throw Error("the lattice walk's start does not fit its table");
+}
 
 const std::vector<std::int64_t>& LatticeWalk::state() const { return y_; }
 

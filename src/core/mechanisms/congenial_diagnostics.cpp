@@ -70,7 +70,7 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
 // the chains start apart, as far as the noise spreads them.
 std::vector<std::int64_t> start_of_chain(const CongenialSetup& setup, int c, RandomSource& rng,
                                          const Interrupts& interrupts) {
-  if (!setup.table_moves)
+  if (setup.sampler == "mis" || !setup.table_moves)
     return noisy_start(setup.target.invariants, setup.target.center.data(), setup.law.exact_parameter, rng,
                        interrupts);
   if (c == 0) return setup.start;

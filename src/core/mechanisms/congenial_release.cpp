@@ -164,17 +164,9 @@ CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseReques
     l1 = shortest_move_l1(setup.moves.empty() ? walk_moves(setup, &model, interrupts) : setup.moves);
   setup.law = congenial_noise_law(request, l1);
   setup.target.inverse_scale = 1 / setup.law.exact_parameter.to_double();
-  setup.proposal_a =
-      request.proposal_a > 0 ? request.proposal_a : default_independence_proposal_a(setup.target.inverse_scale);
-  // An independence proposal with lighter tails than the target weighs far
-  // tables without bound: a chain that reaches one stays there.
-  if (setup.proposal_a < default_independence_proposal_a(setup.target.inverse_scale))
-    throw InvalidArgument("option \"proposal_a\" is below the target's own rate",
-                          "congenial's independence proposals need tails at least as heavy as the noise law's "
-                          "(proposal_a >= exp(-1/b) = " + format_double(default_independence_proposal_a(
-                                                              setup.target.inverse_scale)) +
-                              " here), or the sampler sticks at tables far from the data.",
-                          "Omit proposal_a (the default is the noise law's own rate) or pass a larger value.");
+  setup.proposal_a = request.proposal_a > 0 ? request.proposal_a
+                                            : default_independence_proposal_a(setup.target.inverse_scale,
+                                                                              setup.structure != "none");
 
   if (grouped(setup.structure)) fill_groups(model, setup);
   // MIS and the walk start at a noisy table, drawn with the release (draw_congenial).

@@ -102,7 +102,6 @@ void check_crossed_columns(const std::vector<std::string>& row_levels, const std
 CrossedGrid build_crossed_grid(const CellKeys& cells,
                                const std::vector<std::string>& row_levels, const std::vector<std::string>& col_levels,
                                const Interrupts& interrupts) {
-  check_crossed_columns(row_levels, col_levels, cells.column_names());
   const auto row_columns = indices_of(cells, row_levels), col_columns = indices_of(cells, col_levels);
   Axis rows = axis_of(cells, row_columns, interrupts);
   Axis cols = axis_of(cells, col_columns, interrupts);
