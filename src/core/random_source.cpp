@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "derived_random_source.hpp"
 #include "errors.hpp"
 
 namespace invariant_dp {
@@ -48,8 +49,6 @@ double RandomSource::uniform_open01() {
     if (k != 0) return static_cast<double>(k) * kTwoPowMinus53;
   }
 }
-
-std::unique_ptr<RandomSource> RandomSource::derive() { return std::make_unique<SeededRandomSource>(next_u64()); }
 
 namespace {
 
@@ -111,8 +110,8 @@ class OsRandomSource final : public RandomSource {
     rekey();
     refill();
   }
-  // A source keyed with 32 bytes drawn from another (derive()); reseeded
-  // from the kernel like any other.
+  // A source keyed with 32 bytes drawn from another (derive_random_source);
+  // reseeded from the kernel like any other.
   explicit OsRandomSource(const unsigned char (&key)[32]) {
     register_fork_hook();
     cipher_ = EVP_CIPHER_CTX_new();
@@ -130,7 +129,8 @@ class OsRandomSource final : public RandomSource {
   OsRandomSource(const OsRandomSource&) = delete;
   OsRandomSource& operator=(const OsRandomSource&) = delete;
 
-  std::unique_ptr<RandomSource> derive() override {
+  // A new keystream keyed with 32 bytes of this one.
+  std::unique_ptr<RandomSource> derive() {
     unsigned char key[32];
     for (std::size_t i = 0; i < sizeof key; i += sizeof(std::uint64_t)) {
       std::uint64_t word = next_u64();
@@ -213,6 +213,11 @@ std::unique_ptr<RandomSource> make_os_random_source() {
 
 std::unique_ptr<RandomSource> make_seeded_random_source(std::uint64_t seed) {
   return std::make_unique<SeededRandomSource>(seed);
+}
+
+std::unique_ptr<RandomSource> derive_random_source(RandomSource& parent) {
+  if (auto* os = dynamic_cast<OsRandomSource*>(&parent)) return os->derive();
+  return std::make_unique<SeededRandomSource>(parent.next_u64());
 }
 
 }  // namespace invariant_dp

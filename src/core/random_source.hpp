@@ -24,15 +24,6 @@ class RandomSource {
 
   // One fair bit.
   bool fair_bit() { return (next_u64() >> 63) != 0; }
-
-  // An independent stream for a share of work done apart from this one (a
-  // part of a chain's sweep that another thread may run), keyed from this
-  // stream's next words, so that seeded work comes out the same whichever
-  // thread does it. The OS source keys a new ChaCha20 keystream with 32
-  // bytes of its own; the seeded engine, and any other source unless it
-  // says otherwise (the tests' scripted sources), seeds a seeded engine
-  // with one word.
-  virtual std::unique_ptr<RandomSource> derive();
 };
 
 // A ChaCha20 keystream keyed from the kernel CSPRNG (getrandom(2)), rekeyed

@@ -10,7 +10,9 @@
 // meeting from 8 x 8 on; table_swap_chain.hpp); and congenial's relaxation
 // from its public start (congenial_release.hpp). Kernels: heat-bath along
 // 2x2 moves, pair blocks, Metropolis along 2x2 moves.
-// Usage: bench_table_chain [pairs] [max side for coupling]
+// Usage: bench_table_chain [pairs] [max side for coupling];
+// bench_table_chain release [side]: the chain of one release (pair blocks)
+// on 1 and 2 threads; bench_table_chain relaxation: the pair blocks' only.
 #include <chrono>
 #include <ctime>
 #include <cstdio>
@@ -187,6 +189,33 @@ void time_release_chain(std::size_t k, unsigned threads, bool seeded) {
               s / double(sweeps), cpu);
 }
 
+// Random words a sweep of pair blocks reads per cell (one job, so that
+// every word comes from the counted source).
+class CountingSource final : public RandomSource {
+ public:
+  explicit CountingSource(std::uint64_t seed) : engine_(seed) {}
+  std::uint64_t next_u64() override {
+    ++words;
+    return engine_.next_u64();
+  }
+  std::uint64_t words = 0;
+
+ private:
+  SeededRandomSource engine_;
+};
+
+void count_words(std::size_t k) {
+  const TableMoves moves({square(k)}, k * k);
+  SwapChainConfig config = config_of(Kernel::pair_blocks);
+  config.positions_per_job = std::size_t(1) << 40;
+  TableSwapChain chain(moves, config);
+  CountingSource rng(7);
+  const std::uint64_t sweeps = 4;
+  chain.run(sweeps, rng, Interrupts{});
+  std::printf("%5zu x %-5zu pair blocks read %.2f random words per cell a sweep\n", k, k,
+              double(rng.words) / double(sweeps) / double(k * k));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -196,6 +225,12 @@ int main(int argc, char** argv) {
     const std::size_t side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 1000;
     for (const bool seeded : {true, false})
       for (const unsigned threads : {1u, 2u}) time_release_chain(side, threads, seeded);
+    count_words(side);
+    return 0;
+  }
+  // bench_table_chain relaxation: the pair blocks' relaxation alone.
+  if (argc > 1 && std::string(argv[1]) == "relaxation") {
+    for (const std::size_t k : {100, 300}) relaxation(k, Kernel::pair_blocks, k >= 300 ? 600 : 2000);
     return 0;
   }
   const int pairs = argc > 1 ? std::atoi(argv[1]) : 20;

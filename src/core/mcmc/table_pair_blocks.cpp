@@ -5,6 +5,7 @@
 #include <memory>
 #include <numeric>
 
+#include "../derived_random_source.hpp"
 #include "noise_range.hpp"
 #include "table_swap_chain.hpp"
 #include "worker_threads.hpp"
@@ -112,7 +113,7 @@ void TableSwapChain::run_round(RandomSource& rng, const Interrupts& interrupts) 
   const std::size_t jobs = (pairs + per_job - 1) / per_job;
   std::vector<std::unique_ptr<RandomSource>> streams;
   if (jobs > 1)
-    for (std::size_t k = 0; k < jobs; ++k) streams.push_back(rng.derive());
+    for (std::size_t k = 0; k < jobs; ++k) streams.push_back(derive_random_source(rng));
   std::vector<BlockTally> tallies(jobs);
   auto job = [&](std::size_t k, const JobPoll& poll) {
     RandomSource& stream = jobs > 1 ? *streams[k] : rng;

@@ -46,7 +46,7 @@
 // A round's randomness: the matching from the chain's stream, then the
 // pairs cut into jobs of about kPositionsPerJob positions (a cut that
 // depends on the table alone), each job redrawing its pairs in order from
-// its own stream derived from the chain's (RandomSource::derive): under a
+// its own stream derived from the chain's (derived_random_source.hpp): under a
 // seed the chain's states are the same whatever the number of threads.
 //
 // Coupling (Biswas, Jacob and Vanetti 2019, arXiv:1905.09971, section 2):

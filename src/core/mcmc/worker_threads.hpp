@@ -11,6 +11,21 @@
 // error leaves the core while one runs. A helper that cannot be started
 // leaves its jobs to the others.
 //
+// Why threads and not PostgreSQL's parallel workers: a worker is another
+// process, which would see the chain's table only through dynamic shared
+// memory and would have to be planned by the executor; a pair-block round
+// writes disjoint lines of one array in this process, which threads share
+// for free. The helpers never touch the backend's memory contexts, locks,
+// elog or signals, which is what makes them safe there: they read and
+// write only what the core allocated (the chain's cells and laws, their
+// own scratch and streams), never memory the shim handed in.
+//
+// Cancellation within a second: the calling thread polls Interrupts before
+// each job and between the items of a job (Interrupts::poll_scaled's
+// stride), a helper checks the stop flag as often; jobs are milliseconds
+// (table_swap_chain.hpp: kPositionsPerJob), so after a cancel the helpers
+// leave within one item and the join waits no longer than that.
+//
 // Jobs are taken in order from a shared counter, so which thread runs which
 // job depends on the scheduling: a job must depend on its index only (its
 // own random stream, its own cells) for the result to be the same whatever

@@ -42,7 +42,8 @@ ShortestMove shortest_move(const LatticeBasis& basis, bool has_margins) {
 
 // Threads of the pair-block rounds: the backend's own and one helper where
 // the machine has a second core (mcmc/worker_threads.hpp says what a helper
-// may do in a backend). The chain's states do not depend on the number.
+// may do in a backend); not more: a backend shares the machine with the
+// other backends. The chain's states do not depend on the number.
 unsigned table_chain_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 2u); }
 
 mcmc::Target chain_target(mcmc::TargetKind target, const NoiseLaw& law) {
