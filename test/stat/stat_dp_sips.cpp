@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chi_square.hpp"
@@ -29,18 +30,31 @@ using chi_square_test::chi2_critical;
 using chi_square_test::kAlpha;
 using test_tables::UnitTable;
 
-// P(N >= t) for the discrete Gaussian of variance sigma2, summed over
-// |z| <= 40 sigma (the rest is below 1e-300 of the total).
+// P(N >= t) for the discrete Gaussian of variance sigma2, summed exactly
+// over |z| <= 40 sigma (the rest is below 1e-300 of the total): the
+// suffix sums of the masses, once per variance.
 double tail(double sigma2, double t) {
-  const double sigma = std::sqrt(sigma2);
-  const auto reach = static_cast<std::int64_t>(std::ceil(40 * sigma));
-  double total = 0, above = 0;
-  for (std::int64_t z = -reach; z <= reach; ++z) {
-    const double mass = std::exp(-double(z) * double(z) / (2 * sigma2));
-    total += mass;
-    if (double(z) >= t) above += mass;
+  struct Suffix {
+    std::int64_t reach;
+    std::vector<double> above;  // above[i]: the mass of z >= i - reach
+  };
+  static std::map<double, Suffix> cache;
+  auto found = cache.find(sigma2);
+  if (found == cache.end()) {
+    Suffix suffix;
+    suffix.reach = static_cast<std::int64_t>(std::ceil(40 * std::sqrt(sigma2)));
+    suffix.above.assign(std::size_t(2 * suffix.reach + 2), 0.0);
+    for (std::int64_t z = suffix.reach; z >= -suffix.reach; --z) {
+      const std::size_t i = std::size_t(z + suffix.reach);
+      suffix.above[i] = suffix.above[i + 1] + std::exp(-double(z) * double(z) / (2 * sigma2));
+    }
+    found = cache.emplace(sigma2, std::move(suffix)).first;
   }
-  return above / total;
+  const Suffix& suffix = found->second;
+  const double from = std::ceil(t);
+  if (from <= double(-suffix.reach)) return 1;
+  if (from > double(suffix.reach)) return 0;
+  return suffix.above[std::size_t(std::int64_t(from) + suffix.reach)] / suffix.above[0];
 }
 
 // P(shown) of a cell of weight v in every round (its units' cells never
