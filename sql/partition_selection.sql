@@ -62,6 +62,7 @@ SELECT s->>'method' AS method, s->>'rounds' AS rounds, s->>'epsilon' AS selectio
        s->'sigma2' AS sigma2, s->'threshold' AS threshold, s->>'units_at_half' AS units_at_half,
        s->>'counts_epsilon' AS counts_epsilon
 FROM (SELECT dp.last_release()->'partition_selection' AS s) l;
+SELECT dp.last_release()->>'keys' AS keys;
 SELECT count(*) AS single_patient_keys_shown FROM dp.privatize($$SELECT patient_id, own_key FROM one_clinic$$, 1.0,
     'discrete_laplace', delta => 1e-9, privacy_unit => 'patient_id',
     bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}',
