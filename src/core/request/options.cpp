@@ -27,8 +27,8 @@ std::vector<OptionSpec> rows() {
       {"iterations", E::Release, K::WholeNumber, 1, 1e10, false, {}, "a whole number from 1 to 1e10", "", true},
       {"proposal_a", E::Release, K::Number, 0, 1, true, {}, "between 0 and 1", "", true},
       {"partition_selection", E::Release, K::ChoiceOrObject, 0, 0, false,
-       {"truncated_geometric", "laplace", "gaussian", "noisy_count", "auto"},
-       "\"truncated_geometric\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\", or an object",
+       {"truncated_geometric", "dp_sips", "laplace", "gaussian", "noisy_count", "auto"},
+       "\"truncated_geometric\", \"dp_sips\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\", or an object",
        "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", \"budget_share\": 0.5}}."},
       {"keys", E::Release, K::Choice, 0, 0, false, {"public"}, "\"public\"",
        "State {\"keys\": \"public\"} only when every cell the source can return is public knowledge; otherwise "
