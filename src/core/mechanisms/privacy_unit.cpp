@@ -21,7 +21,7 @@ constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 
 BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, const std::int64_t* row_counts,
                                  const ContributionBounds& bounds, RandomSource& rng,
-                                 const Interrupts& interrupts) {
+                                 const Interrupts& interrupts, bool with_unit_cells) {
   const std::size_t n = keys.n_rows;
   if (units.n_rows != n || units.n_columns != 1) throw Error("the privacy units do not match the rows");
   for (std::size_t i = 0; i < n; ++i) {
@@ -102,6 +102,7 @@ BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, cons
   out.counts.assign(n_cells, 0);
   out.units.assign(n_cells, 0);
   const std::size_t groups = static_cast<std::size_t>(bounds.max_groups_per_unit);
+  if (with_unit_cells) out.unit_cells.start.assign(std::size_t(n_units) + 1, 0);
   for (std::size_t u = 0; u < n_units; ++u) {
     interrupts.poll_every(u);
     entries.clear();
@@ -128,7 +129,9 @@ BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, cons
     for (std::size_t j = 0; j < kept; ++j) {
       add_to(out.counts[entries[j].cell], std::min<std::int64_t>(entries[j].rows, bounds.max_rows_per_group));
       ++out.units[entries[j].cell];
+      if (with_unit_cells) out.unit_cells.cells.push_back(entries[j].cell);
     }
+    if (with_unit_cells) out.unit_cells.start[std::size_t(u) + 1] = out.unit_cells.cells.size();
   }
   return out;
 }
