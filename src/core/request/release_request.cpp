@@ -237,6 +237,7 @@ ReleaseRequest validate_request(const RawRequest& raw) {
   request.delta = request.mechanism->needs_delta ? raw.delta : 0;
   for (const auto& text : raw.margins) request.margins.push_back(parse_margin(text));
   check_options(raw.options, /*with_diagnose=*/false);
+  refuse_options_not_taken(*request.mechanism, raw.options);
   for (const RawOption& option : raw.options) apply_option(request, option);
   apply_privacy_unit(request, raw);
 
