@@ -38,6 +38,7 @@ using test_tables::TestTable;
 // from its table's rows and its law (law_edit rewrites the law first).
 struct Released {
   std::unique_ptr<ReleaseTableRows> rows;
+  std::vector<double> interval_half_width;  // per row, when the release carries intervals
   idp_accuracy* accuracy = nullptr;
   idp_error error{};
   idp_status status = IDP_OK;
@@ -109,6 +110,11 @@ std::unique_ptr<Released> release(const TestTable& table, const Request& r,
   auto released = std::make_unique<Released>();
   if (out == nullptr) return released;
   released->rows = std::make_unique<ReleaseTableRows>(table, *out);
+  if (out->integer_half_width >= 0 || out->integer_lower != nullptr || out->lower != nullptr)
+    for (std::size_t row = 0; row < out->n_rows; ++row) {
+      const test_tables::RowInterval i = test_tables::row_interval(*out, row);
+      released->interval_half_width.push_back((i.upper - i.lower) / 2);
+    }
   const bool integer = out->integer_output;
   idp_free_release(out);
   std::string law = released->rows->law();
@@ -455,6 +461,116 @@ TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
     if (r->rows->key(row, 1) != nullptr) cells.push_back(row);
   ASSERT_EQ(cells.size(), 4u);
   EXPECT_NEAR(r->sum(cells).variance, r->sum(rect).variance, 1e-9 * r->sum(rect).variance);
+}
+
+// --- one error bar for one functional ----------------------------------------
+
+// Each row's interval (the release's option "interval") and the margin of
+// that row alone at the same level are one number, for every family with
+// intervals, on tables whose single-cell laws are exact (a margin group, a
+// 2 x n table), certified (integer_gaussian's two-way table, the integer
+// cascade) or known by their variance (projected laws).
+TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
+  const TestTable two_by_five = test_tables::grid({"a", "b"}, {2, 5}, {5, 7, 2, 9, 4, 4, 8, 1, 6, 3});
+  const TestTable three_by_four = table_3x4();
+  const TestTable delinquents = test_tables::delinquents();
+  struct Case {
+    const char* name;
+    const TestTable& table;
+    Request request;
+  };
+  const Case cases[] = {
+      {"integer_laplace 2 x 5, both margins", two_by_five, {"integer_laplace", 1, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_laplace, one margin", three_by_four, {"integer_laplace", 1, 0, {"a"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_gaussian 3 x 4, both margins", three_by_four,
+       {"integer_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"discrete_laplace", three_by_four, {"discrete_laplace", 1, 0, {}, {}, {"interval"}, {"0.9"}}},
+      {"subspace_gaussian, both margins", three_by_four,
+       {"subspace_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
+      {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
+  };
+  for (const Case& c : cases) {
+    auto r = release(c.table, c.request);
+    ASSERT_EQ(r->status, IDP_OK) << c.name << ": " << r->error.message;
+    ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << c.name;
+    const bool integer = read_published_law(r->rows->law()).integer_output;
+    for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
+      const idp_error_bar alone = r->sum({row}, 0.9);
+      // Integer bounds carry the half-width exactly; real ones only as
+      // value -+ t, whose difference halved is t up to the value's rounding.
+      if (integer)
+        EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << c.name << ", row " << row;
+      else
+        EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
+            << c.name << ", row " << row;
+      EXPECT_GT(alone.margin_of_error, 0) << c.name << ", row " << row;
+    }
+  }
+}
+
+// A node of a cascade read from its row, as the sum of its children's rows
+// or of its leaves' rows is one random variable in a consistent release:
+// one error bar, whichever way it is asked, at every level.
+TEST(OneErrorBar, ANodeFromItsRowOrFromItsChildren) {
+  // A region holds 36 tracts: as many rows as once took the normal
+  // approximation, where its own row took a certified bound.
+  std::vector<std::int64_t> tracts(2 * 3 * 12);
+  for (std::size_t i = 0; i < tracts.size(); ++i) tracts[i] = std::int64_t((i * 7 + 3) % 11);
+  const TestTable table = test_tables::grid({"region", "county", "tract"}, {2, 3, 12}, tracts);
+  for (const char* mechanism : {"integer_cascade", "cascade"}) {
+    auto r = release(table, Request{mechanism, 1, 1e-6, {}, {"region", "county", "tract"}});
+    ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+    for (double level : {0.5, 0.9, 0.99}) {
+      // The grand total, a region and a county: each from its row, its
+      // children's rows and its leaves' rows.
+      const std::vector<std::pair<std::vector<std::pair<std::size_t, const char*>>, std::size_t>> nodes = {
+          {{{0, nullptr}}, 0}, {{{0, "region1"}, {1, nullptr}}, 1}, {{{0, "region0"}, {1, "county2"}, {2, nullptr}}, 2}};
+      for (const auto& [keys, depth] : nodes) {
+        std::vector<std::pair<std::size_t, const char*>> row_keys = keys;
+        const auto row = r->where(row_keys);
+        ASSERT_EQ(row.size(), 1u);
+        // Children: one key more, then nothing below; leaves: every key set.
+        std::vector<std::size_t> children, leaves;
+        for (std::size_t candidate = 0; candidate < r->rows->n_rows(); ++candidate) {
+          bool under = true;
+          for (std::size_t k = 0; k < depth; ++k)
+            under = under && r->rows->key(candidate, k) != nullptr &&
+                    std::string(r->rows->key(candidate, k)) == keys[k].second;
+          if (!under) continue;
+          const bool child = r->rows->key(candidate, depth) != nullptr &&
+                             (depth + 1 == 3 || r->rows->key(candidate, depth + 1) == nullptr);
+          const bool leaf = r->rows->key(candidate, 2) != nullptr;
+          if (child) children.push_back(candidate);
+          if (leaf) leaves.push_back(candidate);
+        }
+        ASSERT_GT(children.size(), 1u);
+        const idp_error_bar from_row = r->sum(row, level);
+        const idp_error_bar from_children = r->sum(children, level);
+        const idp_error_bar from_leaves = r->sum(leaves, level);
+        EXPECT_GT(from_row.margin_of_error, 0);
+        EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << mechanism << " depth " << depth;
+        EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << mechanism << " depth " << depth;
+        EXPECT_EQ(from_children.variance, from_row.variance) << mechanism << " depth " << depth;
+        EXPECT_STREQ(from_children.method, from_row.method);
+      }
+    }
+  }
+}
+
+// A sum that is not one node keeps its own figure: two counties of
+// different regions are no node, and their margin is the sum's.
+TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
+  const TestTable table = test_tables::grid({"region", "county"}, {2, 3}, {5, 7, 2, 9, 4, 4});
+  auto r = release(table, Request{"integer_cascade", 1, 1e-6, {}, {"region", "county"}});
+  ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+  std::vector<std::size_t> two = r->where({{0, "region0"}, {1, "county0"}});
+  const auto other = r->where({{0, "region1"}, {1, "county0"}});
+  two.insert(two.end(), other.begin(), other.end());
+  ASSERT_EQ(two.size(), 2u);
+  const idp_error_bar sum = r->sum(two);
+  EXPECT_EQ(sum.cells, 2u);
+  EXPECT_GT(sum.margin_of_error, r->sum({two[0]}).margin_of_error);
 }
 
 // --- streams -------------------------------------------------------------------

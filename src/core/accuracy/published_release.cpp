@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_law.hpp"
@@ -134,6 +135,69 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
   return out;
 }
 
+// A query's units (cells or nodes) in increasing order, so that one
+// functional asked in any order is summed in one order: its figures are
+// then the same number, not the same up to rounding.
+void sort_by_unit(CellQuery& q) {
+  std::vector<std::pair<std::uint32_t, double>> pairs(q.size());
+  for (std::size_t k = 0; k < q.size(); ++k) pairs[k] = {q.cells[k], q.weights[k]};
+  std::sort(pairs.begin(), pairs.end());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    q.cells[k] = pairs[k].first;
+    q.weights[k] = pairs[k].second;
+  }
+}
+
+// A query over a cascade's nodes in its canonical form: every node whose
+// children are all in the query with one weight w stands for them, with
+// weight w (added to its own), up the tree. A consistent release's node is
+// the sum of its children, so a node read from its row and read as the sum
+// of its children's rows are one functional, and get one error bar. Node
+// numbers are in level order: a family is a run [first_child, child_end) of
+// numbers above its parent's, so the families are settled deepest first by
+// walking the query's nodes downwards.
+CellQuery collapse_families(const hierarchy::HierarchyTree& tree, const CellQuery& q, const Interrupts& interrupts) {
+  std::map<std::uint32_t, double> weight;
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    interrupts.poll_every(k);
+    weight[q.cells[k]] += q.weights[k];
+  }
+  std::uint32_t bound = std::uint32_t(tree.n_nodes());
+  // Ends: each pass lowers bound below the family it settles, and bound
+  // starts at the number of nodes.
+  for (std::uint64_t pass = 0;; ++pass) {
+    interrupts.poll_every(pass);
+    auto it = weight.lower_bound(bound);
+    if (it == weight.begin()) break;
+    const std::uint32_t u = std::prev(it)->first;
+    const std::uint32_t parent = tree.parent(u);
+    if (parent == hierarchy::kNoNode) break;
+    const std::uint32_t first = tree.first_child(parent), end = tree.child_end(parent);
+    bool complete = true;
+    double w = 0;
+    std::uint32_t expected = first;
+    for (auto c = weight.lower_bound(first); c != weight.end() && c->first < end; ++c, ++expected) {
+      if (c->first != expected || (expected != first && c->second != w)) {
+        complete = false;
+        break;
+      }
+      w = c->second;
+    }
+    if (complete && expected == end && w != 0) {
+      weight.erase(weight.lower_bound(first), weight.lower_bound(end));
+      if ((weight[parent] += w) == 0) weight.erase(parent);
+    }
+    bound = first;
+  }
+  CellQuery out;
+  for (const auto& [node, w] : weight)
+    if (w != 0) {
+      out.cells.push_back(node);
+      out.weights.push_back(w);
+    }
+  return out;
+}
+
 // A flat law's per-cell intervals, by family (cell_intervals.hpp's table).
 CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accuracy, double level,
                             const Interrupts& interrupts) {
@@ -174,6 +238,23 @@ struct PublishedRelease::Impl {
   std::unique_ptr<CrossedAccuracy> crossed;
   std::string statement;
   std::unique_ptr<QueryBuilder> cells_builder;  // rolled-up hierarchies: leaves of the nodes asked
+  // The per-unit intervals (cells of a flat release, nodes of a cascade)
+  // at the last level asked: a query of one unit takes its interval.
+  std::unique_ptr<CellIntervals> unit_intervals;
+
+  // The interval of one cell or node at `level` (computed for all units
+  // once per level): the same figure the release's per-cell intervals and
+  // PublishedRelease::row_intervals give it.
+  const CellIntervals& intervals_at(double level, const Interrupts& interrupts) {
+    if (!unit_intervals || unit_intervals->level() != level) {
+      check_level(level);
+      CellIntervals all = hierarchy ? hierarchy->node_intervals(level, interrupts)
+                                    : law_intervals(law, *linear, level, interrupts);
+      all.set_level(level);
+      unit_intervals = std::make_unique<CellIntervals>(std::move(all));
+    }
+    return *unit_intervals;
+  }
 
   Impl(PublishedLaw l, const ReleaseRows& rows, const Interrupts& interrupts)
       : law(std::move(l)), index(rows.ids, rows.n_rows, interrupts) {}
@@ -255,7 +336,8 @@ struct PublishedRelease::Impl {
           cells_builder->add(grid_cell[std::size_t(l) * t1.n_leaves() + m], q.weights[k]);
       }
     }
-    const CellQuery cells_query = cells_builder->take();
+    CellQuery cells_query = cells_builder->take();
+    sort_by_unit(cells_query);
     n_cells = cells_query.size();
     return linear->variance(cells_query, interrupts);
   }
@@ -326,6 +408,8 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = VarianceFigure{v, v, Exactness::exact};
   } else if (s.hierarchy) {
     for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
+    rows = collapse_families(s.trees[0].tree, rows, interrupts);
+    tail_cells = rows.size();
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {
     std::vector<std::uint32_t> row_nodes, col_nodes;
@@ -338,14 +422,29 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = s.rolled_up(rows, tail_cells, interrupts);
   } else {
     for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
+    sort_by_unit(rows);
     out.variance = s.linear->variance(rows, interrupts);
   }
   out.caveat = s.law.caveat;
-  if (!std::isnan(level)) {
-    out.has_margin = true;
-    out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
-                                 s.law.integer_output);
+  if (std::isnan(level)) return out;
+  out.has_margin = true;
+  // One unit (a cell of a flat release, a node of a cascade over one tree,
+  // once its children are collapsed): its interval, scaled by the weight's
+  // size (P(|w X| <= |w| t) = P(|X| <= t)), so that a cell's interval and
+  // the margin of that cell alone are one number.
+  const bool one_unit = rows.size() == 1 && (s.hierarchy || (s.linear && !s.law.hierarchical()));
+  if (one_unit && out.variance.upper > 0) {
+    const CellIntervals& unit = s.intervals_at(level, interrupts);
+    const double w = std::fabs(rows.weights[0]);
+    double half = w * unit.half_width(rows.cells[0]);
+    if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
+    out.margin.half_width = half;
+    out.margin.kind = weaker(unit.kind(), out.variance.kind);
+    out.margin.method = unit.method();
+    return out;
   }
+  out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
+                               s.law.integer_output);
   return out;
 }
 
