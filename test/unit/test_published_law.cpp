@@ -553,6 +553,12 @@ TEST(OneErrorBar, ANodeFromItsRowOrFromItsChildren) {
         EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << mechanism << " depth " << depth;
         EXPECT_EQ(from_children.variance, from_row.variance) << mechanism << " depth " << depth;
         EXPECT_STREQ(from_children.method, from_row.method);
+        // The node and its children together: the node twice.
+        std::vector<std::size_t> twice = children;
+        twice.push_back(row[0]);
+        const idp_error_bar doubled = r->sum(twice, level);
+        EXPECT_EQ(doubled.variance, 4 * from_row.variance) << mechanism << " depth " << depth;
+        EXPECT_EQ(doubled.margin_of_error, 2 * from_row.margin_of_error) << mechanism << " depth " << depth;
       }
     }
   }

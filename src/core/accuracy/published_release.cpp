@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <iterator>
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_law.hpp"
@@ -153,47 +153,65 @@ void sort_by_unit(CellQuery& q) {
 // weight w (added to its own), up the tree. A consistent release's node is
 // the sum of its children, so a node read from its row and read as the sum
 // of its children's rows are one functional, and get one error bar. Node
-// numbers are in level order: a family is a run [first_child, child_end) of
-// numbers above its parent's, so the families are settled deepest first by
-// walking the query's nodes downwards.
-CellQuery collapse_families(const hierarchy::HierarchyTree& tree, const CellQuery& q, const Interrupts& interrupts) {
-  std::map<std::uint32_t, double> weight;
+// numbers are in level order: a depth's nodes are one run of numbers, a
+// family a run [first_child, child_end) within it, in its parent's order.
+// So the query, sorted, is settled one depth at a time from the deepest,
+// each depth merged with the parents the depth below produced (in order
+// too). O(nodes in the query x (depth + log)), no array of the tree's size.
+CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, const Interrupts& interrupts) {
+  sort_by_unit(q);
+  using Entry = std::pair<std::uint32_t, double>;
+  std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
   for (std::size_t k = 0; k < q.size(); ++k) {
     interrupts.poll_every(k);
-    weight[q.cells[k]] += q.weights[k];
+    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
   }
-  std::uint32_t bound = std::uint32_t(tree.n_nodes());
-  // Ends: each pass lowers bound below the family it settles, and bound
-  // starts at the number of nodes.
-  for (std::uint64_t pass = 0;; ++pass) {
-    interrupts.poll_every(pass);
-    auto it = weight.lower_bound(bound);
-    if (it == weight.begin()) break;
-    const std::uint32_t u = std::prev(it)->first;
-    const std::uint32_t parent = tree.parent(u);
-    if (parent == hierarchy::kNoNode) break;
-    const std::uint32_t first = tree.first_child(parent), end = tree.child_end(parent);
-    bool complete = true;
-    double w = 0;
-    std::uint32_t expected = first;
-    for (auto c = weight.lower_bound(first); c != weight.end() && c->first < end; ++c, ++expected) {
-      if (c->first != expected || (expected != first && c->second != w)) {
-        complete = false;
-        break;
+  std::vector<Entry> kept, parents;  // parents: produced for the depth above, in order
+  for (unsigned d = tree.height(); d > 0; --d) {
+    // This depth's entries and the parents made from the depth below, merged
+    // (both in order; equal nodes add).
+    std::vector<Entry> here;
+    std::merge(by_depth[d].begin(), by_depth[d].end(), parents.begin(), parents.end(), std::back_inserter(here),
+               [](const Entry& a, const Entry& b) { return a.first < b.first; });
+    parents.clear();
+    std::vector<Entry> merged;
+    for (std::size_t i = 0; i < here.size(); ++i) {
+      interrupts.poll_every(i);
+      if (!merged.empty() && merged.back().first == here[i].first)
+        merged.back().second += here[i].second;
+      else
+        merged.push_back(here[i]);
+    }
+    for (std::size_t i = 0; i < merged.size();) {
+      interrupts.poll_every(i);
+      const std::uint32_t parent = tree.parent(merged[i].first);
+      const std::uint32_t first = tree.first_child(parent), end = tree.child_end(parent);
+      std::size_t j = i;
+      bool complete = merged[i].first == first && merged[i].second != 0;
+      // Ends: j walks the entries of one family, at most its children.
+      while (j < merged.size() && merged[j].first < end) {
+        complete = complete && merged[j].first == first + (j - i) && merged[j].second == merged[i].second;
+        ++j;
       }
-      w = c->second;
+      complete = complete && j - i == end - first;
+      if (complete)
+        parents.emplace_back(parent, merged[i].second);
+      else
+        kept.insert(kept.end(), merged.begin() + std::ptrdiff_t(i), merged.begin() + std::ptrdiff_t(j));
+      i = j;
     }
-    if (complete && expected == end && w != 0) {
-      weight.erase(weight.lower_bound(first), weight.lower_bound(end));
-      if ((weight[parent] += w) == 0) weight.erase(parent);
-    }
-    bound = first;
   }
+  // The root: its own entry and what its children made.
+  for (const Entry& e : by_depth[0]) parents.push_back(e);
+  double root = 0;
+  for (const Entry& e : parents) root += e.second;
+  if (!parents.empty() && root != 0) kept.emplace_back(parents[0].first, root);
+  std::sort(kept.begin(), kept.end());
   CellQuery out;
-  for (const auto& [node, w] : weight)
-    if (w != 0) {
-      out.cells.push_back(node);
-      out.weights.push_back(w);
+  for (const Entry& e : kept)
+    if (e.second != 0) {
+      out.cells.push_back(e.first);
+      out.weights.push_back(e.second);
     }
   return out;
 }
@@ -408,7 +426,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = VarianceFigure{v, v, Exactness::exact};
   } else if (s.hierarchy) {
     for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
-    rows = collapse_families(s.trees[0].tree, rows, interrupts);
+    rows = collapse_families(s.trees[0].tree, std::move(rows), interrupts);
     tail_cells = rows.size();
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {
