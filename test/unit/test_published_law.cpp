@@ -38,6 +38,7 @@ using test_tables::TestTable;
 // from its table's rows and its law (law_edit rewrites the law first).
 struct Released {
   std::unique_ptr<ReleaseTableRows> rows;
+  std::vector<double> interval_half_width;  // per row, when the release carries intervals
   idp_accuracy* accuracy = nullptr;
   idp_error error{};
   idp_status status = IDP_OK;
@@ -109,6 +110,11 @@ std::unique_ptr<Released> release(const TestTable& table, const Request& r,
   auto released = std::make_unique<Released>();
   if (out == nullptr) return released;
   released->rows = std::make_unique<ReleaseTableRows>(table, *out);
+  if (out->integer_half_width >= 0 || out->integer_lower != nullptr || out->lower != nullptr)
+    for (std::size_t row = 0; row < out->n_rows; ++row) {
+      const test_tables::RowInterval i = test_tables::row_interval(*out, row);
+      released->interval_half_width.push_back((i.upper - i.lower) / 2);
+    }
   const bool integer = out->integer_output;
   idp_free_release(out);
   std::string law = released->rows->law();
@@ -170,7 +176,8 @@ TEST(PublishedLaw, ReadsEachFamilysFields) {
   EXPECT_EQ(law.margins, std::vector<std::vector<std::string>>({{"county"}}));
   EXPECT_EQ(law.cells, 16);
   EXPECT_FALSE(law.chain);
-  const PublishedLaw stream = read_published_law(R"({"mechanism": "cascade_stream", "variance": 2.5})");
+  const PublishedLaw stream =
+      read_published_law(R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2.5})");
   EXPECT_EQ(stream.family, LawFamily::stream);
   EXPECT_DOUBLE_EQ(stream.stream_variance, 2.5);
 }
@@ -178,38 +185,51 @@ TEST(PublishedLaw, ReadsEachFamilysFields) {
 TEST(PublishedLaw, RefusesLawsWithoutErrorBars) {
   for (const char* m : {"congenial", "project_nn_l2", "project_nn_integer"}) {
     try {
-      read_published_law(std::string(R"({"mechanism": ")") + m + "\"}");
+      read_published_law(std::string(R"({"mechanism": ")") + m + R"(", "error_law": "data_dependent"})");
       FAIL() << m;
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find("has no error bars"), std::string::npos);
       EXPECT_NE(e.detail().find("depends on the counts"), std::string::npos);
     }
   }
-  EXPECT_THROW(read_published_law(R"({"mechanism": "laplace_plus"})"), InvalidArgument);
+  // The family is the law's "error_law", never its mechanism's name: an
+  // unknown family is refused, and so is a law without one (as 0.6.0 wrote
+  // them, before ALTER EXTENSION ... UPDATE adds it).
+  EXPECT_THROW(read_published_law(R"({"mechanism": "integer_laplace", "error_law": "laplace_plus"})"), InvalidArgument);
+  try {
+    read_published_law(R"({"mechanism": "cascade_stream", "variance": 2.5})");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "the noise law has no error_law");
+    EXPECT_NE(e.detail().find("ALTER EXTENSION invariant_dp UPDATE"), std::string::npos);
+  }
   EXPECT_THROW(read_published_law(R"([1, 2])"), InvalidArgument);
   try {
-    read_published_law(R"({"mechanism": "integer_laplace", "invariants": {"margins": []}, "noise": {}})");
+    read_published_law(
+        R"({"mechanism": "integer_laplace", "error_law": "laplace_lattice", "invariants": {"margins": []}, "noise": {}})");
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "the noise law has no noise.exact_parameter");
   }
-  EXPECT_THROW(read_published_law(R"({"mechanism": "discrete_laplace", "invariants": {"margins": []},
+  EXPECT_THROW(read_published_law(
+                   R"({"mechanism": "discrete_laplace", "error_law": "laplace_lattice", "invariants": {"margins": []},
                                      "noise": {"exact_parameter": "4/0"}})"),
                InvalidArgument);
-  EXPECT_THROW(read_published_law(R"({"mechanism": "cascade_stream", "variance": -1})"), InvalidArgument);
+  EXPECT_THROW(read_published_law(R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": -1})"),
+               InvalidArgument);
 }
 
 TEST(PublishedLaw, CovarianceScaleIsOneNumberOrOnePerShape) {
   const PublishedLaw one = read_published_law(
-      R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []}, "noise": {"covariance_scale": 3}})");
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []}, "noise": {"covariance_scale": 3}})");
   EXPECT_DOUBLE_EQ(one.covariance_scale.of_shape({3, 4}), 3);
   const PublishedLaw shapes = read_published_law(
-      R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []},
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []},
           "noise": {"covariance_scale": [{"shape": [3, 4], "scale": 2}, {"shape": [5], "scale": 1.5}]}})");
   EXPECT_DOUBLE_EQ(shapes.covariance_scale.of_shape({5}), 1.5);
   EXPECT_THROW(shapes.covariance_scale.of_shape({4, 3}), InvalidArgument);
-  const PublishedLaw none =
-      read_published_law(R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []}, "noise": {}})");
+  const PublishedLaw none = read_published_law(
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []}, "noise": {}})");
   try {
     none.covariance_scale.of_shape({3, 4});
     FAIL();
@@ -222,7 +242,7 @@ TEST(PublishedLaw, CovarianceScaleIsOneNumberOrOnePerShape) {
 
 TEST(RowLayout, KeysFromTheSourceOrFromTheLawAndTheTypes) {
   const PublishedLaw flat = read_published_law(
-      R"({"mechanism": "subspace_gaussian", "invariants": {"margins": [["county"]]}, "noise": {"unit_variance": 1}})");
+      R"({"mechanism": "subspace_gaussian", "error_law": "projected_gaussian", "invariants": {"margins": [["county"]]}, "noise": {"unit_variance": 1}})");
   using T = ColumnType;
   // Known key columns: the table's first ones, whatever they are called.
   RowLayout l = row_layout(flat, {{"c", "e", "n"}, {T::other, T::other, T::float8}, {"county", "edu"}});
@@ -237,7 +257,7 @@ TEST(RowLayout, KeysFromTheSourceOrFromTheLawAndTheTypes) {
   EXPECT_THROW(row_layout(flat, {{"c", "e", "n"}, {T::other, T::other, T::float8}, {}}), InvalidArgument);
   EXPECT_THROW(row_layout(flat, {{"county", "edu"}, {T::other, T::other}, {}}), InvalidArgument);
   const PublishedLaw tree = read_published_law(
-      R"({"mechanism": "cascade", "invariants": {"margins": []}, "noise": {"level_variance": [1, 1, 1]},
+      R"({"mechanism": "cascade", "error_law": "gaussian_cascade", "invariants": {"margins": []}, "noise": {"level_variance": [1, 1, 1]},
           "hierarchy": {"levels": ["county"], "level_names": ["total", "county", "cell"], "nodes": 21, "leaves": 16}})");
   l = row_layout(tree, {{"county", "edu", "n", "level"}, {T::other, T::other, T::float8, T::int4}, {}});
   EXPECT_EQ(l.n_keys, 2u);
@@ -443,10 +463,126 @@ TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
   EXPECT_NEAR(r->sum(cells).variance, r->sum(rect).variance, 1e-9 * r->sum(rect).variance);
 }
 
+// --- one error bar for one functional ----------------------------------------
+
+// Each row's interval (the release's option "interval") and the margin of
+// that row alone at the same level are one number, for every family with
+// intervals, on tables whose single-cell laws are exact (a margin group, a
+// 2 x n table), certified (integer_gaussian's two-way table, the integer
+// cascade) or known by their variance (projected laws).
+TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
+  const TestTable two_by_five = test_tables::grid({"a", "b"}, {2, 5}, {5, 7, 2, 9, 4, 4, 8, 1, 6, 3});
+  const TestTable three_by_four = table_3x4();
+  const TestTable delinquents = test_tables::delinquents();
+  struct Case {
+    const char* name;
+    const TestTable& table;
+    Request request;
+  };
+  const Case cases[] = {
+      {"integer_laplace 2 x 5, both margins", two_by_five, {"integer_laplace", 1, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_laplace, one margin", three_by_four, {"integer_laplace", 1, 0, {"a"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_gaussian 3 x 4, both margins", three_by_four,
+       {"integer_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"discrete_laplace", three_by_four, {"discrete_laplace", 1, 0, {}, {}, {"interval"}, {"0.9"}}},
+      {"subspace_gaussian, both margins", three_by_four,
+       {"subspace_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
+      {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
+      {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
+  };
+  for (const Case& c : cases) {
+    auto r = release(c.table, c.request);
+    ASSERT_EQ(r->status, IDP_OK) << c.name << ": " << r->error.message;
+    ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << c.name;
+    const bool integer = read_published_law(r->rows->law()).integer_output;
+    for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
+      const idp_error_bar alone = r->sum({row}, 0.9);
+      // Integer bounds carry the half-width exactly; real ones only as
+      // value -+ t, whose difference halved is t up to the value's rounding.
+      if (integer)
+        EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << c.name << ", row " << row;
+      else
+        EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
+            << c.name << ", row " << row;
+      EXPECT_GT(alone.margin_of_error, 0) << c.name << ", row " << row;
+    }
+  }
+}
+
+// A node of a cascade read from its row, as the sum of its children's rows
+// or of its leaves' rows is one random variable in a consistent release:
+// one error bar, whichever way it is asked, at every level.
+TEST(OneErrorBar, ANodeFromItsRowOrFromItsChildren) {
+  // A region holds 36 tracts: as many rows as once took the normal
+  // approximation, where its own row took a certified bound.
+  std::vector<std::int64_t> tracts(2 * 3 * 12);
+  for (std::size_t i = 0; i < tracts.size(); ++i) tracts[i] = std::int64_t((i * 7 + 3) % 11);
+  const TestTable table = test_tables::grid({"region", "county", "tract"}, {2, 3, 12}, tracts);
+  for (const char* mechanism : {"integer_cascade", "cascade"}) {
+    auto r = release(table, Request{mechanism, 1, 1e-6, {}, {"region", "county", "tract"}});
+    ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+    for (double level : {0.5, 0.9, 0.99}) {
+      // The grand total, a region and a county: each from its row, its
+      // children's rows and its leaves' rows.
+      const std::vector<std::pair<std::vector<std::pair<std::size_t, const char*>>, std::size_t>> nodes = {
+          {{{0, nullptr}}, 0}, {{{0, "region1"}, {1, nullptr}}, 1}, {{{0, "region0"}, {1, "county2"}, {2, nullptr}}, 2}};
+      for (const auto& [keys, depth] : nodes) {
+        std::vector<std::pair<std::size_t, const char*>> row_keys = keys;
+        const auto row = r->where(row_keys);
+        ASSERT_EQ(row.size(), 1u);
+        // Children: one key more, then nothing below; leaves: every key set.
+        std::vector<std::size_t> children, leaves;
+        for (std::size_t candidate = 0; candidate < r->rows->n_rows(); ++candidate) {
+          bool under = true;
+          for (std::size_t k = 0; k < depth; ++k)
+            under = under && r->rows->key(candidate, k) != nullptr &&
+                    std::string(r->rows->key(candidate, k)) == keys[k].second;
+          if (!under) continue;
+          const bool child = r->rows->key(candidate, depth) != nullptr &&
+                             (depth + 1 == 3 || r->rows->key(candidate, depth + 1) == nullptr);
+          const bool leaf = r->rows->key(candidate, 2) != nullptr;
+          if (child) children.push_back(candidate);
+          if (leaf) leaves.push_back(candidate);
+        }
+        ASSERT_GT(children.size(), 1u);
+        const idp_error_bar from_row = r->sum(row, level);
+        const idp_error_bar from_children = r->sum(children, level);
+        const idp_error_bar from_leaves = r->sum(leaves, level);
+        EXPECT_GT(from_row.margin_of_error, 0);
+        EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << mechanism << " depth " << depth;
+        EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << mechanism << " depth " << depth;
+        EXPECT_EQ(from_children.variance, from_row.variance) << mechanism << " depth " << depth;
+        EXPECT_STREQ(from_children.method, from_row.method);
+        // The node and its children together: the node twice.
+        std::vector<std::size_t> twice = children;
+        twice.push_back(row[0]);
+        const idp_error_bar doubled = r->sum(twice, level);
+        EXPECT_EQ(doubled.variance, 4 * from_row.variance) << mechanism << " depth " << depth;
+        EXPECT_EQ(doubled.margin_of_error, 2 * from_row.margin_of_error) << mechanism << " depth " << depth;
+      }
+    }
+  }
+}
+
+// A sum that is not one node keeps its own figure: two counties of
+// different regions are no node, and their margin is the sum's.
+TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
+  const TestTable table = test_tables::grid({"region", "county"}, {2, 3}, {5, 7, 2, 9, 4, 4});
+  auto r = release(table, Request{"integer_cascade", 1, 1e-6, {}, {"region", "county"}});
+  ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+  std::vector<std::size_t> two = r->where({{0, "region0"}, {1, "county0"}});
+  const auto other = r->where({{0, "region1"}, {1, "county0"}});
+  two.insert(two.end(), other.begin(), other.end());
+  ASSERT_EQ(two.size(), 2u);
+  const idp_error_bar sum = r->sum(two);
+  EXPECT_EQ(sum.cells, 2u);
+  EXPECT_GT(sum.margin_of_error, r->sum({two[0]}).margin_of_error);
+}
+
 // --- streams -------------------------------------------------------------------
 
 TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
-  const char* law = R"({"mechanism": "cascade_stream", "variance": 2})";
+  const char* law = R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2})";
   const TestTable periods = test_tables::grid({"day"}, {6}, {1, 2, 3, 4, 5, 6});
   const auto keys = periods.text_keys();
   std::vector<idp_row_id> ids;
@@ -501,7 +637,8 @@ TEST(PublishedRelease, RowsThatAreNotTheLawsReleaseAreRefused) {
   EXPECT_EQ(idp_accuracy_prepare(r->rows->law().c_str(), &columns, &rows, nullptr, &accuracy, &r->error),
             IDP_INVALID_DATA);
   // A law of another mechanism's release.
-  EXPECT_EQ(idp_accuracy_prepare(R"({"mechanism": "congenial"})", &columns, &rows, nullptr, &accuracy, &r->error),
+  EXPECT_EQ(idp_accuracy_prepare(R"({"mechanism": "congenial", "error_law": "data_dependent"})", &columns, &rows,
+                                 nullptr, &accuracy, &r->error),
             IDP_INVALID_ARGUMENT);
   // A confidence outside (0, 1).
   EXPECT_EQ(idp_accuracy_sum(r->accuracy, 1, &r->rows->ids()[0], nullptr, 1.5, nullptr, &bar, &r->error),

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_law.hpp"
@@ -134,6 +135,87 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
   return out;
 }
 
+// A query's units (cells or nodes) in increasing order, so that one
+// functional asked in any order is summed in one order: its figures are
+// then the same number, not the same up to rounding.
+void sort_by_unit(CellQuery& q) {
+  std::vector<std::pair<std::uint32_t, double>> pairs(q.size());
+  for (std::size_t k = 0; k < q.size(); ++k) pairs[k] = {q.cells[k], q.weights[k]};
+  std::sort(pairs.begin(), pairs.end());
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    q.cells[k] = pairs[k].first;
+    q.weights[k] = pairs[k].second;
+  }
+}
+
+// A query over a cascade's nodes in its canonical form: every node whose
+// children are all in the query with one weight w stands for them, with
+// weight w (added to its own), up the tree. A consistent release's node is
+// the sum of its children, so a node read from its row and read as the sum
+// of its children's rows are one functional, and get one error bar. Node
+// numbers are in level order: a depth's nodes are one run of numbers, a
+// family a run [first_child, child_end) within it, in its parent's order.
+// So the query, sorted, is settled one depth at a time from the deepest,
+// each depth merged with the parents the depth below produced (in order
+// too). O(nodes in the query x (depth + log)), no array of the tree's size.
+CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, const Interrupts& interrupts) {
+  sort_by_unit(q);
+  using Entry = std::pair<std::uint32_t, double>;
+  std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    interrupts.poll_every(k);
+    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
+  }
+  std::vector<Entry> kept, parents;  // parents: produced for the depth above, in order
+  for (unsigned d = tree.height(); d > 0; --d) {
+    // This depth's entries and the parents made from the depth below, merged
+    // (both in order; equal nodes add).
+    std::vector<Entry> here;
+    std::merge(by_depth[d].begin(), by_depth[d].end(), parents.begin(), parents.end(), std::back_inserter(here),
+               [](const Entry& a, const Entry& b) { return a.first < b.first; });
+    parents.clear();
+    std::vector<Entry> merged;
+    for (std::size_t i = 0; i < here.size(); ++i) {
+      interrupts.poll_every(i);
+      if (!merged.empty() && merged.back().first == here[i].first)
+        merged.back().second += here[i].second;
+      else
+        merged.push_back(here[i]);
+    }
+    for (std::size_t i = 0; i < merged.size();) {
+      interrupts.poll_every(i);
+      const std::uint32_t parent = tree.parent(merged[i].first);
+      const std::uint32_t first = tree.first_child(parent), end = tree.child_end(parent);
+      std::size_t j = i;
+      bool complete = merged[i].first == first && merged[i].second != 0;
+      // Ends: j walks the entries of one family, at most its children.
+      while (j < merged.size() && merged[j].first < end) {
+        complete = complete && merged[j].first == first + (j - i) && merged[j].second == merged[i].second;
+        ++j;
+      }
+      complete = complete && j - i == end - first;
+      if (complete)
+        parents.emplace_back(parent, merged[i].second);
+      else
+        kept.insert(kept.end(), merged.begin() + std::ptrdiff_t(i), merged.begin() + std::ptrdiff_t(j));
+      i = j;
+    }
+  }
+  // The root: its own entry and what its children made.
+  for (const Entry& e : by_depth[0]) parents.push_back(e);
+  double root = 0;
+  for (const Entry& e : parents) root += e.second;
+  if (!parents.empty() && root != 0) kept.emplace_back(parents[0].first, root);
+  std::sort(kept.begin(), kept.end());
+  CellQuery out;
+  for (const Entry& e : kept)
+    if (e.second != 0) {
+      out.cells.push_back(e.first);
+      out.weights.push_back(e.second);
+    }
+  return out;
+}
+
 // A flat law's per-cell intervals, by family (cell_intervals.hpp's table).
 CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accuracy, double level,
                             const Interrupts& interrupts) {
@@ -145,11 +227,12 @@ CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accur
       return lattice_gaussian_intervals(accuracy, law.exact_parameter, level, interrupts);
     case LawFamily::l2_lattice: return estimated_intervals(accuracy, level, false, interrupts);
     case LawFamily::projected: {
-      // subspace_gaussian's law is Gaussian; subspace_laplace's marginals
-      // are symmetric log-concave; project_l2 is known by its variance only.
-      const RealTail tail = law.mechanism == "subspace_gaussian"  ? RealTail::normal
-                            : law.mechanism == "subspace_laplace" ? RealTail::gauss
-                                                                   : RealTail::chebyshev;
+      // Projected Gaussian noise is Gaussian; projected continuous Laplace
+      // noise has symmetric log-concave marginals; otherwise only the
+      // variance is known.
+      const RealTail tail = law.error_law == ErrorLaw::projected_gaussian      ? RealTail::normal
+                            : law.error_law == ErrorLaw::projected_log_concave ? RealTail::gauss
+                                                                                : RealTail::chebyshev;
       return real_intervals(accuracy, level, tail, interrupts);
     }
     default: break;
@@ -173,6 +256,23 @@ struct PublishedRelease::Impl {
   std::unique_ptr<CrossedAccuracy> crossed;
   std::string statement;
   std::unique_ptr<QueryBuilder> cells_builder;  // rolled-up hierarchies: leaves of the nodes asked
+  // The per-unit intervals (cells of a flat release, nodes of a cascade)
+  // at the last level asked: a query of one unit takes its interval.
+  std::unique_ptr<CellIntervals> unit_intervals;
+
+  // The interval of one cell or node at `level` (computed for all units
+  // once per level): the same figure the release's per-cell intervals and
+  // PublishedRelease::row_intervals give it.
+  const CellIntervals& intervals_at(double level, const Interrupts& interrupts) {
+    if (!unit_intervals || unit_intervals->level() != level) {
+      check_level(level);
+      CellIntervals all = hierarchy ? hierarchy->node_intervals(level, interrupts)
+                                    : law_intervals(law, *linear, level, interrupts);
+      all.set_level(level);
+      unit_intervals = std::make_unique<CellIntervals>(std::move(all));
+    }
+    return *unit_intervals;
+  }
 
   Impl(PublishedLaw l, const ReleaseRows& rows, const Interrupts& interrupts)
       : law(std::move(l)), index(rows.ids, rows.n_rows, interrupts) {}
@@ -208,9 +308,9 @@ struct PublishedRelease::Impl {
       }
       std::sort(fixed.begin(), fixed.end());
       fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
-      if (law.fixed_nodes > 0 && law.fixed_nodes != fixed.size())
+      if (!law.fixed_nodes.empty() && law.fixed_nodes.size() != fixed.size())
         throw InvalidData("the table's keys give " + std::to_string(fixed.size()) + " exact nodes, its noise law " +
-                              std::to_string(law.fixed_nodes),
+                              std::to_string(law.fixed_nodes.size()),
                           kNotTheRelease, kRowsHint);
       if (!fixed.empty()) cascade_laws[0] = cascade_laws[0].conditioned_on(trees[0].tree, fixed, interrupts);
       hierarchy = std::make_unique<HierarchyAccuracy>(trees[0].tree, cascade_laws[0], bound);
@@ -254,7 +354,8 @@ struct PublishedRelease::Impl {
           cells_builder->add(grid_cell[std::size_t(l) * t1.n_leaves() + m], q.weights[k]);
       }
     }
-    const CellQuery cells_query = cells_builder->take();
+    CellQuery cells_query = cells_builder->take();
+    sort_by_unit(cells_query);
     n_cells = cells_query.size();
     return linear->variance(cells_query, interrupts);
   }
@@ -325,6 +426,8 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = VarianceFigure{v, v, Exactness::exact};
   } else if (s.hierarchy) {
     for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
+    rows = collapse_families(s.trees[0].tree, std::move(rows), interrupts);
+    tail_cells = rows.size();
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {
     std::vector<std::uint32_t> row_nodes, col_nodes;
@@ -337,14 +440,29 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = s.rolled_up(rows, tail_cells, interrupts);
   } else {
     for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
+    sort_by_unit(rows);
     out.variance = s.linear->variance(rows, interrupts);
   }
   out.caveat = s.law.caveat;
-  if (!std::isnan(level)) {
-    out.has_margin = true;
-    out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
-                                 s.law.integer_output);
+  if (std::isnan(level)) return out;
+  out.has_margin = true;
+  // One unit (a cell of a flat release, a node of a cascade over one tree,
+  // once its children are collapsed): its interval, scaled by the weight's
+  // size (P(|w X| <= |w| t) = P(|X| <= t)), so that a cell's interval and
+  // the margin of that cell alone are one number.
+  const bool one_unit = rows.size() == 1 && (s.hierarchy || (s.linear && !s.law.hierarchical()));
+  if (one_unit && out.variance.upper > 0) {
+    const CellIntervals& unit = s.intervals_at(level, interrupts);
+    const double w = std::fabs(rows.weights[0]);
+    double half = w * unit.half_width(rows.cells[0]);
+    if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
+    out.margin.half_width = half;
+    out.margin.kind = weaker(unit.kind(), out.variance.kind);
+    out.margin.method = unit.method();
+    return out;
   }
+  out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
+                               s.law.integer_output);
   return out;
 }
 

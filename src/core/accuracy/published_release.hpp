@@ -16,9 +16,16 @@
 //   other mechanisms with a hierarchy: the leaves as a flat release, each
 //     node the sum of its leaves;
 //   streams: rows in period order, stream_variance.
-// A sum's margin of error takes the tail its law recommends for its size
-// (margin_of_error.hpp). Where the law is drawn by a chain the figure is the
-// law's, and ErrorBar::caveat says so.
+// One functional, one error bar: a sum is first brought to a canonical
+// form (a cascade's complete families of equal weight read as their parent,
+// up the tree; the units in increasing order), so a node read from its row,
+// from its children's rows or from its leaves' rows is one query. A query
+// of one unit (a flat release's cell, a one-tree cascade's node) takes that
+// unit's interval, |w| times (the figure the release's per-cell intervals
+// and row_intervals give it, by the same code); any other sum takes the
+// tail its law recommends for its canonical size (margin_of_error.hpp).
+// Where the law is drawn by a chain the figure is the law's, and
+// ErrorBar::caveat says so.
 #pragma once
 
 #include <cstddef>
