@@ -8,13 +8,17 @@
 // so a pass says the chain's law at its default is within what the draws
 // can see of the exact law, not that it is exact. The l2 norm couples every
 // cell, so tables released together are not independent: each release is
-// one 2 x 3 table with both margins (|v|_2 = 2, a 2 x 2 swap), 20,000
-// releases at epsilon 2 (b = 1), against the law enumerated on the table's
-// two free cells (table_laws.hpp) by chi-square goodness of fit at
-// p = 1e-6 (noise_laws.hpp). Power, each must be rejected: the same draws
-// against b x 1.2, and against the l1 law of integer_laplace at the same
-// b (exp(-|z|_1 / b'), b' = |v|_1 / epsilon = 2). A correct mechanism fails
-// this file with probability about 1e-6.
+// one 2 x 3 table with both margins (|v|_2 = 2, a 2 x 2 swap), 5,000
+// releases at epsilon 2 (b = 1; each release runs its own chain, the
+// test's whole cost), against the law enumerated on the table's two free
+// cells (table_laws.hpp) by chi-square goodness of fit at p = 1e-6
+// (noise_laws.hpp). Power, each must be rejected: the same draws against
+// b x 1.2 (noncentrality about 390 against a critical value about 100),
+// and against the l1 law of integer_laplace at the same epsilon
+// (exp(-|z|_1 / b'), b' = |v|_1 / epsilon = 2; noncentrality about 200
+// against about 93), so a correct mechanism passes either with
+// probability below 1e-6. A correct mechanism fails this file with
+// probability about 1e-6.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,7 +46,7 @@ std::map<std::int64_t, double> l2_law(double b) {
 }  // namespace
 
 TEST(IntegerLaplaceL2, TwoByThreeTablesFollowTheEnumeratedLawAtTheDefaultIterations) {
-  const int releases = 20000;
+  const int releases = 5000;
   const auto req = request("integer_laplace_l2", 2, {"r", "c"});
   const auto table = test_tables::grid({"r", "c"}, {2, 3}, {5, 0, 12, 7, 3, 40});
   const auto keys = table.keys();

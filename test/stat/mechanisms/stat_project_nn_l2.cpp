@@ -6,15 +6,18 @@
 // kept the QP's answer is explicit: y_1 = min(max(x_1 + (e_1 - e_2) / 2, 0), T)
 // (the equality projection, then the segment's nearest point), so twice
 // y_1 is an integer of known law: the difference of two independent
-// discrete Laplaces, shifted by 2 x_1 and clamped to [0, 2T]. 100,000 pairs
-// (2, 4), at epsilon 1 (b = 2), released as 200 tables of 500 pairs (Clp
-// solves one QP a release, of at most 600 margin rows), against that law
-// by chi-square
-// goodness of fit at p = 1e-6 (noise_laws.hpp), after checking that each
-// y_1 lies within 1e-6 of a half-integer and the pair keeps its total.
-// Power, each must be rejected: the same draws against b x 1.1, and against
-// the law without non-negativity (project_l2's: no mass piled at 0 and T).
-// A correct mechanism fails this file with probability about 1e-6.
+// discrete Laplaces, shifted by 2 x_1 and clamped to [0, 2T]. 25,000 pairs
+// (2, 4), at epsilon 1 (b = 2), released as 50 tables of 500 pairs (Clp
+// solves one QP a release, of at most 600 margin rows: the QPs are this
+// test's whole cost), against that law by chi-square goodness of fit at
+// p = 1e-6 (noise_laws.hpp), after checking that each y_1 lies within 1e-6
+// of a half-integer and the pair keeps its total. Power, each must be
+// rejected: the same draws against b x 1.1 (13 bins: noncentrality about
+// 230 against a critical value about 51, so a correct mechanism passes it
+// with probability below 1e-9), and against the law without
+// non-negativity (project_l2's: no mass piled at 0 and T; noncentrality
+// about 10^4). A correct mechanism fails this file with probability about
+// 1e-6.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,7 +33,7 @@ using namespace invariant_dp;
 using invariant_dp::mechanism_release::request;
 
 TEST(ProjectNnL2, PairsNearZeroFollowTheClampedLaw) {
-  const int pairs = 500, releases = 200;
+  const int pairs = 500, releases = 50;
   const std::int64_t x1 = 2, x2 = 4, total = x1 + x2;
   const auto req = request("project_nn_l2", 1, {"g"});
   const double b = 2;
