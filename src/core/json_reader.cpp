@@ -216,4 +216,9 @@ const std::vector<JsonValue>& JsonValue::array(const char* what) const {
   return items_;
 }
 
+const std::vector<std::pair<std::string, JsonValue>>& JsonValue::members(const char* what) const {
+  if (type_ != Type::object) wrong_type(what, "an object");
+  return members_;
+}
+
 }  // namespace invariant_dp

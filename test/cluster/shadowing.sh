@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
 # No name an attacker can shadow runs as another role. From the extension's
-# own SQL (src/sql/extension/*.sql) and the SQL strings of its C shim
-# (src/pg/*.c), this lists every function, aggregate, operator and type name
-# they use; test/cluster/shadows.sql creates a look-alike of each in a schema
-# an attacker owns, which notes every call made by a role other than the
-# attackers. Then every dp.* function is called by each role that
-# docs/governed-releases.md, "Who may do what", gives an attacker
-# (refresher, revoked refresher, analyst, role with CREATE on the database
-# and public, non-superuser database owner) with that schema
-# first in search_path, set for the session, by ALTER ROLE ... SET (a
-# pg_cron job's role), by a function's SET clause, and by the database's
-# owner with ALTER DATABASE ... SET, which also reaches the administrator's
-# sessions and the draw workers: the administrator's own calls of every
-# dp.* function follow. Not one look-alike may run as another role: the
-# count (a sequence, which no rollback undoes) and the server log must show
-# none. A check of the catalog backs it: every SQL or PL/pgSQL function of
-# the extension either pins search_path or names each function and type it
-# calls with its schema.
+# own SQL (the install script, as scripts/build-sql writes it from src/sql/)
+# and the SQL strings of its C shim (src/pg/*.c), this lists every function,
+# aggregate, operator and type name they use; test/cluster/shadows.sql
+# creates a look-alike of each in a schema an attacker owns, which notes
+# every call made by a role other than the attackers. Then every dp.*
+# function is called by each role that docs/governed-releases.md, "Who may
+# do what", gives an attacker (refresher, revoked refresher, analyst, role
+# with CREATE on the database and public, non-superuser database owner)
+# with that schema first in search_path, set for the session, by ALTER
+# ROLE ... SET (a pg_cron job's role), by a function's SET clause, and by
+# the database's owner with ALTER DATABASE ... SET, which also reaches the
+# administrator's sessions and the draw workers: the administrator's own
+# calls of every dp.* function follow. Not one look-alike may run as
+# another role: the count (a sequence, which no rollback undoes) and the
+# server log must show none. A check of the catalog backs it: every SQL or
+# PL/pgSQL function of the extension either pins search_path or names each
+# function and type it calls with its schema.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -65,10 +65,10 @@ SELECT dp.revoke_refresh('sh_counts', 'dp_test_sh_revoked');" &&
   quiet q $db "SELECT dp.refresh_release('sh_stream')"
 
 # --- every name the extension's SQL uses ---------------------------------------
-# Identifiers before "(", operators and the names after "::" in the SQL
-# sources (comments dropped) and in the C shim's SQL strings; shadows.sql
+# Identifiers before "(", operators and the names after "::" in the install
+# script (comments dropped) and in the C shim's SQL strings; shadows.sql
 # keeps those that name something of pg_catalog.
-{ sed 's/--.*$//' "$repo"/src/sql/extension/*.sql
+{ "$repo"/scripts/build-sql install | sed 's/--.*$//'
   grep -ohE '"(SELECT|INSERT|UPDATE|DELETE|WITH) [^"]*"' "$repo"/src/pg/*.c; } > "$work/code"
 grep -oE '\b[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' "$work/code" | sed -E 's/[[:space:]]*\($//' | tr A-Z a-z |
   sort -u | sed 's/.*/function\t&/' > "$work/names"

@@ -17,12 +17,13 @@
 #include "invariants/invariant_model.hpp"
 #include "json_reader.hpp"
 #include "mechanisms/release.hpp"
+#include "request/options.hpp"
 #include "request/release_request.hpp"
 #include "table_builder.hpp"
 
 namespace invariant_dp::mechanism_release {
 
-using Options = std::vector<std::pair<std::string, std::string>>;
+using Options = std::vector<RawOption>;  // {{"name", "value"}, ...}
 
 // dp.privatize's arguments as given.
 inline RawRequest raw(const std::string& mechanism, double epsilon, std::vector<std::string> margins = {},

@@ -98,6 +98,8 @@ typedef struct idp_request
 	size_t		n_options;
 	const char *const *option_keys;
 	const char *const *option_values;	/* jsonb scalars as text, arrays as JSON */
+	const char *option_types;	/* one per option: 's'tring, 'n'umber, 'b'oolean,
+								 * 'a'rray, 'o'bject, 'z' null; NULL: not said */
 	size_t		n_hierarchy;
 	const char *const *hierarchy;	/* level columns, coarsest first; none = flat */
 	const char *privacy_unit;	/* the unit column's name; NULL: one row per person */

@@ -2,13 +2,13 @@
 #include "partition_selection.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
 #include "../calibration/zcdp.hpp"
 #include "../errors.hpp"
+#include "../json_reader.hpp"
 #include "../json_text.hpp"
 #include "../samplers/independent_integer_noise.hpp"
 #include "../samplers/wide_int.hpp"
@@ -28,64 +28,6 @@ SelectionMethod method_named(const std::string& name) {
   throw InvalidArgument(std::string("partition selection method must be ") + kMethods, "Got \"" + name + "\".");
 }
 
-// The option's object as jsonb prints it: {"key": value, ...} with string
-// or number values (nothing nested).
-std::vector<std::pair<std::string, std::string>> flat_object(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t i = 0;
-  auto skip = [&] {
-    // Ends: each pass consumes a character of the text.
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  };
-  auto fail = [&] {
-    return InvalidArgument(std::string("option \"partition_selection\" must be ") + kMethods + ", or an object",
-                           "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", "
-                           "\"budget_share\": 0.8}}.");
-  };
-  auto string_at = [&] {
-    if (text[i] != '"') throw fail();
-    std::string value;
-    for (++i; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\') throw fail();  // no name or method needs escapes
-      value += text[i];
-    }
-    if (i == text.size()) throw fail();
-    ++i;
-    return value;
-  };
-  skip();
-  if (i == text.size() || text[i] != '{') throw fail();
-  ++i;
-  skip();
-  if (i < text.size() && text[i] == '}') return out;
-  // Ends: each member consumes characters of the text, and its end fails.
-  while (true) {
-    skip();
-    const std::string key = string_at();
-    skip();
-    if (i == text.size() || text[i] != ':') throw fail();
-    ++i;
-    skip();
-    std::string value;
-    if (i < text.size() && text[i] == '"') {
-      value = string_at();
-    } else {
-      // Ends: each pass consumes a character of the text.
-      while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i])))
-        value += text[i++];
-      if (value.empty()) throw fail();
-    }
-    out.emplace_back(key, value);
-    skip();
-    if (i < text.size() && text[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < text.size() && text[i] == '}') return out;
-    throw fail();
-  }
-}
-
 }  // namespace
 
 SelectionRequest parse_partition_selection(const std::string& value) {
@@ -94,17 +36,27 @@ SelectionRequest parse_partition_selection(const std::string& value) {
     request.method = method_named(value);
     return request;
   }
+  JsonValue object;
+  try {
+    object = JsonValue::parse(value);
+  } catch (const InvalidArgument&) {
+    throw InvalidArgument(std::string("option \"partition_selection\" must be ") + kMethods + ", or an object",
+                          "Got " + value + ".",
+                          "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", "
+                          "\"budget_share\": 0.8}}.");
+  }
   bool has_share = false;
   request.method = SelectionMethod::Auto;  // an object without a method
-  for (const auto& [key, text] : flat_object(value)) {
+  for (const auto& [key, setting] : object.members("partition selection")) {
     if (key == "method") {
-      request.method = method_named(text);
+      if (!setting.is_string())
+        throw InvalidArgument(std::string("partition selection method must be ") + kMethods, "Got " + value + ".");
+      request.method = method_named(setting.string("method"));
     } else if (key == "budget_share") {
-      char* end = nullptr;
-      const double share = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(share > 0 && share < 1))
+      const double share = setting.is_number() ? setting.number("budget_share") : 0;
+      if (!(share > 0 && share < 1))
         throw InvalidArgument("partition selection's \"budget_share\" must be between 0 and 1",
-                              "Got \"" + text + "\". It is the share of epsilon (and of delta) spent on choosing "
+                              "Got " + value + ". It is the share of epsilon (and of delta) spent on choosing "
                               "which cells to show; the rest releases their counts.");
       request.budget_share = share;
       has_share = true;

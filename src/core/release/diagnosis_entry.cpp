@@ -1,7 +1,5 @@
 #include "diagnosis_entry.hpp"
 
-#include <cmath>
-#include <cstdlib>
 #include <string>
 #include <utility>
 
@@ -13,22 +11,20 @@
 namespace invariant_dp {
 namespace {
 
-// Takes dp.diagnose's own options out of the list, so the rest validates
-// like dp.privatize's.
-DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, std::string>>& options) {
+// Takes dp.diagnose's own options (already checked against the catalogue)
+// out of the list, so the rest validates like dp.privatize's.
+DiagnosticsSettings take_diagnostics_options(std::vector<RawOption>& options) {
   DiagnosticsSettings settings;
-  std::vector<std::pair<std::string, std::string>> rest;
-  for (const auto& [key, value] : options) {
-    if (key != "coupled_pairs" && key != "lag" && key != "surrogate_count") {
-      rest.emplace_back(key, value);
+  std::vector<RawOption> rest;
+  for (RawOption& option : options) {
+    const OptionSpec* row = find_option(option.key);
+    if (row == nullptr || row->entry != OptionEntry::Diagnose) {
+      rest.push_back(std::move(option));
       continue;
     }
-    char* end = nullptr;
-    const double number = std::strtod(value.c_str(), &end);
-    if (*end != '\0' || !(number >= 1 && number <= 1e7) || number != std::floor(number))
-      throw InvalidArgument("option \"" + key + "\" must be a whole number from 1 to 1e7", "Got \"" + value + "\".");
-    (key == "lag" ? settings.lag : key == "coupled_pairs" ? settings.coupled_pairs : settings.surrogate_count) =
-        static_cast<std::int64_t>(number);
+    const auto number = static_cast<std::int64_t>(option_number(option.value));
+    (option.key == "lag" ? settings.lag : option.key == "coupled_pairs" ? settings.coupled_pairs
+                                                                         : settings.surrogate_count) = number;
   }
   options = std::move(rest);
   return settings;
@@ -39,6 +35,7 @@ DiagnosticsSettings take_diagnostics_options(std::vector<std::pair<std::string, 
 CheckedDiagnosis check_diagnosis(RawRequest raw, bool epsilon_given) {
   if (!epsilon_given) throw NullValue("epsilon must not be NULL");
   CheckedDiagnosis checked;
+  check_options(raw.options, /*with_diagnose=*/true);
   checked.settings = take_diagnostics_options(raw.options);
   checked.request = validate_request(raw);
   return checked;

@@ -83,66 +83,35 @@ void check_delta(const RawRequest& raw, const MechanismTraits& mechanism, bool s
     throw InvalidArgument("delta must be in the open interval (0, 1)", "delta = " + format_number(raw.delta) + ".");
 }
 
-bool parse_bool_option(const std::string& key, const std::string& value) {
-  if (value == "true") return true;
-  if (value == "false") return false;
-  throw InvalidArgument("option \"" + key + "\" must be true or false", "Got \"" + value + "\".");
-}
-
-void apply_option(ReleaseRequest& request, const std::string& key, const std::string& value) {
+// One option's value, already checked against the catalogue.
+void apply_option(ReleaseRequest& request, const RawOption& option) {
+  const std::string& key = option.key;
+  const std::string& value = option.value;
   if (key == "stddev") {
-    request.with_stddev = parse_bool_option(key, value);
+    request.with_stddev = option_boolean(value);
   } else if (key == "interval") {
-    char* end = nullptr;
-    const double level = std::strtod(value.c_str(), &end);
-    if (value.empty() || *end != '\0' || !(level > 0 && level < 1))
-      throw InvalidArgument("option \"interval\" must be a level strictly between 0 and 1", "Got \"" + value + "\".",
-                            "Pass the coverage wanted, e.g. {\"interval\": 0.9}.");
-    request.interval_level = level;
+    request.interval_level = option_number(value);
   } else if (key == "neighbours") {
-    if (value == "replace_one") request.neighbours = Neighbours::ReplaceOne;
-    else if (value == "add_remove") request.neighbours = Neighbours::AddRemove;
-    else throw InvalidArgument("option \"neighbours\" must be \"replace_one\" or \"add_remove\"", "Got \"" + value + "\".");
+    request.neighbours = value == "add_remove" ? Neighbours::AddRemove : Neighbours::ReplaceOne;
   } else if (key == "iterations") {
-    char* end = nullptr;
-    const double n = std::strtod(value.c_str(), &end);
-    if (*end != '\0' || !(n >= 1 && n <= 1e10) || n != std::floor(n))
-      throw InvalidArgument("option \"iterations\" must be a whole number from 1 to 1e10", "Got \"" + value + "\".");
-    request.iterations = static_cast<std::uint64_t>(n);
+    request.iterations = static_cast<std::uint64_t>(option_number(value));
   } else if (key == "proposal_a") {
-    char* end = nullptr;
-    const double a = std::strtod(value.c_str(), &end);
-    if (*end != '\0' || !(a > 0 && a < 1))
-      throw InvalidArgument("option \"proposal_a\" must be between 0 and 1", "Got \"" + value + "\".");
-    request.proposal_a = a;
+    request.proposal_a = option_number(value);
   } else if (key == "partition_selection") {
     // Calibrated in validate_request, once the budget and bounds are known.
     request.selection.method = parse_partition_selection(value).method;
   } else if (key == "source") {
-    if (value != "rows" && value != "counts")
-      throw InvalidArgument("option \"source\" must be \"counts\" or \"rows\"", "Got \"" + value + "\".",
-                            "\"counts\" (the default): the source returns the key columns and a count; \"rows\": "
-                            "one row per person, the key columns only, counted by the release.");
     request.source_rows = value == "rows";
   } else if (key == "keys") {
-    if (value != "public")
-      throw InvalidArgument("option \"keys\" must be \"public\"", "Got \"" + value + "\".",
-                            "State {\"keys\": \"public\"} only when every cell the source can return is public "
-                            "knowledge; otherwise pass a domain or use partition selection.");
     request.keys_public = true;
   } else if (key == "rows_outside_domain") {
-    if (value != "error" && value != "drop")
-      throw InvalidArgument("option \"rows_outside_domain\" must be \"error\" or \"drop\"", "Got \"" + value + "\".");
     request.drop_rows_outside_domain = value == "drop";
   } else if (key == "sampler") {
-    if (value != "auto" && value != "chain" && value != "rejection" && value != "lattice" && value != "mis")
-      throw InvalidArgument("option \"sampler\" must be \"auto\", \"chain\", \"rejection\", \"lattice\" or \"mis\"",
-                            "Got \"" + value + "\".");
     request.sampler = value;
   } else {
-    throw InvalidArgument("unknown option \"" + key + "\"",
-                          "Known options: stddev, interval, neighbours, iterations, proposal_a, sampler, "
-                          "partition_selection, keys, rows_outside_domain, source.");
+    // A hierarchy's option where no hierarchy takes it (dp.diagnose).
+    throw InvalidArgument("option \"" + key + "\" needs a hierarchy", {},
+                          "dp.privatize takes hierarchy => '{level1,level2,...}'; dp.diagnose takes none.");
   }
 }
 
@@ -151,8 +120,8 @@ void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
     throw InvalidArgument("privacy_unit must name a column of the source");
   check_unit_has_bounds(raw.has_privacy_unit, raw.has_bounds);
   if (!raw.has_privacy_unit) return;
-  for (const auto& [key, value] : raw.options)
-    if (key == "source" && value == "counts")
+  for (const RawOption& option : raw.options)
+    if (option.key == "source" && option.value == "counts")
       throw InvalidArgument("option \"source\": \"counts\" contradicts privacy_unit",
                             "With a privacy unit the source returns rows (the unit and the key columns), no count.",
                             "Drop the option.");
@@ -165,8 +134,10 @@ void apply_privacy_unit(ReleaseRequest& request, const RawRequest& raw) {
 // noise can be calibrated, or where an error bar would be promised.
 void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
   const std::string name = request.mechanism->name;
-  const bool gaussian = name == "discrete_gaussian";
-  if (!gaussian && name != "discrete_laplace")
+  // A mechanism that keeps no invariant adds independent integer noise to
+  // each cell (mechanism.hpp): discrete Laplace, or discrete Gaussian with delta.
+  const bool gaussian = request.mechanism->needs_delta;
+  if (request.mechanism->allows_invariants)
     throw InvalidArgument("partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
                           "Mechanism \"" + name + "\" does not add independent integer noise to each cell, so no "
                           "threshold on a cell's own released count can be calibrated.",
@@ -212,7 +183,9 @@ SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& 
     chosen.chosen_automatically = true;
     return chosen;
   }
-  if (method == SelectionMethod::TruncatedGeometric && std::string(request.mechanism->name) == "discrete_laplace")
+  // Joint with independent discrete Laplace counts (no invariant, no delta).
+  if (method == SelectionMethod::TruncatedGeometric && !request.mechanism->allows_invariants &&
+      !request.mechanism->needs_delta)
     return calibrate_geometric_with_counts(raw.epsilon, raw.delta, request.epsilon,
                                            calibrate_noise(request).exact_parameter, groups, max_rows, replace_one);
   return calibrate_selection(method, selection_epsilon, selection_delta, groups, replace_one);
@@ -221,8 +194,8 @@ SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& 
 // Splits the budget between the counts and the selection of cells.
 void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
   SelectionRequest selection;
-  for (const auto& [key, value] : raw.options)
-    if (key == "partition_selection") selection = parse_partition_selection(value);
+  for (const RawOption& option : raw.options)
+    if (option.key == "partition_selection") selection = parse_partition_selection(option.value);
   if (!selection.active()) return;
   if (!request.margins.empty())
     throw InvalidArgument("partition selection cannot keep margins exact",
@@ -260,11 +233,12 @@ ReleaseRequest validate_request(const RawRequest& raw) {
   check_epsilon(raw.epsilon);
   request.epsilon = raw.epsilon;
   bool selection = false;
-  for (const auto& option : raw.options) selection = selection || option.first == "partition_selection";
+  for (const RawOption& option : raw.options) selection = selection || option.key == "partition_selection";
   check_delta(raw, *request.mechanism, selection);
   request.delta = request.mechanism->needs_delta ? raw.delta : 0;
   for (const auto& text : raw.margins) request.margins.push_back(parse_margin(text));
-  for (const auto& [key, value] : raw.options) apply_option(request, key, value);
+  check_options(raw.options, /*with_diagnose=*/false);
+  for (const RawOption& option : raw.options) apply_option(request, option);
   apply_privacy_unit(request, raw);
 
   if (!request.margins.empty() && !request.mechanism->allows_invariants)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "../mechanisms/release_request.hpp"
+#include "options.hpp"
 
 namespace invariant_dp {
 
@@ -18,7 +19,7 @@ struct RawRequest {
   bool has_delta = false;
   double delta = 0;
   std::vector<std::string> margins;  // each "a,b" or "" (grand total)
-  std::vector<std::pair<std::string, std::string>> options;  // jsonb, flattened to text
+  std::vector<RawOption> options;  // checked against request/options.hpp's catalogue
   bool has_privacy_unit = false;
   std::string privacy_unit;
   bool has_bounds = false;

@@ -16,26 +16,19 @@ $$;
 COMMENT ON FUNCTION dp.release_columns(regclass) IS
 'A table''s columns as a column definition list (name type, ...).';
 
+-- The request's arguments as dp.privatize's (src/sql/request_arguments.sql),
+-- with no defaults: dp.store_draw passes them all.
 CREATE OR REPLACE FUNCTION dp.privatize_as_owner(
     owner       regrole,
     search_path text,
-    source      text,
-    epsilon     float8,
-    mechanism   text,
-    delta       float8,
-    margins     text[],
-    domain      text,
-    options     jsonb,
-    hierarchy   text[],
-    privacy_unit text,
-    bounds      jsonb
+    @request_arguments_without_defaults(source, epsilon, mechanism, delta, margins, domain, options, hierarchy, privacy_unit, bounds)
 ) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dp_privatize_as_owner'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.privatize_as_owner IS
 'Internal: dp.privatize with the source run as owner under search_path. Called only by dp.refresh_release.';
-REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner FROM PUBLIC;
 
 -- Whether caller may draw release now, and what one draw costs; raises
 -- what refuses it (42501, 55000, 53Z01). The draw's caller runs it as the
