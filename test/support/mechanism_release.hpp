@@ -56,6 +56,16 @@ inline std::string refusal(const RawRequest& r) {
   return "accepted";
 }
 
+// Whether a refusal says the option is other mechanisms' to take: "option
+// \"<option>\" applies to the <those that take it> only", this mechanism
+// not among them (their order is the catalogue's, not this test's).
+inline bool names_others_taking(const std::string& said, const std::string& option, const std::string& mechanism) {
+  const std::string head = "option \"" + option + "\" applies to the ", tail = " only";
+  return said.rfind(head, 0) == 0 && said.size() > head.size() + tail.size() &&
+         said.compare(said.size() - tail.size(), tail.size(), tail) == 0 &&
+         said.find(mechanism, head.size()) == std::string::npos;
+}
+
 // One column k of n cells whose counts run 0, 1, ..., 999, 0, 1, ...: the
 // noise of independent cells, drawn apart from the counts, seen n times.
 inline test_tables::TestTable cells_table(int n) {
