@@ -195,7 +195,7 @@ const std::vector<Case>& cases() {
        0x0e21b347f0f00c96ull},
       {"integer_laplace nested margins", "integer_laplace", 0, {"", "county"}, {}, {}, 0x38ab11e6a40096bbull},
       {"integer_laplace both margins", "integer_laplace", 0, {"county", "edu"}, {}, {{"iterations", "20"}, {"sampler", "chain"}},
-       0xcc40d010b660545dull},
+       0x460863d5254bc310ull},
       {"integer_laplace_l2 both margins", "integer_laplace_l2", 0, {"county", "edu"}, {}, {{"iterations", "20"}},
        0x0ad7acaa2b632370ull},
       {"integer_gaussian one margin", "integer_gaussian", 1e-6, {"county"}, {}, {}, 0x2ebacbdbf06fdb65ull},
