@@ -1,6 +1,6 @@
 -- Coverage of error bars through SQL: a smaller run of what the statistical
--- tests check through the C boundary (test/stat/stat_cell_intervals.cpp,
--- test/stat/stat_margin_of_error.cpp), as an analyst would: seeded releases
+-- tests check through the C boundary (test/stat/accuracy/stat_cell_intervals.cpp,
+-- test/stat/accuracy/stat_margin_of_error.cpp), as an analyst would: seeded releases
 -- of a fixed 40 x 10 table with {"interval": 0.9}, each stored in a table
 -- and read back by dp.sum_variance and dp.margin_of_error with its law.
 -- Thresholds as in test/support/coverage_checks.hpp: kZ = 4.8916 standard

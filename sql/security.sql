@@ -1,4 +1,5 @@
--- The governed layer under attack, by each role the README describes: an
+-- The governed layer under attack, by each role docs/governed-releases.md,
+-- "Who may do what", describes: an
 -- analyst (reads releases), a refresher (may draw, the role a pg_cron job
 -- runs as) and a role with CREATE on the database. Every promise of
 -- "Governed releases" is checked against the attacks that once broke it and

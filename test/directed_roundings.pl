@@ -2,7 +2,7 @@
 # Directed roundings have one home, src/core/samplers/interval.hpp and
 # interval.cpp: a certified bound anywhere else in the core composes
 # Interval's operations, so each rounding direction is argued (and tested,
-# test/unit/test_interval.cpp) once. Prints each line elsewhere in src/core
+# test/unit/samplers/test_interval.cpp) once. Prints each line elsewhere in src/core
 # that chooses a direction: an MPFR rounding mode other than to nearest, a
 # rounding mode passed along in a variable, an MPFR rounding to an integer
 # in one direction, the FPU's rounding mode, or a double stepped to its

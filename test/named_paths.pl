@@ -2,9 +2,17 @@
 # Every path a comment or a document names exists: repository paths
 # (src/..., test/..., docs/..., sql/..., scripts/..., debian/..., demo/...),
 # file names written alone (key_encoder.hpp, README.md), markdown links
-# and their #anchors, and "Section" references to a document's headings.
-# Prints each one that does not, and exits 1 if there is any. Run from the
-# repository's top directory (ctest does: Boundary.EveryNamedPathExists).
+# and their #anchors, and the sections and rows a pointer names in a
+# document: README.md, "Install"; README.md ("Install"); README's Install
+# section; docs/mechanisms.md, the `congenial` row (a table row whose first
+# cell is that name), each also across the lines of one comment. A pointer
+# into the top README.md that names no section ("README says so", "README:
+# ...", "the README's test command", "README.md, the mechanism table") is
+# refused too: sections move (most of the README's did, to docs/), and only
+# a named one can be checked. Prints each one that does not exist, and
+# exits 1 if there is any. Run from the repository's top directory (ctest
+# does: Boundary.EveryNamedPathExists; test/named_paths_test.pl shows each
+# form of bad pointer fails).
 use strict;
 use warnings;
 use File::Find;
@@ -51,6 +59,20 @@ sub has_heading {
     return grep { index($_, lc $quoted) == 0 } @{$headings{$file}};
 }
 
+# Whether a markdown file has a table row whose first cell starts with `name`.
+my %rows;
+sub has_row {
+    my ($file, $name) = @_;
+    if (!$rows{$file}) {
+        my %first;
+        if (open my $fh, '<', $file) {
+            while (<$fh>) { $first{$1} = 1 if /^\|\s*`([^`]+)`/ }
+        }
+        $rows{$file} = \%first;
+    }
+    return $rows{$file}{$name};
+}
+
 # What a file says in prose: comments of code, the whole of a document.
 sub prose {
     my ($file, $text) = @_;
@@ -72,6 +94,53 @@ my $placeholder = qr/\bNN_|\b(?:V|FROM|X\.Y\.Z)\b/;
 my $missing = 0;
 sub missing { my ($file, $what) = @_; print "$file: $what\n"; $missing++; }
 
+# A document named in prose: a markdown path, README.md, or README alone
+# (the top one).
+my $doc_name = qr{(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.md|README)};
+sub document {
+    my ($dir, $doc) = @_;
+    $doc = 'README.md' if $doc eq 'README';
+    $doc = "$dir/$doc" if !$exists{$doc} && $exists{"$dir/$doc"};
+    return $exists{$doc} ? $doc : undef;
+}
+
+# The sections and rows the prose points at, its comments' lines joined
+# (their markers dropped) so that a pointer may run across them.
+sub check_pointers {
+    my ($file, $dir, $prose) = @_;
+    my $text = $prose;
+    $text =~ s{^[ \t]*(?://+|/?\*+/?|--|#+)[ \t]?}{}mg unless $file =~ /\.md$/;
+    $text =~ s{\s*\n\s*}{ }g;
+    # A section in quotes after its document, or in parentheses: README.md,
+    # "Install"; README "Install"; README.md ("Install"); a row may follow.
+    while ($text =~ m{${doc_name}(?:'s)?(?:,?\s+"([^"]+)"|\s+\(\s*"([^"]+)"\s*\))}g) {
+        my ($doc, $section) = (document($dir, $1), $2 // $3);
+        next unless $doc;
+        missing($file, "names section \"$section\" of $doc, which has no such heading") unless has_heading($doc, $section);
+    }
+    # README's Install section (the section's name unquoted or quoted).
+    while ($text =~ m{${doc_name}'s\s+"?([A-Za-z][\w ,()-]*?)"?\s+section\b}g) {
+        my ($doc, $section) = (document($dir, $1), $2);
+        next unless $doc;
+        missing($file, "names section \"$section\" of $doc, which has no such heading") unless has_heading($doc, $section);
+    }
+    # A row of a table: docs/mechanisms.md, "The mechanisms", the `congenial` row.
+    while ($text =~ m{$doc_name(?:,?\s+"[^"]*")?,?\s+the\s+`([^`]+)`\s+row\b}g) {
+        my ($doc, $row) = (document($dir, $1), $2);
+        next unless $doc;
+        missing($file, "names the `$row` row of $doc, which no table of it has") unless has_row($doc, $row);
+    }
+    # The top README named with no section: markdown links are checked as links.
+    (my $plain = $text) =~ s{\[[^\]]*\]\([^)]*\)}{}g;
+    my $readme = qr{(?<![\w/.-])README(?:\.md)?};
+    while ($plain =~ m{(?:${readme}(?:'s)?\s+(?:says|describes|documents|explains|lists|gives|states)\b
+                        |$readme:\s
+                        |\bthe\s+${readme}'s\s+(?!")[\w ]*?\b(?:table|command|list|example)s?\b
+                        |$readme,\s+the\s+(?!`)[\w ]*?\btable\b)}gx) {
+        missing($file, "points into README.md without naming a section: \"$&\"");
+    }
+}
+
 for my $file (sort @files) {
     next if $file =~ /\.(gz|deb|png|csv|out|pdf|jar|class)$/ || $file =~ m{^(?:test/upgrade|docs/comparisons/out)/};
     next if $file eq 'test/named_paths.pl';
@@ -79,7 +148,9 @@ for my $file (sort @files) {
     my $text = do { local $/; <$fh> };
     next if $text =~ /\0/;
     (my $dir = $file) =~ s{/?[^/]*$}{};
-    for my $line (split /\n/, prose($file, $text)) {
+    my $prose = prose($file, $text);
+    check_pointers($file, $dir, $prose);
+    for my $line (split /\n/, $prose) {
         next if $line =~ m{github\.com|https?://};   # another repository's paths
         while ($line =~ m{(?<![\w/.\$\{%\@-])((?:src|test|sql|expected|docs|scripts|debian|demo)/[\w./-]*\w)([-_]?\*?)}g) {
             my ($path, $tail) = ($1, $2);
@@ -92,15 +163,6 @@ for my $file (sort @files) {
             my $name = $1;
             next if $name =~ /$placeholder/;
             missing($file, "names $name") unless $basename{$name};
-        }
-        # A section named in quotes after its document: README "Settings".
-        while ($line =~ m{\b((?:[\w.-]+/)*[\w-]+\.md|README)(?:'s)?,?\s+"([^"]+)"}g) {
-            my ($doc, $section) = ($1, $2);
-            $doc = 'README.md' if $doc eq 'README';
-            $doc = "$dir/$doc" if !$exists{$doc} && $exists{"$dir/$doc"};
-            next unless $exists{$doc};
-            missing($file, "names section \"$section\" of $doc, which has no such heading")
-                unless has_heading($doc, $section);
         }
         next unless $file =~ /\.md$/;
         while ($line =~ m{\]\(([^)\s]+)\)}g) {

@@ -5,17 +5,18 @@
 # aggregate, operator and type name they use; test/cluster/shadows.sql
 # creates a look-alike of each in a schema an attacker owns, which notes
 # every call made by a role other than the attackers. Then every dp.*
-# function is called by each role the README gives an attacker (refresher,
-# revoked refresher, analyst, role with CREATE on the database and public,
-# non-superuser database owner) with that schema first in search_path, set
-# for the session, by ALTER ROLE ... SET (a pg_cron job's role), by a
-# function's SET clause, and by the database's owner with ALTER DATABASE ...
-# SET, which also reaches the administrator's sessions and the draw workers:
-# the administrator's own calls of every dp.* function follow. Not one
-# look-alike may run as another role: the count (a sequence, which no
-# rollback undoes) and the server log must show none. A check of the catalog
-# backs it: every SQL or PL/pgSQL function of the extension either pins
-# search_path or names each function and type it calls with its schema.
+# function is called by each role that docs/governed-releases.md, "Who may
+# do what", gives an attacker (refresher, revoked refresher, analyst, role
+# with CREATE on the database and public, non-superuser database owner)
+# with that schema first in search_path, set for the session, by ALTER
+# ROLE ... SET (a pg_cron job's role), by a function's SET clause, and by
+# the database's owner with ALTER DATABASE ... SET, which also reaches the
+# administrator's sessions and the draw workers: the administrator's own
+# calls of every dp.* function follow. Not one look-alike may run as
+# another role: the count (a sequence, which no rollback undoes) and the
+# server log must show none. A check of the catalog backs it: every SQL or
+# PL/pgSQL function of the extension either pins search_path or names each
+# function and type it calls with its schema.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 

@@ -1,6 +1,6 @@
--- pgTAP: every SQL object of invariant_dp is declared as README documents:
--- types, volatility (anything that draws noise is VOLATILE), strictness,
--- parallel safety, and a comment.
+-- pgTAP: every SQL object of invariant_dp is declared as its section of
+-- docs/reference.md documents it: types, volatility (anything that draws
+-- noise is VOLATILE), strictness, parallel safety, and a comment.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;

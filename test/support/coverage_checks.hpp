@@ -1,4 +1,4 @@
-// Coverage tests of error bars (test/stat/stat_accuracy_*.cpp): over N
+// Coverage tests of error bars (test/stat/accuracy/stat_accuracy_*.cpp): over N
 // independent releases of a fixed table, how often each interval covered the
 // truth, against what its method promises, and the sample variance of each
 // sum's noise against the predicted variance.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,14 @@ inline TestTable grid(const std::vector<std::string>& columns, const std::vector
     }
   }
   return table;
+}
+
+// n counts, geometric of the given mean (sparse tables for small means).
+inline std::vector<std::int64_t> random_counts(std::size_t n, std::mt19937_64& g, double mean) {
+  std::geometric_distribution<int> counts(1 / (1 + mean));
+  std::vector<std::int64_t> out(n);
+  for (auto& c : out) c = counts(g);
+  return out;
 }
 
 // The 4x4 delinquent-children table (Dharangutte, Gao, Gong, Yu 2023,

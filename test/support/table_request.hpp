@@ -1,7 +1,7 @@
 // A request and a test table's cells as the C boundary takes them (the
 // shim's idp_request and idp_cells), for the tests that release through it
-// again and again (test/stat/stat_margin_of_error.cpp,
-// test/stat/stat_cell_intervals.cpp). The C structs point into the
+// again and again (test/stat/accuracy/stat_margin_of_error.cpp,
+// test/stat/accuracy/stat_cell_intervals.cpp). The C structs point into the
 // Request and the TableCells, which must outlive them.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The congenial target (Gong, Meng 2020, "Congenial Differential Privacy
 // under Mandated Disclosure", FODS 2020, arXiv:2008.10202, Section 2.2,
-// eq. 2.3, and Section 2.3; README.md, the `congenial` row of the
-// mechanism table):
+// eq. 2.3, and Section 2.3; docs/mechanisms.md, "The mechanisms", the
+// `congenial` row):
 //   pi(y)  proportional to  exp(-|y - x|_1 / b)  on  S* = {y in Z^d : A_r y = A_r x, y >= 0},
 // i.e. i.i.d. discrete Laplace noise of scale b conditioned on every
 // declared margin AND on non-negativity of every released cell. x is the

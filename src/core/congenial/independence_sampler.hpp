@@ -20,7 +20,7 @@
 // independence sampler already Mengersen, Tweedie 1996, Ann. Statist. 24);
 // the same holds for any pi-invariant kernel followed by one such step (a
 // lattice sweep ends with one), whose kernel is then also >= pi/W.
-// test/stat/stat_congenial.cpp computes W and runs the chains past that bound.
+// test/stat/mechanisms/stat_congenial.cpp computes W and runs the chains past that bound.
 #pragma once
 
 #include <cstdint>

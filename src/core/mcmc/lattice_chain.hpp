@@ -21,7 +21,7 @@
 // over-dispersed chain itself started from g) therefore has a symmetric law
 // at every iteration, and E z = 0 exactly, converged or not. The entry-range
 // check (noise_range.hpp) is symmetric and throws rather than rejects.
-// test/stat/stat_mcmc.cpp checks the mean after a short burn-in from g and
+// test/stat/mcmc/stat_mcmc.cpp checks the mean after a short burn-in from g and
 // its power against an asymmetric start.
 #pragma once
 

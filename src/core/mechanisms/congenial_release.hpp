@@ -1,6 +1,6 @@
 // The congenial mechanism (Gong, Meng 2020, "Congenial Differential Privacy
-// under Mandated Disclosure", arXiv:2008.10202; README.md, the `congenial`
-// row of the mechanism table):
+// under Mandated Disclosure", arXiv:2008.10202; docs/mechanisms.md, "The
+// mechanisms", the `congenial` row):
 //   y ~ pi(y)  proportional to  exp(-|y - x|_1 / b)  on
 //       S* = {y in Z^d : every declared margin of y equals that of x, y >= 0}.
 // Integer, non-negative, every margin exact.

@@ -1,5 +1,5 @@
-// The mechanism catalogue of dp.privatize (README.md, the mechanism table
-// under dp.privatize): names, what each outputs, and which parameters it
+// The mechanism catalogue of dp.privatize (docs/reference.md, "Mechanisms",
+// documents it for users): names, what each outputs, and which parameters it
 // takes. One table, so the SQL error for an unknown name can list every
 // known one. Papers: GGY22 = Gao, Gong, Yu 2022, "Subspace Differential
 // Privacy" (arXiv:2108.11527); DGGY23 = Dharangutte, Gao, Gong, Yu 2023,

@@ -1,5 +1,6 @@
 // Writes the release metadata as JSON. Field names are documented in
-// README.md ("Release metadata") and are part of the SQL contract.
+// docs/reference.md ("dp.last_release(): the published noise law") and are
+// part of the SQL contract.
 #include "release_metadata.hpp"
 
 #include "../accuracy/published_law_json.hpp"

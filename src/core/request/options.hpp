@@ -5,7 +5,7 @@
 // JSON type and the range are refused here, with the row's words, before
 // anything else reads the value (release_request.cpp, hierarchy_request.cpp,
 // release/diagnosis_entry.cpp). docs/reference.md's options table is
-// checked against it (test/unit/test_options.cpp): a row in one and not the
+// checked against it (test/unit/request/test_options.cpp): a row in one and not the
 // other, or a choice the reference does not list, fails the test command.
 #pragma once
 

@@ -68,8 +68,9 @@ void check_delta(const RawRequest& raw, const MechanismTraits& mechanism, bool s
     return;
   }
   if (!mechanism.needs_delta) {
-    // README: delta is NULL for the pure-epsilon mechanisms; 0 is refused too,
-    // so a request never claims a delta its mechanism does not use.
+    // delta is NULL for the pure-epsilon mechanisms (docs/mechanisms.md, "The
+    // mechanisms"); 0 is refused too, so a request never claims a delta its
+    // mechanism does not use.
     if (raw.has_delta)
       throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" does not use delta",
                             "It is pure epsilon-differentially private.", "Leave delta NULL.");

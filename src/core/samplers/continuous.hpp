@@ -3,7 +3,8 @@
 // definition. Built on uniform_open01():
 // Gaussian by the Box-Muller transform with 53-bit uniforms, Laplace by
 // inversion. Floating-point noise is not bit-exact DP (Mironov 2012); the
-// integer mechanisms are the exact ones. README says so.
+// integer mechanisms are the exact ones. docs/mechanisms.md, "Privacy
+// semantics", says so.
 #pragma once
 
 #include <cstddef>

@@ -29,7 +29,7 @@
 // The result of a binary operation has the larger of the two precisions;
 // ends of point intervals built from integers are exact when the precision
 // holds the integer (64 bits for 64-bit, 128 for 128-bit integers) and are
-// rounded outward otherwise. Tested in test/unit/test_interval.cpp against
+// rounded outward otherwise. Tested in test/unit/samplers/test_interval.cpp against
 // the same functions at four times the precision.
 //
 // The last section (bounds computed in double) is the same rule for figures

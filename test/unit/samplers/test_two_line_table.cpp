@@ -5,7 +5,7 @@
 // the parameter, word for word), counts are noised in place with the bigint
 // check, bad arguments and sizes past the limits are refused before
 // anything is written, and interrupts stop a draw. Its law is tested in
-// test/stat/stat_two_line_table.cpp.
+// test/stat/samplers/stat_two_line_table.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -5,7 +5,7 @@
 // y >= 0, tables with a zero line total or a line of one level are left at
 // x without randomness, a table that exhausts its budget is returned with
 // its cells untouched, bad arguments are refused, and interrupts stop a
-// draw. The law is tested in test/stat/stat_two_line_congenial.cpp.
+// draw. The law is tested in test/stat/congenial/stat_two_line_congenial.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // Deterministic tests of the samplers: argument checks, range limits,
 // degenerate parameters, reproducibility under a seed, and the variance
 // functions against independent sums. Their laws are tested statistically
-// in test/stat/stat_samplers.cpp.
+// in test/stat/samplers/stat_samplers.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

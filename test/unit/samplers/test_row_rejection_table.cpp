@@ -2,7 +2,7 @@
 // (samplers/row_rejection_table.hpp): every draw keeps the margins, pinned
 // tables get zero noise, tables above the cost limit are refused before
 // drawing, and interrupts stop a draw. Its law is tested in
-// test/stat/stat_row_rejection_table.cpp.
+// test/stat/samplers/stat_row_rejection_table.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

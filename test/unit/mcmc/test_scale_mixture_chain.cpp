@@ -2,7 +2,7 @@
 // keep every margin of every table, it settles at ||z||_2 ~ rank / lambda,
 // coupled pairs meet within a few iterations and stay together, and it
 // stops when interrupted. Its law is tested in
-// test/stat/stat_table_swap_chain.cpp.
+// test/stat/mcmc/stat_table_swap_chain.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

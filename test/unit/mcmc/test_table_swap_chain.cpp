@@ -3,7 +3,7 @@
 // margin, its norms track z, coupled copies stay together once equal and
 // meet on small tables; the pair blocks keep the margins and their draws
 // depend on the pair's sums and the stream only. The laws themselves are tested in
-// test/stat/stat_table_swap_chain.cpp.
+// test/stat/mcmc/stat_table_swap_chain.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

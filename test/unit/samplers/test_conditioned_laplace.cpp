@@ -1,7 +1,7 @@
 // Deterministic tests of the zero-group-sum discrete Laplace sampler
 // (samplers/conditioned_laplace.hpp), of its group-total sampler and of the
 // lazy Bernoulli comparison. Its law is tested in
-// test/stat/stat_conditioned_laplace.cpp.
+// test/stat/samplers/stat_conditioned_laplace.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -3,7 +3,7 @@
 // enclosures agree with the formula, a coin at the mode draws nothing, and
 // the bounds kept for a total decide exactly as the full comparison does.
 // Its law is tested through the three-line sampler's
-// (test/stat/stat_three_line_table.cpp).
+// (test/stat/samplers/stat_three_line_table.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>

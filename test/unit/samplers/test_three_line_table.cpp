@@ -3,7 +3,7 @@
 // margins in both orientations, pinned tables get zero noise, draws are
 // reproducible and exact at large scales, bad arguments and sizes past the
 // limits are refused before anything is written, and interrupts stop a
-// draw. Its law is tested in test/stat/stat_three_line_table.cpp.
+// draw. Its law is tested in test/stat/samplers/stat_three_line_table.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -1,7 +1,9 @@
-// The projection family: project_l2 (closed form), project_nn_l2 (Clp QP +
-// KKT certificate), project_nn_integer (controlled rounding), and the
-// "family" every mechanism publishes. Deterministic: fixed seeds, exact or
-// round-off tolerances.
+// The projections of src/core/projection: the equality projection
+// project_l2 computes (closed form), the non-negative QP of project_nn_l2
+// (Clp, with its KKT certificate), the controlled rounding of
+// project_nn_integer, and Clp's cancellation and size limits. The
+// mechanisms' releases are tested in test/unit/mechanisms. Deterministic:
+// fixed seeds, exact or round-off tolerances.
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -10,36 +12,17 @@
 
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
-#include "mechanisms/release.hpp"
 #include "projection/clp_problem.hpp"
 #include "projection/controlled_rounding.hpp"
 #include "projection/linear_invariants.hpp"
 #include "projection/nonneg_projection.hpp"
 #include "table_builder.hpp"
-#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;
-using invariant_dp::test_tables::TestTable;
+using invariant_dp::test_tables::random_counts;
 
 namespace {
-
-ReleaseRequest request(const std::string& mechanism, std::vector<std::string> margins, double delta = 0) {
-  RawRequest raw;
-  raw.mechanism = mechanism;
-  raw.epsilon = 1.0;
-  raw.has_delta = delta > 0;
-  raw.delta = delta;
-  raw.margins = std::move(margins);
-  return validate_request(raw);
-}
-
-std::vector<std::int64_t> random_counts(std::size_t n, std::mt19937_64& g, double mean) {
-  std::geometric_distribution<int> counts(1 / (1 + mean));
-  std::vector<std::int64_t> out(n);
-  for (auto& c : out) c = counts(g);
-  return out;
-}
 
 Eigen::MatrixXd dense(const LinearInvariants& inv) { return Eigen::MatrixXd(inv.rows); }
 
@@ -58,28 +41,6 @@ double distance2(const std::vector<double>& y, const std::vector<double>& t) {
 }
 
 }  // namespace
-
-TEST(Family, EveryMechanismPublishesItsFamily) {
-  const auto table = test_tables::delinquents();
-  auto rng = make_seeded_random_source(1);
-  const struct {
-    const char* mechanism;
-    bool margins;
-    double delta;
-    const char* family;
-  } cases[] = {{"discrete_laplace", false, 0, "none"},          {"discrete_gaussian", false, 1e-6, "none"},
-               {"subspace_gaussian", true, 1e-6, "conditioning"}, {"subspace_laplace", true, 0, "projection"},
-               {"integer_laplace", true, 0, "conditioning"},      {"integer_gaussian", true, 1e-6, "conditioning"},
-               {"integer_laplace_l2", true, 0, "conditioning"},   {"project_l2", true, 0, "projection"},
-               {"project_nn_l2", true, 0, "projection"},          {"project_nn_integer", true, 0, "projection"},
-               {"congenial", true, 0, "conditioning"}};
-  for (const auto& c : cases) {
-    auto r = request(c.mechanism, c.margins ? std::vector<std::string>{"county"} : std::vector<std::string>{}, c.delta);
-    r.iterations = 50;
-    const auto json = run_release(table.keys(), table.counts.data(), r, *rng, Interrupts()).metadata_json;
-    EXPECT_NE(json.find(std::string("\"family\": \"") + c.family + "\""), std::string::npos) << c.mechanism << json;
-  }
-}
 
 TEST(ProjectL2, LandsOnTheInvariantsIsIdempotentAndNearest) {
   std::mt19937_64 g(7);
@@ -114,22 +75,6 @@ TEST(ProjectL2, LandsOnTheInvariantsIsIdempotentAndNearest) {
       EXPECT_GT(distance2(z, t), distance2(y, t));
     }
   }
-}
-
-TEST(ProjectL2, ReleaseIsRealAndKeepsEveryMargin) {
-  const auto table = test_tables::delinquents();
-  auto rng = make_seeded_random_source(2);
-  const InvariantModel model(table.keys(), {Margin{{0}}, Margin{{1}}}, Interrupts());
-  const auto result =
-      run_release(table.keys(), table.counts.data(), request("project_l2", {"county", "edu"}), *rng, Interrupts());
-  ASSERT_FALSE(result.integer_output);
-  std::vector<double> x(table.counts.begin(), table.counts.end());
-  std::vector<double> want(model.n_margin_groups()), got(model.n_margin_groups());
-  model.margin_totals(x.data(), want.data());
-  model.margin_totals(result.values.data(), got.data());
-  for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-9);
-  EXPECT_NE(result.metadata_json.find("\"non_negative\": false"), std::string::npos);
-  EXPECT_NE(result.metadata_json.find("not post-processing"), std::string::npos);
 }
 
 // The QP answer is certified by KKT and beats every feasible perturbation.
@@ -172,38 +117,6 @@ TEST(ProjectNnL2, NegativeTotalsAreInconsistent) {
   LinearInvariants inv = linear_invariants(model, table.counts.data());
   inv.totals[0] = -1;
   EXPECT_THROW(project_nonnegative(inv, std::vector<double>(6, 1.0), Interrupts()), InconsistentInvariants);
-}
-
-TEST(ProjectNnInteger, IntegerNonNegativeAndExactOnRandomTables) {
-  std::mt19937_64 g(13);
-  auto rng = make_seeded_random_source(4);
-  for (int trial = 0; trial < 60; ++trial) {
-    const int rows = 2 + trial % 5, cols = 2 + (trial / 5) % 6;
-    const double mean = trial % 2 ? 0.7 : 8;  // sparse tables make non-negativity bind
-    const auto table = grid({"a", "b"}, {rows, cols}, random_counts(rows * cols, g, mean));
-    std::vector<std::string> margins = trial % 3 == 0 ? std::vector<std::string>{"a"}
-                                       : trial % 3 == 1 ? std::vector<std::string>{"a", "b"}
-                                                        : std::vector<std::string>{"", "b"};
-    if (rows * cols <= 4 && margins.size() == 2) margins = {"a"};
-    const auto keys = table.keys();
-    ReleaseResult result;
-    try {
-      result = run_release(keys, table.counts.data(), request("project_nn_integer", margins), *rng, Interrupts());
-    } catch (const Error& e) {
-      FAIL() << "trial " << trial << ": " << e.what() << " " << e.detail();
-    }
-    ASSERT_TRUE(result.integer_output);
-    std::vector<Margin> m;
-    for (const auto& name : margins)
-      m.push_back(name.empty() ? Margin{} : Margin{{keys.column_index(name)}});
-    const InvariantModel model(keys, m, Interrupts());
-    std::vector<double> x(table.counts.begin(), table.counts.end()), y(result.integer_values.begin(), result.integer_values.end());
-    std::vector<double> want(model.n_margin_groups()), got(model.n_margin_groups());
-    model.margin_totals(x.data(), want.data());
-    model.margin_totals(y.data(), got.data());
-    EXPECT_EQ(got, want) << "trial " << trial;
-    for (auto v : result.integer_values) EXPECT_GE(v, 0);
-  }
 }
 
 TEST(ProjectNnInteger, RoundingStaysWithinOneOfTheRealTable) {
