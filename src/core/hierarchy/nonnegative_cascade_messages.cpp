@@ -16,8 +16,10 @@ namespace {
 // The power tests' stand-in for an unbounded count (no leaf's noise reaches
 // it: exp(-rate 2^30) is below every double).
 constexpr std::int64_t kUnboundedCount = std::int64_t{1} << 30;
-// Running products of up to 2^21 factors are rounded by less than this.
-constexpr double kProductMargin = 1 + 0x1p-30;
+// How far a convolution first reads into its child's tails, in nats; it
+// reads twice as far until what it leaves out is negligible.
+constexpr double kReach = 44;
+constexpr int kMaxReachDoublings = 5;
 constexpr double kMaxPoolBytes = 2.0 * (1u << 30);
 constexpr double kMaxOperations = 0x1p40;
 
@@ -30,12 +32,13 @@ struct Window {
   std::int64_t lo, hi;
 };
 
-// center +- half, clipped below at support, at most cap wide (then centred).
+// center +- half, clipped below at support, at most cap wide (then centred),
+// at least 3 wide.
 Window choose_window(double center, double half, std::int64_t support, std::size_t cap) {
   std::int64_t lo = static_cast<std::int64_t>(std::floor(center - half));
   std::int64_t hi = static_cast<std::int64_t>(std::ceil(center + half));
   lo = std::max(lo, support);
-  hi = std::max(hi, lo);
+  hi = std::max(hi, lo + 2);
   if (static_cast<std::size_t>(hi - lo + 1) > cap) {
     lo = std::max(support, static_cast<std::int64_t>(std::llround(center)) - static_cast<std::int64_t>(cap / 2));
     hi = lo + static_cast<std::int64_t>(cap) - 1;
@@ -43,15 +46,14 @@ Window choose_window(double center, double half, std::int64_t support, std::size
   return {lo, hi};
 }
 
-// The last child's message as a suffix function: its values on its window
-// (a leaf: mean +- the window rule; a subtree: its own window), and outside
-// it the largest value g takes there (dominating), or 0.
-WindowFn last_function(const ChildMessage& g, const NonnegativeOptions& options) {
+// The last child's message written out on its window (a leaf: mean +- the
+// window rule; a subtree: its own window), no tails.
+WindowFn last_window(const ChildMessage& g, const NonnegativeOptions& options) {
   Window w{};
   if (g.leaf) {
     const double half = options.window_sd * std::sqrt(g.var) + options.window_tail / g.rho() + 1;
-    w = choose_window(g.mean, half, g.support, nonnegative_window_cap(discrete_laplace_variance_at(g.rho()),
-                                                                      g.rho(), options));
+    w = choose_window(g.mean, half, g.support,
+                      nonnegative_window_cap(discrete_laplace_variance_at(g.rho()), g.rho(), options));
   } else {
     w = {std::max(g.lo, g.support), std::max(g.hi(), g.support)};
   }
@@ -59,19 +61,17 @@ WindowFn last_function(const ChildMessage& g, const NonnegativeOptions& options)
   F.lo = w.lo;
   F.support = g.support;
   F.exp2 = g.exp2;
-  const double margin = options.dominating ? kWeightMargin : 1.0;
   F.v.resize(static_cast<std::size_t>(w.hi - w.lo + 1));
-  for (std::size_t i = 0; i < F.v.size(); ++i) F.v[i] = g.g(w.lo + static_cast<std::int64_t>(i)) * margin;
-  if (options.dominating) {
-    // sup of g outside [lo, hi] (above the support): at the point nearest 0.
-    // The outside is [support, lo - 1] and [hi + 1, infinity).
-    std::int64_t nearest = w.hi + 1 <= 0 ? 0 : w.hi + 1;
-    if (g.support <= w.lo - 1) nearest = std::min(nearest, w.lo - 1 >= 0 ? std::int64_t{0} : 1 - w.lo);
-    const double h_out = g.leaf ? 1.0 : g.kappa;
-    F.outside = h_out * g.pow->at(nearest) * kWeightMargin;
-  }
+  for (std::size_t i = 0; i < F.v.size(); ++i) F.v[i] = g.g(w.lo + static_cast<std::int64_t>(i));
   return F;
 }
+
+// The tilt of a majorant over sums of about `terms` terms: four times their
+// relative rounding (3 terms units of 2^-53 for the geometric recursions),
+// generously.
+double tilt_for(std::size_t terms) { return 1 + double(terms + 64) * 0x1p-49; }
+
+std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kReach / rate)); }
 
 }  // namespace
 
@@ -134,10 +134,10 @@ ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
   g.lo = sm.lo;
   g.values = pool_.data() + sm.offset;
   g.n = sm.n;
-  g.kappa = sm.kappa;
+  g.left = sm.left;
+  g.right = sm.right;
   g.exp2 = sm.exp2;
   g.hmax = sm.hmax;
-  g.mass = sm.mass;
   g.mean = sm.mean;
   g.var = sm.var;
   return g;
@@ -164,13 +164,8 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     support[j] = last ? g.support : checked_add(g.support, support[j + 1], "a subtree's count overflows bigint");
   }
   F.resize(m);
-  F[m - 1] = last_function(children[m - 1], options_);
-  double sup = F[m - 1].outside;
-  for (double x : F[m - 1].v) sup = std::max(sup, x);
-  // K_j = prod_{i=j}^{m-2} (margin mass_i) sup F_{m-1}: as a mantissa and an exponent.
-  int e_sup = 0;
-  double product = std::frexp(sup, &e_sup);
-  long product_exp = e_sup + F[m - 1].exp2;
+  F[m - 1] = last_window(children[m - 1], options_);
+  const bool dominating = options_.dominating;
   for (std::uint32_t j = m - 1; j-- > first;) {
     interrupts.poll();
     const ChildMessage& g = children[j];
@@ -178,21 +173,36 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     const double rate = own ? std::min(rmin[j], parent_rate) : rmin[j];
     const double cap_var = vcap[j] + (own ? discrete_laplace_variance_at(parent_rate) : 0);
     const std::size_t cap = nonnegative_window_cap(cap_var, rate, options_);
-    const double half = options_.window_sd * std::sqrt(var[j]) + options_.window_tail / rate + 1;
-    Window w = choose_window(mean[j], half, support[j], cap);
-    if (own && static_cast<std::size_t>(std::max<std::int64_t>(w.hi, 0) - std::min<std::int64_t>(w.lo, 0) + 1) <= cap) {
-      w.lo = std::min<std::int64_t>(w.lo, 0);
-      w.hi = std::max<std::int64_t>(w.hi, 0);
+    double half = options_.window_sd * std::sqrt(var[j]) + options_.window_tail / rate + 1;
+    const Suffix next = suffix(children, F, j + 1);
+    // The window must hold the largest value with room on both sides (the
+    // tails continue its edge ratios): widen it until it does.
+    for (int attempt = 0;; ++attempt) {
+      Window w = choose_window(mean[j], half, support[j], cap);
+      if (own) {
+        w.lo = std::max(std::min<std::int64_t>(w.lo, 0), support[j]);
+        w.hi = std::max<std::int64_t>(w.hi, 0);
+      }
+      for (int doubling = 0;; ++doubling) {
+        bool tight = true;
+        F[j] = convolve(g, next, w.lo, w.hi, dominating ? kMessageMargin : 1.0, std::ldexp(kReach, doubling),
+                        dominating ? &tight : nullptr, interrupts);
+        if (tight) break;
+        if (doubling == kMaxReachDoublings)
+          throw Error("a sum of the non-negative cascade's messages would not converge",
+                      "Its window reaches values below what its tails can bound.");
+      }
+      F[j].support = support[j];
+      std::size_t m0 = 0;
+      for (std::size_t i = 1; i < F[j].v.size(); ++i)
+        if (F[j].v[i] > F[j].v[m0]) m0 = i;
+      const bool room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
+      if (room || attempt >= 4 || static_cast<std::size_t>(w.hi - w.lo + 1) >= cap) break;
+      half *= 2;
     }
-    F[j] = convolve(g, F[j + 1], w.lo, w.hi, options_.dominating ? kMessageMargin : 1.0, interrupts);
-    F[j].support = support[j];
-    int e = 0;
-    product = std::frexp(product * kMessageMargin * g.mass, &e);
-    product_exp += e + g.exp2;
-    if (options_.dominating) {
-      F[j].outside = std::ldexp(product * kProductMargin, static_cast<int>(product_exp - F[j].exp2));
-      if (!std::isfinite(F[j].outside))
-        throw Error("a bound of the non-negative cascade left the double range");
+    if (dominating && !own) {
+      const std::size_t terms = F[j].v.size() + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
+      make_log_concave_majorant(F[j], tilt_for(terms));
     }
   }
 }
@@ -213,49 +223,50 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     const double rate = chain_rate(top);
     suffixes(u, children, F, 0, rate, interrupts);
     // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
-    // largest value, with 0 if the cap allows.
-    const WindowFn& F0 = F[0];
+    // largest value, with F_0's own largest value and a point on either
+    // side (the tails continue from the ends), and 0 if the cap allows.
+    WindowFn& F0 = F[0];
     const RatePowers& pow = powers(rate);
     const std::size_t n = F0.v.size();
     std::vector<double> w(n);
-    std::size_t best = 0;
+    std::size_t best = 0, mode = 0;
     for (std::size_t k = 0; k < n; ++k) {
       const std::int64_t t = F0.lo + static_cast<std::int64_t>(k);
       w[k] = pow.at(t < 0 ? -t : t) * F0.v[k];
       if (w[k] > w[best]) best = k;
+      if (F0.v[k] > F0.v[mode]) mode = k;
     }
     const double threshold = w[best] * std::exp(-options_.window_tail);
     std::size_t a = best, b = best;
     while (a > 0 && w[a - 1] >= threshold) --a;
     while (b + 1 < n && w[b + 1] >= threshold) ++b;
+    a = std::min(a, mode > 0 ? mode - 1 : 0);
+    b = std::max(b, std::min(mode + 1, n - 1));
     const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, options_);
-    // Outside the window the message is kappa exp(-rate |t|), decaying at
-    // the chain's rate only: keep explicit every t where that bound is
-    // above the threshold too, and 0.
-    std::int64_t keep_lo = 0, keep_hi = 0;
-    if (F0.outside > 0) {
-      const double reach = std::floor((options_.window_tail + std::log(F0.outside / w[best])) / rate);
-      if (reach > 0) keep_lo = -static_cast<std::int64_t>(reach), keep_hi = static_cast<std::int64_t>(reach);
-    }
-    keep_lo = std::max(keep_lo, F0.lo);
-    keep_hi = std::min(keep_hi, F0.hi());
-    if (keep_lo <= keep_hi) {
-      const std::size_t a0 = std::min(a, static_cast<std::size_t>(keep_lo - F0.lo));
-      const std::size_t b0 = std::max(b, static_cast<std::size_t>(keep_hi - F0.lo));
+    if (F0.lo <= 0 && F0.hi() >= 0) {
+      const auto zero = static_cast<std::size_t>(-F0.lo);
+      const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
       if (b0 - a0 + 1 <= cap) a = a0, b = b0;
     }
-    if (b - a + 1 > cap) {
-      a = best >= cap / 2 ? best - cap / 2 : 0;
-      b = std::min(n - 1, a + cap - 1);
+    WindowFn h;
+    h.lo = F0.lo + static_cast<std::int64_t>(a);
+    h.v.assign(F0.v.begin() + static_cast<std::ptrdiff_t>(a), F0.v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
+    h.support = F0.support;
+    h.exp2 = F0.exp2;
+    if (options_.dominating) {
+      const ChildMessage& g = children[0];
+      const std::size_t terms = n + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
+      make_log_concave_majorant(h, tilt_for(terms));
     }
     StoredMessage sm;
-    sm.lo = F0.lo + static_cast<std::int64_t>(a);
-    sm.support = F0.support;
+    sm.lo = h.lo;
+    sm.support = h.support;
     sm.offset = pool_.size();
-    sm.n = static_cast<std::uint32_t>(b - a + 1);
-    sm.exp2 = F0.exp2;
-    sm.kappa = F0.outside;
-    pool_.insert(pool_.end(), F0.v.begin() + a, F0.v.begin() + b + 1);
+    sm.n = static_cast<std::uint32_t>(h.v.size());
+    sm.exp2 = h.exp2;
+    sm.left = h.left;
+    sm.right = h.right;
+    pool_.insert(pool_.end(), h.v.begin(), h.v.end());
     ChildMessage view;
     view.pow = &pow;
     view.leaf = false;
@@ -263,11 +274,11 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     view.lo = sm.lo;
     view.values = pool_.data() + sm.offset;
     view.n = sm.n;
-    view.kappa = sm.kappa;
+    view.left = sm.left;
+    view.right = sm.right;
     view.exp2 = sm.exp2;
     describe_subtree_message(view);
     sm.hmax = view.hmax;
-    sm.mass = view.mass;
     sm.mean = view.mean;
     sm.var = view.var;
     index_[u] = static_cast<std::uint32_t>(messages_.size());
@@ -290,14 +301,13 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
     while (tree.n_children(e) == 1) e = tree.first_child(e);
     return tree.is_leaf(e);
   };
-  std::vector<double> rates, vcap;
+  std::vector<double> rates;
   std::uint64_t steps = 0;
   for (std::uint32_t u = 0; u < tree.n_nodes(); ++u) {
     interrupts.poll_every(steps++);
     const std::uint32_t m = tree.n_children(u);
     if (m < 2 || law.pinned(tree.first_child(u))) continue;
     rates.resize(m);
-    vcap.resize(m);
     for (std::uint32_t j = 0; j < m; ++j) {
       interrupts.poll_every(steps++);
       rates[j] = rate_of(tree.first_child(u) + j);
@@ -309,14 +319,15 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
       suffix_var += v;
       suffix_min = std::min(suffix_min, rates[j]);
       const std::size_t cap = nonnegative_window_cap(suffix_var, suffix_min, options);
+      const double read = double(cap) + 2.0 * double(reach_of(rates[j]));  // the window and its reach
       size.largest_window = std::max(size.largest_window, cap);
       scratch += 8.0 * double(cap);
       const std::uint32_t c = tree.first_child(u) + j;
       const double child_width =
-          ends_in_leaf(c) ? 8.0 : double(nonnegative_window_cap(v, rates[j], options));
-      ops += double(cap) * (child_width + 8.0);
+          ends_in_leaf(c) ? 8.0 : double(nonnegative_window_cap(v, rates[j], options) + 2 * reach_of(rates[j]));
+      ops += read * child_width + 4 * read;
     }
-    size.scratch_bytes = std::max(size.scratch_bytes, scratch + 48.0 * double(size.largest_window));
+    size.scratch_bytes = std::max(size.scratch_bytes, scratch + 64.0 * double(size.largest_window));
     size.operations += 3 * ops;  // the backward pass, the draw's recomputation and its tables
     if (!law.pinned(u)) {
       std::uint32_t top = u;

@@ -5,12 +5,13 @@
 //
 //   F_k(r) = sum over s_k + ... + s_m = r of prod_{j >= k} g_j(s_j),
 //
-// each on a window chosen from the children's means and variances, with a
-// closed form outside it. Two uses, one code:
-//   - the sampler (dominating): every stored value is an upper bound of what
-//     it stands for (a margin over the computed sums; outside the windows
-//     the constants of the closing proposal), which is all its acceptance
-//     step needs to be exact, whatever the windows;
+// each on a window chosen from the children's means and variances, with
+// geometric tails beyond it. Two uses, one code:
+//   - the sampler (dominating): every stored function is an exactly
+//     log-concave upper bound of what it stands for (a margin over the
+//     computed sums, raised to log-concavity, tails continuing the edge
+//     ratios), which is all its acceptance step needs to be exact, whatever
+//     the windows (section 4);
 //   - the moments (bounded): the law restricted to the windows (0 outside),
 //     whose difference from the law is the mass the windows leave out.
 //
@@ -32,13 +33,19 @@
 namespace invariant_dp::hierarchy {
 
 // The suffix sums exceed the computed convolutions by this factor
-// (NONNEGATIVE.md, section 4: it covers their rounding and the integer
-// tables' rounding up).
+// (NONNEGATIVE.md, section 4: it covers their rounding, the parts of the
+// sums beyond what they read (at most 2^-40) and the integer tables'
+// rounding up).
 constexpr double kMessageMargin = 1 + 0x1p-32;
 
 struct NonnegativeOptions {
-  double window_sd = 7;      // windows: mean +- window_sd standard deviations ...
-  double window_tail = 28;   // ... + window_tail / rate (exp(-window_tail) left out)
+  // Windows: mean +- window_sd standard deviations + window_tail / rate.
+  // Beyond them the messages continue as log-concave geometric bounds, so a
+  // narrow window costs acceptance only where a draw lands beyond it, by how
+  // much the bound exceeds the sum there (test/bench/README.md: no restart
+  // at these values on 8 million leaves).
+  double window_sd = 5;
+  double window_tail = 14;
   std::size_t max_window = std::size_t(1) << 16;
   bool dominating = true;    // the sampler's bounds; false: the moments' restriction
   // Power tests only: every leaf treated as if its count were unbounded
@@ -47,6 +54,9 @@ struct NonnegativeOptions {
   // Tests only: every acceptance coin decided by enclosures (the path a
   // draw takes about once in 2^40 otherwise).
   bool enclosed_coins_for_test = false;
+  // Proposal tails at most this long (or keeping most of their series) are
+  // written out; tests set 0 to draw every tail as a geometric series.
+  std::int64_t written_tail = 64;
 };
 
 struct StoredMessage {
@@ -54,7 +64,7 @@ struct StoredMessage {
   std::uint64_t offset = 0;
   std::uint32_t n = 0;
   int exp2 = 0;
-  double kappa = 0, hmax = 0, mass = 0, mean = 0, var = 0;
+  double left = 0, right = 0, hmax = 0, mean = 0, var = 0;
 };
 
 class NonnegativeMessages {
@@ -78,9 +88,16 @@ class NonnegativeMessages {
 
   // Split u (m >= 2 free children): the children's messages and the suffix
   // functions F[k] of children k..m-1 (0-based) for k >= first (1: what a
-  // draw needs; 0: also the split's own sum, parent_rate its chain's rate).
+  // draw needs; 0: also the split's own sum on a window around its mean and
+  // 0, parent_rate its chain's rate, left as computed: no bound, no tails).
+  // F[m-1] holds the last child's window values (its message itself is the
+  // suffix function: suffix(k) says which to read).
   void suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F, unsigned first,
                 double parent_rate, const Interrupts& interrupts) const;
+  Suffix suffix(const std::vector<ChildMessage>& children, const std::vector<WindowFn>& F, std::size_t k) const {
+    if (options_.dominating && k + 1 == children.size()) return Suffix{nullptr, &children[k]};
+    return Suffix{&F[k], nullptr};
+  }
 
   // h_u of a free node u with m >= 2 children (nullptr otherwise).
   const StoredMessage* stored(std::uint32_t u) const {

@@ -215,9 +215,8 @@ class MomentPass {
       } else {
         subtree(top, g, qf, qlo, last ? nullptr : &F_[k + 1]);
       }
-      if (!last) qt = convolve(g, qt, -F_[k + 1].hi(), -F_[k + 1].lo, 1.0, interrupts_);
+      if (!last) qt = convolve(g, Suffix{&qt, nullptr}, -F_[k + 1].hi(), -F_[k + 1].lo, 1.0, 44, nullptr, interrupts_);
       qt.support = kNoSupport;
-      qt.outside = 0;
     }
   }
 
@@ -297,6 +296,13 @@ class MomentPass {
 };
 
 }  // namespace
+
+NonnegativeOptions nonnegative_moment_windows() {
+  NonnegativeOptions o;
+  o.window_sd = 7;
+  o.window_tail = 30;
+  return o;
+}
 
 NonnegativeMoments nonnegative_cascade_moments(const HierarchyTree& tree, const NonnegativeLaw& law,
                                                const std::int64_t* leaf_counts, const Interrupts& interrupts,

@@ -56,7 +56,7 @@ std::string nonnegative_cascade_metadata(const HierarchyTree& tree, const Calibr
   if (with_moments)
     out += ", \"bias_and_variance\": {\"computed_at\": \"the released counts\", \"method\": " +
            json_quoted("sum-product on the tree over the same windows (what they leave out is below exp(-" +
-                       json_number(NonnegativeOptions{}.window_tail) + ") of each node's mass)") +
+                       json_number(nonnegative_moment_windows().window_tail) + ") of each node's mass)") +
            ", \"note\": " +
            json_quoted("each node's bias and variance under the law if the true counts were the released ones: an "
                        "estimate of the true figures, which depend on the confidential counts and are not "
@@ -100,7 +100,7 @@ NonnegativeCascadeRelease release_nonnegative_cascade(const HierarchyTree& tree,
     node[v] = sum;
   }
   if (options.with_moments) {
-    NonnegativeMoments moments = nonnegative_cascade_moments(tree, law, released_leaves.data(), interrupts, windows);
+    NonnegativeMoments moments = nonnegative_cascade_moments(tree, law, released_leaves.data(), interrupts);
     out.node_bias = std::move(moments.bias);
     out.node_variance = std::move(moments.variance);
   }

@@ -15,14 +15,30 @@ namespace {
 
 constexpr const char* kNoiseOutOfRange = "non-negative cascade noise is out of range";
 
-// c_u(t): a stored double times 2^exp, or T / sigma of the first table.
+// c_u(t): a stored value of h_u (a window value, or an edge value times a
+// tail ratio to the power j) times 2^exp2, or T / sigma of the first table.
 struct Normaliser {
   bool table_total = false;
-  double mantissa = 1;
+  double mantissa = 1, ratio = 0;
+  std::int64_t power = 0;
   int exp2 = 0;
   Uint128 total = 0;
   int scale_exp2 = 0;
 };
+
+// h(s) of a child's message exactly: 1 for a leaf, a window value, or an
+// edge value times its tail ratio to a power.
+Interval exact_h(const ChildMessage& g, std::int64_t s, mpfr_prec_t prec) {
+  if (s < g.support) return Interval(prec);
+  if (g.leaf) return exact(prec, std::uint64_t{1});
+  if (s > g.hi()) {
+    return mul(exact_double(prec, g.values[g.n - 1]),
+               pow(exact_double(prec, g.right), static_cast<unsigned long>(s - g.hi())));
+  }
+  if (s < g.lo)
+    return mul(exact_double(prec, g.values[0]), pow(exact_double(prec, g.left), static_cast<unsigned long>(g.lo - s)));
+  return exact_double(prec, g.values[s - g.lo]);
+}
 
 // The acceptance coin of one split (or of the root): probability
 // p = prod_j g_j(s_j) / prod_k P_k(s_k) / c, p <= 1 by construction.
@@ -44,17 +60,16 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
   if (c.table_total)
     times(1 / static_cast<double>(c.total), c.scale_exp2);
   else
-    times(1 / c.mantissa, -c.exp2);
-  // Each factor above is within a few roundings of its exact value (the
-  // powers within one ulp above); the product of n of them within 8n + 64
-  // units of 2^-53.
+    times(1 / (c.mantissa * ratio_power(c.ratio, c.power)), -c.exp2);
+  // Each factor above is within a few roundings of its exact value (libm's
+  // exp and pow within 2^8 ulp); 2^-40 per factor covers them.
   const double factors = double(g.size() + d.size() + 2);
   const double estimate = std::ldexp(mantissa, static_cast<int>(std::clamp<long>(exponent, -2000, 2000)));
-  const double certain = estimate * (1 - (8 * factors + 64) * 0x1p-53);
+  const double certain = estimate * (1 - factors * 0x1p-40);
+  const double impossible = estimate * (1 + factors * 0x1p-40);  // p is below this
   // p <= 1 is what makes the sampler exact (NONNEGATIVE.md, section 4); an
   // estimate clearly above 1 is a broken bound, never a coin to flip.
   if (!(estimate <= 1 + 0x1p-20)) throw Error("an acceptance probability of the non-negative cascade exceeds 1");
-  const double impossible = estimate * (1 + (8 * factors + 64) * 0x1p-53);  // p is below this
   LazyUniform u(rng);
   if (!enclosed_only) {
     if (certain >= 1) return true;
@@ -68,18 +83,21 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
     for (std::size_t j = 0; j < g.size(); ++j) {
       const std::uint64_t a = static_cast<std::uint64_t>(s[j] < 0 ? -s[j] : s[j]);
       const Interval power = exp(neg(mul(exact_double(prec, g[j].rho()), exact(prec, a))));
-      p = mul(p, scale_2exp(mul(power, exact_double(prec, g[j].h(s[j]))), g[j].exp2));
+      p = mul(p, scale_2exp(mul(power, exact_h(g[j], s[j], prec)), g[j].exp2));
     }
-    for (std::size_t k = 0; k < d.size(); ++k) p = div(p, proposal_probability(d[k], g[k].rho(), prec));
-    const Interval norm = c.table_total ? scale_2exp(exact(prec, c.total), -c.scale_exp2)
-                                        : scale_2exp(exact_double(prec, c.mantissa), c.exp2);
+    for (const ProposalDraw& draw : d) p = div(p, proposal_probability(draw, prec));
+    Interval norm = c.table_total ? scale_2exp(exact(prec, c.total), -c.scale_exp2)
+                                  : scale_2exp(exact_double(prec, c.mantissa), c.exp2);
+    if (!c.table_total && c.power > 0)
+      norm = mul(norm, pow(exact_double(prec, c.ratio), static_cast<unsigned long>(c.power)));
     return div(p, norm);
   });
 }
 
 }  // namespace
 
-NonnegativeSampler::NonnegativeSampler(const NonnegativeMessages& messages) : messages_(messages) {
+NonnegativeSampler::NonnegativeSampler(const NonnegativeMessages& messages)
+    : messages_(messages), table_(messages.options().written_tail) {
   if (!messages.options().dominating)
     throw InvalidArgument("the non-negative cascade's sampler needs dominating messages");
 }
@@ -135,25 +153,31 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rn
   const HierarchyTree& tree = messages_.tree();
   messages_.suffixes(u, children_, suffixes_, 1, 0.0, interrupts);
   const std::uint32_t m = tree.n_children(u);
-  // The normaliser c_u(t), and whether the first child is drawn against F_1.
+  // The normaliser c_u(t): h_u(t) as the parent's proposal used it.
   Normaliser c;
-  bool window = true;
   if (messages_.law().pinned(u)) {
     c.table_total = true;
   } else {
     const StoredMessage& sm = *messages_.stored(u);
-    window = t >= sm.lo && t < sm.lo + static_cast<std::int64_t>(sm.n);
-    c.mantissa = window ? messages_.pool()[sm.offset + static_cast<std::uint64_t>(t - sm.lo)] : sm.kappa;
+    const double* v = messages_.pool() + sm.offset;
+    const std::int64_t hi = sm.lo + static_cast<std::int64_t>(sm.n) - 1;
     c.exp2 = sm.exp2;
+    if (t > hi) {
+      c.mantissa = v[sm.n - 1], c.ratio = sm.right, c.power = t - hi;
+    } else if (t < sm.lo) {
+      c.mantissa = v[0], c.ratio = sm.left, c.power = sm.lo - t;
+    } else {
+      c.mantissa = v[t - sm.lo];
+    }
   }
   draws_.resize(m - 1);
   values_.resize(m);
   std::int64_t rem = t;
   for (std::uint32_t k = 0; k + 1 < m; ++k) {
     interrupts.poll_every(k);
-    if (window && k > 0 && !suffixes_[k].in_window(rem)) window = false;
-    if (!window) ++stats.closing_steps;
-    draws_[k] = table_.draw(children_[k], window ? &suffixes_[k + 1] : nullptr, rem, rng, interrupts);
+    const Suffix next = messages_.suffix(children_, suffixes_, k + 1);
+    draws_[k] = table_.draw(children_[k], &next, rem, rng, interrupts);
+    stats.tail_draws += draws_[k].tail;
     values_[k] = draws_[k].s;
     rem = checked_sub(rem, values_[k], kNoiseOutOfRange);
   }

@@ -8,14 +8,14 @@
 // children, its own value t already drawn, or 0 when it is pinned):
 //   1. the children's values s_1..s_m with s_1 + ... + s_m = t, drawn in
 //      order, s_k from the integer table of g_k(s) F_{k+1}(rem - s)
-//      (nonnegative_cascade_table.hpp) while the remainder lies in F_k's
-//      window, then from g_k alone, the last child taking what is left;
+//      (nonnegative_cascade_table.hpp), rem what is left, the last child
+//      taking what is left;
 //   2. a coin with probability
 //        p = prod_j g_j(s_j) / prod_k (W_k(s_k) / T_k) / c_u(t),
 //      c_u(t) the value the parent's proposal used for u (its stored
-//      message: the window value, or kappa outside), T_1 / sigma_1 at a
-//      pinned node. The messages and tables are built so that p <= 1
-//      always (section 4 proves it); a failed coin restarts the whole tree.
+//      message h_u), T_1 / sigma_1 at a pinned node. The messages and
+//      tables are built so that p <= 1 always (section 4 proves it); a
+//      failed coin restarts the whole tree.
 // The root, when free, is drawn from the table of its own message and kept
 // with probability g(t) sigma / W(t).
 // Then P(draw = r, accepted) = prod over splits and root of (proposal x
@@ -44,7 +44,7 @@ namespace invariant_dp::hierarchy {
 // never for publication.
 struct NonnegativeDrawStats {
   std::uint64_t attempts = 0;       // whole-tree attempts (1 unless a coin failed)
-  std::uint64_t closing_steps = 0;  // children drawn alone (a remainder outside its window)
+  std::uint64_t tail_draws = 0;     // values drawn from a proposal's tail (beyond the windows)
   std::uint64_t exact_coins = 0;    // coins the double estimate did not decide
   std::uint64_t failed_coins = 0;
 };

@@ -7,13 +7,15 @@
 
 #include "../errors.hpp"
 #include "../samplers/discrete_laplace.hpp"
-#include "nonnegative_cascade_law.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
 
-// Tails this short are written out instead.
-constexpr std::int64_t kShortTail = 64;
+// Tails whose truncation keeps more than half their series are written out
+// (up to this many points).
+constexpr std::int64_t kLongestWrittenTail = std::int64_t{1} << 16;
+// Bounds computed in double are raised by this (their rounding, libm's too).
+constexpr double kBoundSlack = 1 + 0x1p-40;
 
 // An integer-valued double >= 0 below 2^127 as an unsigned 128-bit integer.
 Uint128 to_u128(double x) {
@@ -25,8 +27,8 @@ Uint128 to_u128(double x) {
 }
 
 // ceil(x 2^e * margin), at least 1 (x > 0 stands for a positive weight).
-Uint128 scaled_weight(double x, int e) {
-  const double w = std::ceil(std::ldexp(x, e) * kWeightMargin);
+Uint128 scaled_weight(double x, int e, double margin) {
+  const double w = std::ceil(std::ldexp(x, e) * margin);
   return w >= 1 ? to_u128(w) : Uint128{1};
 }
 
@@ -42,112 +44,184 @@ Uint128 uniform_below_wide(RandomSource& rng, Uint128 n) {
   }
 }
 
-// j ~ Geometric with ratio exp(-rho), conditioned on j < n.
-std::uint64_t truncated_geometric(RandomSource& rng, double rho, std::int64_t n, const Interrupts& interrupts) {
-  const double quanta = std::ldexp(rho, 40);  // an integer: rho is a multiple of 2^-40
+// One side of the table beyond E: n points, the first of weight `first`
+// (mantissa), then ratio r = exp(-rate) d1 d2.
+struct Tail {
+  std::int64_t n = 0;
+  double first = 0, rate = 0, d1 = 1, d2 = 1;
+  double ratio() const { return std::exp(-rate) * d1 * d2; }  // in double: the fast path's and the bounds' value
+};
+
+// sum_{j<n} r^j for the tail's r, an upper bound (r rounded up first).
+double series_bound(const Tail& t) {
+  const double r = std::min(t.ratio() * kBoundSlack, 1.0);
+  if (r >= 1) return t.n >= kUnbounded ? INFINITY : double(t.n);
+  const double infinite = 1 / (1 - r);
+  if (t.n >= kUnbounded) return infinite * kBoundSlack;
+  const double truncated = -std::expm1(double(t.n) * std::log(r)) / (1 - r);
+  return std::min(infinite, truncated) * kBoundSlack;
+}
+
+// j in [0, n) with P(j) proportional to r^j.
+std::uint64_t draw_tail_index(RandomSource& rng, const Tail& t, const Interrupts& interrupts) {
+  const double quanta = std::ldexp(t.rate, 40);  // an integer: rates are multiples of 2^-40
   const Rational scale{std::uint64_t{1} << 40, static_cast<std::uint64_t>(quanta)};
   for (std::uint64_t attempt = 0;; ++attempt) {
     interrupts.poll_every(attempt);
     const Uint128 j = sample_discrete_geometric(rng, scale);
-    if (n >= kUnbounded || j < static_cast<Uint128>(n)) return static_cast<std::uint64_t>(j);
+    if (t.n < kUnbounded && j >= static_cast<Uint128>(t.n)) continue;
+    bool kept = true;
+    for (Uint128 i = 0; i < j && kept; ++i) {
+      interrupts.poll_every(static_cast<std::uint64_t>(i));
+      kept = sample_bernoulli_double(rng, t.d1) && sample_bernoulli_double(rng, t.d2);
+    }
+    if (kept) return static_cast<std::uint64_t>(j);
   }
 }
 
 }  // namespace
 
-ProposalDraw ProposalTable::draw(const ChildMessage& g, const WindowFn* F, std::int64_t rem, RandomSource& rng,
-                                 const Interrupts& interrupts) {
-  const RatePowers& pow = *g.pow;
-  const std::int64_t la = g.support;
-  const std::int64_t rb = F == nullptr || F->support <= kNoSupport ? kUnbounded : rem - F->support;
-  if (rb < la) throw Error("a proposal of the non-negative cascade has no feasible value");
-  // E: the window where W is written out. It holds the point of the support
-  // nearest 0 (the kink of exp(-rho |s|)), every s whose F(rem - s) is in
-  // F's window and the window of h; outside it both factors are geometric.
-  const std::int64_t e0 = std::min(std::max<std::int64_t>(0, la), rb);
-  std::int64_t elo = e0, ehi = e0;
-  if (F != nullptr) {
-    elo = std::min(elo, rem - F->hi());
-    ehi = std::max(ehi, rem - F->lo);
+bool sample_bernoulli_double(RandomSource& rng, double d) {
+  if (d >= 1) return true;
+  if (!(d > 0)) return false;
+  // U < d, U's digits read 64 at a time against d's.
+  double rest = d;
+  for (;;) {
+    const double digits = std::floor(std::ldexp(rest, 64));
+    const auto D = static_cast<std::uint64_t>(std::min(digits, 0x1p64 - 2048));
+    const std::uint64_t w = rng.next_u64();
+    if (w < D) return true;
+    if (w > D) return false;
+    rest = std::ldexp(rest, 64) - digits;  // exact: d has finitely many digits
+    if (rest == 0) return false;           // U >= the digits so far, d's next digits are 0
   }
-  if (!g.leaf) {
-    elo = std::min(elo, g.lo);
-    ehi = std::max(ehi, g.hi());
+}
+
+ProposalDraw ProposalTable::draw(const ChildMessage& g, const Suffix* F, std::int64_t rem, RandomSource& rng,
+                                 const Interrupts& interrupts) {
+  const std::int64_t la = g.support;
+  const std::int64_t rb = F == nullptr || F->support() <= kNoSupport ? kUnbounded : rem - F->support();
+  if (rb < la) throw Error("a proposal of the non-negative cascade has no feasible value");
+  // E: written out. It holds the point of the support nearest 0, g's kinks
+  // and every s whose F(rem - s) is inside F's kinks; beyond it both
+  // factors are geometric.
+  const std::int64_t e0 = std::min(std::max<std::int64_t>(0, la), rb);
+  std::int64_t elo = std::min(e0, g.kink_lo()), ehi = std::max(e0, g.kink_hi());
+  if (F != nullptr) {
+    elo = std::min(elo, rem - F->kink_hi());
+    ehi = std::max(ehi, rem - F->kink_lo());
   }
   elo = std::max(elo, la);
   ehi = std::min(ehi, rb);
-  if (elo - la <= kShortTail) elo = la;
-  if (rb < kUnbounded && rb - ehi <= kShortTail) ehi = rb;
+  Tail left, right;
+  auto describe = [&](Tail& t, bool on_left) {
+    const int rate_factors = F == nullptr ? 0 : F->rate_factors();
+    t.rate = g.rho() + (rate_factors > 0 ? F->child->rho() : 0.0);
+    t.d1 = g.leaf ? 1.0 : (on_left ? g.left : g.right);
+    if (F == nullptr) {
+      t.d2 = 1;
+    } else if (F->window != nullptr) {
+      t.d2 = on_left ? F->window->right : F->window->left;  // rem - s moves the other way
+    } else {
+      t.d2 = F->child->leaf ? 1.0 : (on_left ? F->child->right : F->child->left);
+    }
+  };
+  describe(left, true);
+  describe(right, false);
+  // Short tails, or tails whose truncation keeps most of their series, are
+  // written out.
+  auto written_length = [&](const Tail& t) -> std::int64_t {
+    if (written_tail_ == 0) return 0;
+    const double r = t.ratio();
+    const double half_life = r < 1 ? std::ceil(0.7 / (1 - r)) : double(kLongestWrittenTail);
+    return static_cast<std::int64_t>(std::min(std::max(double(written_tail_), half_life), double(kLongestWrittenTail)));
+  };
+  if (elo - la <= written_length(left)) elo = la;
+  if (rb < kUnbounded && rb - ehi <= written_length(right)) ehi = rb;
 
-  const double f_out = F == nullptr ? 1.0 : F->outside;
-  const double h_out = g.leaf ? 1.0 : g.kappa;
   const std::size_t n = static_cast<std::size_t>(ehi - elo + 1);
-  std::vector<double> x(n);
-  double max_x = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    interrupts.poll_every(i);
-    const std::int64_t s = elo + static_cast<std::int64_t>(i);
-    x[i] = g.g(s) * (F == nullptr ? 1.0 : F->at(rem - s));
-    max_x = std::max(max_x, x[i]);
+  x_.resize(n);
+  interrupts.poll();
+  g.write(elo, x_);
+  if (F != nullptr) {
+    f_.resize(n);
+    F->write(rem - ehi, f_);  // F(rem - s) for s = ehi .. elo
+    for (std::size_t i = 0; i < n; ++i) x_[i] *= f_[n - 1 - i];
   }
-  // Tails: [la, elo - 1] (all s < 0) and [ehi + 1, rb] (all s > 0).
-  const bool left = elo > la, right = ehi < rb;
-  const std::int64_t left_n = left ? elo - la : 0;
-  const std::int64_t right_n = !right ? 0 : rb >= kUnbounded ? kUnbounded : rb - ehi;
-  const double left_first = left ? h_out * f_out * pow.at(1 - elo) : 0;   // at s = elo - 1
-  const double right_first = right ? h_out * f_out * pow.at(ehi + 1) : 0;  // at s = ehi + 1
-  const double top = std::max({max_x, left_first, right_first});
+  double top = 0;
+  for (double x : x_) top = std::max(top, x);
+  // Tails: [la, elo - 1] (s < 0) and [ehi + 1, rb] (s > 0).
+  left.n = elo - la;
+  right.n = ehi >= rb ? 0 : rb >= kUnbounded ? kUnbounded : rb - ehi;
+  auto value = [&](std::int64_t s) { return g.g(s) * (F == nullptr ? 1.0 : F->at(rem - s)); };
+  if (left.n > 0) left.first = value(elo - 1);
+  if (right.n > 0) right.first = value(ehi + 1);
+  top = std::max({top, left.first, right.first});
   if (!(top > 0) || !std::isfinite(top)) throw Error("the proposal weights of the non-negative cascade underflowed");
   int e = 0;
   std::frexp(top, &e);
   const int sexp = 61 - e;
 
   ProposalDraw d;
-  d.scale_exp2 = sexp - (g.exp2 + (F == nullptr ? 0 : F->exp2));
-  const Uint128 left_mass = left ? scaled_weight(left_first * pow.partial_sum(left_n), sexp) : 0;
-  const Uint128 right_mass = right ? scaled_weight(right_first * pow.partial_sum(right_n), sexp) : 0;
+  d.scale_exp2 = sexp - (g.exp2 + (F == nullptr ? 0 : F->exp2()));
+  auto mass = [&](const Tail& t) {
+    return t.n == 0 ? Uint128{0} : scaled_weight(t.first * series_bound(t), sexp, kWeightMargin);
+  };
+  const Uint128 left_mass = mass(left), right_mass = mass(right);
   prefix_.resize(n);
   Uint128 acc = 0;
+  // Explicit weights are below 2^62: ceil(x 2^sexp margin) in 64 bits.
+  const double scale = std::ldexp(kWeightMargin, sexp);
   for (std::size_t i = 0; i < n; ++i) {
-    acc += x[i] > 0 ? scaled_weight(x[i], sexp) : Uint128{1};
+    const double w = std::ceil(x_[i] * scale);
+    acc += w >= 1 ? static_cast<std::uint64_t>(w) : std::uint64_t{1};
     prefix_[i] = acc;
   }
   d.total = left_mass + acc + right_mass;
   Uint128 v = uniform_below_wide(rng, d.total);
+  const Tail* chosen = nullptr;
   if (v < left_mass) {
-    d.tail = true;
+    chosen = &left;
     d.weight = left_mass;
-    d.tail_length = left_n;
-    d.tail_index = truncated_geometric(rng, pow.rho(), left_n, interrupts);
+    d.tail_index = draw_tail_index(rng, left, interrupts);
     d.s = elo - 1 - static_cast<std::int64_t>(d.tail_index);
   } else if ((v -= left_mass) < acc) {
-    const std::size_t i = static_cast<std::size_t>(std::upper_bound(prefix_.begin(), prefix_.end(), v) - prefix_.begin());
+    const auto i = static_cast<std::size_t>(std::upper_bound(prefix_.begin(), prefix_.end(), v) - prefix_.begin());
     d.s = elo + static_cast<std::int64_t>(i);
     d.weight = prefix_[i] - (i == 0 ? Uint128{0} : prefix_[i - 1]);
   } else {
-    d.tail = true;
+    chosen = &right;
     d.weight = right_mass;
-    d.tail_length = right_n;
-    d.tail_index = truncated_geometric(rng, pow.rho(), right_n, interrupts);
+    d.tail_index = draw_tail_index(rng, right, interrupts);
     d.s = ehi + 1 + static_cast<std::int64_t>(d.tail_index);
   }
   const double p = static_cast<double>(d.weight) / static_cast<double>(d.total);
-  d.probability = d.tail ? p * pow.at(static_cast<std::int64_t>(d.tail_index)) / pow.partial_sum(d.tail_length) : p;
+  if (chosen == nullptr) {
+    d.probability = p;
+  } else {
+    d.tail = true;
+    d.tail_length = chosen->n;
+    d.tail_rate = chosen->rate;
+    d.tail_d1 = chosen->d1;
+    d.tail_d2 = chosen->d2;
+    const double r = chosen->ratio();
+    const double series = chosen->n >= kUnbounded ? 1 / (1 - r) : -std::expm1(double(chosen->n) * std::log(r)) / (1 - r);
+    d.probability = p * ratio_power(r, static_cast<std::int64_t>(d.tail_index)) / series;
+  }
   return d;
 }
 
-Interval proposal_probability(const ProposalDraw& d, double rho, mpfr_prec_t prec) {
+Interval proposal_probability(const ProposalDraw& d, mpfr_prec_t prec) {
   Interval p = div(exact(prec, d.weight), exact(prec, d.total));
   if (!d.tail) return p;
-  const Interval r = exact_double(prec, rho);
-  const Interval q_j = exp(neg(mul(r, exact(prec, d.tail_index))));
-  const Interval one_minus_q = neg(expm1(neg(r)));
-  // sum_{i<n} q^i = (1 - q^n) / (1 - q); 1 / (1 - q) for an infinite tail.
-  const Interval series = d.tail_length >= kUnbounded
-                              ? div(exact(prec, std::uint64_t{1}), one_minus_q)
-                              : div(neg(expm1(neg(mul(r, exact(prec, static_cast<std::uint64_t>(d.tail_length)))))),
-                                    one_minus_q);
-  return div(mul(p, q_j), series);
+  // r = exp(-rate) d1 d2; P(j | tail) = (1 - r) r^j / (1 - r^n).
+  const Interval r = mul(exp(neg(exact_double(prec, d.tail_rate))),
+                         mul(exact_double(prec, d.tail_d1), exact_double(prec, d.tail_d2)));
+  const Interval one_minus_r = sub(1ul, r);
+  const Interval r_j = d.tail_index == 0 ? exact(prec, std::uint64_t{1}) : pow(r, d.tail_index);
+  Interval q = mul(p, mul(one_minus_r, r_j));
+  if (d.tail_length < kUnbounded) q = div(q, sub(1ul, pow(r, static_cast<unsigned long>(d.tail_length))));
+  return q;
 }
 
 }  // namespace invariant_dp::hierarchy
