@@ -1,7 +1,8 @@
 // Unit tests of the non-negative cascade (hierarchy/nonnegative_cascade*):
 // the privacy cost against brute force over every move, the calibration,
-// the pinned structure, the per-node bias and variance against exact
-// enumeration, the release's properties on random trees (every node >= 0,
+// the exact privacy loss of small releases by enumeration (above the base
+// epsilon, within twice it), the pinned structure, the per-node bias and
+// variance against exact enumeration, the release's properties on random trees (every node >= 0,
 // every parent the sum of its children, every exact total kept), the
 // refusals, cancellation in every phase, and the sampler's bounds under
 // windows small enough to force every fallback path.
@@ -10,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -197,6 +200,58 @@ TEST(NonnegativeCascadeMoments, MatchEnumerationOnSmallTrees) {
   expect_moments_match_enumeration({-1, 0, 0, 1, 2, 2, 3, 3}, {0.5, 1.0, 1.0, 1.25}, none, {1, 0, 2, 0});
   // A tree that is one chain.
   expect_moments_match_enumeration({-1, 0, 1}, {0.5, 0.25, 1.0}, none, {1});
+}
+
+
+// The exact privacy loss of small releases, by enumeration: the largest
+// |log P_x(r) - log P_x'(r)| over the released tables r of two neighbours,
+// one of which has a true count 0 where the other has 1. It lies above the
+// base law's epsilon (conditioning costs something) and at most twice it
+// (NONNEGATIVE.md, section 2).
+double enumerated_loss(const HierarchyTree& tree, const NonnegativeLaw& law, const std::vector<std::int64_t>& x,
+                       const std::vector<std::int64_t>& x_prime, std::int64_t box) {
+  const auto a = enumerate_law(tree, law, x, box), b = enumerate_law(tree, law, x_prime, box);
+  // Released leaves r = x + e; compare where both are well inside the box.
+  std::map<std::vector<std::int64_t>, double> pa;
+  for (const auto& [e, p] : a.prob) {
+    std::vector<std::int64_t> r(e.size());
+    bool inside = true;
+    for (std::size_t l = 0; l < e.size(); ++l) r[l] = x[l] + e[l], inside = inside && std::abs(e[l]) <= box - 4;
+    if (inside) pa[r] = p;
+  }
+  double loss = 0;
+  for (const auto& [e, p] : b.prob) {
+    std::vector<std::int64_t> r(e.size());
+    bool inside = true;
+    for (std::size_t l = 0; l < e.size(); ++l) r[l] = x_prime[l] + e[l], inside = inside && std::abs(e[l]) <= box - 4;
+    const auto it = pa.find(r);
+    if (!inside || it == pa.end()) continue;
+    loss = std::max(loss, std::fabs(std::log(it->second) - std::log(p)));
+  }
+  return loss;
+}
+
+TEST(NonnegativeCascadePrivacy, PrivacyLossByEnumeration) {
+  {  // add_remove: a person added to a leaf of count 0.
+    const auto tree = HierarchyTree::from_parents({-1, 0, 0, 0}, Interrupts());
+    const NonnegativeLaw law = make_law(tree, {0.75, 1.0}, std::vector<std::uint32_t>());
+    const double base = nonnegative_base_epsilon(tree, law, {Neighbours::AddRemove}, Interrupts());
+    EXPECT_NEAR(base, 1.75, 1e-12);
+    const double loss = enumerated_loss(tree, law, {0, 1, 2}, {1, 1, 2}, 28);
+    std::cout << "add_remove: base epsilon " << base << ", enumerated loss " << loss << "\n";
+    EXPECT_GT(loss, base);
+    EXPECT_LE(loss, 2 * base);
+  }
+  {  // replace_one under an exact root: a person moved from a leaf of 2 to one of 0.
+    const auto tree = HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 2}, Interrupts());
+    const NonnegativeLaw law = make_law(tree, {0.5, 1.0, 1.25}, std::vector<std::uint32_t>(1, 0));
+    const double base = nonnegative_base_epsilon(tree, law, {Neighbours::ReplaceOne}, Interrupts());
+    EXPECT_NEAR(base, 2 * (1.0 + 1.25), 1e-12);
+    const double loss = enumerated_loss(tree, law, {0, 2, 1, 0}, {1, 2, 0, 0}, 24);
+    std::cout << "replace_one: base epsilon " << base << ", enumerated loss " << loss << "\n";
+    EXPECT_GT(loss, base);
+    EXPECT_LE(loss, 2 * base);
+  }
 }
 
 // Every node >= 0, every parent the sum of its children, every pinned node
