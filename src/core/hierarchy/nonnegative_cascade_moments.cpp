@@ -299,8 +299,8 @@ class MomentPass {
 
 NonnegativeOptions nonnegative_moment_windows() {
   NonnegativeOptions o;
-  o.window_sd = 7;
-  o.window_tail = 30;
+  o.window_sd = 6;
+  o.window_tail = 24;
   return o;
 }
 

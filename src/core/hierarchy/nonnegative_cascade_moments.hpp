@@ -17,7 +17,7 @@
 //   sum_r F_{k+1}(r) sum_s s^j g_k(s) Q_k(s + r),  j = 0, 1, 2,
 // whose inner sums are geometric recursions (O(window) per leaf).
 //
-// Accuracy: the windows leave out about exp(-30) of each node's mass; every other step is a sum of positive terms in double (the mean of a
+// Accuracy: the windows leave out about exp(-24) of each node's mass; every other step is a sum of positive terms in double (the mean of a
 // leaf subtracts its two sides once). The stat test checks the figures
 // against enumeration on small trees and against simulated draws.
 //
@@ -43,7 +43,7 @@ struct NonnegativeMoments {
 };
 
 // The moments' windows: wider than the sampler's, since what they leave out
-// is an error here (exp(-30) of each node's mass, about 1e-13).
+// is an error here (about exp(-24) of each node's mass, 4e-11).
 NonnegativeOptions nonnegative_moment_windows();
 
 // leaf_counts: one count >= 0 per leaf, in leaf order. options.dominating
