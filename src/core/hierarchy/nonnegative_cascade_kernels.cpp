@@ -361,13 +361,15 @@ void describe_subtree_message(ChildMessage& g) {
   g.var = mass > 0 ? std::max(s2 / mass - g.mean * g.mean, 0.0) : 0;
 }
 
-WindowFn convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, double inflate,
-                  double reach_nats, bool* tight, const Interrupts& interrupts) {
+void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, double inflate,
+              double reach_nats, bool* tight, WindowFn& out, const Interrupts& interrupts) {
   const bool bound_rest = tight != nullptr;
-  WindowFn out;
   out.lo = lo;
-  if (hi < lo) return out;
-  out.v.assign(static_cast<std::size_t>(hi - lo + 1), 0.0);
+  out.left = out.right = 0;
+  out.support = kNoSupport;
+  out.exp2 = 0;
+  out.v.assign(static_cast<std::size_t>(std::max<std::int64_t>(hi - lo + 1, 0)), 0.0);
+  if (hi < lo) return;
   if (g.leaf) {
     convolve_leaf(g, F, lo, hi, out.v, interrupts);
     if (bound_rest) *tight = true;  // nothing is left out
@@ -383,7 +385,8 @@ WindowFn convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::
     F.write(ext_lo, a);
     // Directly over g's kinks and reach: out[r] = sum_s c[s] F(r - s).
     const std::size_t ns = static_cast<std::size_t>(g_hi - g_lo + 1);
-    std::vector<double> c_rev(ns);
+    thread_local std::vector<double> c_rev;
+    c_rev.assign(ns, 0.0);
     g.write(g_lo, c_rev);
     std::reverse(c_rev.begin(), c_rev.end());
     // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo].
@@ -414,7 +417,6 @@ WindowFn convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::
   const double scale = inflate * std::ldexp(1.0, -e);  // a power of two times inflate
   for (double& x : out.v) x = std::max(x * scale, kFloor);
   out.exp2 = g.exp2 + F.exp2() + e;
-  return out;
 }
 
 void make_log_concave_majorant(WindowFn& F, double tilt) {

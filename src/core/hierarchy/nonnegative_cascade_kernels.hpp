@@ -156,8 +156,9 @@ struct Suffix {
 // against F's largest value, bounded in closed form) is at most 2^-40 of
 // every result: then the result times (1 + 2^-40) is at least the whole
 // sum; otherwise read further.
-WindowFn convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, double inflate,
-                  double reach, bool* tight, const Interrupts& interrupts);
+// `out` must not be F's window; its buffer is reused.
+void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, double inflate, double reach,
+              bool* tight, WindowFn& out, const Interrupts& interrupts);
 
 // Replaces F's window values by the least of a family of exactly
 // log-concave majorants of them, and sets F's tails: every ratio away from

@@ -152,8 +152,9 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     children[j] = message(tree_.first_child(u) + j);
   }
   // Suffix statistics of the children j..m-1.
-  std::vector<double> mean(m), var(m), vcap(m), rmin(m);
-  std::vector<std::int64_t> support(m);
+  thread_local std::vector<double> mean, var, vcap, rmin;
+  thread_local std::vector<std::int64_t> support;
+  mean.resize(m), var.resize(m), vcap.resize(m), rmin.resize(m), support.resize(m);
   for (std::uint32_t j = m; j-- > 0;) {
     const ChildMessage& g = children[j];
     const bool last = j + 1 == m;
@@ -185,8 +186,8 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
       }
       for (int doubling = 0;; ++doubling) {
         bool tight = true;
-        F[j] = convolve(g, next, w.lo, w.hi, dominating ? kMessageMargin : 1.0, std::ldexp(kReach, doubling),
-                        dominating ? &tight : nullptr, interrupts);
+        convolve(g, next, w.lo, w.hi, dominating ? kMessageMargin : 1.0, std::ldexp(kReach, doubling),
+                 dominating ? &tight : nullptr, F[j], interrupts);
         if (tight) break;
         if (doubling == kMaxReachDoublings)
           throw Error("a sum of the non-negative cascade's messages would not converge",

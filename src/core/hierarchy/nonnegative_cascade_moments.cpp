@@ -31,7 +31,7 @@ void forward_moment_sums(const std::vector<double>& a, std::int64_t alo, const R
   // In-window sums, and prefix sums with weights delta^j q^delta from the
   // start of each block (block = n, or the whole window).
   const std::int64_t block = std::min(n, N);
-  ThreeSums in, pre;
+  thread_local ThreeSums in, pre;
   in.assign(a.size());
   pre.assign(a.size());
   for (std::int64_t b = 0; b < N; b += block) {
@@ -215,7 +215,10 @@ class MomentPass {
       } else {
         subtree(top, g, qf, qlo, last ? nullptr : &F_[k + 1]);
       }
-      if (!last) qt = convolve(g, Suffix{&qt, nullptr}, -F_[k + 1].hi(), -F_[k + 1].lo, 1.0, 44, nullptr, interrupts_);
+      if (!last) {
+        convolve(g, Suffix{&qt, nullptr}, -F_[k + 1].hi(), -F_[k + 1].lo, 1.0, 44, nullptr, next_qt_, interrupts_);
+        std::swap(qt, next_qt_);
+      }
       qt.support = kNoSupport;
     }
   }
@@ -292,6 +295,7 @@ class MomentPass {
   std::vector<Pending> stack_;
   std::vector<ChildMessage> children_;
   std::vector<WindowFn> F_;
+  WindowFn next_qt_;
   ThreeSums pos_, neg_;
 };
 
