@@ -1,6 +1,8 @@
 // One release of the non-negative cascade (nonnegative_cascade_release.hpp).
 #include "nonnegative_cascade_release.hpp"
 
+#include <algorithm>
+
 #include "../errors.hpp"
 #include "../json_text.hpp"
 #include "../large_buffer.hpp"
@@ -73,7 +75,15 @@ NonnegativeCascadeRelease release_nonnegative_cascade(const HierarchyTree& tree,
   const NonnegativeLaw& law = calibrated.law;
   NonnegativeOptions windows = options.windows;
   windows.dominating = true;
-  require_nonnegative_cascade_fits(nonnegative_cascade_size(tree, law, windows, interrupts));
+  // The bias and variance use wider windows than the draw: check the larger.
+  NonnegativeSize size = nonnegative_cascade_size(tree, law, windows, interrupts);
+  if (options.with_moments) {
+    const NonnegativeSize wide = nonnegative_cascade_size(tree, law, nonnegative_moment_windows(), interrupts);
+    size.pool_bytes = std::max(size.pool_bytes, wide.pool_bytes);
+    size.scratch_bytes = std::max(size.scratch_bytes, wide.scratch_bytes);
+    size.operations += wide.operations;
+  }
+  require_nonnegative_cascade_fits(size);
   NonnegativeCascadeRelease out;
   const std::vector<std::int64_t> leaf_counts = tree.to_leaf_order(counts_by_cell, interrupts);
   out.node_values = zeroed_large_buffer<std::int64_t>(tree.n_nodes());
