@@ -12,16 +12,16 @@ EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" invariant_dp.co
 PAST_VERSIONS = $(shell scripts/build-sql versions)
 DATA_built = build/sql/invariant_dp--$(EXTVERSION).sql \
              $(foreach from,$(PAST_VERSIONS),build/sql/invariant_dp--$(from)--$(EXTVERSION).sql)
-SQL_SOURCES = invariant_dp.control scripts/build-sql $(wildcard src/sql/extension/*.sql src/sql/upgrades/*.sql)
+SQL_SOURCES = invariant_dp.control scripts/build-sql src/sql/request_arguments.sql $(wildcard src/sql/extension/*.sql src/sql/upgrades/*.sql)
 OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
-       src/pg/source_reader.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
+       src/pg/source_reader.o src/pg/query_rows.o src/pg/source_checks.o src/pg/source_memory.o src/pg/source_keys.o src/pg/source_receiver.o src/pg/privatize.o src/pg/privatize_scan.o src/pg/last_release.o src/pg/noisy_count.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
-       src/pg/run_as.o src/pg/stream.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o \
+       src/pg/run_as.o src/pg/stream_append.o src/pg/stream_parameters.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o \
        src/pg/margin_of_error.o src/pg/release_law.o src/pg/release_table.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
-REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request margin_of_error cell_intervals error_bar_coverage source_rows
+REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request margin_of_error cell_intervals error_bar_coverage source_rows partition_selection
 REGRESS_OPTS = --inputdir=.
 
 # CORE_SRC: the tree the core is built from (another checkout's, to link
@@ -55,6 +55,10 @@ FORCE:
 # or a shim header changes (a stale struct layout would crash the backend).
 $(OBJS): src/core/capi/invariant_dp_core.h src/core/capi/invariant_dp_stream.h src/core/capi/invariant_dp_accuracy.h \
          $(wildcard src/pg/*.h)
+
+# A script scripts/build-sql stopped writing (a name src/sql/request_arguments.sql
+# does not declare, a broken chain of upgrades) is removed, not installed next time.
+.DELETE_ON_ERROR:
 
 build/sql/invariant_dp--$(EXTVERSION).sql: $(SQL_SOURCES)
 	@mkdir -p build/sql

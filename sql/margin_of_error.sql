@@ -105,6 +105,12 @@ SET statement_timeout = '1ms';
 SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM wide_law)) FROM wide r;
 RESET statement_timeout;
 
+-- A hand-made table whose keys have no equality (json, point) has no error
+-- bars, as a release would refuse such keys (42883).
+CREATE TABLE moe_json AS SELECT json_build_object('county', county) AS county, edu, n FROM ce;
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.95, (SELECT law FROM ce_law)) FROM moe_json r$$);
+DROP TABLE moe_json;
+
 -- A governed release, read by an analyst: the law of its latest draw is
 -- shown in dp.release_laws, the aggregates need no law.
 SELECT dp.set_budget('moe survey', epsilon => 5.0);
@@ -138,6 +144,28 @@ SELECT dp.refresh_release('public.moe_county_edu') > 0 AS drawn_again;
 SET ROLE regress_moe_analyst;
 SELECT dp.margin_of_error(r, 0.95) AS moe FROM moe_county_edu r WHERE e = 'Low';
 RESET ROLE;
+-- A law belongs to its release, not to its name: renamed, the table keeps
+-- its law and its error bars; dropped and registered again under the same
+-- name, the release starts with no law and no last draw of its own.
+ALTER TABLE moe_county_edu RENAME TO moe_county_edu_renamed;
+SELECT release, noise_law->>'mechanism' AS mechanism FROM dp.release_laws
+WHERE release = 'public.moe_county_edu_renamed'::regclass;
+SELECT dp.margin_of_error(r, 0.95) > 0 AS has_error_bars FROM moe_county_edu_renamed r WHERE e = 'Low';
+SELECT last_drawn_at IS NOT NULL AS drawn, last_draw_exact FROM dp.release_cost('public.moe_county_edu_renamed');
+ALTER TABLE moe_county_edu_renamed RENAME TO moe_county_edu;
+SELECT dp.drop_release('public.moe_county_edu');
+SELECT dp.register_release('public.moe_county_edu', 'moe survey',
+    source  => $$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$,
+    columns => 'c text, e text, n bigint',
+    epsilon => 0.5, margins => '{county,edu}', mechanism => 'integer_gaussian', delta => 1e-9,
+    options => '{"keys": "public"}');
+SELECT release, draw_id IS NULL AS no_law FROM dp.release_laws WHERE release = 'public.moe_county_edu'::regclass;
+SELECT last_drawn_at IS NULL AS never_drawn, last_draw_exact IS NULL AS no_exactness
+FROM dp.release_cost('public.moe_county_edu');
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.95) FROM moe_county_edu r$$) AS before_its_first_draw;
+SELECT dp.set_budget('moe survey', epsilon => 5.0, delta => 1e-5);
+SELECT dp.refresh_release('public.moe_county_edu') > 0 AS drawn;
+SELECT noise_law->>'mechanism' AS mechanism FROM dp.release_laws WHERE release = 'public.moe_county_edu'::regclass;
 
 -- A governed release with per-cell intervals: every draw adds lower and
 -- upper, and the aggregates read its table as the one without them.

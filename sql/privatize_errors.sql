@@ -30,6 +30,12 @@ SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', margins => '{county}',
                            options => '{"neighbours": "add_remove"}') AS t(county text, edu text, n float8);
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '{"stdev": true}') AS t(county text, edu text, n float8);
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '{"stddev": "yes"}') AS t(county text, edu text, n float8);
+-- A value of the wrong JSON type is refused, even when its text would do.
+SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '{"stddev": "true"}') AS t(county text, edu text, n float8);
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', options => '{"interval": "0.9"}') AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'integer_laplace', margins => '{county}', options => '{"iterations": [100]}')
+    AS t(county text, edu text, n bigint);
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', options => '{"neighbours": null}') AS t(county text, edu text, n bigint);
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '[1]') AS t(county text, edu text, n float8);
 -- Invariants that pin every cell leave nothing to protect.
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', margins => '{"county,edu"}') AS t(county text, edu text, n float8);

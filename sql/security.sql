@@ -112,6 +112,8 @@ SELECT sqlstate_of($$SELECT * FROM dp.releases$$);
 SELECT sqlstate_of($$SELECT * FROM dp.check_draw('sec_counts', 'regress_sec_refresher', false)$$);
 SELECT sqlstate_of($$SELECT * FROM dp.charge_draw('sec_counts', 'regress_sec_refresher', 'regress_sec_refresher', false)$$);
 SELECT sqlstate_of($$SELECT dp.store_draw('sec_counts', 1)$$);
+SELECT sqlstate_of($$SELECT * FROM dp.stream_draw_cost('sec_counts')$$);
+SELECT sqlstate_of($$SELECT dp.store_stream_draw('sec_counts', 1, 'SELECT 1')$$);
 SELECT sqlstate_of($$SELECT dp.check_release_objects('sec_counts', 'regress_sec_refresher', 'public', 'sec_truth', NULL)$$);
 -- Parse analysis locks the tables a query names: only administrators may ask for it.
 SELECT sqlstate_of($$SELECT dp.source_relations('SELECT * FROM dp.budgets')$$);

@@ -106,7 +106,10 @@ FROM unnest(ARRAY['{}', '{"max_groups_per_unit": 0, "max_rows_per_group": 1}',
                   '{"max_groups_per_unit": -2, "max_rows_per_group": 1}',
                   '{"max_groups_per_unit": 1.5, "max_rows_per_group": 1}',
                   '{"max_groups_per_unit": 3, "max_rows_per_group": 1e12}',
-                  '{"max_groups_per_unit": 3, "max_periods": 1}', '[3, 1]']) AS b;
+                  '{"max_groups_per_unit": 3, "max_periods": 1}', '[3, 1]',
+                  '{"max_groups_per_unit": 1e300, "max_rows_per_group": 1}',
+                  '{"max_groups_per_unit": [3], "max_rows_per_group": 1}',
+                  '{"max_groups_per_unit": "3", "max_rows_per_group": {"a": 1}}']) AS b;
 SELECT to_regclass('bad_patients') IS NULL AS nothing_half_created;
 -- ... and at the first draw: an unknown unit column, the unit before the
 -- period; rows with a NULL unit are left out (a refusal once the draw is

@@ -133,7 +133,7 @@ SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
 SELECT dp.drop_release('edu_counts');
 DROP EXTENSION invariant_dp;
 
--- From 0.5.0, the last release, with a release registered: its draws are
+-- From 0.5.0, with a release registered: its draws are
 -- refused until the SQL is updated to the library's version (0.5.0's draw
 -- functions resolve names through the caller's search_path), then the
 -- budget and the audit survive and drawing goes on.
@@ -158,6 +158,34 @@ SELECT epsilon_spent, (SELECT count(*) FROM dp.draws) AS draws FROM dp.budgets;
 SELECT epsilon_remaining, draws_remaining FROM dp.release_cost('edu_counts');
 SELECT count(*) AS rows FROM dp.privatize('SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2', 1.0,
                                           hierarchy => '{county,edu}') AS t(county text, edu text, n bigint);
+SELECT dp.drop_release('edu_counts');
+DROP EXTENSION invariant_dp;
+
+-- From 0.6.0, the last release: draws logged under a release's name, one
+-- made before the name's current registration (a dropped release's) and one
+-- after it, with a chain's move acceptance in its law. The update gives
+-- each the identity of the registration it was drawn for (none for the
+-- dropped one's), takes the move acceptance out, and the laws shown are the
+-- current registration's own.
+CREATE EXTENSION invariant_dp VERSION '0.6.0';
+SELECT dp.set_budget('survey', 1.0);
+SELECT dp.register_release('edu_counts', 'survey', 'SELECT edu, count(*) FROM delinquents GROUP BY 1',
+                           'edu text, n bigint', 0.25, margins => '{""}', options => '{"keys": "public"}');
+INSERT INTO dp.draws (release, dataset, drawn_by, drawn_at, mechanism, epsilon, margins, options, noise_law, cells)
+VALUES ('public.edu_counts', 'survey', current_user, now() - interval '1 day', 'congenial', 0.25, '{}', '{}',
+        '{"mechanism": "congenial", "sampler": {"exact": false, "move_acceptance": 0.42}}', 4),
+       ('public.edu_counts', 'survey', current_user, now() + interval '1 second', 'integer_laplace', 0.25, '{}', '{}',
+        '{"mechanism": "integer_laplace", "sampler": {"exact": true}}', 4);
+SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
+ALTER EXTENSION invariant_dp UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
+SELECT * FROM catalog_differences();
+SELECT d.mechanism, d.release_id IS NOT DISTINCT FROM r.release_id AS this_registration, d.release_id IS NULL AS none,
+       d.noise_law #> '{sampler,move_acceptance}' IS NULL AS no_move_acceptance
+FROM dp.draws d LEFT JOIN dp.releases r ON true ORDER BY d.draw_id;
+SELECT noise_law->>'mechanism' AS law_shown FROM dp.release_laws;
+SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+SELECT count(*) AS draws_of_this_registration FROM dp.draws d JOIN dp.releases r USING (release_id);
 SELECT dp.drop_release('edu_counts');
 
 -- Leave the database as the other suites expect it.

@@ -14,11 +14,12 @@ use warnings;
 # each other.
 my @floors = (
     [qw(invariants lattice)],
-    [qw(samplers request)],
+    [qw(samplers privacy)],
     [qw(calibration mcmc projection)],
     [qw(congenial hierarchy)],
     [qw(accuracy)],
     [qw(mechanisms)],
+    [qw(request)],
     [qw(rollups)],
     [qw(release)],
     [qw(capi)],

@@ -73,6 +73,7 @@ class GrowingArray {
   std::size_t mapped_bytes_for(std::size_t n) const {
     if (n * sizeof(T) <= bytes_) return bytes_;
     std::size_t bytes = bytes_ == 0 ? kFirstBytes : bytes_;
+    // Ends: doubles up to n elements, at most 64 times.
     while (bytes < n * sizeof(T)) bytes *= 2;
     return bytes;
   }

@@ -27,6 +27,7 @@ class JsonParser {
     throw InvalidArgument("the noise law is not valid JSON", what + " at character " + std::to_string(at_) + ".");
   }
   void skip_space() {
+    // Ends: each pass consumes a character of the text.
     while (at_ < text_.size() && (text_[at_] == ' ' || text_[at_] == '\t' || text_[at_] == '\n' || text_[at_] == '\r'))
       ++at_;
   }
@@ -57,6 +58,7 @@ class JsonParser {
       ++at_;
       out.type_ = JsonValue::Type::object;
       if (take('}')) return out;
+      // Ends: each member consumes characters of the text (a key, a colon and a value at least).
       do {
         skip_space();
         std::string key = string();
@@ -68,6 +70,7 @@ class JsonParser {
       ++at_;
       out.type_ = JsonValue::Type::array;
       if (take(']')) return out;
+      // Ends: each item consumes characters of the text.
       do out.items_.push_back(value(depth + 1));
       while (take(','));
       expect(']');
@@ -133,6 +136,7 @@ class JsonParser {
     if (at_ >= text_.size() || text_[at_] != '"') fail("expected a string");
     ++at_;
     std::string out;
+    // Ends: each pass consumes a character of the text, and its end fails.
     while (true) {
       if (at_ >= text_.size()) fail("an unterminated string");
       const char c = text_[at_++];
@@ -210,6 +214,11 @@ const std::string& JsonValue::string(const char* what) const {
 const std::vector<JsonValue>& JsonValue::array(const char* what) const {
   if (type_ != Type::array) wrong_type(what, "an array");
   return items_;
+}
+
+const std::vector<std::pair<std::string, JsonValue>>& JsonValue::members(const char* what) const {
+  if (type_ != Type::object) wrong_type(what, "an object");
+  return members_;
 }
 
 }  // namespace invariant_dp

@@ -1,5 +1,7 @@
 // Reading JSON text back: the noise law a release published (json_text.hpp
-// writes it) is read again to give its error bars. A small DOM for objects,
+// writes it) is read again to give its error bars, and the arrays and
+// objects of a request's options are read through it (request/options.hpp,
+// which words their refusals itself). A small DOM for objects,
 // arrays, strings, numbers, booleans and null. Anyone may hand the extension
 // a law (an analyst passes dp.last_release() or a stored one), so the reader
 // trusts nothing: nesting is bounded, numbers must be finite, and every
@@ -36,6 +38,7 @@ class JsonValue {
   bool boolean(const char* what) const;
   const std::string& string(const char* what) const;
   const std::vector<JsonValue>& array(const char* what) const;
+  const std::vector<std::pair<std::string, JsonValue>>& members(const char* what) const;
 
   // Parses a whole text (one value, surrounding white space allowed).
   static JsonValue parse(std::string_view text);

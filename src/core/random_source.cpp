@@ -28,6 +28,7 @@ std::uint64_t RandomSource::uniform_below(std::uint64_t n) {
   std::uint64_t low = static_cast<std::uint64_t>(m);
   if (low < n) {
     const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
+    // Ends: a pass is rejected with probability threshold / 2^64 < n / 2^64 <= 1/2 (Lemire's method).
     while (low < threshold) {
       m = static_cast<u128>(next_u64()) * n;
       low = static_cast<std::uint64_t>(m);
@@ -41,6 +42,7 @@ std::uint64_t RandomSource::uniform_below(std::uint64_t n) {
 // costs a redraw with probability 2^-53 and keeps the law uniform on the grid.
 double RandomSource::uniform_open01() {
   constexpr double kTwoPowMinus53 = 1.0 / 9007199254740992.0;
+  // Ends: a pass is rejected with probability 2^-53.
   for (;;) {
     const std::uint64_t k = next_u64() >> 11;
     if (k != 0) return static_cast<double>(k) * kTwoPowMinus53;
@@ -66,6 +68,7 @@ void register_fork_hook() {
 // Reads `size` bytes from the kernel CSPRNG, or throws: there is no fallback.
 void read_kernel_random(unsigned char* bytes, std::size_t size) {
   std::size_t filled = 0;
+  // Ends: each pass fills at least one byte or fails (getrandom blocks only until the pool is initialised).
   while (filled < size) {
     // Flags 0: block only until the kernel pool is first initialised, then
     // never; /dev/urandom semantics without needing a file descriptor.

@@ -87,13 +87,35 @@ scalar_text(const JsonbValue *value, const char *key)
 	return NULL;
 }
 
+/* A jsonb value's type as the core's options catalogue reads it. */
+static char
+json_type_code(const JsonbValue *value)
+{
+	switch (value->type)
+	{
+		case jbvString:
+			return 's';
+		case jbvNumeric:
+			return 'n';
+		case jbvBool:
+			return 'b';
+		case jbvNull:
+			return 'z';
+		case jbvBinary:
+			return JsonContainerIsArray(value->val.binary.data) ? 'a' : 'o';
+		default:
+			return '?';
+	}
+}
+
 /*
  * A jsonb object argument (options, bounds): its members as key/value text
- * pairs, scalars as text, arrays and objects as JSON text.
+ * pairs, scalars as text, arrays and objects as JSON text, and (when
+ * out_types is given) each member's JSON type, so that "0.9" is not 0.9.
  */
 static size_t
 unpack_object(FunctionCallInfo fcinfo, int arg, const char *name, const char *example,
-			  const char *const **out_keys, const char *const **out_values)
+			  const char *const **out_keys, const char *const **out_values, const char **out_types)
 {
 	Jsonb	   *object;
 	JsonbIterator *it;
@@ -101,12 +123,15 @@ unpack_object(FunctionCallInfo fcinfo, int arg, const char *name, const char *ex
 	JsonbIteratorToken token;
 	char	  **keys;
 	char	  **values;
+	char	   *types;
 	int			capacity;
 	size_t		n = 0;
 	char	   *key = NULL;
 
 	*out_keys = NULL;
 	*out_values = NULL;
+	if (out_types)
+		*out_types = NULL;
 	if (!given(fcinfo, arg))
 		return 0;
 	object = PG_GETARG_JSONB_P(arg);
@@ -118,6 +143,7 @@ unpack_object(FunctionCallInfo fcinfo, int arg, const char *name, const char *ex
 	capacity = Max(JB_ROOT_COUNT(object), 1);
 	keys = palloc(sizeof(char *) * capacity);
 	values = palloc(sizeof(char *) * capacity);
+	types = palloc(capacity + 1);
 	it = JsonbIteratorInit(&object->root);
 	while ((token = JsonbIteratorNext(&it, &value, true)) != WJB_DONE)
 	{
@@ -127,11 +153,15 @@ unpack_object(FunctionCallInfo fcinfo, int arg, const char *name, const char *ex
 		{
 			keys[n] = key;
 			values[n] = scalar_text(&value, key);
+			types[n] = json_type_code(&value);
 			n++;
 		}
 	}
 	*out_keys = (const char *const *) keys;
 	*out_values = (const char *const *) values;
+	types[n] = '\0';
+	if (out_types)
+		*out_types = types;
 	return n;
 }
 
@@ -150,7 +180,7 @@ unpack_request(FunctionCallInfo fcinfo, const RequestArguments *at, idp_request 
 	request->n_margins = text_array(fcinfo, at->margins, "margins", "Use '' for the grand total.", &margins);
 	request->margins = (const char *const *) margins;
 	request->n_options = unpack_object(fcinfo, at->options, "options", "{\"stddev\": true}",
-									   &request->option_keys, &request->option_values);
+									   &request->option_keys, &request->option_values, &request->option_types);
 	request->n_hierarchy = text_array(fcinfo, at->hierarchy, "hierarchy", NULL, &levels);
 	request->hierarchy = (const char *const *) levels;
 	/* The unit column and its bounds; the core refuses one without the other. */
@@ -163,6 +193,6 @@ bool
 unpack_bounds(FunctionCallInfo fcinfo, int arg, size_t *n, const char *const **keys, const char *const **values)
 {
 	*n = unpack_object(fcinfo, arg, "bounds", "{\"max_groups_per_unit\": 3, \"max_rows_per_group\": 1}",
-					   keys, values);
+					   keys, values, NULL);
 	return given(fcinfo, arg);
 }

@@ -231,6 +231,12 @@ dp_draw_worker_main(Datum main_arg)
 	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("row_security", "on", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("session_replication_role", "origin", PGC_SUSET, PGC_S_OVERRIDE);
+	/*
+	 * A draw takes one slot of dp.max_draw_workers and nothing more: its
+	 * source runs without parallel workers, which would otherwise come out of
+	 * the pool other roles' queries and other draws share.
+	 */
+	SetConfigOption("max_parallel_workers_per_gather", "0", PGC_SUSET, PGC_S_OVERRIDE);
 	run_draw(task);
 	pg_write_barrier();
 	task->finished = true;

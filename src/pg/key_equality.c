@@ -109,6 +109,21 @@ allocate_class(void *arg)
 	return (RBTNode *) MemoryContextAlloc(((KeyEquality *) arg)->cxt, sizeof(ClassNode));
 }
 
+void
+check_key_type_has_equality(Oid type, const char *kind, const char *name, const char *what)
+{
+	TypeCacheEntry *entry = lookup_type_cache(type, TYPECACHE_HASH_PROC | TYPECACHE_CMP_PROC);
+
+	if (!OidIsValid(entry->hash_proc) && !OidIsValid(entry->cmp_proc))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("%s column \"%s\" of the %s has type %s, which has no equality to tell values apart", kind,
+						name, what, format_type_be(type)),
+				 errdetail("Values are told apart as SQL's equality tells them apart, through the type's default "
+						   "hash or btree operator class."),
+				 errhint("Cast the column to a type that has one, such as text.")));
+}
+
 KeyEquality *
 key_equality_new(Oid type, Oid collation, const char *kind, const char *name, const char *what,
 				 MemoryContext cxt)
@@ -118,15 +133,8 @@ key_equality_new(Oid type, Oid collation, const char *kind, const char *name, co
 
 	if (equal_values_have_equal_bytes(type, collation))
 		return NULL;
+	check_key_type_has_equality(type, kind, name, what);
 	entry = lookup_type_cache(type, TYPECACHE_HASH_PROC_FINFO | TYPECACHE_EQ_OPR_FINFO | TYPECACHE_CMP_PROC_FINFO);
-	if (!OidIsValid(entry->hash_proc) && !OidIsValid(entry->cmp_proc))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_FUNCTION),
-				 errmsg("%s column \"%s\" of the %s has type %s, which has no equality to tell values apart", kind,
-						name, what, format_type_be(type)),
-				 errdetail("Values are told apart as SQL's equality tells them apart, through the type's default "
-						   "hash or btree operator class."),
-				 errhint("Cast the column to a type that has one, such as text.")));
 	equality = MemoryContextAllocZero(cxt, sizeof(KeyEquality));
 	equality->collation = collation;
 	equality->cxt = cxt;

@@ -24,6 +24,9 @@ typedef struct KeyEquality KeyEquality;
  * hash nor a btree operator class (point, json) is refused (42883), naming
  * the column: kind is "key" or "privacy unit", what "source" or "domain".
  */
+/* Refuses (42883) a type with neither a hash nor a btree operator class, as key_equality_new does. */
+extern void check_key_type_has_equality(Oid type, const char *kind, const char *name, const char *what);
+
 extern KeyEquality *key_equality_new(Oid type, Oid collation, const char *kind, const char *name,
 									 const char *what, MemoryContext cxt);
 

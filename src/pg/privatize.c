@@ -69,33 +69,51 @@ count_column_fits(Oid type, bool integer_output)
 	return integer_output && type == INT8OID;
 }
 
+/* The type a hint asks the count column to have: the mechanism's counts are integers or reals. */
+static const char *
+count_type_name(const idp_request_info *info)
+{
+	return info->integer_output ? "bigint" : "float8";
+}
+
+/* The release's interval columns: lower and upper, or none. */
+static int
+interval_columns(const idp_request_info *info)
+{
+	return info->interval_level > 0 ? 2 : 0;
+}
+
 /*
- * The column definition list must mirror the source: keys, count[, sd][,
- * levels][, lower, upper].
+ * The column definition list has as many columns as the release: keys,
+ * count[, sd][, levels][, lower, upper]; the error says which it lacks.
  */
 static void
-check_result_columns(const QueryRows *rows, void *arg)
+check_column_count(const Privatize *p, const QueryRows *rows)
 {
-	Privatize  *p = (Privatize *) arg;
-	TupleDesc	desc = p->result_desc;
 	int			n_level = (int) p->info.n_level_columns;
-	int			n_interval = p->info.interval_level > 0 ? 2 : 0;
+	int			n_interval = interval_columns(&p->info);
 	int			expected = rows->n_keys + 1 + (p->info.with_stddev ? 1 : 0) + n_level + n_interval;
-	int			first_level = expected - n_interval - n_level;
-	const char *count_name = p->info.integer_output ? "bigint" : "float8";
-	int			k;
-	Oid			count_type;
+	const char *count_name = count_type_name(&p->info);
 
-	if (desc->natts != expected)
+	if (p->result_desc->natts != expected)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column definition list has %d columns, the release has %d", desc->natts, expected),
+				 errmsg("column definition list has %d columns, the release has %d", p->result_desc->natts,
+						expected),
 				 errdetail("The source has %d key column%s, then the count%s%s%s.", rows->n_keys, rows->n_keys == 1 ? "" : "s",
 						   p->info.with_stddev ? ", then the noise standard deviation" : "",
 						   n_level == 2 ? ", then the row and column levels" : n_level == 1 ? ", then the level" : "",
 						   n_interval ? ", then the interval's lower and upper bounds" : ""),
 				 n_interval ? errhint("With {\"interval\": ...} end the list with lower %s, upper %s.",
 									  count_name, count_name) : 0));
+}
+
+/* Each key column of the list has the source's type. */
+static void
+check_key_types(TupleDesc desc, const QueryRows *rows)
+{
+	int			k;
+
 	for (k = 0; k < rows->n_keys; k++)
 		if (TupleDescAttr(desc, k)->atttypid != rows->key_types[k])
 			ereport(ERROR,
@@ -105,23 +123,49 @@ check_result_columns(const QueryRows *rows, void *arg)
 					 errdetail("The source's key column \"%s\" has type %s, the list declares %s.",
 							   rows->key_names[k], format_type_be(rows->key_types[k]),
 							   format_type_be(TupleDescAttr(desc, k)->atttypid))));
-	count_type = TupleDescAttr(desc, rows->n_keys)->atttypid;
+}
+
+/*
+ * The count column can hold the mechanism's counts (an integer mechanism's
+ * in bigint too), and the standard deviation's is float8; returns the
+ * count's type.
+ */
+static Oid
+check_count_types(const Privatize *p, const QueryRows *rows)
+{
+	TupleDesc	desc = p->result_desc;
+	Oid			count_type = TupleDescAttr(desc, rows->n_keys)->atttypid;
+
 	if (!count_column_fits(count_type, p->info.integer_output))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the count column cannot be %s for mechanism \"%s\"", format_type_be(count_type),
 						p->request.mechanism),
-				 errhint("Declare it %s.", count_name)));
+				 errhint("Declare it %s.", count_type_name(&p->info))));
 	if (p->info.with_stddev && TupleDescAttr(desc, rows->n_keys + 1)->atttypid != FLOAT8OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the standard deviation column must be float8")));
-	for (k = first_level; k < first_level + n_level; k++)
+	return count_type;
+}
+
+/*
+ * The level columns (before the interval's) are integers; the interval's
+ * bounds are counts too: the count's type, whichever it is.
+ */
+static void
+check_level_and_interval_types(const Privatize *p, Oid count_type)
+{
+	TupleDesc	desc = p->result_desc;
+	int			n_interval = interval_columns(&p->info);
+	int			first_level = desc->natts - n_interval - (int) p->info.n_level_columns;
+	int			k;
+
+	for (k = first_level; k < desc->natts - n_interval; k++)
 		if (TupleDescAttr(desc, k)->atttypid != INT4OID)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("the level column must be integer")));
-	/* The bounds are counts too: the count's type, whichever it is. */
 	for (k = desc->natts - n_interval; k < desc->natts; k++)
 		if (TupleDescAttr(desc, k)->atttypid != count_type)
 			ereport(ERROR,
@@ -131,13 +175,26 @@ check_result_columns(const QueryRows *rows, void *arg)
 					 errdetail("The list declares %s.", format_type_be(TupleDescAttr(desc, k)->atttypid)),
 					 errhint("End the list with lower %s, upper %s.", format_type_be(count_type),
 							 format_type_be(count_type))));
-	{
-		idp_error	error;
+}
 
-		if (idp_accept_columns(p->prepared, rows->n_keys, (const char *const *) rows->key_names,
-							   &error) != IDP_OK)
-			raise_core_error(&error);
-	}
+/*
+ * The column definition list must mirror the source: keys, count[, sd][,
+ * levels][, lower, upper]; then the core checks the margins and hierarchy
+ * against the key columns' names.
+ */
+static void
+check_result_columns(const QueryRows *rows, void *arg)
+{
+	Privatize  *p = (Privatize *) arg;
+	Oid			count_type;
+	idp_error	error;
+
+	check_column_count(p, rows);
+	check_key_types(p->result_desc, rows);
+	count_type = check_count_types(p, rows);
+	check_level_and_interval_types(p, count_type);
+	if (idp_accept_columns(p->prepared, rows->n_keys, (const char *const *) rows->key_names, &error) != IDP_OK)
+		raise_core_error(&error);
 }
 
 /* The domain lists the same key columns as the source, with no count. */

@@ -28,6 +28,7 @@
 
 #include "core_bridge.h"
 #include "gucs.h"
+#include "key_equality.h"
 #include "margin_of_error.h"
 
 #define BATCH 1024
@@ -454,6 +455,8 @@ start_rows(Relation rel, const ReleaseLaw *law, TableRows *t, idp_table_columns 
 		KeyBatch   *b = &t->keys[k];
 
 		b->att = TupleDescAttr(desc, attnos[k]);
+		/* Keys a release would refuse (json, point) have no error bars either. */
+		check_key_type_has_equality(b->att->atttypid, "key", NameStr(b->att->attname), "release table");
 		b->encoder = new_encoder(b->att->attbyval, CurrentMemoryContext);
 		b->data = palloc(sizeof(void *) * BATCH);
 		b->size = palloc(sizeof(uint32) * BATCH);

@@ -4,7 +4,7 @@
  * local user-id switch plus a security-restricted operation (no SET ROLE, no
  * temporary objects inside), and the search_path the source was registered
  * under, so neither the caller's role nor the caller's search_path reaches
- * it. Governed releases (privatize.c) and streams (stream.c) read their
+ * it. Governed releases (privatize.c) and streams (stream_append.c) read their
  * stored sources through it.
  */
 #ifndef INVARIANT_DP_RUN_AS_H

@@ -60,8 +60,10 @@ struct QueryRows
 	Size		bytes;			/* memory held, against dp.max_source_memory */
 };
 
-/* Must be called between SPI_connect and SPI_finish. */
+/* Must be called between SPI_connect and SPI_finish (source_reader.c). */
 extern void read_query_rows(const char *query, QueryRows *rows);
+
+/* The rows read back, once read_query_rows returned (query_rows.c). */
 
 /* Key k's code on a row, stored or row-numbered. */
 static inline uint32

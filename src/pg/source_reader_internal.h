@@ -4,8 +4,10 @@
  * coded, the memory the rows take, and the receiver's state.
  * source_checks.c checks the query, source_memory.c counts and maps memory,
  * source_keys.c sets up key columns and their values, source_receiver.c
- * codes rows as they arrive, source_reader.c runs the query and reads the
- * coded rows back.
+ * codes rows as they arrive, source_reader.c runs the query into it, and
+ * query_rows.c reads the coded rows back. Calls go one way: the reader
+ * calls the receiver, the receiver calls query_rows.c (to name a row in
+ * an error), never back.
  */
 #ifndef INVARIANT_DP_SOURCE_READER_INTERNAL_H
 #define INVARIANT_DP_SOURCE_READER_INTERNAL_H
@@ -135,7 +137,7 @@ extern bool collector_receive(TupleTableSlot *slot, DestReceiver *self);
 extern void collector_noop(DestReceiver *self);
 extern void code_batch(QueryRows *rows);
 
-/* source_reader.c */
+/* query_rows.c */
 extern char *describe_row(const QueryRows *rows, size_t row);
 
 #endif

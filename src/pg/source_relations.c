@@ -10,8 +10,11 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -41,6 +44,10 @@ typedef struct SourceObjects
 	List	   *funcids;		/* row-returning functions in FROM, not pg_catalog's */
 	List	   *called;			/* every function called anywhere (operators' too) */
 	List	   *domains;		/* domains coerced to (their checks run code) */
+	List	   *operators;		/* every operator: in expressions, grouping, sorting */
+	List	   *types;			/* the type of every expression */
+	List	   *collations;		/* every collation an expression uses or yields */
+	List	   *aggregates;		/* aggregates: their support functions run too */
 } SourceObjects;
 
 static bool collect_objects(Node *node, SourceObjects *objects);
@@ -59,10 +66,52 @@ collect_functions(RangeTblEntry *rte, SourceObjects *objects)
 	}
 }
 
+/* The equality and ordering operators of GROUP BY, ORDER BY, DISTINCT, windows and set operations. */
+static void
+collect_sort_group_operators(List *clauses, SourceObjects *objects)
+{
+	ListCell   *cell;
+
+	foreach(cell, clauses)
+	{
+		SortGroupClause *clause = lfirst_node(SortGroupClause, cell);
+
+		if (OidIsValid(clause->eqop))
+			objects->operators = list_append_unique_oid(objects->operators, clause->eqop);
+		if (OidIsValid(clause->sortop))
+			objects->operators = list_append_unique_oid(objects->operators, clause->sortop);
+	}
+}
+
+static void
+collect_set_operations(Node *node, SourceObjects *objects)
+{
+	if (node != NULL && IsA(node, SetOperationStmt))
+	{
+		SetOperationStmt *set = (SetOperationStmt *) node;
+
+		collect_sort_group_operators(set->groupClauses, objects);
+		collect_set_operations(set->larg, objects);
+		collect_set_operations(set->rarg, objects);
+	}
+}
+
 static bool
 collect_from_query(Query *query, SourceObjects *objects)
 {
 	ListCell   *cell;
+
+	collect_sort_group_operators(query->groupClause, objects);
+	collect_sort_group_operators(query->sortClause, objects);
+	collect_sort_group_operators(query->distinctClause, objects);
+	foreach(cell, query->windowClause)
+	{
+		WindowClause *window = lfirst_node(WindowClause, cell);
+
+		collect_sort_group_operators(window->partitionClause, objects);
+		collect_sort_group_operators(window->orderClause, objects);
+	}
+	collect_set_operations(query->setOperations, objects);
 
 	foreach(cell, query->rtable)
 	{
@@ -85,7 +134,80 @@ note_called(Oid funcid, void *context)
 	return false;
 }
 
-/* Every range table of every (sub)query, CTE and sublink; every call. */
+/* Whether exprType, exprCollation and exprInputCollation apply to the node. */
+static bool
+is_expression(Node *node)
+{
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_Aggref:
+		case T_GroupingFunc:
+		case T_WindowFunc:
+		case T_SubscriptingRef:
+		case T_FuncExpr:
+		case T_NamedArgExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_BoolExpr:
+		case T_SubLink:
+		case T_FieldSelect:
+		case T_FieldStore:
+		case T_RelabelType:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_ConvertRowtypeExpr:
+		case T_CollateExpr:
+		case T_CaseExpr:
+		case T_CaseTestExpr:
+		case T_ArrayExpr:
+		case T_RowExpr:
+		case T_RowCompareExpr:
+		case T_CoalesceExpr:
+		case T_MinMaxExpr:
+		case T_SQLValueFunction:
+		case T_XmlExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_CoerceToDomain:
+		case T_CoerceToDomainValue:
+		case T_SetToDefault:
+			return true;
+		default:
+			return false;
+	}
+}
+
+static void
+note_collation(Oid collation, SourceObjects *objects)
+{
+	if (OidIsValid(collation))
+		objects->collations = list_append_unique_oid(objects->collations, collation);
+}
+
+/* The operators an expression node applies. */
+static void
+collect_operators(Node *node, SourceObjects *objects)
+{
+	ListCell   *cell;
+
+	if (IsA(node, OpExpr) || IsA(node, DistinctExpr) || IsA(node, NullIfExpr))
+		objects->operators = list_append_unique_oid(objects->operators, ((OpExpr *) node)->opno);
+	else if (IsA(node, ScalarArrayOpExpr))
+		objects->operators = list_append_unique_oid(objects->operators, ((ScalarArrayOpExpr *) node)->opno);
+	else if (IsA(node, RowCompareExpr))
+		foreach(cell, ((RowCompareExpr *) node)->opnos)
+			objects->operators = list_append_unique_oid(objects->operators, lfirst_oid(cell));
+}
+
+/*
+ * Every range table of every (sub)query, CTE and sublink; every call, and
+ * every operator, type and collation an expression uses.
+ */
 static bool
 collect_objects(Node *node, SourceObjects *objects)
 {
@@ -96,6 +218,17 @@ collect_objects(Node *node, SourceObjects *objects)
 	(void) check_functions_in_node(node, note_called, objects);
 	if (IsA(node, CoerceToDomain))
 		objects->domains = list_append_unique_oid(objects->domains, ((CoerceToDomain *) node)->resulttype);
+	if (IsA(node, Aggref))
+		objects->aggregates = list_append_unique_oid(objects->aggregates, ((Aggref *) node)->aggfnoid);
+	if (IsA(node, CollateExpr))
+		note_collation(((CollateExpr *) node)->collOid, objects);
+	collect_operators(node, objects);
+	if (is_expression(node))
+	{
+		objects->types = list_append_unique_oid(objects->types, exprType(node));
+		note_collation(exprCollation(node), objects);
+		note_collation(exprInputCollation(node), objects);
+	}
 	return expression_tree_walker(node, collect_objects, objects);
 }
 
@@ -126,7 +259,7 @@ static SourceObjects
 objects_of_query(const char *query)
 {
 	List	   *statements = raw_parser(query, RAW_PARSE_DEFAULT);
-	SourceObjects objects = {NIL, NIL, NIL, NIL};
+	SourceObjects objects = {NIL, NIL, NIL, NIL, NIL, NIL, NIL, NIL};
 	Node	   *statement;
 	ListCell   *cell;
 
@@ -222,8 +355,13 @@ own_search_path(HeapTuple tuple)
 	return NULL;
 }
 
+/*
+ * A function called (volatile: refused) or run as an aggregate's support
+ * (its volatility is the aggregate's): owned by a trusted role, and its own
+ * search_path trusted.
+ */
 static void
-check_called_function(Oid funcid)
+check_function(Oid funcid, bool called)
 {
 	HeapTuple	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
 	Form_pg_proc proc;
@@ -232,7 +370,7 @@ check_called_function(Oid funcid)
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for function %u", funcid);
 	proc = (Form_pg_proc) GETSTRUCT(tuple);
-	if (proc->provolatile == PROVOLATILE_VOLATILE)
+	if (called && proc->provolatile == PROVOLATILE_VOLATILE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("source calls volatile function %s", format_procedure(funcid)),
@@ -271,6 +409,71 @@ check_read_relation(Oid relid)
 														  get_rel_name(relid)), owner);
 }
 
+/*
+ * An operator: its owner could drop and recreate it, or it could be a
+ * look-alike planted in a schema the search_path reaches first (a database
+ * owner's default search_path), bound to another function; its function is
+ * checked with the other calls.
+ */
+static void
+check_operator(Oid opno)
+{
+	HeapTuple	tuple = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for operator %u", opno);
+	owner = ((Form_pg_operator) GETSTRUCT(tuple))->oprowner;
+	ReleaseSysCache(tuple);
+	if (!trusted_owner(owner))
+		refuse_untrusted_owner("operator", format_operator(opno), owner);
+}
+
+/* A collation decides which values are equal and how they sort. */
+static void
+check_collation(Oid collation)
+{
+	HeapTuple	tuple = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+	Form_pg_collation form;
+	Oid			owner;
+	char	   *name;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for collation %u", collation);
+	form = (Form_pg_collation) GETSTRUCT(tuple);
+	owner = form->collowner;
+	name = quote_qualified_identifier(get_namespace_name(form->collnamespace), NameStr(form->collname));
+	ReleaseSysCache(tuple);
+	if (!trusted_owner(owner))
+		refuse_untrusted_owner("collation", name, owner);
+}
+
+/* An aggregate's transition, final, combine and other support functions run too. */
+static void
+check_aggregate_support(Oid aggfnoid)
+{
+	HeapTuple	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate form;
+	Oid			support[8];
+	int			i;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", aggfnoid);
+	form = (Form_pg_aggregate) GETSTRUCT(tuple);
+	support[0] = form->aggtransfn;
+	support[1] = form->aggfinalfn;
+	support[2] = form->aggcombinefn;
+	support[3] = form->aggserialfn;
+	support[4] = form->aggdeserialfn;
+	support[5] = form->aggmtransfn;
+	support[6] = form->aggminvtransfn;
+	support[7] = form->aggmfinalfn;
+	ReleaseSysCache(tuple);
+	for (i = 0; i < 8; i++)
+		if (OidIsValid(support[i]))
+			check_function(support[i], false);
+}
+
 void
 check_governed_query(const char *query)
 {
@@ -278,11 +481,19 @@ check_governed_query(const char *query)
 	ListCell   *cell;
 
 	foreach(cell, objects.called)
-		check_called_function(lfirst_oid(cell));
+		check_function(lfirst_oid(cell), true);
+	foreach(cell, objects.aggregates)
+		check_aggregate_support(lfirst_oid(cell));
+	foreach(cell, objects.operators)
+		check_operator(lfirst_oid(cell));
 	foreach(cell, objects.relids)
 		check_read_relation(lfirst_oid(cell));
 	foreach(cell, objects.domains)
 		check_type_owners(lfirst_oid(cell));
+	foreach(cell, objects.types)
+		check_type_owners(lfirst_oid(cell));
+	foreach(cell, objects.collations)
+		check_collation(lfirst_oid(cell));
 }
 
 Datum

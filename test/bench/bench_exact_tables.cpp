@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "bench_checks.hpp"
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "congenial/two_line_congenial.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"

@@ -13,6 +13,7 @@
 #include "bench_checks.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 

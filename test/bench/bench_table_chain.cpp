@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"

@@ -33,14 +33,18 @@ sleep 0.5
 
 # The sampler: the most draw workers, and callers waiting in
 # dp.refresh_release, seen at once, until told to stop.
-( max=0 callers=0
+( max=0 callers=0 helpers=0
   while [ ! -e "$work/stop" ]; do
     seen=$(q $db "SELECT count(*) FILTER (WHERE backend_type = 'invariant_dp draw'),
-                         count(*) FILTER (WHERE query LIKE 'SELECT dp.refresh_release%' AND state = 'active')
-                  FROM pg_stat_activity" 2>/dev/null || echo '0|0')
-    [ "${seen%|*}" -gt "$max" ] && max=${seen%|*}
-    [ "${seen#*|}" -gt "$callers" ] && callers=${seen#*|}
-    echo "$max $callers" > "$work/max"
+                         count(*) FILTER (WHERE query LIKE 'SELECT dp.refresh_release%' AND state = 'active'),
+                         count(*) FILTER (WHERE backend_type = 'parallel worker' AND leader_pid IN
+                             (SELECT pid FROM pg_stat_activity WHERE backend_type = 'invariant_dp draw'))
+                  FROM pg_stat_activity" 2>/dev/null || echo '0|0|0')
+    IFS='|' read -r draws waiting parallel <<< "$seen"
+    [ "$draws" -gt "$max" ] && max=$draws
+    [ "$waiting" -gt "$callers" ] && callers=$waiting
+    [ "$parallel" -gt "$helpers" ] && helpers=$parallel
+    echo "$max $callers $helpers" > "$work/max"
     sleep 0.02
   done ) &
 sampler=$!
@@ -56,10 +60,11 @@ SQL
 wait $(jobs -p | grep -v "^$sampler$")
 touch "$work/stop"
 wait $sampler
-read -r max callers < "$work/max"
+read -r max callers helpers < "$work/max"
 echo "# at most $max draw worker(s) and $callers callers at once"
 ok "the draws were asked for at once (several callers waited)" test "$callers" -ge 3
 is "never more than one draw worker at once" "$max" 1
+is "no draw ran parallel workers of its own" "$helpers" 0
 is "all six draws completed" "$(cat "$work"/draw? | grep -cE '^[0-9]+$')" 6
 is "the budget paid six draws" "$(q $db "SELECT epsilon_spent FROM dp.budgets WHERE dataset = 'dp_test slots'")" 0.6
 ok "a parallel count launched its workers meanwhile" grep -q 'Workers Launched: [12]' "$work/parallel"

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # No name an attacker can shadow runs as another role. From the extension's
-# own SQL (src/sql/extension/*.sql) and the SQL strings of its C shim
-# (src/pg/*.c), this lists every function, aggregate, operator and type name
-# they use; test/cluster/shadows.sql creates a look-alike of each in a schema
-# an attacker owns, which notes every call made by a role other than the
-# attackers. Then every dp.* function is called by each role the README
-# gives an attacker (refresher, revoked refresher, analyst, role with CREATE
-# on the database and public, non-superuser database owner) with that schema
-# first in search_path, set for the session, by ALTER ROLE ... SET (a
-# pg_cron job's role), by a function's SET clause, and by the database's
-# owner with ALTER DATABASE ... SET, which also reaches the administrator's
-# sessions and the draw workers: the administrator's own calls of every
-# dp.* function follow. Not one look-alike may run as another role: the
-# count (a sequence, which no rollback undoes) and the server log must show
-# none. A check of the catalog backs it: every SQL or PL/pgSQL function of
-# the extension either pins search_path or names each function and type it
-# calls with its schema.
+# own SQL (the install script, as scripts/build-sql writes it from src/sql/)
+# and the SQL strings of its C shim (src/pg/*.c), this lists every function,
+# aggregate, operator and type name they use; test/cluster/shadows.sql
+# creates a look-alike of each in a schema an attacker owns, which notes
+# every call made by a role other than the attackers. Then every dp.*
+# function is called by each role the README gives an attacker (refresher,
+# revoked refresher, analyst, role with CREATE on the database and public,
+# non-superuser database owner) with that schema first in search_path, set
+# for the session, by ALTER ROLE ... SET (a pg_cron job's role), by a
+# function's SET clause, and by the database's owner with ALTER DATABASE ...
+# SET, which also reaches the administrator's sessions and the draw workers:
+# the administrator's own calls of every dp.* function follow. Not one
+# look-alike may run as another role: the count (a sequence, which no
+# rollback undoes) and the server log must show none. A check of the catalog
+# backs it: every SQL or PL/pgSQL function of the extension either pins
+# search_path or names each function and type it calls with its schema.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -64,10 +64,10 @@ SELECT dp.revoke_refresh('sh_counts', 'dp_test_sh_revoked');" &&
   quiet q $db "SELECT dp.refresh_release('sh_stream')"
 
 # --- every name the extension's SQL uses ---------------------------------------
-# Identifiers before "(", operators and the names after "::" in the SQL
-# sources (comments dropped) and in the C shim's SQL strings; shadows.sql
+# Identifiers before "(", operators and the names after "::" in the install
+# script (comments dropped) and in the C shim's SQL strings; shadows.sql
 # keeps those that name something of pg_catalog.
-{ sed 's/--.*$//' "$repo"/src/sql/extension/*.sql
+{ "$repo"/scripts/build-sql install | sed 's/--.*$//'
   grep -ohE '"(SELECT|INSERT|UPDATE|DELETE|WITH) [^"]*"' "$repo"/src/pg/*.c; } > "$work/code"
 grep -oE '\b[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' "$work/code" | sed -E 's/[[:space:]]*\($//' | tr A-Z a-z |
   sort -u | sed 's/.*/function\t&/' > "$work/names"
@@ -147,6 +147,8 @@ SELECT * FROM dp.stream_append_as_owner('sh_stream', 'postgres', 'public', 'SELE
 SELECT * FROM dp.check_draw('sh_counts', current_user::regrole, false);
 SELECT * FROM dp.charge_draw('sh_counts', current_user::regrole, current_user::regrole, false);
 SELECT dp.store_draw('sh_counts', 1);
+SELECT * FROM dp.stream_draw_cost('sh_stream');
+SELECT dp.store_stream_draw('sh_stream', 1, 'SELECT 1');
 SELECT dp.note_failed_draw(1, '22003');
 SELECT dp.check_release_objects('sh_counts', 'postgres', 'public', 'sh_counts', NULL);
 SELECT dp.refresh_release('sh_counts');
@@ -243,6 +245,36 @@ is "database default: no look-alike ran in the administrator's calls of the exte
 grep -E 'ERROR' "$work/admin.log" | sed 's/^/# administrator: /'
 ok "the administrator's calls succeeded" test "$(grep -c ERROR "$work/admin.log")" -eq 0
 qh $db "SET ROLE dp_test_sh_dbowner; ALTER DATABASE $db RESET search_path" > /dev/null
+
+# Look-alikes that run no code of the attacker's: an operator "=" on text
+# bound to PostgreSQL's own textne, a collation "C" and a type "text" (a
+# domain) in a schema of the database's owner, put first by the database's
+# default search_path. The administrator's source names "=", "C" and
+# "::text"; each resolves to the look-alike, and the registration is
+# refused naming it, instead of pinning a source whose every draw counts
+# the rows where edu <> 'Low'.
+ok "the database's owner plants an operator, a collation and a type bound to PostgreSQL's own code" quiet qh $db "
+SET ROLE dp_test_sh_dbowner;
+CREATE SCHEMA dp_test_lookalike;
+CREATE OPERATOR dp_test_lookalike.= (LEFTARG = pg_catalog.text, RIGHTARG = pg_catalog.text, FUNCTION = pg_catalog.textne);
+CREATE COLLATION dp_test_lookalike.\"C\" FROM pg_catalog.\"POSIX\";
+CREATE DOMAIN dp_test_lookalike.text AS pg_catalog.text;
+ALTER DATABASE $db SET search_path = dp_test_lookalike, pg_catalog, public;"
+register() {  # NAME WHERE: the administrator's registration of a release counting delinquents WHERE ...
+  sqlstate_of $db "SELECT dp.register_release('public.$1', 'shadow admin',
+      'SELECT county, count(*) FROM public.delinquents WHERE $2 GROUP BY 1',
+      'county pg_catalog.text, n pg_catalog.int8', 1.0, options => '{\"keys\": \"public\"}')"
+}
+is "a source whose '=' is the look-alike operator is refused (42501)" "$(register sh_where_eq "edu = ''Low''")" 42501
+is "a source whose collation \"C\" is the look-alike is refused (42501)" \
+   "$(register sh_where_collate "edu COLLATE \"C\" >= ''Low''")" 42501
+is "a source whose ::text is the look-alike domain is refused (42501)" \
+   "$(register sh_where_cast "edu::text >= ''Low''")" 42501
+is "nothing of the three was registered" \
+   "$(qh $db "SELECT count(*) FROM dp.releases WHERE release::text LIKE '%sh_where%'")" 0
+qh $db "SET ROLE dp_test_sh_dbowner; ALTER DATABASE $db RESET search_path" > /dev/null
+is "with the database's search_path reset, the same source registers and binds PostgreSQL's =" \
+   "$(register sh_where_eq "edu OPERATOR(pg_catalog.=) ''Low''")" ok
 
 tail -n +$((log_start + 1)) "$log" | grep 'invariant_dp shadow .* ran as' > "$work/shadow-runs"
 is "the server log shows no look-alike run by another role" "$(wc -l < "$work/shadow-runs")" 0

@@ -7,7 +7,8 @@
 # time; for a release, IDP_DP_FUZZ_SECONDS=3600), from IDP_DP_FUZZ_SEED
 # (default 1, printed; another seed explores other calls), each bounded by
 # statement_timeout, and fails on a backend crash in the server log
-# ("terminated by signal", PANIC), on any internal error (XX000) and on a
+# ("terminated by signal", PANIC), on any internal error (XX000), on a
+# statement that ends more than a second after its statement_timeout and on a
 # lost connection, printing the statement that did it. Runs inside the
 # cluster tests' throwaway cluster (DP_TEST_SERVER_LOG names its log when
 # pg_lsclusters does not know it).
@@ -77,6 +78,7 @@ ok "the fuzzer ran to its time limit (exit status $status)" test "$status" -eq 0
 is "no backend crashed (server log: terminated by signal, PANIC)" "$crashes" 0
 is "no statement lost its connection" "$(summary lost)" 0
 is "no statement raised an internal error (XX000)" "$(summary internal)" 0
+is "no statement ended more than a second after its statement_timeout" "$(summary late)" 0
 if [ "$crashes" -ne 0 ] || [ "$(summary lost)" != 0 ]; then
   echo "# the last statements sent before the crash:"
   tail -n 3 "$work/statements" | cut -c 1-2000 | sed 's/^/#   /'

@@ -11,10 +11,12 @@ partition selection), options with extreme values, the aggregate, the window
 function, diagnostics, request checks, range variances and streams.
 
 An ordinary error is an answer. A statement fails the run when it raises an
-internal error (SQLSTATE XX000) or loses the connection (the backend died);
+internal error (SQLSTATE XX000), loses the connection (the backend died), or
+ends more than a second after the role's statement_timeout (a loop that
+does not poll for cancellation);
 the statement is printed, and the run stops at a lost connection (the
 server's log then says what killed it). Writes "name=value" lines to the
-summary file: statements, internal, lost, and one sqlstate_<code> per
+summary file: statements, internal, lost, late, and one sqlstate_<code> per
 SQLSTATE seen. Debian's python3 with python3-psycopg2 only.
 """
 import argparse
@@ -58,7 +60,10 @@ OPTION_VALUES = {
     "proposal_a": ["0.5", "0.9", "|", "1e-300", "0.9999999999999999", "0", "1", "5e-324"],
     "sampler": ['"auto"', '"rejection"', '"lattice"', '"mis"', "|", '"x"'],
     "partition_selection": ['"laplace"', '"gaussian"', '{"method": "gaussian", "budget_share": 0.3}', '"noisy_count"',
-                            '{"method": "noisy_count"}', "|",
+                            '{"method": "noisy_count"}', '"truncated_geometric"', '"auto"',
+                            '{"method": "truncated_geometric", "budget_share": 0.85}', "|",
+                            '{"method": "truncated_geometric", "budget_share": 1e-300}',
+                            '{"method": "auto", "budget_share": 0.9999999999999999}',
                             '{"method": "noisy_count", "budget_share": 0.5}',
                             '{"method": "laplace", "budget_share": 1e-300}',
                             '{"method": "gaussian", "budget_share": 0.9999999999999999}', '"x"', '{}'],
@@ -413,8 +418,11 @@ def main():
     sent = open(args.statements, "w") if args.statements else None
     connection = psycopg2.connect(args.dsn)
     connection.autocommit = True
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT setting::float8 / 1000 FROM pg_settings WHERE name = 'statement_timeout'")
+        timeout = cursor.fetchone()[0]
     states, by_function = {}, {}
-    internal, lost, statements = 0, 0, 0
+    internal, lost, late, statements = 0, 0, 0, 0
     deadline = time.monotonic() + args.seconds
     while time.monotonic() < deadline:
         sql, function = generator.statement()
@@ -424,6 +432,7 @@ def main():
             sent.write(sql.replace("\n", " ") + "\n")
             sent.flush()
         state = "00000"
+        started = time.monotonic()
         try:
             with connection.cursor() as cursor:
                 cursor.execute(sql)
@@ -440,10 +449,14 @@ def main():
                 internal += 1
                 print(f"# internal error (XX000) from: {sql}")
                 print(f"#   {error.pgerror.strip() if error.pgerror else error}")
+        took = time.monotonic() - started
+        if timeout > 0 and took > timeout + 1:
+            late += 1
+            print(f"# ended {took:.1f} s after it began, past its {timeout:g} s statement_timeout: {sql}")
         states[state] = states.get(state, 0) + 1
     connection.close() if not connection.closed else None
     with open(args.summary, "w") as out:
-        out.write(f"statements={statements}\ninternal={internal}\nlost={lost}\n")
+        out.write(f"statements={statements}\ninternal={internal}\nlost={lost}\nlate={late}\n")
         for state, n in sorted(states.items()):
             out.write(f"sqlstate_{state}={n}\n")
     print("# by function: " + ", ".join(f"{f} {n}" for f, n in sorted(by_function.items())))

@@ -3,7 +3,7 @@
 # manager, as an administrator does it. Runs in a throwaway cluster of the
 # server the packages install into (libpq's environment points at it;
 # scripts/test-package starts it with pg_virtualenv). The package of the
-# previous release (0.5.0) is installed, a governed release drawn with it;
+# previous release (test/upgrade/) is installed, a governed release drawn with it;
 # the new package replaces it while the cluster runs; the new library
 # refuses to draw until ALTER EXTENSION invariant_dp UPDATE; after it the
 # release reads as before, its budget and audit log are unchanged, and a

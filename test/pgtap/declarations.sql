@@ -114,12 +114,12 @@ SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname::text COLLATE "C"
                 'pin_registered_source', 'pinned_search_path', 'privatize_as_owner', 'refresh_release',
                 'register_release', 'register_stream', 'release_table_name', 'revoke_from_all_but_owner',
                 'revoke_refresh', 'revoke_unused_draw_rights', 'set_budget', 'source_functions', 'source_relations',
-                'store_draw', 'stream_append_as_owner', 'trusted_search_path'],
+                'store_draw', 'store_stream_draw', 'stream_append_as_owner', 'stream_draw_cost', 'trusted_search_path'],
           'administration, drawing, source analysis (it locks tables) and the run-as-owner reader are not executable by PUBLIC');
 SELECT is((SELECT array_agg(c.relname::text ORDER BY c.relname::text COLLATE "C")
            FROM pg_extension e, unnest(e.extconfig) AS config(oid) JOIN pg_class c ON c.oid = config.oid
            WHERE e.extname = 'invariant_dp'),
-          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'releases', 'streams'],
+          ARRAY['budgets', 'draws', 'draws_draw_id_seq', 'refreshers', 'release_ids', 'releases', 'streams'],
           'the catalog (a stream''s secret state included) is kept by pg_dump');
 SELECT is((SELECT count(*)::int FROM pg_class c
            WHERE c.relnamespace = 'dp'::regnamespace AND c.relkind = 'r'

@@ -23,6 +23,7 @@
 #include "table_builder.hpp"
 #include "unit_cells.hpp"
 #include "prepared_release.hpp"
+#include "unit_table.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -31,51 +32,8 @@ using chi_square_test::goodness_of_fit;
 using chi_square_test::report;
 using test_tables::TextKeys;
 using test_tables::UnitCells;
+using test_tables::UnitTable;
 constexpr double kZCritical = 4.8916;
-
-// Rows (unit, clinic) and a release of them through idp_release.
-class UnitTable {
- public:
-  void add(const std::string& unit, const std::string& clinic, int rows = 1) {
-    for (int i = 0; i < rows; ++i) {
-      unit_.push_back(unit);
-      clinic_.push_back(clinic);
-    }
-  }
-  const std::vector<std::string>& clinic() const { return clinic_; }
-
-  // The released values by clinic (integer mechanisms), or an error.
-  std::map<std::string, std::int64_t> release(const char* mechanism, double epsilon, double delta, const char* groups,
-                                              const char* rows, const char* selection, std::uint64_t seed) const {
-    std::vector<const char*> unit_text, clinic_text;
-    for (const auto& u : unit_) unit_text.push_back(u.c_str());
-    for (const auto& c : clinic_) clinic_text.push_back(c.c_str());
-    const UnitCells cells(unit_text, clinic_text, {"clinic"}, groups, rows);
-    const char* option_keys[] = {"partition_selection"};
-    const char* option_values[] = {selection};
-    idp_request request{};
-    cells.bind(request);
-    request.mechanism = mechanism;
-    request.epsilon = epsilon;
-    request.has_delta = delta > 0;
-    request.delta = delta;
-    request.n_options = selection ? 1 : 0;
-    request.option_keys = option_keys;
-    request.option_values = option_values;
-    idp_randomness randomness{true, seed, seed};
-    idp_release_table* out = nullptr;
-    idp_error error{};
-    EXPECT_EQ(prepare_and_release(&request, &cells.cells(), &randomness, nullptr, &out, &error), IDP_OK) << error.message;
-    std::map<std::string, std::int64_t> released;
-    if (out == nullptr) return released;
-    for (std::size_t r = 0; r < out->n_rows; ++r) released[clinic_[out->row_cell[r]]] = out->integer_values[r];
-    idp_free_release(out);
-    return released;
-  }
-
- private:
-  std::vector<std::string> unit_, clinic_;
-};
 
 // The exact law of an integer noise, as a pmf over [-span, span].
 std::map<std::int64_t, double> pmf(double a_or_sigma2, bool laplace, std::int64_t span) {

@@ -29,6 +29,7 @@
 #include "samplers/conditioned_laplace_variance.hpp"
 #include "samplers/discrete_laplace.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;

@@ -26,7 +26,7 @@ double calibrated(const char* groups) {
   const idp_bounds bounds{2, keys, values};
   double v = 0;
   idp_error error{};
-  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 8, false, &bounds, &v, &error), IDP_OK);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 8, "replace_one", &bounds, &v, &error), IDP_OK);
   return v;
 }
 

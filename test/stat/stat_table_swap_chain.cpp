@@ -346,7 +346,7 @@ TEST(StatTableChain, LatentPrecisionMatchesItsLaw) {
   std::vector<double> xs, ys;
   int equal = 0;
   for (int i = 0; i < 200000; ++i) {
-    const auto [x, y] = precision.coupled(40.0, 41.0, *rng);
+    const auto [x, y] = precision.coupled(40.0, 41.0, *rng, Interrupts{});
     xs.push_back(x);
     ys.push_back(y);
     equal += x == y;

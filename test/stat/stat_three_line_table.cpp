@@ -89,6 +89,11 @@ void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::ui
 TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2) { check_against_enumeration(3, 2, Rational{3, 2}, 501); }
 TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn2x3) { check_against_enumeration(2, 3, Rational{3, 2}, 502); }
 TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x3) { check_against_enumeration(3, 3, Rational{3, 2}, 503); }
+// h = b/2 > 1: the plateau's inside points are proposed by their share and
+// kept with probability h (1 - exp(-1/h)), instead of kept with 1 - rho.
+TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2AtALargerScale) {
+  check_against_enumeration(3, 2, Rational{5, 2}, 504);
+}
 
 // ---- 2. the row-rejection oracle -------------------------------------------
 
@@ -126,6 +131,7 @@ void check_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_
 
 TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8) { check_against_oracle(3, 8, Rational{3, 2}, 601); }
 TEST(StatThreeLineTable, AgreesWithRowRejectionOn7x3) { check_against_oracle(7, 3, Rational{3, 2}, 602); }
+TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8AtALargerScale) { check_against_oracle(3, 8, Rational{6, 1}, 603); }
 
 // ---- 3. a long table -------------------------------------------------------
 

@@ -31,7 +31,7 @@
 #include <vector>
 
 #include "chi_square.hpp"
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "congenial/two_line_congenial.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "mechanisms/congenial_release.hpp"

@@ -90,13 +90,17 @@ TEST(CapiStream, PublicRangeVarianceEqualsTheStatefulOne) {
 TEST(CapiStream, CalibratesOnTheHorizonsSensitivity) {
   double v = 0;
   idp_error error{};
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, nullptr, &v, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, "add_remove", nullptr, &v, &error), IDP_OK);
   const double sigma = analytic_gaussian_sigma(1.0, 1e-6, std::sqrt(1 + 9 / 3.0));
   EXPECT_DOUBLE_EQ(v, sigma * sigma);
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, false, nullptr, &v, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, "replace_one", nullptr, &v, &error), IDP_OK);
   const double sigma_r = analytic_gaussian_sigma(1.0, 1e-6, std::sqrt(20 / 3.0));
   EXPECT_DOUBLE_EQ(v, sigma_r * sigma_r);
-  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 63, true, nullptr, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 63, "add_remove", nullptr, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, -1, "add_remove", nullptr, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 9, "both", nullptr, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_range_variance(1.0, 2, 1, &v, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_range_variance(1.0, -1, 1, &v, &error), IDP_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -8,13 +8,14 @@
 #include <map>
 #include <random>
 
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "errors.hpp"
 #include "invariants/invariant_model.hpp"
 #include "mechanisms/congenial_release.hpp"
 #include "mechanisms/diagnostics.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;
@@ -87,13 +88,29 @@ TEST(Congenial, StartDependsOnTheMarginsOnlyAndIsNotTheData) {
   const auto sb = public_start(linear_invariants(mb, b.counts.data()), Interrupts());
   EXPECT_EQ(sa, sb);
   EXPECT_NE(sa, a.counts);
-  // A chain that never moves (zero steps) releases the public start, not x.
+}
+
+// MIS and the walk start at a noisy table: the data plus the base law's
+// noise, projected onto the non-negative tables with the totals. A chain
+// that never moves (zero steps) releases that start, which keeps the
+// totals, is non-negative and is not the data.
+TEST(Congenial, ChainsStartAtANoisyTableWithTheTotals) {
+  const auto a = grid({"r", "c"}, {3, 3}, {30, 0, 1, 0, 20, 2, 5, 5, 0});
+  const InvariantModel model(a.keys(), {Margin{{0}}}, Interrupts());
   for (const char* sampler : {"mis", "lattice"}) {
-    CongenialSetup setup = prepare_congenial(a.counts.data(), congenial({"r", "c"}, sampler), ma, Interrupts());
+    CongenialSetup setup = prepare_congenial(a.counts.data(), congenial({"r"}, sampler), model, Interrupts());
     setup.iterations = 0;
     auto rng = make_seeded_random_source(1);
     SamplerReport report;
-    EXPECT_EQ(draw_congenial(setup, *rng, Interrupts(), report), sa) << sampler;
+    const std::vector<std::int64_t> y = draw_congenial(setup, *rng, Interrupts(), report);
+    auto again = make_seeded_random_source(1);
+    EXPECT_EQ(y, noisy_start(setup.target.invariants, a.counts.data(), setup.law.exact_parameter, *again,
+                             Interrupts()))
+        << sampler;
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(y[3 * r] + y[3 * r + 1] + y[3 * r + 2], a.counts[3 * r] + a.counts[3 * r + 1] + a.counts[3 * r + 2]);
+    for (const std::int64_t v : y) EXPECT_GE(v, 0);
+    EXPECT_NE(y, a.counts) << sampler;
+    EXPECT_NE(report.start.find("noise"), std::string::npos) << report.start;
   }
 }
 
@@ -147,6 +164,29 @@ TEST(Congenial, DiagnoseRunsOnAPublicStandInOnly) {
   const auto exact = run_diagnostics(table.keys(), congenial({"county"}, "auto"), settings, *rng, Interrupts());
   ASSERT_EQ(exact.front().metric, "rejection_acceptance");
   EXPECT_GT(exact.front().value, 0.0);
+}
+
+// Each diagnosed chain starts at its own table, MIS too on crossing margins
+// (where it once started at an empty table and crashed the backend), and a
+// chain that never moves is counted: MIS at a tiny epsilon proposes tables
+// a base law of scale 10^12 spreads, of which none is non-negative.
+TEST(Congenial, DiagnoseCountsChainsThatNeverMoved) {
+  const auto table = test_tables::delinquents();
+  DiagnosticsSettings settings;
+  settings.surrogate_count = 50;  // cells of 50, where MIS's pivot cells stay non-negative often enough
+  for (const char* sampler : {"mis", "lattice"}) {
+    auto rng = make_seeded_random_source(6);
+    std::map<std::string, double> moving, stuck;
+    for (const auto& r : run_diagnostics(table.keys(), congenial({"county", "edu"}, sampler, 1, 100), settings, *rng,
+                                         Interrupts()))
+      moving[r.metric] = r.value;
+    ASSERT_EQ(moving.count("chains_never_moved"), 1u) << sampler;
+    EXPECT_EQ(moving["chains_never_moved"], 0.0) << sampler;
+    for (const auto& r : run_diagnostics(table.keys(), congenial({"county", "edu"}, sampler, 1e-12, 100), settings,
+                                         *rng, Interrupts()))
+      stuck[r.metric] = r.value;
+    if (std::string(sampler) == "mis") EXPECT_EQ(stuck["chains_never_moved"], 4.0);
+  }
 }
 
 // One state of 100 counties from 0 to 88000 people, epsilon 0.192 (b ~ 20.8):

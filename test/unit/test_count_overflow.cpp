@@ -14,7 +14,7 @@
 
 #include "capi/invariant_dp_core.h"
 #include "capi/invariant_dp_stream.h"
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "errors.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 #include "hierarchy/rollup.hpp"

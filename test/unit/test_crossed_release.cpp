@@ -14,6 +14,8 @@
 #include "rollups/crossed_grid.hpp"
 #include "rollups/crossed_release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
+#include "checked_parts.hpp"
 
 using namespace invariant_dp;
 
@@ -91,8 +93,7 @@ void expect_integer_consistency(const Table& t, const CrossedReleaseResult& out)
 TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
   Table t;
   auto rng = make_seeded_random_source(11);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(),
-                                       request("cascade", 1.0, true, true), crossed_request(), {}, *rng, Interrupts());
+  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("cascade", 1.0, true, true), crossed_request(), {}), *rng, Interrupts());
   ASSERT_EQ(out.values.size(), kRowNodes * kColNodes);
   ASSERT_EQ(out.node_cell.size(), out.values.size());
   EXPECT_EQ(out.row_level_columns, (std::vector<std::size_t>{0, 1}));
@@ -124,8 +125,7 @@ TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
 TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
   Table t;
   auto rng = make_seeded_random_source(5);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), request("integer_laplace", 1.0, false, false, {"state"}),
-                                       crossed_request(), {}, *rng, Interrupts());
+  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("integer_laplace", 1.0, false, false, {"state"}), crossed_request(), {}), *rng, Interrupts());
   expect_integer_consistency(t, out);
   // The state margin is exact: state S2's row (row node 1, first in source order) over all ages.
   EXPECT_EQ(out.integer_values[1 * kColNodes], 3 + 6 + 9);
@@ -134,8 +134,7 @@ TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
 TEST(CrossedRelease, IntegerCascadeIsExactAlongBothTrees) {
   Table t;
   auto rng = make_seeded_random_source(7);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), request("integer_cascade", 1.0, true, true),
-                                       crossed_request(), {}, *rng, Interrupts());
+  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("integer_cascade", 1.0, true, true), crossed_request(), {}), *rng, Interrupts());
   expect_integer_consistency(t, out);
   // Uniform levels: every rectangle at the same (closed-form) sd.
   ASSERT_EQ(out.noise_sd.size(), kRowNodes * kColNodes);
@@ -153,8 +152,7 @@ TEST(CrossedRelease, MissingCellAndColumnsAreRefused) {
   Table partial(true);
   auto rng = make_seeded_random_source(1);
   try {
-    run_crossed_release(*partial.cells, partial.counts.data(), request("cascade", 1.0, true, false),
-                        crossed_request(), {}, *rng, Interrupts());
+    run_crossed_release(*partial.cells, partial.counts.data(), checked_parts(request("cascade", 1.0, true, false), crossed_request(), {}), *rng, Interrupts());
     FAIL() << "a missing cell must be refused";
   } catch (const InvalidData& e) {
     // The missing pair is named by two cells' keys on each hierarchy's columns

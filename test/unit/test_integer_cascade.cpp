@@ -16,6 +16,8 @@
 #include "random_source.hpp"
 #include "rollups/hierarchy_release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
+#include "checked_parts.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -70,7 +72,7 @@ TEST(IntegerCascadeHierarchyRelease, IntegersAtEveryLevelEachNodeTheSumOfItsChil
   const auto table = geography();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(3);
-  const auto out = run_hierarchy_release(cells, table.counts.data(), request(1.0, {}, true), levels(), {}, *rng,
+  const auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0, {}, true), levels(), {}), *rng,
                                          Interrupts());
   expect_integer_consistency(cells, out);
   EXPECT_TRUE(out.values.empty());
@@ -89,7 +91,7 @@ TEST(IntegerCascadeHierarchyRelease, StateTotalsStayExact) {
   const auto table = geography();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(4);
-  const auto out = run_hierarchy_release(cells, table.counts.data(), request(0.5, {"state"}), levels(), {}, *rng,
+  const auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(0.5, {"state"}), levels(), {}), *rng,
                                          Interrupts());
   expect_integer_consistency(cells, out);
   std::int64_t total = 0;
@@ -109,18 +111,18 @@ TEST(IntegerCascadeHierarchyRelease, CalibratedFromRhoOrTargets) {
   from_rho.rho = 0.5;
   HierarchyBudget no_epsilon;
   no_epsilon.has_epsilon = false;
-  auto out = run_hierarchy_release(cells, table.counts.data(), request(1.0), from_rho, no_epsilon, *rng, Interrupts());
+  auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), from_rho, no_epsilon), *rng, Interrupts());
   expect_integer_consistency(cells, out);
   EXPECT_TRUE(has(out.metadata_json, "\"derived_from\": \"rho\"")) << out.metadata_json;
   HierarchyRequest targets = levels();
   targets.level_variance = {400, 200, 100, 50};
-  out = run_hierarchy_release(cells, table.counts.data(), request(1.0), targets, no_epsilon, *rng, Interrupts());
+  out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), targets, no_epsilon), *rng, Interrupts());
   EXPECT_TRUE(has(out.metadata_json, "\"derived_from\": \"variance_targets\"")) << out.metadata_json;
   EXPECT_TRUE(has(out.metadata_json, "\"level_variance\": [400, 200, 100, 50]")) << out.metadata_json;
   // Both epsilon and rho, or neither and no targets: refused as for the cascade.
-  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), request(1.0), from_rho, {}, *rng, Interrupts()),
+  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), from_rho, {}), *rng, Interrupts()),
                InvalidArgument);
-  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), request(1.0), levels(), no_epsilon, *rng, Interrupts()),
+  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), levels(), no_epsilon), *rng, Interrupts()),
                NullValue);
 }
 
@@ -132,12 +134,12 @@ TEST(IntegerCascadeHierarchyRelease, RefusesWhatTheExactSamplerCannotDo) {
   tiny.level_variance = {0.01, 0.01, 0.01, 0.01};
   HierarchyBudget no_epsilon;
   no_epsilon.has_epsilon = false;
-  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), request(1.0), tiny, no_epsilon, *rng, Interrupts()),
+  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), tiny, no_epsilon), *rng, Interrupts()),
                OutOfRange);
   // A margin that is not whole nodes.
   HierarchyRequest coarse;
   coarse.levels = {"state", "county"};
-  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), request(1.0, {"tract"}), coarse, {}, *rng,
+  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0, {"tract"}), coarse, {}), *rng,
                                      Interrupts()),
                InvalidArgument);
 }

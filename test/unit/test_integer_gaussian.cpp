@@ -11,6 +11,7 @@
 #include "mechanisms/noise_calibration.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;

@@ -13,6 +13,7 @@
 #include "mechanisms/noise_calibration.hpp"
 #include "samplers/conditioned_laplace_variance.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;

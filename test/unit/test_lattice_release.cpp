@@ -7,6 +7,7 @@
 
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 

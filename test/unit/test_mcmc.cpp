@@ -155,12 +155,12 @@ TEST(McmcCoupling, MetChainsStayEqual) {
     CoupledKernel kernel(model);
     int it = 0;
     while (!x.same_state(y) && it < 1000000) {
-      kernel.iterate(x, y, *rng);
+      kernel.iterate(x, y, *rng, Interrupts{});
       ++it;
     }
     ASSERT_TRUE(x.same_state(y));
     for (int k = 0; k < 2000; ++k) {
-      kernel.iterate(x, y, *rng);
+      kernel.iterate(x, y, *rng, Interrupts{});
       ASSERT_EQ(x.z(), y.z());
       expect_in_lattice(x, basis);
     }
@@ -172,9 +172,9 @@ TEST(McmcCoupling, MaximalCouplingOfEqualCentersIsEqual) {
   auto rng = make_seeded_random_source(5);
   int coupled = 0;
   for (int i = 0; i < 1000; ++i) {
-    const auto [a, b] = eta.maximal_coupling(4, 4, *rng);
+    const auto [a, b] = eta.maximal_coupling(4, 4, *rng, Interrupts{});
     EXPECT_EQ(a, b);
-    const auto [c, d] = eta.maximal_coupling(0, 1, *rng);
+    const auto [c, d] = eta.maximal_coupling(0, 1, *rng, Interrupts{});
     coupled += c == d;
   }
   // P(meet) = 2a/(1+a) = 0.538 for a shift of 1; 1000 trials: 538 +- 16.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "request/unit_bounds.hpp"
 #include "capi/invariant_dp_core.h"
 #include "accuracy/published_law.hpp"
 #include "errors.hpp"
@@ -165,7 +166,7 @@ TEST(PartitionSelection, ParsesTheOption) {
   const auto gaussian = parse_partition_selection("{\"method\": \"gaussian\", \"budget_share\": 0.3}");
   EXPECT_EQ(gaussian.method, SelectionMethod::Gaussian);
   EXPECT_DOUBLE_EQ(gaussian.budget_share, 0.3);
-  for (const char* bad : {"geometric", "{\"budget_share\": 0.5}", "{\"method\": \"laplace\", \"budget_share\": 1}",
+  for (const char* bad : {"geometric", "{\"method\": \"laplace\", \"budget_share\": 1}",
                           "{\"method\": \"laplace\", \"budget_share\": 0}", "{\"method\": \"laplace\", \"x\": 1}", "{"})
     EXPECT_THROW(parse_partition_selection(bad), InvalidArgument) << bad;
 }
@@ -478,7 +479,7 @@ TEST(PrivacyUnitRelease, NoisyCountRefusals) {
   const std::vector<Case> cases = {
       {"integer_laplace", {"partition_selection"}, {"noisy_count"},
        "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian",
-       "\"laplace\" or \"gaussian\" partition selection"},
+       "\"truncated_geometric\" partition selection"},
       {"subspace_gaussian", {"partition_selection"}, {"noisy_count"},
        "partition selection \"noisy_count\" needs mechanism discrete_laplace or discrete_gaussian", "discrete_gaussian"},
       {"discrete_laplace", {"partition_selection", "stddev"}, {"noisy_count", "true"},

@@ -16,6 +16,7 @@
 #include "projection/linear_invariants.hpp"
 #include "projection/nonneg_projection.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::grid;

@@ -15,6 +15,8 @@
 #include "invariants/invariant_model.hpp"
 #include "table_builder.hpp"
 #include "prepared_release.hpp"
+#include "request/release_request.hpp"
+#include "release/cell_counts.hpp"
 
 using namespace invariant_dp;
 using invariant_dp::test_tables::delinquents;
@@ -213,9 +215,11 @@ TEST(Release, RefusesEmptyNegativeAndPinnedInputs) {
   const auto laplace = validate_request(raw("subspace_laplace", 1));
   const test_tables::TestTable empty{{"county"}, {}, {}};
   EXPECT_THROW(run_release(empty.keys(), nullptr, laplace, *rng, Interrupts()), InvalidData);
+  // Every release's counts are checked once, at the entry (release/cell_counts.hpp).
   auto negative = table;
   negative.counts[3] = -1;
-  EXPECT_THROW(run_release(negative.keys(), negative.counts.data(), laplace, *rng, Interrupts()), InvalidData);
+  EXPECT_THROW(check_cell_counts(negative.counts.size(), negative.counts.data(), Interrupts()), InvalidData);
+  EXPECT_THROW(check_cell_counts(0, nullptr, Interrupts()), InvalidData);
   const auto pinned = validate_request(raw("subspace_laplace", 1, {"county,edu"}));
   EXPECT_THROW(run_release(table.keys(), table.counts.data(), pinned, *rng, Interrupts()), InconsistentInvariants);
 }

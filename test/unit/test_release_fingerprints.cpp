@@ -195,13 +195,13 @@ const std::vector<Case>& cases() {
        0x0e21b347f0f00c96ull},
       {"integer_laplace nested margins", "integer_laplace", 0, {"", "county"}, {}, {}, 0x38ab11e6a40096bbull},
       {"integer_laplace both margins", "integer_laplace", 0, {"county", "edu"}, {}, {{"iterations", "20"}, {"sampler", "chain"}},
-       0x3c9131839ebb9d55ull},
+       0xcc40d010b660545dull},
       {"integer_laplace_l2 both margins", "integer_laplace_l2", 0, {"county", "edu"}, {}, {{"iterations", "20"}},
-       0x88c823019225d84cull},
+       0x0ad7acaa2b632370ull},
       {"integer_gaussian one margin", "integer_gaussian", 1e-6, {"county"}, {}, {}, 0x2ebacbdbf06fdb65ull},
       {"integer_gaussian both margins", "integer_gaussian", 1e-6, {"county", "edu"}, {}, {{"stddev", "true"}},
        0x40ee6a42322e15a0ull},
-      {"congenial both margins", "congenial", 0, {"county", "edu"}, {}, {}, 0x777fb3b560eed0e2ull},
+      {"congenial both margins", "congenial", 0, {"county", "edu"}, {}, {}, 0x52c25c07eaf254c8ull},
       {"project_l2 both margins", "project_l2", 0, {"county", "edu"}, {}, {}, 0x476b0a9b7998722aull},
       {"project_nn_l2 both margins", "project_nn_l2", 0, {"county", "edu"}, {}, {}, 0xd69941953362e1b8ull},
       {"project_nn_integer both margins", "project_nn_integer", 0, {"county", "edu"}, {}, {}, 0x43879376881f6ea6ull},
@@ -225,7 +225,8 @@ const std::vector<UnitCase>& unit_cases() {
   static const std::vector<UnitCase> all = {
       {"discrete_laplace", 0, nullptr, 0x468d39f1de5b98e2ull},
       {"integer_gaussian", 1e-6, nullptr, 0xbac96d0826275d23ull},
-      {"discrete_laplace", 1e-6, "laplace", 0xe9868e1433148930ull},
+      {"discrete_laplace", 1e-6, "laplace", 0x61a5b7156355c8e2ull},
+      {"discrete_laplace", 1e-6, "truncated_geometric", 0xbcf23b926cec8742ull},
   };
   return all;
 }

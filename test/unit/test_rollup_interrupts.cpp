@@ -18,6 +18,8 @@
 #include "rollups/crossed_release.hpp"
 #include "rollups/hierarchy_release.hpp"
 #include "table_builder.hpp"
+#include "request/release_request.hpp"
+#include "checked_parts.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -93,7 +95,7 @@ TEST(RollupInterrupts, StandardDeviationsPollPerNode) {
   auto polls_of = [&](bool stddev) {
     int polls = 0;
     auto rng = make_seeded_random_source(3);
-    run_hierarchy_release(cells, table.counts.data(), cascade_request(stddev), hierarchy, {}, *rng,
+    run_hierarchy_release(cells, table.counts.data(), checked_parts(cascade_request(stddev), hierarchy, {}), *rng,
                           Interrupts(count_polls, &polls));
     return polls;
   };
@@ -112,7 +114,7 @@ TEST(RollupInterrupts, CrossedStandardDeviationsPollPerPair) {
   auto polls_of = [&](bool stddev) {
     int polls = 0;
     auto rng = make_seeded_random_source(3);
-    run_crossed_release(cells, table.counts.data(), cascade_request(stddev), hierarchy, {}, *rng,
+    run_crossed_release(cells, table.counts.data(), checked_parts(cascade_request(stddev), hierarchy, {}), *rng,
                         Interrupts(count_polls, &polls));
     return polls;
   };
@@ -120,7 +122,7 @@ TEST(RollupInterrupts, CrossedStandardDeviationsPollPerPair) {
   EXPECT_GE(polls_of(true) - polls_of(false), 4);
   int polls_left = 0;
   auto rng = make_seeded_random_source(3);
-  EXPECT_THROW(run_crossed_release(cells, table.counts.data(), cascade_request(true), hierarchy, {}, *rng,
+  EXPECT_THROW(run_crossed_release(cells, table.counts.data(), checked_parts(cascade_request(true), hierarchy, {}), *rng,
                                    Interrupts(pending_after, &polls_left)),
                Interrupted);
 }

@@ -282,14 +282,14 @@ TEST(CapiStreamUnits, CalibratesOnTheUnitsMove) {
   const idp_bounds bounds{2, keys, values};
   double one = 0, unit = 0;
   idp_error error{};
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, nullptr, &one, &error), IDP_OK);
-  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, &bounds, &unit, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, "add_remove", nullptr, &one, &error), IDP_OK);
+  ASSERT_EQ(idp_stream_variance(1.0, 1e-6, 9, "add_remove", &bounds, &unit, &error), IDP_OK);
   EXPECT_NEAR(unit / one, 16.0, 1e-9);  // the analytic Gaussian's sigma is linear in the sensitivity
   const char* bad_values[] = {"0", "1"};
   const idp_bounds bad{2, keys, bad_values};
-  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, &bad, &unit, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 9, "add_remove", &bad, &unit, &error), IDP_INVALID_ARGUMENT);
   const idp_bounds none{0, nullptr, nullptr};
-  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 9, true, &none, &unit, &error), IDP_INVALID_ARGUMENT);
+  EXPECT_EQ(idp_stream_variance(1.0, 1e-6, 9, "add_remove", &none, &unit, &error), IDP_INVALID_ARGUMENT);
 }
 
 }  // namespace

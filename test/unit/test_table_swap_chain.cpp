@@ -14,7 +14,7 @@
 #include "errors.hpp"
 #include "mcmc/coupling.hpp"
 #include "mcmc/laplace_line.hpp"
-#include "congenial/public_start.hpp"
+#include "congenial/chain_starts.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
 
@@ -196,7 +196,7 @@ TEST(TableSwapChain, CoupledChainsMeetAndStayTogether) {
     TableSwapChain x(moves, config), y(moves, config);
     CoupledSwapKernel kernel(x, y);
     for (int s = 0; s < 50; ++s) {
-      kernel.sweep(*rng);
+      kernel.sweep(*rng, Interrupts{});
       ASSERT_TRUE(kernel.met());
     }
     EXPECT_EQ(x.z(), y.z());
@@ -285,7 +285,7 @@ TEST(TableSwapChain, CoupledPairBlocksMeetAndStayTogether) {
   TableSwapChain x(moves, config), y(moves, config);
   CoupledSwapKernel kernel(x, y);
   for (int s = 0; s < 50; ++s) {
-    kernel.sweep(*rng);
+    kernel.sweep(*rng, Interrupts{});
     ASSERT_TRUE(kernel.met());
   }
   EXPECT_EQ(x.z(), y.z());
@@ -296,7 +296,7 @@ TEST(TableSwapChain, CoupledPairBlocksMeetAndStayTogether) {
   TableSwapChain u(moves, config), v(moves, config);
   v.reset_to(z);
   CoupledSwapKernel pair(u, v);
-  for (int s = 0; s < 10000 && !pair.met(); ++s) pair.step(*rng);
+  for (int s = 0; s < 10000 && !pair.met(); ++s) pair.step(*rng, Interrupts{});
   EXPECT_TRUE(pair.met());
 }
 

@@ -216,6 +216,7 @@ double stream_variance(double node_variance, std::vector<std::uint64_t> periods,
   }
   if (merged.empty()) return 0;
   unsigned height = 0;  // the least perfect tree holding the last period
+  // Ends: periods are below 2^62 (checked above), so height stops by 62.
   while ((std::uint64_t(1) << height) <= merged.back().first) ++height;
   double variance = 0;
   std::uint64_t visited = 0;

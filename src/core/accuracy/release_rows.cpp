@@ -45,6 +45,7 @@ std::uint64_t mix(std::uint64_t h) {
 
 std::size_t slots_for(std::size_t n) {
   std::size_t slots = 16;
+  // Ends: doubles up to twice n, at most 64 times.
   while (slots < 2 * n) slots *= 2;
   return slots;
 }
@@ -60,6 +61,7 @@ class PrefixIndex {
       if (t.tree.is_leaf(u) && !leaves) continue;
       const unsigned d = t.tree.depth(u);
       std::size_t i = hash(first_row(u), d) & mask_;
+      // Ends: open addressing at most half full: an empty slot is met.
       while (slots_[i] != kNoRow) i = (i + 1) & mask_;
       slots_[i] = u;
     }
@@ -100,6 +102,7 @@ constexpr std::uint8_t kNoDepth = 0xff;
 std::uint8_t row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vector<std::size_t>& levels,
                    const std::vector<std::size_t>& extras, bool cells_below, const std::int32_t* level_column) {
   unsigned d = 0;
+  // Ends: at most one pass per level.
   while (d < levels.size() && !rows.keys[levels[d]].is_null(r)) ++d;
   for (std::size_t j = d; j < levels.size(); ++j)
     if (!rows.keys[levels[j]].is_null(r)) return kNoDepth;
@@ -184,6 +187,7 @@ RowIndex::RowIndex(const RowId* ids, std::size_t n, const Interrupts& interrupts
   for (std::uint32_t r = 0; r < n; ++r) {
     interrupts.poll_every(r);
     std::size_t i = mix(ids_[r].lo) & mask_;
+    // Ends: open addressing at most half full: an empty slot is met.
     while (slots_[i] != kNoRow) {
       if (ids_[slots_[i]] == ids_[r])
         throw InvalidData("the table holds the same row twice", kNotTheRelease, kRowsHint);

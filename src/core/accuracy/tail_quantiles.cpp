@@ -56,6 +56,39 @@ double gaussian_suffix_sums(double s2, std::vector<double>& tail) {
   return tail[0] + tail[1];  // rho(0) + 2 sum_{x >= 1}: tail[0] = rho(0) + tail[1]
 }
 
+// The smallest t >= 0 with within(t), for a predicate that holds from some
+// t on (a tail that decreases in t), found from a guess by galloping and
+// bisection: at most about 2 log2(2^62) evaluations whatever the guess.
+template <typename Within>
+std::int64_t smallest_half_width(double guess, Within within) {
+  constexpr std::int64_t kLimit = std::int64_t{1} << 62;
+  std::int64_t hi = guess >= 0 && guess < 0x1p62 ? static_cast<std::int64_t>(std::ceil(guess)) + 1 : 0;
+  std::int64_t lo = -1;  // within(lo) is false, or lo = -1
+  for (std::int64_t step = 1; !within(hi); step *= 2) {
+    if (hi >= kLimit) throw OutOfRange("the interval is too wide for bigint bounds");
+    lo = hi;
+    hi = std::min(kLimit, hi + step);
+  }
+  if (lo < 0 && hi > 0) {
+    // Gallop down from the guess to a t that fails (or to 0).
+    // Ends: the step doubles, so below reaches -1 within 63 passes.
+    for (std::int64_t step = 1;; step *= 2) {
+      const std::int64_t below = std::max<std::int64_t>(-1, hi - step);
+      if (below < 0 || !within(below)) {
+        lo = below;
+        break;
+      }
+      hi = below;
+    }
+  }
+  // Ends: bisection of [lo, hi] within [-1, 2^62]: at most 63 passes.
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (within(mid) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 }  // namespace
 
 void check_level(double level) {
@@ -72,13 +105,11 @@ std::int64_t integer_half_width(double t) {
 std::int64_t discrete_laplace_half_width(Rational b, double level) {
   check_level(level);
   if (b.num == 0 || b.den == 0) throw InvalidArgument("a discrete Laplace scale must be positive");
-  const double a = std::exp(-double(b.den) / double(b.num));
-  // 2 a^(t+1) / (1 + a) <= alpha  <=>  t >= log(alpha (1 + a) / 2) / log(a) - 1.
-  const double guess = std::log((1 - level) * (1 + a) / 2) / std::log(a) - 1;
-  std::int64_t t = guess > 0 ? integer_half_width(guess) : 0;
-  t = std::max<std::int64_t>(0, t - 2);
-  while (!laplace_tail_within(b, t, level)) ++t;
-  return t;
+  // 2 a^(t+1) / (1 + a) <= alpha  <=>  t >= b log(2 / (alpha (1 + a))) - 1,
+  // log a = -1/b; the guess only brackets the search (a wrong one costs steps).
+  const double inverse_b = double(b.den) / double(b.num);
+  const double guess = std::log(2 / ((1 - level) * (1 + std::exp(-inverse_b)))) / inverse_b - 1;
+  return smallest_half_width(guess, [&](std::int64_t t) { return laplace_tail_within(b, t, level); });
 }
 
 double discrete_laplace_tail(Rational b, std::int64_t t) {
@@ -99,11 +130,8 @@ std::int64_t discrete_gaussian_half_width(double s2, double level, double ratio)
       if (ratio * 2 * tail[t + 1] / total * (1 + kMargin) <= alpha) return static_cast<std::int64_t>(t);
     throw OutOfRange("the tail bound of this law says nothing at this coverage");
   }
-  const double sd = std::sqrt(s2);
-  std::int64_t t = integer_half_width(normal_quantile(std::max(0.0, 1 - alpha / ratio)) * sd);
-  while (!gaussian_bound_within(s2, t, level, ratio)) ++t;
-  while (t > 0 && gaussian_bound_within(s2, t - 1, level, ratio)) --t;
-  return t;
+  const double guess = normal_quantile(std::max(0.0, 1 - alpha / ratio)) * std::sqrt(s2);
+  return smallest_half_width(guess, [&](std::int64_t t) { return gaussian_bound_within(s2, t, level, ratio); });
 }
 
 double discrete_gaussian_tail(double s2, std::int64_t t) {
@@ -120,6 +148,7 @@ double normal_quantile(double level) {
   thread_local double last_level = -1, last_quantile = 0;
   if (level == last_level) return last_quantile;
   double lo = 0, hi = 1;
+  // Ends: erfc(2^6 / sqrt 2) < 1e-800 is below 1 - level for every double level < 1.
   while (!normal_within(hi, level)) hi *= 2;
   for (int i = 0; i < 200 && lo < hi; ++i) {
     const double mid = lo + (hi - lo) / 2;

@@ -84,6 +84,8 @@ struct Bounds {
 // sum_{k >= 0} exp(-(d0 + k)^2 / (2 s2)) for d0 >= 0, bracketed.
 Bounds half_line_sum(double d0, double s2) {
   double sum = 0;
+  // Ends: called with s2 <= kExactSumMaxSigma2 and d0 < 1: the tail bound falls below 1e-14 of the sum within
+  // 10 sqrt(s2) terms.
   for (double t = d0;; t += 1) {
     sum += std::exp(-t * t / (2 * s2));
     const double rest = gaussian_tail_bound(t + 1, s2);
@@ -104,6 +106,8 @@ double loss_tail_sum(double z_hi, double s2, double weight_max, double eps, Weig
                      Loss loss) {
   std::int64_t z = static_cast<std::int64_t>(std::max(z_hi, -1e15));
   double sum = 0;
+  // Ends: z starts at 2 or below (s2 eps >= 0), and the callers keep s2 <= kExactSumMaxSigma2: the tail
+  // bound falls under 1e-14 of the sum within 10 sqrt(s2) = 10^5 terms of the peak.
   for (;; --z) {
     const double zd = static_cast<double>(z);
     sum += weight(zd) * std::max(0.0, -std::expm1(eps - loss(zd)));
@@ -177,6 +181,7 @@ struct Target {
 
 // Shrinks [lo, hi] with !meets(lo), meets(hi) to hi <= lo (1 + 2e-4).
 Bounds bisect(const Target& t, double lo, double hi) {
+  // Ends: geometric bisection between two variances below 1e13 to a relative 2e-4: under 40 passes.
   while (hi > lo * (1 + 2e-4)) {
     const double mid = std::sqrt(lo) * std::sqrt(hi);
     if (t.meets(mid)) hi = mid; else lo = mid;
@@ -189,6 +194,8 @@ Bounds bisect(const Target& t, double lo, double hi) {
 double segment_start(const Target& t, double j, double right) {
   if (j >= 0) return t.breakpoint(j);
   double left = right;
+  // Ends: the delta bound tends to 1 > delta as s2 -> 0, and halving reaches 0 after about 1075 passes, where
+  // meets fails.
   do left /= 2; while (t.meets(left));  // terminates: the bound -> 1 as s2 -> 0
   return left;
 }
@@ -200,17 +207,20 @@ bool first_certifying_breakpoint(const Target& t, double j_start, double j_cap, 
                                  double* j_ok) {
   double bad = j_start, ok = j_start;
   if (t.meets_at_breakpoint(j_start)) {
+    // Ends: the step doubles and bad stops at breakpoint -1, which never meets: at most 64 passes.
     for (double step = 1; t.meets_at_breakpoint(bad); step *= 2) {
       ok = bad;
       bad = std::max(-1.0, ok - step);
     }
   } else {
+    // Ends: ok reaches j_cap, which returns, within 64 doublings.
     for (double step = 1; !t.meets_at_breakpoint(ok); step *= 2) {
       if (ok >= j_cap) return false;
       bad = ok;
       ok = std::min(j_cap, bad + step);
     }
   }
+  // Ends: bisection of breakpoint indices below 2^64: at most 64 passes.
   while (ok - bad > 1) {
     const double mid = std::floor((ok + bad) / 2);
     if (t.meets_at_breakpoint(mid)) ok = mid; else bad = mid;
@@ -240,6 +250,7 @@ Bounds smallest_certifying_range(const Target& t) {
     return bisect(t, segment_start(t, -1, cap), cap);
   }
   double lo = cap, hi = std::max(guess, 2 * cap);
+  // Ends: hi doubles and past kMaxSigma2 the calibration is refused: at most 50 passes.
   while (!t.meets(hi)) {
     lo = hi;
     hi *= 2;
@@ -254,6 +265,7 @@ Bounds smallest_certifying_range(const Target& t) {
 // Larger bounds are tried if a breakpoint lies just above x.
 Rational certified_rational_at_least(const Target& t, double x) {
   std::uint64_t max_den = std::uint64_t{1} << 20;
+  // Ends: max_den reaches 2^40 within 5 passes.
   while (1.0 / static_cast<double>(max_den) > 5e-4 * x && max_den < (1ull << 40)) max_den <<= 4;
   for (; max_den <= (1ull << 48); max_den <<= 4) {
     const Rational r = rational_at_least(x, max_den);

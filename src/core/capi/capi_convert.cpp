@@ -8,6 +8,22 @@
 
 namespace invariant_dp::capi {
 
+namespace {
+
+JsonType json_type(char code) {
+  switch (code) {
+    case 's': return JsonType::String;
+    case 'n': return JsonType::Number;
+    case 'b': return JsonType::Boolean;
+    case 'a': return JsonType::Array;
+    case 'o': return JsonType::Object;
+    case 'z': return JsonType::Null;
+    default: return JsonType::Unknown;
+  }
+}
+
+}  // namespace
+
 RawRequest raw_request(const idp_request* request) {
   RawRequest raw;
   raw.mechanism = request->mechanism ? request->mechanism : "";
@@ -16,7 +32,8 @@ RawRequest raw_request(const idp_request* request) {
   raw.delta = request->delta;
   for (std::size_t i = 0; i < request->n_margins; ++i) raw.margins.emplace_back(request->margins[i]);
   for (std::size_t i = 0; i < request->n_options; ++i)
-    raw.options.emplace_back(request->option_keys[i], request->option_values[i]);
+    raw.options.emplace_back(request->option_keys[i], request->option_values[i],
+                             request->option_types ? json_type(request->option_types[i]) : JsonType::Unknown);
   raw.has_privacy_unit = request->privacy_unit != nullptr;
   if (raw.has_privacy_unit) raw.privacy_unit = request->privacy_unit;
   raw.has_bounds = request->has_bounds;

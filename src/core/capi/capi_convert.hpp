@@ -14,7 +14,7 @@
 #include "../random_source.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../finite_values.hpp"
-#include "../mechanisms/release_request.hpp"
+#include "../request/release_request.hpp"
 #include "../release/release_input.hpp"
 #include "invariant_dp_core.h"
 

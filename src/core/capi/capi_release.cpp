@@ -6,7 +6,7 @@
 #include <memory>
 #include <new>
 
-#include "../release/checked_request.hpp"
+#include "../release/request_checks.hpp"
 #include "../release/release_entry.hpp"
 #include "capi_convert.hpp"
 #include "capi_guard.hpp"

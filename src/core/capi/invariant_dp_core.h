@@ -98,6 +98,8 @@ typedef struct idp_request
 	size_t		n_options;
 	const char *const *option_keys;
 	const char *const *option_values;	/* jsonb scalars as text, arrays as JSON */
+	const char *option_types;	/* one per option: 's'tring, 'n'umber, 'b'oolean,
+								 * 'a'rray, 'o'bject, 'z' null; NULL: not said */
 	size_t		n_hierarchy;
 	const char *const *hierarchy;	/* level columns, coarsest first; none = flat */
 	const char *privacy_unit;	/* the unit column's name; NULL: one row per person */
@@ -359,19 +361,21 @@ typedef struct idp_diagnostic_row
 } idp_diagnostic_row;
 
 /*
- * Diagnoses the MCMC sampler a release with this request would use; reads
- * only the cells' keys, never their counts (with {"source": "rows"} the
+ * dp.diagnose, as dp.privatize: the request checked once before the source
+ * runs (idp_prepare_diagnosis; *source_rows says whether the source returns
+ * rows, no count: {"source": "rows"} or a privacy unit), then the MCMC
+ * sampler a release with it would use diagnosed on the cells (idp_diagnose;
+ * only their keys are read, never their counts; with {"source": "rows"} the
  * source's rows, whose distinct keys are the cells). *rows is malloc'd
- * (idp_free). Options beyond dp.privatize's: coupled_pairs, lag.
+ * (idp_free). Options beyond dp.privatize's: coupled_pairs, lag,
+ * surrogate_count.
  */
-/*
- * Whether the request's source returns rows, no count (a privacy unit, or
- * {"source": "rows"}), for a caller that reads the source before the
- * request is checked.
- */
-bool		idp_source_returns_rows(const idp_request *request);
+typedef struct idp_prepared_diagnosis idp_prepared_diagnosis;
 
-idp_status	idp_diagnose(const idp_request *request, const idp_cells *cells,
+idp_status	idp_prepare_diagnosis(const idp_request *request, idp_prepared_diagnosis **prepared,
+								  bool *source_rows, idp_error *error);
+void		idp_free_prepared_diagnosis(idp_prepared_diagnosis *prepared);
+idp_status	idp_diagnose(const idp_prepared_diagnosis *prepared, const idp_cells *cells,
 						 const idp_randomness *randomness,
 						 const idp_interrupts *interrupts,
 						 idp_diagnostic_row **rows, size_t *n_rows, idp_error *error);

@@ -32,13 +32,14 @@ typedef struct idp_bounds
 /*
  * The node variance that makes a whole stream of up to 2^horizon leaves
  * (epsilon, delta)-DP (analytic Gaussian on the depth-horizon cascade's
- * Mahalanobis sensitivity). add_remove: one person added or removed (one
- * leaf moves by 1); else one record moved between two leaves. bounds (NULL:
+ * Mahalanobis sensitivity). neighbours "add_remove": one person added or removed (one
+ * leaf moves by 1); "replace_one": one record moved between two leaves (else,
+ * or a horizon outside 0..62, IDP_INVALID_ARGUMENT). bounds (NULL:
  * one row per person): one unit, counted in at most max_groups_per_unit
  * periods with at most max_rows_per_group rows each
  * (hierarchy/stream_units.hpp).
  */
-idp_status	idp_stream_variance(double epsilon, double delta, uint32_t horizon, bool add_remove,
+idp_status	idp_stream_variance(double epsilon, double delta, int64_t horizon, const char *neighbours,
 								const idp_bounds *bounds, double *variance, idp_error *error);
 
 /*
@@ -80,14 +81,20 @@ idp_status	idp_stream_append(const char *state, double variance, uint32_t horizo
 							  idp_error *error);
 
 /*
- * A privacy unit and contribution bounds come together or not at all
- * (request/contribution_bounds.hpp): IDP_INVALID_ARGUMENT otherwise, in the
- * words dp.privatize uses.
+ * A privacy unit and contribution bounds come together or not at all, and
+ * each bound is a whole number in its range (request/unit_bounds.hpp):
+ * IDP_INVALID_ARGUMENT otherwise, in the words dp.privatize uses. The bounds
+ * are the n key/value pairs of the bounds object (has_bounds: it was given).
  */
-idp_status	idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, idp_error *error);
+idp_status	idp_check_privacy_unit(bool has_privacy_unit, bool has_bounds, size_t n_bounds,
+								   const char *const *bound_keys, const char *const *bound_values,
+								   idp_error *error);
 
-/* Noise variance of the sum of leaves first..last (0-based), public parameters only. */
-idp_status	idp_stream_range_variance(double variance, uint64_t first, uint64_t last, double *range_variance,
+/*
+ * Noise variance of the sum of leaves first..last (0-based, first <= last,
+ * else IDP_INVALID_ARGUMENT), public parameters only.
+ */
+idp_status	idp_stream_range_variance(double variance, int64_t first, int64_t last, double *range_variance,
 									  idp_error *error);
 
 #ifdef __cplusplus

@@ -7,9 +7,9 @@
 // declared margin AND on non-negativity of every released cell. x is the
 // confidential table; the samplers only evaluate pi's ratios through it and
 // never start from it: a chain started at x that never moves would release
-// x exactly (the paper leaves the start open; public_start.hpp, and
-// test_congenial.cpp checks that a chain that never moves releases the
-// public start).
+// x exactly (the paper leaves the start open). They start at a table of the
+// public totals, or at a noisy one, private on its own (chain_starts.hpp;
+// test_congenial.cpp checks what a chain that never moves releases).
 #pragma once
 
 #include <cstdint>

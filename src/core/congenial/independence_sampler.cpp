@@ -3,12 +3,22 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "../errors.hpp"
 #include "../mcmc/lattice_chain.hpp"
 #include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
 
-double default_independence_proposal_a(double inverse_scale) { return std::exp(-1.2 * inverse_scale); }
+// Without margins, the noise law's own rate: the proposal is then the base
+// law itself, the weights pi / q are constant on the non-negative tables,
+// and the sampler is uniformly ergodic. With margins the pivot cells, which
+// complete the free ones, spread the base law's noise further; a lighter
+// tail (rate 1.2 / b) keeps more proposals non-negative near the data. Its
+// weights grow with a table's distance from x, so a chain far out would
+// stay there: the chains start at a noisy table near x (chain_starts.hpp).
+double default_independence_proposal_a(double inverse_scale, bool with_margins) {
+  return std::exp(-(with_margins ? 1.2 : 1.0) * inverse_scale);
+}
 
 IndependenceSampler::IndependenceSampler(const CongenialTarget& target, const UnimodularCompletion& completion,
                                          double proposal_a, std::vector<std::int64_t> start)
@@ -18,6 +28,7 @@ IndependenceSampler::IndependenceSampler(const CongenialTarget& target, const Un
       proposal_epsilon_(-std::log(proposal_a)),
       y_(std::move(start)),
       candidate_(y_) {
+  if (y_.size() != target.n_cells()) throw Error("the independence sampler's start does not fit its table");
   log_pi_ = target.log_density(y_);
   log_weight_ = proposal_log_weight(y_);
 }

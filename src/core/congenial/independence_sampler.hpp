@@ -59,8 +59,9 @@ class IndependenceSampler {
   std::uint64_t proposed_ = 0, accepted_ = 0, negative_ = 0;
 };
 
-// eps~ = 1.2 / b by default: the paper's best eps~ = 0.6 for eps = 0.5 per
-// cell (its Section 3 and Appendix C).
-double default_independence_proposal_a(double inverse_scale);
+// eps~ = 1.2 / b by default with margins: the paper's best eps~ = 0.6 for
+// eps = 0.5 per cell (its Section 3 and Appendix C); 1 / b, the base law
+// itself, without (the .cpp says why).
+double default_independence_proposal_a(double inverse_scale, bool with_margins);
 
 }  // namespace invariant_dp

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "../errors.hpp"
 #include "../mcmc/lattice_chain.hpp"
 #include "../samplers/wide_int.hpp"
 
@@ -32,6 +33,7 @@ mcmc::SparseVector combine(const mcmc::SparseVector& a, const mcmc::SparseVector
 // |s| = 1 + Geometric(1/2) from fair bits, sign from one more fair bit.
 std::int64_t step_size(RandomSource& rng) {
   std::int64_t magnitude = 1;
+  // Ends: at most 63 passes.
   while (magnitude < 64 && rng.fair_bit()) ++magnitude;
   return rng.fair_bit() ? magnitude : -magnitude;
 }
@@ -59,7 +61,9 @@ std::vector<mcmc::SparseVector> lattice_walk_moves(const LatticeBasis& basis, co
 
 LatticeWalk::LatticeWalk(const CongenialTarget& target, const std::vector<mcmc::SparseVector>& moves,
                          IndependenceSampler* independence, std::vector<std::int64_t> start)
-    : target_(&target), moves_(&moves), independence_(independence), y_(std::move(start)) {}
+    : target_(&target), moves_(&moves), independence_(independence), y_(std::move(start)) {
+  if (y_.size() != target.n_cells()) throw Error("the lattice walk's start does not fit its table");
+}
 
 const std::vector<std::int64_t>& LatticeWalk::state() const { return y_; }
 

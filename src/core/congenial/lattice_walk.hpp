@@ -12,7 +12,7 @@
 // in order, then (when the margins admit a unimodular completion) one
 // independence proposal of Algorithm 1, which reaches every table of S* in
 // one step and so makes the chain irreducible even where local moves alone
-// would not connect a fibre. Starts at the public table (public_start.hpp).
+// would not connect a fibre. Starts at a noisy table (chain_starts.hpp).
 #pragma once
 
 #include <cstdint>

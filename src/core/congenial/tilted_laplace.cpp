@@ -118,6 +118,7 @@ TiltedRates balancing_tilt(Rational scale, const std::vector<std::int64_t>& coun
   std::int64_t lo = -limit, hi = limit;
   if (mean_sum(lo) >= 0) return tilted_rates(scale, lo, bits);
   if (mean_sum(hi) <= 0) return tilted_rates(scale, hi, bits);
+  // Ends: bisection of tilt steps below 2^bits <= 2^40: at most 41 passes.
   while (hi - lo > 1) {  // invariant: sum(lo) < 0 < sum(hi)
     const std::int64_t mid = lo + (hi - lo) / 2;
     (mean_sum(mid) < 0 ? lo : hi) = mid;
@@ -130,6 +131,8 @@ std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates
   if (upper == kNoUpperBound) {
     // On z >= 0 the law is exactly Geometric(alpha_+): no rejection needed.
     if (count == 0) return sample_geometric(rng, rates.up);
+    // Ends: a pass keeps z >= 0 with probability alpha_- / (alpha_+ + alpha_-) or more, at least 1/20 for
+    // |theta b| <= 0.9.
     for (;;) {
       const std::int64_t z = sample_geometric(rng, rates.up) - sample_geometric(rng, rates.down);
       if (z >= -count) return z;
@@ -139,11 +142,14 @@ std::int64_t sample_truncated_tilted(RandomSource& rng, const TiltedRates& rates
   if (few_values(rates, count, upper)) {
     // Uniform on [-count, upper], kept with probability p(z)/p(0) >= e^-2.
     const std::uint64_t values = static_cast<std::uint64_t>(count) + static_cast<std::uint64_t>(upper) + 1;
+    // Ends: a pass keeps its value with probability at least e^-2 (few_values).
     for (;;) {
       const std::int64_t z = static_cast<std::int64_t>(rng.uniform_below(values)) - count;
       if (accept_against_mode(rng, rates, z, count, upper)) return z;
     }
   }
+  // Ends: without few_values a side the interval reaches holds 2 / alpha values, which keep at least (1 - e^-2)
+  // / 20 of the mass for |theta b| <= 0.9.
   for (;;) {
     std::int64_t z = sample_geometric(rng, rates.up);
     if (count > 0) z -= sample_geometric(rng, rates.down);

@@ -20,6 +20,7 @@ namespace {
 double epsilon_at_delta(double sensitivity_squared, double delta) {
   const double sensitivity = std::sqrt(sensitivity_squared);
   double lo = 0, hi = 1;
+  // Ends: hi doubles up to 1e6, then refuses: at most 20 passes.
   while (gaussian_mechanism_delta(hi, 1.0, sensitivity) > delta) {
     hi *= 2;
     if (hi > 1e6) throw OutOfRange("the noise is too small for any useful epsilon");

@@ -91,6 +91,7 @@ double leaf_covariance(const HierarchyTree& tree, const CascadeLaw& law, std::ui
   const auto path_i = root_path(tree, tree.leaf_node(i)), path_j = root_path(tree, tree.leaf_node(j));
   if (i == j) return path_variances(tree, law, path_i).back();
   std::size_t w = 0;  // index of the lowest common ancestor on both paths
+  // Ends: at most the tree's depth.
   while (w + 1 < path_i.size() && w + 1 < path_j.size() && path_i[w + 1] == path_j[w + 1]) ++w;
   const std::uint32_t lca = path_i[w];
   if (!law.splits_freely(tree, lca)) return 0;  // pinned children: independent subtrees

@@ -56,6 +56,7 @@ std::vector<std::uint32_t> margin_nodes(const HierarchyTree& tree, const CellKey
     // Contiguous in leaf order, and some node covers exactly those leaves.
     if (g.last - g.first + 1 != g.count) refuse(keys, margin_columns);
     std::uint32_t v = tree.leaf_node(g.first);
+    // Ends: climbs to the root at most: the tree's depth.
     while (tree.leaf_end(v) < g.last + 1 && v != 0) v = tree.parent(v);
     if (tree.leaf_begin(v) != g.first || tree.leaf_end(v) != g.last + 1) refuse(keys, margin_columns);
     nodes.push_back(v);

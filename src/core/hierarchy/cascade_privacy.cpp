@@ -26,6 +26,7 @@ std::vector<std::uint32_t> ancestors_of_leaf(const HierarchyTree& tree, std::uin
 
 std::size_t lca_index(const std::vector<std::uint32_t>& a, const std::vector<std::uint32_t>& b) {
   std::size_t w = 0;
+  // Ends: at most the tree's depth.
   while (w + 1 < a.size() && w + 1 < b.size() && a[w + 1] == b[w + 1]) ++w;
   return w;
 }

@@ -28,7 +28,7 @@
 #include <cstdint>
 
 #include "../interrupts.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/neighbours.hpp"
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"
 
@@ -51,7 +51,7 @@ double max_sensitivity_squared(const HierarchyTree& tree, const CascadeLaw& law,
 
 // Whom a cascade's epsilon protects: one record moving one leaf, or with a
 // privacy unit every row of one unit, at most unit_mass = G R rows
-// (max_groups_per_unit times max_rows_per_group, request/contribution_bounds.hpp).
+// (max_groups_per_unit times max_rows_per_group, privacy/contribution_bounds.hpp).
 struct Protected {
   Neighbours neighbours = Neighbours::ReplaceOne;
   double unit_mass = 1;  // 1: one record

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/neighbours.hpp"
 #include "../random_source.hpp"
 #include "cascade_law.hpp"
 #include "cascade_privacy.hpp"

@@ -109,6 +109,7 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
         tree.first_child_[node] = static_cast<std::uint32_t>(n_nodes);
         continue;
       }
+      // Ends: child only grows, over the next level's nodes once in all.
       while (starts[d + 1][child] < starts[d][k]) ++child;
       tree.first_child_[node] = tree.level_begin_[d + 1] + static_cast<std::uint32_t>(child);
     }
@@ -250,6 +251,7 @@ std::uint32_t HierarchyTree::parent(std::uint32_t node) const {
 }
 
 std::uint32_t HierarchyTree::leaf_end(std::uint32_t node) const {
+  // Ends: descends one level a pass: the tree's depth.
   while (!is_leaf(node)) node = child_end(node) - 1;
   return first_leaf_[node] + 1;
 }

@@ -90,6 +90,7 @@ CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, 
   if (c.rho == 0) return out;
   // zcdp_delta decreases in epsilon: bracket, bisect, report the upper end.
   double lo = 0, hi = 1;
+  // Ends: hi doubles up to 1e6, then refuses: at most 20 passes.
   while (zcdp_delta(hi, c.rho) > delta) {
     hi *= 2;
     if (hi > 1e6) throw OutOfRange("the variance targets are too small for any useful epsilon");

@@ -94,6 +94,7 @@ double product_acceptance_bound(const std::vector<std::vector<CoordinateGroup>>&
   std::vector<std::size_t> at(factors.size(), 0);
   for (const auto& f : factors)
     if (f.empty()) return 1;
+  // Ends: an odometer over the factors' coordinate groups: one pass per tuple, their product.
   for (;;) {
     double s2 = 1, count = 1;
     bool all_root = true;
@@ -108,6 +109,7 @@ double product_acceptance_bound(const std::vector<std::vector<CoordinateGroup>>&
       failure += q < 1 ? count * 4 * q / (1 - q) : INFINITY;
     }
     std::size_t k = 0;
+    // Ends: at most one pass per factor.
     while (k < factors.size() && ++at[k] == factors[k].size()) at[k++] = 0;
     if (k == factors.size()) break;
   }

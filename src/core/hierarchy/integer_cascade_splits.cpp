@@ -24,6 +24,7 @@ Dyadic decompose(double x) {
   const double frac = std::frexp(x, &e);
   auto m = static_cast<std::uint64_t>(std::ldexp(frac, 53));  // exact
   e -= 53;
+  // Ends: m is a nonzero 53-bit mantissa: at most 52 passes.
   while ((m & 1) == 0) {
     m >>= 1;
     ++e;

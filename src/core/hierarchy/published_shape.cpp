@@ -35,6 +35,7 @@ PublishedShape::PublishedShape(const std::uint32_t* children, std::size_t n_list
     interrupts.poll_every(v);
     if (v > 0) {
       if (v >= next_id) throw InvalidArgument("the published tree is malformed", "An internal node has no parent.");
+      // Ends: parent only grows, over the nodes once in all.
       while (first_child_[parent] + children_[parent] <= v) ++parent;
       depth_[v] = depth_[parent] + 1;
     }
@@ -167,6 +168,7 @@ double PublishedShape::range_variance(const std::vector<double>& level_variance,
   std::vector<std::uint32_t> cut;
   for (const std::uint64_t leaf : {lo, hi}) {
     std::uint32_t u = 0;
+    // Ends: descends one level a pass: the shape's depth.
     while (children_[u] > 0 && leaf < run_begin(u)) {
       if (!inside(first_leaf_[u], first_leaf_[u] + n_leaves_[u])) cut.push_back(u);
       // The listed child whose leaves hold `leaf`: the last one starting at or before it.

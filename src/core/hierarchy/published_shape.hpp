@@ -21,6 +21,15 @@
 
 #include "../interrupts.hpp"
 
+namespace invariant_dp {
+
+// Trees with more internal nodes than this publish their shape without the
+// per-node child counts (they would dominate the metadata); dp.range_variance
+// accepts no larger a published shape (and holds nothing per leaf).
+constexpr std::size_t kMaxPublishedInternalNodes = 100000;
+
+}  // namespace invariant_dp
+
 namespace invariant_dp::hierarchy {
 
 class PublishedShape {

@@ -39,8 +39,8 @@
 #include "../interrupts.hpp"
 #include "../invariants/key_rows.hpp"
 #include "../keyed_hash.hpp"
-#include "../request/contribution_bounds.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/contribution_bounds.hpp"
+#include "../privacy/neighbours.hpp"
 #include "../random_source.hpp"
 
 namespace invariant_dp::hierarchy {

@@ -130,6 +130,7 @@ StreamingCascade StreamingCascade::deserialize(const std::string& state) {
   s.height_ = static_cast<unsigned>(height);
   std::istringstream items(pending);
   std::string item;
+  // Ends: one pass per item of the stored text.
   while (std::getline(items, item, ',')) {
     const auto colon = item.find(':');
     if (colon == std::string::npos) malformed("a pending node lacks its height");
@@ -161,6 +162,7 @@ double StreamingCascade::prefix_range_variance(double variance, std::uint64_t lo
   if (!std::isfinite(variance) || variance <= 0) throw InvalidArgument("streaming variance must be finite and positive");
   if (lo > hi || hi >= (std::uint64_t(1) << kMaxHorizon)) throw InvalidArgument("range of leaves out of bounds");
   unsigned height = 0;
+  // Ends: hi < 2^kMaxHorizon (checked above).
   while ((std::uint64_t(1) << height) <= hi) ++height;  // the least tree holding leaf hi
   double var = 0;
   const double f = range_weight(height, 0, lo, hi + 1, 1.5 * variance, var);

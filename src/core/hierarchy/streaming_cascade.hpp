@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/neighbours.hpp"
 #include "../random_source.hpp"
 
 namespace invariant_dp::hierarchy {

@@ -9,10 +9,12 @@ void for_each_product(const std::vector<std::vector<CoordinateGroup>>& factors,
     if (g.empty()) return;
   std::vector<std::size_t> at(factors.size(), 0);
   std::vector<const CoordinateGroup*> groups(factors.size());
+  // Ends: an odometer over the factors' groups: one pass per tuple, their product.
   for (;;) {
     for (std::size_t k = 0; k < factors.size(); ++k) groups[k] = &factors[k][at[k]];
     if (!f(groups)) return;
     std::size_t k = 0;
+    // Ends: at most one pass per factor.
     while (k < factors.size() && ++at[k] == factors[k].size()) at[k++] = 0;
     if (k == factors.size()) return;
   }

@@ -43,6 +43,7 @@ std::uint64_t mix_hash(std::uint64_t key) {
 
 Grouping densify_hashed(const std::vector<std::uint64_t>& keys, const Interrupts& interrupts) {
   std::size_t capacity = 16;
+  // Ends: doubles up to twice the keys, at most 64 times.
   while (capacity < 2 * keys.size()) capacity *= 2;
   const std::size_t mask = capacity - 1;
   std::vector<std::uint64_t> slot_key(capacity);
@@ -52,6 +53,7 @@ Grouping densify_hashed(const std::vector<std::uint64_t>& keys, const Interrupts
   for (std::size_t i = 0; i < keys.size(); ++i) {
     interrupts.poll_every(i);
     std::size_t slot = static_cast<std::size_t>(mix_hash(keys[i])) & mask;
+    // Ends: open addressing at most half full: an empty slot is met.
     while (slot_id[slot] != kUnassigned && slot_key[slot] != keys[i]) slot = (slot + 1) & mask;
     if (slot_id[slot] == kUnassigned) {
       slot_key[slot] = keys[i];

@@ -94,6 +94,7 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
     return;
   }
   std::size_t capacity = std::max(capacity_, kFirstCapacity);
+  // Ends: doubles until the table is at most 3/4 full, at most 64 times.
   while (levels * 4 > capacity * 3) capacity *= 2;
   unsigned shift = 64;
   while ((std::size_t(1) << (64 - shift)) < capacity) --shift;
@@ -106,6 +107,7 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
     const std::uint64_t entry = slots_[old];
     if (entry == 0) continue;
     std::size_t slot = static_cast<std::size_t>(entry >> shift);
+    // Ends: open addressing at most 3/4 full: an empty slot is met.
     while (slots[slot] != 0) slot = (slot + 1) & mask;
     slots[slot] = entry;
   }
@@ -118,6 +120,7 @@ void KeyEncoder::reserve(std::size_t levels, const Interrupts& interrupts) {
 void KeyEncoder::insert_slot(std::uint64_t hash, std::uint32_t code) {
   const std::size_t mask = capacity_ - 1;
   std::size_t slot = home(hash);
+  // Ends: open addressing at most 3/4 full: an empty slot is met.
   while (slots_[slot] != 0) slot = (slot + 1) & mask;
   slots_[slot] = (hash & kTagBits) | (std::uint64_t(code) + 1);
 }
@@ -244,6 +247,7 @@ void KeyEncoder::code_bytes(std::size_t begin, std::size_t end, const void* cons
     }
     const std::uint64_t h = hash[i - begin];
     const std::string_view key(static_cast<const char*>(data[i]), size[i]);
+    // Ends: open addressing at most 3/4 full: a match or an empty slot is met.
     for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
       const std::uint64_t entry = slots_[slot];
       if (entry == 0) {
@@ -328,6 +332,7 @@ void KeyEncoder::code_words(std::size_t n, const std::uint64_t* words, const boo
 // A word's code through the hash table, which has room for one more key.
 std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word, const Interrupts& interrupts) {
   const std::uint64_t h = word_hash(word);
+  // Ends: open addressing at most 3/4 full: a match or an empty slot is met.
   const std::size_t mask = capacity_ - 1;
   for (std::size_t slot = home(h);; slot = (slot + 1) & mask) {
     const std::uint64_t entry = slots_[slot];

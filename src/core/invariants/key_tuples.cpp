@@ -54,6 +54,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
   TupleIds out;
   out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
   std::size_t capacity = 16;
+  // Ends: doubles past 4/3 of the rows, at most 64 times.
   while (capacity < keys.n_rows + keys.n_rows / 3 + 1) capacity *= 2;
   // Slot: the row + 1 (0: empty) in the low 32 bits, the hash's high 32 bits above.
   std::vector<std::uint64_t> slots = zeroed_large_buffer<std::uint64_t>(capacity);
@@ -79,6 +80,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       continue;
     }
     const std::uint64_t hash = block_hash[i % kBlock];
+    // Ends: open addressing at most 3/4 full: a match or an empty slot is met.
     for (std::size_t slot = static_cast<std::size_t>(hash) & mask;; slot = (slot + 1) & mask) {
       const std::uint64_t entry = slots[slot];
       if (entry == 0) {

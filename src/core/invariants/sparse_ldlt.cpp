@@ -59,6 +59,7 @@ Index row_pattern(const ColSparse& permuted, Index k, const std::vector<Index>& 
       pattern[length++] = i;
       tag[i] = k;
     }
+    // Ends: length falls by one a pass.
     while (length > 0) pattern[--top] = pattern[--length];
   }
   return top;

@@ -25,6 +25,7 @@ class DisjointSets {
     std::iota(parent_.begin(), parent_.end(), 0u);
   }
   std::uint32_t find(std::uint32_t x) {
+    // Ends: union-find with path halving: parents point to smaller indices, so each pass moves x down.
     while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
     return x;
   }

@@ -65,6 +65,7 @@ std::size_t peel_independent(const std::vector<const SparseVector*>& vectors) {
   }
   std::vector<bool> removed(vectors.size(), false);
   std::size_t n_removed = 0;
+  // Ends: each cell enters ready at most once per vector removed, a finite count.
   while (!ready.empty()) {
     const std::size_t cell = ready.back();
     ready.pop_back();
@@ -138,6 +139,7 @@ std::vector<std::pair<std::size_t, std::size_t>> merge_order(const std::vector<C
   for (std::size_t c = 0; c < parts.size(); ++c)
     if (!parts[c].vectors.empty()) heads.emplace(parts[c].gs_norm2[0], c);
   std::vector<std::pair<std::size_t, std::size_t>> order;
+  // Ends: one pass per basis vector of the parts.
   while (!heads.empty()) {
     const std::size_t c = heads.top().second;
     heads.pop();

@@ -77,6 +77,7 @@ std::unique_ptr<FmpzMat> rref_kernel(const FmpzMat& a, std::size_t& rank) {
   std::vector<std::size_t> pivot(rank);
   std::vector<bool> is_pivot(d, false);
   for (std::size_t i = 0, j = 0; i < rank; ++i) {
+    // Ends: a row of the echelon form's first rank rows has a nonzero entry, reached before column d.
     while (fmpz_is_zero(r.at(i, j))) ++j;
     pivot[i] = j;
     is_pivot[j] = true;
@@ -112,6 +113,7 @@ std::unique_ptr<FmpzMat> hnf_kernel(const FmpzMat& a, std::size_t& rank) {
     return true;
   };
   rank = 0;
+  // Ends: at most d passes.
   while (rank < d && !zero_prefix(rank)) ++rank;
   for (std::size_t i = rank; i < d; ++i)
     if (!zero_prefix(i)) throw std::logic_error("lattice: HNF is not in echelon form");

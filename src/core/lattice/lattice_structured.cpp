@@ -29,6 +29,7 @@ namespace lattice_detail {
 namespace {
 
 std::size_t find_root(std::vector<std::size_t>& parent, std::size_t x) {
+  // Ends: union-find with path halving: each pass moves x one link closer to its root.
   while (parent[x] != x) {
     parent[x] = parent[parent[x]];
     x = parent[x];
@@ -124,6 +125,7 @@ bool colour_rows(std::size_t n_rows, const std::vector<std::vector<std::size_t>>
   colour.assign(n_rows, -1);
   colour[0] = 0;
   std::vector<std::size_t> stack{0};
+  // Ends: each row is pushed once, when it is first coloured.
   while (!stack.empty()) {
     const std::size_t r = stack.back();
     stack.pop_back();

@@ -14,11 +14,11 @@ CoupledKernel::CoupledKernel(const ChainModel& model)
 
 // Lines 3-12: coordinate-wise maximal couplings of eta(. - v_j) and
 // eta(. - w_j); lines 13-15: one shared uniform for both Metropolis tests.
-void CoupledKernel::iterate(LatticeChain& x, LatticeChain& y, RandomSource& rng) {
+void CoupledKernel::iterate(LatticeChain& x, LatticeChain& y, RandomSource& rng, const Interrupts& interrupts) {
   const DoubleGeometric& eta = model_->step_law();
   for (std::size_t j = 0; j < ex_.size(); ++j) {
     const std::int64_t vj = x.v()[j], wj = y.v()[j];
-    const auto [to_x, to_y] = eta.maximal_coupling(vj, wj, rng);
+    const auto [to_x, to_y] = eta.maximal_coupling(vj, wj, rng, interrupts);
     ex_[j] = to_x - vj;
     ey_[j] = to_y - wj;
   }
@@ -61,7 +61,7 @@ MeetingTime sample_meeting_time(const ChainModel& model, std::int64_t lag, std::
   MeetingTime out{cap, false};
   for (std::int64_t l = lag + 1; l <= cap; ++l) {
     model.poll_at(static_cast<std::uint64_t>(l), interrupts);
-    kernel.iterate(x, y, rng);
+    kernel.iterate(x, y, rng, interrupts);
     if (x.same_state(y)) {
       out = MeetingTime{l, true};
       break;
@@ -107,6 +107,7 @@ std::int64_t first_iteration_below(const std::vector<MeetingTime>& times, std::i
   }
   if (tv_upper_bound(times, lag, hi) >= threshold) return -1;  // empty input or threshold <= 0
   std::int64_t lo = 0;  // invariant: the answer is in [lo, hi]
+  // Ends: bisection of [0, hi], hi < 2^63: at most 63 passes.
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     if (tv_upper_bound(times, lag, mid) < threshold)

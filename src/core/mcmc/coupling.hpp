@@ -29,7 +29,7 @@ enum class StartKind { zero, proposal };  // pi0 = point mass at 0, or g
 class CoupledKernel {
  public:
   explicit CoupledKernel(const ChainModel& model);
-  void iterate(LatticeChain& x, LatticeChain& y, RandomSource& rng);
+  void iterate(LatticeChain& x, LatticeChain& y, RandomSource& rng, const Interrupts& interrupts);
 
  private:
   const ChainModel* model_;

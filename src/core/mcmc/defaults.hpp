@@ -17,6 +17,7 @@
 // exists. The lattice Gaussian reuses the l1 settings (no paper figure).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -36,6 +37,20 @@ inline SamplerDefaults default_sampler(TargetKind kind, bool with_swaps) {
   if (kind == TargetKind::laplace_l2)
     return with_swaps ? SamplerDefaults{std::exp(-2.0), 10000, 3000} : SamplerDefaults{std::exp(-2.0), 200000, 10000};
   return with_swaps ? SamplerDefaults{std::exp(-1.0), 2000, 1000} : SamplerDefaults{std::exp(-1.0), 20000, 1000};
+}
+
+// The step law of a chain on this target: the tuned a above (at the
+// scale it was tuned at, b = 16 for the Laplace laws, sigma = 16 for the
+// lattice Gaussian) for that scale and below, and steps growing with the
+// law's scale beyond it: a = exp(-r min(1, 16 / scale)), r = -log(tuned a).
+// With the tuned steps at epsilon = 10^-6 a chain would move its ~10^6-wide
+// law by tens of counts in its burn-in and release nearly the data; scaled,
+// it crosses the law's width within a few hundred iterations whatever
+// epsilon is.
+inline double scaled_proposal_a(const Target& target) {
+  const double rate = -std::log(default_sampler(target.kind, true).proposal_a);
+  const double scale = target.kind == TargetKind::lattice_gaussian ? std::sqrt(target.sigma2) : 1 / target.epsilon;
+  return std::exp(-rate * std::min(1.0, 16 / scale));
 }
 
 }  // namespace invariant_dp::mcmc

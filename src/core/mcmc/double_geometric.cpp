@@ -29,12 +29,14 @@ std::int64_t DoubleGeometric::sample(RandomSource& rng) const {
 // draw Y from q until s~ q(Y) > p(Y). Identical centers always couple.
 std::pair<std::int64_t, std::int64_t> DoubleGeometric::maximal_coupling(std::int64_t x_center,
                                                                          std::int64_t y_center,
-                                                                         RandomSource& rng) const {
+                                                                         RandomSource& rng,
+                                                                         const Interrupts& interrupts) const {
   const std::int64_t x = checked_add(x_center, sample(rng), kNoisyCountOutOfRange);
   if (x_center == y_center) return {x, x};
   const double log_s = std::log(rng.uniform_open01());
   if (log_s + log_pmf(x - x_center) <= log_pmf(x - y_center)) return {x, x};
-  for (;;) {
+  for (std::uint64_t pass = 1;; ++pass) {
+    interrupts.poll_every(pass);
     const std::int64_t y = checked_add(y_center, sample(rng), kNoisyCountOutOfRange);
     const double log_t = std::log(rng.uniform_open01());
     if (log_t + log_pmf(y - y_center) > log_pmf(y - x_center)) return {x, y};

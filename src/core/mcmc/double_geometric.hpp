@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "../interrupts.hpp"
 #include "../random_source.hpp"
 
 namespace invariant_dp::mcmc {
@@ -25,9 +26,11 @@ class DoubleGeometric {
 
   // Maximal coupling (Biswas et al. 2019, rejection form) of
   // X ~ eta(. - x_center) and Y ~ eta(. - y_center): returns (X, Y) with
-  // P(X = Y) = sum_k min(eta(k - x_center), eta(k - y_center)).
+  // P(X = Y) = sum_k min(eta(k - x_center), eta(k - y_center)). Its
+  // second stage is reached with probability TV and then takes 1 / TV
+  // passes on average (10^9 for nearby centres at a tiny rate): it polls.
   std::pair<std::int64_t, std::int64_t> maximal_coupling(std::int64_t x_center, std::int64_t y_center,
-                                                          RandomSource& rng) const;
+                                                          RandomSource& rng, const Interrupts& interrupts) const;
 
  private:
   double a_, log_a_, p0_, log_p0_;

@@ -31,11 +31,14 @@ double LatentPrecision::sample(double r, RandomSource& rng) const {
   return rng.uniform_open01() <= mu / (mu + smaller) ? smaller : larger;
 }
 
-std::pair<double, double> LatentPrecision::coupled(double r_x, double r_y, RandomSource& rng) const {
+std::pair<double, double> LatentPrecision::coupled(double r_x, double r_y, RandomSource& rng,
+                                                   const Interrupts& interrupts) const {
   const double x = sample(r_x, rng);
   if (r_x == r_y) return {x, x};
   if (std::log(rng.uniform_open01()) + log_density(x, r_x) <= log_density(x, r_y)) return {x, x};
-  for (;;) {
+  // The second stage of a maximal coupling (double_geometric.hpp): it polls.
+  for (std::uint64_t pass = 1;; ++pass) {
+    interrupts.poll_every(pass);
     const double y = sample(r_y, rng);
     if (std::log(rng.uniform_open01()) + log_density(y, r_y) > log_density(y, r_x)) return {x, y};
   }

@@ -18,6 +18,7 @@
 
 #include <utility>
 
+#include "../interrupts.hpp"
 #include "../random_source.hpp"
 
 namespace invariant_dp::mcmc {
@@ -31,7 +32,7 @@ class LatentPrecision {
   double sample(double r, RandomSource& rng) const;
   // (t_x, t_y) with t_x ~ p(. | r_x), t_y ~ p(. | r_y), equal as often as
   // any coupling can make them.
-  std::pair<double, double> coupled(double r_x, double r_y, RandomSource& rng) const;
+  std::pair<double, double> coupled(double r_x, double r_y, RandomSource& rng, const Interrupts& interrupts) const;
 
  private:
   double lambda_;

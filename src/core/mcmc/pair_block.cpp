@@ -23,6 +23,7 @@ PairBlockLaw::PairBlockLaw(std::size_t n, double lambda) : n_(n) {
   const std::int64_t mode = std::int64_t(std::floor((nd - 1) * rho_ / one_minus_rho_));
   constexpr double kNegligible = 5.421010862427522e-20;  // 2^-64
   std::vector<double> below, above{1.0};
+  // Ends: the table grows by one a pass and is refused past kMaxTable.
   for (double w = 1; ;) {  // m = mode + above.size() - 1 -> next
     const double m = double(mode) + double(above.size()) - 1;
     w *= rho_ * (m + nd) / (m + 1);
@@ -30,6 +31,7 @@ PairBlockLaw::PairBlockLaw(std::size_t n, double lambda) : n_(n) {
     above.push_back(w);
     if (above.size() > kMaxTable) throw TooLarge("the l1 rate is too small for the table chain's block updates");
   }
+  // Ends: the table grows by one a pass and is refused past kMaxTable.
   for (double w = 1; mode - std::int64_t(below.size()) > 0;) {  // m -> m - 1
     const double m = double(mode) - double(below.size());
     w *= m / (rho_ * (m - 1 + nd));
@@ -87,6 +89,7 @@ void PairBlockLaw::add_composition(std::int64_t total, int sign, std::int64_t* o
     // Four steps at a time while no factor can vanish: the count of
     // survivals above u is the number of steps taken (they decrease), with
     // one branch per four steps instead of one per step.
+    // Ends: g grows by four a pass up to rest.
     while (rest - g >= 4) {
       const std::int64_t m = rest - g;
       const double* r = &reciprocal_[std::size_t(m) + others];
@@ -99,6 +102,7 @@ void PairBlockLaw::add_composition(std::int64_t total, int sign, std::int64_t* o
       if (steps < 4) goto done;
       survival = d;
     }
+    // Ends: g grows by one a pass up to rest.
     while (g < rest) {
       survival *= double(rest - g) * reciprocal_[std::size_t(rest - g) + others];
       if (survival <= u) break;
@@ -117,6 +121,8 @@ void PairBlockLaw::sample(const std::int64_t* sums, std::int64_t total, std::int
   const std::int64_t target = total - lows;  // sum of C + N+ - N-
   const std::int64_t nb_last = nb_first_ + std::int64_t(nb_relative_.size()) - 1;
   std::int64_t plus, minus;
+  // Ends: a trial is accepted with probability about (2 + Var(sum C) / Var(N+))^(-1/2), 0.5 to 0.7 (above),
+  // each pass O(n).
   for (;;) {
     ++trials_;
     std::int64_t k = 0;

@@ -78,7 +78,7 @@ void ScaleMixtureChain::draw_at(Rational variance, RandomSource& rng, const Inte
 }
 
 void coupled_iterate(ScaleMixtureChain& x, ScaleMixtureChain& y, RandomSource& rng, const Interrupts& interrupts) {
-  const auto [tx, ty] = x.precision().coupled(x.l2(), y.l2(), rng);
+  const auto [tx, ty] = x.precision().coupled(x.l2(), y.l2(), rng, interrupts);
   const std::uint64_t seed = rng.next_u64();
   SeededRandomSource stream_x(seed), stream_y(seed);
   x.draw_given(tx, stream_x, interrupts);

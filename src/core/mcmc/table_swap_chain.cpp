@@ -332,6 +332,7 @@ std::int64_t common_shift(std::array<std::int64_t, kMaxLinePoints> d, std::size_
   std::size_t best_count = 0;
   for (std::size_t i = 0; i < n;) {
     std::size_t j = i;
+    // Ends: j grows by one a pass up to n.
     while (j < n && d[j] == d[i]) ++j;
     const std::size_t count = j - i;
     if (count > best_count || (count == best_count && std::llabs(d[i]) < std::llabs(best))) {
@@ -371,7 +372,7 @@ void CoupledSwapKernel::block_step(RandomSource& rng) {
   differing_ = differing_ - before + after;
 }
 
-void CoupledSwapKernel::step(RandomSource& rng) {
+void CoupledSwapKernel::step(RandomSource& rng, const Interrupts& interrupts) {
   TableSwapChain& x = *x_;
   TableSwapChain& y = *y_;
   if (x.config_.pair_blocks) return block_step(rng);
@@ -390,7 +391,7 @@ void CoupledSwapKernel::step(RandomSource& rng) {
     tx = x.line(move_).quantile(u);
     ty = y.line(move_).quantile(u);
   } else {
-    const auto [step_x, shifted_y] = x.step_law_.maximal_coupling(0, shift, rng);
+    const auto [step_x, shifted_y] = x.step_law_.maximal_coupling(0, shift, rng, interrupts);
     tx = step_x;
     ty = shifted_y - shift;
     const double rx = x.log_ratio(move_, tx), ry = y.log_ratio(move_, ty);
@@ -405,8 +406,11 @@ void CoupledSwapKernel::step(RandomSource& rng) {
   differing_ = differing_ - before + after;
 }
 
-void CoupledSwapKernel::sweep(RandomSource& rng) {
-  for (std::uint64_t s = 0; s < x_->steps_per_sweep(); ++s) step(rng);
+void CoupledSwapKernel::sweep(RandomSource& rng, const Interrupts& interrupts) {
+  for (std::uint64_t s = 0; s < x_->steps_per_sweep(); ++s) {
+    interrupts.poll_every(s);
+    step(rng, interrupts);
+  }
 }
 
 MeetingTime sample_table_meeting_time(const TableMoves& moves, const SwapChainConfig& config, std::int64_t lag,
@@ -420,7 +424,7 @@ MeetingTime sample_table_meeting_time(const TableMoves& moves, const SwapChainCo
   for (std::int64_t l = lag + 1; l <= cap; ++l) {
     for (std::uint64_t s = 0; s < steps; ++s) {
       interrupts.poll_every(s);
-      kernel.step(rng);
+      kernel.step(rng, interrupts);
     }
     if (kernel.met()) return MeetingTime{l, true};
   }

@@ -211,8 +211,8 @@ class TableSwapChain {
 class CoupledSwapKernel {
  public:
   CoupledSwapKernel(TableSwapChain& x, TableSwapChain& y);
-  void step(RandomSource& rng);
-  void sweep(RandomSource& rng);
+  void step(RandomSource& rng, const Interrupts& interrupts);
+  void sweep(RandomSource& rng, const Interrupts& interrupts);
   bool met() const { return differing_ == 0; }
 
  private:

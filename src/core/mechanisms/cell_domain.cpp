@@ -15,6 +15,7 @@ class DomainIndex {
  public:
   DomainIndex(const KeyRows& domain, const Interrupts& interrupts) : domain_(domain) {
     std::size_t capacity = 16;
+    // Ends: doubles up to twice the rows, at most 64 times.
     while (capacity < 2 * domain.n_rows) capacity *= 2;
     slot_row_.assign(capacity, kEmpty);
     for (std::size_t i = 0; i < domain.n_rows; ++i) {
@@ -37,6 +38,7 @@ class DomainIndex {
   std::uint32_t& find_slot(const KeyRows& rows, std::size_t row) {
     const std::size_t mask = slot_row_.size() - 1;
     std::size_t slot = tuple_hash(rows, row) & mask;
+    // Ends: open addressing at most half full: a match or an empty slot is met.
     while (slot_row_[slot] != kEmpty && !same_tuple(domain_, slot_row_[slot], rows, row)) slot = (slot + 1) & mask;
     return slot_row_[slot];
   }

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "../congenial/chain_starts.hpp"
 #include "../congenial/independence_sampler.hpp"
 #include "../congenial/lattice_walk.hpp"
 #include "../invariants/invariant_model.hpp"
@@ -63,20 +64,17 @@ Trace run_chain(CongenialSetup& setup, std::vector<std::int64_t> start, RandomSo
   return trace;
 }
 
-// The public start moved by a flatter walk: spread-out starting tables.
-std::vector<std::int64_t> overdispersed_start(const CongenialSetup& setup, RandomSource& rng,
-                                              const Interrupts& interrupts) {
-  if (setup.table_moves)
-    return run_congenial_table_chain(setup, setup.target.inverse_scale / 4, setup.start, 200, rng, interrupts,
-                                     nullptr);
-  CongenialTarget flat = setup.target;
-  flat.inverse_scale /= 4;
-  LatticeWalk walk(flat, setup.moves, nullptr, setup.start);
-  for (std::uint64_t t = 0; t < 200; ++t) {
-    interrupts.poll_scaled(t, setup.moves.size());
-    walk.sweep(rng);
-  }
-  return walk.state();
+// Chain c's start. The table chain: the release's start, then that start
+// moved by a flatter chain (spread-out tables). MIS and the walk: the
+// release's kind of start, a noisy table, drawn anew for each chain, so that
+// the chains start apart, as far as the noise spreads them.
+std::vector<std::int64_t> start_of_chain(const CongenialSetup& setup, int c, RandomSource& rng,
+                                         const Interrupts& interrupts) {
+  if (setup.sampler == "mis" || !setup.table_moves)
+    return noisy_start(setup.target.invariants, setup.target.center.data(), setup.law.exact_parameter, rng,
+                       interrupts);
+  if (c == 0) return setup.start;
+  return run_congenial_table_chain(setup, setup.target.inverse_scale / 4, setup.start, 200, rng, interrupts, nullptr);
 }
 
 }  // namespace
@@ -114,14 +112,18 @@ std::vector<DiagnosticRecord> congenial_diagnostics(const CellKeys& cells, const
   }
   std::vector<std::vector<double>> l1_chains, y1_chains;
   double acceptance = 0;
+  int never_moved = 0;
   for (int c = 0; c < kChains; ++c) {
-    const Trace trace = run_chain(setup, c == 0 ? setup.start : overdispersed_start(setup, rng, interrupts), rng, interrupts,
-                                  acceptance);
+    const Trace trace = run_chain(setup, start_of_chain(setup, c, rng, interrupts), rng, interrupts, acceptance);
+    never_moved += acceptance == 0;
     l1_chains.push_back(trace.l1);
     y1_chains.push_back(trace.y1);
     interrupts.progress("congenial chains", c + 1, kChains);
   }
   rows.push_back({"release_iterations", -1, double(setup.iterations)});
+  // A chain that never left its start releases its start: R-hat over
+  // identical constant traces says nothing of it.
+  rows.push_back({"chains_never_moved", -1, double(never_moved)});
   if (setup.sampler == "mis") {
     rows.push_back({"acceptance_independence", -1, acceptance});
   } else {

@@ -10,10 +10,13 @@
 //     the walk's one independence proposal per sweep), -1 when unavailable;
 //   rejection_acceptance: proposals accepted per proposal by the exact
 //     per-group rejection (partitions and no margin);
+//   chains_never_moved: how many of the 4 chains accepted no move at all
+//     (each would release its start; their R-hat says nothing of it);
 //   rhat_l1, rhat_y1: split R-hat of |y - x|_1 and of the first cell over 4
-//     chains, each run for the release's iterations from an over-dispersed
-//     start (the public start moved by a walk at a quarter of 1/b), then
-//     1000 recorded draws.
+//     chains, each run for the release's iterations from its own start (MIS
+//     and the walk: a noisy table drawn for each chain; the table chain: the
+//     public start, then that start moved by a chain at a quarter of 1/b),
+//     then 1000 recorded draws.
 #pragma once
 
 #include <vector>

@@ -6,7 +6,7 @@
 #include "../congenial/group_rejection.hpp"
 #include "../congenial/independence_sampler.hpp"
 #include "../congenial/lattice_walk.hpp"
-#include "../congenial/public_start.hpp"
+#include "../congenial/chain_starts.hpp"
 #include "../congenial/two_line_congenial.hpp"
 #include "../errors.hpp"
 #include "../lattice/lattice_basis.hpp"
@@ -164,12 +164,17 @@ CongenialSetup prepare_congenial(const std::int64_t* counts, const ReleaseReques
     l1 = shortest_move_l1(setup.moves.empty() ? walk_moves(setup, &model, interrupts) : setup.moves);
   setup.law = congenial_noise_law(request, l1);
   setup.target.inverse_scale = 1 / setup.law.exact_parameter.to_double();
-  setup.proposal_a =
-      request.proposal_a > 0 ? request.proposal_a : default_independence_proposal_a(setup.target.inverse_scale);
+  setup.proposal_a = request.proposal_a > 0 ? request.proposal_a
+                                            : default_independence_proposal_a(setup.target.inverse_scale,
+                                                                              setup.structure != "none");
 
   if (grouped(setup.structure)) fill_groups(model, setup);
-  setup.start = setup.table_moves ? proportional_table_start(tables, counts, model.n_cells(), interrupts)
-                                  : public_start(setup.target.invariants, interrupts);
+  // MIS and the walk start at a noisy table, drawn with the release (draw_congenial).
+  const bool noisy = setup.sampler == "mis" || (walk && !setup.table_moves);
+  if (setup.table_moves)
+    setup.start = proportional_table_start(tables, counts, model.n_cells(), interrupts);
+  else if (!noisy)
+    setup.start = public_start(setup.target.invariants, interrupts);
   if (setup.sampler == "mis") setup.completion = std::make_unique<UnimodularCompletion>(setup.target.invariants);
   else if (walk && !setup.table_moves) setup.completion = try_completion(setup.target.invariants);
   setup.iterations = request.iterations > 0              ? request.iterations
@@ -189,11 +194,21 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
                                          SamplerReport& report) {
   report.start = "a table computed from the public margin totals only (nearest non-negative table to zero, "
                  "rounded keeping the totals), never the confidential table";
+  // MIS and the walk: a noisy start drawn with this release (prepare_congenial leaves it empty).
+  const std::vector<std::int64_t> start =
+      !setup.start.empty() ? setup.start
+                           : noisy_start(setup.target.invariants, setup.target.center.data(),
+                                         setup.law.exact_parameter, rng, interrupts);
+  if (setup.start.empty()) {
+    report.start = "the non-negative table with the declared totals nearest the data plus the base law's noise "
+                   "(independent discrete Laplace of scale b on every cell, rounded keeping the totals): where the "
+                   "law's mass is, and private on its own should the chain not move";
+  }
   if (setup.sampler == "mis") {
     report.sampler = "mcmc: Metropolized independence sampler (Gong and Meng 2020, Algorithm 1), double-geometric "
                      "proposal on the free cells, pivot cells completed from the margins";
     report.iterations = setup.iterations;
-    IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, setup.start);
+    IndependenceSampler chain(setup.target, *setup.completion, setup.proposal_a, start);
     for (std::uint64_t t = 0; t < setup.iterations; ++t) {
       interrupts.poll_scaled(t, setup.target.n_cells());
       chain.step(rng);
@@ -238,7 +253,7 @@ std::vector<std::int64_t> draw_congenial(CongenialSetup& setup, RandomSource& rn
     report.sampler = "mcmc: Metropolis walk with margin-preserving lattice moves restricted to y >= 0, plus one "
                      "independence proposal per sweep where the margins admit it";
     report.iterations = setup.iterations;
-    return run_walk(setup, setup.start, rng, interrupts, report);
+    return run_walk(setup, start, rng, interrupts, report);
   }
   const bool strict = setup.sampler == "rejection";
   std::vector<std::int64_t> y = setup.start;

@@ -16,8 +16,11 @@
 // costs at most a factor 1 + gamma <= 2 (Theorem 2.1 with gamma = 1), so the
 // release is epsilon-DP for those pairs. The margins are disclosed exactly.
 //
-// Samplers (options {"sampler": ...}), every chain started at a table
-// computed from the public totals only (congenial/public_start.hpp):
+// Samplers (options {"sampler": ...}); the chains start where the target's
+// mass is (congenial/chain_starts.hpp): MIS and the lattice walk at the
+// non-negative table with the declared totals nearest a noisy copy of the
+// data (the base mechanism, private on its own), the table chain at a table
+// near the independence table of the public totals:
 //   "rejection": exact, per group (congenial/group_rejection.hpp: tilted
 //       truncated discrete Laplace proposals, one cell closing the group
 //       sum); one margin (a partition) or none; per group max(10^6, 50 /
@@ -69,7 +72,7 @@ struct CongenialSetup {
   NoiseLaw law;
   std::string structure;                    // the model's: none, partition, two_way, general
   std::string sampler;                      // resolved: rejection, mis, lattice, auto
-  std::vector<std::int64_t> start;          // from the public totals only
+  std::vector<std::int64_t> start;          // the table chain's, and the rejection's fill: public totals only
   std::unique_ptr<UnimodularCompletion> completion;  // null if the margins have none
   std::vector<mcmc::SparseVector> moves;    // lattice walk moves (filled when needed)
   std::unique_ptr<mcmc::TableMoves> table_moves;  // complete two-way tables: the table chain instead

@@ -53,8 +53,7 @@ mcmc::SamplerConfig chain_config(const ReleaseRequest& request, mcmc::TargetKind
                                  const LatticeBasis& basis) {
   mcmc::SamplerConfig config;
   config.target = chain_target(target, law);
-  config.proposal_a =
-      request.proposal_a > 0 ? request.proposal_a : mcmc::default_sampler(config.target.kind, true).proposal_a;
+  config.proposal_a = request.proposal_a > 0 ? request.proposal_a : mcmc::scaled_proposal_a(config.target);
   config.basis_moves = true;
   config.moves_per_iteration = basis.rank();
   config.move_step_a = config.proposal_a;
@@ -219,6 +218,7 @@ void publish_covariance_scale(const std::vector<LatticeTable>& tables, const std
     }
     const double c = covariance_scale_of_table(table.shape, variance / double(table.cells.size()));
     std::size_t k = 0;
+    // Ends: at most one pass per published shape.
     while (k < law.covariance_scale.size() && law.covariance_scale[k].first != table.shape) ++k;
     if (k == law.covariance_scale.size()) {
       law.covariance_scale.emplace_back(table.shape, 0.0);

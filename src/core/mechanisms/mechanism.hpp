@@ -58,7 +58,7 @@ struct MechanismTraits {
   Mechanism mechanism;
   const char* name;
   bool integer_output;      // released counts are integers
-  bool allows_invariants;   // margins may be declared
+  bool allows_invariants;   // margins may be declared; without: independent integer noise per cell
   bool needs_delta;         // (eps, delta)-DP; otherwise pure eps-DP
   Family family;
   bool non_negative;        // every released cell >= 0 (metadata "non_negative")

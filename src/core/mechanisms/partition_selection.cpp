@@ -2,13 +2,13 @@
 #include "partition_selection.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
 #include "../calibration/zcdp.hpp"
 #include "../errors.hpp"
+#include "../json_reader.hpp"
 #include "../json_text.hpp"
 #include "../samplers/independent_integer_noise.hpp"
 #include "../samplers/wide_int.hpp"
@@ -16,66 +16,16 @@
 namespace invariant_dp {
 namespace {
 
+constexpr const char* kMethods =
+    "\"truncated_geometric\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\"";
+
 SelectionMethod method_named(const std::string& name) {
   if (name == "laplace") return SelectionMethod::Laplace;
   if (name == "gaussian") return SelectionMethod::Gaussian;
   if (name == "noisy_count") return SelectionMethod::NoisyCount;
-  throw InvalidArgument("partition selection method must be \"laplace\", \"gaussian\" or \"noisy_count\"",
-                        "Got \"" + name + "\".");
-}
-
-// The option's object as jsonb prints it: {"key": value, ...} with string
-// or number values (nothing nested).
-std::vector<std::pair<std::string, std::string>> flat_object(const std::string& text) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::size_t i = 0;
-  auto skip = [&] {
-    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  };
-  auto fail = [&] {
-    return InvalidArgument("option \"partition_selection\" must be \"laplace\", \"gaussian\", \"noisy_count\" or an object",
-                           "For example {\"partition_selection\": {\"method\": \"gaussian\", \"budget_share\": 0.3}}.");
-  };
-  auto string_at = [&] {
-    if (text[i] != '"') throw fail();
-    std::string value;
-    for (++i; i < text.size() && text[i] != '"'; ++i) {
-      if (text[i] == '\\') throw fail();  // no name or method needs escapes
-      value += text[i];
-    }
-    if (i == text.size()) throw fail();
-    ++i;
-    return value;
-  };
-  skip();
-  if (i == text.size() || text[i] != '{') throw fail();
-  ++i;
-  skip();
-  if (i < text.size() && text[i] == '}') return out;
-  while (true) {
-    skip();
-    const std::string key = string_at();
-    skip();
-    if (i == text.size() || text[i] != ':') throw fail();
-    ++i;
-    skip();
-    std::string value;
-    if (i < text.size() && text[i] == '"') {
-      value = string_at();
-    } else {
-      while (i < text.size() && text[i] != ',' && text[i] != '}' && !std::isspace(static_cast<unsigned char>(text[i])))
-        value += text[i++];
-      if (value.empty()) throw fail();
-    }
-    out.emplace_back(key, value);
-    skip();
-    if (i < text.size() && text[i] == ',') {
-      ++i;
-      continue;
-    }
-    if (i < text.size() && text[i] == '}') return out;
-    throw fail();
-  }
+  if (name == "truncated_geometric") return SelectionMethod::TruncatedGeometric;
+  if (name == "auto") return SelectionMethod::Auto;
+  throw InvalidArgument(std::string("partition selection method must be ") + kMethods, "Got \"" + name + "\".");
 }
 
 }  // namespace
@@ -86,17 +36,27 @@ SelectionRequest parse_partition_selection(const std::string& value) {
     request.method = method_named(value);
     return request;
   }
-  bool has_method = false, has_share = false;
-  for (const auto& [key, text] : flat_object(value)) {
+  JsonValue object;
+  try {
+    object = JsonValue::parse(value);
+  } catch (const InvalidArgument&) {
+    throw InvalidArgument(std::string("option \"partition_selection\" must be ") + kMethods + ", or an object",
+                          "Got " + value + ".",
+                          "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", "
+                          "\"budget_share\": 0.8}}.");
+  }
+  bool has_share = false;
+  request.method = SelectionMethod::Auto;  // an object without a method
+  for (const auto& [key, setting] : object.members("partition selection")) {
     if (key == "method") {
-      request.method = method_named(text);
-      has_method = true;
+      if (!setting.is_string())
+        throw InvalidArgument(std::string("partition selection method must be ") + kMethods, "Got " + value + ".");
+      request.method = method_named(setting.string("method"));
     } else if (key == "budget_share") {
-      char* end = nullptr;
-      const double share = std::strtod(text.c_str(), &end);
-      if (text.empty() || *end != '\0' || !(share > 0 && share < 1))
+      const double share = setting.is_number() ? setting.number("budget_share") : 0;
+      if (!(share > 0 && share < 1))
         throw InvalidArgument("partition selection's \"budget_share\" must be between 0 and 1",
-                              "Got \"" + text + "\". It is the share of epsilon (and of delta) spent on choosing "
+                              "Got " + value + ". It is the share of epsilon (and of delta) spent on choosing "
                               "which cells to show; the rest releases their counts.");
       request.budget_share = share;
       has_share = true;
@@ -105,14 +65,12 @@ SelectionRequest parse_partition_selection(const std::string& value) {
                             "Known settings: method, budget_share.");
     }
   }
-  if (!has_method)
-    throw InvalidArgument("partition selection needs a method", {},
-                          "Add \"method\": \"laplace\", \"gaussian\" or \"noisy_count\".");
   if (has_share && request.method == SelectionMethod::NoisyCount)
     throw InvalidArgument("partition selection \"noisy_count\" takes no \"budget_share\"",
                           "It shows a cell when its released count reaches a threshold: all of epsilon goes to the "
                           "counts and nothing is split.",
-                          "Drop \"budget_share\", or use \"laplace\" or \"gaussian\" selection to split the budget.");
+                          "Drop \"budget_share\", or use \"truncated_geometric\", \"laplace\" or \"gaussian\" "
+                          "selection to split the budget.");
   return request;
 }
 
@@ -121,6 +79,8 @@ const char* selection_method_name(SelectionMethod method) {
     case SelectionMethod::Laplace: return "laplace";
     case SelectionMethod::Gaussian: return "gaussian";
     case SelectionMethod::NoisyCount: return "noisy_count";
+    case SelectionMethod::TruncatedGeometric: return "truncated_geometric";
+    case SelectionMethod::Auto: return "auto";
     case SelectionMethod::None: break;
   }
   return "none";
@@ -143,6 +103,23 @@ std::int64_t threshold_of(double t, bool split = true) {
 
 }  // namespace
 
+namespace {
+
+// The law's figures; a law that would need more steps than a release may
+// take is refused here, before any data is read.
+TruncatedGeometricFigures checked_figures(const TruncatedGeometricParameters& parameters) {
+  const TruncatedGeometricFigures figures = truncated_geometric_figures(parameters, Interrupts());
+  if (figures.units_always_shown < 0)
+    throw OutOfRange("epsilon is too small for truncated geometric partition selection",
+                     "Per cell it is " + format_double(parameters.epsilon / double(parameters.moved_cells)) +
+                         ": a cell would be shown for sure only beyond " +
+                         std::to_string(kMaxTruncatedGeometricSteps) + " units.",
+                     "Raise epsilon or the selection's \"budget_share\", or use \"gaussian\" selection.");
+  return figures;
+}
+
+}  // namespace
+
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
                                  bool replace_one) {
   if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1) throw Error("invalid partition selection budget");
@@ -152,21 +129,56 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
   law.delta = delta;
   law.moved_cells = (replace_one ? 2 : 1) * groups;
   const double k = double(law.moved_cells);
-  if (method == SelectionMethod::Laplace) {
+  if (method == SelectionMethod::TruncatedGeometric) {
+    law.geometric.epsilon = epsilon;
+    law.geometric.delta = delta;
+    law.geometric.moved_cells = law.moved_cells;
+    law.geometric_figures = checked_figures(law.geometric);
+  } else if (method == SelectionMethod::Laplace) {
     law.noise_parameter = rational_at_least(k / epsilon);
     const double b = law.noise_parameter.to_double();
     const double a = std::exp(-1 / b);
     const double per_cell_delta = delta / k;
     law.threshold = 1 + threshold_of(std::ceil(b * std::log(1 / (per_cell_delta * (1 + a)))));
     if (law.threshold < 1) law.threshold = 1;
-  } else {
+  } else if (method == SelectionMethod::Gaussian) {
     law.noise_parameter = lattice_gaussian_sigma2(epsilon, delta / 2, k);
     const double sigma = std::sqrt(law.noise_parameter.to_double());
     const double margin = 2 * (1 + std::exp(epsilon)) * double(groups) / delta;
     law.threshold = threshold_of(std::ceil(sigma * std::sqrt(2 * std::log(margin))));
     if (law.threshold < 1) law.threshold = 1;
+  } else {
+    throw Error("no calibration for this partition selection method");
   }
   return law;
+}
+
+SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, double counts_epsilon,
+                                             const Rational& counts_scale, std::int64_t groups,
+                                             std::int64_t max_rows, bool replace_one) {
+  if (!(epsilon > 0) || !(delta > 0 && delta < 1) || !(counts_epsilon > 0) || groups < 1 || max_rows < 1 ||
+      counts_scale.num == 0)
+    throw Error("invalid partition selection budget");
+  SelectionLaw law;
+  law.method = SelectionMethod::TruncatedGeometric;
+  law.epsilon = epsilon - counts_epsilon;
+  law.delta = delta;
+  law.moved_cells = (replace_one ? 2 : 1) * groups;
+  // The derivation needs the counts' per-cell loss R / b at most epsilon /
+  // k; b >= l1 / counts_epsilon = k R / counts_epsilon gives it unless the
+  // selection's share is so small that 1 - share rounds to 1.
+  if (!(double(max_rows) / counts_scale.to_double() * double(law.moved_cells) < epsilon))
+    throw OutOfRange("partition selection's \"budget_share\" is too small",
+                     "The counts would take all of epsilon (" + format_double(counts_epsilon) + ").",
+                     "Raise the selection's \"budget_share\".");
+  law.geometric = TruncatedGeometricParameters{epsilon, delta, law.moved_cells, counts_scale, max_rows};
+  law.geometric_figures = checked_figures(law.geometric);
+  return law;
+}
+
+std::int64_t units_at_half(const SelectionLaw& law) {
+  if (law.method == SelectionMethod::TruncatedGeometric) return law.geometric_figures.units_at_half;
+  return law.threshold;
 }
 
 SelectionLaw calibrate_noisy_count(bool gaussian, const Rational& counts_parameter, double epsilon, double delta,
@@ -206,6 +218,19 @@ std::vector<std::size_t> shown_by_count(const std::int64_t* values, std::size_t 
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
                                     RandomSource& rng, const Interrupts& interrupts) {
   std::vector<bool> shown(n, false);
+  if (law.method == SelectionMethod::TruncatedGeometric) {
+    std::int64_t most = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      most = std::max(most, units[i]);
+    }
+    const TruncatedGeometricSelector selector(law.geometric, most, interrupts);
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      shown[i] = selector.shown(units[i], rng);
+    }
+    return shown;
+  }
   const IndependentIntegerNoise noise(law.method == SelectionMethod::Laplace
                                           ? IndependentIntegerNoise::Law::DiscreteLaplace
                                           : IndependentIntegerNoise::Law::DiscreteGaussian,
@@ -236,14 +261,48 @@ std::string noisy_count_json(const SelectionLaw& law) {
   return out.str();
 }
 
+// truncated_geometric's law: its per-cell budget and, when calibrated with
+// the counts, their scale; the counts of units at which a cell is shown
+// half the time and always (public: from the parameters alone).
+std::string truncated_geometric_json(const SelectionLaw& law) {
+  const TruncatedGeometricParameters& g = law.geometric;
+  const TruncatedGeometricFigures& figures = law.geometric_figures;
+  const double k = double(g.moved_cells);
+  std::ostringstream out;
+  out << "{\"method\": \"truncated_geometric\"" << (law.chosen_automatically ? ", \"chosen_by\": \"auto\"" : "")
+      << ", \"budget_share\": " << json_number(law.budget_share) << ", \"epsilon\": " << json_number(law.epsilon)
+      << ", \"delta\": " << json_number(law.delta) << ", \"moved_cells\": " << law.moved_cells
+      << ", \"calibration\": "
+      << json_quoted(g.joint() ? "joint with the counts' discrete Laplace noise: selection and counts together are "
+                                 "(epsilon, delta)-DP, per cell (epsilon_per_cell, delta_per_cell)"
+                               : "split: the selection is (epsilon, delta)-DP, per cell (epsilon_per_cell, "
+                                 "delta_per_cell), the counts have the rest (basic composition)")
+      << ", \"epsilon_per_cell\": " << json_number(g.epsilon / k) << ", \"delta_per_cell\": " << json_number(g.delta / k);
+  if (g.joint())
+    out << ", \"counts_scale\": " << json_number(g.counts_scale.to_double()) << ", \"max_rows\": " << g.max_rows;
+  out << ", \"units_at_half\": " << figures.units_at_half << ", \"units_always_shown\": " << figures.units_always_shown
+      << ", \"rule\": "
+      << json_quoted(std::string("a cell of n distinct units is shown with probability p_n, p_0 = 0, p_n = min(") +
+                     (g.joint() ? "e^e a^R p_{n-1} + (1 + a) d, e^e a^(R-1) p_{n-1} + d, "
+                                : "e^e p_{n-1} + d, ") +
+                     "1 - e^-e (1 - p_{n-1} - d), 1), e = epsilon_per_cell, d = delta_per_cell" +
+                     (g.joint() ? ", a = exp(-1 / counts_scale), R = max_rows" : "") +
+                     ", drawn exactly; its count is released independently (Desfontaines et al. 2022, "
+                     "arXiv:2006.03684; src/core/mechanisms/truncated_geometric.hpp)")
+      << "}";
+  return out.str();
+}
+
 }  // namespace
 
 std::string selection_json(const SelectionLaw& law) {
   if (law.method == SelectionMethod::NoisyCount) return noisy_count_json(law);
+  if (law.method == SelectionMethod::TruncatedGeometric) return truncated_geometric_json(law);
   std::ostringstream out;
   const bool laplace = law.method == SelectionMethod::Laplace;
   out << "{\"method\": " << json_quoted(selection_method_name(law.method))
-      << ", \"epsilon\": " << json_number(law.epsilon) << ", \"delta\": " << json_number(law.delta)
+      << (law.chosen_automatically ? ", \"chosen_by\": \"auto\"" : "")
+      << ", \"budget_share\": " << json_number(law.budget_share) << ", \"epsilon\": " << json_number(law.epsilon) << ", \"delta\": " << json_number(law.delta)
       << ", \"moved_cells\": " << law.moved_cells
       << ", \"noise\": " << json_quoted(laplace ? "discrete Laplace" : "discrete Gaussian")
       << (laplace ? ", \"scale\": " : ", \"sigma2\": ") << json_number(law.noise_parameter.to_double())

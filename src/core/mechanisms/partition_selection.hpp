@@ -38,6 +38,29 @@
 // that at most delta_s. The Gaussian threshold grows like sqrt(G) where the
 // Laplace one grows like G: it wins when units reach many cells.
 //
+// truncated_geometric (Desfontaines, Voss, Gipson, Mandayam 2022, sections
+// 3-5): each cell shown with the largest probability p_n that (epsilon_s /
+// k, delta_s / k)-DP allows at n units, the cells composed as above; with
+// discrete_laplace counts, calibrated jointly with them instead (the whole
+// (epsilon, delta) of the release bounds the selection's "absent" side, and
+// the counts' epsilon_c only its growth). The law, the joint derivation and
+// the exact draw are in truncated_geometric.hpp. It dominates laplace at
+// every G (each cell's law is the optimal one at the same per-cell budget).
+//
+// auto: truncated_geometric, unless gaussian shows a cell at half chance
+// with fewer units (many cells per unit: the Gaussian threshold grows like
+// sqrt(G), the per-cell budget of the others like G). Both are calibrated
+// on the public parameters and the one with the smaller count of units at
+// which a cell is shown half the time is used; the metadata says which.
+//
+// The budget: a share s ("budget_share", default 0.5) of epsilon goes to
+// the selection and 1 - s to the counts; of delta, the share s when the
+// counts' mechanism uses a delta, else all of it. The two parts add up to
+// the release's epsilon and delta. truncated_geometric with discrete_laplace
+// counts is reported the same way (s epsilon and all of delta for the
+// selection), but its law is not the split's: both parts are spent on it
+// together, per cell (truncated_geometric.hpp).
+//
 // noisy_count (Wilson et al. 2020, arXiv:1909.01917, section 3.2, as OpenDP
 // does it; the derivation below is ours): no separate noisy count of units
 // and no split of the budget. The counts themselves are drawn with all of
@@ -90,14 +113,16 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "../samplers/rational.hpp"
+#include "truncated_geometric.hpp"
 
 namespace invariant_dp {
 
-enum class SelectionMethod { None, Laplace, Gaussian, NoisyCount };
+enum class SelectionMethod { None, Laplace, Gaussian, NoisyCount, TruncatedGeometric, Auto };
 
-// options {"partition_selection": "laplace"} or {"partition_selection":
-// {"method": "gaussian", "budget_share": 0.3}}: the share (0, 1) of epsilon
-// (and of delta, when the counts' mechanism uses one) spent on selection.
+// options {"partition_selection": "truncated_geometric"} or
+// {"partition_selection": {"method": "gaussian", "budget_share": 0.3}}:
+// the share (0, 1) of epsilon (and of delta, when the counts' mechanism uses
+// one) spent on selection; an object without a method is "auto".
 // {"partition_selection": "noisy_count"} splits nothing: budget_share is
 // refused with it.
 struct SelectionRequest {
@@ -118,11 +143,28 @@ struct SelectionLaw {
   Rational noise_parameter;       // discrete Laplace scale b, or discrete Gaussian sigma^2
   std::int64_t threshold = 0;
   bool gaussian_counts = false;   // noisy_count: the counts' noise is discrete Gaussian
+  // truncated_geometric: its law (threshold and noise_parameter unused).
+  TruncatedGeometricParameters geometric;
+  TruncatedGeometricFigures geometric_figures;
+  bool chosen_automatically = false;  // asked as "auto"
+  double budget_share = 0;            // the share asked for (0: none, noisy_count)
 };
 
 // groups: G (1 without a privacy unit); replace_one: the neighbours.
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
                                  bool replace_one);
+
+// truncated_geometric calibrated jointly with discrete Laplace counts of
+// exact scale counts_scale at counts_epsilon < epsilon: (epsilon, delta)
+// for both together (truncated_geometric.hpp).
+SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, double counts_epsilon,
+                                             const Rational& counts_scale, std::int64_t groups,
+                                             std::int64_t max_rows, bool replace_one);
+
+// The count of units at which a cell is shown with probability about 1/2
+// (truncated_geometric: the smallest with p_n >= 1/2; laplace and
+// gaussian: the threshold), from the law's public parameters.
+std::int64_t units_at_half(const SelectionLaw& law);
 
 // noisy_count's threshold on the counts themselves. counts_parameter: the
 // counts' discrete Laplace scale b, or discrete Gaussian sigma^2 (gaussian);

@@ -35,7 +35,7 @@
 #include "../interrupts.hpp"
 #include "../invariants/key_rows.hpp"
 #include "../random_source.hpp"
-#include "../request/contribution_bounds.hpp"
+#include "../privacy/contribution_bounds.hpp"
 
 namespace invariant_dp {
 

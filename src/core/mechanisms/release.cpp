@@ -6,7 +6,6 @@
 
 #include "../errors.hpp"
 #include "../invariants/invariant_model.hpp"
-#include "../request/cell_counts.hpp"
 #include "mechanism_behaviour.hpp"
 #include "noise_calibration.hpp"
 #include "release_metadata.hpp"
@@ -41,7 +40,6 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, 0, 0, SamplerReport{});
     return result;
   }
-  check_cell_counts(n, counts, interrupts);
   NoiseLaw law = calibrate_noise(request);
   if (!request.mechanism->integer_output && !request.margins.empty())
     check_float8_margins(std::sqrt(law.unit_variance), n);

@@ -51,8 +51,9 @@ std::string sampler_json(const SamplerReport& sampler) {
   std::ostringstream out;
   out << "{\"method\": " << json_quoted(sampler.sampler) << ", \"exact\": " << (sampler.iterations ? "false" : "true");
   if (sampler.iterations)
-    out << ", \"iterations\": " << sampler.iterations << ", \"move_acceptance\": " << json_number(sampler.acceptance)
-        << ", \"caveat\": " << json_quoted("the noise follows the stated law up to the chain's total variation distance "
+    // The iterations are the request's; how often the chain's moves were
+    // accepted is a statistic of the confidential table (dp.diagnose's).
+    out << ", \"iterations\": " << sampler.iterations << ", \"caveat\": " << json_quoted("the noise follows the stated law up to the chain's total variation distance "
                                       "after these iterations, which is not certified (dp.diagnose estimates it); "
                                       "the privacy guarantee holds up to that distance added to delta");
   if (!sampler.start.empty()) out << ", \"start\": " << json_quoted(sampler.start);

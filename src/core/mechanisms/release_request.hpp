@@ -1,5 +1,6 @@
 // A validated release request: everything dp.privatize was asked, checked
-// before the source query runs, so a typo costs nothing.
+// before the source query runs, so a typo costs nothing (the parsing and
+// its refusals: request/release_request.hpp). What every mechanism reads.
 #pragma once
 
 #include <cstddef>
@@ -8,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "../request/contribution_bounds.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/contribution_bounds.hpp"
+#include "../privacy/neighbours.hpp"
 #include "mechanism.hpp"
 #include "partition_selection.hpp"
 #include "privacy_unit.hpp"
@@ -63,28 +64,6 @@ struct ReleaseRequest {
   double l1_sensitivity() const;
   double l2_sensitivity() const;
 };
-
-struct RawRequest {
-  std::string mechanism;
-  double epsilon = 0;
-  bool has_delta = false;
-  double delta = 0;
-  std::vector<std::string> margins;  // each "a,b" or "" (grand total)
-  std::vector<std::pair<std::string, std::string>> options;  // jsonb, flattened to text
-  bool has_privacy_unit = false;
-  std::string privacy_unit;
-  bool has_bounds = false;
-  std::vector<std::pair<std::string, std::string>> bounds;  // jsonb, flattened to text
-};
-
-// Validates names and ranges; throws InvalidArgument / OutOfRange.
-ReleaseRequest validate_request(const RawRequest& raw);
-
-// Largest epsilon accepted: beyond it a release is not meaningfully private.
-constexpr double kMaxEpsilon = 100.0;
-
-// Margins naming a column the source does not return: InvalidArgument.
-void check_margin_columns(const ReleaseRequest& request, const std::vector<std::string>& key_columns);
 
 }  // namespace invariant_dp
 

@@ -8,6 +8,7 @@
 #include "../mechanisms/release.hpp"
 #include "../rollups/crossed_release.hpp"
 #include "../rollups/hierarchy_release.hpp"
+#include "cell_counts.hpp"
 #include "release_intervals.hpp"
 #include "released_cells.hpp"
 
@@ -63,10 +64,10 @@ void print_from_source_rows(const std::vector<std::uint32_t>& row_of_cell, Relea
   }
 }
 
-ReleaseTable release_crossed(const CheckedRequest& checked, const ReleaseRequest& request, ReleasedCells& cells,
-                             std::size_t n_keys, RandomSource& rng, const Interrupts& interrupts) {
-  CrossedReleaseResult result =
-      run_crossed_release(*cells.keys, cells.counts, request, checked.hierarchy, checked.budget, rng, interrupts);
+ReleaseTable release_crossed(const CheckedRequest& checked, ReleasedCells& cells, std::size_t n_keys, RandomSource& rng,
+                             const Interrupts& interrupts) {
+  const ReleaseRequest& request = checked.release;
+  CrossedReleaseResult result = run_crossed_release(*cells.keys, cells.counts, checked, rng, interrupts);
   ReleaseTable table = new_table(result.node_cell.size(), n_keys, 2);
   set_levels(table, 0, result.row_level_columns);
   set_levels(table, 1, result.col_level_columns);
@@ -83,10 +84,10 @@ ReleaseTable release_crossed(const CheckedRequest& checked, const ReleaseRequest
   return table;
 }
 
-ReleaseTable release_hierarchy(const CheckedRequest& checked, const ReleaseRequest& request, ReleasedCells& cells,
-                               std::size_t n_keys, RandomSource& rng, const Interrupts& interrupts) {
-  HierarchyReleaseResult result =
-      run_hierarchy_release(*cells.keys, cells.counts, request, checked.hierarchy, checked.budget, rng, interrupts);
+ReleaseTable release_hierarchy(const CheckedRequest& checked, ReleasedCells& cells, std::size_t n_keys,
+                               RandomSource& rng, const Interrupts& interrupts) {
+  const ReleaseRequest& request = checked.release;
+  HierarchyReleaseResult result = run_hierarchy_release(*cells.keys, cells.counts, checked, rng, interrupts);
   ReleaseTable table = new_table(result.node_cell.size(), n_keys, 1);
   set_levels(table, 0, result.level_columns);
   table.row_cell = std::move(result.node_cell);
@@ -179,14 +180,19 @@ ReleaseTable release(const CheckedRequest& checked, const ReleaseInput& input, R
   if (!checked.columns_checked || checked.key_columns != input.column_names)
     check_columns(checked, input.column_names);
   check_no_null_levels(checked, input, interrupts);
-  ReleaseRequest request = checked.release;
-  check_unit_and_domain(request, input);
-  request.has_domain = input.domain.has_value();
+  check_unit_and_domain(checked.release, input);
+  // The request as the cells make it: a domain's cells, or the source's.
+  CheckedRequest with_cells = checked;
+  with_cells.release.has_domain = input.domain.has_value();
+  const ReleaseRequest& request = with_cells.release;
   ReleasedCells cells =
       released_cells(input, encoded_columns(checked, input.column_names), request, rng, interrupts);
+  // Every release's cells: at least one, no count negative; checked once here.
+  if (!(request.selection.method != SelectionMethod::None && !checked.hierarchy.active() && cells.keys->n_cells() == 0))
+    check_cell_counts(cells.keys->n_cells(), cells.counts, interrupts);
   const std::size_t n_keys = input.column_names.size();
-  ReleaseTable table = checked.hierarchy.is_crossed() ? release_crossed(checked, request, cells, n_keys, rng, interrupts)
-                       : checked.hierarchy.active()   ? release_hierarchy(checked, request, cells, n_keys, rng, interrupts)
+  ReleaseTable table = checked.hierarchy.is_crossed() ? release_crossed(with_cells, cells, n_keys, rng, interrupts)
+                       : checked.hierarchy.active()   ? release_hierarchy(with_cells, cells, n_keys, rng, interrupts)
                                                       : release_flat(input, request, cells, rng, interrupts);
   // Every mechanism, structure and calibration ends here: whatever made a
   // real value or a standard deviation overflow, it is not returned.

@@ -8,7 +8,7 @@
 
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
-#include "checked_request.hpp"
+#include "request_checks.hpp"
 #include "release_input.hpp"
 #include "release_table.hpp"
 

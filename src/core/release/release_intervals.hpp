@@ -14,7 +14,7 @@
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../mechanisms/release_request.hpp"
-#include "../rollups/hierarchy_request.hpp"
+#include "../request/hierarchy_request.hpp"
 #include "release_table.hpp"
 
 namespace invariant_dp {

@@ -102,7 +102,6 @@ void check_crossed_columns(const std::vector<std::string>& row_levels, const std
 CrossedGrid build_crossed_grid(const CellKeys& cells,
                                const std::vector<std::string>& row_levels, const std::vector<std::string>& col_levels,
                                const Interrupts& interrupts) {
-  check_crossed_columns(row_levels, col_levels, cells.column_names());
   const auto row_columns = indices_of(cells, row_levels), col_columns = indices_of(cells, col_levels);
   Axis rows = axis_of(cells, row_columns, interrupts);
   Axis cols = axis_of(cells, col_columns, interrupts);
@@ -126,12 +125,14 @@ CrossedGrid build_crossed_grid(const CellKeys& cells,
       row_cell[rows.cell_leaf[c]] = col_cell[cols.cell_leaf[c]] = c;
     }
     std::size_t i = 0, j = 0;
+    // Ends: a partial grid has a row leaf with fewer than nc cells.
     while (per_row[i] == nc) ++i;
     std::vector<bool> present(nc, false);
     for (std::uint32_t c = 0; c < cells.n_cells(); ++c) {
       interrupts.poll_every(c);
       if (rows.cell_leaf[c] == i) present[cols.cell_leaf[c]] = true;
     }
+    // Ends: row i lacks a column leaf.
     while (present[j]) ++j;
     InvalidData partial("the cells do not cover the full grid of the crossed hierarchies",
                         "No cell for {key0} with {key1}; " + std::to_string(cells.n_cells()) + " of " +

@@ -15,7 +15,6 @@
 #include "../json_text.hpp"
 #include "../large_buffer.hpp"
 #include "../mechanisms/release.hpp"
-#include "../request/cell_counts.hpp"
 #include "../samplers/wide_int.hpp"
 #include "cascade_release_common.hpp"
 #include "crossed_grid.hpp"
@@ -283,12 +282,11 @@ void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest
 }
 
 CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
-                                         const ReleaseRequest& request,
-                                         const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                                         RandomSource& rng, const Interrupts& interrupts) {
-  check_crossed_request(request, hierarchy);
-  if (!hierarchy.is_crossed()) throw InvalidArgument("a crossed release needs the option \"crossed\"");
-  check_cell_counts(cells.n_cells(), counts, interrupts);
+                                         const CheckedRequest& checked, RandomSource& rng,
+                                         const Interrupts& interrupts) {
+  const ReleaseRequest& request = checked.release;
+  const HierarchyRequest& hierarchy = checked.hierarchy;
+  const HierarchyBudget& budget = checked.budget;
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
   CrossedReleaseResult out =
       request.mechanism->calibrated_on_tree

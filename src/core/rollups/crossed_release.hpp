@@ -31,7 +31,7 @@
 #include "../mechanisms/release_request.hpp"
 #include "../random_source.hpp"
 #include "hierarchy_release.hpp"
-#include "hierarchy_request.hpp"
+#include "../request/checked_request.hpp"
 
 namespace invariant_dp {
 
@@ -61,8 +61,7 @@ void describe_nodes(const CrossedGrid& grid, CrossedReleaseResult& out, const In
 void check_crossed_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
 
 CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64_t* counts,
-                                         const ReleaseRequest& request,
-                                         const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                                         RandomSource& rng, const Interrupts& interrupts);
+                                         const CheckedRequest& checked, RandomSource& rng,
+                                         const Interrupts& interrupts);
 
 }  // namespace invariant_dp

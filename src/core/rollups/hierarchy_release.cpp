@@ -14,7 +14,6 @@
 #include "../json_text.hpp"
 #include "../mechanisms/noise_calibration.hpp"
 #include "../mechanisms/release.hpp"
-#include "../request/cell_counts.hpp"
 #include "cascade_release_common.hpp"
 #include "integer_cascade_release.hpp"
 
@@ -161,19 +160,14 @@ std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std:
 }
 
 HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
-                                             const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                                             const HierarchyBudget& budget, RandomSource& rng,
+                                             const CheckedRequest& checked, RandomSource& rng,
                                              const Interrupts& interrupts) {
-  check_cell_counts(cells.n_cells(), counts, interrupts);
+  const ReleaseRequest& request = checked.release;
   if (request.mechanism->calibrated_on_tree)
     return request.mechanism->integer_output
-               ? integer_cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts)
-               : cascade_release(cells, counts, request, hierarchy, budget, rng, interrupts);
-  if (!budget.has_epsilon) throw NullValue("epsilon must not be NULL");
-  if (!hierarchy.level_variance.empty() || hierarchy.rho > 0)
-    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
-                          "\"integer_cascade\"");
-  return rolled_up_release(cells, counts, request, hierarchy, rng, interrupts);
+               ? integer_cascade_release(cells, counts, request, checked.hierarchy, checked.budget, rng, interrupts)
+               : cascade_release(cells, counts, request, checked.hierarchy, checked.budget, rng, interrupts);
+  return rolled_up_release(cells, counts, request, checked.hierarchy, rng, interrupts);
 }
 
 }  // namespace invariant_dp

@@ -24,25 +24,14 @@
 #include "../invariants/cell_keys.hpp"
 #include "../mechanisms/release_request.hpp"
 #include "../random_source.hpp"
-#include "hierarchy_request.hpp"
+#include "../hierarchy/published_shape.hpp"
+#include "../request/checked_request.hpp"
 
 namespace invariant_dp {
-
-// Trees with more internal nodes than this publish their shape without the
-// per-node child counts (they would dominate the metadata); dp.range_variance
-// accepts no larger a published shape (and holds nothing per leaf:
-// published_shape.hpp).
-constexpr std::size_t kMaxPublishedInternalNodes = 100000;
 
 namespace hierarchy {
 class HierarchyTree;
 }
-
-// How epsilon was given: the cascade can also be calibrated from rho or
-// from absolute per-level variance targets, with epsilon left NULL.
-struct HierarchyBudget {
-  bool has_epsilon = true;
-};
 
 struct HierarchyReleaseResult {
   bool integer_output = false;
@@ -61,8 +50,7 @@ struct HierarchyReleaseResult {
 };
 
 HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
-                                             const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                                             const HierarchyBudget& budget, RandomSource& rng,
+                                             const CheckedRequest& checked, RandomSource& rng,
                                              const Interrupts& interrupts);
 
 // A tree's shape for the release metadata ("levels", "nodes", "children",

@@ -15,7 +15,7 @@
 #include "../mechanisms/release_request.hpp"
 #include "../random_source.hpp"
 #include "hierarchy_release.hpp"
-#include "hierarchy_request.hpp"
+#include "../request/hierarchy_request.hpp"
 
 namespace invariant_dp {
 

@@ -54,6 +54,7 @@ Uint128 uniform_below(RandomSource& rng, Uint128 n) {
   const auto high_max = static_cast<std::uint64_t>((n - 1) >> 64);  // >= 1
   const int bits = 64 - __builtin_clzll(high_max);
   const std::uint64_t mask = bits == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  // Ends: a pass is accepted with probability above 1/2.
   for (;;) {
     const Uint128 high = rng.next_u64() & mask;
     const Uint128 x = (high << 64) | rng.next_u64();
@@ -69,6 +70,7 @@ BigInt uniform_below(RandomSource& rng, const BigInt& n) {
   const std::size_t top_bits = bits - 64 * (limbs - 1);
   const mp_limb_t mask = top_bits == 64 ? ~mp_limb_t{0} : (mp_limb_t{1} << top_bits) - 1;
   BigInt out;
+  // Ends: a pass is accepted with probability above 1/2.
   for (;;) {
     mp_limb_t* p = mpz_limbs_write(out.get(), static_cast<mp_size_t>(limbs));
     for (std::size_t i = 0; i < limbs; ++i) p[i] = rng.next_u64();
@@ -94,6 +96,7 @@ bool bernoulli_ratio(RandomSource& rng, const Int& num, const Int& den) {
 template <class Int>
 bool bernoulli_exp_neg_unit(RandomSource& rng, const Int& num, const Int& den) {
   if (is_zero(num)) return true;
+  // Ends: pass k continues with probability at most 1/k: under e passes on average.
   for (std::uint64_t k = 1;; ++k) {
     const bool a = bernoulli_ratio(rng, num, den) && (k == 1 || rng.uniform_below(k) == 0);
     if (!a) return (k & 1) == 1;
@@ -122,6 +125,11 @@ bool sample_bernoulli_exp_neg_big(RandomSource& rng, const BigInt& num, const Bi
   if (den.sign() <= 0 || num.sign() < 0)
     throw InvalidArgument("exponent of a bernoulli draw must be a non-negative rational");
   return bernoulli_exp_neg(rng, num, den);
+}
+
+bool sample_bernoulli_ratio(RandomSource& rng, Uint128 num, Uint128 den) {
+  if (den == 0 || num > den) throw InvalidArgument("a bernoulli probability must be a ratio num/den <= 1");
+  return bernoulli_ratio(rng, num, den);
 }
 
 bool sample_bernoulli_exp_neg(RandomSource& rng, Rational gamma) {

@@ -23,4 +23,8 @@ bool sample_bernoulli_exp_neg_wide(RandomSource& rng, Uint128 num, Uint128 den);
 // The same law for GMP integers num >= 0, den > 0.
 bool sample_bernoulli_exp_neg_big(RandomSource& rng, const BigInt& num, const BigInt& den);
 
+// Bernoulli(num / den) for 0 <= num <= den, den > 0: one uniform integer
+// below den.
+bool sample_bernoulli_ratio(RandomSource& rng, Uint128 num, Uint128 den);
+
 }  // namespace invariant_dp

@@ -41,12 +41,14 @@ CdfTable::CdfTable(std::int64_t x0, std::vector<std::uint64_t> lower, std::vecto
   const std::size_t n = lower_.size();
   // Guide: bucket j of the top bits covers words [j 2^shift, (j + 1) 2^shift).
   unsigned bits = 1;
+  // Ends: at most kMaxGuideBits passes.
   while (bits < kMaxGuideBits && (std::size_t(1) << bits) < 2 * n) ++bits;
   guide_shift_ = 64 - bits;
   guide_.assign(std::size_t(1) << bits, 0);
   std::size_t k = 0;
   for (std::size_t j = 0; j < guide_.size(); ++j) {
     const std::uint64_t start = static_cast<std::uint64_t>(j) << guide_shift_;
+    // Ends: k only grows, over the table once in all.
     while (k < n && lower_[k] <= start) ++k;
     guide_[j] = static_cast<std::uint32_t>(k);
   }
@@ -74,10 +76,14 @@ std::int64_t CdfTable::sample_exactly(RandomSource& rng, const CdfEnclosure& cdf
   constexpr std::int64_t kFar = std::int64_t(1) << 62;
   std::int64_t x = x0_ + static_cast<std::int64_t>(std::min(guess, lower_.size() - 1));
   if (below(x)) {
+    // Ends: the table covers all but 2^-64 of the law, and each step beyond its ends has geometrically less
+    // mass: a few steps, past 2^62 refused.
     while (below(x - 1))
       if (--x < -kFar) throw Error("CDF table: draw out of range");
     return x;
   }
+  // Ends: the table covers all but 2^-64 of the law, and each step beyond its ends has geometrically less mass:
+  // a few steps, past 2^62 refused.
   do {
     if (++x > kFar) throw Error("CDF table: draw out of range");
   } while (!below(x));

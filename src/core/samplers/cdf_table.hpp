@@ -54,6 +54,7 @@ class CdfTable {
     const std::uint64_t w = rng.next_u64();
     std::size_t k = guide_[w >> guide_shift_];
     const std::size_t n = lower_.size();
+    // Ends: the guide starts k within its bucket: a few passes, at most n.
     while (k < n && lower_[k] <= w) ++k;
     // Certain when x0 + k is inside, the word clears both enclosures.
     if (k == 0 || k == n || w <= upper_minus_one_[k - 1]) return sample_exactly(rng, cdf, w, k);

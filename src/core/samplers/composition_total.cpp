@@ -28,6 +28,7 @@ Interval a_bounds(mpfr_prec_t prec, Rational scale) {
 // Sign of (n+k) a - (n+1), which is never 0 (a is transcendental), from
 // enclosures at doubling precision.
 bool ratio_above_one(Rational scale, std::uint64_t n, std::uint64_t k) {
+  // Ends: the precision doubles up to 2^20 bits, then refuses: at most 14 passes.
   for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
     const Interval d = sub(mul(a_bounds(prec, scale), n + k), n + 1);
     if (certainly_positive(d)) return true;
@@ -65,6 +66,7 @@ std::uint64_t CompositionTotalSampler::find_mode() const {
     throw OutOfRange("laplace scale is too large for a group of " + std::to_string(k_) + " cells",
                      "The expected group total k * a / (1 - a) must stay below 2^50.");
   std::uint64_t m = ceil_u64(estimate);
+  // Ends: the double estimate of the mode is within a few units of it.
   while (m > 0 && !ratio_above_one(scale_, m - 1, k_)) --m;
   while (ratio_above_one(scale_, m, k_)) ++m;
   return m;
@@ -156,6 +158,7 @@ std::uint64_t CompositionTotalSampler::sample(RandomSource& rng, const Interrupt
     if (t < R_ - L_) {
       n = L_ + t;
     } else {
+      // Ends: a geometric number of fair bits: two passes on average.
       while (rng.fair_bit()) ++j;
       const bool right = t < (R_ - L_) + 2 * hR_;
       const std::uint64_t h = right ? hR_ : hL_;

@@ -35,6 +35,7 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
   }
   // Open addressing on position + 1 (0 marks an empty slot).
   std::uint64_t size = 16;
+  // Ends: doubles up to twice count, at most 64 times.
   while (size < 2 * count) size *= 2;
   std::vector<std::uint64_t> table(size, 0);
   auto insert_if_absent = [&](std::uint64_t key) {

@@ -1,10 +1,24 @@
 #include "conditioned_laplace_variance.hpp"
 
+#include "../errors.hpp"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace invariant_dp {
 namespace {
+
+// Harmonic sums over fewer cells than this are added term by term.
+constexpr double kDirectHarmonic = 1000;
+constexpr double kEulerGamma = 0.57721566490153286061;
+constexpr double kZeta2 = 1.64493406684822643647;
+constexpr double kZeta3 = 1.20205690315959428540;
+// The sum below takes at most 40 * 64 terms up to the mode and, past it,
+// fewer than 64 * 21 sqrt(2) (the weights fall by 1e-18 within 21 b, and b
+// is below sqrt(2 / k) spreads); this bound is never reached by a law a
+// release publishes, only by a malformed one.
+constexpr std::uint32_t kMaxTerms = 100000;
 
 // lgamma(n + k) - lgamma(n + 1), i.e. log (n+1)(n+2)...(n+k-1). At the
 // totals a tiny epsilon gives (n ~ 10^14) each lgamma is ~10^16 and their
@@ -26,11 +40,13 @@ double log_weight(double n, double k, double log_a) { return 2 * log_rising(n, k
 
 // The spread of N around its mode m: 1 / sqrt(-(log w)''(m)), with the
 // trigamma function approximated by 1/x + 1/(2x^2) (only the step of the sum
-// depends on it).
+// depends on it). The difference of the two trigammas is written out, so
+// that it keeps its digits at modes far beyond 2^53 (a subtraction of the
+// two would give 0 there).
 double spread_at(double m, double k) {
-  const auto trigamma = [](double x) { return 1 / x + 1 / (2 * x * x); };
-  const double curvature = 2 * (trigamma(m + 1) - trigamma(m + k));
-  return curvature > 0 ? 1 / std::sqrt(curvature) : 1;
+  const double p = m + 1, q = m + k;
+  const double curvature = 2 * (k - 1) / (p * q) * (1 + (p + q) / (2 * p * q));
+  return curvature > 0 && std::isfinite(curvature) ? 1 / std::sqrt(curvature) : 1;
 }
 
 // The first three derivatives of log w at n = 0, from the polygamma
@@ -43,10 +59,21 @@ struct LogDerivatives {
 
 LogDerivatives log_derivatives_at_zero(double k, double log_a) {
   double h1 = 0, h2 = 0, h3 = 0;
-  for (double i = 1; i < k; ++i) {
-    h1 += 1 / i;
-    h2 += 1 / (i * i);
-    h3 += 1 / (i * i * i);
+  if (k <= kDirectHarmonic) {
+    for (std::uint32_t i = 1; i < std::uint32_t(k); ++i) {
+      const double x = i;
+      h1 += 1 / x;
+      h2 += 1 / (x * x);
+      h3 += 1 / (x * x * x);
+    }
+  } else {
+    // The sums over i < k from their asymptotic series at k (Abramowitz and
+    // Stegun 6.3.18, 6.4.12): H_{k-1} = psi(k) + gamma, and the tails of
+    // zeta(2) and zeta(3) from k on; truncation below 1e-17 for k > 1000.
+    const double r = 1 / k, r2 = r * r;
+    h1 = std::log(k) - r / 2 - r2 * (1.0 / 12 - r2 / 120) + kEulerGamma;
+    h2 = kZeta2 - r * (1 + r / 2 + r2 / 6 - r2 * r2 / 30);
+    h3 = kZeta3 - r2 * (0.5 + r / 2 + r2 / 4 - r2 * r2 / 12);
   }
   return {2 * h1 + 2 * log_a, -2 * h2, 4 * h3};
 }
@@ -75,6 +102,7 @@ double conditioned_laplace_variance(Rational scale, std::size_t cells) {
   const double a = std::exp(log_a);
   // w(n+1)/w(n) = ((n+k)/(n+1))^2 a^2 >= 1 up to the mode (n+k) a = n+1.
   const double mode = std::max(0.0, std::floor((k * a - 1) / -std::expm1(log_a)));
+  if (!(mode < 0x1p62)) throw OutOfRange("the conditioned Laplace variance cannot be computed at this scale");
   const double log_mode = log_weight(mode, k, log_a);
   const double spread = spread_at(mode, k);
   const double h = std::max(1.0, std::floor(spread / 64));
@@ -82,13 +110,19 @@ double conditioned_laplace_variance(Rational scale, std::size_t cells) {
   const auto weight = [&](double n) { return std::exp(log_weight(n, k, log_a) - log_mode); };
 
   double total = 0, moment = 0;
-  for (double n = first;; n += h) {
+  bool converged = false;
+  for (std::uint32_t term = 0; term < kMaxTerms; ++term) {
+    const double n = first + double(term) * h;
     const double w = weight(n);
     const double c = n == 0 ? 0.5 : 1.0;
     total += c * w;
     moment += c * w * n * (n + k);
-    if (n > mode && w < 1e-18 * total) break;
+    if (n > mode && w < 1e-18 * total) {
+      converged = true;
+      break;
+    }
   }
+  if (!converged) throw OutOfRange("the conditioned Laplace variance cannot be computed at this scale");
   total *= h;
   moment *= h;
   if (first == 0 && h > 1) {

@@ -58,6 +58,7 @@ class GaussianMass {
   // 2^-(prec + 16) of the sum, then the geometric bound of the remainder.
   Interval tail(mpfr_prec_t prec, std::int64_t start, int dir) const {
     Interval sum(prec);
+    // Ends: the terms fall like a Gaussian's from the centre outward: about sqrt(2 s2 (prec + 16) ln 2) terms.
     for (std::int64_t y = start;; y += dir) {
       const Interval t = term(prec, y);
       // Negligible, or (beyond MPFR's exponent range) terms that underflow.

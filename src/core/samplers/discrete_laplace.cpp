@@ -45,11 +45,13 @@ void check_scale(Rational scale) {
 Uint128 sample_discrete_geometric(RandomSource& rng, Rational scale) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("geometric scale must be positive");
   const std::uint64_t t = scale.num;
+  // Ends: a pass keeps U with probability exp(-U/t) >= 1/e.
   for (;;) {
     // X = U + t V ~ Geometric(1 - exp(-1/t)), U kept with probability exp(-U/t).
     const std::uint64_t u = rng.uniform_below(t);
     if (!sample_bernoulli_exp_neg(rng, Rational{u, t})) continue;
     std::uint64_t v = 0;
+    // Ends: a geometric number of passes, 1/(e - 1) on average.
     while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
     const u128 x = static_cast<u128>(t) * v + u;  // < 2^128: t, v < 2^64
     return x / scale.den;
@@ -58,6 +60,7 @@ Uint128 sample_discrete_geometric(RandomSource& rng, Rational scale) {
 
 std::int64_t sample_discrete_laplace(RandomSource& rng, Rational scale) {
   check_scale(scale);
+  // Ends: a pass is rejected (y = 0, negative) with probability at most 1/2.
   for (;;) {
     const u128 y = sample_discrete_geometric(rng, scale);
     if (y > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))

@@ -2,6 +2,8 @@
 // exactness is in lazy_bernoulli.hpp.
 #include "lazy_bernoulli.hpp"
 
+#include <utility>
+
 #include "../errors.hpp"
 
 namespace invariant_dp {
@@ -33,6 +35,7 @@ void LazyUniform::draw_word() {
 
 bool LazyUniform::less_than(const ProbabilityBounds& bounds, mpfr_prec_t initial_prec) {
   mpfr_prec_t prec = initial_prec < 64 ? 64 : initial_prec;
+  // Ends: each pass doubles the precision and refuses past 2^24 bits (header: P(U within w of p) <= 2w).
   for (;;) {
     const Interval p = rounded(bounds(prec), prec);
     for (;;) {
@@ -57,6 +60,24 @@ bool sample_bernoulli_lazy(RandomSource& rng, const ProbabilityBounds& bounds,
                            mpfr_prec_t initial_prec) {
   LazyUniform u(rng);
   return u.less_than(bounds, initial_prec);
+}
+
+FixedBernoulli::FixedBernoulli(ProbabilityBounds bounds) : bounds_(std::move(bounds)) {
+  // 2^64 [lo, hi] widened to the integers around it: a first word w with
+  // w + 1 <= floor(2^64 lo) has U < lo; one with w >= ceil(2^64 hi) has U >= hi.
+  const Interval words = integer_hull(scale_2exp(rounded(bounds_(128), 128), 64));
+  if (mpfr_sgn(words.lower()) > 0)
+    below_ = mpfr_cmp_ui_2exp(words.lower(), 1, 64) >= 0 ? UINT64_MAX : mpfr_get_ui(words.lower(), MPFR_RNDN);
+  if (mpfr_cmp_ui_2exp(words.upper(), 1, 64) < 0 && mpfr_sgn(words.upper()) > 0)
+    above_ = mpfr_get_ui(words.upper(), MPFR_RNDN);
+}
+
+bool FixedBernoulli::sample(RandomSource& rng) const {
+  LazyUniform u(rng);
+  const std::uint64_t w = u.first_word();
+  if (w < below_ && w + 1 <= below_) return true;
+  if (above_ != 0 && w >= above_) return false;
+  return u.less_than(bounds_);
 }
 
 }  // namespace invariant_dp

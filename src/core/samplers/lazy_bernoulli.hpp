@@ -61,4 +61,20 @@ class LazyUniform {
 bool sample_bernoulli_lazy(RandomSource& rng, const ProbabilityBounds& bounds,
                            mpfr_prec_t initial_prec = 128);
 
+// Bernoulli(p) for one p drawn from many times: the words w with
+// [w, w + 1) / 2^64 certainly below p or certainly not are found once, so
+// a draw whose first 64 digits decide (all but about one in 2^50 when p's
+// enclosure at 128 bits is that narrow) costs one word; the others compare
+// the same U with the enclosures, so the law is 1[U < p] either way.
+class FixedBernoulli {
+ public:
+  explicit FixedBernoulli(ProbabilityBounds bounds);
+  bool sample(RandomSource& rng) const;
+
+ private:
+  ProbabilityBounds bounds_;
+  std::uint64_t below_ = 0;  // U < p for certain when its first word is below this
+  std::uint64_t above_ = 0;  // U >= p for certain when its first word is at least this (0: never)
+};
+
 }  // namespace invariant_dp

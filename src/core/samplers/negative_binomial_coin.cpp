@@ -23,6 +23,7 @@ Interval rho_bounds(mpfr_prec_t prec, Rational rate) { return exp(neg(div(exact(
 // Sign of rho (m + k) - (m + 1), never 0, from enclosures at doubling
 // precision.
 bool ratio_above_one(Rational rate, std::uint64_t m, std::uint64_t k) {
+  // Ends: the precision doubles up to 2^20 bits, then refuses: at most 14 passes.
   for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
     const Interval d = sub(mul(rho_bounds(prec, rate), m + k), m + 1);
     if (certainly_positive(d)) return true;
@@ -45,6 +46,7 @@ NegativeBinomialCoin::NegativeBinomialCoin(Rational rate, std::uint64_t k) : rat
                      "The expected sum of the geometric terms, about k exp(-rate) / (1 - exp(-rate)), must stay "
                      "below 2^50.");
   std::uint64_t m = estimate <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(estimate));
+  // Ends: the double estimate of the mode is within a few units of it.
   while (m > 0 && !ratio_above_one(rate, m - 1, k)) --m;
   while (ratio_above_one(rate, m, k)) ++m;
   mode_ = m;

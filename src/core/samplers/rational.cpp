@@ -62,6 +62,7 @@ struct Frac {
 template <typename Pred>
 std::uint64_t last_true(std::uint64_t k_max, Pred pred) {
   std::uint64_t lo = 0, hi = k_max;
+  // Ends: bisection below k_max < 2^64: at most 64 passes.
   while (lo < hi) {
     const std::uint64_t mid = lo + (hi - lo + 1) / 2;
     if (pred(mid)) lo = mid; else hi = mid - 1;
@@ -85,6 +86,8 @@ Rational rational_at_least(double x, std::uint64_t max_den) {
   Frac right{ceil_x, 1};                  // >= x
   // Fractions seen below are <= ceil(x) with denominators <= max_den, so
   // their numerators stay below 2^128.
+  // Ends: each pass takes a whole run of the continued fraction, so the denominators at least double every two
+  // passes: about 2 log2(max_den).
   while (static_cast<u128>(left.den) + right.den <= max_den) {
     const Frac mid{left.num + right.num, left.den + right.den};
     if (at_least(mid.num, mid.den, dx)) {

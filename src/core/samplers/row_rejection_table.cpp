@@ -43,6 +43,7 @@ double log_zero_sum_mass(double a, double log_a, double log1m_a, std::size_t l) 
   const double mode = std::max(0.0, std::floor((k * a - 1) / (1 - a)));
   const double top = log_term(mode);
   double sum = 0;
+  // Ends: the spread is at most 1e5 here (above), so about 9 spreads, a million terms, and the mode below 2^53.
   for (double n = mode; n >= 0 && log_term(n) > top - 40; --n) sum += std::exp(log_term(n) - top);
   for (double n = mode + 1; log_term(n) > top - 40; ++n) sum += std::exp(log_term(n) - top);
   return 2 * k * log1m_a + top + std::log(sum);

@@ -11,6 +11,7 @@
 #include "composition_total.hpp"
 #include "conditioned_laplace.hpp"
 #include "discrete_laplace.hpp"
+#include "lazy_bernoulli.hpp"
 #include "negative_binomial_coin.hpp"
 #include "table_lines.hpp"
 #include "two_line_table.hpp"
@@ -27,11 +28,26 @@ void add_checked(std::int64_t& sum, std::int64_t x) {
   if (__builtin_add_overflow(sum, x, &sum)) throw OutOfRange("a three-line table's noise does not fit in a bigint");
 }
 
+// h (1 - exp(-1/h)) for h = num/den, enclosed.
+ProbabilityBounds inside_kept_bounds(Rational h) {
+  return [h](mpfr_prec_t prec) {
+    const Interval hh = div(exact(prec, h.num), h.den);
+    return mul(hh, neg(expm1(neg(div(exact(prec, h.den), h.num)))));
+  };
+}
+
 class ThreeLineSampler {
  public:
   // half = b/2: Geo and K have scale h, rho = exp(-1/h).
   ThreeLineSampler(Rational half, std::size_t n)
-      : half_(half), rho_rate_{half.den, half.num}, coin_(rho_rate_, n), u_(n), v_(n), parts_(n) {}
+      : half_(half),
+        rho_rate_{half.den, half.num},
+        long_plateaus_(half.num > half.den),
+        inside_kept_(inside_kept_bounds(half)),
+        coin_(rho_rate_, n),
+        u_(n),
+        v_(n),
+        parts_(n) {}
 
   // Fills u and v (the table's first two lines; the third is -u - v).
   void sample(RandomSource& rng, const Interrupts& interrupts, bool restart_whole = true) {
@@ -61,6 +77,7 @@ class ThreeLineSampler {
   // (1 + rho)^2 + 2 rho, uniformly, kept with probability its value.
   bool pair_of_laplace(RandomSource& rng) const {
     static constexpr int kPower[6] = {0, 1, 1, 2, 1, 1};
+    // Ends: a pass keeps a term with probability ((1 + rho)^2 + 2 rho) / 6 >= 1/6.
     for (;;) {
       const std::uint64_t term = rng.uniform_below(6);
       bool kept = true;
@@ -69,13 +86,31 @@ class ThreeLineSampler {
     }
   }
 
-  // C ~ alpha_L: a uniform point of {0..L}, kept at the ends, inside with
-  // probability 1 - rho.
+  // C ~ alpha_L on {0..L}: weight 1 at the ends, 1 - rho inside. For
+  // h <= 1 a uniform point kept inside with probability 1 - rho >= 1 - 1/e.
+  // For h > 1 that would take about min(L, h) / 2 tries (10^9 at a tiny
+  // epsilon), so the point is proposed as an end with probability 2h / (2h
+  // + L - 1) and as a uniform inside point otherwise, and an inside point is
+  // kept with probability h (1 - rho) = h (1 - exp(-1/h)) in [1 - 1/(2h), 1]:
+  // the weights 1 : (1 - rho) are those of (2h : L - 1) times (1 : h (1 -
+  // rho)) per point, so the kept point has law alpha_L, and a try succeeds
+  // with probability at least 1/2.
   std::int64_t plateau_offset(RandomSource& rng, std::uint64_t length) const {
     if (length == 0) return 0;
+    if (length == 1) return static_cast<std::int64_t>(rng.uniform_below(2));
+    // Ends: each pass keeps its point with probability at least 1/2 (above).
     for (;;) {
-      const std::uint64_t c = rng.uniform_below(length + 1);
-      if (c == 0 || c == length || !rho_coin(rng)) return static_cast<std::int64_t>(c);
+      if (!long_plateaus_) {
+        const std::uint64_t c = rng.uniform_below(length + 1);
+        if (c == 0 || c == length || !rho_coin(rng)) return static_cast<std::int64_t>(c);
+        continue;
+      }
+      // (L - 1) den / (2 num + (L - 1) den) < 2^127: L < 2^62, num and den < 2^64.
+      const Uint128 inside = static_cast<Uint128>(length - 1) * half_.den;
+      if (!sample_bernoulli_ratio(rng, inside, inside + 2 * static_cast<Uint128>(half_.num)))
+        return rng.fair_bit() ? static_cast<std::int64_t>(length) : 0;
+      const std::uint64_t c = 1 + rng.uniform_below(length - 1);
+      if (inside_kept_.sample(rng)) return static_cast<std::int64_t>(c);
     }
   }
 
@@ -121,7 +156,9 @@ class ThreeLineSampler {
   }
 
   Rational half_;
-  Rational rho_rate_;  // 1/h
+  Rational rho_rate_;    // 1/h
+  bool long_plateaus_;   // h > 1
+  FixedBernoulli inside_kept_;  // h (1 - exp(-1/h))
   NegativeBinomialCoin coin_;
   std::vector<std::int64_t> u_, v_;
   std::vector<std::uint64_t> parts_;

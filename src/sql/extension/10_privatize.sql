@@ -14,17 +14,10 @@ COMMENT ON FUNCTION dp.privatize_support(internal) IS
 'Planner support function of dp.privatize: answers no request; the planner calling it loads the library, '
 'and with it the custom scan, from the session''s first query on.';
 
+-- The request's arguments are declared in src/sql/request_arguments.sql,
+-- which says how scripts/build-sql writes them out here.
 CREATE OR REPLACE FUNCTION dp.privatize(
-    source    text,
-    epsilon   float8,
-    mechanism text   DEFAULT 'integer_laplace',
-    delta     float8 DEFAULT NULL,
-    margins   text[] DEFAULT '{}',
-    domain    text   DEFAULT NULL,
-    options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL,
-    privacy_unit text DEFAULT NULL,
-    bounds    jsonb  DEFAULT NULL
+    @request_arguments(source, epsilon, mechanism, delta, margins, domain, options, hierarchy, privacy_unit, bounds)
 ) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dp_privatize'
 -- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
@@ -32,7 +25,7 @@ AS 'MODULE_PATHNAME', 'dp_privatize'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
 SUPPORT dp.privatize_support;
 
-COMMENT ON FUNCTION dp.privatize(text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.privatize IS
 'Private release of the counts of a GROUP BY query (last column = count), or with privacy_unit of the rows of '
 'a query (the unit column and the keys) whose units each contribute at most bounds '
 '{"max_groups_per_unit": G, "max_rows_per_group": R}. '
@@ -67,35 +60,23 @@ COMMENT ON FUNCTION dp.last_release() IS
 'NULL before the first release.';
 
 CREATE OR REPLACE FUNCTION dp.check_request(
-    mechanism text,
-    epsilon   float8,
-    delta     float8 DEFAULT NULL,
-    margins   text[] DEFAULT '{}',
-    options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL,
-    privacy_unit text DEFAULT NULL,
-    bounds    jsonb  DEFAULT NULL
+    @request_arguments(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds)
 ) RETURNS void
 AS 'MODULE_PATHNAME', 'dp_check_request'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE;
 
-COMMENT ON FUNCTION dp.check_request(text, float8, float8, text[], jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.check_request IS
 'Raises the error dp.privatize would raise for these arguments before reading its source; returns nothing if they are valid.';
 
 CREATE OR REPLACE FUNCTION dp.diagnose(
-    source    text,
-    epsilon   float8,
-    mechanism text   DEFAULT 'integer_laplace',
-    delta     float8 DEFAULT NULL,
-    margins   text[] DEFAULT '{}',
-    options   jsonb  DEFAULT '{}'
+    @request_arguments(source, epsilon, mechanism, delta, margins, options)
 ) RETURNS TABLE (metric text, iteration bigint, value float8)
 AS 'MODULE_PATHNAME', 'dp_diagnose'
 -- PARALLEL UNSAFE: it runs the source query through SPI, which must be free
 -- to use a parallel plan of its own.
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.diagnose(text, float8, text, float8, text[], jsonb) IS
+COMMENT ON FUNCTION dp.diagnose IS
 'MCMC health of the lattice sampler that dp.privatize would use with the same arguments '
 '(integer_laplace with crossing margins, integer_laplace_l2, integer_gaussian), as rows: '
 'tv_upper_bound per iteration (L-lag coupling), iterations_to_tv_below_0.05, release_iterations, '

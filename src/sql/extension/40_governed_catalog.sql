@@ -27,6 +27,11 @@ CREATE TABLE IF NOT EXISTS dp.budgets (
 COMMENT ON TABLE dp.budgets IS
 'Total privacy budget of each dataset and what its draws have spent (basic composition: epsilons add, deltas add).';
 
+-- Each registration's identity: a release dropped and registered again under
+-- the same name, or a release table renamed, is told apart by it, not by
+-- its name (the audit log keeps names, which are reused).
+CREATE SEQUENCE IF NOT EXISTS dp.release_ids;
+
 CREATE TABLE IF NOT EXISTS dp.releases (
     release       regclass PRIMARY KEY,
     dataset       text NOT NULL REFERENCES dp.budgets ON UPDATE CASCADE,
@@ -45,7 +50,8 @@ CREATE TABLE IF NOT EXISTS dp.releases (
     domain_view   regclass,
     table_oid     oid,
     privacy_unit  text,
-    bounds        jsonb
+    bounds        jsonb,
+    release_id    bigint NOT NULL UNIQUE DEFAULT pg_catalog.nextval('dp.release_ids')
 );
 
 COMMENT ON TABLE dp.releases IS
@@ -61,6 +67,9 @@ COMMENT ON COLUMN dp.releases.privacy_unit IS
 'The source''s column naming each row''s privacy unit (NULL: one row per person, the source returns counts).';
 COMMENT ON COLUMN dp.releases.bounds IS
 'The contribution bounds of each unit, {"max_groups_per_unit": G, "max_rows_per_group": R}, with privacy_unit.';
+COMMENT ON COLUMN dp.releases.release_id IS
+'This registration''s identity: its draws in dp.draws carry it, so a release registered again under a dropped '
+'one''s name starts without its laws, and a renamed release table keeps its own.';
 COMMENT ON COLUMN dp.releases.table_oid IS
 'The release table''s oid at its last draw: a restore recreates the table, and the next dp.draw returns the '
 'restored draw instead of drawing.';
@@ -91,7 +100,8 @@ CREATE TABLE IF NOT EXISTS dp.draws (
     noise_law   jsonb NOT NULL,
     cells       bigint NOT NULL,
     drawn_as    name,
-    note        text
+    note        text,
+    release_id  bigint
 );
 
 COMMENT ON TABLE dp.draws IS
@@ -99,6 +109,8 @@ COMMENT ON TABLE dp.draws IS
 'and the noise law published with it).';
 COMMENT ON COLUMN dp.draws.drawn_by IS 'The session user.';
 COMMENT ON COLUMN dp.draws.drawn_as IS 'The role in effect (SET ROLE), or the session user.';
+COMMENT ON COLUMN dp.draws.release_id IS
+'The registration drawn (dp.releases.release_id); NULL for draws of releases dropped before 0.7.0.';
 COMMENT ON COLUMN dp.draws.note IS 'Why a draw costs what it costs, when that is not its release''s epsilon and delta.';
 
 -- pg_dump keeps the rows of the catalog (CREATE EXTENSION recreates the
@@ -108,6 +120,7 @@ SELECT pg_catalog.pg_extension_config_dump('dp.releases', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.refreshers', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.draws', '');
 SELECT pg_catalog.pg_extension_config_dump('dp.draws_draw_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('dp.release_ids', '');
 
 REVOKE ALL ON dp.budgets, dp.releases, dp.refreshers, dp.draws FROM PUBLIC;
 

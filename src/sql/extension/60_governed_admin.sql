@@ -80,9 +80,13 @@ REVOKE EXECUTE ON FUNCTION dp.create_release_table(text, text) FROM PUBLIC;
 
 -- What dp.register_release checks before it creates anything (but the
 -- source's protection, which is analysed in the administrator's search_path).
+-- The request's arguments as dp.privatize's (src/sql/request_arguments.sql).
 CREATE OR REPLACE FUNCTION dp.check_release_registration(
-    dataset text, source text, columns text, epsilon float8, mechanism text, delta float8, margins text[],
-    domain text, options jsonb, hierarchy text[], privacy_unit text, bounds jsonb) RETURNS void
+    dataset text,
+    @request_arguments_without_defaults(source),
+    columns text,
+    @request_arguments_without_defaults(epsilon, mechanism, delta, margins, domain, options, hierarchy, privacy_unit, bounds)
+) RETURNS void
 LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
@@ -101,6 +105,19 @@ BEGIN
     END IF;
     -- Refuse a bad mechanism, epsilon, delta or option now, not at the first draw.
     PERFORM dp.check_request(mechanism, epsilon, delta, margins, options, hierarchy, privacy_unit, bounds);
+    -- An error after the charge is published to the refresher: one whose
+    -- occurrence depends on the counts would tell what no guarantee covers.
+    -- Only congenial takes the rejection sampler (dp.check_request refused
+    -- it for any other mechanism).
+    IF options->>'sampler' = 'rejection' THEN
+        RAISE EXCEPTION USING ERRCODE = '22023',
+            MESSAGE = 'a governed release cannot use congenial''s rejection sampler',
+            DETAIL = 'It stops with an error when a group exhausts its budget of proposals, and whether that happens '
+                     'depends on the counts: the error, seen after the draw was charged, would tell the refresher '
+                     'something about the data that no guarantee covers.',
+            HINT = 'Omit the sampler option: the default finishes such a group by the lattice walk and does not '
+                   'publish whether it did.';
+    END IF;
     -- Without a domain the released cells are the source's rows: which keys
     -- exist is published exactly, draw after draw. The administrator says
     -- whether that is acceptable, or has them chosen privately.
@@ -117,25 +134,19 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.check_release_registration IS
 'Internal: refuses a governed release''s registration that names no budget, lacks epsilon, source or columns, '
-'makes a request dp.privatize would refuse, or does not say which cells it may show.';
-REVOKE EXECUTE ON FUNCTION dp.check_release_registration(text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
+'makes a request dp.privatize would refuse, does not say which cells it may show, or names a sampler that can '
+'fail after the charge for reasons that depend on the data.';
+REVOKE EXECUTE ON FUNCTION dp.check_release_registration FROM PUBLIC;
 
+-- The request's arguments as dp.privatize's (src/sql/request_arguments.sql).
 CREATE OR REPLACE FUNCTION dp.register_release(
     release   text,
     dataset   text,
-    source    text,
+    @request_arguments(source),
     columns   text,
-    epsilon   float8,
-    mechanism text   DEFAULT 'integer_laplace',
-    delta     float8 DEFAULT NULL,
-    margins   text[] DEFAULT '{}',
-    domain    text   DEFAULT NULL,
-    options   jsonb  DEFAULT '{}',
-    hierarchy text[] DEFAULT NULL,
-    privacy_unit text DEFAULT NULL,
-    bounds    jsonb  DEFAULT NULL
+    @request_arguments(epsilon, mechanism, delta, margins, domain, options, hierarchy, privacy_unit, bounds)
 ) RETURNS regclass
 LANGUAGE plpgsql VOLATILE
 AS $$
@@ -160,13 +171,13 @@ BEGIN
 END
 $$;
 
-COMMENT ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.register_release IS
 'Registers a governed release: creates table release(columns) to hold its current draw (empty until the '
 'first dp.refresh_release) and records the source, which later runs with the registering role''s '
 'privileges. columns is dp.privatize''s column definition list, e.g. ''state text, n bigint''. '
 'The source''s relations must not be readable by PUBLIC. privacy_unit and bounds as for dp.privatize: the '
 'source then returns rows (unit and keys) and each unit''s contribution is bounded at every draw.';
-REVOKE EXECUTE ON FUNCTION dp.register_release(text, text, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dp.register_release FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION dp.grant_release(release regclass, analyst regrole) RETURNS void
 LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp

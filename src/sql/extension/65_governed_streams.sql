@@ -5,7 +5,7 @@
 -- charges the stream's (epsilon, delta) once for its whole horizon of
 -- 2^horizon periods; later appends charge nothing, and appends past the
 -- horizon are refused. Its catalog, registration, calibration, the append
--- a draw runs (src/pg/stream.c) and what readers may know of it.
+-- a draw runs (src/pg/stream_append.c) and what readers may know of it.
 
 CREATE TABLE IF NOT EXISTS dp.streams (
     release    regclass PRIMARY KEY REFERENCES dp.releases ON DELETE CASCADE,
@@ -229,3 +229,71 @@ $$;
 COMMENT ON FUNCTION dp.stream_range_variance(regclass, bigint, bigint) IS
 'Exact noise variance of the sum of a stream''s released periods first_period..last_period (0-based, in '
 'period order), from its public noise parameters.';
+
+-- A stream's steps of a governed draw (src/pg/draw_worker.c runs the
+-- draw; dp.check_draw and dp.store_draw hand a stream's steps to these).
+
+-- What one draw of a stream costs: its first draw pays its epsilon and
+-- delta once, for its whole horizon; its appends nothing more.
+CREATE OR REPLACE FUNCTION dp.stream_draw_cost(release regclass, OUT cost_epsilon numeric, OUT cost_delta numeric)
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    SELECT CASE WHEN s.state IS NOT NULL THEN 0 ELSE r.epsilon::numeric END,
+           CASE WHEN s.state IS NOT NULL THEN 0 ELSE coalesce(r.delta, 0)::numeric END
+    INTO cost_epsilon, cost_delta
+    FROM dp.streams s JOIN dp.releases r ON r.release = s.release
+    WHERE s.release = stream_draw_cost.release;
+END
+$$;
+
+COMMENT ON FUNCTION dp.stream_draw_cost(regclass) IS
+'Internal: what one draw of a governed stream costs (its first draw pays for its horizon; appends cost nothing).';
+REVOKE EXECUTE ON FUNCTION dp.stream_draw_cost(regclass) FROM PUBLIC;
+
+-- The second transaction of a stream's draw (dp.store_draw has checked the
+-- objects and built the source query): the new periods appended, the
+-- stream's state kept, the audit row completed with the stream's law.
+CREATE OR REPLACE FUNCTION dp.store_stream_draw(release regclass, draw_id bigint, source_query text)
+RETURNS void
+LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r dp.releases;
+    s dp.streams;
+    past text[];
+    added record;
+BEGIN
+    SELECT * INTO r FROM dp.releases WHERE dp.releases.release = store_stream_draw.release;
+    SELECT * INTO s FROM dp.streams WHERE dp.streams.release = r.release FOR UPDATE;
+    -- The released periods, in period order, for the source's past to be checked against.
+    EXECUTE format('SELECT coalesce(array_agg(%1$I::text ORDER BY %1$I), ''{}'') FROM %2$s',
+                   (SELECT attname FROM pg_attribute WHERE attrelid = release AND attnum = 1), release)
+        INTO past;
+    SELECT * INTO added
+    FROM dp.stream_append_as_owner(release, r.owner, r.search_path, source_query,
+                                   past, s.state, s.variance, s.horizon, r.privacy_unit, r.bounds);
+    UPDATE dp.streams SET released = released + added.appended,
+                          last_key = coalesce(added.last_key, dp.streams.last_key), state = added.new_state
+    WHERE dp.streams.release = r.release;
+    UPDATE dp.draws d
+    SET cells = added.appended,
+        noise_law = jsonb_build_object('mechanism', 'cascade_stream', 'variance', s.variance,
+                                       'horizon', s.horizon, 'neighbours', s.neighbours,
+                                       'first_period', s.released, 'periods', added.appended)
+                    || CASE WHEN r.privacy_unit IS NOT NULL
+                            THEN jsonb_build_object('privacy_unit', r.privacy_unit, 'bounds', r.bounds)
+                            ELSE '{}' END,
+        note = CASE WHEN s.state IS NULL
+                    THEN format('first draw of the stream: charges its epsilon and delta once for up to 2^%s periods',
+                                s.horizon)
+                    ELSE format('append: covered by the first draw''s charge (%s periods released of at most 2^%s)',
+                                s.released + added.appended, s.horizon) END
+    WHERE d.draw_id = store_stream_draw.draw_id;
+END
+$$;
+
+COMMENT ON FUNCTION dp.store_stream_draw(regclass, bigint, text) IS
+'Internal: appends a governed stream''s new periods in a draw charged by dp.charge_draw, keeps its state, and '
+'completes its audit row with the stream''s law.';
+REVOKE EXECUTE ON FUNCTION dp.store_stream_draw(regclass, bigint, text) FROM PUBLIC;

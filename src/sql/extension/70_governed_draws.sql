@@ -16,26 +16,19 @@ $$;
 COMMENT ON FUNCTION dp.release_columns(regclass) IS
 'A table''s columns as a column definition list (name type, ...).';
 
+-- The request's arguments as dp.privatize's (src/sql/request_arguments.sql),
+-- with no defaults: dp.store_draw passes them all.
 CREATE OR REPLACE FUNCTION dp.privatize_as_owner(
     owner       regrole,
     search_path text,
-    source      text,
-    epsilon     float8,
-    mechanism   text,
-    delta       float8,
-    margins     text[],
-    domain      text,
-    options     jsonb,
-    hierarchy   text[],
-    privacy_unit text,
-    bounds      jsonb
+    @request_arguments_without_defaults(source, epsilon, mechanism, delta, margins, domain, options, hierarchy, privacy_unit, bounds)
 ) RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'dp_privatize_as_owner'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) IS
+COMMENT ON FUNCTION dp.privatize_as_owner IS
 'Internal: dp.privatize with the source run as owner under search_path. Called only by dp.refresh_release.';
-REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner(regrole, text, text, float8, text, float8, text[], text, jsonb, text[], text, jsonb) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION dp.privatize_as_owner FROM PUBLIC;
 
 -- Whether caller may draw release now, and what one draw costs; raises
 -- what refuses it (42501, 55000, 53Z01). The draw's caller runs it as the
@@ -50,7 +43,6 @@ AS $$
 DECLARE
     r dp.releases;
     b dp.budgets;
-    paid_stream boolean;
 BEGIN
     SELECT * INTO r FROM dp.releases WHERE dp.releases.release = check_draw.release;
     IF NOT FOUND AND pg_has_role(caller, (SELECT c.relowner FROM pg_class c WHERE c.oid = check_draw.release), 'MEMBER') THEN
@@ -80,10 +72,12 @@ BEGIN
             HINT = format('An administrator can pin it: SELECT dp.pin_registered_source(%L); or drop the release '
                           'and register it again.', release::text);
     END IF;
-    -- A stream pays once, at its first draw, for its whole horizon.
-    paid_stream := EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release AND s.state IS NOT NULL);
-    cost_epsilon := CASE WHEN paid_stream THEN 0 ELSE r.epsilon::numeric END;
-    cost_delta := CASE WHEN paid_stream THEN 0 ELSE coalesce(r.delta, 0)::numeric END;
+    IF EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN
+        SELECT c.cost_epsilon, c.cost_delta INTO cost_epsilon, cost_delta FROM dp.stream_draw_cost(r.release) c;
+    ELSE
+        cost_epsilon := r.epsilon::numeric;
+        cost_delta := coalesce(r.delta, 0)::numeric;
+    END IF;
     SELECT * INTO b FROM dp.budgets WHERE dp.budgets.dataset = r.dataset;
     IF b.epsilon_spent + cost_epsilon > b.epsilon_total OR b.delta_spent + cost_delta > b.delta_total THEN
         RAISE EXCEPTION USING ERRCODE = '53Z01',
@@ -128,12 +122,12 @@ BEGIN
         UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
         EXECUTE format('SELECT count(*) FROM %s', r.release) INTO cells;
         INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
-                              noise_law, cells, note)
+                              noise_law, cells, note, release_id)
         VALUES (r.release::text, r.dataset, session_role::name, caller::name, r.mechanism, 0, 0, r.margins,
                 r.options,
-                coalesce((SELECT d.noise_law FROM dp.draws d WHERE d.release = r.release::text
+                coalesce((SELECT d.noise_law FROM dp.draws d WHERE d.release_id = r.release_id
                           ORDER BY d.draw_id DESC LIMIT 1), '{}'),
-                cells, 'restored: the restored draw was returned; nothing was drawn or charged')
+                cells, 'restored: the restored draw was returned; nothing was drawn or charged', r.release_id)
         RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
         RETURN;
     END IF;
@@ -141,14 +135,12 @@ BEGIN
                           delta_spent = delta_spent + checked.cost_delta
     WHERE dp.budgets.dataset = r.dataset;
     INSERT INTO dp.draws (release, dataset, drawn_by, drawn_as, mechanism, epsilon, delta, margins, options,
-                          noise_law, cells, note)
+                          noise_law, cells, note, release_id)
+    -- Audited at what it cost (a stream's appends: 0 once its first draw paid).
     VALUES (release::text, r.dataset, session_role::name, caller::name, r.mechanism,
-            -- A stream's appends are audited at their cost (0); others at their release's epsilon and delta.
-            CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_epsilon::float8
-                 ELSE r.epsilon END,
-            CASE WHEN EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN checked.cost_delta::float8
-                 ELSE r.delta END,
-            r.margins, r.options, '{}', 0, 'charged; the draw has not completed')
+            checked.cost_epsilon::float8, CASE WHEN r.delta IS NULL AND checked.cost_delta = 0 THEN NULL
+                                               ELSE checked.cost_delta::float8 END,
+            r.margins, r.options, '{}', 0, 'charged; the draw has not completed', r.release_id)
     RETURNING dp.draws.draw_id INTO charge_draw.draw_id;
 END
 $$;
@@ -165,16 +157,10 @@ LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r dp.releases;
-    s dp.streams;
-    is_stream boolean;
     n_cells bigint;
-    past text[];
-    added record;
     source_query text;
 BEGIN
     SELECT * INTO r FROM dp.releases WHERE dp.releases.release = store_draw.release;
-    SELECT * INTO s FROM dp.streams WHERE dp.streams.release = r.release FOR UPDATE;
-    is_stream := FOUND;
     PERFORM dp.check_release_objects(r.release, r.owner, r.search_path, r.source_view, r.domain_view);
     -- Once charged, a draw fails only for what the registration fixed, not
     -- for what the data holds (the refresher would learn it): rows without a
@@ -184,46 +170,21 @@ BEGIN
                                                 AND NOT a.attisdropped) THEN
         source_query := format('SELECT * FROM %s s WHERE s.%I IS NOT NULL', r.source_view, r.privacy_unit);
     END IF;
-    IF is_stream THEN
-        -- The released periods, in period order, for the source's past to be checked against.
-        EXECUTE format('SELECT coalesce(array_agg(%1$I::text ORDER BY %1$I), ''{}'') FROM %2$s',
-                       (SELECT attname FROM pg_attribute WHERE attrelid = release AND attnum = 1), release)
-            INTO past;
-        SELECT * INTO added
-        FROM dp.stream_append_as_owner(release, r.owner, r.search_path, source_query,
-                                       past, s.state, s.variance, s.horizon, r.privacy_unit, r.bounds);
-        UPDATE dp.streams SET released = released + added.appended,
-                              last_key = coalesce(added.last_key, dp.streams.last_key), state = added.new_state
-        WHERE dp.streams.release = r.release;
-        n_cells := added.appended;
-    ELSE
-        EXECUTE format('DELETE FROM %s', release);
-        EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS t(%s)',
-                       release, dp.release_columns(release))
-            USING r.owner, r.search_path, source_query, r.epsilon, r.mechanism, r.delta,
-                  r.margins, CASE WHEN r.domain_view IS NOT NULL THEN format('SELECT * FROM %s', r.domain_view) END,
-                  CASE WHEN r.domain_view IS NOT NULL
-                       THEN r.options || jsonb_build_object('rows_outside_domain', 'drop') ELSE r.options END,
-                  r.hierarchy, r.privacy_unit, r.bounds;
-        GET DIAGNOSTICS n_cells = ROW_COUNT;
-    END IF;
     UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;
-    UPDATE dp.draws d
-    SET cells = n_cells,
-        noise_law = CASE WHEN is_stream
-                         THEN jsonb_build_object('mechanism', 'cascade_stream', 'variance', s.variance,
-                                                 'horizon', s.horizon, 'neighbours', s.neighbours,
-                                                 'first_period', s.released, 'periods', n_cells)
-                              || CASE WHEN r.privacy_unit IS NOT NULL
-                                      THEN jsonb_build_object('privacy_unit', r.privacy_unit, 'bounds', r.bounds)
-                                      ELSE '{}' END
-                         ELSE dp.last_release() END,
-        note = CASE WHEN NOT is_stream THEN NULL
-                    WHEN s.state IS NULL
-                    THEN format('first draw of the stream: charges its epsilon and delta once for up to 2^%s periods',
-                                s.horizon)
-                    ELSE format('append: covered by the first draw''s charge (%s periods released of at most 2^%s)',
-                                s.released + n_cells, s.horizon) END
+    IF EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN
+        PERFORM dp.store_stream_draw(release, draw_id, source_query);
+        RETURN;
+    END IF;
+    EXECUTE format('DELETE FROM %s', release);
+    EXECUTE format('INSERT INTO %s SELECT * FROM dp.privatize_as_owner($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS t(%s)',
+                   release, dp.release_columns(release))
+        USING r.owner, r.search_path, source_query, r.epsilon, r.mechanism, r.delta,
+              r.margins, CASE WHEN r.domain_view IS NOT NULL THEN format('SELECT * FROM %s', r.domain_view) END,
+              CASE WHEN r.domain_view IS NOT NULL
+                   THEN r.options || jsonb_build_object('rows_outside_domain', 'drop') ELSE r.options END,
+              r.hierarchy, r.privacy_unit, r.bounds;
+    GET DIAGNOSTICS n_cells = ROW_COUNT;
+    UPDATE dp.draws d SET cells = n_cells, noise_law = dp.last_release(), note = NULL
     WHERE d.draw_id = store_draw.draw_id;
 END
 $$;

@@ -14,20 +14,16 @@ SELECT r.release, r.dataset, c.epsilon, c.delta,
                                   THEN (b.delta_total - b.delta_spent) / c.delta::numeric END,
                              9223372036854775807))::bigint
        END AS draws_remaining,
-       -- The audit names a release schema-qualified (written under search_path
-       -- pg_catalog, pg_temp), whatever the querying session's search_path.
-       (SELECT max(d.drawn_at) FROM dp.draws d, pg_class c, pg_namespace n
-        WHERE c.oid = r.release AND n.oid = c.relnamespace AND d.release = format('%I.%I', n.nspname, c.relname))
-           AS last_drawn_at,
+       -- The draws of this registration (by its identity: a name can be reused).
+       (SELECT max(d.drawn_at) FROM dp.draws d WHERE d.release_id = r.release_id) AS last_drawn_at,
        -- Who the epsilon protects: one row (NULL), or every row of one unit within its bounds.
        r.privacy_unit, r.bounds,
        -- Whether the latest completed draw was drawn exactly, so that its
        -- stated guarantee is certified (false: a chain drew it, and its
        -- guarantee is (epsilon, delta + TV) with TV not certified; NULL:
        -- never drawn).
-       (SELECT (d.noise_law->>'exact')::boolean FROM dp.draws d, pg_class c, pg_namespace n
-        WHERE c.oid = r.release AND n.oid = c.relnamespace AND d.release = format('%I.%I', n.nspname, c.relname)
-          AND d.noise_law <> '{}'::jsonb
+       (SELECT (d.noise_law->>'exact')::boolean FROM dp.draws d
+        WHERE d.release_id = r.release_id AND d.noise_law <> '{}'::jsonb
         ORDER BY d.draw_id DESC LIMIT 1) AS last_draw_exact
 FROM dp.releases r
      JOIN dp.visible_releases v ON v.release = r.release

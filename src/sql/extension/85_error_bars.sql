@@ -14,14 +14,12 @@ CREATE OR REPLACE VIEW dp.release_laws WITH (security_barrier) AS
 SELECT r.release, d.draw_id, d.drawn_at, d.noise_law, k.key_columns
 FROM dp.releases r
      JOIN dp.visible_releases v ON v.release = r.release
-     JOIN pg_catalog.pg_class c ON c.oid = r.release
-     JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
-     -- dp.draws names a release as regclass::text did under the draw's
-     -- pinned search_path: schema-qualified.
+     -- The draws of this registration, by its identity (a dropped release's
+     -- name can be registered again; a release table can be renamed).
      LEFT JOIN LATERAL (
          SELECT dd.draw_id, dd.drawn_at, dd.noise_law
          FROM dp.draws dd
-         WHERE dd.release = pg_catalog.format('%I.%I', n.nspname, c.relname)
+         WHERE dd.release_id = r.release_id
            AND dd.noise_law <> '{}'::jsonb
          ORDER BY dd.draw_id DESC
          LIMIT 1) d ON true

@@ -16,6 +16,11 @@ results/accuracy.jsonl, one line per run.
    differ from the sum of their released children (states from their
    counties, counties from their tracts; 10^-6 relative slack for real
    counts summed in another order).
+4. one_group: groups shown; RMSE and mean error of the shown groups against
+   their true counts, and the mean error of the shown groups of fewer than
+   30 users (where selecting on the count's own noise biases it upward).
+5. one_margin: RMSE of the 10^5 cells; RMSE, largest error and count of the
+   1,000 row totals that are off; negative cells.
 """
 
 import json
@@ -55,6 +60,32 @@ def privacy_unit(released, system):
     return {"cells_shown": shown.height, "cells_rmse": rmse(errors), "cells_mean_error": float(errors.mean()),
             "bounding_sd": float(np.sqrt(shown["bounding_variance"].fill_null(0.0).mean())),
             "truth_cells_kept": truth.height, "truth_total_kept": float(truth["expected"].sum())}
+
+
+def one_group(released, system):
+    truth = pl.read_parquet(DATA / "one_group_truth.parquet").rename({"n": "true"})
+    shown = released.select(pl.col("grp").cast(pl.Int32), pl.col("n").cast(pl.Float64)).join(
+        truth, on="grp", how="left").with_columns(pl.col("true").fill_null(0).cast(pl.Float64))
+    errors = (shown["n"] - shown["true"]).to_numpy()
+    small = shown.filter(pl.col("true") < 30)
+    small_errors = (small["n"] - small["true"]).to_numpy()
+    return {"cells_shown": shown.height, "cells_rmse": rmse(errors), "cells_mean_error": float(errors.mean()),
+            "small_shown": small.height,
+            "small_mean_error": float(small_errors.mean()) if small.height else None}
+
+
+def one_margin(released, system):
+    truth = pl.read_parquet(DATA / "margin_persons_truth.parquet")
+    table = truth.join(released.select(pl.col("i").cast(pl.Int32), pl.col("j").cast(pl.Int32),
+                                       pl.col("n").cast(pl.Float64).alias("released")),
+                       on=["i", "j"], how="left")
+    missing = table["released"].null_count()
+    table = table.with_columns(pl.col("released").fill_null(0.0), error=pl.col("released").fill_null(0.0) - pl.col("n"))
+    totals = table.group_by("i").agg(pl.col("error").sum())["error"].to_numpy()
+    return {"cells_rmse": rmse(table["error"].to_numpy()), "cells_missing": missing,
+            "totals_rmse": rmse(totals), "totals_max_error": float(np.abs(totals).max()),
+            "totals_off": int(np.sum(np.abs(totals) > 1e-6)),
+            "negative_cells": int((table["released"] < 0).sum())}
 
 
 def contingency(released, system):
@@ -98,7 +129,8 @@ def hierarchy(released, system):
 
 
 def main():
-    score = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy}
+    score = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy,
+             "one_group": one_group, "one_margin": one_margin}
     with open(RESULTS / "runs.jsonl") as runs, open(RESULTS / "accuracy.jsonl", "w") as out:
         for line in runs:
             run = json.loads(line)

@@ -32,18 +32,52 @@ PARAMS = {
     # Workload 3: replace-one as above; epsilon for the whole hierarchy (the
     # peers split it evenly over the three levels); the tracts are public.
     "hierarchy": {"epsilon": 1.0, "delta": 1e-6},
+    # Workload 4: one person added or removed, each in exactly one group
+    # (one row each); the groups are not public: partition selection.
+    "one_group": {"epsilon": 1.0, "delta": 1e-6},
+    # Workload 5: replace-one as workload 2; all 10^5 cells public; ours
+    # keeps the row totals (margin i) exact.
+    "one_margin": {"epsilon": 1.0},
 }
 
-WORKLOADS = ("privacy_unit", "contingency", "hierarchy")
+WORKLOADS = ("privacy_unit", "contingency", "hierarchy", "one_group", "one_margin")
 
 # Shapes (generate.py).
 VISITS = {"rows": 10_000_000, "patients": 1_000_000, "clinics": 1000, "months": 100}
 TABLE = {"rows": 1000, "columns": 1000, "mean": 3.0}
 GEOGRAPHY_SCALE = 100  # people per synthetic person of us_geography.sql
+ONE_GROUP = {"users": 2_000_000, "groups": 200_000, "zipf": 0.63}
+MARGIN_TABLE = {"rows": 1000, "columns": 100, "mean": 30.0}
 
 
 def now():
     return time.perf_counter()
+
+
+def tree_cpu_s(pid=None):
+    """User + system seconds of a process and its live descendants (all
+    their threads), from /proc: a peer's release is timed in CPU by this
+    before and after it (Tumult's JVM is a child process)."""
+    pid = os.getpid() if pid is None else pid
+    children = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    children.setdefault(int(stat.read().rsplit(")", 1)[1].split()[1]), []).append(int(entry))
+            except OSError:
+                pass
+    total, stack = 0.0, [pid]
+    while stack:
+        current = stack.pop()
+        stack.extend(children.get(current, []))
+        try:
+            with open(f"/proc/{current}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
 
 
 def released_path(workload, system, variant, run):

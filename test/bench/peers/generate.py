@@ -19,7 +19,16 @@ and CSV for PostgreSQL's COPY, and the truth each release is scored against.
    states, counties and tracts, one person per 100 people) and exported by
    scripts/bench-peers; this script converts its CSV to Parquet.
 
-Usage: generate.py {privacy_unit|contingency|hierarchy}
+4. one_group: 2M users, each in exactly one of 200,000 groups; group sizes
+   follow a Zipf law (the group of rank r holds a share proportional to
+   r^-0.63; the largest 8,004 users, the median 6): 25,436 groups have 15
+   users or more, 8,802 have 28 or more. One row per user (user_id, grp), shuffled;
+   group ids are the ranks permuted, so no id order favours a system.
+5. one_margin: persons (i, j) of a 1000 x 100 table, cell counts Poisson
+   with mean 30 a_i b_j (a, b log-normal, sigma 0.5, mean 1): about 3M rows,
+   10^5 public cells.
+
+Usage: generate.py {privacy_unit|contingency|hierarchy|one_group|one_margin}
 """
 
 import sys
@@ -27,7 +36,7 @@ import sys
 import numpy as np
 import polars as pl
 
-from common import DATA, TABLE, VISITS
+from common import DATA, MARGIN_TABLE, ONE_GROUP, TABLE, VISITS
 
 
 def write(frame, name, csv=True):
@@ -69,19 +78,42 @@ def privacy_unit():
     truth.write_parquet(DATA / "visits_truth.parquet")
 
 
-def contingency():
-    rng = np.random.default_rng(20261202)
-    r, c = TABLE["rows"], TABLE["columns"]
+def table_of_persons(seed, shape, name):
+    """Persons (i, j) of a table with Poisson cell counts of mean m a_i b_j."""
+    rng = np.random.default_rng(seed)
+    r, c = shape["rows"], shape["columns"]
     a = rng.lognormal(0.0, 0.5, r)
     b = rng.lognormal(0.0, 0.5, c)
-    mean = TABLE["mean"] * np.outer(a / a.mean(), b / b.mean())
+    mean = shape["mean"] * np.outer(a / a.mean(), b / b.mean())
     counts = rng.poisson(mean).astype(np.int64)
     i, j = np.divmod(np.repeat(np.arange(r * c), counts.ravel()), c)
     order = rng.permutation(i.size)
-    write(pl.DataFrame({"i": i[order].astype(np.int32), "j": j[order].astype(np.int32)}), "persons")
+    write(pl.DataFrame({"i": i[order].astype(np.int32), "j": j[order].astype(np.int32)}), name)
     cells = np.arange(r * c)
     pl.DataFrame({"i": (cells // c).astype(np.int32), "j": (cells % c).astype(np.int32),
-                  "n": counts.ravel()}).write_parquet(DATA / "persons_truth.parquet")
+                  "n": counts.ravel()}).write_parquet(DATA / f"{name}_truth.parquet")
+
+
+def contingency():
+    table_of_persons(20261202, TABLE, "persons")
+
+
+def one_margin():
+    table_of_persons(20261204, MARGIN_TABLE, "margin_persons")
+
+
+def one_group():
+    rng = np.random.default_rng(20261203)
+    users, groups = ONE_GROUP["users"], ONE_GROUP["groups"]
+    share = np.arange(1, groups + 1, dtype=np.float64) ** -ONE_GROUP["zipf"]
+    share /= share.sum()
+    group_of_rank = rng.permutation(groups).astype(np.int32)
+    grp = group_of_rank[rng.choice(groups, size=users, p=share)]
+    user = rng.permutation(users).astype(np.int32)
+    write(pl.DataFrame({"user_id": user, "grp": grp}), "one_group")
+    counts = np.bincount(grp, minlength=groups)
+    pl.DataFrame({"grp": np.arange(groups, dtype=np.int32), "n": counts}).filter(pl.col("n") > 0).write_parquet(
+        DATA / "one_group_truth.parquet")
 
 
 def hierarchy():
@@ -92,4 +124,5 @@ def hierarchy():
 
 if __name__ == "__main__":
     DATA.mkdir(parents=True, exist_ok=True)
-    {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy}[sys.argv[1]]()
+    {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy, "one_group": one_group,
+     "one_margin": one_margin}[sys.argv[1]]()

@@ -6,9 +6,13 @@ The runs are interleaved (round 1 of every system, then round 2, ...), so
 that load from other work on a shared machine falls on all systems alike.
 Peak memory of a peer is the largest sum of resident memory over its
 process tree (Python, and Spark's JVM for Tumult), sampled every 50 ms; CPU
-time is the tree's user + system time. For us the release runs in the
-PostgreSQL backend: ours.py reports the backend's peak and CPU time (and
-parallel workers' CPU, reaped by the postmaster).
+time is the tree's user + system time from the process's start (imports and
+Spark's start-up included: tree_cpu_s), and each script reports its
+release's own (release_cpu_s, or for us the backend's: backend_cpu_s). For
+us the release runs in the PostgreSQL backend: ours.py reports the
+backend's peak and CPU time (and parallel workers' CPU, reaped by the
+postmaster), during the release and from the session's start; its own
+process (Python, psycopg, Polars, parsing the rows) is tree_cpu_s here.
 
 Environment: PEERS_RUNS (default 3) runs of each system, PEERS_RUNS_OURS,
 PEERS_RUNS_OPENDP, PEERS_RUNS_TUMULT, PEERS_RUNS_PIPELINEDP for one system
@@ -29,9 +33,12 @@ from common import RESULTS, WORKLOADS
 SCRIPTS = {"ours": "ours.py", "opendp": "opendp_peer.py", "tumult": "tumult_peer.py",
            "pipelinedp": "pipelinedp_peer.py"}
 VARIANTS = {
-    "privacy_unit": {"ours": ["laplace", "gaussian", "noisy_count"]},
+    "privacy_unit": {"ours": ["truncated_geometric", "laplace", "gaussian", "noisy_count"]},
     "contingency": {"ours": ["margins", "margins_laplace", "none"]},
     "hierarchy": {"ours": ["cascade", "integer_cascade"]},
+    "one_group": {"ours": ["truncated_geometric", "truncated_geometric_share85", "laplace", "gaussian",
+                           "noisy_count"]},
+    "one_margin": {"ours": ["margin_groupby", "margin_rows", "none_groupby"]},
 }
 TICK = os.sysconf("SC_CLK_TCK")
 

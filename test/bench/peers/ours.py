@@ -4,15 +4,26 @@ into a frame). Timed from the query's start to the parsed frame, in a fresh
 session; the backend's peak resident memory (VmHWM, which counts the shared
 buffers it touched) is read from /proc after the query.
 
-Variants: privacy_unit laplace|gaussian|noisy_count (the partition
-selection: a separate noisy count of units, or the released count itself
-against its threshold; counts discrete_laplace); contingency
+Variants: privacy_unit truncated_geometric|laplace|gaussian|noisy_count
+(the partition selection: on the count of units, apart from the counts, or
+the released count itself against its threshold; counts discrete_laplace); contingency
 margins|margins_laplace|none (integer_gaussian with both margins exact,
 drawn exactly | integer_laplace with both margins exact, drawn by its
 table chain, named as such | discrete_laplace); hierarchy
-cascade|integer_cascade (state totals exact). The contingency and hierarchy
-sources are one row per person, counted by the release ({"source":
-"rows"}), as the peers count rows themselves.
+cascade|integer_cascade (state totals exact); one_group: the partition
+selection (truncated_geometric at its default budget_share 0.5 |
+truncated_geometric_share85: budget_share 0.85 | laplace | gaussian |
+noisy_count; counts discrete_laplace); one_margin: integer_laplace with the
+row totals exact from a GROUP BY source (margin_groupby) or from the rows
+(margin_rows), and discrete_laplace without invariant from the GROUP BY
+source (none_groupby). The contingency, hierarchy and one_group sources
+are one row per person, counted by the release ({"source": "rows"}), as
+the peers count rows themselves.
+
+CPU: the backend's during the release (backend_cpu_s), and all of it from
+the session's start (backend_whole_cpu_s), which measure.py adds to this
+process's own (imports, the connection, parsing) for the whole-process
+figure.
 """
 
 import io
@@ -55,6 +66,26 @@ def query(workload, variant):
                     f"margins => '{{i,j}}', domain => '{DOMAIN}', {chain}) AS t(i int, j int, n bigint)")
         return (f"SELECT * FROM dp.privatize('{source}', {TABLE['epsilon']}, 'discrete_laplace', "
                 f"domain => '{DOMAIN}', {rows}) AS t(i int, j int, n bigint)")
+    if workload == "one_group":
+        p = PARAMS["one_group"]
+        method = {"truncated_geometric_share85": {"method": "truncated_geometric", "budget_share": 0.85}}.get(
+            variant, variant)
+        options = json.dumps({"source": "rows", "partition_selection": method, "neighbours": "add_remove"})
+        return (f"SELECT * FROM dp.privatize('SELECT grp FROM one_group', {p['epsilon']}, 'discrete_laplace', "
+                f"delta => {p['delta']}, options => '{options}') AS t(grp int, n bigint)")
+    if workload == "one_margin":
+        p = PARAMS["one_margin"]
+        domain = "SELECT i, j FROM generate_series(0, 999) i, generate_series(0, 99) j"
+        if variant == "margin_rows":
+            return (f"SELECT * FROM dp.privatize('SELECT i, j FROM margin_persons', {p['epsilon']}, "
+                    f"'integer_laplace', margins => '{{i}}', domain => '{domain}', "
+                    f"options => '{{\"source\": \"rows\"}}') AS t(i int, j int, n bigint)")
+        source = "SELECT i, j, count(*) FROM margin_persons GROUP BY 1, 2"
+        if variant == "margin_groupby":
+            return (f"SELECT * FROM dp.privatize('{source}', {p['epsilon']}, 'integer_laplace', margins => '{{i}}', "
+                    f"domain => '{domain}') AS t(i int, j int, n bigint)")
+        return (f"SELECT * FROM dp.privatize('{source}', {p['epsilon']}, 'discrete_laplace', domain => '{domain}') "
+                f"AS t(i int, j int, n bigint)")
     count_type = "float8" if variant == "cascade" else "bigint"
     return (f"SELECT * FROM dp.privatize('SELECT state, county, tract FROM geo_persons', "
             f"{TREE['epsilon']}, '{variant}', delta => {TREE['delta']}, hierarchy => '{{state,county,tract}}', "
@@ -90,7 +121,8 @@ def main():
                          dbname="postgres", autocommit=True) as conn:
         pid = conn.execute("SELECT pg_backend_pid()").fetchone()[0]
         postmaster = parent(pid)
-        cpu_before = cpu_s(pid) + cpu_s(postmaster, children=True)
+        cpu_before_backend = cpu_s(pid)
+        cpu_before = cpu_before_backend + cpu_s(postmaster, children=True)
         start = now()
         buffer = io.BytesIO()
         with conn.cursor().copy(f"COPY ({query(workload, variant)}) TO STDOUT (FORMAT csv, HEADER)") as copy:
@@ -100,11 +132,15 @@ def main():
         release_s = now() - start
         peak_mb = vm_hwm_mb(pid)
         backend_cpu_s = cpu_s(pid) + cpu_s(postmaster, children=True) - cpu_before
+        # The whole backend, from the session's start, and the parallel workers.
+        backend_whole_cpu_s = cpu_s(pid) + cpu_s(postmaster, children=True) - cpu_before + cpu_before_backend
         law = conn.execute("SELECT dp.last_release()").fetchone()[0]
     released = released.rename({released.columns[-2 if workload == "hierarchy" else -1]: "n"})
     released.write_parquet(released_path(workload, "ours", variant, run))
     selection = law.get("partition_selection") or {}
-    report_run(release_s=release_s, startup_s=0.0, backend_peak_mb=peak_mb, backend_cpu_s=backend_cpu_s, rows=released.height,
+    report_run(release_s=release_s, startup_s=0.0, backend_peak_mb=peak_mb, backend_cpu_s=backend_cpu_s,
+               backend_whole_cpu_s=backend_whole_cpu_s, rows=released.height,
+               selection=selection.get("method"), units_at_half=selection.get("units_at_half"),
                threshold=selection.get("threshold"), epsilon=law.get("epsilon"), delta=law.get("delta"),
                neighbours=law.get("neighbours"))
 

@@ -7,7 +7,11 @@ to the released list of (partition, count).
   selects partitions privately (its default strategy, truncated geometric)
   and its NaiveBudgetAccountant gives half of epsilon to the selection and
   half to the Laplace counts, all of delta to the selection.
-- Workloads 2 and 3: every row its own privacy id (one person), one
+- Workload 4: each user its privacy id, max_partitions_contributed 1,
+  max_contributions_per_partition 1, no public partitions: truncated
+  geometric selection at epsilon / 2 and all of delta, Laplace counts at
+  epsilon / 2 (as our truncated_geometric at budget_share 0.5, split).
+- Workloads 2, 3 and 5: every row its own privacy id (one person), one
   partition each. PipelineDP protects adding or removing a privacy id only;
   replacing one row is two such changes, so it runs at epsilon / 2 (group
   privacy: (epsilon / 2)-DP for add/remove is epsilon-DP for replace-one, the
@@ -17,7 +21,7 @@ to the released list of (partition, count).
 
 import sys
 
-from common import DATA, PARAMS, now, parse_args, released_path, report_run
+from common import DATA, PARAMS, now, parse_args, released_path, report_run, tree_cpu_s
 
 start = now()
 import pipeline_dp  # noqa: E402
@@ -91,13 +95,33 @@ def hierarchy():
     return pl.concat(public_counts(persons, levels, p["epsilon"] / 2), how="diagonal")
 
 
+def one_group():
+    """Each user its privacy id, one partition and one row each; private selection."""
+    p = PARAMS["one_group"]
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=p["epsilon"], total_delta=p["delta"])
+    engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+    extractors = pipeline_dp.DataExtractors(privacy_id_extractor=lambda r: r[0], partition_extractor=lambda r: r[1],
+                                            value_extractor=lambda r: 0)
+    result = engine.aggregate(rows("one_group", ["user_id", "grp"]), count_params(1, 1), extractors)
+    accountant.compute_budgets()
+    return pl.DataFrame([(int(k), m.count) for k, m in result], schema=["grp", "n"], orient="row")
+
+
+def one_margin():
+    p = PARAMS["one_margin"]
+    persons = [(index,) + row for index, row in enumerate(rows("margin_persons", ["i", "j"]))]
+    cells = [(i, j) for i in range(1000) for j in range(100)]
+    return public_counts(persons, [(["i", "j"], cells)], p["epsilon"] / 2)[0].drop("level")
+
+
 def main():
     workload, variant, run = parse_args(sys.argv)
-    start = now()
-    released = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy}[workload]()
-    release_s = now() - start
+    start, cpu_start = now(), tree_cpu_s()
+    released = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy,
+                "one_group": one_group, "one_margin": one_margin}[workload]()
+    release_s, release_cpu_s = now() - start, tree_cpu_s() - cpu_start
     released.write_parquet(released_path(workload, "pipelinedp", variant, run))
-    report_run(release_s=release_s, startup_s=startup_s, rows=released.height)
+    report_run(release_s=release_s, startup_s=startup_s, release_cpu_s=release_cpu_s, rows=released.height)
 
 
 if __name__ == "__main__":

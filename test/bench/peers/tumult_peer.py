@@ -8,7 +8,9 @@ start-up (the JVM and the session) is timed apart.
   + month, derived in Spark as the data is read), groupby on column names:
   Tumult's automatic partition selection (an experimental feature flag),
   which spends half of epsilon and all of delta on choosing the cells.
-- Workloads 2 and 3: AddMaxRows(2), Tumult's protection of any two rows
+- Workload 4: AddOneRow (one user, one row, added or removed), automatic
+  partition selection as in workload 1.
+- Workloads 2, 3 and 5: AddMaxRows(2), Tumult's protection of any two rows
   added or removed, which covers replacing one row (the peers' nearest to
   replace-one; a count's sensitivity is 2 under both). The keys are public
   KeySets; the hierarchy's three levels are three queries of epsilon / 3.
@@ -19,7 +21,7 @@ approximate epsilon budget).
 import os
 import sys
 
-from common import DATA, PARAMS, WORK, now, parse_args, released_path, report_run
+from common import DATA, PARAMS, WORK, now, parse_args, released_path, report_run, tree_cpu_s
 
 # Spark's Python workers run Tumult's functions: the same interpreter as this one.
 os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -27,7 +29,7 @@ start = now()
 from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from tmlt.analytics import (  # noqa: E402
-    AddMaxRows, AddRowsWithID, ApproxDPBudget, KeySet, MaxGroupsPerID, MaxRowsPerGroupPerID, PureDPBudget,
+    AddMaxRows, AddOneRow, AddRowsWithID, ApproxDPBudget, KeySet, MaxGroupsPerID, MaxRowsPerGroupPerID, PureDPBudget,
     QueryBuilder, Session)
 from tmlt.analytics.config import config  # noqa: E402
 
@@ -81,13 +83,36 @@ def hierarchy():
     return pd.concat(levels, ignore_index=True)
 
 
+def one_group():
+    """AddOneRow (one user, one row); automatic partition selection."""
+    p = PARAMS["one_group"]
+    config.features.auto_partition_selection.enable()
+    users = spark.read.parquet(str(DATA / "one_group.parquet"))
+    budget = ApproxDPBudget(p["epsilon"], p["delta"])
+    session = Session.from_dataframe(privacy_budget=budget, source_id="users", dataframe=users,
+                                     protected_change=AddOneRow())
+    released = session.evaluate(QueryBuilder("users").groupby(["grp"]).count(), budget).toPandas()
+    return released.rename(columns={"count": "n"})
+
+
+def one_margin():
+    p = PARAMS["one_margin"]
+    persons = spark.read.parquet(str(DATA / "margin_persons.parquet"))
+    session = Session.from_dataframe(privacy_budget=PureDPBudget(p["epsilon"]), source_id="persons",
+                                     dataframe=persons, protected_change=AddMaxRows(2))
+    keys = KeySet.from_dict({"i": list(range(1000)), "j": list(range(100))})
+    released = session.evaluate(QueryBuilder("persons").groupby(keys).count(), PureDPBudget(p["epsilon"])).toPandas()
+    return released.rename(columns={"count": "n"})
+
+
 def main():
     workload, variant, run = parse_args(sys.argv)
-    start = now()
-    released = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy}[workload]()
-    release_s = now() - start
+    start, cpu_start = now(), tree_cpu_s()
+    released = {"privacy_unit": privacy_unit, "contingency": contingency, "hierarchy": hierarchy,
+                "one_group": one_group, "one_margin": one_margin}[workload]()
+    release_s, release_cpu_s = now() - start, tree_cpu_s() - cpu_start
     released.to_parquet(released_path(workload, "tumult", variant, run), index=False)
-    report_run(release_s=release_s, startup_s=startup_s, rows=len(released))
+    report_run(release_s=release_s, startup_s=startup_s, release_cpu_s=release_cpu_s, rows=len(released))
     spark.stop()
 
 

@@ -6,9 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
-#include <utility>
-#include <vector>
 
 namespace invariant_dp {
 
@@ -27,17 +24,5 @@ struct ContributionBounds {
 constexpr std::int64_t kMaxGroupsPerUnit = 1000000;
 constexpr std::int64_t kMaxRowsPerGroup = 1000000;
 constexpr std::int64_t kMaxContribution = 1000000000;
-
-// A privacy unit and contribution bounds come together or not at all (a
-// unit without bounds could move the counts without limit; bounds without a
-// unit bound nothing). Throws InvalidArgument otherwise. dp.privatize, a
-// governed release and a governed stream all check it here.
-void check_unit_has_bounds(bool has_privacy_unit, bool has_bounds);
-
-// dp.privatize's bounds argument (jsonb flattened to key/value text):
-// max_groups_per_unit and max_rows_per_group, both whole numbers >= 1.
-// InvalidArgument (22023) names what is wrong; none given with a privacy
-// unit is refused with a hint.
-ContributionBounds parse_contribution_bounds(const std::vector<std::pair<std::string, std::string>>& bounds);
 
 }  // namespace invariant_dp

@@ -1,4 +1,4 @@
-#include "contribution_bounds.hpp"
+#include "unit_bounds.hpp"
 
 #include <cmath>
 #include <cstdlib>
@@ -18,14 +18,6 @@ std::int64_t parse_bound(const std::string& key, const std::string& value, std::
 }
 
 }  // namespace
-
-double ContributionBounds::l1_factor() const {
-  return active() ? double(max_groups_per_unit) * double(max_rows_per_group) : 1.0;
-}
-
-double ContributionBounds::l2_factor() const {
-  return active() ? std::sqrt(double(max_groups_per_unit)) * double(max_rows_per_group) : 1.0;
-}
 
 void check_unit_has_bounds(bool has_privacy_unit, bool has_bounds) {
   if (has_privacy_unit && !has_bounds)

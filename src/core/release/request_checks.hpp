@@ -1,27 +1,17 @@
-// A request checked once, as dp.privatize checks it before its source runs:
-// the hierarchy and its options taken out, the rest validated, the rules
-// that join them applied. The release (release_entry.hpp) takes only a
-// checked request, so nothing below checks it again.
+// How a request is checked once, as dp.privatize checks it before its
+// source runs: the hierarchy and its options taken out, the rest validated,
+// the rules that join them applied (request/checked_request.hpp holds the
+// result). The release (release_entry.hpp) takes only a checked request, so
+// nothing below checks it again.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "../mechanisms/release_request.hpp"
-#include "../rollups/hierarchy_release.hpp"
-#include "../rollups/hierarchy_request.hpp"
+#include "../request/checked_request.hpp"
+#include "../request/release_request.hpp"
 
 namespace invariant_dp {
-
-struct CheckedRequest {
-  ReleaseRequest release;
-  HierarchyRequest hierarchy;
-  HierarchyBudget budget;
-  // The source's key columns, once accept_columns has checked them: the
-  // release checks the columns it reads only if they are others.
-  std::vector<std::string> key_columns;
-  bool columns_checked = false;
-};
 
 // raw: the request as given (its options still hold the hierarchy's);
 // levels: the hierarchy argument, coarsest first (none: flat); epsilon_given:

@@ -1,10 +1,12 @@
-#include "public_start.hpp"
+#include "chain_starts.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "../errors.hpp"
 #include "../projection/controlled_rounding.hpp"
 #include "../projection/nonneg_projection.hpp"
+#include "../samplers/discrete_laplace.hpp"
 #include "../samplers/wide_int.hpp"
 
 namespace invariant_dp {
@@ -21,6 +23,38 @@ std::vector<std::int64_t> public_start(const LinearInvariants& invariants, const
                    "The congenial mechanism starts its chain at the non-negative table nearest zero with the declared totals, "
                    "found by a solver of bounded size. Release a smaller table, or use integer_laplace or "
                    "integer_gaussian, which keep the margins without the solver.");
+  }
+}
+
+std::vector<std::int64_t> noisy_start(const LinearInvariants& invariants, const std::int64_t* counts, Rational b,
+                                      RandomSource& rng, const Interrupts& interrupts) {
+  const std::size_t d = invariants.n_cells();
+  std::vector<std::int64_t> noisy(d);
+  for (std::size_t i = 0; i < d; ++i) {
+    interrupts.poll_every(i);
+    noisy[i] = checked_add(counts[i], sample_discrete_laplace(rng, b), kNoisyCountOutOfRange);
+  }
+  if (invariants.n_rows() == 0) {
+    for (std::int64_t& y : noisy) y = std::max<std::int64_t>(0, y);
+    return noisy;
+  }
+  // No non-negative table with these totals has a cell above the least
+  // total of the rows it is in: the noisy target is kept within those
+  // bounds (public), where the solver's arithmetic stays exact at any scale.
+  std::vector<double> target(noisy.begin(), noisy.end());
+  std::vector<double> cap(d, INFINITY);
+  for (int r = 0; r < invariants.rows.outerSize(); ++r)
+    for (Eigen::SparseMatrix<double, Eigen::RowMajor>::InnerIterator it(invariants.rows, r); it; ++it)
+      cap[std::size_t(it.col())] = std::min(cap[std::size_t(it.col())], invariants.totals[std::size_t(r)]);
+  for (std::size_t i = 0; i < d; ++i) target[i] = std::clamp(target[i], 0.0, std::isfinite(cap[i]) ? cap[i] : 0x1p53);
+  try {
+    const NonnegProjection nearest = project_nonnegative(invariants, target, interrupts);
+    return round_keeping_invariants(invariants, nearest.y, interrupts);
+  } catch (const TooLarge& e) {  // say which step of congenial needed the solver
+    throw TooLarge("the table is too large for congenial's starting table", e.detail(),
+                   "The congenial mechanism starts its chain at the non-negative table with the declared totals "
+                   "nearest a noisy copy of the data, found by a solver of bounded size. Release a smaller table, "
+                   "or use integer_laplace or integer_gaussian, which keep the margins without the solver.");
   }
 }
 

@@ -1,4 +1,4 @@
-#include "checked_request.hpp"
+#include "request_checks.hpp"
 
 #include "../errors.hpp"
 #include "../mechanisms/mechanism.hpp"

@@ -8,10 +8,8 @@
  * (with a privacy unit, bounding each unit's rows and checking that the
  * released periods still count the same units) draws the new periods' noise
  * from the secret state; insert the new rows into the release table and
- * return (appended, last_key, state) for the catalog.
- *
- * dp.cascade_stream_variance and dp.cascade_stream_range_variance expose the
- * public calibration and range variance (no state involved).
+ * return (appended, last_key, state) for the catalog. The public parameters
+ * of a stream are stream_parameters.c's.
  */
 #include "postgres.h"
 
@@ -37,19 +35,6 @@
 #include "stream.h"
 
 PG_FUNCTION_INFO_V1(dp_stream_append_as_owner);
-PG_FUNCTION_INFO_V1(dp_cascade_stream_variance);
-PG_FUNCTION_INFO_V1(dp_cascade_stream_range_variance);
-PG_FUNCTION_INFO_V1(dp_check_privacy_unit);
-
-/* A privacy unit and bounds come together or not at all (the core's rule). */
-static void
-check_privacy_unit(bool has_privacy_unit, bool has_bounds)
-{
-	idp_error	error;
-
-	if (idp_check_privacy_unit(has_privacy_unit, has_bounds, &error) != IDP_OK)
-		raise_core_error(&error);
-}
 
 typedef struct StreamAppend
 {
@@ -94,8 +79,7 @@ unpack_stream(FunctionCallInfo fcinfo, StreamAppend *s)
 	s->variance = PG_GETARG_FLOAT8(6);
 	s->horizon = PG_GETARG_INT32(7);
 	s->privacy_unit = PG_ARGISNULL(8) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(8));
-	check_privacy_unit(s->privacy_unit != NULL,
-					   unpack_bounds(fcinfo, 9, &s->bounds.n, &s->bounds.keys, &s->bounds.values));
+	check_stream_privacy_unit(fcinfo, s->privacy_unit != NULL, 9, &s->bounds);
 	s->key_type = get_atttype(s->release, 1);
 	if (get_atttype(s->release, STREAM_RELEASE_COLUMNS) != FLOAT8OID ||
 		get_atttype(s->release, STREAM_RELEASE_COLUMNS + 1) != InvalidOid || s->horizon < 0)
@@ -385,75 +369,4 @@ dp_stream_append_as_owner(PG_FUNCTION_ARGS)
 		: MemoryContextStrdup(caller_cxt, query_level_text(&s.rows, 0, s.period_codes[s.n_periods - 1]));
 	SPI_finish();
 	PG_RETURN_DATUM(stream_result(fcinfo, count, last_key, state_copy));
-}
-
-/*
- * dp.cascade_stream_variance(epsilon, delta, horizon, neighbours, bounds):
- * public calibration; bounds NULL for one row per person.
- */
-Datum
-dp_cascade_stream_variance(PG_FUNCTION_ARGS)
-{
-	char	   *neighbours;
-	int32		horizon;
-	double		variance;
-	idp_bounds	bounds;
-	bool		bounds_given;
-	idp_error	error;
-	int			i;
-
-	/* Strict in its first four arguments; NULL bounds: one row per person. */
-	for (i = 0; i < 4; i++)
-		if (PG_ARGISNULL(i))
-			PG_RETURN_NULL();
-	neighbours = text_to_cstring(PG_GETARG_TEXT_PP(3));
-	horizon = PG_GETARG_INT32(2);
-
-	if (strcmp(neighbours, "add_remove") != 0 && strcmp(neighbours, "replace_one") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown neighbours \"%s\"", neighbours),
-				 errhint("Use \"replace_one\" or \"add_remove\".")));
-	if (horizon < 0 || horizon > 62)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("horizon must be between 0 and 62"),
-				 errdetail("A stream releases at most 2^horizon periods.")));
-	bounds_given = unpack_bounds(fcinfo, 4, &bounds.n, &bounds.keys, &bounds.values);
-	if (idp_stream_variance(PG_GETARG_FLOAT8(0), PG_GETARG_FLOAT8(1), (uint32) horizon,
-							strcmp(neighbours, "add_remove") == 0, bounds_given ? &bounds : NULL, &variance,
-							&error) != IDP_OK)
-		raise_core_error(&error);
-	PG_RETURN_FLOAT8(variance);
-}
-
-/* dp.cascade_stream_range_variance(variance, first, last): from public parameters. */
-Datum
-dp_cascade_stream_range_variance(PG_FUNCTION_ARGS)
-{
-	int64		first = PG_GETARG_INT64(1);
-	int64		last = PG_GETARG_INT64(2);
-	double		variance;
-	idp_error	error;
-
-	if (first < 0 || last < first)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid period range %lld..%lld", (long long) first, (long long) last),
-				 errhint("Periods are numbered from 0; first must not exceed last.")));
-	if (idp_stream_range_variance(PG_GETARG_FLOAT8(0), (uint64) first, (uint64) last, &variance, &error) != IDP_OK)
-		raise_core_error(&error);
-	PG_RETURN_FLOAT8(variance);
-}
-
-/*
- * dp.check_privacy_unit(privacy_unit, bounds): a governed stream's
- * registration refuses a unit without bounds, or bounds without a unit, in
- * dp.privatize's words.
- */
-Datum
-dp_check_privacy_unit(PG_FUNCTION_ARGS)
-{
-	check_privacy_unit(!PG_ARGISNULL(0), !PG_ARGISNULL(1));
-	PG_RETURN_VOID();
 }

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "options.hpp"
+
 namespace invariant_dp {
 
 struct HierarchyRequest {
@@ -29,6 +31,12 @@ struct HierarchyRequest {
 // repeated or empty level, a malformed value, or a hierarchy option without
 // a hierarchy, a crossed column that repeats or is also a level.
 HierarchyRequest take_hierarchy_request(std::vector<std::string> levels,
-                                        std::vector<std::pair<std::string, std::string>>& options);
+                                        std::vector<RawOption>& options);
+
+// How epsilon was given: the cascade can also be calibrated from rho or
+// from absolute per-level variance targets, with epsilon left NULL.
+struct HierarchyBudget {
+  bool has_epsilon = true;
+};
 
 }  // namespace invariant_dp

@@ -1,0 +1,404 @@
+// The covariance scale of complete two-way tables by Fourier integrals
+// (table_covariance_scale.hpp; DERIVATIONS.md, section 12).
+#include "table_covariance_scale.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+constexpr long double kPi = 3.141592653589793238462643383279502884L;
+constexpr int kMaxLines = 4;              // r
+constexpr int kMaxNodes = kMaxLines + 1;  // nodes of a divided difference
+// The aliasing bounds at N, before their factors: first the smaller, then,
+// if the error bound it gives is not below kTargetError, the larger.
+constexpr double kAliasFirst = 1e-22, kAliasSecond = 1e-40;
+constexpr double kTargetError = 1e-13;
+constexpr double kNegligible = 1e-18;  // the truncated nodes' share, relative
+// Lines of at most this many cells are summed in double; longer ones in
+// 80-bit arithmetic, psi^n multiplying psi's relative error by n.
+constexpr double kDoubleLines = 2000;
+
+// Complex numbers with plain arithmetic (std::complex's operators guard
+// against infinities and NaN at several times the cost; none arise here:
+// every modulus lies between (1 - a)^2 and 1/(1 - a)^r).
+template <class Real>
+struct Cx {
+  Real re = 0, im = 0;
+};
+template <class Real>
+inline Cx<Real> operator+(Cx<Real> x, Cx<Real> y) {
+  return {x.re + y.re, x.im + y.im};
+}
+template <class Real>
+inline Cx<Real> operator*(Cx<Real> x, Cx<Real> y) {
+  return {x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re};
+}
+template <class Real>
+inline Cx<Real> reciprocal(Cx<Real> x) {
+  const Real m = x.re * x.re + x.im * x.im;
+  return {x.re / m, -x.im / m};
+}
+
+// f[x_1 .. x_n] for f(z) = z^p q(z) / prod_k (1 - beta_k z): the last entry
+// of the first row of f(J), J the upper bidiagonal matrix with the nodes on
+// its diagonal and ones above (Opitz 1964). The row is carried through the
+// factors: e_1^T J^p q(J) prod_k (I - beta_k J)^-1, each O(n). Nodes and
+// betas are given by index; inverse[b][x] = 1 / (1 - beta_b x_x).
+template <class Real>
+Cx<Real> divided_difference(const Cx<Real>* x, const int* node, int n, int p, const Cx<Real>* q, int q_degree,
+                            const Cx<Real>* beta, const int* factor, int n_factors,
+                            const Cx<Real> (*inverse)[kMaxNodes]) {
+  using C = Cx<Real>;
+  std::array<C, kMaxNodes> v{}, acc{};
+  v[0] = {1, 0};
+  const auto times_j = [&](std::array<C, kMaxNodes>& w) {
+    for (int j = n - 1; j >= 1; --j) w[j] = w[j] * x[node[j]] + w[j - 1];
+    w[0] = w[0] * x[node[0]];
+  };
+  for (int k = 0; k < p; ++k) times_j(v);
+  // q(J) by Horner: acc = q_d v; acc = acc J + q_i v.
+  for (int j = 0; j < n; ++j) acc[j] = q[q_degree] * v[j];
+  for (int i = q_degree - 1; i >= 0; --i) {
+    times_j(acc);
+    for (int j = 0; j < n; ++j) acc[j] = acc[j] + q[i] * v[j];
+  }
+  v = acc;
+  for (int k = 0; k < n_factors; ++k) {  // v <- v (I - beta J)^-1
+    const C b = beta[factor[k]];
+    C previous{};
+    for (int j = 0; j < n; ++j) {
+      v[j] = (v[j] + b * previous) * inverse[factor[k]][node[j]];
+      previous = v[j];
+    }
+  }
+  return v[n - 1];
+}
+
+// log psi-hat and grad psi-hat of one line of r cells (psi-hat = psi / psi(0)).
+template <class Real>
+class LineTransform {
+  using C = Cx<Real>;
+
+ public:
+  LineTransform(IntegerNoise noise, int r) : noise_(noise), r_(r) {
+    if (noise.kind == IntegerNoise::Kind::laplace) {
+      const Real inv_b = Real(noise.parameter.den) / Real(noise.parameter.num);
+      a_ = std::exp(-inv_b);
+      one_minus_a2_ = -std::expm1(-2 * inv_b);
+      const Real cosine[kMaxLines] = {1, 1, 1, 1}, sine[kMaxLines] = {0, 0, 0, 0};
+      scale_ = std::pow(one_minus_a2_, r_);
+      psi0_ = laplace(cosine, sine, nullptr);
+      scale_ /= psi0_;
+    } else {
+      s2_ = Real(noise.parameter.num) / Real(noise.parameter.den);
+      // Poisson terms with |m_i| <= M, or direct terms with |y_i| <= Y,
+      // whichever are fewer: every dropped term is below e^-45 of the sum.
+      box_ = 0;
+      while (s2_ * Real(kPi * kPi) * ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
+             45 + (r - 1) * std::log(Real(2 * box_ + 3)))
+        ++box_;
+      direct_box_ = static_cast<int>(std::ceil(std::sqrt(2 * s2_ * 45))) + 1;
+      direct_ = direct_box_ < box_;
+      const Real zero[kMaxLines] = {0};
+      if (direct_)
+        psi0_ = direct(zero, nullptr, true);
+      else
+        log_z0_ = poisson(zero, nullptr, true);
+    }
+  }
+
+  // alpha: r - 1 angles (the last line's cell has angle 0), with their
+  // cosines and sines. Returns log psi-hat and writes the gradient.
+  Real evaluate(const Real* alpha, const Real* cosine, const Real* sine, Real* grad) const {
+    if (noise_.kind == IntegerNoise::Kind::laplace) return std::log(laplace(cosine, sine, grad));
+    return direct_ ? direct(alpha, grad, false) : poisson(alpha, grad, false);
+  }
+
+ private:
+  // psi-hat (not its log) and its gradient.
+  Real laplace(const Real* cosine, const Real* sine, Real* grad) const {
+    C u[kMaxLines], x[kMaxLines], beta[kMaxLines];
+    C inverse[kMaxNodes][kMaxNodes];
+    for (int k = 0; k < r_; ++k) {
+      u[k] = k < r_ - 1 ? C{cosine[k], sine[k]} : C{1, 0};
+      x[k] = {a_ * u[k].re, -a_ * u[k].im};
+      beta[k] = {a_ * u[k].re, a_ * u[k].im};
+    }
+    for (int b = 0; b < r_; ++b)
+      for (int k = 0; k < r_; ++k) {
+        const C p = beta[b] * x[k];
+        inverse[b][k] = reciprocal(C{1 - p.re, -p.im});
+      }
+    int nodes[kMaxNodes], factors[kMaxNodes];
+    for (int k = 0; k < r_; ++k) nodes[k] = factors[k] = k;
+    const C one[1] = {C{1, 0}};
+    const Real psi = scale_ * divided_difference(x, nodes, r_, r_ - 1, one, 0, beta, factors, r_, inverse).re;
+    if (grad != nullptr) {
+      for (int i = 0; i < r_ - 1; ++i) {
+        nodes[r_] = factors[r_] = i;
+        const C q[3] = {C{-1, 0}, C{0, 0}, u[i] * u[i]};
+        const C dd = divided_difference(x, nodes, r_ + 1, r_ - 1, q, 2, beta, factors, r_ + 1, inverse);
+        // d psi / d alpha_i = i (1 - a^2)^r a / u_i dd, real: -Im(a dd / u_i), 1/u_i = conj(u_i)
+        const C w = dd * C{u[i].re, -u[i].im};
+        grad[i] = -scale_ * a_ * w.im;
+      }
+    }
+    return psi;
+  }
+
+  // log of the Poisson sum sum_m exp(-s2 |P(alpha - 2 pi m)|^2 / 2) (m_r = 0),
+  // less log_z0_, and the gradient of psi-hat.
+  Real poisson(const Real* alpha, Real* grad, bool at_zero) const {
+    const int d = r_ - 1;
+    std::array<int, kMaxLines> m{};
+    for (int i = 0; i < d; ++i) m[i] = -box_;
+    // The m = 0 term's exponent, factored out.
+    Real mean0 = 0, sq0 = 0;
+    for (int i = 0; i < d; ++i) mean0 += alpha[i], sq0 += alpha[i] * alpha[i];
+    const Real e0 = sq0 - mean0 * mean0 / r_;
+    Real total = 0, g[kMaxLines] = {0};
+    for (;;) {
+      Real v[kMaxLines], mean = 0, sq = 0;  // v = alpha - 2 pi m
+      for (int i = 0; i < d; ++i) {
+        v[i] = alpha[i] - 2 * Real(kPi) * m[i];
+        mean += v[i];
+        sq += v[i] * v[i];
+      }
+      const Real e = sq - mean * mean / r_;  // |P v|^2 (v_r = 0)
+      const Real exponent = s2_ * (e - e0) / 2;
+      if (exponent < 50) {  // else below e^-50 of the m = 0 term, itself at most the sum
+        const Real w = std::exp(-exponent);
+        total += w;
+        for (int i = 0; i < d; ++i) g[i] += (v[i] - mean / r_) * w;
+      }
+      int k = 0;
+      while (k < d && ++m[k] > box_) m[k++] = -box_;
+      if (k == d) break;
+    }
+    const Real log_psi = -s2_ * e0 / 2 + std::log(total) - log_z0_;
+    if (!at_zero && grad != nullptr) {
+      const Real psi = std::exp(log_psi);
+      for (int i = 0; i < d; ++i) grad[i] = -s2_ * psi * g[i] / total;
+    }
+    return log_psi;
+  }
+
+  // The direct sum over zero-sum lines with |y_i| <= Y: psi-hat from
+  // 1 - psi-hat = sum_y w(y) 2 sin^2(alpha.y / 2) / psi(0), without cancellation.
+  Real direct(const Real* alpha, Real* grad, bool at_zero) const {
+    const int d = r_ - 1, Y = direct_box_;
+    std::array<int, kMaxLines> y{};
+    for (int i = 0; i < d; ++i) y[i] = -Y;
+    Real total = 0, deficit = 0, g[kMaxLines] = {0};
+    for (;;) {
+      Real sq = 0, sum = 0, phase = 0;
+      for (int i = 0; i < d; ++i) sq += Real(y[i]) * y[i], sum += y[i], phase += alpha[i] * y[i];
+      const Real w = std::exp(-(sq + sum * sum) / (2 * s2_));
+      const Real s = std::sin(phase / 2);
+      total += w;
+      deficit += 2 * w * s * s;
+      const Real sn = std::sin(phase);
+      for (int i = 0; i < d; ++i) g[i] -= y[i] * w * sn;
+      int k = 0;
+      while (k < d && ++y[k] > Y) y[k++] = -Y;
+      if (k == d) break;
+    }
+    if (at_zero) return total;
+    if (grad != nullptr)
+      for (int i = 0; i < d; ++i) grad[i] = g[i] / psi0_;
+    return std::log1p(-deficit / psi0_);
+  }
+
+  IntegerNoise noise_;
+  int r_;
+  Real a_ = 0, one_minus_a2_ = 0, psi0_ = 1, scale_ = 1;
+  Real s2_ = 0, log_z0_ = 0;
+  int box_ = 0, direct_box_ = 0;
+  bool direct_ = false;
+};
+
+// The quadrature grid: N points per axis (aliasing), and the box of
+// nodes [-J, J]^d visited. Every node j with max_i |j_i| = s has |psi| at
+// most the pair majorant M(2 pi s / N) (the pair of the largest angle's
+// cell and the last cell), so the nodes outside the box add at most
+// sum_{s > J} ((2s + 1)^d - (2s - 1)^d) M_s^(n-2) (times d var1 for the
+// numerator, M_s^2 less for the denominator), in units of the node at 0.
+struct Grid {
+  std::uint64_t N = 0, J = 0;
+  bool whole = true;
+  double omitted_den = 0, omitted_num = 0;  // the bounds above, divided by N^d
+  double points = 0;                        // nodes evaluated
+};
+
+Grid grid_for(const NoiseTransform& law, int d, double n, double var1, std::int64_t x,
+              const Interrupts& interrupts) {
+  Grid g;
+  g.N = static_cast<std::uint64_t>(x + 1);
+  g.J = g.N / 2;
+  const double all = std::pow(double(g.N), d);
+  if (n >= 3) {
+    // Suffix sums of the shells' bounds, from the outermost shell inwards;
+    // stop at the first shell whose suffix (the shells beyond it) is not
+    // negligible against the node at 0 (1 / N^d, both sums at least that
+    // share of their totals: the numerator's total is d var1 / N^d at most
+    // per node, hence the same test scaled).
+    double tail_den = 0, tail_num = 0;
+    for (std::uint64_t s = g.N / 2; s >= 1; --s) {
+      interrupts.poll_every(s);
+      const double m = law.pair_majorant(s, g.N);
+      const double count = std::pow(2.0 * double(s) + 1, d) - std::pow(2.0 * double(s) - 1, d);
+      const double den = tail_den + count * std::pow(m, n), num = tail_num + count * d * var1 * std::pow(m, n - 2);
+      if (den > kNegligible || num > kNegligible * var1 / n) {
+        g.J = s;
+        break;
+      }
+      tail_den = den;
+      tail_num = num;
+      g.J = s - 1;
+    }
+    g.omitted_den = next_up(tail_den * 1.01) / all;
+    g.omitted_num = next_up(tail_num * 1.01) / all;
+  }
+  g.whole = 2 * g.J + 1 >= g.N;
+  // One of each orbit of the signs and the permutations of the d axes.
+  const double factorial[kMaxLines] = {1, 1, 2, 6};
+  g.points = std::pow(g.whole ? double(g.N) : double(2 * g.J + 1), d) / (2 * factorial[d]);
+  return g;
+}
+
+struct Sums {
+  double den = 0, num = 0;  // sums over the nodes of psi^n and psi^(n-2) |grad psi|^2
+  std::uint64_t visited = 0;
+};
+
+// The trapezoid sums over the grid's box. The integrands are symmetric
+// under alpha -> -alpha (the law is) and under permuting alpha_1 ..
+// alpha_d (the cells of a line are exchangeable; the last one keeps angle
+// 0): each orbit is visited once, at its non-decreasing member that is not
+// below its negation's sorted form, weighted by the orbit's size.
+template <class Real>
+Sums trapezoid(IntegerNoise noise, int r, double n, const Grid& g, const Interrupts& interrupts) {
+  const int d = r - 1;
+  const LineTransform<Real> line(noise, r);
+  const auto N = static_cast<std::int64_t>(g.N);
+  const std::int64_t first = g.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(g.J);
+  const std::int64_t last = g.whole ? N / 2 : static_cast<std::int64_t>(g.J);
+  // Angles of the axis' nodes, 2 pi j / N for j = first .. last, with their
+  // cosines and sines (reduced exactly: |j| <= N/2).
+  const auto count = static_cast<std::size_t>(last - first + 1);
+  std::vector<Real> angle(count), cosine(count), sine(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    interrupts.poll_every(i);
+    angle[i] = 2 * Real(kPi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
+    cosine[i] = std::cos(angle[i]);
+    sine[i] = std::sin(angle[i]);
+  }
+  const auto negated = [&](std::int64_t v) { return g.whole && 2 * v == N ? v : -v; };
+  constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
+  std::array<std::int64_t, kMaxLines> j{}, minus{};
+  for (int i = 0; i < d; ++i) j[i] = first;
+  long double den = 0, num = 0;
+  Sums out;
+  std::uint64_t counted = 0;
+  for (;;) {
+    interrupts.poll_every(++counted);
+    for (int i = 0; i < d; ++i) minus[i] = negated(j[i]);
+    std::sort(minus.begin(), minus.begin() + d);
+    int order = 0;  // j against its negation, lexicographically
+    for (int i = 0; i < d && order == 0; ++i) order = j[i] < minus[i] ? -1 : j[i] > minus[i] ? 1 : 0;
+    if (order >= 0) {
+      ++out.visited;
+      int permutations = kFactorial[d];
+      for (int i = 0, run = 1; i < d; ++i, ++run) {
+        if (i + 1 == d || j[i + 1] != j[i]) {
+          permutations /= kFactorial[run];
+          run = 0;
+        }
+      }
+      const Real weight = Real(permutations) * (order == 0 ? 1 : 2);
+      Real alpha[kMaxLines], c[kMaxLines], s[kMaxLines], grad[kMaxLines];
+      for (int i = 0; i < d; ++i) {
+        const auto at = static_cast<std::size_t>(j[i] - first);
+        alpha[i] = angle[at], c[i] = cosine[at], s[i] = sine[at];
+      }
+      const Real log_psi = line.evaluate(alpha, c, s, grad);
+      Real g2 = 0;
+      for (int i = 0; i < d; ++i) g2 += grad[i] * grad[i];
+      den += weight * std::exp(Real(n) * log_psi);
+      num += weight * std::exp(Real(n - 2) * log_psi) * g2;
+    }
+    int k = d - 1;  // the next non-decreasing tuple
+    while (k >= 0 && j[k] == last) --k;
+    if (k < 0) break;
+    ++j[k];
+    for (int i = k + 1; i < d; ++i) j[i] = j[k];
+  }
+  out.den = double(den);
+  out.num = double(num);
+  return out;
+}
+
+}  // namespace
+
+TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
+                                  const Interrupts& interrupts) {
+  const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  if (short_side < 2)
+    throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");
+  if (short_side > std::size_t(kMaxLines))
+    throw InvalidArgument("the covariance scale is computed for tables whose shorter side has at most 4 levels");
+  if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its covariance scale");
+  const int r = static_cast<int>(short_side), d = r - 1;
+  const double n = double(long_side);
+  const NoiseTransform law(noise);
+  const double var1 = law.variance();
+  // The aliasing terms (Chernoff): the denominator's, at S in N Z^d \ {0},
+  // sum to at most P(max_i |S_i| >= N) for the partial line sums S_i; the
+  // numerator's, -E[Y_1i Y_2i 1{S = x}], to at most
+  // sum_i E[|Y_1i Y_2i| 1{|S_i| >= N}] (product_tail_bound; a cell of a
+  // zero-sum line is dominated by the unconditioned cell).
+  const std::vector<WeightedCells> plain{{1, long_side}};
+  TableScale out;
+  for (const double target : {kAliasFirst, kAliasSecond}) {
+    const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
+    const Grid g = grid_for(law, d, n, var1, x, interrupts);
+    if (g.points > kMaxScalePoints)
+      throw TooLarge("the table's covariance scale needs too many quadrature points",
+                     "It would evaluate " + format_double(g.points) + " points.",
+                     "Its release publishes a Monte Carlo estimate of the scale instead.");
+    const bool wide = n > kDoubleLines;
+    const Sums sums = wide ? trapezoid<long double>(noise, r, n, g, interrupts)
+                           : trapezoid<double>(noise, r, n, g, interrupts);
+    out.points = sums.visited;
+    const double ratio = sums.num / sums.den;
+    out.scale = double(r) * n / (double(d) * double(d)) * ratio;
+    out.cell_variance = out.scale * (1 - 1.0 / double(rows)) * (1 - 1.0 / double(cols));
+    // Relative errors, in units where both sums are divided by N^d.
+    const double all = std::pow(double(g.N), d);
+    const double den_n = sums.den / all, num_n = sums.num / all;
+    const double alias = law.tail_bound(plain, double(g.N)) * d;
+    const double alias_num = law.product_tail_bound(long_side, double(g.N)) * d;
+    out.quadrature_error = next_up((alias + g.omitted_den) / den_n + (alias_num + g.omitted_num) / num_n) * 1.01;
+    // log psi within some 100 units of its arithmetic (the divided
+    // differences, or the Poisson sums), times n in psi^n; the 80-bit sums
+    // within their length.
+    const double unit = wide ? 0x1p-64 : 0x1p-53;
+    out.rounding_error = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64;
+    if (out.quadrature_error <= kTargetError) break;
+  }
+  // Far from calibrated scales (b below about 1/50) the sums reach the
+  // smallest doubles and the bound says so: refused rather than published.
+  if (!(out.quadrature_error <= 1e-9) || !(out.scale > 0))
+    throw OutOfRange("the table's covariance scale could not be computed to its stated accuracy",
+                     "The quadrature's error bound is " + format_double(out.quadrature_error) + ".");
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,58 @@
+// The covariance scale c of a complete two-way table with both margins, for
+// the l1 law of integer_laplace (i.i.d. discrete Laplace cells conditioned on
+// every row and column sum being 0) and the lattice Gaussian of
+// integer_gaussian (the same with discrete Gaussian cells): Cov(Z) = c Pi_N
+// by symmetry (DERIVATIONS.md, section 1), computed, not estimated, when the
+// shorter side has at most four lines (DERIVATIONS.md, section 12).
+//
+// With r <= 4 the shorter side and n the longer, each of the n lines across
+// it is a zero-sum vector of r cells with characteristic function
+// psi(alpha) = E e^(i alpha . Y), Y its first r - 1 cells; the other r - 1
+// margins are imposed by Fourier integrals over alpha in [-pi, pi]^(r-1):
+//   P(S = 0) = (2 pi)^-(r-1) int psi^n,     S the r - 1 partial line sums,
+//   Var Z_11 = (n - 1)/(r - 1) int psi^(n-2) |grad psi|^2 / int psi^n
+// (integration by parts). Both integrands are periodic and analytic, and
+// the trapezoid rule on N^(r-1) points computes them exactly up to
+// aliasing: the terms at S in N Z^(r-1) \ {0}, bounded by Chernoff. Only
+// the nodes where psi^(n-2) is not negligible are visited: |psi| is at most
+// the pair majorant at any alpha_i (integer_noise_transforms.hpp), which
+// bounds the rest. psi itself: for the l1 law a contour integral, i.e. a
+// divided difference of a rational function at the poles a e^(-i alpha_k),
+// evaluated by Opitz's formula (the first row of f of a bidiagonal matrix,
+// stable when poles coincide); for the Gaussian a Poisson sum over the dual
+// lattice of the zero-sum vectors (or the direct sum at small variances).
+//
+// Error: `quadrature_error` bounds aliasing and truncation (rigorously, as
+// a relative error of c); the floating-point rounding of the sums and of
+// psi^n (80-bit arithmetic) is estimated in `rounding_error`, about n times
+// the 64-bit unit; test_table_covariance_scale.cpp checks c against exact
+// enumeration of 3 x 3 tables and the closed form of 2 x n tables.
+// Cost: about (60 sqrt(r))^(r-1) points for large n (a 4 x 1000 table
+// visits some 10^5), up to N^(r-1) for small tables at large scales;
+// TooLarge beyond kMaxScalePoints.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "../interrupts.hpp"
+#include "integer_noise_transforms.hpp"
+
+namespace invariant_dp::accuracy {
+
+constexpr double kMaxScalePoints = 4e6;
+
+struct TableScale {
+  double scale = 0;             // c: Cov(Z) = c Pi_N
+  double cell_variance = 0;     // Var Z_ij = c (1 - 1/rows)(1 - 1/cols)
+  double quadrature_error = 0;  // relative, certified: aliasing and truncation
+  double rounding_error = 0;    // relative, estimated: floating-point rounding
+  std::uint64_t points = 0;     // quadrature points evaluated
+};
+
+// rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
+// line of one level pins the table: c is undefined).
+TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
+                                  const Interrupts& interrupts);
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,162 @@
+// The computed covariance scale of complete two-way tables
+// (accuracy/table_covariance_scale.hpp; DERIVATIONS.md there, section 12)
+// against Monte Carlo on larger tables than enumeration reaches: the exact
+// three-line sampler of 3 x 100 l1 tables, the table chain of 4 x 100 l1
+// tables and of 4 x 30 lattice Gaussian tables (independent chains, each
+// estimate averaged over its sweeps as a release pools its sd), and the
+// scale integer_laplace releases publish today (noise.covariance_scale,
+// their own chain's estimate).
+//
+// Each check: the sample mean of independent estimates (tables, or chains,
+// or releases) within kZ standard errors of the computed c (kZ = 4.8916,
+// false-failure rate 1e-6; the standard error from the estimates' spread).
+// Power: a wrong scale fails the same check: the computed scale of a shorter
+// table (c grows with the long side), or for the Gaussian the continuous
+// sigma^2 (the upper end of section 3d's certified interval).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "accuracy/published_law.hpp"
+#include "accuracy/table_covariance_scale.hpp"
+#include "coverage_checks.hpp"
+#include "mcmc/table_swap_chain.hpp"
+#include "mechanisms/release.hpp"
+#include "random_source.hpp"
+#include "samplers/three_line_table.hpp"
+#include "table_builder.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using coverage::kZ;
+
+struct Estimates {
+  double n = 0, sum = 0, squares = 0;
+  void add(double x) {
+    n += 1;
+    sum += x;
+    squares += x * x;
+  }
+  double mean() const { return sum / n; }
+  double standard_error() const { return std::sqrt(std::max(0.0, squares / n - mean() * mean()) / (n - 1)); }
+  double z(double c) const { return (mean() - c) / standard_error(); }
+};
+
+void expect_scale(const std::string& name, const Estimates& e, double computed, double wrong,
+                  const std::string& wrong_name) {
+  std::printf("[stat] %-40s Monte Carlo %.5f +/- %.5f (%.0f estimates), computed %.5f (z %.2f); %s %.5f (z %.2f)\n",
+              name.c_str(), e.mean(), e.standard_error(), e.n, computed, e.z(computed), wrong_name.c_str(), wrong,
+              e.z(wrong));
+  EXPECT_LE(std::abs(e.z(computed)), kZ) << name;
+  EXPECT_GT(std::abs(e.z(wrong)), kZ) << "power: " << name << " against " << wrong_name;
+}
+
+LatticeTable whole_table(std::size_t r, std::size_t c, std::size_t first_cell = 0) {
+  LatticeTable t;
+  t.shape = {r, c};
+  for (std::size_t i = 0; i < r * c; ++i) t.cells.push_back(first_cell + i);
+  return t;
+}
+
+// Sum of z^2 over the table's cells divided by cells (1 - 1/r)(1 - 1/c):
+// an unbiased estimate of c from one table.
+double table_estimate(const std::int64_t* z, std::size_t r, std::size_t c) {
+  double s = 0;
+  for (std::size_t i = 0; i < r * c; ++i) s += double(z[i]) * double(z[i]);
+  return s / (double(r * c) * (1 - 1.0 / double(r)) * (1 - 1.0 / double(c)));
+}
+
+TEST(StatTableCovarianceScale, ThreeLineLaplaceTablesByTheExactSampler) {
+  const Rational b{3, 2};
+  const std::size_t r = 3, c = 100, per_call = 500;
+  std::vector<LatticeTable> tables;
+  for (std::size_t t = 0; t < per_call; ++t) tables.push_back(whole_table(r, c, t * r * c));
+  auto rng = make_seeded_random_source(81);
+  std::vector<std::int64_t> z(per_call * r * c);
+  Estimates e;
+  for (int call = 0; call < 8; ++call) {
+    sample_laplace_on_three_line_tables(*rng, b, tables, z.size(), NoiseOutput(z.data()), Interrupts());
+    for (std::size_t t = 0; t < per_call; ++t) e.add(table_estimate(z.data() + t * r * c, r, c));
+  }
+  const IntegerNoise noise{IntegerNoise::Kind::laplace, b};
+  expect_scale("integer_laplace 3x100, b=3/2 (exact)", e, table_covariance_scale(noise, r, c, Interrupts()).scale,
+               table_covariance_scale(noise, r, 20, Interrupts()).scale, "the 3x20 scale");
+}
+
+// Independent chains from zero, each burnt in and then averaged over its
+// sweeps (the release's estimator of its per-cell sd, pooled over the table).
+Estimates chain_estimates(std::size_t r, std::size_t c, const mcmc::SwapChainConfig& config, int chains,
+                          int burn_in, int sweeps, std::uint64_t seed) {
+  const LatticeTable table = whole_table(r, c);
+  const mcmc::TableMoves moves({table}, r * c);
+  auto rng = make_seeded_random_source(seed);
+  Estimates e;
+  for (int k = 0; k < chains; ++k) {
+    mcmc::TableSwapChain chain(moves, config);
+    chain.run(std::uint64_t(burn_in), *rng, Interrupts());
+    double s = 0;
+    for (int i = 0; i < sweeps; ++i) {
+      chain.run(1, *rng, Interrupts());
+      s += table_estimate(chain.z().data(), r, c);
+    }
+    e.add(s / sweeps);
+  }
+  return e;
+}
+
+TEST(StatTableCovarianceScale, FourLineLaplaceTablesByTheTableChain) {
+  mcmc::SwapChainConfig config;
+  config.target = mcmc::laplace_l1(2.0 / 3);  // b = 3/2
+  config.heat_bath = true;
+  config.pair_blocks = true;
+  const Estimates e = chain_estimates(4, 100, config, 120, 150, 150, 82);
+  const IntegerNoise noise{IntegerNoise::Kind::laplace, {3, 2}};
+  expect_scale("integer_laplace 4x100, b=3/2 (chain)", e, table_covariance_scale(noise, 4, 100, Interrupts()).scale,
+               table_covariance_scale(noise, 4, 30, Interrupts()).scale, "the 4x30 scale");
+}
+
+TEST(StatTableCovarianceScale, FourLineLatticeGaussianTablesByTheTableChain) {
+  mcmc::SwapChainConfig config;
+  config.target = mcmc::lattice_gaussian(0.5);
+  config.heat_bath = false;
+  const Estimates e = chain_estimates(4, 30, config, 60, 300, 500, 83);
+  const IntegerNoise noise{IntegerNoise::Kind::gaussian, {1, 2}};
+  expect_scale("integer_gaussian 4x30, s2=1/2 (chain)", e, table_covariance_scale(noise, 4, 30, Interrupts()).scale,
+               0.5, "sigma^2");
+}
+
+// What integer_laplace releases publish today for a 4 x 60 table: the
+// scale estimated from their chain (noise.covariance_scale), release by
+// release, against the scale computed at the published b.
+TEST(StatTableCovarianceScale, TheScaleIntegerLaplaceReleasesPublish) {
+  const std::size_t r = 4, c = 60;
+  const auto table = test_tables::grid({"edu", "county"}, {int(r), int(c)}, std::vector<std::int64_t>(r * c, 20));
+  const auto keys = table.keys();
+  RawRequest raw;
+  raw.mechanism = "integer_laplace";
+  raw.epsilon = 2;
+  raw.margins = {"edu", "county"};
+  const ReleaseRequest request = validate_request(raw);
+  auto rng = make_seeded_random_source(84);
+  Estimates e;
+  Rational b;
+  for (int k = 0; k < 20; ++k) {
+    const ReleaseResult result = run_release(keys, table.counts.data(), request, *rng, Interrupts());
+    const PublishedLaw law = read_published_law(result.metadata_json);
+    ASSERT_TRUE(law.has_exact_parameter);
+    b = law.exact_parameter;
+    e.add(law.covariance_scale.of_shape({r, c}));
+  }
+  const IntegerNoise noise{IntegerNoise::Kind::laplace, b};
+  expect_scale("integer_laplace 4x60 releases' published scale", e,
+               table_covariance_scale(noise, r, c, Interrupts()).scale,
+               table_covariance_scale(noise, r, 8, Interrupts()).scale, "the 4x8 scale");
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,277 @@
+// Certified half-widths of functionals of lattice Gaussians by the tilted
+// discrete Gaussian (accuracy/lattice_gaussian_quantiles.hpp; DERIVATIONS.md
+// beside it, section 13), against enumerated laws: every box of 3 x 3 and
+// 3 x 4 tables and the nodes and sibling sets of a small integer cascade.
+// The enumerated law of the functional must stay within the factors 1 +- eps
+// of rho_V up to one constant, and the half-widths must cover the
+// enumerated law while one count less does not, wherever the bound decides.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "accuracy/lattice_gaussian_quantiles.hpp"
+#include "accuracy/tail_quantiles.hpp"
+#include "accuracy/zero_sum_quantiles.hpp"
+#include "errors.hpp"
+#include "hierarchy/cascade_covariance.hpp"
+#include "hierarchy/cascade_law.hpp"
+#include "hierarchy/hierarchy_tree.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+// An enumerated law of an integer functional.
+struct Law {
+  std::map<std::int64_t, double> mass;
+  double total = 0;
+  void add(std::int64_t x, double w) {
+    mass[x] += w;
+    total += w;
+  }
+  double coverage(std::int64_t t) const {
+    double in = 0;
+    for (const auto& [x, w] : mass)
+      if (std::llabs(x) <= t) in += w;
+    return in / total;
+  }
+  double variance() const {
+    double s = 0;
+    for (const auto& [x, w] : mass) s += double(x) * double(x) * w;
+    return s / total;
+  }
+  // max / min over the support (mass above 1e-12) of P(x) / rho_V(x).
+  double spread(double V) const {
+    double lo = INFINITY, hi = 0;
+    for (const auto& [x, w] : mass) {
+      if (w / total < 1e-12) continue;
+      const double ratio = w / total / std::exp(-double(x) * double(x) / (2 * V));
+      lo = std::min(lo, ratio);
+      hi = std::max(hi, ratio);
+    }
+    return hi / lo;
+  }
+};
+
+// The enumerated law against the claim: spread within (1 + eps)/(1 - eps),
+// and the half-widths at 0.5, 0.9, 0.99 cover; one less does not when
+// decided (and it is decided once eps is small).
+void expect_claim_holds(const Law& law, double V, double log_excess, const std::string& name) {
+  const double eps = std::expm1(log_excess);
+  ASSERT_LT(eps, 1) << name;
+  EXPECT_LE(law.spread(V), (1 + eps) / (1 - eps) * (1 + 1e-9)) << name << " eps " << eps;
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const Quantile q = tilted_gaussian_quantile(V, 1, log_excess, level, Interrupts());
+    EXPECT_GE(law.coverage(q.half_width), level) << name << " " << level;
+    if (q.exact && q.half_width > 0) {
+      EXPECT_LT(law.coverage(q.half_width - 1), level) << name << " " << level;
+    }
+    if (eps < 1e-3) {
+      EXPECT_TRUE(q.exact) << name << " " << level;
+    }
+  }
+}
+
+// Every box of an r x c table (r, c <= 4) under sigma2: the table enumerated
+// over its (r-1)(c-1) free cells in [-R, R]. Returns the boxes' laws and
+// functionals.
+std::vector<std::pair<Law, TiltedFunctional>> check_boxes(std::size_t r, std::size_t c, Rational sigma2,
+                                                          std::int64_t R) {
+  const std::size_t free_r = r - 1, free_c = c - 1, d = free_r * free_c;
+  std::vector<std::int64_t> f(d, -R);
+  // Boxes: the first sr rows and first sc columns (every box is one of
+  // these up to permuting levels, which keeps the law).
+  std::vector<std::pair<std::size_t, std::size_t>> boxes;
+  for (std::size_t sr = 1; sr < r; ++sr)
+    for (std::size_t sc = 1; sc < c; ++sc) boxes.push_back({sr, sc});
+  std::vector<Law> laws(boxes.size());
+  const double s2 = sigma2.to_double();
+  std::vector<std::int64_t> z(r * c);
+  for (;;) {
+    double q = 0;
+    for (std::size_t i = 0; i < r; ++i) {
+      std::int64_t row = 0;
+      for (std::size_t j = 0; j < c; ++j) {
+        if (i < free_r && j < free_c) z[i * c + j] = f[i * free_c + j];
+        else if (i < free_r) z[i * c + j] = -row;
+        else {
+          std::int64_t column = 0;
+          for (std::size_t k = 0; k < free_r; ++k) column += z[k * c + j];
+          z[i * c + j] = -column;
+        }
+        if (j < free_c) row += z[i * c + j];
+      }
+    }
+    for (const std::int64_t v : z) q += double(v) * double(v);
+    const double w = std::exp(-q / (2 * s2));
+    for (std::size_t b = 0; b < boxes.size(); ++b) {
+      std::int64_t x = 0;
+      for (std::size_t i = 0; i < boxes[b].first; ++i)
+        for (std::size_t j = 0; j < boxes[b].second; ++j) x += z[i * c + j];
+      laws[b].add(x, w);
+    }
+    std::size_t k = 0;
+    while (k < d && ++f[k] > R) f[k++] = -R;
+    if (k == d) break;
+  }
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    const std::vector<std::size_t> shape{r, c}, selected{boxes[b].first, boxes[b].second};
+    const double V = box_variance(sigma2, shape, selected);
+    const std::string name = std::to_string(r) + "x" + std::to_string(c) + " box " +
+                             std::to_string(boxes[b].first) + "x" + std::to_string(boxes[b].second) + " at " +
+                             std::to_string(s2);
+    // The discrete law's variance lies below the continuous one (section 3d).
+    EXPECT_LE(laws[b].variance(), V * (1 + 1e-9)) << name;
+    expect_claim_holds(laws[b], V, box_log_excess(sigma2, shape, selected), name);
+  }
+  std::vector<std::pair<Law, TiltedFunctional>> out;
+  for (std::size_t b = 0; b < boxes.size(); ++b) {
+    const std::vector<std::size_t> shape{r, c}, selected{boxes[b].first, boxes[b].second};
+    out.push_back({laws[b], {box_variance(sigma2, shape, selected), box_log_excess(sigma2, shape, selected)}});
+  }
+  return out;
+}
+
+// The law of the sum of two independent functionals: their laws convolved.
+Law convolved(const Law& a, const Law& b) {
+  Law out;
+  for (const auto& [x, w] : a.mass)
+    for (const auto& [y, v] : b.mass) out.add(x + y, w / a.total * v / b.total);
+  return out;
+}
+
+TEST(LatticeGaussianQuantiles, BoxesOfThreeByThreeTables) {
+  for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}, Rational{3, 2}, Rational{3, 1}})
+    check_boxes(3, 3, s2, static_cast<std::int64_t>(9 * std::sqrt(s2.to_double())) + 3);
+}
+
+// A set of cells of one margin group is the box of one axis: its certified
+// half-width equals the exact quantile of the group's law
+// (zero_sum_quantiles.hpp, by an independent computation) at these variances.
+TEST(LatticeGaussianQuantiles, OneAxisBoxesAreTheGroupsExactQuantiles) {
+  for (const std::uint64_t s2 : {2u, 8u, 60u}) {
+    for (const std::size_t k : {10u, 1000u}) {
+      for (const std::size_t s : {std::size_t(1), std::size_t(3), k / 2}) {
+        for (const double level : {0.5, 0.9, 0.99}) {
+          const Quantile t = tilted_gaussian_quantile(box_variance({s2, 1}, {k}, {s}), 1,
+                                                      box_log_excess({s2, 1}, {k}, {s}), level, Interrupts());
+          const Quantile e = zero_sum_quantile({IntegerNoise::Kind::gaussian, {s2, 1}}, SignedCounts{s, 0, k - s},
+                                               level, Interrupts());
+          EXPECT_EQ(t.half_width, e.half_width) << s2 << " " << k << " " << s << " " << level;
+          EXPECT_TRUE(t.exact);
+        }
+      }
+    }
+  }
+}
+
+// Boxes of three independent tables (3 x 3 and 3 x 4 at different
+// variances), summed: the blocks' merge (independent_blocks).
+TEST(LatticeGaussianQuantiles, SumsOverIndependentTables) {
+  const auto a = check_boxes(3, 3, {4, 5}, 9);
+  const auto b = check_boxes(3, 3, {3, 2}, 14);
+  const auto c = check_boxes(3, 4, {4, 5}, 6);
+  const Law sum = convolved(convolved(a[0].first, b[3].first), c[4].first);
+  const TiltedFunctional f = independent_blocks({a[0].second, b[3].second, c[4].second}, Interrupts());
+  EXPECT_NEAR(f.variance, a[0].second.variance + b[3].second.variance + c[4].second.variance, 1e-12);
+  EXPECT_GT(f.log_excess, a[0].second.log_excess + b[3].second.log_excess + c[4].second.log_excess);
+  expect_claim_holds(sum, f.variance, f.log_excess, "three tables' boxes summed");
+}
+
+TEST(LatticeGaussianQuantiles, BoxesOfThreeByFourTables) {
+  for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}}) check_boxes(3, 4, s2, 6);
+}
+
+// A root with three children of two leaves each, under the integer cascade
+// at uniform variance v, enumerated over the six leaves: z has density
+// exp(-Q/2), Q = X_0^2/v_0 + sum_splits (sum_c X_c^2 - X_s^2/m) / tau_s^2
+// (hierarchy/integer_cascade_sampler.hpp, step 1).
+TEST(LatticeGaussianQuantiles, NodesAndSiblingSetsOfACascade) {
+  const hierarchy::HierarchyTree tree = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2, 2, 3, 3}, {});
+  ASSERT_EQ(tree.n_leaves(), 6u);
+  for (const double v : {0.5, 1.0}) {
+    const hierarchy::CascadeLaw law = hierarchy::CascadeLaw::uniform(tree, v);
+    const std::vector<double> variance = hierarchy::node_variances(tree, law, {});
+    const std::uint32_t root = 0, a = tree.first_child(root);
+    const double tau_root = law.split_tau2(root, 0, 3), tau_mid = law.split_tau2(a, 1, 2);
+    struct Query {
+      std::string name;
+      TiltedFunctional q;
+    };
+    const std::uint32_t leaf0 = tree.first_child(a);
+    ASSERT_EQ(tree.leaf_begin(a), 0u);
+    ASSERT_EQ(tree.leaf_begin(leaf0), 0u);
+    // Values below: X_a = z_0 + z_1, the leaf z_0, X_a + X_(a+1), the root.
+    const std::vector<Query> queries{{"a middle node", cascade_node_query(tree, law, variance, a)},
+                                     {"a leaf", cascade_node_query(tree, law, variance, leaf0)},
+                                     {"two of three middle nodes", cascade_children_query(tree, law, variance, root, 2)},
+                                     {"the root", cascade_node_query(tree, law, variance, root)}};
+    std::vector<Law> laws(queries.size());
+    const std::int64_t R = v < 0.75 ? 5 : 7;  // the mass beyond is below 1e-14
+    std::vector<std::int64_t> z(6, -R);
+    for (;;) {
+      std::int64_t mid[3];
+      double q = 0;
+      for (int k = 0; k < 3; ++k) {
+        mid[k] = z[2 * k] + z[2 * k + 1];
+        q += (double(z[2 * k]) * double(z[2 * k]) + double(z[2 * k + 1]) * double(z[2 * k + 1]) -
+              double(mid[k]) * double(mid[k]) / 2) /
+             tau_mid;
+      }
+      const std::int64_t top = mid[0] + mid[1] + mid[2];
+      const double total = double(top);
+      q += (double(mid[0]) * double(mid[0]) + double(mid[1]) * double(mid[1]) + double(mid[2]) * double(mid[2]) -
+            total * total / 3) /
+               tau_root +
+           total * total / v;
+      const double w = std::exp(-q / 2);
+      laws[0].add(mid[0], w);
+      laws[1].add(z[0], w);
+      laws[2].add(mid[0] + mid[1], w);
+      laws[3].add(top, w);
+      std::size_t k = 0;
+      while (k < 6 && ++z[k] > R) z[k++] = -R;
+      if (k == 6) break;
+    }
+    const double tree_excess = cascade_tree_log_excess(tree, law, {});
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      const std::string name = queries[i].name + " at v = " + std::to_string(v);
+      EXPECT_LE(laws[i].variance(), queries[i].q.variance * (1 + 1e-9)) << name;
+      expect_claim_holds(laws[i], queries[i].q.variance, tree_excess + queries[i].q.log_excess, name);
+    }
+  }
+}
+
+// At calibrated variances the half-width is the normal quantile within a
+// count, where the sub-Gaussian bound is about 1.49 times wider at 0.9.
+TEST(LatticeGaussianQuantiles, NearTheNormalQuantileAtCalibratedVariances) {
+  for (const double V : {30.0, 323.0, 1e4, 1e8, 1e12}) {
+    for (const double level : {0.5, 0.9, 0.95, 0.99}) {
+      const double excess = log_excess_at_least(V / 2, 1e7);  // ten million coordinates at V/2
+      const Quantile q = tilted_gaussian_quantile(V, 1, excess, level, Interrupts());
+      EXPECT_TRUE(q.exact) << V;
+      EXPECT_NEAR(double(q.half_width), normal_quantile(level) * std::sqrt(V), 1.01) << V << " " << level;
+      if (level == 0.9 && V >= 30) {
+        EXPECT_GT(sub_gaussian_half_width(V, level), 1.4 * double(q.half_width));
+      }
+    }
+  }
+  // A step g: X = g Y.
+  const Quantile q3 = tilted_gaussian_quantile(9 * 323.0, 3, 0, 0.9, Interrupts());
+  EXPECT_EQ(q3.half_width, 3 * tilted_gaussian_quantile(323.0, 1, 0, 0.9, Interrupts()).half_width);
+}
+
+TEST(LatticeGaussianQuantiles, RefusesWhatItCannotBound) {
+  EXPECT_THROW(tilted_gaussian_quantile(10, 1, 0.7, 0.9, Interrupts()), OutOfRange);
+  EXPECT_THROW(tilted_gaussian_quantile(0, 1, 0, 0.9, Interrupts()), InvalidArgument);
+  EXPECT_THROW(tilted_gaussian_quantile(10, 0, 0, 0.9, Interrupts()), InvalidArgument);
+  EXPECT_THROW(box_log_excess({8, 1}, {3, 4}, {3, 1}), InvalidArgument);  // a whole axis: a margin
+  EXPECT_THROW(box_variance({8, 1}, {3, 4}, {1}), InvalidArgument);
+  // q near 1: the excess is too large for the bound to say anything.
+  EXPECT_THROW(tilted_gaussian_quantile(10, 1, log_excess_at_least(1e-3, 1), 0.9, Interrupts()), OutOfRange);
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy

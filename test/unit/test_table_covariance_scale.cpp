@@ -1,0 +1,135 @@
+// The covariance scale of complete two-way tables computed by Fourier
+// integrals (accuracy/table_covariance_scale.hpp; DERIVATIONS.md beside it,
+// section 12): against exact enumeration of 2 x 2 and 3 x 3 tables, the
+// closed form of 2 x n tables, and the lattice Gaussian's certified bounds
+// at calibrated variances.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "accuracy/lattice_bounds.hpp"
+#include "accuracy/table_covariance_scale.hpp"
+#include "errors.hpp"
+#include "samplers/conditioned_laplace_variance.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+IntegerNoise laplace(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::laplace, {num, den}}; }
+IntegerNoise gaussian(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::gaussian, {num, den}}; }
+
+// Var Z_11 of a 3 x 3 table with both margins, enumerated over its four
+// free cells (|Z_ij| <= R, the rest determined), each cell weighted by the
+// law's unnormalised pmf.
+double enumerated_3x3_variance(IntegerNoise noise, std::int64_t R) {
+  const double par = noise.parameter.to_double();
+  std::vector<double> w(static_cast<std::size_t>(8 * R + 1));  // weights of |x| <= 4R
+  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
+    w[static_cast<std::size_t>(x + 4 * R)] = noise.kind == IntegerNoise::Kind::laplace
+                                                 ? std::exp(-std::fabs(double(x)) / par)
+                                                 : std::exp(-double(x) * double(x) / (2 * par));
+  const auto W = [&](std::int64_t x) { return w[static_cast<std::size_t>(x + 4 * R)]; };
+  long double total = 0, second = 0;
+  for (std::int64_t a = -R; a <= R; ++a)
+    for (std::int64_t b = -R; b <= R; ++b) {
+      const long double row1 = W(a) * W(b) * W(-a - b);
+      for (std::int64_t c = -R; c <= R; ++c)
+        for (std::int64_t d = -R; d <= R; ++d) {
+          const long double p = row1 * W(c) * W(d) * W(-c - d) * W(-a - c) * W(-b - d) * W(a + b + c + d);
+          total += p;
+          second += p * double(a) * double(a);
+        }
+    }
+  return double(second / total);
+}
+
+TEST(TableCovarianceScale, ThreeByThreeMatchesEnumeration) {
+  struct Case {
+    IntegerNoise noise;
+    std::int64_t reach;  // the mass beyond is below 1e-17
+  };
+  for (const Case& c : {Case{laplace(7, 10), 28}, Case{laplace(1, 1), 40}, Case{gaussian(35, 100), 8},
+                        Case{gaussian(7, 10), 10}, Case{gaussian(2, 1), 16}}) {
+    const double direct = enumerated_3x3_variance(c.noise, c.reach);
+    const TableScale t = table_covariance_scale(c.noise, 3, 3, Interrupts());
+    EXPECT_NEAR(t.cell_variance / direct - 1, 0, 1e-12) << c.noise.parameter.to_double();
+    EXPECT_DOUBLE_EQ(t.scale, t.cell_variance * 9 / 4);
+    EXPECT_LT(t.quadrature_error, 1e-13);
+    EXPECT_LT(t.rounding_error, 1e-11);
+  }
+}
+
+// 2 x n: the table is (y, -y), y a zero-sum group of n cells at b/2, whose
+// per-cell variance V has its own computation (section 3c of DERIVATIONS.md):
+// c = 2 V n / (n - 1). That computation is accurate to about 1e-9.
+TEST(TableCovarianceScale, TwoLineTablesMatchTheGroupVariance) {
+  for (const Rational b : {Rational{1, 1}, Rational{104, 10}, Rational{40, 1}}) {
+    for (const std::size_t n : {2u, 3u, 10u, 1000u, 100000u}) {
+      const TableScale t = table_covariance_scale({IntegerNoise::Kind::laplace, b}, 2, n, Interrupts());
+      const double closed = 2 * conditioned_laplace_variance({b.num, 2 * b.den}, n) * double(n) / double(n - 1);
+      EXPECT_NEAR(t.scale / closed - 1, 0, 2e-9) << b.to_double() << " n=" << n;
+      // The orientation does not matter.
+      EXPECT_DOUBLE_EQ(table_covariance_scale({IntegerNoise::Kind::laplace, b}, n, 2, Interrupts()).scale, t.scale);
+    }
+  }
+}
+
+// The lattice Gaussian's scale lies in [(1 - B) sigma^2, sigma^2] (section
+// 3d), B the certified deficit bound; at small variances B says nothing and
+// the computed scale is only below sigma^2, as the discrete law's variance is.
+TEST(TableCovarianceScale, LatticeGaussianWithinItsCertifiedBounds) {
+  const auto within = [](Rational s2, std::size_t r, std::size_t n) {
+    const TableScale t = table_covariance_scale({IntegerNoise::Kind::gaussian, s2}, r, n, Interrupts());
+    const double B = table_deficit_bound(s2, {r, n});
+    EXPECT_LE(t.scale, s2.to_double() * (1 + 1e-11)) << r << "x" << n;
+    EXPECT_GE(t.scale, (1 - B) * s2.to_double() * (1 - 1e-11)) << r << "x" << n;
+  };
+  for (const std::size_t n : {3u, 7u, 200u}) {
+    for (const std::size_t r : {2u, 3u, 4u}) {
+      within({8, 1}, r, n);
+      within({60, 1}, r, n);
+      const TableScale small = table_covariance_scale(gaussian(1, 2), r, n, Interrupts());
+      EXPECT_LT(small.scale, 0.5);
+      EXPECT_GT(small.scale, 0);
+    }
+  }
+  within({60, 1}, 4, 100000);  // 80-bit sums
+}
+
+// The l1 scale of r x n tables grows with n towards its limit (measured, and
+// pinned here), r x n and n x r agree, and Var Z_11 stays below the
+// unconditioned cell's variance (a conditioned cell is dominated by it,
+// DERIVATIONS.md section 5).
+TEST(TableCovarianceScale, LaplaceScaleGrowsWithTheLongSide) {
+  for (const std::size_t r : {3u, 4u}) {
+    double last = 0;
+    for (const std::size_t n : {100u, 1000u, 100000u}) {
+      const TableScale t = table_covariance_scale(laplace(3, 1), r, n, Interrupts());
+      EXPECT_GT(t.scale, last) << r << "x" << n;
+      EXPECT_LT(t.quadrature_error, 1e-12);
+      last = t.scale;
+      if (n == 100) {
+        EXPECT_DOUBLE_EQ(table_covariance_scale(laplace(3, 1), n, r, Interrupts()).scale, t.scale);
+      }
+    }
+    const double var1 = NoiseTransform(laplace(3, 1)).variance();
+    EXPECT_LT(table_covariance_scale(laplace(3, 1), r, 100000, Interrupts()).cell_variance, var1);
+  }
+}
+
+TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
+  EXPECT_THROW(table_covariance_scale(laplace(3, 1), 5, 5, Interrupts()), InvalidArgument);
+  EXPECT_THROW(table_covariance_scale(laplace(3, 1), 1, 5, Interrupts()), InvalidArgument);
+  EXPECT_THROW(table_covariance_scale(laplace(0, 1), 3, 5, Interrupts()), InvalidArgument);
+  // Short wide tables: polynomially decaying integrands over a fine grid.
+  EXPECT_THROW(table_covariance_scale(laplace(40, 1), 4, 4, Interrupts()), TooLarge);
+  // At b = 1/100 the cells are 0 but with probability 1e-87: its own error bound refuses it.
+  EXPECT_THROW(table_covariance_scale(laplace(1, 100), 3, 3, Interrupts()), OutOfRange);
+  const Interrupts stop([](void*) { return true; }, nullptr);
+  EXPECT_THROW(table_covariance_scale(laplace(3, 1), 4, 1000, stop), Interrupted);
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy
