@@ -208,6 +208,9 @@ const std::vector<Case>& cases() {
       {"cascade hierarchy", "cascade", 1e-6, {}, {"county", "edu"}, {}, 0xcae39ed2a701308eull},
       {"integer_cascade hierarchy", "integer_cascade", 1e-6, {}, {"county", "edu"}, {{"level", "true"}},
        0x68a6b102c5aa9d2dull},
+      {"nonnegative_cascade hierarchy", "nonnegative_cascade", 0, {}, {"county", "edu"}, {{"stddev", "true"}},
+       0x503bf77a59723270ull},
+      {"nonnegative_cascade exact counties", "nonnegative_cascade", 0, {"county"}, {"county", "edu"}, {}, 0xb9f0aef66a38fc05ull},
       {"cascade crossed", "cascade", 1e-6, {}, {"county"}, {{"crossed", "[\"edu\"]"}}, 0x1a3e16ce45496275ull},
       {"integer_laplace hierarchy", "integer_laplace", 0, {}, {"county", "edu"}, {}, 0x494763df34fdb877ull},
   };

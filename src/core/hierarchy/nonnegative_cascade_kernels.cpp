@@ -156,6 +156,8 @@ bool scaled_at_most(double x, double a, double b) {
 // The largest double x <= candidate with x a <= b b (a, b > 0).
 double capped(double candidate, double a, double b) {
   double x = std::min(candidate, b * b / a);
+  // Ends: x starts within the quotient's rounding (an ulp or two) of the
+  // largest admissible value, and each pass steps one ulp down.
   while (x > 0 && !product_at_most(x, a, b)) x = next_down(x);
   return x;
 }
@@ -460,6 +462,8 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   v = std::move(s);
   // Tails continue the edge ratios (rounded down to keep log-concavity).
   double right = v[n - 1] / v[n - 2];
+  // Ends: the quotient is within its rounding (an ulp) of a ratio that
+  // passes; each pass steps one ulp down.
   while (right > 0 && !scaled_at_most(right, v[n - 2], v[n - 1])) right = next_down(right);
   if (!(right < 1))
     throw Error("a window of the non-negative cascade does not reach past its largest value",
@@ -470,6 +474,7 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   F.left = 0;
   if (left_tail) {
     double left = v[0] / v[1];
+    // Ends: as the right tail's ratio above.
     while (left > 0 && !scaled_at_most(left, v[1], v[0])) left = next_down(left);
     if (!(left < 1))
       throw Error("a window of the non-negative cascade starts after its largest value",

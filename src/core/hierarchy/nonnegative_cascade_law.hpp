@@ -37,7 +37,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
-#include "../request/neighbours.hpp"
+#include "../privacy/neighbours.hpp"
 #include "cascade_privacy.hpp"
 #include "hierarchy_tree.hpp"
 

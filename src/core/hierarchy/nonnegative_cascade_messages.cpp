@@ -99,6 +99,7 @@ NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const Nonneg
 
 std::uint32_t NonnegativeMessages::chain_end(std::uint32_t top) const {
   std::uint32_t e = top;
+  // Ends: a chain of one-child nodes is at most the tree's height long.
   while (tree_.n_children(e) == 1) e = tree_.first_child(e);
   return e;
 }
@@ -178,12 +179,14 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     const Suffix next = suffix(children, F, j + 1);
     // The window must hold the largest value with room on both sides (the
     // tails continue its edge ratios): widen it until it does.
+    // Ends: after at most 5 attempts (attempt >= 4 breaks), each convolution polling.
     for (int attempt = 0;; ++attempt) {
       Window w = choose_window(mean[j], half, support[j], cap);
       if (own) {
         w.lo = std::max(std::min<std::int64_t>(w.lo, 0), support[j]);
         w.hi = std::max<std::int64_t>(w.hi, 0);
       }
+      // Ends: at kMaxReachDoublings at the latest (refused there).
       for (int doubling = 0;; ++doubling) {
         bool tight = true;
         convolve(g, next, w.lo, w.hi, dominating ? kMessageMargin : 1.0, std::ldexp(kReach, doubling),
@@ -216,6 +219,7 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     const auto u = static_cast<std::uint32_t>(i);
     if (law_.pinned(u) || tree_.n_children(u) < 2) continue;
     std::uint32_t top = u;
+    // Ends: up a chain of one-child nodes, at most the tree's height.
     while (top != 0) {
       const std::uint32_t p = tree_.parent(top);
       if (law_.pinned(p) || tree_.n_children(p) != 1) break;
@@ -239,6 +243,7 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     }
     const double threshold = w[best] * std::exp(-options_.window_tail);
     std::size_t a = best, b = best;
+    // Ends: each scan stays within the window's n values.
     while (a > 0 && w[a - 1] >= threshold) --a;
     while (b + 1 < n && w[b + 1] >= threshold) ++b;
     a = std::min(a, mode > 0 ? mode - 1 : 0);
@@ -299,6 +304,7 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
   };
   auto ends_in_leaf = [&](std::uint32_t top) {
     std::uint32_t e = top;
+    // Ends: a chain of one-child nodes is at most the tree's height long.
     while (tree.n_children(e) == 1) e = tree.first_child(e);
     return tree.is_leaf(e);
   };
@@ -332,6 +338,7 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
     size.operations += 3 * ops;  // the backward pass, the draw's recomputation and its tables
     if (!law.pinned(u)) {
       std::uint32_t top = u;
+      // Ends: up a chain of one-child nodes, at most the tree's height.
       while (top != 0 && tree.n_children(tree.parent(top)) == 1 && !law.pinned(tree.parent(top))) top = tree.parent(top);
       const double r = rate_of(top);
       size.pool_bytes += 8.0 * double(nonnegative_window_cap(discrete_laplace_variance_at(r), r, options)) + 80.0;

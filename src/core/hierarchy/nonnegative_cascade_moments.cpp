@@ -153,7 +153,8 @@ class MomentPass {
           stack_.push_back({v, 0, {1.0}});
       }
     }
-    while (!stack_.empty()) {
+    for (std::size_t popped = 0; !stack_.empty(); ++popped) {
+      interrupts_.poll_every(popped);
       Pending p = std::move(stack_.back());
       stack_.pop_back();
       split(p);
@@ -177,6 +178,7 @@ class MomentPass {
     if (!(m0 > 0)) throw Error("a marginal of the non-negative cascade has no mass in its window");
     const double mean = m1 / m0, var = std::max(m2 / m0 - mean * mean, 0.0);
     const HierarchyTree& tree = m_.tree();
+    // Ends: down a chain of one-child nodes, at most the tree's height.
     for (std::uint32_t w = top;; w = tree.first_child(w)) {
       out_.bias[w] = mean;
       out_.variance[w] = var;

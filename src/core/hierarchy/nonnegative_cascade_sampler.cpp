@@ -104,6 +104,7 @@ NonnegativeSampler::NonnegativeSampler(const NonnegativeMessages& messages)
 
 void NonnegativeSampler::assign_chain(std::uint32_t top, std::int64_t value, std::int64_t* node_noise) const {
   const HierarchyTree& tree = messages_.tree();
+  // Ends: down a chain of one-child nodes, at most the tree's height.
   for (std::uint32_t w = top;; w = tree.first_child(w)) {
     node_noise[w] = value;
     if (tree.n_children(w) != 1) break;

@@ -36,8 +36,10 @@ Uint128 scaled_weight(double x, int e, double margin) {
 Uint128 uniform_below_wide(RandomSource& rng, Uint128 n) {
   if (n <= Uint128{~std::uint64_t{0}}) return rng.uniform_below(static_cast<std::uint64_t>(n));
   unsigned bits = 128;
+  // Ends: at most 128 steps (n - 1 >= 2^64 here, so at bits = 65 at the latest).
   while (((n - 1) >> (bits - 1)) == 0) --bits;
   const Uint128 mask = bits == 128 ? ~Uint128{0} : ((Uint128{1} << bits) - 1);
+  // Ends: a pass accepts with probability n / 2^bits > 1/2.
   for (;;) {
     const Uint128 r = ((static_cast<Uint128>(rng.next_u64()) << 64) | rng.next_u64()) & mask;
     if (r < n) return r;
@@ -86,6 +88,8 @@ bool sample_bernoulli_double(RandomSource& rng, double d) {
   if (!(d > 0)) return false;
   // U < d, U's digits read 64 at a time against d's.
   double rest = d;
+  // Ends: a pass decides with probability 1 - 2^-64, and d's finitely many
+  // digits (at most 1,074 + 53 bits) run out after 18 passes.
   for (;;) {
     const double digits = std::floor(std::ldexp(rest, 64));
     const auto D = static_cast<std::uint64_t>(std::min(digits, 0x1p64 - 2048));

@@ -20,6 +20,7 @@ const MechanismBehaviour& project_nn_l2_behaviour();
 const MechanismBehaviour& project_nn_integer_behaviour();
 const MechanismBehaviour& cascade_behaviour();
 const MechanismBehaviour& integer_cascade_behaviour();
+const MechanismBehaviour& nonnegative_cascade_behaviour();
 
 namespace {
 
@@ -49,6 +50,8 @@ const MechanismTraits kMechanisms[] = {
     {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning, false, true, cascade_behaviour},
     {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning, false, true,
      integer_cascade_behaviour},
+    {Mechanism::NonnegativeCascade, "nonnegative_cascade", true, true, false, Family::Conditioning, true, true,
+     nonnegative_cascade_behaviour},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_grid.hpp"
 #include "../rollups/crossed_release.hpp"
+#include "../rollups/nonnegative_cascade_release.hpp"
 #include "release_intervals.hpp"
 
 namespace invariant_dp {
@@ -23,12 +24,13 @@ CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& lev
     throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" needs a hierarchy", {},
                           "Pass hierarchy => '{state,county,tract}', coarsest level first.");
   if (!epsilon_given && !cascade) throw NullValue("epsilon must not be NULL");
+  if (cascade && mechanism.non_negative) check_nonnegative_cascade_request(checked.release, checked.hierarchy);
   // A cascade given both epsilon and rho, or neither (nor absolute targets;
   // crossed releases say so when they calibrate, with their own hint).
   if (cascade && !checked.hierarchy.is_crossed()) cascade_budget(checked.hierarchy, checked.budget);
   if (!cascade && (checked.hierarchy.rho > 0 || !checked.hierarchy.level_variance.empty()))
-    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\" and "
-                          "\"integer_cascade\"");
+    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\", "
+                          "\"integer_cascade\" and \"nonnegative_cascade\" (\"level_variance\" only)");
   check_crossed_request(checked.release, checked.hierarchy);
   // The cascades, crossed or not, bound a unit's move by (G R)^2 times one
   // record's (hierarchy/cascade_privacy.hpp); the other mechanisms release

@@ -1,0 +1,17 @@
+// nonnegative_cascade: integer counts at every level of a hierarchy, every
+// node >= 0 and the sum of its children, the declared totals exact, drawn
+// exactly from discrete Laplace noise on every node conditioned on
+// consistency and non-negative leaves (hierarchy/NONNEGATIVE.md). Calibrated
+// on the hierarchy's tree, not per cell (its catalogue row says
+// calibrated_on_tree and non_negative): rollups/nonnegative_cascade_release.hpp
+// releases it, hierarchy/ draws it; no flat release.
+#include "mechanism_behaviour.hpp"
+
+namespace invariant_dp {
+
+const MechanismBehaviour& nonnegative_cascade_behaviour() {
+  static const TreeCalibratedBehaviour behaviour;
+  return behaviour;
+}
+
+}  // namespace invariant_dp
