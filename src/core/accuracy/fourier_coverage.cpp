@@ -90,6 +90,7 @@ Quantile smallest_covering(const std::function<CoverageBounds(std::int64_t)>& co
       lo = probe;
     }
   }
+  // Ends: bisection over a 64-bit range: at most 64 passes.
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     (covers(mid) ? hi : lo) = mid;

@@ -91,6 +91,7 @@ SampledTransform sample_independent_sum(const NoiseTransform& law, const std::ve
     };
     if (negligible_from(half)) {
       std::uint64_t lo = 0, hi = half;  // negligible_from(hi)
+      // Ends: bisection over a 64-bit range: at most 64 passes.
       while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         (negligible_from(mid) ? hi : lo) = mid;

@@ -43,11 +43,16 @@ NoiseTransform::NoiseTransform(IntegerNoise noise) : noise_(noise) {
     variance_ = 2 * a / (one_minus_a * one_minus_a);
   } else {
     s2_ = noise.parameter.to_double();
+    // The norm serves the Poisson form alone (s2 >= 1/4): below, its series
+    // would need about 1/sqrt(s2) terms.
     double norm = 0;
-    for (int k = 1;; ++k) {
-      const double term = std::exp(-2 * kPi * kPi * s2_ * k * k);
-      norm += 2 * term;
-      if (term <= kSeriesCut * (1 + norm)) break;
+    if (s2_ >= 0.25) {
+      // Ends: s2 >= 1/4 here, so the terms fall below exp(-pi^2 k^2 / 2): k <= 4.
+      for (int k = 1;; ++k) {
+        const double term = std::exp(-2 * kPi * kPi * s2_ * k * k);
+        norm += 2 * term;
+        if (term <= kSeriesCut * (1 + norm)) break;
+      }
     }
     log_norm_ = std::log1p(norm);
     variance_ = discrete_gaussian_variance(noise.parameter);
@@ -66,6 +71,7 @@ double NoiseTransform::log_phi(std::uint64_t r, std::uint64_t N) const {
     // Poisson form: exp(-s2 theta^2 / 2) times 1 + the aliases k != 0,
     // exp(-s2 ((theta - 2 pi k)^2 - theta^2) / 2) = exp(-2 s2 pi k (pi k - theta)).
     double aliases = 0;
+    // Ends: s2 >= 1/4 and theta <= pi, so from k = 2 the terms fall as exp(-pi^2 k (k - 1) / 2): k <= 5.
     for (int k = 1;; ++k) {
       const double above = std::exp(-2 * s2_ * kPi * k * (kPi * k - theta));
       const double below = std::exp(-2 * s2_ * kPi * k * (kPi * k + theta));
@@ -77,6 +83,7 @@ double NoiseTransform::log_phi(std::uint64_t r, std::uint64_t N) const {
   // Direct form: phi = 1 + (sum_y 2 rho(y) (cos(theta y) - 1)) / (1 + 2 sum_y rho(y)),
   // cos(theta y) - 1 = -2 sin^2(pi x y / N), the angle x y reduced exactly.
   double diff = 0, den = 1;
+  // Ends: s2 < 1/4 here, so rho(y) <= exp(-2 y^2) reaches the cut by y = 5.
   for (std::uint64_t y = 1;; ++y) {
     const double rho = std::exp(-double(y) * double(y) / (2 * s2_));
     const auto xy = static_cast<std::uint64_t>((static_cast<unsigned __int128>(x) * y) % N);
@@ -111,6 +118,7 @@ double NoiseTransform::pair_majorant(std::uint64_t r, std::uint64_t N) const {
         den += sign * std::exp(-2 * kPi * kPi * h * k * k);
       }
     } else {  // direct, the angles reduced exactly: theta v = pi x (2v) / N
+      // Ends: h <= 4 here, so rho(v) = exp(-v^2 / 2h) reaches the cut (den >= 1) by v = 20.
       for (std::int64_t u = 0;; ++u) {
         const std::uint64_t twice = half ? 2 * std::uint64_t(u) + 1 : 2 * std::uint64_t(u);  // 2v
         const double v = double(twice) / 2, rho = std::exp(-v * v / (2 * h));
@@ -191,11 +199,13 @@ double NoiseTransform::product_tail_bound(std::uint64_t cells, double x) const {
 
 std::int64_t NoiseTransform::product_tail_point(std::uint64_t cells, double p) const {
   std::int64_t hi = 1;
+  // Ends: hi doubles, and past 2^61 the search refuses: at most 62 passes.
   while (product_tail_bound(cells, double(hi)) > p) {
     if (hi > (std::int64_t(1) << 61)) throw OutOfRange("the tail of this sum reaches beyond 2^62");
     hi *= 2;
   }
   std::int64_t lo = hi / 2;
+  // Ends: bisection over a 64-bit range: at most 64 passes.
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     (product_tail_bound(cells, double(mid)) <= p ? hi : lo) = mid;
@@ -206,12 +216,14 @@ std::int64_t NoiseTransform::product_tail_point(std::uint64_t cells, double p) c
 std::int64_t NoiseTransform::tail_point(const std::vector<WeightedCells>& terms, double p) const {
   if (!(p > 0 && p < 1)) throw InvalidArgument("a tail probability must lie strictly between 0 and 1");
   std::int64_t hi = 1;
+  // Ends: hi doubles, and past 2^61 the search refuses: at most 62 passes.
   while (tail_bound(terms, double(hi)) > p) {
     if (hi > (std::int64_t(1) << 61)) throw OutOfRange("the tail of this sum reaches beyond 2^62");
     hi *= 2;
   }
   std::int64_t lo = hi / 2;  // tail(lo) > p, or lo = 0
   if (lo == 0 && tail_bound(terms, 0) <= p) return 0;
+  // Ends: bisection over a 64-bit range: at most 64 passes.
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     (tail_bound(terms, double(mid)) <= p ? hi : lo) = mid;

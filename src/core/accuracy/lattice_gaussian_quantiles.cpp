@@ -224,6 +224,7 @@ TiltedFunctional cascade_node_query(const hierarchy::HierarchyTree& tree, const 
     throw InvalidArgument("a cascade query names a node out of range");
   // Up through one-child links (a node with a single child has that child's noise).
   std::uint32_t parent = tree.parent(node);
+  // Ends: climbs one level a pass: at most the tree's depth.
   while (parent != hierarchy::kNoNode && tree.n_children(parent) == 1) {
     node = parent;
     parent = tree.parent(node);

@@ -100,11 +100,14 @@ class LineTransform {
       s2_ = Real(noise.parameter.num) / Real(noise.parameter.den);
       // Poisson terms with |m_i| <= M, or direct terms with |y_i| <= Y,
       // whichever are fewer: every dropped term is below e^-45 of the sum.
-      box_ = 0;
-      while (s2_ * Real(kPi * kPi) * ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
-             45 + (r - 1) * std::log(Real(2 * box_ + 3)))
-        ++box_;
       direct_box_ = static_cast<int>(std::ceil(std::sqrt(2 * s2_ * 45))) + 1;
+      box_ = 0;
+      // Ends: stops once box_ passes direct_box_ (the direct sum is then used);
+      // whichever sum is used, its box is at most 6 for every s2 and r <= 4.
+      while (box_ <= direct_box_ &&
+             s2_ * Real(kPi * kPi) * ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
+                 45 + (r - 1) * std::log(Real(2 * box_ + 3)))
+        ++box_;
       direct_ = direct_box_ < box_;
       const Real zero[kMaxLines] = {0};
       if (direct_)
@@ -164,6 +167,7 @@ class LineTransform {
     for (int i = 0; i < d; ++i) mean0 += alpha[i], sq0 += alpha[i] * alpha[i];
     const Real e0 = sq0 - mean0 * mean0 / r_;
     Real total = 0, g[kMaxLines] = {0};
+    // Ends: an odometer over the (2 box_ + 1)^(r - 1) tuples, box_ <= 6, r <= 4.
     for (;;) {
       Real v[kMaxLines], mean = 0, sq = 0;  // v = alpha - 2 pi m
       for (int i = 0; i < d; ++i) {
@@ -179,6 +183,7 @@ class LineTransform {
         for (int i = 0; i < d; ++i) g[i] += (v[i] - mean / r_) * w;
       }
       int k = 0;
+      // Ends: k rises to at most d.
       while (k < d && ++m[k] > box_) m[k++] = -box_;
       if (k == d) break;
     }
@@ -197,6 +202,7 @@ class LineTransform {
     std::array<int, kMaxLines> y{};
     for (int i = 0; i < d; ++i) y[i] = -Y;
     Real total = 0, deficit = 0, g[kMaxLines] = {0};
+    // Ends: an odometer over the (2 Y + 1)^(r - 1) tuples, Y <= 6, r <= 4.
     for (;;) {
       Real sq = 0, sum = 0, phase = 0;
       for (int i = 0; i < d; ++i) sq += Real(y[i]) * y[i], sum += y[i], phase += alpha[i] * y[i];
@@ -207,6 +213,7 @@ class LineTransform {
       const Real sn = std::sin(phase);
       for (int i = 0; i < d; ++i) g[i] -= y[i] * w * sn;
       int k = 0;
+      // Ends: k rises to at most d.
       while (k < d && ++y[k] > Y) y[k++] = -Y;
       if (k == d) break;
     }
@@ -335,6 +342,7 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const Grid& g, const Interru
       num += weight * std::exp(Real(n - 2) * log_psi) * g2;
     }
     int k = d - 1;  // the next non-decreasing tuple
+    // Ends: k falls to at most -1.
     while (k >= 0 && j[k] == last) --k;
     if (k < 0) break;
     ++j[k];

@@ -39,6 +39,7 @@ class PowerTable {
     if (double(e) * law.log_phi(half, N) >= floor) {
       lo = half;
     } else {
+      // Ends: bisection over a 64-bit range: at most 64 passes.
       while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         (double(e) * law.log_phi(mid, N) >= floor ? lo : hi) = mid;
@@ -255,11 +256,13 @@ class GroupsInversion {
   }
   std::int64_t tail_point(double p) const {
     std::int64_t hi = 1;
+    // Ends: hi doubles, and past 2^58 the search refuses: at most 59 passes.
     while (tail_bound(double(hi)) > p) {
       if (hi > (std::int64_t(1) << 58)) throw OutOfRange("the groups' noise is too wide for an exact quantile");
       hi *= 2;
     }
     std::int64_t lo = hi / 2;
+    // Ends: bisection over a 64-bit range: at most 64 passes.
     while (hi - lo > 1) {
       const std::int64_t mid = lo + (hi - lo) / 2;
       (tail_bound(double(mid)) <= p ? hi : lo) = mid;
@@ -298,6 +301,7 @@ class GroupsInversion {
     std::uint64_t J = half;
     if (half >= 1 && negligible_from(half)) {
       std::uint64_t lo = 0, hi = half;
+      // Ends: bisection over a 64-bit range: at most 64 passes.
       while (hi - lo > 1) {
         const std::uint64_t mid = lo + (hi - lo) / 2;
         (negligible_from(mid) ? hi : lo) = mid;
