@@ -36,11 +36,11 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 UNION ALL SELE
 -- dp.range_variance takes arrays from anyone: a shape of billions of leaves
 -- holds nothing per leaf (its answer is immediate), and a list of too many
 -- internal nodes is refused before anything is allocated.
-SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2000000000]},
+SELECT dp.range_variance('{"error_law": "gaussian_cascade", "hierarchy": {"children": [2000000000]},
                            "noise": {"level_variance": [1, 1]}}', 0, 1999999999) AS whole_root_variance;
-SELECT sqlstate_of($$SELECT dp.cascade_range_variance('cascade', array_fill(1, ARRAY[200000]),
+SELECT sqlstate_of($$SELECT dp.cascade_range_variance('gaussian_cascade', array_fill(1, ARRAY[200000]),
                                                       array_fill(1.0::float8, ARRAY[200001]), '{}', 0, 0, 0)$$);
-SELECT dp.range_variance('{"mechanism": "cascade", "hierarchy": {"children": [2, 2, 2]},
+SELECT dp.range_variance('{"error_law": "gaussian_cascade", "hierarchy": {"children": [2, 2, 2]},
                            "noise": {"level_variance": [1, 0.5, 0.25]}}', 0, 3) > 0 AS whole_tree_variance;
 -- Non-finite variance targets are refused, not released as NaN.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS k, 1 AS j, 1', NULL, 'cascade', delta => 1e-6,

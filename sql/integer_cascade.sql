@@ -107,7 +107,7 @@ SELECT b.upper = dp.range_variance(dp.last_release(), 1, 2) AS upper_is_range_va
 FROM dp.range_variance_bounds(dp.last_release(), 1, 2) b;
 SELECT sqlstate_of($$SELECT dp.range_variance(dp.last_release(), 2, 4)$$);
 SELECT sqlstate_of($$SELECT dp.range_variance(dp.last_release() #- '{noise,variance_deficit_bound}', 0, 1)$$);
-SELECT sqlstate_of($$SELECT dp.range_variance(jsonb_set(dp.last_release(), '{mechanism}', '"integer_gaussian"'), 0, 1)$$);
+SELECT sqlstate_of($$SELECT dp.range_variance(jsonb_set(dp.last_release(), '{error_law}', '"gaussian_lattice"'), 0, 1)$$);
 -- A cascade's law: both ends are its exact closed form.
 SELECT count(*) FROM dp.privatize($$SELECT half, quarter, 10::bigint FROM (VALUES ('H1', 'Q1'), ('H1', 'Q2'), ('H2', 'Q3'), ('H2', 'Q4')) q(half, quarter)$$,
                                   1.0, 'cascade', delta => 1e-9, hierarchy => '{half,quarter}')

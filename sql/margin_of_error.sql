@@ -62,8 +62,12 @@ SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 'NaN', (SELECT law FROM ce_law
 SELECT sqlstate_of($$SELECT dp.margin_of_error(ROW('Alpha', 'Low', 3), 0.9, (SELECT law FROM ce_law))$$);
 SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9) FROM ce r$$);
 SELECT sqlstate_of($$SELECT dp.margin_of_error(ROW('Alpha', 'Nowhere', 3)::ce, 0.9, (SELECT law FROM ce_law))$$);
-SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "congenial"}') FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "congenial", "error_law": "data_dependent"}') FROM ce r$$);
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "integer_laplace", "error_law": "laplace_lattice"}') FROM ce r$$);
+-- A law that does not say its family (as laws were written before 0.7.0).
 SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, '{"mechanism": "integer_laplace"}') FROM ce r$$);
+-- The family is the law's error_law, whatever mechanism it names.
+SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, jsonb_set(l.law, '{mechanism}', '"congenial"')) FROM ce r, ce_law l$$);
 SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, 'null') FROM ce r$$);
 SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM ce_tree_law)) FROM ce r$$);
 SELECT sqlstate_of($$SELECT dp.margin_of_error(r, 0.9, l.law) FROM ce r, (SELECT law FROM ce_law UNION ALL SELECT law FROM ce_tree_law) l$$);

@@ -82,7 +82,7 @@ SELECT dp.total_preserving_count(9223372036854775807, 1.0) OVER () FROM generate
 SELECT * FROM dp.privatize($$SELECT a, b, 1 FROM generate_series(1,2) a, generate_series(1,3) b$$,
                            NULL, 'cascade', delta => 1e-6, hierarchy => '{a,b}',
                            options => '{"level_variance": [1e308, 1.7e308, 1.7e308]}') AS t(a int, b int, n float8);
-SELECT dp.cascade_range_variance('cascade', '{3}', '{1.7e308, 1.7e308}', '{}', 0, 0, 1);
+SELECT dp.cascade_range_variance('gaussian_cascade', '{3}', '{1.7e308, 1.7e308}', '{}', 0, 0, 1);
 
 -- Domain problems.
 SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace',

@@ -166,7 +166,9 @@ DROP EXTENSION invariant_dp;
 -- after it, with a chain's move acceptance in its law. The update gives
 -- each the identity of the registration it was drawn for (none for the
 -- dropped one's), takes the move acceptance out, and the laws shown are the
--- current registration's own.
+-- current registration's own. The draw after the registration carries the
+-- whole law 0.6.0 published for it, which names no error_law: the update
+-- adds it, and the release's error bars are those of a law drawn now.
 CREATE EXTENSION invariant_dp VERSION '0.6.0';
 SELECT dp.set_budget('survey', 1.0);
 SELECT dp.register_release('edu_counts', 'survey', 'SELECT edu, count(*) FROM delinquents GROUP BY 1',
@@ -175,7 +177,9 @@ INSERT INTO dp.draws (release, dataset, drawn_by, drawn_at, mechanism, epsilon, 
 VALUES ('public.edu_counts', 'survey', current_user, now() - interval '1 day', 'congenial', 0.25, '{}', '{}',
         '{"mechanism": "congenial", "sampler": {"exact": false, "move_acceptance": 0.42}}', 4),
        ('public.edu_counts', 'survey', current_user, now() + interval '1 second', 'integer_laplace', 0.25, '{}', '{}',
-        '{"mechanism": "integer_laplace", "sampler": {"exact": true}}', 4);
+        $law${"keys": "public (declared): exactly the source's cells, stated public by the caller", "cells": 4, "delta": null, "exact": true, "noise": {"law": "discrete Laplace, P(z) proportional to exp(-|z|_1/b), conditioned on every declared margin (z sums to 0 over each margin group)", "scale": 8, "calibration": "b = l1_sensitivity / epsilon, rounded up to a rational", "unit_variance": 127.83346346097646, "exact_parameter": "8/1", "scale_parameter": "b"}, "family": "conditioning", "output": "integer", "epsilon": 0.25, "privacy": "epsilon-differential privacy for databases that differ in one person's record and agree on every declared margin; the margins are released exactly and are not protected (induced subspace DP, Gao, Gong and Yu 2022, Def. 2.6)", "sampler": {"exact": true, "method": "exact", "stddev": "exact"}, "mechanism": "integer_laplace", "covariance": "cells of different margin groups independent; within a group of k cells Var(z_i) = sd_i^2 and Cov(z_i, z_j) = -sd_i^2 / (k - 1)", "invariants": {"rank": 1, "margins": [[]], "structure": "partition", "null_dimension": 3}, "neighbours": "replace_one", "non_negative": false, "privacy_unit": null, "l1_sensitivity": 2, "l2_sensitivity": 1.4142135623730951, "partition_selection": null, "expected_total_squared_error": 268.11986892857}$law$, 4),
+       ('public.edu_counts', 'survey', current_user, now() - interval '2 days', 'cascade_stream', 0.25, '{}', '{}',
+        '{"mechanism": "cascade_stream", "variance": 2.5}', 1);
 SELECT sqlstate_of($$SELECT dp.refresh_release('edu_counts')$$);
 ALTER EXTENSION invariant_dp UPDATE;
 SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp';
@@ -183,8 +187,17 @@ SELECT * FROM catalog_differences();
 SELECT d.mechanism, d.release_id IS NOT DISTINCT FROM r.release_id AS this_registration, d.release_id IS NULL AS none,
        d.noise_law #> '{sampler,move_acceptance}' IS NULL AS no_move_acceptance
 FROM dp.draws d LEFT JOIN dp.releases r ON true ORDER BY d.draw_id;
+-- Each law logged by 0.6.0 now says its error bars' family, as new laws do.
+SELECT noise_law->>'mechanism' AS mechanism, noise_law->>'error_law' AS error_law FROM dp.draws ORDER BY draw_id;
 SELECT noise_law->>'mechanism' AS law_shown FROM dp.release_laws;
 SELECT dp.refresh_release('edu_counts') > 0 AS drawn;
+-- The law stored by 0.6.0 and the law of the draw just made (the same
+-- request) give every education level, and the total, the same margin.
+SELECT coalesce(e.edu, 'all') AS edu, dp.margin_of_error(e, 0.9, stored.noise_law) AS margin_stored_by_0_6_0,
+       dp.margin_of_error(e, 0.9, l.noise_law) AS margin_drawn_now
+FROM edu_counts e, dp.release_laws l,
+     (SELECT noise_law FROM dp.draws WHERE mechanism = 'integer_laplace' ORDER BY draw_id LIMIT 1) stored
+GROUP BY ROLLUP (e.edu) ORDER BY e.edu;
 SELECT count(*) AS draws_of_this_registration FROM dp.draws d JOIN dp.releases r USING (release_id);
 SELECT dp.drop_release('edu_counts');
 

@@ -3,7 +3,9 @@
 # mechanism's rules are its catalogue row's traits and its behaviour
 # (docs/design.md, "Adding a mechanism"). This fails on any comparison of a
 # string with a mechanism's name (==, !=, strcmp, SQL =) in src/core, src/pg
-# or src/sql other than the catalogue itself, src/core/mechanisms/mechanism.cpp.
+# or src/sql other than the catalogue itself, src/core/mechanisms/mechanism.cpp,
+# and the upgrade scripts, src/sql/upgrades/: they rewrite what past versions
+# stored by the names those versions wrote, which is history, not a rule.
 # It first checks itself on samples, so that a check that finds nothing fails.
 use strict;
 use warnings;
@@ -40,7 +42,8 @@ for (@must) { unless (offences($_)) { print "the check misses: $_\n"; $bad++ } }
 for (@must_not) { if (offences($_)) { print "the check wrongly flags: $_\n"; $bad++ } }
 die "the mechanism-name check is broken\n" if $bad;
 
-my @files = grep { $_ ne $catalogue } split /\n/, `git ls-files src/core src/pg src/sql`;
+my @files = grep { $_ ne $catalogue && !m{^src/sql/upgrades/} } split /\n/,
+  `git ls-files --cached --others --exclude-standard src/core src/pg src/sql`;
 my $count = 0;
 for my $file (@files) {
   next unless $file =~ /\.(cpp|hpp|c|h|sql)$/;

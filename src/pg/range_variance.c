@@ -1,10 +1,10 @@
 /*
- * dp.cascade_range_variance(mechanism, children, level_variance,
+ * dp.cascade_range_variance(error_law, children, level_variance,
  * fixed_nodes, variance_deficit_bound, first, last): the variance of a range
- * of a cascade or integer cascade release's leaves, from the pieces of its
- * published noise law (dp.range_variance and dp.range_variance_bounds take
- * them out of the jsonb), as (lower, upper): equal for "cascade"; for
- * "integer_cascade" the closed form and its certified lower bound.
+ * of a cascade release's leaves, from the pieces of its published noise law
+ * (dp.range_variance and dp.range_variance_bounds take them out of the
+ * jsonb), as (lower, upper). Converts only: which laws have range variances
+ * and which are exact is the core's (release/range_variance_entry.hpp).
  */
 #include "postgres.h"
 
@@ -55,7 +55,7 @@ array_values(ArrayType *array, Oid type, int element_size, int *count)
 Datum
 dp_cascade_range_variance(PG_FUNCTION_ARGS)
 {
-	char	   *mechanism = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *error_law = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	int			n_internal;
 	int			n_levels;
 	int			n_fixed;
@@ -73,15 +73,6 @@ dp_cascade_range_variance(PG_FUNCTION_ARGS)
 	idp_error	error;
 	idp_interrupts interrupts = pg_interrupts();
 
-	/* The real-valued cascade's closed form is exact: no deficit. */
-	if (strcmp(mechanism, "cascade") == 0)
-		deficit_bound = 0;
-	else if (strcmp(mechanism, "integer_cascade") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("range variances are published for mechanisms \"cascade\" and \"integer_cascade\", not \"%s\"",
-						mechanism),
-				 errhint("Pass the noise law of a cascade release: dp.last_release() after it, or dp.draws.noise_law.")));
 	if (n_internal == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -95,8 +86,9 @@ dp_cascade_range_variance(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("dp.cascade_range_variance must return a record")));
-	if (idp_cascade_range_variance(children, n_internal, level_variance, n_levels, fixed, n_fixed, deficit_bound,
-								   (uint64) first, (uint64) last, &interrupts, &lower, &upper, &error) != IDP_OK)
+	if (idp_cascade_range_variance(error_law, children, n_internal, level_variance, n_levels, fixed, n_fixed,
+								   deficit_bound, (uint64) first, (uint64) last, &interrupts, &lower, &upper,
+								   &error) != IDP_OK)
 		raise_core_error(&error);
 	values[0] = Float8GetDatum(lower);
 	values[1] = Float8GetDatum(upper);

@@ -112,7 +112,7 @@ SELECT dp.check_request('integer_laplace', 1.0, NULL, '{county}', '{}', NULL, NU
 SELECT count(*) FROM dp.diagnose('SELECT county, edu, n FROM open_counts', 1.0, 'integer_laplace', NULL, '{county,edu}', '{"iterations": 50}');
 SELECT county, dp.noisy_count(1.0), dp.noisy_count(1.0, 1e-6) FROM open_visits GROUP BY county;
 SELECT dp.total_preserving_count(n, 0.5) OVER (PARTITION BY county) FROM open_counts;
-SELECT * FROM dp.cascade_range_variance('cascade', '{4,4}', '{1,1,1}', '{}', 'NaN', 0, 3);
+SELECT * FROM dp.cascade_range_variance('gaussian_cascade', '{4,4}', '{1,1,1}', '{}', 'NaN', 0, 3);
 SELECT * FROM dp.range_variance_bounds(dp.last_release(), 0, 1);
 SELECT dp.range_variance(dp.last_release(), 0, 1);
 SELECT dp.source_relations('SELECT * FROM open_counts');

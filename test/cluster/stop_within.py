@@ -142,8 +142,8 @@ def other_cases():
         yield ("range variances", f"SELECT dp.cascade_stream_range_variance(1.0, 0, ({last})::numeric::bigint)")
         yield ("range variances", f"SELECT dp.cascade_stream_range_variance(1e300, 0, ({last})::numeric::bigint)")
     for children in ["array[2]", "array[1000, 100000]", "array[2147483647]", "array[65536, 65536, 65536]"]:
-        for mechanism, deficit in [("cascade", "'NaN'"), ("integer_cascade", "0.5")]:
-            yield ("range variances", f"SELECT dp.cascade_range_variance({quote(mechanism)}, {children}, "
+        for error_law, deficit in [("gaussian_cascade", "'NaN'"), ("lattice_gaussian_cascade", "0.5")]:
+            yield ("range variances", f"SELECT dp.cascade_range_variance({quote(error_law)}, {children}, "
                    f"array[1.0, 1e300, 1e-300, 1.0], '{{}}', {deficit}, 0, 9223372036854775806)")
 
 

@@ -342,12 +342,12 @@ class Generator:
             self.pick([0, 0, 1, 2]))) + "]::int[]"
         first = self.pick([0, 1, 2, 10, -1, INT64_MAX, 2**32, 2**32 + 1])
         last = self.pick([0, 1, 3, 100, INT64_MAX, 2**32, -5, first])
-        mechanism = self.pick(["cascade", "integer_cascade", "x"])
+        error_law = self.pick(["gaussian_cascade", "lattice_gaussian_cascade", "laplace_lattice", "x"])
         if rng.random() < 0.6:
-            return (f"SELECT * FROM dp.cascade_range_variance({quote(mechanism)}, ARRAY{children}::int[], {variance}, "
+            return (f"SELECT * FROM dp.cascade_range_variance({quote(error_law)}, ARRAY{children}::int[], {variance}, "
                     f"{fixed}, {self.pick(HOSTILE_FLOATS + ['0', '1e-20'])}, {first}, {last})"), \
                 "dp.cascade_range_variance"
-        law = {"mechanism": mechanism, "hierarchy": {"children": children},
+        law = {"error_law": error_law, "hierarchy": {"children": children},
                "noise": {"level_variance": [float(self.pick(VARIANCES)) for _ in range(levels)],
                          "variance_deficit_bound": self.pick([0, 1e-16, 0.5, 1, 2])},
                "invariants": {"fixed_nodes": [self.pick([0, 1, 2])] if rng.random() < 0.3 else []}}

@@ -67,8 +67,8 @@ class Family {
     first_ = std::make_unique<ReleaseTableRows>(release_.table(), *out);
     idp_free_release(out);
     const std::string law = first_->law();
-    const std::size_t at = law.find("\"kind\":\"", law.find("\"interval\""));
-    kind_ = law.substr(at + 8, law.find('"', at + 8) - at - 8);
+    const std::size_t at = law.find("\"kind\": \"", law.find("\"interval\""));
+    kind_ = law.substr(at + 9, law.find('"', at + 9) - at - 9);
     return kind_;
   }
   const std::string& law() const { return first_->law(); }

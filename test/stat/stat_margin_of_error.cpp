@@ -384,7 +384,7 @@ TEST(StatMarginOfError, PrivacyUnit) {
 TEST(StatMarginOfError, Stream) {
   // Eleven periods appended as 5 then 6, as two refreshes would.
   const double v = 4;
-  const std::string law = R"({"mechanism": "cascade_stream", "variance": 4})";
+  const std::string law = R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 4})";
   const TestTable periods = test_tables::grid({"day"}, {11}, std::vector<std::int64_t>(11, 0));
   ReleaseTableRows rows_of_days = [&]() -> ReleaseTableRows {
     idp_release_table fake{};

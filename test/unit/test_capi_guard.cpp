@@ -73,20 +73,26 @@ TEST(CApiRangeVariance, BoundsMemoryByTheListedNodes) {
   double lower = 0, variance = 0;
   const uint32_t huge[] = {2000000000u};
   const double levels[] = {1, 1};
-  EXPECT_EQ(idp_cascade_range_variance(huge, 1, levels, 2, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error), IDP_OK);
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", huge, 1, levels, 2, nullptr, 0, 0, 0, 1, nullptr,
+                                       &lower, &variance, &error),
+            IDP_OK);
   EXPECT_GT(variance, 0);
   std::vector<uint32_t> many(200000, 1);
   std::vector<double> deep(many.size() + 1, 1.0);
-  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), deep.data(), deep.size(), nullptr, 0, 0, 0, 0,
-                                       nullptr, &lower, &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", many.data(), many.size(), deep.data(), deep.size(),
+                                       nullptr, 0, 0, 0, 0, nullptr, &lower, &variance, &error),
             IDP_TOO_LARGE);
   const uint32_t fine[] = {2, 2, 2};
-  EXPECT_EQ(idp_cascade_range_variance(fine, 3, levels, 0, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", fine, 3, levels, 0, nullptr, 0, 0, 0, 1, nullptr,
+                                       &lower, &variance, &error),
             IDP_INVALID_ARGUMENT);  // two levels of targets for a three-level tree
   const double three[] = {1, 0.5, 0.25};
-  EXPECT_EQ(idp_cascade_range_variance(fine, 3, three, 3, nullptr, 0, 0, 0, 1, nullptr, &lower, &variance, &error), IDP_OK);
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", fine, 3, three, 3, nullptr, 0, 0, 0, 1, nullptr,
+                                       &lower, &variance, &error),
+            IDP_OK);
   const idp_interrupts cancel{always_pending, nullptr, nullptr};
   std::vector<uint32_t> wide{4096u};
-  EXPECT_EQ(idp_cascade_range_variance(wide.data(), 1, levels, 2, nullptr, 0, 0, 0, 1, &cancel, &lower, &variance, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", wide.data(), 1, levels, 2, nullptr, 0, 0, 0, 1,
+                                       &cancel, &lower, &variance, &error),
             IDP_INTERRUPTED);
 }

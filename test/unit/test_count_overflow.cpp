@@ -318,11 +318,13 @@ TEST(NonFiniteResults, RangeAndStreamVariancesAreFinite) {
   double lower = 0, upper = 0;
   const std::uint32_t children[] = {3};
   const double huge[] = {1.7e308, 1.7e308};
-  EXPECT_EQ(idp_cascade_range_variance(children, 1, huge, 2, nullptr, 0, 0, 0, 1, nullptr, &lower, &upper, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 1, huge, 2, nullptr, 0, 0, 0, 1, nullptr,
+                                       &lower, &upper, &error),
             IDP_OUT_OF_RANGE)
       << error.message;
   const double ordinary[] = {4, 2};
-  EXPECT_EQ(idp_cascade_range_variance(children, 1, ordinary, 2, nullptr, 0, 0, 0, 1, nullptr, &lower, &upper, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 1, ordinary, 2, nullptr, 0, 0, 0, 1,
+                                       nullptr, &lower, &upper, &error),
             IDP_OK)
       << error.message;
   EXPECT_TRUE(std::isfinite(upper));

@@ -151,17 +151,19 @@ TEST(IntegerCascadeHierarchyRelease, RangeVarianceBoundsFromThePublishedLaw) {
   const double levels[] = {1, 1, 1};
   double lower = 0, upper = 0;
   idp_error error{};
-  ASSERT_EQ(idp_cascade_range_variance(children, 3, levels, 3, nullptr, 0, 0.25, 1, 2, nullptr, &lower, &upper,
-                                       &error),
+  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, 0.25, 1, 2,
+                                       nullptr, &lower, &upper, &error),
             IDP_OK)
       << error.message;
   EXPECT_DOUBLE_EQ(upper, 1.75);
   EXPECT_LT(lower, 0.75 * 1.75);
   EXPECT_GT(lower, 0.75 * 1.75 * (1 - 1e-15));
-  ASSERT_EQ(idp_cascade_range_variance(children, 3, levels, 3, nullptr, 0, 0, 1, 2, nullptr, &lower, &upper, &error),
+  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, 0, 1, 2, nullptr,
+                                       &lower, &upper, &error),
             IDP_OK);
   EXPECT_EQ(lower, upper);
-  EXPECT_EQ(idp_cascade_range_variance(children, 3, levels, 3, nullptr, 0, NAN, 1, 2, nullptr, &lower, &upper, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, NAN, 1, 2,
+                                       nullptr, &lower, &upper, &error),
             IDP_INVALID_ARGUMENT);
 }
 

@@ -170,7 +170,8 @@ TEST(PublishedLaw, ReadsEachFamilysFields) {
   EXPECT_EQ(law.margins, std::vector<std::vector<std::string>>({{"county"}}));
   EXPECT_EQ(law.cells, 16);
   EXPECT_FALSE(law.chain);
-  const PublishedLaw stream = read_published_law(R"({"mechanism": "cascade_stream", "variance": 2.5})");
+  const PublishedLaw stream =
+      read_published_law(R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2.5})");
   EXPECT_EQ(stream.family, LawFamily::stream);
   EXPECT_DOUBLE_EQ(stream.stream_variance, 2.5);
 }
@@ -178,38 +179,51 @@ TEST(PublishedLaw, ReadsEachFamilysFields) {
 TEST(PublishedLaw, RefusesLawsWithoutErrorBars) {
   for (const char* m : {"congenial", "project_nn_l2", "project_nn_integer"}) {
     try {
-      read_published_law(std::string(R"({"mechanism": ")") + m + "\"}");
+      read_published_law(std::string(R"({"mechanism": ")") + m + R"(", "error_law": "data_dependent"})");
       FAIL() << m;
     } catch (const InvalidArgument& e) {
       EXPECT_NE(std::string(e.what()).find("has no error bars"), std::string::npos);
       EXPECT_NE(e.detail().find("depends on the counts"), std::string::npos);
     }
   }
-  EXPECT_THROW(read_published_law(R"({"mechanism": "laplace_plus"})"), InvalidArgument);
+  // The family is the law's "error_law", never its mechanism's name: an
+  // unknown family is refused, and so is a law without one (as 0.6.0 wrote
+  // them, before ALTER EXTENSION ... UPDATE adds it).
+  EXPECT_THROW(read_published_law(R"({"mechanism": "integer_laplace", "error_law": "laplace_plus"})"), InvalidArgument);
+  try {
+    read_published_law(R"({"mechanism": "cascade_stream", "variance": 2.5})");
+    FAIL();
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "the noise law has no error_law");
+    EXPECT_NE(e.detail().find("ALTER EXTENSION invariant_dp UPDATE"), std::string::npos);
+  }
   EXPECT_THROW(read_published_law(R"([1, 2])"), InvalidArgument);
   try {
-    read_published_law(R"({"mechanism": "integer_laplace", "invariants": {"margins": []}, "noise": {}})");
+    read_published_law(
+        R"({"mechanism": "integer_laplace", "error_law": "laplace_lattice", "invariants": {"margins": []}, "noise": {}})");
     FAIL();
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "the noise law has no noise.exact_parameter");
   }
-  EXPECT_THROW(read_published_law(R"({"mechanism": "discrete_laplace", "invariants": {"margins": []},
+  EXPECT_THROW(read_published_law(
+                   R"({"mechanism": "discrete_laplace", "error_law": "laplace_lattice", "invariants": {"margins": []},
                                      "noise": {"exact_parameter": "4/0"}})"),
                InvalidArgument);
-  EXPECT_THROW(read_published_law(R"({"mechanism": "cascade_stream", "variance": -1})"), InvalidArgument);
+  EXPECT_THROW(read_published_law(R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": -1})"),
+               InvalidArgument);
 }
 
 TEST(PublishedLaw, CovarianceScaleIsOneNumberOrOnePerShape) {
   const PublishedLaw one = read_published_law(
-      R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []}, "noise": {"covariance_scale": 3}})");
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []}, "noise": {"covariance_scale": 3}})");
   EXPECT_DOUBLE_EQ(one.covariance_scale.of_shape({3, 4}), 3);
   const PublishedLaw shapes = read_published_law(
-      R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []},
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []},
           "noise": {"covariance_scale": [{"shape": [3, 4], "scale": 2}, {"shape": [5], "scale": 1.5}]}})");
   EXPECT_DOUBLE_EQ(shapes.covariance_scale.of_shape({5}), 1.5);
   EXPECT_THROW(shapes.covariance_scale.of_shape({4, 3}), InvalidArgument);
-  const PublishedLaw none =
-      read_published_law(R"({"mechanism": "integer_laplace_l2", "invariants": {"margins": []}, "noise": {}})");
+  const PublishedLaw none = read_published_law(
+      R"({"mechanism": "integer_laplace_l2", "error_law": "l2_lattice", "invariants": {"margins": []}, "noise": {}})");
   try {
     none.covariance_scale.of_shape({3, 4});
     FAIL();
@@ -222,7 +236,7 @@ TEST(PublishedLaw, CovarianceScaleIsOneNumberOrOnePerShape) {
 
 TEST(RowLayout, KeysFromTheSourceOrFromTheLawAndTheTypes) {
   const PublishedLaw flat = read_published_law(
-      R"({"mechanism": "subspace_gaussian", "invariants": {"margins": [["county"]]}, "noise": {"unit_variance": 1}})");
+      R"({"mechanism": "subspace_gaussian", "error_law": "projected_gaussian", "invariants": {"margins": [["county"]]}, "noise": {"unit_variance": 1}})");
   using T = ColumnType;
   // Known key columns: the table's first ones, whatever they are called.
   RowLayout l = row_layout(flat, {{"c", "e", "n"}, {T::other, T::other, T::float8}, {"county", "edu"}});
@@ -237,7 +251,7 @@ TEST(RowLayout, KeysFromTheSourceOrFromTheLawAndTheTypes) {
   EXPECT_THROW(row_layout(flat, {{"c", "e", "n"}, {T::other, T::other, T::float8}, {}}), InvalidArgument);
   EXPECT_THROW(row_layout(flat, {{"county", "edu"}, {T::other, T::other}, {}}), InvalidArgument);
   const PublishedLaw tree = read_published_law(
-      R"({"mechanism": "cascade", "invariants": {"margins": []}, "noise": {"level_variance": [1, 1, 1]},
+      R"({"mechanism": "cascade", "error_law": "gaussian_cascade", "invariants": {"margins": []}, "noise": {"level_variance": [1, 1, 1]},
           "hierarchy": {"levels": ["county"], "level_names": ["total", "county", "cell"], "nodes": 21, "leaves": 16}})");
   l = row_layout(tree, {{"county", "edu", "n", "level"}, {T::other, T::other, T::float8, T::int4}, {}});
   EXPECT_EQ(l.n_keys, 2u);
@@ -446,7 +460,7 @@ TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
 // --- streams -------------------------------------------------------------------
 
 TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
-  const char* law = R"({"mechanism": "cascade_stream", "variance": 2})";
+  const char* law = R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2})";
   const TestTable periods = test_tables::grid({"day"}, {6}, {1, 2, 3, 4, 5, 6});
   const auto keys = periods.text_keys();
   std::vector<idp_row_id> ids;
@@ -501,7 +515,8 @@ TEST(PublishedRelease, RowsThatAreNotTheLawsReleaseAreRefused) {
   EXPECT_EQ(idp_accuracy_prepare(r->rows->law().c_str(), &columns, &rows, nullptr, &accuracy, &r->error),
             IDP_INVALID_DATA);
   // A law of another mechanism's release.
-  EXPECT_EQ(idp_accuracy_prepare(R"({"mechanism": "congenial"})", &columns, &rows, nullptr, &accuracy, &r->error),
+  EXPECT_EQ(idp_accuracy_prepare(R"({"mechanism": "congenial", "error_law": "data_dependent"})", &columns, &rows,
+                                 nullptr, &accuracy, &r->error),
             IDP_INVALID_ARGUMENT);
   // A confidence outside (0, 1).
   EXPECT_EQ(idp_accuracy_sum(r->accuracy, 1, &r->rows->ids()[0], nullptr, 1.5, nullptr, &bar, &r->error),

@@ -131,16 +131,16 @@ TEST(PublishedShape, BillionsOfLeavesNeedNoNodePerLeaf) {
   idp_error error{};
   double lower = 0, upper = 0;
   const double levels[] = {1, 2, 3};
-  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), levels, 3, nullptr, 0, 0, 0, 3999999999ull, nullptr,
-                                       &lower, &upper, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", many.data(), many.size(), levels, 3, nullptr, 0, 0,
+                                       0, 3999999999ull, nullptr, &lower, &upper, &error),
             IDP_OK)
       << error.message;
   EXPECT_GT(upper, 0);
   EXPECT_EQ(lower, upper);
   // An exact total on one of the root's 99,999 children only: not a cut.
   const std::uint32_t fixed[] = {1};
-  EXPECT_EQ(idp_cascade_range_variance(many.data(), many.size(), levels, 3, fixed, 1, 0, 0, 1, nullptr, &lower, &upper,
-                                       &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", many.data(), many.size(), levels, 3, fixed, 1, 0, 0,
+                                       1, nullptr, &lower, &upper, &error),
             IDP_INVALID_ARGUMENT);
 }
 

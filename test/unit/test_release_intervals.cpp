@@ -63,9 +63,10 @@ TEST(CApiIntervals, IntegerReleasesGetIntegerBoundsCentredOnTheValues) {
     EXPECT_EQ(out->integer_values[i] - out->integer_lower[i], out->integer_upper[i] - out->integer_values[i]);
   }
   const std::string law = out->metadata_json;
-  EXPECT_NE(law.find("\"interval\":{\"level\":0.9,\"method\":\"exact: the quantile of the conditioned cell's law\","
-                     "\"kind\":\"exact\"}"),
-            std::string::npos)
+  EXPECT_NE(
+      law.find("\"interval\": {\"level\": 0.9, \"method\": \"exact: the quantile of the conditioned cell's law\", "
+               "\"kind\": \"exact\"}"),
+      std::string::npos)
       << law;
 
   // The same seed without intervals: the same values, no bounds.
@@ -116,7 +117,7 @@ TEST(CApiIntervals, RealReleasesGetRealBounds) {
     EXPECT_LT(out->lower[i], out->values[i]);
     EXPECT_GT(out->upper[i], out->values[i]);
   }
-  EXPECT_NE(std::string(out->metadata_json).find("\"kind\":\"exact\""), std::string::npos);
+  EXPECT_NE(std::string(out->metadata_json).find("\"kind\": \"exact\""), std::string::npos);
   idp_free_release(out);
 }
 

@@ -67,11 +67,11 @@ std::vector<double> variances(const JsonValue& v, const char* name) {
 PublishedTree tree_of(const JsonValue& h) {
   PublishedTree t;
   t.levels = strings(required(h, {"levels"}, "hierarchy.levels"), "hierarchy.levels");
-  const std::vector<std::string> names = strings(required(h, {"level_names"}, "hierarchy.level_names"),
-                                                 "hierarchy.level_names");
-  if (t.levels.empty() || (names.size() != t.levels.size() + 1 && names.size() != t.levels.size() + 2))
+  t.level_names = strings(required(h, {"level_names"}, "hierarchy.level_names"), "hierarchy.level_names");
+  const std::size_t names = t.level_names.size();
+  if (t.levels.empty() || (names != t.levels.size() + 1 && names != t.levels.size() + 2))
     throw InvalidArgument("the noise law's hierarchy does not match its levels", "", kLawHint);
-  t.cells_below = names.size() == t.levels.size() + 2;
+  t.cells_below = names == t.levels.size() + 2;
   const std::int64_t nodes = count_or_absent(h, {"nodes"}, "hierarchy.nodes");
   const std::int64_t leaves = count_or_absent(h, {"leaves"}, "hierarchy.leaves");
   if (nodes < 1 || leaves < 1) missing("hierarchy.nodes and hierarchy.leaves");
@@ -106,35 +106,6 @@ CovarianceScale covariance_scale_of(const JsonValue& law) {
     c.by_shape.emplace_back(std::move(shape), scalar(required(entry, {"scale"}, "noise.covariance_scale[].scale")));
   }
   return c;
-}
-
-// The family and tail shape of each mechanism with a data-independent law.
-bool classify(const std::string& m, LawFamily& family, LawShape& shape) {
-  struct Entry {
-    const char* name;
-    LawFamily family;
-    LawShape shape;
-  };
-  static const Entry kEntries[] = {
-      {"discrete_laplace", LawFamily::laplace_lattice, LawShape::other},
-      {"integer_laplace", LawFamily::laplace_lattice, LawShape::other},
-      {"discrete_gaussian", LawFamily::gaussian_lattice, LawShape::lattice_gaussian},
-      {"integer_gaussian", LawFamily::gaussian_lattice, LawShape::lattice_gaussian},
-      {"integer_laplace_l2", LawFamily::l2_lattice, LawShape::other},
-      {"subspace_gaussian", LawFamily::projected, LawShape::gaussian},
-      {"subspace_laplace", LawFamily::projected, LawShape::log_concave},
-      {"project_l2", LawFamily::projected, LawShape::other},
-      {"cascade", LawFamily::cascade, LawShape::gaussian},
-      {"integer_cascade", LawFamily::cascade, LawShape::lattice_gaussian},
-      {"cascade_stream", LawFamily::stream, LawShape::gaussian},
-  };
-  for (const Entry& e : kEntries)
-    if (m == e.name) {
-      family = e.family;
-      shape = e.shape;
-      return true;
-    }
-  return false;
 }
 
 void read_flat(const JsonValue& law, PublishedLaw& out) {
@@ -182,7 +153,12 @@ void read_hierarchy(const JsonValue& law, PublishedLaw& out) {
   for (const JsonValue& margin : required(law, {"invariants", "margins"}, "invariants.margins").array("invariants.margins"))
     out.margins.push_back(strings(margin, "invariants.margins"));
   if (const JsonValue* fixed = law.find_path({"invariants", "fixed_nodes"}); fixed != nullptr && !fixed->is_null())
-    out.fixed_nodes = fixed->array("invariants.fixed_nodes").size();
+    for (const JsonValue& node : fixed->array("invariants.fixed_nodes")) {
+      const double v = node.number("invariants.fixed_nodes");
+      if (!(v >= 0) || v > 4.0e9 || v != std::floor(v))
+        throw InvalidArgument("the noise law's invariants.fixed_nodes is not a list of node numbers", "", kLawHint);
+      out.fixed_nodes.push_back(std::uint32_t(v));
+    }
 }
 
 }  // namespace
@@ -202,40 +178,73 @@ double CovarianceScale::of_shape(const std::vector<std::size_t>& shape) const {
                         "Draw the release again with a version of invariant_dp that publishes it.");
 }
 
-PublishedLaw read_published_law(std::string_view json) {
-  const JsonValue law = JsonValue::parse(json);
-  if (!law.is_object()) throw InvalidArgument("the noise law is not a JSON object", "", kLawHint);
-  PublishedLaw out;
-  out.mechanism = required(law, {"mechanism"}, "mechanism").string("mechanism");
-  if (out.mechanism == "congenial" || out.mechanism == "project_nn_l2" || out.mechanism == "project_nn_integer")
-    throw InvalidArgument("a release of mechanism \"" + out.mechanism + "\" has no error bars",
+void PublishedLaw::set_error_law(ErrorLaw law) {
+  error_law = law;
+  family = family_of(law);
+  shape = shape_of(law);
+}
+
+void PublishedLaw::set_sampler(PublishedSampler s) {
+  sampler = std::move(s);
+  chain = sampler.present && !sampler.exact;
+  caveat.clear();
+  if (chain)
+    caveat = "the figure is the law's; the release was drawn by a Markov chain, which only approximates it" +
+             (sampler.caveat.empty() ? std::string() : " (" + sampler.caveat + ")");
+}
+
+void check_has_error_bars(const PublishedLaw& law) {
+  if (law.family == LawFamily::none)
+    throw InvalidArgument("a release of mechanism \"" + law.mechanism + "\" has no error bars",
                           "Its noise depends on the counts (non-negativity is imposed on the data), so no noise law "
                           "is published for it and no variance follows from one.",
                           "Release with a mechanism whose law is published (integer_laplace, integer_gaussian, "
-                          "subspace_gaussian, ...): docs/mechanisms.md.");
-  if (const JsonValue* method = law.find_path({"partition_selection", "method"});
-      method != nullptr && method->is_string() && method->string("partition_selection.method") == "noisy_count")
+                          "subspace_gaussian, integer_cascade, ...): docs/mechanisms.md. nonnegative_cascade gives "
+                          "each node's sd and interval at its released counts with the release itself "
+                          "({\"stddev\": true}, {\"interval\": x}).");
+  if (law.noisy_selection)
     throw InvalidArgument("a release with partition selection \"noisy_count\" has no error bars",
                           "The shown cells were selected on their own noise: a count near the threshold is shown "
                           "more often when its noise is high, so no error bar holds given that a cell is shown.",
                           "Use \"laplace\" or \"gaussian\" partition selection for unbiased counts with error "
                           "bars.");
-  if (!classify(out.mechanism, out.family, out.shape))
-    throw InvalidArgument("the noise law's mechanism \"" + out.mechanism + "\" is not one invariant_dp publishes",
-                          "", kLawHint);
+}
+
+PublishedLaw read_published_law(std::string_view json) {
+  const JsonValue law = JsonValue::parse(json);
+  if (!law.is_object()) throw InvalidArgument("the noise law is not a JSON object", "", kLawHint);
+  PublishedLaw out;
+  out.mechanism = required(law, {"mechanism"}, "mechanism").string("mechanism");
+  const JsonValue* error_law = law.find("error_law");
+  if (error_law == nullptr || error_law->is_null())
+    throw InvalidArgument("the noise law has no error_law",
+                          "Laws published before invariant_dp 0.7.0 do not say which family their error bars "
+                          "follow; ALTER EXTENSION invariant_dp UPDATE adds it to the laws stored in dp.draws.",
+                          "Pass the law as dp.last_release() or dp.draws.noise_law gives it now, or draw the "
+                          "release again.");
+  ErrorLaw named;
+  if (!error_law_of_name(error_law->string("error_law"), named))
+    throw InvalidArgument(
+        "the noise law's error_law \"" + error_law->string("error_law") + "\" is not one invariant_dp publishes", "",
+        kLawHint);
+  out.set_error_law(named);
+  if (const JsonValue* method = law.find_path({"partition_selection", "method"});
+      method != nullptr && method->is_string())
+    out.noisy_selection = method->string("partition_selection.method") == "noisy_count";
+  check_has_error_bars(out);
   if (out.family == LawFamily::stream) {
     out.stream_variance = positive(required(law, {"variance"}, "variance"), "variance");
     return out;
   }
   const JsonValue* output = law.find("output");
   out.integer_output = output != nullptr && !output->is_null() && output->string("output") == "integer";
+  PublishedSampler sampler;
   const JsonValue* exact = law.find_path({"sampler", "exact"});
-  out.chain = exact != nullptr && !exact->is_null() && !exact->boolean("sampler.exact");
-  if (out.chain) {
-    const JsonValue* caveat = law.find_path({"sampler", "caveat"});
-    out.caveat = "the figure is the law's; the release was drawn by a Markov chain, which only approximates it" +
-                 (caveat != nullptr && caveat->is_string() ? " (" + caveat->string("sampler.caveat") + ")" : "");
-  }
+  sampler.present = exact != nullptr && !exact->is_null();
+  sampler.exact = !sampler.present || exact->boolean("sampler.exact");
+  if (const JsonValue* caveat = law.find_path({"sampler", "caveat"}); caveat != nullptr && caveat->is_string())
+    sampler.caveat = caveat->string("sampler.caveat");
+  out.set_sampler(std::move(sampler));
   if (out.family == LawFamily::cascade) {
     read_hierarchy(law, out);
     if (out.integer_output) {

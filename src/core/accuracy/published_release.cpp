@@ -145,11 +145,12 @@ CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accur
       return lattice_gaussian_intervals(accuracy, law.exact_parameter, level, interrupts);
     case LawFamily::l2_lattice: return estimated_intervals(accuracy, level, false, interrupts);
     case LawFamily::projected: {
-      // subspace_gaussian's law is Gaussian; subspace_laplace's marginals
-      // are symmetric log-concave; project_l2 is known by its variance only.
-      const RealTail tail = law.mechanism == "subspace_gaussian"  ? RealTail::normal
-                            : law.mechanism == "subspace_laplace" ? RealTail::gauss
-                                                                   : RealTail::chebyshev;
+      // Projected Gaussian noise is Gaussian; projected continuous Laplace
+      // noise has symmetric log-concave marginals; otherwise only the
+      // variance is known.
+      const RealTail tail = law.error_law == ErrorLaw::projected_gaussian      ? RealTail::normal
+                            : law.error_law == ErrorLaw::projected_log_concave ? RealTail::gauss
+                                                                                : RealTail::chebyshev;
       return real_intervals(accuracy, level, tail, interrupts);
     }
     default: break;
@@ -208,9 +209,9 @@ struct PublishedRelease::Impl {
       }
       std::sort(fixed.begin(), fixed.end());
       fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
-      if (law.fixed_nodes > 0 && law.fixed_nodes != fixed.size())
+      if (!law.fixed_nodes.empty() && law.fixed_nodes.size() != fixed.size())
         throw InvalidData("the table's keys give " + std::to_string(fixed.size()) + " exact nodes, its noise law " +
-                              std::to_string(law.fixed_nodes),
+                              std::to_string(law.fixed_nodes.size()),
                           kNotTheRelease, kRowsHint);
       if (!fixed.empty()) cascade_laws[0] = cascade_laws[0].conditioned_on(trees[0].tree, fixed, interrupts);
       hierarchy = std::make_unique<HierarchyAccuracy>(trees[0].tree, cascade_laws[0], bound);

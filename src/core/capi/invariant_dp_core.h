@@ -324,12 +324,14 @@ void		idp_free_release(idp_release_table *table);
 /*
  * dp.range_variance: the variance of the sum of released leaves first..last
  * (0-based, leaf order) of a cascade release, rebuilt from its published
- * law: children per internal node (level order), variance per depth, and
- * the nodes whose totals are exact. deficit_bound is the law's certified
- * B (integer_cascade; 0 for cascade): *upper is the closed form, *lower
+ * law: its error_law (which laws have range variances, and whether they
+ * are exact, is the core's decision), children per internal node (level
+ * order), variance per depth, and the nodes whose totals are exact.
+ * deficit_bound is the law's certified B (a lattice Gaussian cascade's;
+ * not read for a Gaussian cascade): *upper is the closed form, *lower
  * (1 - B) times it rounded down (equal to it when B is 0).
  */
-idp_status	idp_cascade_range_variance(const uint32_t *children, size_t n_internal,
+idp_status	idp_cascade_range_variance(const char *error_law, const uint32_t *children, size_t n_internal,
 									   const double *level_variance, size_t n_levels,
 									   const uint32_t *fixed_nodes, size_t n_fixed,
 									   double deficit_bound, uint64_t first, uint64_t last,

@@ -22,8 +22,13 @@ std::string json_array(const std::vector<double>& values) {
 
 }  // namespace
 
-std::string nonnegative_cascade_metadata(const HierarchyTree& tree, const CalibratedNonnegativeLaw& calibrated,
-                                         bool with_moments) {
+const char* const kNonnegativeSamplerMethod =
+    "backward messages from the leaves up on windows with closed-form geometric tails, then the root and each "
+    "sibling group given its parent drawn from integer tables that bound the messages, and an acceptance coin per "
+    "group whose probability is the law over the proposal (decided exactly, by enclosures when needed); a failed "
+    "coin redraws the whole tree";
+
+std::string nonnegative_noise_json(const HierarchyTree& tree, const CalibratedNonnegativeLaw& calibrated) {
   const NonnegativeCalibration& c = calibrated.calibration;
   const NonnegativeLaw& law = calibrated.law;
   std::string levels = "[";
@@ -34,36 +39,41 @@ std::string nonnegative_cascade_metadata(const HierarchyTree& tree, const Calibr
               "}";
   }
   levels += "]";
+  return "{\"law\": " +
+         json_quoted("integer counts r with P(r) proportional to the product over free nodes v of "
+                     "exp(-epsilon[depth(v)] |r_v - x_v|), x the true counts, on the integer tables in which every "
+                     "node is the sum of its children, every exact total is kept and every leaf is >= 0: independent "
+                     "discrete Laplace noise on every free node, restricted to consistent tables and conditioned on "
+                     "non-negative leaves") +
+         ", \"level_epsilon\": " + json_array(law.level_epsilons()) +
+         ", \"level_variance\": " + json_array(c.level_variance) +
+         ", \"level_variance_is\": \"the variance of each level's discrete Laplace before conditioning\"" +
+         ", \"levels\": " + levels + "}";
+}
+
+std::string nonnegative_moments_json() {
+  return "{\"computed_at\": \"the released counts\", \"method\": " +
+         json_quoted("sum-product on the tree over the same windows (what they leave out is below exp(-" +
+                     json_number(nonnegative_moment_windows().window_tail) + ") of each node's mass)") +
+         ", \"note\": " +
+         json_quoted("each node's bias and variance under the law if the true counts were the released ones: an "
+                     "estimate of the true figures, which depend on the confidential counts and are not "
+                     "published; non-negative counts cannot be unbiased where a true count can be 0") +
+         "}";
+}
+
+std::string nonnegative_cascade_metadata(const HierarchyTree& tree, const CalibratedNonnegativeLaw& calibrated,
+                                         bool with_moments) {
+  const NonnegativeCalibration& c = calibrated.calibration;
   std::string out = "{\"mechanism\": \"nonnegative_cascade\", \"output\": \"integer\", \"derived_from\": " +
                     json_quoted(c.derived_from) + ", \"neighbours\": " + json_quoted(neighbours_name(c.neighbours)) +
                     ", \"epsilon\": " + json_number(c.epsilon) + ", \"delta\": 0, \"base_epsilon\": " +
                     json_number(c.base_epsilon) + ", \"exact\": true, \"fixed_nodes\": " +
                     std::to_string(c.n_fixed_nodes) + ", \"privacy\": " +
-                    json_quoted(nonnegative_privacy_statement(c)) + ", \"noise\": {\"law\": " +
-                    json_quoted("integer counts r with P(r) proportional to the product over free nodes v of "
-                                "exp(-epsilon[depth(v)] |r_v - x_v|), x the true counts, on the integer tables in "
-                                "which every node is the sum of its children, every exact total is kept and every "
-                                "leaf is >= 0: independent discrete Laplace noise on every free node, restricted "
-                                "to consistent tables and conditioned on non-negative leaves") +
-                    ", \"level_epsilon\": " + json_array(law.level_epsilons()) +
-                    ", \"level_variance\": " + json_array(c.level_variance) +
-                    ", \"level_variance_is\": \"the variance of each level's discrete Laplace before conditioning\"" +
-                    ", \"levels\": " + levels + "}, \"sampler\": {\"method\": " +
-                    json_quoted("backward messages from the leaves up on windows with closed-form geometric tails, "
-                                "then the root and each sibling group given its parent drawn from integer tables "
-                                "that bound the messages, and an acceptance coin per group whose probability is the "
-                                "law over the proposal (decided exactly, by enclosures when needed); a failed coin "
-                                "redraws the whole tree") +
-                    ", \"exact\": true}";
-  if (with_moments)
-    out += ", \"bias_and_variance\": {\"computed_at\": \"the released counts\", \"method\": " +
-           json_quoted("sum-product on the tree over the same windows (what they leave out is below exp(-" +
-                       json_number(nonnegative_moment_windows().window_tail) + ") of each node's mass)") +
-           ", \"note\": " +
-           json_quoted("each node's bias and variance under the law if the true counts were the released ones: an "
-                       "estimate of the true figures, which depend on the confidential counts and are not "
-                       "published; non-negative counts cannot be unbiased where a true count can be 0") +
-           "}";
+                    json_quoted(nonnegative_privacy_statement(c)) + ", \"noise\": " +
+                    nonnegative_noise_json(tree, calibrated) + ", \"sampler\": {\"method\": " +
+                    json_quoted(kNonnegativeSamplerMethod) + ", \"exact\": true}";
+  if (with_moments) out += ", \"bias_and_variance\": " + nonnegative_moments_json();
   return out + "}";
 }
 

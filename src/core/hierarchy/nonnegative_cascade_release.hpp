@@ -45,8 +45,14 @@ NonnegativeCascadeRelease release_nonnegative_cascade(const HierarchyTree& tree,
                                                       const NonnegativeReleaseOptions& options = {});
 
 // The metadata of a release (a JSON object): depends on the public
-// parameters only.
+// parameters only. Its parts, for a caller that writes the metadata field
+// by field: the sampler's method in words, the "noise" object (the law,
+// per-level epsilons and variances) and the "bias_and_variance" object
+// (how the per-node figures were computed, and at which counts).
 std::string nonnegative_cascade_metadata(const HierarchyTree& tree, const CalibratedNonnegativeLaw& calibrated,
                                          bool with_moments);
+extern const char* const kNonnegativeSamplerMethod;
+std::string nonnegative_noise_json(const HierarchyTree& tree, const CalibratedNonnegativeLaw& calibrated);
+std::string nonnegative_moments_json();
 
 }  // namespace invariant_dp::hierarchy

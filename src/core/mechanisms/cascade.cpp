@@ -9,7 +9,7 @@
 namespace invariant_dp {
 
 const MechanismBehaviour& cascade_behaviour() {
-  static const TreeCalibratedBehaviour behaviour;
+  static const TreeCalibratedBehaviour behaviour(accuracy::ErrorLaw::gaussian_cascade);
   return behaviour;
 }
 

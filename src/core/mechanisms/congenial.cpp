@@ -15,6 +15,9 @@ namespace {
 
 class CongenialMechanism final : public MechanismBehaviour {
  public:
+  // Conditioned on y >= 0 too: the noise depends on the counts.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::data_dependent; }
+
   // Its option "sampler" chooses among its samplers.
   void check_options(const ReleaseRequest& request) const override {
     if (request.sampler == "chain")
@@ -48,7 +51,7 @@ class CongenialMechanism final : public MechanismBehaviour {
   // The guarantee is not the base noise's alone: epsilon = (1 + gamma) * base_epsilon.
   std::string accounting_json(const ReleaseRequest& request) const override {
     std::ostringstream out;
-    out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
+    out << "{\"epsilon\": " << json_number(request.epsilon)
         << ", \"base_epsilon\": " << json_number(request.epsilon / 2) << ", \"gamma\": 1"
         << ", \"rule\": " << json_quoted("epsilon = (1 + gamma) * base_epsilon, Gong and Meng 2020 Theorem 2.1")
         << "}";

@@ -15,6 +15,9 @@ int moved_cells(Neighbours neighbours) { return neighbours == Neighbours::Replac
 
 class DiscreteGaussianMechanism final : public MechanismBehaviour {
  public:
+  // Independent discrete Gaussian: the lattice Gaussian without margins.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::gaussian_lattice; }
+
   NoiseLaw calibrate(const ReleaseRequest& r) const override {
     NoiseLaw law;
     law.kind = NoiseKind::DiscreteGaussian;

@@ -8,6 +8,9 @@ namespace {
 
 class DiscreteLaplaceMechanism final : public MechanismBehaviour {
  public:
+  // Independent discrete Laplace: the l1 lattice law without margins.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::laplace_lattice; }
+
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     return at_request_sensitivities(discrete_laplace_law(request, request.l1_sensitivity()), request);
   }

@@ -9,7 +9,7 @@
 namespace invariant_dp {
 
 const MechanismBehaviour& integer_cascade_behaviour() {
-  static const TreeCalibratedBehaviour behaviour;
+  static const TreeCalibratedBehaviour behaviour(accuracy::ErrorLaw::lattice_gaussian_cascade);
   return behaviour;
 }
 

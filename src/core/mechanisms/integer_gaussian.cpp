@@ -43,6 +43,9 @@ std::vector<LatticeTable> exact_tables(const ReleaseRequest& request, const Inva
 
 class IntegerGaussianMechanism final : public MechanismBehaviour {
  public:
+  // Discrete Gaussian conditioned on the margins.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::gaussian_lattice; }
+
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     const double l2 = request.l2_sensitivity();
     return lattice_noise_law(request, kLattice.law, request.l1_sensitivity(), l2 * l2);

@@ -183,6 +183,9 @@ std::vector<LatticeTable> exact_tables(const ReleaseRequest& request, const Inva
 
 class IntegerLaplaceMechanism final : public MechanismBehaviour {
  public:
+  // Discrete Laplace conditioned on the margins.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::laplace_lattice; }
+
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     return at_request_sensitivities(integer_laplace_law(request, request.l1_sensitivity(), 0), request);
   }

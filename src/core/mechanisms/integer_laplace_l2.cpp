@@ -25,6 +25,9 @@ const LatticeNoise kLattice{mcmc::TargetKind::laplace_l2, l2_laplace_law};
 
 class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
  public:
+  // exp(-|z|_2 / b) on the invariant lattice.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::l2_lattice; }
+
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     const double l2 = request.l2_sensitivity();
     return lattice_noise_law(request, kLattice.law, request.l1_sensitivity(), l2 * l2);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/error_law.hpp"
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../invariants/invariant_model.hpp"
@@ -70,10 +71,14 @@ class MechanismBehaviour {
   virtual double release(const ReleaseDraw& draw) const = 0;
 
   // The published law's mechanism-specific parts (release_metadata.cpp
-  // writes the rest): the privacy statement; the budget's split, as
-  // `, "accounting": {...}` or empty; how the cells' noise covaries when
-  // margins are declared (structure: the invariant model's; sampler_exact:
-  // no chain drew it).
+  // writes the rest): the family of its law, for its error bars
+  // (accuracy/error_law.hpp: a mechanism names the law its noise follows,
+  // so that error bars are computed from the law, never from the
+  // mechanism's name); the privacy statement; the budget's split, as a
+  // JSON object for "accounting", or empty; how the cells' noise covaries
+  // when margins are declared (structure: the invariant model's;
+  // sampler_exact: no chain drew it).
+  virtual accuracy::ErrorLaw error_law() const = 0;
   virtual std::string privacy_statement(const ReleaseRequest& request) const;
   virtual std::string accounting_json(const ReleaseRequest& request) const;
   virtual std::string covariance_with_margins(const ReleaseRequest& request, const std::string& structure,
@@ -90,8 +95,14 @@ class MechanismBehaviour {
 // rollups/ release it; a flat release is refused (InvalidArgument).
 class TreeCalibratedBehaviour : public MechanismBehaviour {
  public:
+  // law: the family of the cascade's noise, which rollups/ publish.
+  explicit TreeCalibratedBehaviour(accuracy::ErrorLaw law) : law_(law) {}
+  accuracy::ErrorLaw error_law() const override { return law_; }
   NoiseLaw calibrate(const ReleaseRequest& request) const override;
   double release(const ReleaseDraw& draw) const override;
+
+ private:
+  accuracy::ErrorLaw law_;
 };
 
 }  // namespace invariant_dp

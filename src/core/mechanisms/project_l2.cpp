@@ -6,7 +6,7 @@
 namespace invariant_dp {
 
 const MechanismBehaviour& project_l2_behaviour() {
-  static const ProjectionMechanism behaviour(ProjectionOnto::Invariants);
+  static const ProjectionMechanism behaviour(ProjectionOnto::Invariants, accuracy::ErrorLaw::projected_variance);
   return behaviour;
 }
 

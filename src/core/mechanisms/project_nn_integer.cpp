@@ -6,7 +6,7 @@
 namespace invariant_dp {
 
 const MechanismBehaviour& project_nn_integer_behaviour() {
-  static const ProjectionMechanism behaviour(ProjectionOnto::NonNegativeIntegers);
+  static const ProjectionMechanism behaviour(ProjectionOnto::NonNegativeIntegers, accuracy::ErrorLaw::data_dependent);
   return behaviour;
 }
 

@@ -7,7 +7,7 @@
 namespace invariant_dp {
 
 const MechanismBehaviour& project_nn_l2_behaviour() {
-  static const ProjectionMechanism behaviour(ProjectionOnto::NonNegative);
+  static const ProjectionMechanism behaviour(ProjectionOnto::NonNegative, accuracy::ErrorLaw::data_dependent);
   return behaviour;
 }
 

@@ -75,7 +75,7 @@ void release_projected(const std::int64_t* counts, const ReleaseRequest& request
 
 std::string ProjectionMechanism::accounting_json(const ReleaseRequest& request) const {
   std::ostringstream out;
-  out << ", \"accounting\": {\"epsilon\": " << json_number(request.epsilon)
+  out << "{\"epsilon\": " << json_number(request.epsilon)
       << ", \"base_epsilon\": " << json_number(request.epsilon) << ", \"rule\": "
       << json_quoted("the noisy table is base_epsilon-DP; the projection uses only the disclosed margin totals, so "
                      "the guarantee holds between databases with equal totals (not by the post-processing theorem: "

@@ -51,13 +51,17 @@ enum class ProjectionOnto {
 // with equal totals.
 class ProjectionMechanism final : public MechanismBehaviour {
  public:
-  explicit ProjectionMechanism(ProjectionOnto onto) : onto_(onto) {}
+  // law: the family of the released noise (projected_variance for
+  // project_l2; data_dependent where non-negativity reads the counts).
+  ProjectionMechanism(ProjectionOnto onto, accuracy::ErrorLaw law) : onto_(onto), law_(law) {}
+  accuracy::ErrorLaw error_law() const override { return law_; }
   NoiseLaw calibrate(const ReleaseRequest& request) const override;
   double release(const ReleaseDraw& draw) const override;
   std::string accounting_json(const ReleaseRequest& request) const override;
 
  private:
   ProjectionOnto onto_;
+  accuracy::ErrorLaw law_;
 };
 
 }  // namespace invariant_dp

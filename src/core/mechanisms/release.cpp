@@ -27,6 +27,12 @@ void keep_shown_cells(const SelectionLaw& selection, ReleaseResult& result, cons
   values.resize(result.shown_cells.size());
 }
 
+void set_metadata(ReleaseResult& result, ReleaseMetadata metadata) {
+  result.law = std::move(metadata.law);
+  result.metadata = std::move(metadata.fields);
+  result.metadata_json = result.metadata.text();
+}
+
 }  // namespace
 
 ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
@@ -37,7 +43,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     // (which cells are shown is part of the private output).
     ReleaseResult result;
     result.integer_output = request.mechanism->integer_output;
-    result.metadata_json = release_metadata_json(request, calibrate_noise(request), nullptr, 0, 0, SamplerReport{});
+    set_metadata(result, release_metadata(request, calibrate_noise(request), nullptr, 0, 0, SamplerReport{}));
     return result;
   }
   NoiseLaw law = calibrate_noise(request);
@@ -61,7 +67,7 @@ ReleaseResult run_release(const CellKeys& cells, const std::int64_t* counts, con
     total_variance = result.noise_sd.empty() ? double(released) * law.unit_variance : 0.0;
     for (double sd : result.noise_sd) total_variance += sd * sd;
   }
-  result.metadata_json = release_metadata_json(request, law, &model, released, total_variance, report);
+  set_metadata(result, release_metadata(request, law, &model, released, total_variance, report));
   return result;
 }
 

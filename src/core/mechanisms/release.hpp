@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/published_law_json.hpp"
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../random_source.hpp"
@@ -32,7 +33,11 @@ struct ReleaseResult {
   // Partition selection noisy_count: the cells shown (indices into the
   // cells, in order); the values above are theirs only.
   std::vector<std::size_t> shown_cells;
-  std::string metadata_json;                 // the noise law, see release_metadata.hpp
+  // The published law, typed, and the metadata it is written in
+  // (release_metadata.hpp); metadata_json is that object's text.
+  accuracy::PublishedLaw law;
+  accuracy::MetadataObject metadata;
+  std::string metadata_json;
 };
 
 // counts has cells.n_cells() entries, each >= 0. writable_counts: nullptr,

@@ -2,6 +2,7 @@
 // README.md ("Release metadata") and are part of the SQL contract.
 #include "release_metadata.hpp"
 
+#include "../accuracy/published_law_json.hpp"
 #include "../json_text.hpp"
 #include "mechanism_behaviour.hpp"
 
@@ -12,56 +13,39 @@
 namespace invariant_dp {
 namespace {
 
-std::string margins_json(const ReleaseRequest& request) {
-  std::string out = "[";
-  for (std::size_t m = 0; m < request.margins.size(); ++m) {
-    out += m ? ", [" : "[";
-    for (std::size_t c = 0; c < request.margins[m].size(); ++c) out += (c ? ", " : "") + json_quoted(request.margins[m][c]);
-    out += "]";
-  }
-  return out + "]";
-}
-
-std::string noise_json(const NoiseLaw& law) {
+// The law's noise as published: the flat laws' fields.
+void fill_noise(const NoiseLaw& law, accuracy::PublishedLaw& out) {
   const bool gaussian = law.kind == NoiseKind::Gaussian || law.kind == NoiseKind::DiscreteGaussian;
-  const bool exact = law.kind == NoiseKind::DiscreteGaussian || law.kind == NoiseKind::DiscreteLaplace;
-  std::ostringstream out;
-  out << "{\"law\": " << json_quoted(law.law) << ", \"scale_parameter\": " << json_quoted(gaussian ? "sigma" : "b")
-      << ", \"scale\": " << json_number(law.scale) << ", \"exact_parameter\": "
-      << (exact ? json_quoted(std::to_string(law.exact_parameter.num) + "/" + std::to_string(law.exact_parameter.den))
-                : std::string("null"))
-      << ", \"unit_variance\": " << json_number(law.unit_variance) << ", \"calibration\": " << json_quoted(law.calibration);
-  if (!law.covariance_scale.empty()) {
-    out << ", \"covariance_scale\": [";
-    for (std::size_t t = 0; t < law.covariance_scale.size(); ++t) {
-      out << (t ? ", " : "") << "{\"shape\": [";
-      const auto& [shape, scale] = law.covariance_scale[t];
-      for (std::size_t k = 0; k < shape.size(); ++k) out << (k ? ", " : "") << shape[k];
-      out << "], \"scale\": " << json_number(scale) << "}";
-    }
-    out << "]";
-  }
-  out << "}";
-  return out.str();
+  out.noise_text = law.law;
+  out.scale_parameter = gaussian ? "sigma" : "b";
+  out.scale = law.scale;
+  out.has_exact_parameter = law.kind == NoiseKind::DiscreteGaussian || law.kind == NoiseKind::DiscreteLaplace;
+  out.exact_parameter = law.exact_parameter;
+  out.unit_variance = law.unit_variance;
+  out.calibration_json = json_quoted(law.calibration);
+  out.covariance_scale.published = !law.covariance_scale.empty();
+  out.covariance_scale.by_shape = law.covariance_scale;
 }
 
 // Exact samplers draw the stated law; MCMC draws it up to the chain's total
 // variation distance, which dp.diagnose bounds.
-std::string sampler_json(const SamplerReport& sampler) {
-  std::ostringstream out;
-  out << "{\"method\": " << json_quoted(sampler.sampler) << ", \"exact\": " << (sampler.iterations ? "false" : "true");
+accuracy::PublishedSampler sampler_of(const SamplerReport& sampler) {
+  accuracy::PublishedSampler out;
+  out.present = true;
+  out.method = sampler.sampler;
+  out.exact = sampler.iterations == 0;
+  // The iterations are the request's; how often the chain's moves were
+  // accepted is a statistic of the confidential table (dp.diagnose's).
+  out.iterations = sampler.iterations;
   if (sampler.iterations)
-    // The iterations are the request's; how often the chain's moves were
-    // accepted is a statistic of the confidential table (dp.diagnose's).
-    out << ", \"iterations\": " << sampler.iterations << ", \"caveat\": " << json_quoted("the noise follows the stated law up to the chain's total variation distance "
-                                      "after these iterations, which is not certified (dp.diagnose estimates it); "
-                                      "the privacy guarantee holds up to that distance added to delta");
-  if (!sampler.start.empty()) out << ", \"start\": " << json_quoted(sampler.start);
-  const std::string stddev = !sampler.stddev.empty() ? sampler.stddev
-                             : sampler.sd_estimated  ? "Monte Carlo estimate from the same chain"
-                                                     : "exact";
-  out << ", \"stddev\": " << json_quoted(stddev) << "}";
-  return out.str();
+    out.caveat = "the noise follows the stated law up to the chain's total variation distance after these "
+                 "iterations, which is not certified (dp.diagnose estimates it); the privacy guarantee holds up to "
+                 "that distance added to delta";
+  out.start = sampler.start;
+  out.stddev = !sampler.stddev.empty() ? sampler.stddev
+               : sampler.sd_estimated  ? "Monte Carlo estimate from the same chain"
+                                       : "exact";
+  return out;
 }
 
 // How the released cells' noise covaries, in words an analyst can use.
@@ -192,36 +176,65 @@ std::string uncertified_delta(const ReleaseRequest& request) {
 
 }  // namespace
 
+accuracy::PublishedLaw flat_published_law(const ReleaseRequest& request, const NoiseLaw& law,
+                                          const InvariantModel* model, std::size_t n_cells,
+                                          const SamplerReport& sampler) {
+  accuracy::PublishedLaw out;
+  out.mechanism = request.mechanism->name;
+  out.set_error_law(request.mechanism->behaviour().error_law());
+  out.integer_output = request.mechanism->integer_output;
+  out.noisy_selection = request.selection.method == SelectionMethod::NoisyCount;
+  fill_noise(law, out);
+  out.margins = request.margins;
+  // No model: partition selection showed no cell (no margins, nothing to hold).
+  out.structure = model != nullptr ? std::string(model->structure()) : std::string("none");
+  out.rank = model != nullptr ? std::int64_t(model->rank()) : 0;
+  out.null_dimension = model != nullptr ? std::int64_t(n_cells - model->rank()) : 0;
+  out.cells = std::int64_t(n_cells);
+  out.set_sampler(sampler_of(sampler));
+  return out;
+}
+
+ReleaseMetadata release_metadata(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
+                                 std::size_t n_cells, double expected_total_squared_error,
+                                 const SamplerReport& sampler) {
+  ReleaseMetadata out;
+  out.law = flat_published_law(request, law, model, n_cells, sampler);
+  const accuracy::PublishedLaw& typed = out.law;
+  const bool exact = typed.sampler.exact;
+  const std::string statement = request.mechanism->behaviour().privacy_statement(request);
+  const std::string delta = request.total_delta() > 0 ? json_number(request.total_delta()) : std::string("null");
+  accuracy::MetadataObject& m = out.fields;
+  m.add("mechanism", json_quoted(request.mechanism->name));
+  m.add("output", json_quoted(request.mechanism->integer_output ? "integer" : "real"));
+  m.add("error_law", accuracy::error_law_json(typed));
+  m.add("family", json_quoted(family_name(request.mechanism->family)));
+  m.add("epsilon", json_number(request.total_epsilon()));
+  m.add("delta", exact ? delta : json_quoted(uncertified_delta(request)));
+  m.add("exact", exact ? "true" : "false");
+  m.add("neighbours", json_quoted(neighbours_name(request.neighbours)));
+  m.add("privacy_unit", privacy_unit_json(request));
+  m.add("keys", json_quoted(keys_text(request)));
+  m.add("partition_selection", partition_selection_json(request));
+  m.add("privacy", json_quoted(exact ? statement : uncertified_privacy(request, statement)));
+  if (const std::string accounting = request.mechanism->behaviour().accounting_json(request); !accounting.empty())
+    m.add("accounting", accounting);
+  m.add("l1_sensitivity", json_number(law.l1_sensitivity));
+  m.add("l2_sensitivity", json_number(law.l2_sensitivity));
+  m.add("noise", accuracy::noise_json(typed));
+  m.add("invariants", accuracy::invariants_json(typed));
+  m.add("non_negative", request.mechanism->non_negative ? "true" : "false");
+  m.add("sampler", accuracy::sampler_json(typed));
+  m.add("cells", std::to_string(n_cells));
+  m.add("covariance", json_quoted(covariance_text(request, typed.structure, exact)));
+  m.add("expected_total_squared_error", json_number(expected_total_squared_error));
+  return out;
+}
+
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   std::size_t n_cells, double expected_total_squared_error,
                                   const SamplerReport& sampler) {
-  // No model: partition selection showed no cell (no margins, nothing to hold).
-  const std::string structure = model != nullptr ? std::string(model->structure()) : std::string("none");
-  const bool exact = sampler.iterations == 0;
-  const std::string statement = request.mechanism->behaviour().privacy_statement(request);
-  const std::string delta = request.total_delta() > 0 ? json_number(request.total_delta()) : std::string("null");
-  std::ostringstream out;
-  out << "{\"mechanism\": " << json_quoted(request.mechanism->name)
-      << ", \"output\": " << json_quoted(request.mechanism->integer_output ? "integer" : "real")
-      << ", \"family\": " << json_quoted(family_name(request.mechanism->family))
-      << ", \"epsilon\": " << json_number(request.total_epsilon())
-      << ", \"delta\": " << (exact ? delta : json_quoted(uncertified_delta(request)))
-      << ", \"exact\": " << (exact ? "true" : "false")
-      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
-      << ", \"privacy_unit\": " << privacy_unit_json(request) << ", \"keys\": " << json_quoted(keys_text(request))
-      << ", \"partition_selection\": " << partition_selection_json(request)
-      << ", \"privacy\": " << json_quoted(exact ? statement : uncertified_privacy(request, statement))
-      << request.mechanism->behaviour().accounting_json(request)
-      << ", \"l1_sensitivity\": " << json_number(law.l1_sensitivity)
-      << ", \"l2_sensitivity\": " << json_number(law.l2_sensitivity) << ", \"noise\": " << noise_json(law)
-      << ", \"invariants\": {\"margins\": " << margins_json(request)
-      << ", \"structure\": " << json_quoted(structure) << ", \"rank\": " << (model != nullptr ? model->rank() : 0)
-      << ", \"null_dimension\": " << (model != nullptr ? n_cells - model->rank() : 0) << "}"
-      << ", \"non_negative\": " << (request.mechanism->non_negative ? "true" : "false")
-      << ", \"sampler\": " << sampler_json(sampler) << ", \"cells\": " << n_cells
-      << ", \"covariance\": " << json_quoted(covariance_text(request, structure, exact))
-      << ", \"expected_total_squared_error\": " << json_number(expected_total_squared_error) << "}";
-  return out.str();
+  return release_metadata(request, law, model, n_cells, expected_total_squared_error, sampler).fields.text();
 }
 
 }  // namespace invariant_dp

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/published_law_json.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../invariants/invariant_model.hpp"
 #include "lattice_release.hpp"
@@ -40,10 +41,22 @@ extern const char* const kSubspaceCovariance;
 // The metadata's "privacy_unit" value: null, or the unit and its bounds.
 std::string privacy_unit_json(const ReleaseRequest& request);
 
+// A flat release's published law, typed (accuracy/published_law.hpp), and
+// its metadata object, whose noise, invariants and sampler are that law
+// written once (accuracy/published_law_json.hpp).
+struct ReleaseMetadata {
+  accuracy::PublishedLaw law;
+  accuracy::MetadataObject fields;
+};
+
 // n_cells: the cells released (with partition selection noisy_count, those
 // shown, fewer than the model's); expected_total_squared_error: the sum of
 // their noise variances; model nullptr when partition selection showed no
 // cell.
+ReleaseMetadata release_metadata(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
+                                 std::size_t n_cells, double expected_total_squared_error,
+                                 const SamplerReport& sampler);
+// Its text.
 std::string release_metadata_json(const ReleaseRequest& request, const NoiseLaw& law, const InvariantModel* model,
                                   std::size_t n_cells, double expected_total_squared_error,
                                   const SamplerReport& sampler);

@@ -10,6 +10,9 @@ namespace {
 
 class SubspaceGaussianMechanism final : public MechanismBehaviour {
  public:
+  // Pi_N e with Gaussian e: Gaussian.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::projected_gaussian; }
+
   NoiseLaw calibrate(const ReleaseRequest& r) const override {
     NoiseLaw law;
     law.kind = NoiseKind::Gaussian;

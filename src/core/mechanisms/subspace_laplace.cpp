@@ -10,6 +10,9 @@ namespace {
 
 class SubspaceLaplaceMechanism final : public MechanismBehaviour {
  public:
+  // Pi_N e with continuous Laplace e: symmetric log-concave marginals.
+  accuracy::ErrorLaw error_law() const override { return accuracy::ErrorLaw::projected_log_concave; }
+
   NoiseLaw calibrate(const ReleaseRequest& r) const override {
     NoiseLaw law;
     law.kind = NoiseKind::Laplace;

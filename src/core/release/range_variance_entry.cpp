@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "../accuracy/error_law.hpp"
 #include "../errors.hpp"
 #include "../finite_values.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
@@ -10,10 +11,19 @@
 
 namespace invariant_dp {
 
-RangeVarianceBounds cascade_range_variance(const std::uint32_t* children, std::size_t n_internal,
-                                           const std::vector<double>& level_variance,
+RangeVarianceBounds cascade_range_variance(const std::string& error_law, const std::uint32_t* children,
+                                           std::size_t n_internal, const std::vector<double>& level_variance,
                                            const std::vector<std::uint64_t>& fixed_nodes, double deficit_bound,
                                            std::uint64_t first, std::uint64_t last, const Interrupts& interrupts) {
+  accuracy::ErrorLaw law;
+  if (!accuracy::error_law_of_name(error_law, law) || accuracy::family_of(law) != accuracy::LawFamily::cascade)
+    throw InvalidArgument("range variances are published for cascade laws, not error_law \"" + error_law + "\"",
+                          "dp.range_variance reads the law of a cascade or integer_cascade release over one "
+                          "hierarchy (error_law gaussian_cascade or lattice_gaussian_cascade).",
+                          "Pass the noise law of a cascade release: dp.last_release() after it, or "
+                          "dp.draws.noise_law.");
+  // A Gaussian cascade's closed form is its variance: no deficit.
+  if (accuracy::shape_of(law) == accuracy::LawShape::gaussian) deficit_bound = 0;
   if (n_internal > kMaxPublishedInternalNodes)
     throw TooLarge("the published tree has too many internal nodes",
                    std::to_string(n_internal) + " are listed; a cascade release publishes at most " +

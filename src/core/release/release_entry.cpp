@@ -42,7 +42,8 @@ void move_values(Result& result, bool with_stddev, ReleaseTable& table) {
   table.values = std::move(result.values);
   table.integer_values = std::move(result.integer_values);
   if (with_stddev) table.noise_sd = std::move(result.noise_sd);
-  table.metadata_json = std::move(result.metadata_json);
+  table.law = std::move(result.law);
+  table.metadata = std::move(result.metadata);
 }
 
 // Levels of hierarchy `axis`, coarsest first: the key of level v is printed
@@ -202,6 +203,7 @@ ReleaseTable release(const CheckedRequest& checked, const ReleaseInput& input, R
   if (!table.integer_output) refuse_non_finite(table.real_values(), table.n_rows, "released value", interrupts);
   if (!table.noise_sd.empty())
     refuse_non_finite(table.noise_sd.data(), table.n_rows, "released standard deviation", interrupts);
+  table.finish_metadata();
   return table;
 }
 

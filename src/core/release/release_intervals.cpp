@@ -28,12 +28,9 @@ void attach(ReleaseTable& table, const accuracy::CellIntervals& intervals, doubl
     table.upper.resize(table.n_rows);
     intervals.real_bounds(table.real_values(), table.lower.data(), table.upper.data(), interrupts);
   }
-  // The law is one JSON object: the field goes in before its closing brace.
-  const std::size_t close = table.metadata_json.rfind('}');
-  if (close == std::string::npos) throw Error("a release's metadata is not a JSON object");
-  table.metadata_json.insert(close, ",\"interval\":{\"level\":" + json_number(level) +
-                                        ",\"method\":" + json_quoted(intervals.method()) + ",\"kind\":\"" +
-                                        accuracy::exactness_name(intervals.kind()) + "\"}");
+  table.metadata.add("interval", "{\"level\": " + json_number(level) + ", \"method\": " +
+                                     json_quoted(intervals.method()) + ", \"kind\": \"" +
+                                     accuracy::exactness_name(intervals.kind()) + "\"}");
 }
 
 }  // namespace
@@ -64,7 +61,8 @@ void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& i
 }
 
 void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts) {
-  const accuracy::PublishedLaw law = accuracy::read_published_law(table.metadata_json);
+  const accuracy::PublishedLaw& law = table.law;
+  accuracy::check_has_error_bars(law);
   // integer_laplace_l2, and integer_laplace on tables with no line of two
   // levels or on general margins, have no closed-form covariance: their
   // intervals need the Monte Carlo scale noise.covariance_scale, which a
@@ -117,8 +115,8 @@ void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const s
   layout.n_keys = n_keys;
   layout.key_names = column_names;
   layout.level_columns = {static_cast<int>(n_keys + 1)};
-  const accuracy::PublishedRelease published(accuracy::read_published_law(table.metadata_json), layout, rows,
-                                             interrupts);
+  accuracy::check_has_error_bars(table.law);
+  const accuracy::PublishedRelease published(table.law, layout, rows, interrupts);
   attach(table, published.row_intervals(level, interrupts), level, interrupts);
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/published_law_json.hpp"
+
 namespace invariant_dp {
 
 struct ReleaseTable {
@@ -39,7 +41,14 @@ struct ReleaseTable {
   std::vector<std::int64_t> integer_lower, integer_upper;
   std::vector<double> lower, upper;
   std::int64_t integer_half_width = -1;
-  std::string metadata_json;     // the noise law (mechanisms/release_metadata.hpp)
+  // The published law, typed (accuracy/published_law.hpp), and the
+  // metadata object it is written in; metadata_json is that object's text,
+  // written once the release is complete (finish_metadata).
+  accuracy::PublishedLaw law;
+  accuracy::MetadataObject metadata;
+  std::string metadata_json;
+
+  void finish_metadata() { metadata_json = metadata.text(); }
 
   const double* real_values() const { return values_in_place != nullptr ? values_in_place : values.data(); }
   const std::int64_t* integers() const {

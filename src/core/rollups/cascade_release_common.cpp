@@ -4,6 +4,8 @@
 #include <sstream>
 
 #include "../errors.hpp"
+#include "../hierarchy/published_shape.hpp"
+#include "../mechanisms/mechanism_behaviour.hpp"
 #include "../mechanisms/release_metadata.hpp"
 #include "../hierarchy/cascade_margins.hpp"
 #include "../json_text.hpp"
@@ -61,41 +63,39 @@ CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyB
                   "{\"level_variance\": [...]} whose privacy cost the release reports.");
 }
 
-std::string cascade_privacy_fields(const ReleaseRequest& request, bool has_fixed_nodes) {
-  return "\"neighbours\": " + json_quoted(neighbours_name(request.neighbours)) +
-         ", \"privacy_unit\": " + privacy_unit_json(request) + ", \"privacy\": " +
-         json_quoted("(epsilon, delta)-differential privacy and rho-zCDP for " + neighbours_text(request) +
-                     (has_fixed_nodes ? " and agree on every declared margin; the margins are released exactly"
-                                      : "") +
-                     (request.bounds.active() ? "; a unit's sensitivity is bounded by (G R)^2 times one record's "
-                                                "(src/core/hierarchy/cascade_privacy.hpp)"
-                                              : ""));
+void add_cascade_privacy_fields(accuracy::MetadataObject& metadata, const ReleaseRequest& request,
+                                bool has_fixed_nodes) {
+  metadata.add("neighbours", json_quoted(neighbours_name(request.neighbours)));
+  metadata.add("privacy_unit", privacy_unit_json(request));
+  metadata.add("privacy",
+               json_quoted("(epsilon, delta)-differential privacy and rho-zCDP for " + neighbours_text(request) +
+                           (has_fixed_nodes ? " and agree on every declared margin; the margins are released exactly"
+                                            : "") +
+                           (request.bounds.active() ? "; a unit's sensitivity is bounded by (G R)^2 times one "
+                                                      "record's (src/core/hierarchy/cascade_privacy.hpp)"
+                                                    : "")));
 }
 
 hierarchy::Protected protected_by(const ReleaseRequest& request) {
   return hierarchy::Protected(request.neighbours, request.bounds.l1_factor());
 }
 
-std::string cascade_invariants_field(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed) {
-  std::ostringstream out;
-  out << "\"invariants\": {\"margins\": [";
-  for (std::size_t m = 0; m < request.margins.size(); ++m) {
-    out << (m ? ", [" : "[");
-    for (std::size_t k = 0; k < request.margins[m].size(); ++k)
-      out << (k ? ", " : "") << json_quoted(request.margins[m][k]);
-    out << "]";
-  }
-  out << "], \"fixed_nodes\": [";
-  for (std::size_t i = 0; i < fixed.size() && fixed.size() <= kMaxPublishedInternalNodes; ++i)
-    out << (i ? ", " : "") << fixed[i];
-  out << "]}";
-  return out.str();
+accuracy::PublishedLaw cascade_published_law(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed,
+                                             std::uint64_t cells) {
+  accuracy::PublishedLaw law;
+  law.mechanism = request.mechanism->name;
+  law.set_error_law(request.mechanism->behaviour().error_law());
+  law.integer_output = request.mechanism->integer_output;
+  law.margins = request.margins;
+  if (fixed.size() <= kMaxPublishedInternalNodes) law.fixed_nodes = fixed;
+  law.cells = std::int64_t(cells);
+  return law;
 }
 
-std::string level_variances_json(const HierarchyTree& tree, const CascadeLaw& law) {
-  std::string out = "[";
-  for (unsigned d = 0; d <= tree.height(); ++d) out += (d ? ", " : "") + json_number(law.level_variance(d));
-  return out + "]";
+std::vector<double> level_variances(const HierarchyTree& tree, const CascadeLaw& law) {
+  std::vector<double> out;
+  for (unsigned d = 0; d <= tree.height(); ++d) out.push_back(law.level_variance(d));
+  return out;
 }
 
 }  // namespace invariant_dp

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/published_law_json.hpp"
 #include "../hierarchy/cascade_law.hpp"
 #include "../hierarchy/cascade_privacy.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
@@ -38,15 +39,21 @@ hierarchy::CascadeLaw cascade_shape(const hierarchy::HierarchyTree& tree, const 
 enum class CascadeBudget { EpsilonDelta, Rho, VarianceTargets };
 CascadeBudget cascade_budget(const HierarchyRequest& hierarchy, const HierarchyBudget& budget);
 
-// `"neighbours": ..., "privacy": ...`: the guarantee in words.
-std::string cascade_privacy_fields(const ReleaseRequest& request, bool has_fixed_nodes);
+// "neighbours", "privacy_unit" and "privacy": the guarantee in words.
+void add_cascade_privacy_fields(accuracy::MetadataObject& metadata, const ReleaseRequest& request,
+                                bool has_fixed_nodes);
 
 // Whom a cascade's calibration protects: one record, or one privacy unit.
 hierarchy::Protected protected_by(const ReleaseRequest& request);
-// `"invariants": {"margins": [...], "fixed_nodes": [...]}` (the node list
-// left out beyond kMaxPublishedInternalNodes).
-std::string cascade_invariants_field(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed);
-// A law's per-level variances as a JSON array, the grand total first.
-std::string level_variances_json(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law);
+
+// The published law of a cascade over one tree or two, as far as the two
+// cascades share it: the mechanism, its error law (its behaviour's), the
+// margins, the fixed nodes (the list left out beyond
+// kMaxPublishedInternalNodes), the cells; the caller adds the noise, the
+// sampler and the trees.
+accuracy::PublishedLaw cascade_published_law(const ReleaseRequest& request, const std::vector<std::uint32_t>& fixed,
+                                             std::uint64_t cells);
+// A law's per-level variances, the grand total first.
+std::vector<double> level_variances(const hierarchy::HierarchyTree& tree, const hierarchy::CascadeLaw& law);
 
 }  // namespace invariant_dp

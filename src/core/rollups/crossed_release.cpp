@@ -25,13 +25,9 @@ namespace {
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
 
-// The two trees' shapes and how the rows print (crossed_release.hpp).
-std::string crossed_json(const CrossedGrid& grid, const HierarchyRequest& hierarchy) {
-  return "{\"crossed\": true, \"rows\": " + hierarchy_tree_json(grid.rows, hierarchy.levels) +
-         ", \"columns\": " + hierarchy_tree_json(grid.cols, hierarchy.crossed) +
-         ", \"node_order\": \"every (row node, column node) pair, row-major: row nodes in level order, then column "
-         "nodes in level order\", \"rollup\": \"every value is the sum of released grid cells in a fixed order: "
-         "over the column tree within each row leaf, then over the row tree\"}";
+// The two trees' shapes (crossed_release.hpp).
+std::vector<accuracy::PublishedTree> crossed_trees(const CrossedGrid& grid, const HierarchyRequest& hierarchy) {
+  return {published_tree(grid.rows, hierarchy.levels), published_tree(grid.cols, hierarchy.crossed)};
 }
 
 // Cell-order values to the grid's row-major leaf order.
@@ -105,34 +101,51 @@ std::string noise_law_text(const IntegerDraw* integer) {
          "column_level_variance[depth t]";
 }
 
-std::string cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                             const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law,
-                             const IntegerDraw* integer) {
-  std::ostringstream out;
-  out << "{\"mechanism\": " << json_quoted(request.mechanism->name) << ", \"family\": \"none\", \"output\": "
-      << (integer ? "\"integer\"" : "\"real\"") << ", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"exact\": true, \"rho\": " << json_number(c.rho) << ", "
-      << cascade_privacy_fields(request, false) << ", \"noise\": {\"law\": " << json_quoted(noise_law_text(integer))
-      << ", \"row_level_variance\": " << level_variances_json(grid.rows, row_law)
-      << ", \"column_level_variance\": " << level_variances_json(grid.cols, col_law);
-  if (integer)
-    out << ", \"variance_deficit_bound\": " << json_number(hierarchy::published_deficit_bound(integer->deficit_bound));
-  out << ", \"calibration\": {\"mechanism\": " << json_quoted(request.mechanism->name)
-      << ", \"derived_from\": " << json_quoted(c.derived_from)
-      << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
-      << ", \"sigma_squared\": " << json_number(c.sigma_squared) << ", \"rho\": " << json_number(c.rho)
-      << ", \"sensitivity_squared\": " << json_number(c.sensitivity_squared);
-  if (integer)
-    out << ", \"epsilon_delta_conversion\": \"zCDP, Canonne-Kamath-Steinke 2020 Cor. 13\"}}, \"sampler\": "
-        << "{\"method\": \"Klein's sampler on the Kronecker product of the two trees' bases with the correction "
-           "coins of Brakerski, Langlois, Peikert, Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin\""
-        << ", \"exact\": true, \"attempts\": " << integer->attempts
-        << ", \"acceptance_lower_bound\": " << json_number(integer->acceptance_bound) << "}";
-  else
-    out << "}}";
-  out << ", \"invariants\": {\"margins\": [], \"fixed_nodes\": []}, \"cells\": " << grid.grid_cell.size()
-      << ", \"hierarchy\": " << crossed_json(grid, hierarchy) << "}";
-  return out.str();
+void cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                      const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law,
+                      const IntegerDraw* integer, CrossedReleaseResult& out) {
+  accuracy::PublishedLaw& law = out.law;
+  law = cascade_published_law(request, {}, grid.grid_cell.size());
+  law.margins.clear();
+  law.noise_text = noise_law_text(integer);
+  law.level_variance = {level_variances(grid.rows, row_law), level_variances(grid.cols, col_law)};
+  if (integer) law.deficit_bound = hierarchy::published_deficit_bound(integer->deficit_bound);
+  std::ostringstream calibration;
+  calibration << "{\"mechanism\": " << json_quoted(request.mechanism->name)
+              << ", \"derived_from\": " << json_quoted(c.derived_from)
+              << ", \"neighbours\": " << json_quoted(neighbours_name(request.neighbours))
+              << ", \"sigma_squared\": " << json_number(c.sigma_squared) << ", \"rho\": " << json_number(c.rho)
+              << ", \"sensitivity_squared\": " << json_number(c.sensitivity_squared);
+  if (integer) calibration << ", \"epsilon_delta_conversion\": \"zCDP, Canonne-Kamath-Steinke 2020 Cor. 13\"";
+  calibration << "}";
+  law.calibration_json = calibration.str();
+  if (integer) {
+    accuracy::PublishedSampler sampler;
+    sampler.present = true;
+    sampler.method = "Klein's sampler on the Kronecker product of the two trees' bases with the correction coins of "
+                     "Brakerski, Langlois, Peikert, Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin";
+    sampler.has_attempts = true;
+    sampler.attempts = integer->attempts;
+    sampler.acceptance_lower_bound = integer->acceptance_bound;
+    law.set_sampler(std::move(sampler));
+  }
+  law.trees = crossed_trees(grid, hierarchy);
+  accuracy::MetadataObject& m = out.metadata;
+  m.add("mechanism", json_quoted(law.mechanism));
+  m.add("family", "\"none\"");
+  m.add("output", integer ? "\"integer\"" : "\"real\"");
+  m.add("error_law", accuracy::error_law_json(law));
+  m.add("epsilon", json_number(c.epsilon));
+  m.add("delta", json_number(c.delta));
+  m.add("exact", "true");
+  m.add("rho", json_number(c.rho));
+  add_cascade_privacy_fields(m, request, false);
+  m.add("noise", accuracy::noise_json(law));
+  if (integer) m.add("sampler", accuracy::sampler_json(law));
+  m.add("invariants", accuracy::invariants_json(law));
+  m.add("cells", std::to_string(grid.grid_cell.size()));
+  m.add("hierarchy", accuracy::hierarchy_json(law));
+  out.metadata_json = m.text();
 }
 
 // Counts rolled up over both trees plus integer noise of the same layout.
@@ -196,7 +209,7 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
       }
     }
   }
-  out.metadata_json = cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr);
+  cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr, out);
   return out;
 }
 
@@ -227,9 +240,11 @@ CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& 
       out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
     }
   }
-  const std::size_t close = leaves.metadata_json.rfind('}');
-  out.metadata_json =
-      leaves.metadata_json.substr(0, close) + ", \"hierarchy\": " + crossed_json(grid, hierarchy) + "}";
+  out.law = leaves.law;
+  out.law.trees = crossed_trees(grid, hierarchy);
+  out.metadata = leaves.metadata;
+  out.metadata.add("hierarchy", accuracy::hierarchy_json(out.law));
+  out.metadata_json = out.metadata.text();
   return out;
 }
 

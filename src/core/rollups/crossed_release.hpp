@@ -47,7 +47,9 @@ struct CrossedReleaseResult {
   std::vector<double> values;                // real mechanisms
   std::vector<std::int64_t> integer_values;  // integer mechanisms
   std::vector<double> noise_sd;              // empty unless requested
-  std::string metadata_json;
+  accuracy::PublishedLaw law;         // typed (accuracy/published_law.hpp)
+  accuracy::MetadataObject metadata;  // that law written with the release's other fields
+  std::string metadata_json;          // its text
 };
 
 struct CrossedGrid;

@@ -24,12 +24,6 @@ namespace {
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
 
-// Splices "hierarchy": {...} into a release's metadata object.
-std::string with_hierarchy(const std::string& metadata, const std::string& hierarchy_json) {
-  const std::size_t close = metadata.rfind('}');
-  return metadata.substr(0, close) + ", \"hierarchy\": " + hierarchy_json + "}";
-}
-
 hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
                                    const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
                                    const Interrupts& interrupts) {
@@ -43,21 +37,32 @@ hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& 
   return {shape, hierarchy::cost_of_targets(tree, shape, request.delta, protect, interrupts)};
 }
 
-std::string cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
-                             const HierarchyRequest& hierarchy, const hierarchy::CalibratedLaw& calibrated,
-                             const std::vector<std::uint32_t>& fixed) {
+void cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                      const hierarchy::CalibratedLaw& calibrated, const std::vector<std::uint32_t>& fixed,
+                      HierarchyReleaseResult& out) {
   const auto& c = calibrated.calibration;
-  std::ostringstream out;
-  out << "{\"mechanism\": \"cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
-      << ", \"output\": \"real\", \"epsilon\": " << json_number(c.epsilon)
-      << ", \"delta\": " << json_number(c.delta) << ", \"exact\": true, \"rho\": " << json_number(c.rho) << ", "
-      << cascade_privacy_fields(request, !fixed.empty()) << ", \"noise\": {\"law\": "
-      << json_quoted("Gaussian cascade (Cascade Sampling): every node's noise is N(0, level_variance[depth]), "
-                     "children sum to their parent; floating-point Gaussian draws (Mironov 2012 caveat)")
-      << ", \"level_variance\": " << level_variances_json(tree, calibrated.law)
-      << ", \"calibration\": " << c.to_json() << "}, " << cascade_invariants_field(request, fixed)
-      << ", \"cells\": " << tree.n_leaves() << ", \"hierarchy\": " << hierarchy_tree_json(tree, hierarchy.levels) << "}";
-  return out.str();
+  accuracy::PublishedLaw& law = out.law;
+  law = cascade_published_law(request, fixed, tree.n_leaves());
+  law.noise_text = "Gaussian cascade (Cascade Sampling): every node's noise is N(0, level_variance[depth]), "
+                   "children sum to their parent; floating-point Gaussian draws (Mironov 2012 caveat)";
+  law.level_variance = {level_variances(tree, calibrated.law)};
+  law.calibration_json = c.to_json();
+  law.trees = {published_tree(tree, hierarchy.levels)};
+  accuracy::MetadataObject& m = out.metadata;
+  m.add("mechanism", json_quoted(law.mechanism));
+  m.add("family", json_quoted(fixed.empty() ? "none" : "conditioning"));
+  m.add("output", "\"real\"");
+  m.add("error_law", accuracy::error_law_json(law));
+  m.add("epsilon", json_number(c.epsilon));
+  m.add("delta", json_number(c.delta));
+  m.add("exact", "true");
+  m.add("rho", json_number(c.rho));
+  add_cascade_privacy_fields(m, request, !fixed.empty());
+  m.add("noise", accuracy::noise_json(law));
+  m.add("invariants", accuracy::invariants_json(law));
+  m.add("cells", std::to_string(tree.n_leaves()));
+  m.add("hierarchy", accuracy::hierarchy_json(law));
+  out.metadata_json = m.text();
 }
 
 HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t* counts, const ReleaseRequest& request,
@@ -90,7 +95,7 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
       out.noise_sd[v] = std::sqrt(std::max(0.0, out.noise_sd[v]));
     }
   }
-  out.metadata_json = cascade_metadata(tree, request, hierarchy, calibrated, fixed);
+  cascade_metadata(tree, request, hierarchy, calibrated, fixed, out);
   return out;
 }
 
@@ -127,37 +132,31 @@ HierarchyReleaseResult rolled_up_release(const CellKeys& cells, const std::int64
       out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
     }
   }
-  out.metadata_json = with_hierarchy(leaves.metadata_json, hierarchy_tree_json(tree, hierarchy.levels));
+  out.law = leaves.law;
+  out.law.trees = {published_tree(tree, hierarchy.levels)};
+  out.metadata = leaves.metadata;
+  out.metadata.add("hierarchy", accuracy::hierarchy_json(out.law));
+  out.metadata_json = out.metadata.text();
   return out;
 }
 
 }  // namespace
 
 // The tree's shape for the metadata: enough to rebuild it (dp.range_variance).
-std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels) {
-  std::ostringstream out;
-  out << "{\"levels\": [";
-  for (std::size_t i = 0; i < levels.size(); ++i) out << (i ? ", " : "") << json_quoted(levels[i]);
-  out << "], \"level_names\": [";
-  for (unsigned d = 0; d <= tree.height(); ++d) out << (d ? ", " : "") << json_quoted(tree.level_name(d));
+accuracy::PublishedTree published_tree(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels) {
+  accuracy::PublishedTree out;
+  out.levels = levels;
+  for (unsigned d = 0; d <= tree.height(); ++d) out.level_names.push_back(tree.level_name(d));
+  out.cells_below = out.level_names.size() == levels.size() + 2;
+  out.nodes = tree.n_nodes();
+  out.leaves = tree.n_leaves();
   // Every node is a leaf or internal: no pass over the nodes. The children
-  // list below runs over at most kMaxPublishedInternalNodes nodes.
+  // list runs over at most kMaxPublishedInternalNodes nodes.
   const std::size_t internal = tree.n_nodes() - tree.n_leaves();
-  out << "], \"nodes\": " << tree.n_nodes() << ", \"leaves\": " << tree.n_leaves()
-      << ", \"internal_nodes\": " << internal
-      << ", \"node_order\": \"level order: the grand total, then each depth in leaf order\""
-      << ", \"rollup\": \"every internal node is the sum of its children's released values, in a fixed order\"";
-  if (internal <= kMaxPublishedInternalNodes) {
-    out << ", \"children\": [";
-    bool first = true;
-    for (std::uint32_t v = 0; v < tree.n_nodes() && !tree.is_leaf(v); ++v) {
-      out << (first ? "" : ", ") << tree.n_children(v);
-      first = false;
-    }
-    out << "]";
-  }
-  out << "}";
-  return out.str();
+  out.children_published = internal <= kMaxPublishedInternalNodes;
+  for (std::uint32_t v = 0; out.children_published && v < tree.n_nodes() && !tree.is_leaf(v); ++v)
+    out.children.push_back(tree.n_children(v));
+  return out;
 }
 
 HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,

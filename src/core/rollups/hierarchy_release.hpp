@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "../accuracy/published_law_json.hpp"
 #include "../interrupts.hpp"
 #include "../invariants/cell_keys.hpp"
 #include "../mechanisms/release_request.hpp"
@@ -57,7 +58,9 @@ struct HierarchyReleaseResult {
   // law to derive intervals from: such a release computes its own, one per
   // node, when asked; nullptr otherwise.
   std::shared_ptr<const accuracy::CellIntervals> intervals;
-  std::string metadata_json;
+  accuracy::PublishedLaw law;         // typed (accuracy/published_law.hpp)
+  accuracy::MetadataObject metadata;  // that law written with the release's other fields
+  std::string metadata_json;          // its text
 };
 
 HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::int64_t* counts,
@@ -67,6 +70,6 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
 // A tree's shape for the release metadata ("levels", "nodes", "children",
 // ...): enough to rebuild it (dp.range_variance). Crossed releases publish
 // one per hierarchy.
-std::string hierarchy_tree_json(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels);
+accuracy::PublishedTree published_tree(const hierarchy::HierarchyTree& tree, const std::vector<std::string>& levels);
 
 }  // namespace invariant_dp

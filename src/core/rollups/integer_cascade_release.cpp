@@ -32,39 +32,48 @@ CalibratedIntegerLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shap
   return hierarchy::integer_cascade_cost_of_targets(tree, shape, request.delta, protect, interrupts);
 }
 
-std::string json_array(const std::vector<double>& values) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + json_number(values[i]);
-  return out + "]";
-}
-
-std::string metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                     const CalibratedIntegerLaw& calibrated, const std::vector<std::uint32_t>& fixed,
-                     std::uint64_t attempts) {
+void metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+              const CalibratedIntegerLaw& calibrated, const std::vector<std::uint32_t>& fixed, std::uint64_t attempts,
+              HierarchyReleaseResult& out) {
   const auto& c = calibrated.calibration;
   const auto& p = c.privacy;
-  std::ostringstream out;
-  out << "{\"mechanism\": \"integer_cascade\", \"family\": " << json_quoted(fixed.empty() ? "none" : "conditioning")
-      << ", \"output\": \"integer\", \"epsilon\": " << json_number(p.epsilon) << ", \"delta\": " << json_number(p.delta)
-      << ", \"exact\": true, \"rho\": " << json_number(p.rho) << ", " << cascade_privacy_fields(request, !fixed.empty())
-      << ", \"noise\": {\"law\": "
-      << json_quoted("lattice Gaussian with the cascade's covariance: integer leaf noise z with P(z) proportional to "
-                     "exp(-z' Sigma^-1 z / 2) (on the integer vectors that keep every fixed node's total), Sigma the "
-                     "Cascade Sampling covariance of level_variance; every node an integer, the sum of its "
-                     "children; mean 0; each node's variance lies in [level_variance_lower_bound[depth], "
-                     "level_variance[depth]] (a one-child node's: its parent's), any linear query's in "
-                     "[(1 - variance_deficit_bound) w' Sigma w, w' Sigma w]")
-      << ", \"level_variance\": " << level_variances_json(tree, calibrated.law)
-      << ", \"level_variance_lower_bound\": " << json_array(c.level_variance_lower)
-      << ", \"variance_deficit_bound\": " << json_number(hierarchy::published_deficit_bound(c.variance_deficit_bound))
-      << ", \"calibration\": " << c.to_json() << "}, \"sampler\": {\"method\": "
-      << json_quoted("Klein's sampler along the tree with the correction coins of Brakerski, Langlois, Peikert, "
-                     "Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin")
-      << ", \"exact\": true, \"attempts\": " << attempts
-      << ", \"acceptance_lower_bound\": " << json_number(c.acceptance_bound) << "}, "
-      << cascade_invariants_field(request, fixed) << ", \"cells\": " << tree.n_leaves()
-      << ", \"hierarchy\": " << hierarchy_tree_json(tree, hierarchy.levels) << "}";
-  return out.str();
+  accuracy::PublishedLaw& law = out.law;
+  law = cascade_published_law(request, fixed, tree.n_leaves());
+  law.noise_text = "lattice Gaussian with the cascade's covariance: integer leaf noise z with P(z) proportional to "
+                   "exp(-z' Sigma^-1 z / 2) (on the integer vectors that keep every fixed node's total), Sigma the "
+                   "Cascade Sampling covariance of level_variance; every node an integer, the sum of its "
+                   "children; mean 0; each node's variance lies in [level_variance_lower_bound[depth], "
+                   "level_variance[depth]] (a one-child node's: its parent's), any linear query's in "
+                   "[(1 - variance_deficit_bound) w' Sigma w, w' Sigma w]";
+  law.level_variance = {level_variances(tree, calibrated.law)};
+  law.level_variance_lower = c.level_variance_lower;
+  law.deficit_bound = hierarchy::published_deficit_bound(c.variance_deficit_bound);
+  law.calibration_json = c.to_json();
+  accuracy::PublishedSampler sampler;
+  sampler.present = true;
+  sampler.method = "Klein's sampler along the tree with the correction coins of Brakerski, Langlois, Peikert, "
+                   "Regev and Stehle 2013 (Lemma 2.3), restarted on a failed coin";
+  sampler.has_attempts = true;
+  sampler.attempts = attempts;
+  sampler.acceptance_lower_bound = c.acceptance_bound;
+  law.set_sampler(std::move(sampler));
+  law.trees = {published_tree(tree, hierarchy.levels)};
+  accuracy::MetadataObject& m = out.metadata;
+  m.add("mechanism", json_quoted(law.mechanism));
+  m.add("family", json_quoted(fixed.empty() ? "none" : "conditioning"));
+  m.add("output", "\"integer\"");
+  m.add("error_law", accuracy::error_law_json(law));
+  m.add("epsilon", json_number(p.epsilon));
+  m.add("delta", json_number(p.delta));
+  m.add("exact", "true");
+  m.add("rho", json_number(p.rho));
+  add_cascade_privacy_fields(m, request, !fixed.empty());
+  m.add("noise", accuracy::noise_json(law));
+  m.add("sampler", accuracy::sampler_json(law));
+  m.add("invariants", accuracy::invariants_json(law));
+  m.add("cells", std::to_string(tree.n_leaves()));
+  m.add("hierarchy", accuracy::hierarchy_json(law));
+  out.metadata_json = m.text();
 }
 
 }  // namespace
@@ -93,7 +102,7 @@ HierarchyReleaseResult integer_cascade_release(const CellKeys& cells, const std:
       out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
     }
   }
-  out.metadata_json = metadata(tree, request, hierarchy, calibrated, fixed, released.attempts);
+  metadata(tree, request, hierarchy, calibrated, fixed, released.attempts, out);
   return out;
 }
 

@@ -52,19 +52,55 @@ std::string level_moments_json(const HierarchyTree& tree, const std::vector<doub
   return out + "]";
 }
 
-// Splices the fields every hierarchy release publishes (family, privacy
-// unit, invariants, cells, the tree) into the core's metadata object.
-std::string metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                     const std::string& core_metadata, const std::vector<std::uint32_t>& fixed,
-                     const std::string& level_moments) {
-  const std::size_t close = core_metadata.rfind('}');
-  if (close == std::string::npos) throw Error("the non-negative cascade's metadata is not a JSON object");
-  return core_metadata.substr(0, close) + ", \"family\": " + json_quoted(fixed.empty() ? "none" : "conditioning") +
-         ", \"non_negative\": true, \"privacy_unit\": " + privacy_unit_json(request) + ", " +
-         cascade_invariants_field(request, fixed) +
-         (level_moments.empty() ? "" : ", \"level_bias_and_variance\": " + level_moments) +
-         ", \"cells\": " + std::to_string(tree.n_leaves()) +
-         ", \"hierarchy\": " + hierarchy_tree_json(tree, hierarchy.levels) + "}";
+// The published law, typed: its error law is data_dependent (its
+// behaviour's), so no error bar of a sum is read from it; it is written
+// with the fields every hierarchy release publishes, the privacy
+// statement, the base law's epsilon and, when computed, how the per-node
+// bias and variance were obtained and their means per level.
+void metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+              const CalibratedNonnegativeLaw& calibrated, const std::vector<std::uint32_t>& fixed,
+              const std::string& level_moments, HierarchyReleaseResult& out) {
+  const hierarchy::NonnegativeCalibration& c = calibrated.calibration;
+  accuracy::PublishedLaw& law = out.law;
+  law = cascade_published_law(request, fixed, tree.n_leaves());
+  accuracy::PublishedSampler sampler;
+  sampler.present = true;
+  sampler.method = hierarchy::kNonnegativeSamplerMethod;
+  law.set_sampler(std::move(sampler));
+  law.trees = {published_tree(tree, hierarchy.levels)};
+  std::string fixed_list = "[";
+  for (std::size_t i = 0; i < law.fixed_nodes.size(); ++i) fixed_list += (i ? ", " : "") + std::to_string(law.fixed_nodes[i]);
+  std::string margins = "[";
+  for (std::size_t m = 0; m < law.margins.size(); ++m) {
+    margins += m ? ", [" : "[";
+    for (std::size_t k = 0; k < law.margins[m].size(); ++k) margins += (k ? ", " : "") + json_quoted(law.margins[m][k]);
+    margins += "]";
+  }
+  accuracy::MetadataObject& m = out.metadata;
+  m.add("mechanism", json_quoted(law.mechanism));
+  m.add("family", json_quoted(fixed.empty() ? "none" : "conditioning"));
+  m.add("output", "\"integer\"");
+  m.add("error_law", accuracy::error_law_json(law));
+  m.add("non_negative", "true");
+  m.add("derived_from", json_quoted(c.derived_from));
+  m.add("epsilon", json_number(c.epsilon));
+  m.add("delta", "0");
+  m.add("base_epsilon", json_number(c.base_epsilon));
+  m.add("exact", "true");
+  m.add("neighbours", json_quoted(neighbours_name(request.neighbours)));
+  m.add("privacy_unit", privacy_unit_json(request));
+  m.add("privacy", json_quoted(hierarchy::nonnegative_privacy_statement(c)));
+  m.add("fixed_nodes", std::to_string(c.n_fixed_nodes));
+  m.add("noise", hierarchy::nonnegative_noise_json(tree, calibrated));
+  m.add("sampler", accuracy::sampler_json(law));
+  if (!level_moments.empty()) {
+    m.add("bias_and_variance", hierarchy::nonnegative_moments_json());
+    m.add("level_bias_and_variance", level_moments);
+  }
+  m.add("invariants", "{\"margins\": " + margins + "], \"fixed_nodes\": " + fixed_list + "]}");
+  m.add("cells", std::to_string(tree.n_leaves()));
+  m.add("hierarchy", accuracy::hierarchy_json(law));
+  out.metadata_json = m.text();
 }
 
 // Per node, the interval [r - t, r + t] with t the least integer for which
@@ -130,7 +166,7 @@ HierarchyReleaseResult nonnegative_cascade_release(const CellKeys& cells, const 
       }
     }
   }
-  out.metadata_json = metadata(tree, request, hierarchy, released.metadata_json, fixed, level_moments);
+  metadata(tree, request, hierarchy, calibrated, fixed, level_moments, out);
   return out;
 }
 

@@ -3,7 +3,7 @@
 -- src/pg/range_variance.c.
 
 CREATE OR REPLACE FUNCTION dp.cascade_range_variance(
-    mechanism              text,
+    error_law              text,
     children               integer[],
     level_variance         float8[],
     fixed_nodes            integer[],
@@ -20,14 +20,14 @@ COMMENT ON FUNCTION dp.cascade_range_variance(text, integer[], float8[], integer
 'Internal: dp.range_variance and dp.range_variance_bounds on the pieces of a published cascade noise law.';
 
 -- The pieces of a published law, for dp.cascade_range_variance. A law
--- without variance_deficit_bound passes NaN, which an integer cascade's
--- refuses (a cascade's is not used).
+-- without variance_deficit_bound passes NaN, which a lattice Gaussian
+-- cascade's refuses (a Gaussian cascade's is not used).
 CREATE OR REPLACE FUNCTION dp.range_variance_bounds(noise_law jsonb, first_leaf bigint, last_leaf bigint,
                                                     OUT lower float8, OUT upper float8)
 LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT v.lower, v.upper FROM dp.cascade_range_variance(
-        coalesce(noise_law->>'mechanism', ''),
+        coalesce(noise_law->>'error_law', ''),
         ARRAY(SELECT e::int FROM jsonb_array_elements_text(coalesce(noise_law->'hierarchy'->'children', '[]'))
                                  WITH ORDINALITY AS a(e, i) ORDER BY i),
         ARRAY(SELECT e::float8 FROM jsonb_array_elements_text(coalesce(noise_law->'noise'->'level_variance', '[]'))

@@ -278,7 +278,8 @@ BEGIN
     WHERE dp.streams.release = r.release;
     UPDATE dp.draws d
     SET cells = added.appended,
-        noise_law = jsonb_build_object('mechanism', 'cascade_stream', 'variance', s.variance,
+        noise_law = jsonb_build_object('mechanism', 'cascade_stream', 'error_law', 'gaussian_stream',
+                                       'variance', s.variance,
                                        'horizon', s.horizon, 'neighbours', s.neighbours,
                                        'first_period', s.released, 'periods', added.appended)
                     || CASE WHEN r.privacy_unit IS NOT NULL
