@@ -175,6 +175,12 @@ SELECT dp.refresh_release('chain_counts') > 0 AS drawn;
 SELECT last_draw_exact FROM dp.release_cost('chain_counts');
 SELECT noise_law->>'exact' AS exact, noise_law->>'delta' AS delta FROM dp.release_laws
 WHERE release = 'chain_counts'::regclass;
+-- A registration this library would refuse (as one made by an earlier
+-- version with an option it now refuses) is refused before its charge.
+UPDATE dp.releases SET mechanism = 'discrete_laplace' WHERE release = 'chain_counts'::regclass;
+SELECT epsilon_spent AS spent_before FROM dp.budgets WHERE dataset = 'chain survey';
+SELECT sqlstate_of($$SELECT dp.refresh_release('chain_counts')$$);
+SELECT epsilon_spent AS spent_after FROM dp.budgets WHERE dataset = 'chain survey';
 SELECT dp.drop_release('chain_counts');
 -- congenial's rejection sampler fails after the charge when a group runs
 -- out of proposals, which depends on the counts: not in a governed release.

@@ -1,4 +1,4 @@
--- Partition selection by truncated geometric thresholding, and "auto", as
+-- Partition selection by truncated geometric thresholding, DP-SIPS and "auto", as
 -- an analyst and an administrator use them: the metadata that states the
 -- law, the refusals every selector shares, error bars on shown counts, and a
 -- governed release charged what its metadata states. Deterministic output
@@ -48,8 +48,32 @@ SELECT s->>'calibration' AS calibration, s->>'epsilon' AS selection_epsilon, s->
        s->>'units_always_shown' AS units_always_shown
 FROM (SELECT dp.last_release()->'partition_selection' AS s) l;
 
+-- dp_sips (G = 2: each patient holds one clinic, so gives it the whole
+-- weight 4096; a clinic of 400 weighs far above every threshold, a key of
+-- one patient far below): the metadata states the rounds' noise and
+-- thresholds in weight units.
+SELECT count(*) AS clinics_shown FROM dp.privatize($$SELECT patient_id, clinic FROM one_clinic$$, 1.0,
+    'discrete_laplace', delta => 1e-9, privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}',
+    options => '{"partition_selection": "dp_sips", "neighbours": "add_remove"}')
+AS t(clinic text, n bigint);
+SELECT s->>'method' AS method, s->>'rounds' AS rounds, s->>'epsilon' AS selection_epsilon,
+       s->>'delta' AS selection_delta, s->>'weight_scale' AS weight_scale, s->>'squared_shift' AS squared_shift,
+       s->'sigma2' AS sigma2, s->'threshold' AS threshold, s->>'units_at_half' AS units_at_half,
+       s->>'counts_epsilon' AS counts_epsilon
+FROM (SELECT dp.last_release()->'partition_selection' AS s) l;
+SELECT dp.last_release()->>'keys' AS keys;
+SELECT count(*) AS single_patient_keys_shown FROM dp.privatize($$SELECT patient_id, own_key FROM one_clinic$$, 1.0,
+    'discrete_laplace', delta => 1e-9, privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 2, "max_rows_per_group": 1}',
+    options => '{"partition_selection": {"method": "dp_sips", "rounds": 3}}')
+AS t(k text, n bigint);
+SELECT s->>'rounds' AS rounds, jsonb_array_length(s->'sigma2') AS variances, s->'threshold' AS thresholds,
+       s->>'squared_shift' AS squared_shift_replace_one
+FROM (SELECT dp.last_release()->'partition_selection' AS s) l;
+
 -- auto (also an object without a method): truncated_geometric with one
--- cell per unit, gaussian with 200; the metadata says it was chosen.
+-- cell per unit, dp_sips with 200; the metadata says it was chosen.
 SELECT count(*) AS clinics_shown FROM dp.privatize($$SELECT patient_id, clinic FROM one_clinic$$, 1.0,
     'discrete_laplace', delta => 1e-9, privacy_unit => 'patient_id',
     bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}', options => '{"partition_selection": "auto"}')
@@ -101,6 +125,39 @@ SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM 
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1e-300,
     'discrete_laplace', delta => 1e-300, options => '{"partition_selection": "truncated_geometric"}')
     AS t(clinic text, n bigint)$$) AS budget_too_small;
+-- The same refusals for dp_sips, and its "rounds": with another method, or
+-- not a whole number from 1 to 8.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM one_clinic', 1.0, margins => '{""}',
+    delta => 1e-6, options => '{"partition_selection": "dp_sips"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS with_margins,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM one_clinic', 1.0, 'discrete_laplace',
+    delta => 1e-6, domain => 'SELECT DISTINCT clinic FROM one_clinic', options => '{"partition_selection": "dp_sips"}',
+    privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}')
+    AS t(clinic text, n bigint)$$) AS with_domain,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, own_key, count(*) FROM one_clinic GROUP BY 1, 2', 1.0,
+    'integer_cascade', delta => 1e-6, hierarchy => '{clinic,own_key}',
+    options => '{"partition_selection": "dp_sips"}') AS t(clinic text, own_key text, n bigint)$$) AS with_hierarchy,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT patient_id, clinic FROM one_clinic', 1.0, 'discrete_laplace',
+    options => '{"partition_selection": "dp_sips"}', privacy_unit => 'patient_id',
+    bounds => '{"max_groups_per_unit": 1, "max_rows_per_group": 1}') AS t(clinic text, n bigint)$$) AS without_delta,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1.0,
+    'discrete_laplace', delta => 1e-6, options => '{"partition_selection": {"method": "dp_sips", "budget_share": 1}}')
+    AS t(clinic text, n bigint)$$) AS share_of_one,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1.0,
+    'discrete_laplace', delta => 1e-6, options => '{"partition_selection": "dp_sips", "keys": "public"}')
+    AS t(clinic text, n bigint)$$) AS with_public_keys,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1e-300,
+    'discrete_laplace', delta => 1e-300, options => '{"partition_selection": "dp_sips"}')
+    AS t(clinic text, n bigint)$$) AS budget_too_small;
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1.0,
+    'discrete_laplace', delta => 1e-6, options => '{"partition_selection": {"method": "gaussian", "rounds": 2}}')
+    AS t(clinic text, n bigint)$$) AS rounds_without_dp_sips,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1.0,
+    'discrete_laplace', delta => 1e-6, options => '{"partition_selection": {"method": "dp_sips", "rounds": 9}}')
+    AS t(clinic text, n bigint)$$) AS nine_rounds,
+       sqlstate_of($$SELECT * FROM dp.privatize('SELECT clinic, count(*) FROM one_clinic GROUP BY 1', 1.0,
+    'discrete_laplace', delta => 1e-6, options => '{"partition_selection": {"method": "dp_sips", "rounds": "2"}}')
+    AS t(clinic text, n bigint)$$) AS rounds_as_text;
 
 -- Governed: a draw is charged the epsilon and delta its metadata states.
 SELECT dp.set_budget('one_clinic', 10, 1e-6);
@@ -118,4 +175,21 @@ SELECT d.epsilon = (d.noise_law->>'epsilon')::float8 AS charged_the_stated_epsil
 FROM dp.draws d WHERE d.release = 'public.clinics_selected';
 SELECT epsilon_remaining AS epsilon_after, delta_remaining AS delta_after FROM dp.release_cost('clinics_selected');
 SELECT dp.drop_release('clinics_selected');
+-- The same for dp_sips (two rounds, budget_share 0.6).
+SELECT dp.register_release('clinics_sips', 'one_clinic', 'SELECT patient_id, clinic FROM one_clinic',
+    'clinic text, n bigint', 1.0, 'discrete_laplace', delta => 1e-9,
+    options => '{"partition_selection": {"method": "dp_sips", "rounds": 2, "budget_share": 0.6}, "neighbours": "add_remove"}',
+    privacy_unit => 'patient_id', bounds => '{"max_groups_per_unit": 3, "max_rows_per_group": 1}') IS NOT NULL
+    AS registered;
+SELECT epsilon_remaining AS epsilon_before, delta_remaining AS delta_before FROM dp.release_cost('clinics_sips');
+SELECT dp.refresh_release('clinics_sips') > 0 AS drawn;
+SELECT count(*) AS clinics_shown FROM clinics_sips;
+SELECT d.epsilon = (d.noise_law->>'epsilon')::float8 AS charged_the_stated_epsilon,
+       d.delta = (d.noise_law->>'delta')::float8 AS charged_the_stated_delta,
+       d.epsilon, d.delta, d.noise_law->'partition_selection'->>'method' AS method,
+       (d.noise_law->'partition_selection'->>'epsilon')::float8
+           + (d.noise_law->'partition_selection'->>'counts_epsilon')::float8 AS selection_plus_counts
+FROM dp.draws d WHERE d.release = 'public.clinics_sips';
+SELECT epsilon_remaining AS epsilon_after, delta_remaining AS delta_after FROM dp.release_cost('clinics_sips');
+SELECT dp.drop_release('clinics_sips');
 DROP TABLE one_clinic;

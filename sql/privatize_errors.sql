@@ -37,6 +37,8 @@ SELECT * FROM dp.privatize(:'q', 1.0, 'integer_laplace', margins => '{county}', 
     AS t(county text, edu text, n bigint);
 SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', options => '{"neighbours": null}') AS t(county text, edu text, n bigint);
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', options => '[1]') AS t(county text, edu text, n float8);
+-- An option only some mechanisms take, given to another, names those that take it.
+SELECT * FROM dp.privatize(:'q', 1.0, 'discrete_laplace', options => '{"iterations": 500}') AS t(county text, edu text, n bigint);
 -- Invariants that pin every cell leave nothing to protect.
 SELECT * FROM dp.privatize(:'q', 1.0, 'subspace_laplace', margins => '{"county,edu"}') AS t(county text, edu text, n float8);
 SELECT * FROM dp.privatize($$SELECT county, count(*) FROM delinquents GROUP BY 1$$, 1.0, 'subspace_laplace',

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string>
 
+#include "derived_random_source.hpp"
 #include "errors.hpp"
 
 namespace invariant_dp {
@@ -109,6 +110,17 @@ class OsRandomSource final : public RandomSource {
     rekey();
     refill();
   }
+  // A source keyed with 32 bytes drawn from another (derive_random_source);
+  // reseeded from the kernel like any other.
+  explicit OsRandomSource(const unsigned char (&key)[32]) {
+    register_fork_hook();
+    cipher_ = EVP_CIPHER_CTX_new();
+    if (cipher_ == nullptr) throw Error("could not allocate the ChaCha20 state of the random source");
+    generation_ = fork_generation.load(std::memory_order_relaxed);
+    std::memcpy(key_, key, sizeof key_);
+    rekey();
+    refill();
+  }
   ~OsRandomSource() override {
     explicit_bzero(buffer_, sizeof buffer_);
     explicit_bzero(key_, sizeof key_);
@@ -116,6 +128,19 @@ class OsRandomSource final : public RandomSource {
   }
   OsRandomSource(const OsRandomSource&) = delete;
   OsRandomSource& operator=(const OsRandomSource&) = delete;
+
+  // A new keystream keyed with 32 bytes of this one.
+  std::unique_ptr<RandomSource> derive() {
+    unsigned char key[32];
+    for (std::size_t i = 0; i < sizeof key; i += sizeof(std::uint64_t)) {
+      std::uint64_t word = next_u64();
+      std::memcpy(key + i, &word, sizeof word);
+      explicit_bzero(&word, sizeof word);
+    }
+    auto derived = std::make_unique<OsRandomSource>(key);
+    explicit_bzero(key, sizeof key);
+    return derived;
+  }
 
   std::uint64_t next_u64() override {
     if (pos_ == kWords || generation_ != fork_generation.load(std::memory_order_relaxed)) refill();
@@ -188,6 +213,11 @@ std::unique_ptr<RandomSource> make_os_random_source() {
 
 std::unique_ptr<RandomSource> make_seeded_random_source(std::uint64_t seed) {
   return std::make_unique<SeededRandomSource>(seed);
+}
+
+std::unique_ptr<RandomSource> derive_random_source(RandomSource& parent) {
+  if (auto* os = dynamic_cast<OsRandomSource*>(&parent)) return os->derive();
+  return std::make_unique<SeededRandomSource>(parent.next_u64());
 }
 
 }  // namespace invariant_dp

@@ -10,8 +10,11 @@
 // meeting from 8 x 8 on; table_swap_chain.hpp); and congenial's relaxation
 // from its public start (congenial_release.hpp). Kernels: heat-bath along
 // 2x2 moves, pair blocks, Metropolis along 2x2 moves.
-// Usage: bench_table_chain [pairs] [max side for coupling]
+// Usage: bench_table_chain [pairs] [max side for coupling];
+// bench_table_chain release [side]: the chain of one release (pair blocks)
+// on 1 and 2 threads; bench_table_chain relaxation: the pair blocks' only.
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <numeric>
@@ -20,6 +23,7 @@
 
 #include "congenial/chain_starts.hpp"
 #include "mcmc/coupling.hpp"
+#include "mechanisms/lattice_release.hpp"
 #include "mcmc/table_swap_chain.hpp"
 #include "random_source.hpp"
 
@@ -164,10 +168,82 @@ void congenial_relaxation(std::size_t k, bool sparse) {
   std::printf("\n");
 }
 
+double thread_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// The chain of one integer_laplace release with both margins of a k x k
+// table, as lattice_release.cpp runs it: the default sweeps and the sd's,
+// pair blocks on `threads` threads, seeded or OS randomness. The figure the
+// chain's speed targets are measured by (README.md).
+void time_release_chain(std::size_t k, unsigned threads, bool seeded) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::clock_t cpu_start = std::clock();
+  const double caller_start = thread_cpu_seconds();
+  const TableMoves moves({square(k)}, k * k);
+  SwapChainConfig config = config_of(Kernel::pair_blocks);
+  config.threads = threads;
+  TableSwapChain chain(moves, config);
+  auto rng = seeded ? make_seeded_random_source(7) : make_os_random_source();
+  const std::uint64_t sweeps = kTablePairBlockSweeps + kTableSdSweeps;
+  chain.run(sweeps, *rng, Interrupts{});
+  const double s = seconds_since(start);
+  const double cpu = double(std::clock() - cpu_start) / CLOCKS_PER_SEC;  // every thread's
+  // The calling thread's share: with a free core for the helper, about the
+  // wall time (the caller waits for the helper's last job only).
+  const double caller = thread_cpu_seconds() - caller_start;
+  std::printf("%5zu x %-5zu release chain (%llu sweeps) %u thread%s %-6s %.3f s  %.4f s/sweep  CPU %.3f s (calling "
+              "thread %.3f s)\n",
+              k, k, static_cast<unsigned long long>(sweeps), threads, threads == 1 ? " " : "s",
+              seeded ? "seeded" : "OS", s, s / double(sweeps), cpu, caller);
+}
+
+// Random words a sweep of pair blocks reads per cell (one job, so that
+// every word comes from the counted source).
+class CountingSource final : public RandomSource {
+ public:
+  explicit CountingSource(std::uint64_t seed) : engine_(seed) {}
+  std::uint64_t next_u64() override {
+    ++words;
+    return engine_.next_u64();
+  }
+  std::uint64_t words = 0;
+
+ private:
+  SeededRandomSource engine_;
+};
+
+void count_words(std::size_t k) {
+  const TableMoves moves({square(k)}, k * k);
+  SwapChainConfig config = config_of(Kernel::pair_blocks);
+  config.positions_per_job = std::size_t(1) << 40;
+  TableSwapChain chain(moves, config);
+  CountingSource rng(7);
+  const std::uint64_t sweeps = 4;
+  chain.run(sweeps, rng, Interrupts{});
+  std::printf("%5zu x %-5zu pair blocks read %.2f random words per cell a sweep\n", k, k,
+              double(rng.words) / double(sweeps) / double(k * k));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  // bench_table_chain release [side]: the release's chain alone.
+  if (argc > 1 && std::string(argv[1]) == "release") {
+    const std::size_t side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 1000;
+    for (const bool seeded : {true, false})
+      for (const unsigned threads : {1u, 2u}) time_release_chain(side, threads, seeded);
+    count_words(side);
+    return 0;
+  }
+  // bench_table_chain relaxation: the pair blocks' relaxation alone.
+  if (argc > 1 && std::string(argv[1]) == "relaxation") {
+    for (const std::size_t k : {100, 300}) relaxation(k, Kernel::pair_blocks, k >= 300 ? 600 : 2000);
+    return 0;
+  }
   const int pairs = argc > 1 ? std::atoi(argv[1]) : 20;
   const std::size_t max_side = argc > 2 ? std::size_t(std::atoi(argv[2])) : 8;
   const Kernel kernels[] = {Kernel::heat_bath, Kernel::pair_blocks, Kernel::metropolis};

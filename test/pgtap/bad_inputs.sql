@@ -9,7 +9,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS invariant_dp;
-SELECT plan(4);
+SELECT plan(5);
 
 SET LOCAL statement_timeout = '5s';
 SET LOCAL client_min_messages = warning;
@@ -245,5 +245,45 @@ SELECT is(ARRAY(SELECT format('%s arg %s = %s: %s %s', fn, arg, left(value, 40),
                 ORDER BY 1),
           '{}'::text[], 'no call ends in an internal error, a C++ message or a timeout');
 SELECT cmp_ok((SELECT max(ms) FROM outcome), '<', 5000::float8, 'every call returns within statement_timeout');
+
+-- Partition selection: every selector of the options catalogue refuses the
+-- same bad requests with the same SQLSTATE (a bad share, margins, public
+-- keys, no delta, a budget too small to calibrate).
+CREATE TEMP TABLE selection_refusal (method text, request text, sqlstate text);
+DO $$
+DECLARE
+    m text;
+    r record;
+    state text;
+BEGIN
+    FOREACH m IN ARRAY ARRAY['truncated_geometric', 'dp_sips', 'laplace', 'gaussian', 'auto'] LOOP
+        FOR r IN SELECT * FROM (VALUES
+            ('share 0', 'discrete_laplace', 1.0, 1e-6, '{}'::text[], jsonb_build_object('partition_selection',
+                jsonb_build_object('method', m, 'budget_share', 0))),
+            ('share as text', 'discrete_laplace', 1.0, 1e-6, '{}', jsonb_build_object('partition_selection',
+                jsonb_build_object('method', m, 'budget_share', '0.5'))),
+            ('margins', 'integer_laplace', 1.0, 1e-6, '{k}', jsonb_build_object('partition_selection', m)),
+            ('public keys', 'discrete_laplace', 1.0, 1e-6, '{}',
+                jsonb_build_object('partition_selection', m, 'keys', 'public')),
+            ('no delta', 'discrete_laplace', 1.0, NULL, '{}', jsonb_build_object('partition_selection', m)),
+            ('tiny budget', 'discrete_laplace', 1e-300, 1e-300, '{}', jsonb_build_object('partition_selection', m))
+        ) v(request, mechanism, epsilon, delta, margins, options) LOOP
+            state := '00000';
+            BEGIN
+                PERFORM count(*) FROM dp.privatize('SELECT k, j, count(*) FROM t GROUP BY 1, 2', r.epsilon,
+                    r.mechanism, delta => r.delta, margins => r.margins, options => r.options)
+                    AS x(k int, j int, n bigint);
+            EXCEPTION WHEN OTHERS THEN
+                GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE;
+            END;
+            INSERT INTO selection_refusal VALUES (m, r.request, state);
+        END LOOP;
+    END LOOP;
+END
+$$;
+SELECT is(ARRAY(SELECT request || ': ' || string_agg(method || ' ' || sqlstate, ', ' ORDER BY method)
+                FROM selection_refusal GROUP BY request
+                HAVING count(DISTINCT sqlstate) > 1 OR bool_or(sqlstate = '00000') ORDER BY request),
+          '{}'::text[], 'every partition selector refuses the same bad requests with the same SQLSTATE');
 SELECT * FROM finish();
 ROLLBACK;

@@ -15,8 +15,9 @@
 //    heat-bath and by Metropolis, l2 and the lattice Gaussian by Metropolis.
 //    With floors (congenial: z >= -x for a 2 x 3 count table x, so the
 //    target is the l1 law restricted to that finite set), heat-bath and
-//    Metropolis. Pair blocks (l1) on the 2 x 3 table and on the 3 x 3
-//    table (rank 4). The l2 scale-mixture Gibbs sampler on both, 3
+//    Metropolis. Pair blocks (l1) on the 2 x 3 table, on the 3 x 3
+//    table (rank 4), and on the 4 x 2 table (rank 3) with every pair of a
+//    round a job of its own (its own stream). The l2 scale-mixture Gibbs sampler on both, 3
 //    iterations (its exact lattice Gaussian draws and its Metropolis
 //    fallback both exercised). Power, two ways: the draws against the law at a wrong parameter
 //    (x 1.1, sigma^2 x 1.2) must be rejected, and a chain run at the wrong
@@ -110,6 +111,15 @@ SmallTable three_by_three() {
           {0, 1, 3, 4}};
 }
 
+SmallTable four_by_two() {
+  return {{4, 2}, 3,
+          [](const std::vector<std::int64_t>& v) {
+            const std::int64_t a = v[0], b = v[1], c = v[2];
+            return std::vector<std::int64_t>{a, -a, b, -b, c, -c, -a - b - c, a + b + c};
+          },
+          {0, 2, 4}};
+}
+
 SmallTable cube() {
   return {{2, 2, 2}, 1,
           [](const std::vector<std::int64_t>& v) {
@@ -187,13 +197,18 @@ std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enume
   return counts;
 }
 
+// Pair blocks run in rounds of jobs; `shared` cuts every round into a job
+// a pair, each with its own derived stream (on one thread: the states do
+// not depend on the threads, test_table_swap_chain.cpp, and a thread
+// started for each of 10^6 rounds would take minutes).
 void check_invariance(const char* name, const SmallTable& t, const Target& target, const Target& wrong_target,
                       bool heat_bath, int radius, std::uint64_t seed, const std::vector<std::int64_t>& floors = {},
-                      bool pair_blocks = false) {
+                      bool pair_blocks = false, bool shared = false) {
   const int n = 100000;
   const Enumerated right = enumerate(t, target, radius, floors);
   SwapChainConfig config{target, heat_bath};
   config.pair_blocks = pair_blocks;
+  if (shared) config.positions_per_job = 1;
   const std::map<std::int64_t, std::int64_t> counts = run_chains(t, right, config, 3, n, seed, floors);
   const ChiSquare fit = goodness_of_fit(right.by_key, counts, n);
   const ChiSquare wrong = goodness_of_fit(enumerate(t, wrong_target, radius, floors).by_key, counts, n);
@@ -221,10 +236,13 @@ TEST(StatTableChain, HeatBathLeavesTheL1LawInvariant) {
 
 // Pair blocks (pair_block.hpp): on the 2 x 3 table a pair of rows is the
 // whole table and a pair of columns a 2 x 2 move; the 3 x 3 table (rank 4)
-// has proper blocks of both kinds.
+// has proper blocks of both kinds; the 4 x 2 table's row rounds redraw two
+// pairs, here as two jobs with their own streams.
 TEST(StatTableChain, PairBlocksLeaveTheL1LawInvariant) {
   check_invariance("2x3 l1 pair blocks", two_by_three(), laplace_l1(0.5), laplace_l1(0.55), true, 30, 13, {}, true);
   check_invariance("3x3 l1 pair blocks", three_by_three(), laplace_l1(0.8), laplace_l1(0.88), true, 16, 14, {}, true);
+  check_invariance("4x2 l1 pair blocks, a job a pair", four_by_two(), laplace_l1(0.5), laplace_l1(0.55), true, 20,
+                   15, {}, true, true);
 }
 
 // The law of a pair of lines (pair_block.hpp) against its pmf, enumerated

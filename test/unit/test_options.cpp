@@ -9,6 +9,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "mechanisms/mechanism.hpp"
 #include "request/options.hpp"
 #include "request/release_request.hpp"
 
@@ -149,4 +150,88 @@ TEST(Options, ValidateRequestReadsTheCheckedValues) {
   } catch (const InvalidArgument& e) {
     EXPECT_STREQ(e.what(), "option \"level\" needs a hierarchy");
   }
+}
+
+namespace {
+
+// The mechanisms a reference row names in its "taken by" column (its second).
+std::set<std::string> mechanisms_named(const std::string& row) {
+  std::set<std::string> names;
+  const auto first = row.find('|', 1), second = row.find('|', first + 1);
+  const std::string column = row.substr(first + 1, second - first - 1);
+  for (const MechanismTraits& mechanism : mechanism_catalogue())
+    if (column.find(std::string("`") + mechanism.name + "`") != std::string::npos) names.insert(mechanism.name);
+  return names;
+}
+
+std::set<std::string> mechanisms_taking_set(const OptionSpec& option) {
+  std::set<std::string> names;
+  for (const MechanismTraits& mechanism : mechanism_catalogue())
+    if (mechanism_takes(mechanism, option)) names.insert(mechanism.name);
+  return names;
+}
+
+}  // namespace
+
+TEST(Options, TheReferenceNamesTheMechanismsTakingEachOption) {
+  const auto rows = reference_rows();
+  std::set<std::string> per_mechanism;
+  for (const OptionSpec& option : option_catalogue()) {
+    if (!option.per_mechanism) continue;
+    per_mechanism.insert(option.name);
+    const std::set<std::string> taking = mechanisms_taking_set(option);
+    EXPECT_FALSE(taking.empty()) << "no mechanism takes option " << option.name;
+    ASSERT_TRUE(rows.count(option.name));
+    EXPECT_EQ(mechanisms_named(rows.at(option.name)), taking)
+        << "docs/reference.md's row for " << option.name << " names other mechanisms than the catalogue";
+  }
+  EXPECT_GE(per_mechanism.size(), 5u);
+  // Every option a catalogue row names is one only some mechanisms take.
+  for (const MechanismTraits& mechanism : mechanism_catalogue()) {
+    std::istringstream words(mechanism.options);
+    for (std::string word; words >> word;)
+      EXPECT_TRUE(per_mechanism.count(word)) << mechanism.name << " names option " << word
+                                             << ", which is not an option only some mechanisms take";
+  }
+  // Power: a row that forgets a mechanism, or names one too many, differs.
+  const std::string iterations = rows.at("iterations");
+  std::string forgetful = iterations;
+  forgetful.replace(forgetful.find("`integer_gaussian`"), 18, "`gaussian`");
+  EXPECT_NE(mechanisms_named(forgetful), mechanisms_taking_set(*find_option("iterations")));
+  std::string generous = iterations;
+  generous.insert(generous.find('|', 1) + 1, " `discrete_laplace`,");
+  EXPECT_NE(mechanisms_named(generous), mechanisms_taking_set(*find_option("iterations")));
+}
+
+TEST(Options, AnOptionOnlySomeMechanismsTakeIsRefusedByTheOthers) {
+  RawRequest raw = request_with({{"iterations", "500", JsonType::Number}});
+  try {
+    validate_request(raw);
+    FAIL() << "discrete_laplace took option \"iterations\"";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(),
+                 "option \"iterations\" applies to the integer_laplace, integer_laplace_l2, integer_gaussian and "
+                 "congenial mechanisms only");
+    EXPECT_EQ(e.detail(), "Mechanism \"discrete_laplace\" does not take it.");
+  }
+  raw.mechanism = "integer_laplace";
+  EXPECT_EQ(validate_request(raw).iterations, 500u);
+  raw.options = {{"sampler", "mis", JsonType::String}};
+  raw.mechanism = "integer_gaussian";
+  raw.has_delta = true;
+  raw.delta = 1e-6;
+  try {
+    validate_request(raw);
+    FAIL() << "integer_gaussian took option \"sampler\"";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "option \"sampler\" applies to the integer_laplace and congenial mechanisms only");
+  }
+  // A hierarchy's option, before the hierarchy takes it.
+  try {
+    refuse_options_not_taken(mechanism_by_name("integer_laplace"), {{"rho", "0.5", JsonType::Number}});
+    FAIL() << "integer_laplace took option \"rho\"";
+  } catch (const InvalidArgument& e) {
+    EXPECT_STREQ(e.what(), "option \"rho\" applies to the cascade and integer_cascade mechanisms only");
+  }
+  EXPECT_NO_THROW(refuse_options_not_taken(mechanism_by_name("cascade"), {{"rho", "0.5", JsonType::Number}}));
 }

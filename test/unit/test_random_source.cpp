@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "derived_random_source.hpp"
 #include "errors.hpp"
 #include "random_source.hpp"
 #include "scripted_source.hpp"
@@ -48,6 +49,30 @@ TEST(RandomSourceSeeded, SameSeedSameStreamOtherSeedOtherStream) {
     if (x == c->next_u64()) ++equal_to_other_seed;
   }
   EXPECT_EQ(equal_to_other_seed, 0);
+}
+
+// Derived streams (derived_random_source.hpp): a seeded parent's are a
+// function of the parent alone, each takes one of its words, and they
+// differ from one another; an OS parent's are new keystreams, which differ
+// from one another and from the parent.
+TEST(RandomSourceDerived, SeededStreamsFollowTheParentOSStreamsAreNewKeystreams) {
+  SeededRandomSource a(17), b(17), c(17);
+  auto a1 = derive_random_source(a), a2 = derive_random_source(a);
+  auto b1 = derive_random_source(b);
+  EXPECT_EQ(a1->next_u64(), b1->next_u64());
+  c.next_u64();
+  c.next_u64();
+  EXPECT_EQ(a.next_u64(), c.next_u64());  // one word each
+  EXPECT_NE(a1->next_u64(), a2->next_u64());
+  auto os = make_os_random_source();
+  auto o1 = derive_random_source(*os), o2 = derive_random_source(*os);
+  std::set<std::uint64_t> words;
+  for (int i = 0; i < 4; ++i) {
+    words.insert(o1->next_u64());
+    words.insert(o2->next_u64());
+    words.insert(os->next_u64());
+  }
+  EXPECT_EQ(words.size(), 12u);
 }
 
 TEST(RandomSourceUniformBelow, ZeroBoundIsRejected) {

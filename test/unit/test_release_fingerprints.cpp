@@ -195,7 +195,7 @@ const std::vector<Case>& cases() {
        0xe6bec274bc52417cull},
       {"integer_laplace nested margins", "integer_laplace", 0, {"", "county"}, {}, {}, 0x6c5971a77b90e995ull},
       {"integer_laplace both margins", "integer_laplace", 0, {"county", "edu"}, {}, {{"iterations", "20"}, {"sampler", "chain"}},
-       0xfd595882b99025d3ull},
+       0xd0eee2c5240e312eull},
       {"integer_laplace_l2 both margins", "integer_laplace_l2", 0, {"county", "edu"}, {}, {{"iterations", "20"}},
        0xce3c0a7a54a59a94ull},
       {"integer_gaussian one margin", "integer_gaussian", 1e-6, {"county"}, {}, {}, 0xaf890808c3344458ull},

@@ -242,11 +242,16 @@ TEST(TableSwapChain, PairBlocksKeepBothMarginsOfEveryTable) {
   for (std::size_t i = 0; i < 15; ++i) (i % 5 < 4 ? b.cells : pinned.cells).push_back(35 + i);
   const TableMoves moves({a, pinned, b}, 50);
   EXPECT_TRUE(moves.two_way());
-  EXPECT_EQ(moves.blocks_per_sweep(), 4u + 6u + 2u + 3u);
+  EXPECT_EQ(moves.rounds_per_sweep(), 8u);  // rows, columns, rows, columns of each table
+  EXPECT_TRUE(moves.round(0).rows);
+  EXPECT_FALSE(moves.round(1).rows);
+  EXPECT_EQ(moves.round(3).table, 0u);
+  EXPECT_EQ(moves.round(4).table, 1u);
+  EXPECT_EQ(moves.round(8).table, 0u);
   SwapChainConfig config{laplace_l1(0.3), true};
   config.pair_blocks = true;
   TableSwapChain chain(moves, config);
-  EXPECT_EQ(chain.steps_per_sweep(), 15u);
+  EXPECT_EQ(chain.steps_per_sweep(), 8u);
   auto rng = make_seeded_random_source(12);
   chain.run(30, *rng, Interrupts{});
   std::vector<std::int64_t> za(chain.z().begin(), chain.z().begin() + 35), zb;
@@ -300,6 +305,29 @@ TEST(TableSwapChain, CoupledPairBlocksMeetAndStayTogether) {
   EXPECT_TRUE(pair.met());
 }
 
+// A round's pairs are cut into jobs by the table alone, each job with its
+// own stream: the states are the same on 1, 2 or 4 threads.
+TEST(TableSwapChain, PairBlockStatesDoNotDependOnTheThreads) {
+  const TableMoves moves({full_table({400, 200})}, 80000);
+  SwapChainConfig config{laplace_l1(0.25), true};
+  config.pair_blocks = true;
+  std::vector<std::int64_t> first;
+  for (const unsigned threads : {1u, 2u, 4u}) {
+    config.threads = threads;
+    TableSwapChain chain(moves, config);
+    auto rng = make_seeded_random_source(31);
+    chain.run(2, *rng, Interrupts{});
+    if (first.empty()) {
+      first = chain.z();
+      expect_margins_zero(first, {400, 200});
+    }
+    ASSERT_EQ(chain.z(), first) << threads << " threads";
+    std::int64_t l1 = 0;
+    for (auto x : chain.z()) l1 += std::llabs(x);
+    EXPECT_EQ(chain.l1(), l1);
+  }
+}
+
 TEST(TableSwapChain, StopsWhenInterrupted) {
   const LatticeTable table = full_table({30, 30});
   const TableMoves moves({table}, 900);
@@ -313,6 +341,13 @@ TEST(TableSwapChain, StopsWhenInterrupted) {
   TableSwapChain block_chain(moves, blocks);
   EXPECT_THROW(block_chain.run(1000000, *rng, stop), Interrupted);
   EXPECT_THROW(sample_table_meeting_time(moves, blocks, 1, 1000000, *rng, stop), Interrupted);
+  // Inside a round shared between threads (a job a pair).
+  blocks.threads = 2;
+  blocks.positions_per_job = 1;
+  TableSwapChain shared(moves, blocks);
+  int polls = 0;
+  const Interrupts later([](void* p) { return ++*static_cast<int*>(p) > 3; }, &polls);
+  EXPECT_THROW(shared.run(1000000, *rng, later), Interrupted);
 }
 
 }  // namespace

@@ -256,7 +256,7 @@ TEST(TruncatedGeometric, SplitFromDiscreteGaussianCounts) {
   EXPECT_NE(selection_json(law).find("\"calibration\": \"split"), std::string::npos);
 }
 
-// auto: truncated_geometric where units have one cell; gaussian once units
+// auto: truncated_geometric where units have one cell; dp_sips once units
 // reach so many cells that its threshold is the lower; said in the law.
 TEST(TruncatedGeometric, AutoChoosesTheSelectorThatShowsCellsWithFewerUnits) {
   const ReleaseRequest one = validate_request(unit_request("discrete_laplace", "auto", "1"));
@@ -264,7 +264,7 @@ TEST(TruncatedGeometric, AutoChoosesTheSelectorThatShowsCellsWithFewerUnits) {
   EXPECT_TRUE(one.selection.chosen_automatically);
   EXPECT_NE(selection_json(one.selection).find("\"chosen_by\": \"auto\""), std::string::npos);
   const ReleaseRequest many = validate_request(unit_request("discrete_laplace", "auto", "200"));
-  EXPECT_EQ(many.selection.method, SelectionMethod::Gaussian);
+  EXPECT_EQ(many.selection.method, SelectionMethod::DpSips);
   EXPECT_LT(units_at_half(many.selection),
             units_at_half(validate_request(unit_request("discrete_laplace", "truncated_geometric", "200")).selection));
   EXPECT_NE(selection_json(many.selection).find("\"chosen_by\": \"auto\""), std::string::npos);

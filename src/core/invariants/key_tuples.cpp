@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
+#include "../errors.hpp"
 #include "../large_buffer.hpp"
 #include "cell_grouping.hpp"
 
@@ -27,6 +29,51 @@ bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, st
     if (keys.code(a, c) != keys.code(b, c)) return false;
   return true;
 }
+
+// The open-addressing table of dense_tuple_ids: a slot holds the row + 1
+// of a tuple's first row (0: empty) in its low 32 bits and the high 32 bits
+// of the tuple's hash above them. A tuple's home is the top log2(capacity)
+// bits of its hash, which the slot keeps (capacity <= 2^32), so the table
+// doubles without hashing any row again; it starts small and doubles when
+// it would pass three quarters full, so its size follows the distinct
+// tuples, not the rows (10^7 rows of 10^5 distinct tuples: 2 MB instead of
+// the 134 MB of a table sized by the rows). Growing re-inserts the old
+// slots in their order, which is the order of their new homes too.
+constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
+
+struct TupleSlots {
+  static constexpr unsigned kFirstBits = 8;
+  static constexpr unsigned kMaxBits = 32;
+  std::vector<std::uint64_t> slots = std::vector<std::uint64_t>(std::size_t(1) << kFirstBits, 0);
+  unsigned bits = kFirstBits;
+
+  std::size_t home(std::uint64_t hash) const { return static_cast<std::size_t>(hash >> (64 - bits)); }
+  std::size_t next(std::size_t slot) const { return (slot + 1) & (slots.size() - 1); }
+  void prefetch(std::uint64_t hash) const { __builtin_prefetch(&slots[home(hash)]); }
+
+  // Room for one more tuple beside `held`, doubling while the table would
+  // pass three quarters full.
+  void make_room(std::uint64_t held, const Interrupts& interrupts) {
+    if ((held + 1) * 4 <= std::uint64_t(slots.size()) * 3) return;
+    if (bits == kMaxBits)
+      throw TooLarge("the rows hold too many distinct key tuples to number",
+                     "More than " + std::to_string(held) + " distinct tuples.",
+                     "Group the source by fewer or coarser keys.");
+    std::vector<std::uint64_t> grown = zeroed_large_buffer<std::uint64_t>(slots.size() * 2);
+    ++bits;
+    const std::size_t mask = grown.size() - 1;
+    for (std::size_t old = 0; old < slots.size(); ++old) {
+      interrupts.poll_every(old);
+      const std::uint64_t entry = slots[old];
+      if (entry == 0) continue;
+      std::size_t slot = home(entry);
+      // Ends: open addressing at most 3/4 full: an empty slot is met.
+      while (grown[slot] != 0) slot = (slot + 1) & mask;
+      grown[slot] = entry;
+    }
+    slots = std::move(grown);
+  }
+};
 
 // One column: its codes renumbered in the rows' order of first appearance.
 TupleIds column_ids(const KeyRows& keys, std::size_t column, const Interrupts& interrupts) {
@@ -53,13 +100,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
   if (columns.size() == 1) return column_ids(keys, columns[0], interrupts);
   TupleIds out;
   out.id = zeroed_large_buffer<std::uint32_t>(keys.n_rows);
-  std::size_t capacity = 16;
-  // Ends: doubles past 4/3 of the rows, at most 64 times.
-  while (capacity < keys.n_rows + keys.n_rows / 3 + 1) capacity *= 2;
-  // Slot: the row + 1 (0: empty) in the low 32 bits, the hash's high 32 bits above.
-  std::vector<std::uint64_t> slots = zeroed_large_buffer<std::uint64_t>(capacity);
-  const std::size_t mask = capacity - 1;
-  constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
+  TupleSlots table;
   // Rows are hashed a block ahead and their slots prefetched, so that the
   // cache misses of a table of millions of slots overlap instead of
   // queueing one after another.
@@ -71,7 +112,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       const std::size_t end = std::min(keys.n_rows, i + kBlock);
       for (std::size_t r = i; r < end; ++r) {
         block_hash[r - i] = code_hash(keys, columns, r);
-        __builtin_prefetch(&slots[static_cast<std::size_t>(block_hash[r - i]) & mask]);
+        table.prefetch(block_hash[r - i]);
       }
     }
     // Sources sorted by the keys repeat the previous row's tuple.
@@ -79,16 +120,18 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
       out.id[i] = out.id[i - 1];
       continue;
     }
+    table.make_room(out.n_ids, interrupts);
     const std::uint64_t hash = block_hash[i % kBlock];
+    const std::uint64_t tag = hash & kTagBits;
     // Ends: open addressing at most 3/4 full: a match or an empty slot is met.
-    for (std::size_t slot = static_cast<std::size_t>(hash) & mask;; slot = (slot + 1) & mask) {
-      const std::uint64_t entry = slots[slot];
+    for (std::size_t slot = table.home(hash);; slot = table.next(slot)) {
+      const std::uint64_t entry = table.slots[slot];
       if (entry == 0) {
-        slots[slot] = (hash & kTagBits) | (std::uint64_t(i) + 1);
+        table.slots[slot] = tag | (std::uint64_t(i) + 1);
         out.id[i] = out.n_ids++;
         break;
       }
-      if ((entry & kTagBits) != (hash & kTagBits)) continue;
+      if ((entry & kTagBits) != tag) continue;
       const std::size_t other = static_cast<std::size_t>(entry & ~kTagBits) - 1;
       if (same_codes(keys, columns, i, other)) {
         out.id[i] = out.id[other];

@@ -2,8 +2,9 @@
 // some columns: equal tuples (equal codes, NULL equal to NULL, as GROUP BY
 // groups them) get the same id, ids numbered in order of first appearance.
 // One column needs no hashing: its codes are renumbered through an array
-// indexed by code. Several use an open-addressing table of rows sized from
-// the row count, each slot holding a tag of its tuple's hash beside the
+// indexed by code. Several use an open-addressing table of rows that grows
+// with the distinct tuples (not sized from the row count: memory follows
+// what is counted), each slot holding a tag of its tuple's hash beside the
 // row, slots prefetched a block of rows ahead: no allocation per row and few
 // cache misses that wait on each other. Buffers are backed by huge pages
 // where the system offers them (large_buffer.hpp).

@@ -22,22 +22,49 @@
 // binomial NB(n, rho). The sampler is the exact rejection of
 // probabilistic divide-and-conquer with a deterministic second half
 // (Arratia and DeSalvo 2016, arXiv:1110.3856; DeSalvo 2014, arXiv:
-// 1411.6698): draw C and N- from their free laws, set N+ from the
-// constraint, accept with probability NB(N+) / max NB; then split N+ and
-// N- uniformly. The acceptance is about
-// (2 + Var(sum C) / Var(N+))^(-1/2), 0.5 to 0.7 whatever n, so a block
-// costs O(n + N+ + N-) = O(n) expected.
+// 1411.6698): draw C and G- from their free laws, set N+ from the
+// constraint, accept with probability NB(N+) / max NB; then split N+
+// uniformly. The acceptance is about (2 + Var(sum C) / Var(N+))^(-1/2),
+// 0.5 to 0.7 whatever n (measured: two trials a block at epsilon = 1).
 //
-// Every draw is an inversion of one uniform, in a fixed order (n + 2 per
-// trial, then n - 1 per composition), so two chains fed the same stream
-// (a common-random-number coupling) make the same block whenever their
-// sums and totals agree, whatever the block held before; and a sum that
-// differs by one moves a few parts by one (every inversion is monotone in
-// its law's parameter).
+// The uniform split of N+ into n parts: n i.i.d. geometrics G' (given
+// their sum N' a uniform composition of N', as above), then moved to N+ a
+// unit at a time. Adding a unit to part j with probability
+// (G'_j + 1) / (N + n) takes a uniform composition of N to a uniform one of
+// N + 1: a composition h of N + 1 comes from h - e_j for each j with
+// h_j >= 1, in all with probability
+//   sum_j h_j / (N + n) / C(N + n - 1, n - 1)
+//     = (N + 1) / (N + n) / C(N + n - 1, n - 1) = 1 / C(N + n, n - 1).
+// Removing a unit from part j with probability G'_j / N takes it to a
+// uniform one of N - 1: sum_j (h_j + 1) / N / C(N + n - 1, n - 1)
+// = (N + n - 1) / N / C(N + n - 1, n - 1) = 1 / C(N + n - 2, n - 1). The
+// units moved are |N+ - N'|, about the standard deviation of N',
+// sqrt(n rho) / (1 - rho); each picks its part with one exact uniform
+// integer over the units (and one more per part when adding), found in a
+// Fenwick tree of the parts in O(log n). So a block costs
+// O(n + sqrt(n) log n) expected, mostly 5n table lookups at two trials.
+//
+// Every draw of C, G- and G' is an inversion of one uniform, in a fixed
+// order (2n + 1 per trial, then n), so two chains fed the same stream (a
+// common-random-number coupling) make the same block whenever their sums
+// and totals agree, whatever the block held before; and chains whose sums
+// differ a little make blocks a little apart: every inversion is monotone
+// in its law's parameter, and the unit moves of two chains whose N+
+// differ by d repeat each other's choices while both move the same way,
+// so their splits end d units apart. The uniforms come 16 bits at a time,
+// completed to 53 only where those do not settle the inversion
+// (chunked_uniforms.hpp): the same law as whole uniforms, for a quarter of
+// their random words. Where the first 8 bits settle it, the inversion of
+// C_j (plateaus of length at most kPlateauTable) is a lookup in a table of
+// 256 entries built from the same inversion, and so is a geometric's where
+// 16 bits do (a second level of 256 entries for each of the few ranges of
+// 8 bits holding a tail probability).
 //
 // Floating point only in the weights, as in laplace_line.hpp; the negative
 // binomial is tabulated where its weight exceeds 2^-64 of the mode's,
-// below the resolution of a 53-bit uniform.
+// below the resolution of a 53-bit uniform, and so are the geometric's
+// tail probabilities rho^m above 2^-54, below every uniform. The unit
+// moves' choices are exact integer draws.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +72,7 @@
 #include <vector>
 
 #include "../random_source.hpp"
+#include "chunked_uniforms.hpp"
 
 namespace invariant_dp::mcmc {
 
@@ -59,31 +87,45 @@ class PairBlockLaw {
   double rho() const { return rho_; }
 
   // sums: n values s_j; total: sum of the first line. Writes the first
-  // line to `first` (n values); the second is s_j - first[j].
-  void sample(const std::int64_t* sums, std::int64_t total, std::int64_t* first, RandomSource& rng) const;
+  // line to `first` (n values); the second is s_j - first[j]; `scratch`
+  // holds kScratchPerPosition n + 1 values. Returns the number of trials
+  // (1 / acceptance expected). Reads only this object, so threads may
+  // share it.
+  std::uint64_t sample(const std::int64_t* sums, std::int64_t total, std::int64_t* first, std::int64_t* scratch,
+                       ChunkedUniforms& uniforms) const;
+  std::uint64_t sample(const std::int64_t* sums, std::int64_t total, std::int64_t* first, RandomSource& rng) const;
 
-  // The expected number of trials is 1 / acceptance; exposed for tests.
-  std::uint64_t trials() const { return trials_; }
-
+  static constexpr std::size_t kScratchPerPosition = 2;
   static constexpr std::size_t kMaxTable = std::size_t(1) << 22;
+  // Plateaus up to this length are drawn through a table of 256 entries.
+  static constexpr std::size_t kPlateauTable = 32;
 
  private:
-  std::int64_t plateau_quantile(std::int64_t length, double u) const;  // C_j
-  std::int64_t negative_binomial_quantile(double u) const;             // N-
-  // Splits `total` into n parts uniformly, adding +-1 per unit to out.
-  void add_composition(std::int64_t total, int sign, std::int64_t* out, RandomSource& rng) const;
+  std::int64_t plateau_quantile(std::int64_t length, double u) const;  // C_j at u
+  std::int64_t geometric_quantile(double u) const;                     // a geometric at u
+  // Draws whose first 8 bits the tables do not settle.
+  std::int64_t unsettled_plateau(std::int64_t length, const ChunkedUniforms::Draw& draw,
+                                 ChunkedUniforms& uniforms) const;
+  std::int64_t unsettled_geometric(const ChunkedUniforms::Draw& draw, ChunkedUniforms& uniforms) const;
+  std::int64_t geometric(std::uint64_t chunk, ChunkedUniforms& uniforms) const {
+    const std::uint8_t settled = geometric_by_chunk_(chunk);
+    return settled != ChunkedUniforms::kUnsettled ? settled
+                                                  : unsettled_geometric(ChunkedUniforms::Draw{chunk}, uniforms);
+  }
+  // Splits `total` into n parts uniformly, adding them to out (scratch: 2n + 1 values).
+  void add_composition(std::int64_t total, std::int64_t* out, std::int64_t* scratch, ChunkedUniforms& uniforms) const;
 
   std::size_t n_;
   double rho_;
   double one_minus_rho_;
-  // NB(n, rho) weights relative to the mode on [nb_first_, nb_first_ + size),
-  // and their running sums for the inversion.
+  double inverse_one_minus_rho_;
+  // NB(n, rho) weights relative to the mode on [nb_first_, nb_first_ + size).
   std::int64_t nb_first_ = 0;
   std::vector<double> nb_relative_;
-  std::vector<double> nb_cumulative_;
-  std::vector<double> reciprocal_;  // 1/k, the compositions' denominators
-  double inverse_one_minus_rho_;
-  mutable std::uint64_t trials_ = 0;
+  std::vector<double> geometric_tail_;  // rho^m, m = 0, 1, ... while above 2^-54
+  ChunkedUniforms::ChunkTable geometric_by_chunk_;                // 8 bits, then 8 more
+  std::vector<ChunkedUniforms::ChunkTable> plateau_by_chunk_;  // 8 bits; lengths 0 .. kPlateauTable
+
 };
 
 }  // namespace invariant_dp::mcmc

@@ -27,8 +27,6 @@ TableMoves::TableMoves(const std::vector<LatticeTable>& tables, std::size_t n_ce
       if (c >= n_cells) throw InvalidArgument("a table refers to a cell outside the release");
     if (rank == 0) continue;
     two_way_ = two_way_ && axes == 2;
-    total_blocks_ += axes == 2 ? table.shape[0] - 1 + table.shape[1] - 1 : 0;
-    cumulative_blocks_.push_back(total_blocks_);
     std::vector<std::size_t> strides(axes);
     std::size_t stride = 1;
     for (std::size_t k = axes; k-- > 0;) {
@@ -92,23 +90,6 @@ void TableMoves::draw(RandomSource& rng, SwapMove& move) const {
   }
 }
 
-void TableMoves::draw_block(RandomSource& rng, PairBlock& block) const {
-  // One draw for the table and the axis: the table's r - 1 + c - 1 blocks,
-  // rows first; then one for the ordered pair.
-  const std::uint64_t r = rng.uniform_below(total_blocks_);
-  const std::size_t t =
-      std::size_t(std::upper_bound(cumulative_blocks_.begin(), cumulative_blocks_.end(), r) - cumulative_blocks_.begin());
-  const std::uint64_t within = r - (t == 0 ? 0 : cumulative_blocks_[t - 1]);
-  const std::vector<std::size_t>& shape = tables_[t].shape;
-  block.table = t;
-  block.rows = within < shape[0] - 1;
-  const std::uint64_t n = block.rows ? shape[0] : shape[1];
-  const std::uint64_t pair = rng.uniform_below(n * (n - 1));
-  block.first = std::size_t(pair / (n - 1));
-  block.second = std::size_t(pair % (n - 1));
-  if (block.second >= block.first) ++block.second;
-}
-
 namespace {
 
 // The l1 rate of the heat-bath line laws (unused by the Gaussian target),
@@ -143,70 +124,16 @@ TableSwapChain::TableSwapChain(const TableMoves& moves, SwapChainConfig config, 
   if (config_.pair_blocks) {
     if (!config_.heat_bath || !moves.two_way() || !floors_.empty())
       throw InvalidArgument("pair blocks need the l1 heat-bath chain on two-way tables without floors");
-    std::size_t longest = 0;
     for (const LatticeTable& table : moves.tables()) {
       row_laws_.emplace_back(table.shape[1], rates_.lambda());
       column_laws_.emplace_back(table.shape[0], rates_.lambda());
-      longest = std::max({longest, table.shape[0], table.shape[1]});
+      longest_ = std::max({longest_, table.shape[0], table.shape[1]});
     }
-    sums_.resize(longest);
-    first_.resize(longest);
   }
 }
 
 std::uint64_t TableSwapChain::steps_per_sweep() const {
-  return config_.pair_blocks ? moves_->blocks_per_sweep() : moves_->rank();
-}
-
-// The pair's sums and the first line's total, the exact draw, and the
-// second line as sums minus first. Cells of a table released alone are
-// consecutive, so its lines are strided runs of z (no index lookup).
-void TableSwapChain::update_block(const PairBlock& block, RandomSource& rng) {
-  const TableMoves& moves = *moves_;
-  const std::vector<std::size_t>& shape = moves.tables()[block.table].shape;
-  const std::size_t n = shape[block.rows ? 1 : 0];
-  const std::size_t first_cell = block.rows ? moves.cell(block.table, block.first, 0) : moves.cell(block.table, 0, block.first);
-  const std::size_t second_cell =
-      block.rows ? moves.cell(block.table, block.second, 0) : moves.cell(block.table, 0, block.second);
-  const bool strided = moves.contiguous(block.table);
-  const std::size_t stride = block.rows ? 1 : shape[1];
-  auto cell = [&](std::size_t line, std::size_t k) {
-    if (strided) return (line == 0 ? first_cell : second_cell) + k * stride;
-    const std::size_t l = line == 0 ? block.first : block.second;
-    return block.rows ? moves.cell(block.table, l, k) : moves.cell(block.table, k, l);
-  };
-  std::int64_t total = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::int64_t a = z_[cell(0, k)], b = z_[cell(1, k)];
-    sums_[k] = a + b;
-    total += a;
-    l1_ -= std::llabs(a) + std::llabs(b);
-  }
-  (block.rows ? row_laws_ : column_laws_)[block.table].sample(sums_.data(), total, first_.data(), rng);
-  bool moved = false;
-  for (std::size_t k = 0; k < n; ++k) {
-    const std::int64_t a = first_[k], b = sums_[k] - first_[k];
-    check_entry(a, entry_limit_);
-    check_entry(b, entry_limit_);
-    std::int64_t& za = z_[cell(0, k)];
-    moved = moved || za != a;
-    za = a;
-    z_[cell(1, k)] = b;
-    l1_ += std::llabs(a) + std::llabs(b);
-  }
-  ++counts_.proposed;
-  counts_.moved += moved;
-}
-
-void TableSwapChain::run_blocks(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts) {
-  PairBlock block;
-  std::size_t longest = sums_.size();
-  const std::uint64_t steps = sweeps * moves_->blocks_per_sweep();
-  for (std::uint64_t s = 0; s < steps; ++s) {
-    interrupts.poll_scaled(s, 4 * longest);
-    moves_->draw_block(rng, block);
-    update_block(block, rng);
-  }
+  return config_.pair_blocks ? moves_->rounds_per_sweep() : moves_->rank();
 }
 
 void TableSwapChain::reset_zero() {
@@ -278,13 +205,8 @@ void TableSwapChain::update(const SwapMove& move, RandomSource& rng) {
   apply(move, metropolis_accepts(ratio, rng.uniform_open01()) ? t : 0);
 }
 
-void TableSwapChain::step(RandomSource& rng) {
-  if (config_.pair_blocks) {
-    PairBlock block;
-    moves_->draw_block(rng, block);
-    update_block(block, rng);
-    return;
-  }
+void TableSwapChain::step(RandomSource& rng, const Interrupts& interrupts) {
+  if (config_.pair_blocks) return run_round(rng, interrupts);
   moves_->draw(rng, scratch_);
   update(scratch_, rng);
 }
@@ -297,7 +219,14 @@ void TableSwapChain::sweep(RandomSource& rng) { run(1, rng, Interrupts{}); }
 // (every move is still uniform and independent of the state it meets);
 // the moves drawn past the last step are discarded.
 void TableSwapChain::run(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts) {
-  if (config_.pair_blocks) return run_blocks(sweeps, rng, interrupts);
+  if (config_.pair_blocks) {
+    const std::uint64_t rounds = sweeps * moves_->rounds_per_sweep();
+    for (std::uint64_t r = 0; r < rounds; ++r) {
+      interrupts.poll();
+      run_round(rng, interrupts);
+    }
+    return;
+  }
   constexpr std::size_t kLookahead = 8;
   const std::uint64_t steps = sweeps * moves_->rank();
   std::array<SwapMove, kLookahead> ahead;
@@ -346,36 +275,10 @@ std::int64_t common_shift(std::array<std::int64_t, kMaxLinePoints> d, std::size_
 
 }  // namespace
 
-// Both chains redraw the same pair from one replayed stream (a seed drawn
-// from rng): equal pair sums give equal blocks.
-void CoupledSwapKernel::block_step(RandomSource& rng) {
-  TableSwapChain& x = *x_;
-  TableSwapChain& y = *y_;
-  const TableMoves& moves = *x.moves_;
-  moves.draw_block(rng, block_);
-  const std::size_t n = moves.tables()[block_.table].shape[block_.rows ? 1 : 0];
-  auto cell = [&](std::size_t line, std::size_t k) {
-    return block_.rows ? moves.cell(block_.table, line, k) : moves.cell(block_.table, k, line);
-  };
-  std::size_t before = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    before += (x.z_[cell(block_.first, k)] != y.z_[cell(block_.first, k)]) +
-              (x.z_[cell(block_.second, k)] != y.z_[cell(block_.second, k)]);
-  const std::uint64_t seed = rng.next_u64();
-  SeededRandomSource stream_x(seed), stream_y(seed);
-  x.update_block(block_, stream_x);
-  y.update_block(block_, stream_y);
-  std::size_t after = 0;
-  for (std::size_t k = 0; k < n; ++k)
-    after += (x.z_[cell(block_.first, k)] != y.z_[cell(block_.first, k)]) +
-             (x.z_[cell(block_.second, k)] != y.z_[cell(block_.second, k)]);
-  differing_ = differing_ - before + after;
-}
-
 void CoupledSwapKernel::step(RandomSource& rng, const Interrupts& interrupts) {
   TableSwapChain& x = *x_;
   TableSwapChain& y = *y_;
-  if (x.config_.pair_blocks) return block_step(rng);
+  if (x.config_.pair_blocks) return block_round(rng, interrupts);
   x.moves_->draw(rng, move_);
   std::array<std::int64_t, kMaxLinePoints> d;
   std::size_t before = 0;

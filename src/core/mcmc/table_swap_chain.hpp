@@ -22,17 +22,32 @@
 // A sweep is `rank` steps (each cell is touched 2^K rank / cells ~ 2^K
 // times), O(cells) work.
 //
-// Pair blocks (two-way tables, l1 target, no floors): one step draws a
-// table (with probability proportional to r + c - 2), rows or columns
-// (proportional to r - 1 and c - 1) and a uniform pair of them, and redraws
-// the pair's two lines from their exact law given the rest of the table
-// (pair_block.hpp). Every 2x2 move lies in a pair of rows, so the blocks
-// reach every lattice point too. A sweep is sum (r - 1 + c - 1) blocks,
-// about 4 cells' updates per cell as for the moves, O(cells) expected.
+// Pair blocks (two-way tables, l1 target, no floors): a sweep runs, for
+// each table in turn, four rounds: its rows, its columns, its rows, its
+// columns. A round draws a uniformly random matching of the lines (a
+// uniform permutation paired consecutively; with an odd count the last line
+// sits out) and redraws each pair's two lines from their exact law given
+// the rest of the table (pair_block.hpp). That law reads the pair's own
+// lines only (the rest enters through the margins, which are fixed), and a
+// round's pairs share no line, so its redraws commute: the round is one
+// exact update of the matched lines whatever their order, and its pairs may
+// be redrawn on several threads (worker_threads.hpp). Each redraw leaves the
+// target invariant, the matchings do not depend on the state, and every
+// 2x2 move lies in a pair of rows that a round matches with positive
+// probability, so the rounds reach every lattice point. A sweep redraws
+// each line twice: about 4 cells' updates per cell as for the moves, O(cells).
+// (Before the rounds a step redrew one uniformly random pair: the same
+// updates in a random order, which could not be shared between threads.)
 // Measured (test/bench/README.md): from 100 x 100 to 1000 x 1000 a block
-// sweep costs about half a sweep of 2x2 heat-bath moves (rows are runs of
-// memory, and no line law is built per cell) and mixes 2 to 3 times faster
-// per sweep, so it is the l1 kernel for two-way tables.
+// sweep costs a fraction of a sweep of 2x2 heat-bath moves (rows are runs
+// of memory, and no line law is built per cell) and mixes 2 to 3 times
+// faster per sweep, so it is the l1 kernel for two-way tables.
+//
+// A round's randomness: the matching from the chain's stream, then the
+// pairs cut into jobs of about kPositionsPerJob positions (a cut that
+// depends on the table alone), each job redrawing its pairs in order from
+// its own stream derived from the chain's (derived_random_source.hpp): under a
+// seed the chain's states are the same whatever the number of threads.
 //
 // Coupling (Biswas, Jacob and Vanetti 2019, arXiv:1905.09971, section 2):
 // both chains make the same choice of move or block. Heat-bath
@@ -43,7 +58,8 @@
 // touched cells share, and one uniform serves both tests. Blocks: both
 // chains draw with the same random stream, so they make the same block
 // whenever their pair sums agree (in particular whenever they differ only
-// on the pair). Equal chains stay equal.
+// on the pair): each pair of a round is redrawn in both chains from one
+// replayed stream. Equal chains stay equal.
 // Measured: pairs meet within tens of sweeps on 4 x 4 and within hundreds
 // (blocks) to ~1e4 (moves) on 6 x 6, and not within thousands of sweeps
 // from 8 x 8 on, under either kernel: near meeting the difference is a
@@ -64,6 +80,7 @@
 #include "../interrupts.hpp"
 #include "../invariants/lattice_table.hpp"
 #include "../random_source.hpp"
+#include "chunked_uniforms.hpp"
 #include "coupling.hpp"
 #include "double_geometric.hpp"
 #include "laplace_line.hpp"
@@ -81,11 +98,11 @@ struct SwapMove {
   std::array<std::int8_t, kMaxLinePoints> sign{};
 };
 
-// Two rows (rows = true) or two columns of a two-way table.
-struct PairBlock {
+// Which lines a round of pair blocks redraws: the rows (rows = true) or
+// the columns of one two-way table.
+struct BlockRound {
   std::size_t table = 0;
   bool rows = true;
-  std::size_t first = 0, second = 0;
 };
 
 class TableMoves {
@@ -105,12 +122,15 @@ class TableMoves {
   // The tables with a free cell, in the given order.
   const std::vector<LatticeTable>& tables() const { return tables_; }
 
-  // Pair blocks: whether every table is two-way, the blocks in one sweep
-  // (sum r - 1 + c - 1), one block drawn as described above, and the cell
-  // of (row, column) of a table.
+  // Pair blocks: whether every table is two-way, the rounds of one sweep
+  // (four per table) and the k-th of them, and the cell of (row, column)
+  // of a table.
   bool two_way() const { return two_way_; }
-  std::uint64_t blocks_per_sweep() const { return total_blocks_; }
-  void draw_block(RandomSource& rng, PairBlock& block) const;
+  std::uint64_t rounds_per_sweep() const { return 4 * tables_.size(); }
+  BlockRound round(std::uint64_t k) const {
+    const std::uint64_t within = k % rounds_per_sweep();
+    return BlockRound{std::size_t(within / 4), within % 2 == 0};
+  }
   bool contiguous(std::size_t table) const { return contiguous_from_[table] >= 0; }
   std::size_t cell(std::size_t table, std::size_t row, std::size_t column) const {
     const std::size_t offset = row * tables_[table].shape[1] + column;
@@ -127,18 +147,25 @@ class TableMoves {
   std::vector<std::int64_t> contiguous_from_;
   std::vector<std::uint64_t> cumulative_rank_;
   std::uint64_t total_rank_ = 0;
-  std::vector<std::uint64_t> cumulative_blocks_;
-  std::uint64_t total_blocks_ = 0;
   bool two_way_ = true;
   std::size_t n_cells_;
   double shortest_ = 0;
 };
+
+// Positions a job of a pair-block round redraws (at least one pair
+// whatever its length): jobs small enough to share a round between
+// threads, large enough that deriving their streams costs little.
+constexpr std::size_t kPositionsPerJob = std::size_t(1) << 15;
 
 struct SwapChainConfig {
   Target target;
   bool heat_bath = true;                       // l1 only; else Metropolis
   double step_a = 0.36787944117144233;         // Metropolis step law, e^-1
   bool pair_blocks = false;                    // l1 heat-bath on two-way tables, no floors
+  // Pair blocks: threads that share a round's jobs, the caller's included
+  // (the states do not depend on it), and the jobs' size (the states do).
+  unsigned threads = 1;
+  std::size_t positions_per_job = kPositionsPerJob;
 };
 
 struct SwapCounts {
@@ -163,19 +190,21 @@ class TableSwapChain {
   // (every (K-1)-way margin zero); InvalidArgument on a wrong length or
   // below the floors.
   void reset_to(const std::vector<std::int64_t>& z);
-  // One move, or one block.
-  void step(RandomSource& rng);
+  // One move, or one round of pair blocks (the sweep's next).
+  void step(RandomSource& rng, const Interrupts& interrupts = Interrupts{});
   void sweep(RandomSource& rng);
   // Polls at least every 4096 cell updates; draws moves a few steps ahead.
   void run(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts);
-  // Steps in one sweep: rank() moves or blocks_per_sweep() blocks.
+  // Steps in one sweep: rank() moves or rounds_per_sweep() rounds.
   std::uint64_t steps_per_sweep() const;
+
 
   const std::vector<std::int64_t>& z() const { return z_; }
   std::int64_t l1() const { return l1_; }
   // Kept for the l2 and Gaussian targets only (0 for l1, whose entries may
   // be far larger: noise_range.hpp).
   std::int64_t l2_squared() const { return l2_; }
+  // Steps that changed z: moves, or redrawn pairs.
   const SwapCounts& counts() const { return counts_; }
   const TableMoves& moves() const { return *moves_; }
   const SwapChainConfig& config() const { return config_; }
@@ -186,8 +215,21 @@ class TableSwapChain {
   LaplaceLine line(const SwapMove& move) const;
   double log_ratio(const SwapMove& move, std::int64_t t) const;  // log q(z + t m) - log q(z)
   void apply(const SwapMove& move, std::int64_t t);
-  void update_block(const PairBlock& block, RandomSource& rng);  // redraw a pair of lines
-  void run_blocks(std::uint64_t sweeps, RandomSource& rng, const Interrupts& interrupts);
+
+  // Pair blocks (table_pair_blocks.cpp). What a job's redraws add up to.
+  struct BlockTally {
+    std::int64_t l1_change = 0;
+    std::uint64_t proposed = 0, moved = 0;
+  };
+  // The round's lines in a uniform random order (pairs: consecutive).
+  void draw_matching(const BlockRound& round, RandomSource& rng);
+  // Redraws lines a and b of the round's table, with scratch of
+  // kPairScratchPerPosition values per position of the longest line, and one.
+  static constexpr std::size_t kPairScratchPerPosition = 2 + PairBlockLaw::kScratchPerPosition;
+  void update_pair(const BlockRound& round, std::size_t a, std::size_t b, ChunkedUniforms& uniforms,
+                   std::int64_t* scratch, BlockTally& tally);
+  void run_round(RandomSource& rng, const Interrupts& interrupts);
+  void add(const BlockTally& tally);
 
   const TableMoves* moves_;
   SwapChainConfig config_;
@@ -201,9 +243,12 @@ class TableSwapChain {
   SwapCounts counts_;
   SwapMove scratch_;
   // Pair blocks: per table, the laws of a pair of rows (n = columns) and of
-  // a pair of columns (n = rows); scratch for a pair's sums and first line.
+  // a pair of columns (n = rows); the rounds run so far (the next one's
+  // place in the sweep); the current matching; the longest line.
   std::vector<PairBlockLaw> row_laws_, column_laws_;
-  std::vector<std::int64_t> sums_, first_;
+  std::uint64_t rounds_ = 0;
+  std::vector<std::uint32_t> matching_;
+  std::size_t longest_ = 0;
 };
 
 // One coupled step of two chains on the same moves (see above); keeps the
@@ -216,12 +261,11 @@ class CoupledSwapKernel {
   bool met() const { return differing_ == 0; }
 
  private:
-  void block_step(RandomSource& rng);
+  void block_round(RandomSource& rng, const Interrupts& interrupts);
 
   TableSwapChain *x_, *y_;
   std::size_t differing_ = 0;
   SwapMove move_;
-  PairBlock block_;
 };
 
 // Algorithm 3 (Biswas, Jacob and Vanetti 2019, section 2) with one iteration = one sweep: both chains

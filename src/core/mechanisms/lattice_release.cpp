@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <thread>
 
 #include "../errors.hpp"
 #include "../lattice/lattice_basis.hpp"
@@ -38,6 +39,12 @@ ShortestMove shortest_move(const LatticeBasis& basis, bool has_margins) {
   }
   return shortest;
 }
+
+// Threads of the pair-block rounds: the backend's own and one helper where
+// the machine has a second core (mcmc/worker_threads.hpp says what a helper
+// may do in a backend); not more: a backend shares the machine with the
+// other backends. The chain's states do not depend on the number.
+unsigned table_chain_threads() { return std::clamp(std::thread::hardware_concurrency(), 1u, 2u); }
 
 mcmc::Target chain_target(mcmc::TargetKind target, const NoiseLaw& law) {
   switch (target) {
@@ -266,6 +273,7 @@ mcmc::SwapChainConfig table_chain_config(const ReleaseRequest& request, mcmc::Ta
   config.target = chain_target(target, law);
   config.heat_bath = config.target.kind == mcmc::TargetKind::laplace_l1;
   config.pair_blocks = config.heat_bath && moves.two_way();
+  if (config.pair_blocks) config.threads = table_chain_threads();
   if (request.proposal_a > 0) config.step_a = request.proposal_a;
   return config;
 }

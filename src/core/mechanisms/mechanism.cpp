@@ -2,6 +2,8 @@
 // Adding a mechanism starts here (docs/design.md, "Adding a mechanism").
 #include "mechanism.hpp"
 
+#include <iterator>
+
 #include "../errors.hpp"
 
 namespace invariant_dp {
@@ -25,33 +27,36 @@ const MechanismBehaviour& nonnegative_cascade_behaviour();
 namespace {
 
 // Columns: key, name, integer_output, allows_invariants, needs_delta,
-// family, non_negative, calibrated_on_tree, behaviour.
+// family, non_negative, calibrated_on_tree, behaviour, options.
 const MechanismTraits kMechanisms[] = {
     {Mechanism::DiscreteLaplace, "discrete_laplace", true, false, false, Family::None, false, false,
-     discrete_laplace_behaviour},
+     discrete_laplace_behaviour, ""},
     {Mechanism::DiscreteGaussian, "discrete_gaussian", true, false, true, Family::None, false, false,
-     discrete_gaussian_behaviour},
+     discrete_gaussian_behaviour, ""},
     {Mechanism::SubspaceGaussian, "subspace_gaussian", false, true, true, Family::Conditioning, false, false,
-     subspace_gaussian_behaviour},
+     subspace_gaussian_behaviour, ""},
     {Mechanism::SubspaceLaplace, "subspace_laplace", false, true, false, Family::Projection, false, false,
-     subspace_laplace_behaviour},
+     subspace_laplace_behaviour, ""},
     {Mechanism::IntegerLaplace, "integer_laplace", true, true, false, Family::Conditioning, false, false,
-     integer_laplace_behaviour},
+     integer_laplace_behaviour, "iterations proposal_a sampler"},
     {Mechanism::IntegerLaplaceL2, "integer_laplace_l2", true, true, false, Family::Conditioning, false, false,
-     integer_laplace_l2_behaviour},
+     integer_laplace_l2_behaviour, "iterations proposal_a"},
     {Mechanism::IntegerGaussian, "integer_gaussian", true, true, true, Family::Conditioning, false, false,
-     integer_gaussian_behaviour},
-    {Mechanism::Congenial, "congenial", true, true, false, Family::Conditioning, true, false, congenial_behaviour},
-    {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection, false, false, project_l2_behaviour},
+     integer_gaussian_behaviour, "iterations proposal_a"},
+    {Mechanism::Congenial, "congenial", true, true, false, Family::Conditioning, true, false, congenial_behaviour,
+     "iterations proposal_a sampler"},
+    {Mechanism::ProjectL2, "project_l2", false, true, false, Family::Projection, false, false, project_l2_behaviour,
+     ""},
     {Mechanism::ProjectNnL2, "project_nn_l2", false, true, false, Family::Projection, true, false,
-     project_nn_l2_behaviour},
+     project_nn_l2_behaviour, ""},
     {Mechanism::ProjectNnInteger, "project_nn_integer", true, true, false, Family::Projection, true, false,
-     project_nn_integer_behaviour},
-    {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning, false, true, cascade_behaviour},
+     project_nn_integer_behaviour, ""},
+    {Mechanism::Cascade, "cascade", false, true, true, Family::Conditioning, false, true, cascade_behaviour,
+     "level_variance rho"},
     {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning, false, true,
-     integer_cascade_behaviour},
+     integer_cascade_behaviour, "level_variance rho"},
     {Mechanism::NonnegativeCascade, "nonnegative_cascade", true, true, false, Family::Conditioning, true, true,
-     nonnegative_cascade_behaviour},
+     nonnegative_cascade_behaviour, "level_variance"},
 };
 
 }  // namespace
@@ -64,6 +69,8 @@ const char* family_name(Family family) {
   }
   return "none";
 }
+
+MechanismRows mechanism_catalogue() { return {std::begin(kMechanisms), std::end(kMechanisms)}; }
 
 std::string known_mechanism_names() {
   std::string names;

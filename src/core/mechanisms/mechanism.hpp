@@ -69,7 +69,20 @@ struct MechanismTraits {
   // A function, not a pointer to the object, so that the table is constant
   // and the behaviours need no order of initialisation.
   const MechanismBehaviour& (*behaviour)();
+  // The options only some mechanisms take (request/options.cpp's rows
+  // marked per_mechanism) that this one does, separated by spaces; any
+  // other such option is refused with the names of the mechanisms taking it.
+  const char* options;
 };
+
+// The catalogue's rows, in order (for (const MechanismTraits& m : mechanism_catalogue())).
+struct MechanismRows {
+  const MechanismTraits* first;
+  const MechanismTraits* last;
+  const MechanismTraits* begin() const { return first; }
+  const MechanismTraits* end() const { return last; }
+};
+MechanismRows mechanism_catalogue();
 
 // Throws InvalidArgument listing the known names.
 const MechanismTraits& mechanism_by_name(const std::string& name);

@@ -18,10 +18,7 @@ double* ReleaseDraw::real_destination() const {
   return result.values.data();
 }
 
-void MechanismBehaviour::check_options(const ReleaseRequest& request) const {
-  if (request.sampler != "auto")
-    throw InvalidArgument("option \"sampler\" applies to the congenial and integer_laplace mechanisms only");
-}
+void MechanismBehaviour::check_options(const ReleaseRequest&) const {}
 
 std::string MechanismBehaviour::privacy_statement(const ReleaseRequest& request) const {
   return invariant_privacy_statement(request);

@@ -58,8 +58,9 @@ class MechanismBehaviour {
  public:
   virtual ~MechanismBehaviour() = default;
 
-  // Checks of the request's options beyond the catalogue's traits; by
-  // default, only congenial chooses a sampler.
+  // Checks of the values of the options it takes (which options a
+  // mechanism takes at all is its catalogue row's: MechanismTraits::options);
+  // by default none.
   virtual void check_options(const ReleaseRequest& request) const;
 
   // The noise law at the request's epsilon, delta and sensitivities, with

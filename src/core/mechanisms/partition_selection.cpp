@@ -17,13 +17,14 @@ namespace invariant_dp {
 namespace {
 
 constexpr const char* kMethods =
-    "\"truncated_geometric\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\"";
+    "\"truncated_geometric\", \"dp_sips\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\"";
 
 SelectionMethod method_named(const std::string& name) {
   if (name == "laplace") return SelectionMethod::Laplace;
   if (name == "gaussian") return SelectionMethod::Gaussian;
   if (name == "noisy_count") return SelectionMethod::NoisyCount;
   if (name == "truncated_geometric") return SelectionMethod::TruncatedGeometric;
+  if (name == "dp_sips") return SelectionMethod::DpSips;
   if (name == "auto") return SelectionMethod::Auto;
   throw InvalidArgument(std::string("partition selection method must be ") + kMethods, "Got \"" + name + "\".");
 }
@@ -45,7 +46,7 @@ SelectionRequest parse_partition_selection(const std::string& value) {
                           "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", "
                           "\"budget_share\": 0.8}}.");
   }
-  bool has_share = false;
+  bool has_share = false, has_rounds = false;
   request.method = SelectionMethod::Auto;  // an object without a method
   for (const auto& [key, setting] : object.members("partition selection")) {
     if (key == "method") {
@@ -60,11 +61,23 @@ SelectionRequest parse_partition_selection(const std::string& value) {
                               "which cells to show; the rest releases their counts.");
       request.budget_share = share;
       has_share = true;
+    } else if (key == "rounds") {
+      const double rounds = setting.is_number() ? setting.number("rounds") : 0;
+      if (!(rounds >= 1 && rounds <= kDpSipsMaxRounds && rounds == std::floor(rounds)))
+        throw InvalidArgument("partition selection's \"rounds\" must be a whole number from 1 to " +
+                                  std::to_string(kDpSipsMaxRounds),
+                              "Got " + value + ". It is how many rounds \"dp_sips\" selects in.");
+      request.rounds = static_cast<int>(rounds);
+      has_rounds = true;
     } else {
       throw InvalidArgument("unknown partition selection setting \"" + key + "\"",
-                            "Known settings: method, budget_share.");
+                            "Known settings: method, budget_share, rounds.");
     }
   }
+  if (has_rounds && request.method != SelectionMethod::DpSips)
+    throw InvalidArgument("partition selection's \"rounds\" needs method \"dp_sips\"",
+                          "Got " + value + ". Only \"dp_sips\" selects in rounds.",
+                          "Add \"method\": \"dp_sips\", or drop \"rounds\".");
   if (has_share && request.method == SelectionMethod::NoisyCount)
     throw InvalidArgument("partition selection \"noisy_count\" takes no \"budget_share\"",
                           "It shows a cell when its released count reaches a threshold: all of epsilon goes to the "
@@ -80,6 +93,7 @@ const char* selection_method_name(SelectionMethod method) {
     case SelectionMethod::Gaussian: return "gaussian";
     case SelectionMethod::NoisyCount: return "noisy_count";
     case SelectionMethod::TruncatedGeometric: return "truncated_geometric";
+    case SelectionMethod::DpSips: return "dp_sips";
     case SelectionMethod::Auto: return "auto";
     case SelectionMethod::None: break;
   }
@@ -121,7 +135,7 @@ TruncatedGeometricFigures checked_figures(const TruncatedGeometricParameters& pa
 }  // namespace
 
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
-                                 bool replace_one) {
+                                 bool replace_one, int rounds) {
   if (!(epsilon > 0) || !(delta > 0 && delta < 1) || groups < 1) throw Error("invalid partition selection budget");
   SelectionLaw law;
   law.method = method;
@@ -134,6 +148,8 @@ SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double 
     law.geometric.delta = delta;
     law.geometric.moved_cells = law.moved_cells;
     law.geometric_figures = checked_figures(law.geometric);
+  } else if (method == SelectionMethod::DpSips) {
+    law.sips = calibrate_dp_sips(epsilon, delta, groups, replace_one, rounds);
   } else if (method == SelectionMethod::Laplace) {
     law.noise_parameter = rational_at_least(k / epsilon);
     const double b = law.noise_parameter.to_double();
@@ -178,6 +194,7 @@ SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, doubl
 
 std::int64_t units_at_half(const SelectionLaw& law) {
   if (law.method == SelectionMethod::TruncatedGeometric) return law.geometric_figures.units_at_half;
+  if (law.method == SelectionMethod::DpSips) return dp_sips_units_at_half(law.sips);
   return law.threshold;
 }
 
@@ -216,7 +233,8 @@ std::vector<std::size_t> shown_by_count(const std::int64_t* values, std::size_t 
 }
 
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
-                                    RandomSource& rng, const Interrupts& interrupts) {
+                                    RandomSource& rng, const Interrupts& interrupts, const KeptCells* unit_cells) {
+  if (law.method == SelectionMethod::DpSips) return dp_sips_select(units, n, unit_cells, law.sips, rng, interrupts);
   std::vector<bool> shown(n, false);
   if (law.method == SelectionMethod::TruncatedGeometric) {
     std::int64_t most = 0;
@@ -293,10 +311,35 @@ std::string truncated_geometric_json(const SelectionLaw& law) {
   return out.str();
 }
 
+// dp_sips's law: its rounds' noise and thresholds in weight units, and the
+// weight a unit of m live cells gives each (public: from the parameters).
+std::string dp_sips_json(const SelectionLaw& law) {
+  const DpSipsLaw& sips = law.sips;
+  std::ostringstream out;
+  out << "{\"method\": \"dp_sips\"" << (law.chosen_automatically ? ", \"chosen_by\": \"auto\"" : "")
+      << ", \"budget_share\": " << json_number(law.budget_share) << ", \"epsilon\": " << json_number(law.epsilon)
+      << ", \"delta\": " << json_number(law.delta) << ", \"moved_cells\": " << law.moved_cells
+      << ", \"rounds\": " << sips.rounds.size() << ", \"noise\": \"discrete Gaussian\", \"weight_scale\": "
+      << kDpSipsWeightScale << ", \"squared_shift\": " << json_number(sips.squared_shift) << ", \"sigma2\": [";
+  for (std::size_t i = 0; i < sips.rounds.size(); ++i)
+    out << (i ? ", " : "") << json_number(sips.rounds[i].sigma2.to_double());
+  out << "], \"threshold\": [";
+  for (std::size_t i = 0; i < sips.rounds.size(); ++i) out << (i ? ", " : "") << sips.rounds[i].threshold;
+  out << "], \"units_at_half\": " << dp_sips_units_at_half(sips) << ", \"rule\": "
+      << json_quoted("in each round, a unit holding m cells not shown before gives each floor(weight_scale / "
+                     "sqrt(m)); a cell not shown before is shown iff the sum of its units' weights plus discrete "
+                     "Gaussian noise of that round's sigma2 is at least that round's threshold; its count is "
+                     "released independently with the rest of the budget (Swanberg, Desfontaines, Haney 2023, "
+                     "arXiv:2301.01998; Gopi et al. 2020, arXiv:2002.09745; src/core/mechanisms/dp_sips.hpp)")
+      << "}";
+  return out.str();
+}
+
 }  // namespace
 
 std::string selection_json(const SelectionLaw& law) {
   if (law.method == SelectionMethod::NoisyCount) return noisy_count_json(law);
+  if (law.method == SelectionMethod::DpSips) return dp_sips_json(law);
   if (law.method == SelectionMethod::TruncatedGeometric) return truncated_geometric_json(law);
   std::ostringstream out;
   const bool laplace = law.method == SelectionMethod::Laplace;

@@ -47,11 +47,18 @@
 // the exact draw are in truncated_geometric.hpp. It dominates laplace at
 // every G (each cell's law is the optimal one at the same per-cell budget).
 //
-// auto: truncated_geometric, unless gaussian shows a cell at half chance
-// with fewer units (many cells per unit: the Gaussian threshold grows like
-// sqrt(G), the per-cell budget of the others like G). Both are calibrated
-// on the public parameters and the one with the smaller count of units at
-// which a cell is shown half the time is used; the metadata says which.
+// dp_sips (Swanberg, Desfontaines, Haney 2023, arXiv:2301.01998): each
+// unit spreads a weight of l2 norm 1 over its cells, Gaussian noise and a
+// threshold, in one or more rounds; its law and proof are in dp_sips.hpp.
+// It shows a cell at least as often as gaussian (one round, up to the
+// rounding of the weights), more when units hold fewer than G cells.
+//
+// auto: truncated_geometric, unless dp_sips (one round) shows a cell whose
+// units all hold G cells at half chance with fewer units (many cells per
+// unit: the Gaussian threshold grows like sqrt(G), the per-cell budget of
+// truncated_geometric like G). Both are calibrated on the public
+// parameters and the one with the smaller count of units at which a cell is
+// shown half the time is used; the metadata says which.
 //
 // The budget: a share s ("budget_share", default 0.5) of epsilon goes to
 // the selection and 1 - s to the counts; of delta, the share s when the
@@ -113,21 +120,24 @@
 #include "../interrupts.hpp"
 #include "../random_source.hpp"
 #include "../samplers/rational.hpp"
+#include "dp_sips.hpp"
 #include "truncated_geometric.hpp"
 
 namespace invariant_dp {
 
-enum class SelectionMethod { None, Laplace, Gaussian, NoisyCount, TruncatedGeometric, Auto };
+enum class SelectionMethod { None, Laplace, Gaussian, NoisyCount, TruncatedGeometric, DpSips, Auto };
 
 // options {"partition_selection": "truncated_geometric"} or
 // {"partition_selection": {"method": "gaussian", "budget_share": 0.3}}:
 // the share (0, 1) of epsilon (and of delta, when the counts' mechanism uses
 // one) spent on selection; an object without a method is "auto".
 // {"partition_selection": "noisy_count"} splits nothing: budget_share is
-// refused with it.
+// refused with it. {"method": "dp_sips", "rounds": T}: its rounds (1 to
+// kDpSipsMaxRounds, default 1), refused with any other method.
 struct SelectionRequest {
   SelectionMethod method = SelectionMethod::None;
   double budget_share = 0.5;
+  int rounds = 1;
   bool active() const { return method != SelectionMethod::None; }
 };
 
@@ -146,13 +156,16 @@ struct SelectionLaw {
   // truncated_geometric: its law (threshold and noise_parameter unused).
   TruncatedGeometricParameters geometric;
   TruncatedGeometricFigures geometric_figures;
+  // dp_sips: its rounds' noise and thresholds (threshold and noise_parameter unused).
+  DpSipsLaw sips;
   bool chosen_automatically = false;  // asked as "auto"
   double budget_share = 0;            // the share asked for (0: none, noisy_count)
 };
 
-// groups: G (1 without a privacy unit); replace_one: the neighbours.
+// groups: G (1 without a privacy unit); replace_one: the neighbours;
+// rounds: dp_sips's.
 SelectionLaw calibrate_selection(SelectionMethod method, double epsilon, double delta, std::int64_t groups,
-                                 bool replace_one);
+                                 bool replace_one, int rounds = 1);
 
 // truncated_geometric calibrated jointly with discrete Laplace counts of
 // exact scale counts_scale at counts_epsilon < epsilon: (epsilon, delta)
@@ -163,7 +176,8 @@ SelectionLaw calibrate_geometric_with_counts(double epsilon, double delta, doubl
 
 // The count of units at which a cell is shown with probability about 1/2
 // (truncated_geometric: the smallest with p_n >= 1/2; laplace and
-// gaussian: the threshold), from the law's public parameters.
+// gaussian: the threshold; dp_sips: for units of G cells), from the law's
+// public parameters.
 std::int64_t units_at_half(const SelectionLaw& law);
 
 // noisy_count's threshold on the counts themselves. counts_parameter: the
@@ -178,9 +192,11 @@ SelectionLaw calibrate_noisy_count(bool gaussian, const Rational& counts_paramet
 std::vector<std::size_t> shown_by_count(const std::int64_t* values, std::size_t n, const SelectionLaw& law,
                                         const Interrupts& interrupts);
 
-// Which of n cells with these unit counts are shown.
+// Which of n cells with these unit counts are shown. unit_cells: each
+// unit's cells, which dp_sips weighs by (nullptr: one cell per unit).
 std::vector<bool> select_partitions(const std::int64_t* units, std::size_t n, const SelectionLaw& law,
-                                    RandomSource& rng, const Interrupts& interrupts);
+                                    RandomSource& rng, const Interrupts& interrupts,
+                                    const KeptCells* unit_cells = nullptr);
 
 const char* selection_method_name(SelectionMethod method);
 

@@ -36,6 +36,7 @@
 #include "../invariants/key_rows.hpp"
 #include "../random_source.hpp"
 #include "../privacy/contribution_bounds.hpp"
+#include "kept_cells.hpp"
 
 namespace invariant_dp {
 
@@ -45,14 +46,16 @@ struct BoundedCells {
   std::vector<std::uint32_t> row;     // a source row holding the cell's keys
   std::vector<std::int64_t> counts;   // sum over kept units of min(rows, R)
   std::vector<std::int64_t> units;    // units that kept the cell
+  KeptCells unit_cells;               // each unit's kept cells (only when asked for)
 };
 
 // rows: the source's rows, units (one column) the unit of each row, keys
 // its key tuple, row_counts[i] >= 0 how many of the unit's rows it stands
 // for (nullptr: one each; rows of a unit and tuple are added up). A NULL unit is refused
 // (NullValue, 22004): it would lump the rows of unrelated people into one.
+// with_unit_cells: also list each unit's kept cells.
 BoundedCells bound_contributions(const KeyRows& units, const KeyRows& keys, const std::int64_t* row_counts,
                                  const ContributionBounds& bounds, RandomSource& rng,
-                                 const Interrupts& interrupts);
+                                 const Interrupts& interrupts, bool with_unit_cells = false);
 
 }  // namespace invariant_dp

@@ -68,6 +68,9 @@ std::string keys_text(const ReleaseRequest& request) {
   if (request.has_domain) return "domain: every cell the domain lists, empty ones included; nothing is revealed by which";
   if (request.selection.method == SelectionMethod::NoisyCount)
     return "partition_selection: the source's cells whose released count reached the threshold";
+  if (request.selection.method == SelectionMethod::DpSips)
+    return "partition_selection: the source's cells whose noisy sum of their units' weights passed a round's "
+           "threshold";
   if (request.selection.method != SelectionMethod::None)
     return "partition_selection: the source's cells whose noisy count of units passed the threshold";
   if (request.keys_public) return "public (declared): exactly the source's cells, stated public by the caller";

@@ -56,12 +56,15 @@ bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, 
                       const Interrupts& interrupts, ReleasedCells& out) {
   const std::size_t n_rows = input.source.n_rows;
   std::vector<std::int64_t> units;
+  KeptCells unit_cells;  // dp_sips weighs a unit by its count of cells
+  const bool weighs_units = request.selection.method == SelectionMethod::DpSips;
   if (request.bounds.active()) {
     BoundedCells bounded = bound_contributions(*input.units, input.source, input.source_counts, request.bounds, rng,
-                                               interrupts);
+                                               interrupts, weighs_units);
     out.row_of_cell = std::move(bounded.row);
     out.view_counts = std::move(bounded.counts);
     units = std::move(bounded.units);
+    unit_cells = std::move(bounded.unit_cells);
   } else if (request.source_rows) {
     count_rows(input.source, interrupts, out);
     if (request.selection.method != SelectionMethod::None) units = out.view_counts;  // one row per person
@@ -78,7 +81,8 @@ bool bound_and_select(const ReleaseInput& input, const ReleaseRequest& request, 
     return false;
   }
   if (request.selection.method != SelectionMethod::None && request.selection.method != SelectionMethod::NoisyCount) {
-    const std::vector<bool> shown = select_partitions(units.data(), units.size(), request.selection, rng, interrupts);
+    const std::vector<bool> shown = select_partitions(units.data(), units.size(), request.selection, rng, interrupts,
+                                                      weighs_units && request.bounds.active() ? &unit_cells : nullptr);
     std::size_t kept = 0;
     for (std::size_t j = 0; j < shown.size(); ++j) {
       interrupts.poll_every(j);

@@ -2,6 +2,7 @@
 
 #include "../errors.hpp"
 #include "../mechanisms/mechanism.hpp"
+#include "../request/options.hpp"
 #include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_grid.hpp"
 #include "../rollups/crossed_release.hpp"
@@ -12,6 +13,9 @@ namespace invariant_dp {
 
 CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& levels, bool epsilon_given) {
   CheckedRequest checked;
+  // The hierarchy's options leave raw.options here: the ones only some
+  // mechanisms take are refused for the others first.
+  refuse_options_not_taken(mechanism_by_name(raw.mechanism), raw.options);
   checked.hierarchy = take_hierarchy_request(levels, raw.options);
   checked.budget.has_epsilon = epsilon_given;
   // Without epsilon only the cascades can be calibrated (from rho or absolute
@@ -28,9 +32,6 @@ CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& lev
   // A cascade given both epsilon and rho, or neither (nor absolute targets;
   // crossed releases say so when they calibrate, with their own hint).
   if (cascade && !checked.hierarchy.is_crossed()) cascade_budget(checked.hierarchy, checked.budget);
-  if (!cascade && (checked.hierarchy.rho > 0 || !checked.hierarchy.level_variance.empty()))
-    throw InvalidArgument("options \"level_variance\" and \"rho\" are for mechanisms \"cascade\", "
-                          "\"integer_cascade\" and \"nonnegative_cascade\" (\"level_variance\" only)");
   check_crossed_request(checked.release, checked.hierarchy);
   // The cascades, crossed or not, bound a unit's move by (G R)^2 times one
   // record's (hierarchy/cascade_privacy.hpp); the other mechanisms release

@@ -6,6 +6,7 @@
 
 #include "../errors.hpp"
 #include "../json_reader.hpp"
+#include "../mechanisms/mechanism.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -23,11 +24,11 @@ std::vector<OptionSpec> rows() {
        "Pass the coverage wanted, e.g. {\"interval\": 0.9}."},
       {"neighbours", E::Release, K::Choice, 0, 0, false, {"replace_one", "add_remove"},
        "\"replace_one\" or \"add_remove\"", ""},
-      {"iterations", E::Release, K::WholeNumber, 1, 1e10, false, {}, "a whole number from 1 to 1e10", ""},
-      {"proposal_a", E::Release, K::Number, 0, 1, true, {}, "between 0 and 1", ""},
+      {"iterations", E::Release, K::WholeNumber, 1, 1e10, false, {}, "a whole number from 1 to 1e10", "", true},
+      {"proposal_a", E::Release, K::Number, 0, 1, true, {}, "between 0 and 1", "", true},
       {"partition_selection", E::Release, K::ChoiceOrObject, 0, 0, false,
-       {"truncated_geometric", "laplace", "gaussian", "noisy_count", "auto"},
-       "\"truncated_geometric\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\", or an object",
+       {"truncated_geometric", "dp_sips", "laplace", "gaussian", "noisy_count", "auto"},
+       "\"truncated_geometric\", \"dp_sips\", \"laplace\", \"gaussian\", \"noisy_count\" or \"auto\", or an object",
        "For example {\"partition_selection\": {\"method\": \"truncated_geometric\", \"budget_share\": 0.5}}."},
       {"keys", E::Release, K::Choice, 0, 0, false, {"public"}, "\"public\"",
        "State {\"keys\": \"public\"} only when every cell the source can return is public knowledge; otherwise "
@@ -37,11 +38,11 @@ std::vector<OptionSpec> rows() {
        "the key columns only, counted by the release."},
       {"rows_outside_domain", E::Release, K::Choice, 0, 0, false, {"error", "drop"}, "\"error\" or \"drop\"", ""},
       {"sampler", E::Release, K::Choice, 0, 0, false, {"auto", "chain", "rejection", "lattice", "mis"},
-       "\"auto\", \"chain\", \"rejection\", \"lattice\" or \"mis\"", ""},
+       "\"auto\", \"chain\", \"rejection\", \"lattice\" or \"mis\"", "", true},
       {"level", E::Hierarchy, K::Boolean, 0, 0, false, {}, "true or false", ""},
       {"level_variance", E::Hierarchy, K::NumberArray, 0, kInfinity, true, {}, "an array of positive numbers",
-       "Give one positive variance per level, the grand total first: {\"level_variance\": [4, 2, 1, 1]}."},
-      {"rho", E::Hierarchy, K::Number, 0, kInfinity, true, {}, "a positive number", ""},
+       "Give one positive variance per level, the grand total first: {\"level_variance\": [4, 2, 1, 1]}.", true},
+      {"rho", E::Hierarchy, K::Number, 0, kInfinity, true, {}, "a positive number", "", true},
       {"crossed", E::Hierarchy, K::NameArray, 0, 0, false, {}, "an array of column names",
        "Name the second hierarchy's level columns, coarsest first: {\"crossed\": [\"age_group\", \"age\"]}."},
       {"coupled_pairs", E::Diagnose, K::WholeNumber, 1, 1e7, false, {}, "a whole number from 1 to 1e7", ""},
@@ -182,6 +183,31 @@ void check_options(const std::vector<RawOption>& options, bool with_diagnose) {
     if (row == nullptr || (row->entry == OptionEntry::Diagnose && !with_diagnose))
       refuse_unknown_option(option.key, with_diagnose);
     check_option_value(option.key, option.value, option.type);
+  }
+}
+
+bool mechanism_takes(const MechanismTraits& mechanism, const OptionSpec& option) {
+  if (!option.per_mechanism) return true;
+  const std::string taken = std::string(" ") + mechanism.options + " ";
+  return taken.find(std::string(" ") + option.name + " ") != std::string::npos;
+}
+
+std::string mechanisms_taking(const OptionSpec& option) {
+  std::vector<std::string> names;
+  for (const MechanismTraits& mechanism : mechanism_catalogue())
+    if (mechanism_takes(mechanism, option)) names.push_back(mechanism.name);
+  std::string out = "the ";
+  for (std::size_t i = 0; i < names.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return out + (names.size() == 1 ? " mechanism" : " mechanisms");
+}
+
+void refuse_options_not_taken(const MechanismTraits& mechanism, const std::vector<RawOption>& options) {
+  for (const RawOption& option : options) {
+    const OptionSpec* row = find_option(option.key);
+    if (row == nullptr || mechanism_takes(mechanism, *row)) continue;
+    throw InvalidArgument("option \"" + option.key + "\" applies to " + mechanisms_taking(*row) + " only",
+                          std::string("Mechanism \"") + mechanism.name + "\" does not take it.", "Drop the option.");
   }
 }
 

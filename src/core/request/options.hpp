@@ -15,6 +15,8 @@
 
 namespace invariant_dp {
 
+struct MechanismTraits;
+
 // The JSON type of a value as the caller gave it, when it says so (the
 // shim does; a caller that passes plain text leaves it unknown).
 enum class JsonType { Unknown, String, Number, Boolean, Array, Object, Null };
@@ -56,6 +58,9 @@ struct OptionSpec {
   std::vector<const char*> choices;
   const char* must_be;  // the refusal: option "name" must be <must_be>
   const char* hint;     // the refusal's hint (empty: none)
+  // Taken only by the mechanisms whose catalogue row names it
+  // (MechanismTraits::options); any other mechanism refuses it.
+  bool per_mechanism = false;
 };
 
 // The catalogue, in the reference's order.
@@ -73,6 +78,18 @@ const OptionSpec& check_option_value(const std::string& name, const std::string&
 // type and value) before any parser reads one: dp.diagnose's own options
 // are known only with_diagnose.
 void check_options(const std::vector<RawOption>& options, bool with_diagnose);
+
+// Whether a mechanism takes an option: every mechanism takes an option that
+// is not per_mechanism; the others, the mechanisms whose row names them.
+bool mechanism_takes(const MechanismTraits& mechanism, const OptionSpec& option);
+
+// The mechanisms that take an option, in the catalogue's order: "the a, b
+// and c mechanisms".
+std::string mechanisms_taking(const OptionSpec& option);
+
+// InvalidArgument for the first of these options the mechanism does not
+// take, naming the mechanisms that do (the options' values are not read).
+void refuse_options_not_taken(const MechanismTraits& mechanism, const std::vector<RawOption>& options);
 
 // InvalidArgument "unknown option" listing the options of these entry
 // points (dp.privatize's: Release and Hierarchy; dp.diagnose's: all).

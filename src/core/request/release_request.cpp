@@ -165,20 +165,20 @@ void select_on_counts(ReleaseRequest& request, const RawRequest& raw) {
 
 // The selection's law, the counts' share already in request.epsilon and
 // .delta. truncated_geometric is calibrated jointly with discrete_laplace
-// counts, split from any other; auto takes truncated_geometric or gaussian,
-// whichever shows a cell at half chance with fewer units
+// counts, split from any other; auto takes truncated_geometric or dp_sips
+// (one round), whichever shows a cell at half chance with fewer units
 // (partition_selection.hpp).
 SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& request, const RawRequest& raw,
-                                  double selection_epsilon, double selection_delta) {
+                                  double selection_epsilon, double selection_delta, int rounds) {
   const bool replace_one = request.neighbours == Neighbours::ReplaceOne;
   const std::int64_t groups = request.bounds.active() ? request.bounds.max_groups_per_unit : 1;
   const std::int64_t max_rows = request.bounds.active() ? request.bounds.max_rows_per_group : 1;
   if (method == SelectionMethod::Auto) {
-    SelectionLaw geometric =
-        calibrated_selection(SelectionMethod::TruncatedGeometric, request, raw, selection_epsilon, selection_delta);
-    SelectionLaw gaussian =
-        calibrate_selection(SelectionMethod::Gaussian, selection_epsilon, selection_delta, groups, replace_one);
-    SelectionLaw& chosen = units_at_half(geometric) <= units_at_half(gaussian) ? geometric : gaussian;
+    SelectionLaw geometric = calibrated_selection(SelectionMethod::TruncatedGeometric, request, raw,
+                                                  selection_epsilon, selection_delta, 1);
+    SelectionLaw sips =
+        calibrate_selection(SelectionMethod::DpSips, selection_epsilon, selection_delta, groups, replace_one, 1);
+    SelectionLaw& chosen = units_at_half(geometric) <= units_at_half(sips) ? geometric : sips;
     chosen.chosen_automatically = true;
     return chosen;
   }
@@ -187,7 +187,7 @@ SelectionLaw calibrated_selection(SelectionMethod method, const ReleaseRequest& 
       !request.mechanism->needs_delta)
     return calibrate_geometric_with_counts(raw.epsilon, raw.delta, request.epsilon,
                                            calibrate_noise(request).exact_parameter, groups, max_rows, replace_one);
-  return calibrate_selection(method, selection_epsilon, selection_delta, groups, replace_one);
+  return calibrate_selection(method, selection_epsilon, selection_delta, groups, replace_one, rounds);
 }
 
 // Splits the budget between the counts and the selection of cells.
@@ -220,7 +220,8 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
                      "Raise epsilon or delta, or the selection's \"budget_share\".");
   request.epsilon = (1 - share) * raw.epsilon;
   request.delta = request.mechanism->needs_delta ? (1 - share) * raw.delta : 0;
-  request.selection = calibrated_selection(selection.method, request, raw, share * raw.epsilon, selection_delta);
+  request.selection =
+      calibrated_selection(selection.method, request, raw, share * raw.epsilon, selection_delta, selection.rounds);
   request.selection.budget_share = share;
 }
 
@@ -237,6 +238,7 @@ ReleaseRequest validate_request(const RawRequest& raw) {
   request.delta = request.mechanism->needs_delta ? raw.delta : 0;
   for (const auto& text : raw.margins) request.margins.push_back(parse_margin(text));
   check_options(raw.options, /*with_diagnose=*/false);
+  refuse_options_not_taken(*request.mechanism, raw.options);
   for (const RawOption& option : raw.options) apply_option(request, option);
   apply_privacy_unit(request, raw);
 

@@ -126,12 +126,6 @@ std::shared_ptr<const accuracy::CellIntervals> intervals(const std::vector<doubl
 
 void check_nonnegative_cascade_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy) {
   const char* name = request.mechanism->name;
-  if (hierarchy.rho > 0)
-    throw InvalidArgument(std::string("option \"rho\" is not available for mechanism \"") + name + "\"",
-                          "It is pure epsilon-DP: its discrete Laplace base law conditioned on non-negative counts "
-                          "costs at most twice the base's epsilon; a Gaussian (zCDP) base has no such bound under "
-                          "conditioning.",
-                          "Pass epsilon, or absolute {\"level_variance\": [...]} with epsilon NULL.");
   if (hierarchy.is_crossed())
     throw InvalidArgument(std::string("option \"crossed\" is not available for mechanism \"") + name + "\"",
                           "Its law is drawn on one tree.",

@@ -5,8 +5,10 @@
 // noise on every free node conditioned on consistency and non-negative
 // leaves. Pure epsilon-DP: calibrated from epsilon (the relative
 // level_variance, or the default split) or from absolute level_variance
-// targets with epsilon NULL (their cost reported); "rho" and "crossed" are
-// refused (check_nonnegative_cascade_request).
+// targets with epsilon NULL (their cost reported). Its catalogue row does
+// not take "rho" (a Gaussian base has no bound under conditioning:
+// NONNEGATIVE.md, section 2); "crossed" is refused here
+// (check_nonnegative_cascade_request).
 //
 // The law depends on the counts, so its per-node bias and variance do too:
 // the release computes them at its own released counts (a function of the
@@ -26,7 +28,7 @@
 namespace invariant_dp {
 
 // The request checks of this mechanism beyond the cascades': InvalidArgument
-// for "rho" (no zCDP base law: NONNEGATIVE.md, section 2) and "crossed".
+// for "crossed" (its law is drawn on one tree).
 void check_nonnegative_cascade_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
 
 // TooLarge (54000, with a hint) before any window is allocated when the

@@ -114,9 +114,15 @@ BEGIN
     checked := dp.check_draw(release, caller, may_restore);
     release_owner := checked.owner;
     restored := checked.restore;
-    -- Refused before it is charged: what was changed under the release.
+    -- Refused before it is charged: what was changed under the release, and
+    -- a registration this library no longer accepts (one made by an earlier
+    -- version with an option it now refuses: register it again without).
     IF NOT restored THEN
         PERFORM dp.check_release_objects(r.release, r.owner, r.search_path, r.source_view, r.domain_view);
+        IF NOT EXISTS (SELECT FROM dp.streams s WHERE s.release = r.release) THEN
+            PERFORM dp.check_request(r.mechanism, r.epsilon, r.delta, r.margins, r.options, r.hierarchy,
+                                     r.privacy_unit, r.bounds);
+        END IF;
     END IF;
     IF restored THEN
         UPDATE dp.releases SET table_oid = r.release::oid WHERE dp.releases.release = r.release;

@@ -33,7 +33,8 @@ from common import RESULTS, WORKLOADS
 SCRIPTS = {"ours": "ours.py", "opendp": "opendp_peer.py", "tumult": "tumult_peer.py",
            "pipelinedp": "pipelinedp_peer.py"}
 VARIANTS = {
-    "privacy_unit": {"ours": ["truncated_geometric", "laplace", "gaussian", "noisy_count"]},
+    "privacy_unit": {"ours": ["auto", "truncated_geometric", "dp_sips", "dp_sips_rounds3", "laplace", "gaussian",
+                              "noisy_count"]},
     "contingency": {"ours": ["margins", "margins_laplace", "none"]},
     "hierarchy": {"ours": ["cascade", "integer_cascade"]},
     "one_group": {"ours": ["truncated_geometric", "truncated_geometric_share85", "laplace", "gaussian",

@@ -4,9 +4,10 @@ into a frame). Timed from the query's start to the parsed frame, in a fresh
 session; the backend's peak resident memory (VmHWM, which counts the shared
 buffers it touched) is read from /proc after the query.
 
-Variants: privacy_unit truncated_geometric|laplace|gaussian|noisy_count
-(the partition selection: on the count of units, apart from the counts, or
-the released count itself against its threshold; counts discrete_laplace); contingency
+Variants: privacy_unit auto|truncated_geometric|dp_sips|dp_sips_rounds3|
+laplace|gaussian|noisy_count (the partition selection: on the count of
+units or their weights, apart from the counts, or the released count itself
+against its threshold; counts discrete_laplace); contingency
 margins|margins_laplace|none (integer_gaussian with both margins exact,
 drawn exactly | integer_laplace with both margins exact, drawn by its
 table chain, named as such | discrete_laplace); hierarchy
@@ -46,7 +47,8 @@ DOMAIN = "SELECT i, j FROM generate_series(0, 999) i, generate_series(0, 999) j"
 def query(workload, variant):
     if workload == "privacy_unit":
         # One patient added or removed with all their visits, as the peers' units.
-        options = json.dumps({"partition_selection": variant, "neighbours": "add_remove"})
+        method = {"dp_sips_rounds3": {"method": "dp_sips", "rounds": 3}}.get(variant, variant)
+        options = json.dumps({"partition_selection": method, "neighbours": "add_remove"})
         return (f"SELECT * FROM dp.privatize('SELECT patient_id, clinic, month FROM visits', {UNIT['epsilon']}, "
                 f"'discrete_laplace', delta => {UNIT['delta']}, privacy_unit => 'patient_id', "
                 f"bounds => '{BOUNDS}', options => '{options}') AS t(clinic int, month int, n bigint)")

@@ -28,6 +28,9 @@ NAMES = {
     ("ours", "integer_cascade"): "invariant_dp integer_cascade, states exact",
     ("ours", "truncated_geometric"): "invariant_dp (truncated geometric selection, budget_share 0.5)",
     ("ours", "truncated_geometric_share85"): "invariant_dp (truncated geometric selection, budget_share 0.85)",
+    ("ours", "dp_sips"): "invariant_dp (DP-SIPS selection, one round)",
+    ("ours", "dp_sips_rounds3"): "invariant_dp (DP-SIPS selection, three rounds)",
+    ("ours", "auto"): "invariant_dp (auto selection)",
     ("ours", "margin_groupby"): "invariant_dp integer_laplace, row totals exact, GROUP BY source",
     ("ours", "margin_rows"): "invariant_dp integer_laplace, row totals exact, rows source",
     ("ours", "none_groupby"): "invariant_dp discrete_laplace, no invariant, GROUP BY source",
@@ -43,6 +46,8 @@ SHORT = {
     ("ours", "integer_cascade"): "ours integer_cascade", ("opendp", "default"): "OpenDP",
     ("ours", "truncated_geometric"): "ours, truncated geometric 0.5",
     ("ours", "truncated_geometric_share85"): "ours, truncated geometric 0.85",
+    ("ours", "dp_sips"): "ours, DP-SIPS", ("ours", "dp_sips_rounds3"): "ours, DP-SIPS 3 rounds",
+    ("ours", "auto"): "ours, auto selection",
     ("ours", "margin_groupby"): "ours, margin, GROUP BY", ("ours", "margin_rows"): "ours, margin, rows",
     ("ours", "none_groupby"): "ours discrete_laplace, GROUP BY",
     ("tumult", "default"): "Tumult", ("pipelinedp", "default"): "PipelineDP",
@@ -158,7 +163,7 @@ def cpu_ratio(rows, workload, ours):
 def verdicts(rows):
     lines = []
     best_time, best_peer = fastest_peer(rows, "privacy_unit")
-    for variant in ("truncated_geometric", "laplace", "gaussian", "noisy_count"):
+    for variant in ("auto", "truncated_geometric", "dp_sips", "dp_sips_rounds3", "laplace", "gaussian", "noisy_count"):
         ours = rows.get(("privacy_unit", "ours", variant))
         if not ours or best_time is None:
             continue

@@ -1,0 +1,69 @@
+// Independent jobs shared between the calling thread and a few helper
+// threads, inside a PostgreSQL backend.
+//
+// What a backend allows (and what this keeps): the helpers run core code
+// only, never call into PostgreSQL and hold none of its state; they start
+// with every signal blocked, so the backend's signal handlers keep running
+// on the calling thread; only the calling thread polls the Interrupts
+// callback (between its jobs and inside them), and a cancel, or an error in
+// any thread, stops the others at their next check; every helper is joined
+// before run_jobs returns or throws, so no thread outlives the call and no
+// error leaves the core while one runs. A helper that cannot be started
+// leaves its jobs to the others.
+//
+// Why threads and not PostgreSQL's parallel workers: a worker is another
+// process, which would see the chain's table only through dynamic shared
+// memory and would have to be planned by the executor; a pair-block round
+// writes disjoint lines of one array in this process, which threads share
+// for free. The helpers never touch the backend's memory contexts, locks,
+// elog or signals, which is what makes them safe there: they read and
+// write only what the core allocated (the chain's cells and laws, their
+// own scratch and streams), never memory the shim handed in.
+//
+// Cancellation within a second: the calling thread polls Interrupts before
+// each job and between the items of a job (Interrupts::poll_scaled's
+// stride), a helper checks the stop flag as often; jobs are milliseconds
+// (table_swap_chain.hpp: kPositionsPerJob), so after a cancel the helpers
+// leave within one item and the join waits no longer than that.
+//
+// Jobs are taken in order from a shared counter, so which thread runs which
+// job depends on the scheduling: a job must depend on its index only (its
+// own random stream, its own cells) for the result to be the same whatever
+// the number of threads.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "../interrupts.hpp"
+
+namespace invariant_dp::mcmc {
+
+// How a job checks whether to stop: on the calling thread the Interrupts
+// callback, on a helper the shared stop flag (both: the flag).
+class JobPoll {
+ public:
+  JobPoll(const Interrupts* interrupts, const std::atomic<bool>* stop) : interrupts_(interrupts), stop_(stop) {}
+  // Throws Interrupted (calling thread) or stops the job (any thread).
+  void poll() const;
+  // For loops of steps costing about `cost` each (Interrupts::poll_scaled).
+  void poll_scaled(std::uint64_t iteration, std::uint64_t cost) const {
+    const std::uint64_t stride = cost >= 4096 ? 1 : 4096 / (cost + 1);
+    if (iteration % stride == 0) poll();
+  }
+
+ private:
+  const Interrupts* interrupts_;  // nullptr on a helper
+  const std::atomic<bool>* stop_;
+};
+
+using Job = std::function<void(std::size_t job, const JobPoll& poll)>;
+
+// Runs job(k, poll) for k = 0 .. jobs - 1 on the calling thread and up to
+// threads - 1 helpers (none when threads <= 1 or jobs <= 1). Rethrows the
+// calling thread's error, else a helper's, after joining every helper.
+void run_jobs(std::size_t jobs, unsigned threads, const Interrupts& interrupts, const Job& job);
+
+}  // namespace invariant_dp::mcmc

@@ -1,0 +1,98 @@
+// Jobs shared between the calling thread and helpers (mcmc/worker_threads):
+// every job runs once whatever the number of threads, an error in any job
+// is rethrown once every thread has ended, the Interrupts callback is
+// called from the calling thread only and a cancel stops the helpers, and
+// helpers run with every signal blocked.
+#include <gtest/gtest.h>
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "errors.hpp"
+#include "mcmc/worker_threads.hpp"
+
+namespace invariant_dp::mcmc {
+namespace {
+
+TEST(WorkerThreads, EveryJobRunsOnceWhateverTheThreads) {
+  for (unsigned threads = 0; threads <= 4; ++threads)
+    for (std::size_t jobs : {0, 1, 2, 7, 64}) {
+      std::vector<std::atomic<int>> runs(jobs);
+      run_jobs(jobs, threads, Interrupts{}, [&](std::size_t k, const JobPoll&) { ++runs[k]; });
+      for (std::size_t k = 0; k < jobs; ++k) ASSERT_EQ(runs[k].load(), 1) << threads << " threads, job " << k;
+    }
+}
+
+TEST(WorkerThreads, AnErrorInAnyJobIsRethrownAfterTheThreadsEnd) {
+  for (const std::size_t failing : {0, 5, 31}) {
+    std::atomic<int> running{0};
+    struct Running {  // counts the jobs under way, however they leave
+      std::atomic<int>& count;
+      explicit Running(std::atomic<int>& c) : count(c) { ++count; }
+      ~Running() { --count; }
+    };
+    auto job = [&](std::size_t k, const JobPoll& poll) {
+      Running under_way(running);
+      if (k == failing) throw OutOfRange("a job failed");
+      for (int i = 0; i < 1000; ++i) poll.poll();  // a failure elsewhere stops this one
+    };
+    EXPECT_THROW(run_jobs(32, 3, Interrupts{}, job), OutOfRange);
+    EXPECT_EQ(running.load(), 0);  // every job had left when the error came out
+  }
+}
+
+TEST(WorkerThreads, OnlyTheCallingThreadPollsAndACancelStopsTheHelpers) {
+  struct Context {
+    std::thread::id caller = std::this_thread::get_id();
+    std::mutex mutex;
+    std::set<std::thread::id> pollers;
+    std::atomic<int> polls{0};
+  } context;
+  const Interrupts interrupts(
+      [](void* c) {
+        auto* ctx = static_cast<Context*>(c);
+        std::lock_guard<std::mutex> lock(ctx->mutex);
+        ctx->pollers.insert(std::this_thread::get_id());
+        return ++ctx->polls > 50;  // cancel after a while
+      },
+      &context);
+  std::atomic<int> done{0};
+  auto job = [&](std::size_t, const JobPoll& poll) {
+    for (int i = 0; i < 20; ++i) {
+      poll.poll();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    ++done;
+  };
+  EXPECT_THROW(run_jobs(1000, 2, interrupts, job), Interrupted);
+  EXPECT_EQ(context.pollers, std::set<std::thread::id>{context.caller});
+  EXPECT_LT(done.load(), 1000);
+}
+
+TEST(WorkerThreads, HelpersRunWithEverySignalBlocked) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> helper_jobs{0}, unblocked{0};
+  run_jobs(64, 2, Interrupts{}, [&](std::size_t, const JobPoll&) {
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // leaves jobs to the helper
+    if (std::this_thread::get_id() == caller) return;
+    ++helper_jobs;
+    sigset_t mask;
+    pthread_sigmask(SIG_BLOCK, nullptr, &mask);
+    for (const int signal : {SIGINT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGQUIT})
+      if (!sigismember(&mask, signal)) ++unblocked;
+  });
+  EXPECT_GT(helper_jobs.load(), 0);
+  EXPECT_EQ(unblocked.load(), 0);
+  sigset_t mine;  // the caller's mask is restored
+  pthread_sigmask(SIG_BLOCK, nullptr, &mine);
+  EXPECT_FALSE(sigismember(&mine, SIGINT));
+}
+
+}  // namespace
+}  // namespace invariant_dp::mcmc
