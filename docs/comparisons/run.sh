@@ -5,8 +5,8 @@
 # own (dp_docs, so it can run beside the test cluster), and writes
 # results.md and each study's figure (county_bias.png, census.png,
 # block_bias.png, from the CSV files beside them) next to this script.
-# Arguments: the studies to (re)run, default all five (sex_by_age,
-# negative_binomial, county_bias, census, block_bias); each study's section
+# Arguments: the studies to (re)run, default all six (sex_by_age,
+# negative_binomial, county_bias, census, block_bias, nonnegative); each study's section
 # is kept in out/ and results.md is assembled from them. Runs the studies in
 # parallel; the congenial MCMC of the crossing margins dominates (about ten
 # minutes). Needs root, like scripts/test.
@@ -51,7 +51,7 @@ for data in data_sex_by_age.sql data_negative_binomial.sql data_counties.sql dat
 done
 version=$(pg -A -t -c "SELECT extversion FROM pg_extension WHERE extname = 'invariant_dp'")
 studies=("$@")
-[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census block_bias)
+[ ${#studies[@]} -gt 0 ] || studies=(sex_by_age negative_binomial county_bias census block_bias nonnegative)
 mkdir -p "$here/out"
 for study in "${studies[@]}"; do
   (start=$SECONDS
@@ -101,6 +101,10 @@ section() { [ -f "$here/out/$1.md" ] && cat "$here/out/$1.md" || echo "(not run 
   section block_bias
   echo
   echo '![mean error by block size, and error by level](block_bias.png)'
+  echo
+  echo "## The non-negative cascade against the integer cascade and the TopDown-style baseline, by level"
+  echo
+  section nonnegative
   echo
   echo "## Reading the results"
   echo

@@ -52,7 +52,7 @@ def structures(count):
 
 MECHANISMS = ["discrete_laplace", "discrete_gaussian", "subspace_gaussian", "subspace_laplace", "integer_laplace",
               "integer_laplace_l2", "integer_gaussian", "congenial", "project_l2", "project_nn_l2",
-              "project_nn_integer", "cascade", "integer_cascade"]
+              "project_nn_integer", "cascade", "integer_cascade", "nonnegative_cascade"]
 SAMPLERS = {"integer_laplace": [None, "chain"], "congenial": [None, "mis", "lattice", "rejection"],
             "integer_laplace_l2": [None], "integer_gaussian": [None]}
 GAUSSIAN = {"discrete_gaussian", "subspace_gaussian", "integer_gaussian", "cascade", "integer_cascade"}

@@ -30,15 +30,23 @@ SELECT * FROM dp.privatize('SELECT county, edu, count(*) FROM bad_inputs_raw GRO
     AS r(county text, edu text, n bigint);
 CREATE TABLE bad_inputs_law AS SELECT dp.last_release() AS law;
 
--- One valid call per function: the call's text around its arguments, and
--- each argument as an SQL expression. Internal support functions of the
+-- A valid call per function (several for some: dp.privatize and the
+-- request checks also with the non-negative cascade over a hierarchy):
+-- the call's text around its arguments, and each argument as an SQL
+-- expression. Internal support functions of the
 -- aggregate take `internal` arguments SQL cannot pass; they are named here
 -- with that reason, and exercised through the aggregate itself.
-CREATE TEMP TABLE valid_call (fn text PRIMARY KEY, head text, args text[], tail text);
+CREATE TEMP TABLE valid_call (fn text, head text, args text[], tail text);
 INSERT INTO valid_call VALUES
 ('privatize(text,double precision,text,double precision,text[],text,jsonb,text[],text,jsonb)', 'SELECT count(*) FROM dp.privatize(',
  ARRAY['''SELECT k, j, count(*) FROM t GROUP BY 1, 2''', '1.0', '''integer_laplace''', 'NULL', '''{k}''', 'NULL', '''{}''', 'NULL', 'NULL', 'NULL'],
  ') AS r(k int, j int, n bigint)'),
+('privatize(text,double precision,text,double precision,text[],text,jsonb,text[],text,jsonb)', 'SELECT count(*) FROM dp.privatize(',
+ ARRAY['''SELECT k, j, count(*) FROM t GROUP BY 1, 2''', '1.0', '''nonnegative_cascade''', 'NULL', '''{k}''', 'NULL',
+       '''{"stddev": true, "interval": 0.9}''', '''{k,j}''', 'NULL', 'NULL'],
+ ') AS r(k int, j int, n bigint, sd float8, lower bigint, upper bigint)'),
+('check_request(text,double precision,double precision,text[],jsonb,text[],text,jsonb)', 'SELECT dp.check_request(',
+ ARRAY['''nonnegative_cascade''', '1.0', 'NULL', '''{k}''', '''{"level_variance": [1, 1, 2]}''', '''{k,j}''', 'NULL', 'NULL'], ')'),
 ('last_release()', 'SELECT dp.last_release(', '{}', ')'),
 ('total_preserving_count(bigint,double precision)', 'SELECT count(x) FROM (SELECT dp.total_preserving_count(', ARRAY['n', '0.5'],
  ') OVER (PARTITION BY k) AS x FROM (SELECT k, count(*) AS n FROM t GROUP BY 1) c) w'),

@@ -199,7 +199,9 @@ void check_has_error_bars(const PublishedLaw& law) {
                           "Its noise depends on the counts (non-negativity is imposed on the data), so no noise law "
                           "is published for it and no variance follows from one.",
                           "Release with a mechanism whose law is published (integer_laplace, integer_gaussian, "
-                          "subspace_gaussian, ...): docs/mechanisms.md.");
+                          "subspace_gaussian, integer_cascade, ...): docs/mechanisms.md. nonnegative_cascade gives "
+                          "each node's sd and interval at its released counts with the release itself "
+                          "({\"stddev\": true}, {\"interval\": x}).");
   if (law.noisy_selection)
     throw InvalidArgument("a release with partition selection \"noisy_count\" has no error bars",
                           "The shown cells were selected on their own noise: a count near the threshold is shown "

@@ -1,7 +1,7 @@
 // Cascade Sampling on hierarchies: the one header the shim includes.
 //
 // A release of GROUP BY counts over a declared hierarchy (the "cascade"
-// mechanism; docs/hierarchies.md, "Three ways to noise a hierarchy"; what goes
+// mechanism; docs/hierarchies.md, "Four ways to noise a hierarchy"; what goes
 // beyond the paper, Dharangutte, Gao, Gong, Wang 2024, arXiv:2402.07066, is
 // derived in DERIVATIONS.md), in the order the calls are made:
 //   1. tree  = HierarchyTree::from_cell_keys(keys, level_columns, interrupts)

@@ -22,6 +22,7 @@ const MechanismBehaviour& project_nn_l2_behaviour();
 const MechanismBehaviour& project_nn_integer_behaviour();
 const MechanismBehaviour& cascade_behaviour();
 const MechanismBehaviour& integer_cascade_behaviour();
+const MechanismBehaviour& nonnegative_cascade_behaviour();
 
 namespace {
 
@@ -54,6 +55,8 @@ const MechanismTraits kMechanisms[] = {
      "level_variance rho"},
     {Mechanism::IntegerCascade, "integer_cascade", true, true, true, Family::Conditioning, false, true,
      integer_cascade_behaviour, "level_variance rho"},
+    {Mechanism::NonnegativeCascade, "nonnegative_cascade", true, true, false, Family::Conditioning, true, true,
+     nonnegative_cascade_behaviour, "level_variance"},
 };
 
 }  // namespace

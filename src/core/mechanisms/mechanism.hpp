@@ -30,6 +30,7 @@ enum class Mechanism {
   ProjectNnInteger,  // NNL2 then controlled rounding to integers (TopDown-style)
   Cascade,           // Gaussian cascade noise on a hierarchy (DGGW24), rollups exact sums
   IntegerCascade,    // exact lattice Gaussian with the cascade's covariance: integers at every level
+  NonnegativeCascade,  // discrete Laplace at every node, consistent and conditioned on leaves >= 0 (GM20 eq. 2.3)
 };
 
 // Which of the two views of constrained DP (LSZF23, Section 3 and Table 1) a

@@ -7,6 +7,7 @@
 #include "../finite_values.hpp"
 #include "../mechanisms/release.hpp"
 #include "../rollups/crossed_release.hpp"
+#include "../accuracy/cell_intervals.hpp"
 #include "../rollups/hierarchy_release.hpp"
 #include "cell_counts.hpp"
 #include "release_intervals.hpp"
@@ -96,7 +97,9 @@ ReleaseTable release_hierarchy(const CheckedRequest& checked, ReleasedCells& cel
   table.row_depth = std::move(result.node_depth);
   move_values(result, request.with_stddev, table);
   // While row_cell still names the cells the keys were read from.
-  if (request.interval_level > 0)
+  if (request.interval_level > 0 && result.intervals)
+    add_release_intervals(table, *result.intervals, request.interval_level, interrupts);
+  else if (request.interval_level > 0)
     add_hierarchy_intervals(table, *cells.keys, cells.keys->column_names(), request.interval_level, interrupts);
   print_from_source_rows(cells.row_of_cell, table, interrupts);
   return table;

@@ -39,7 +39,8 @@ void check_interval_request(const ReleaseRequest& request, const HierarchyReques
   if (request.interval_level == 0) return;
   const MechanismTraits& mechanism = *request.mechanism;
   // Non-negativity is imposed on the counts: the noise depends on them.
-  if (mechanism.non_negative)
+  // nonnegative_cascade computes its intervals at its released counts.
+  if (mechanism.non_negative && !mechanism.calibrated_on_tree)
     throw InvalidArgument(std::string("option \"interval\" is not available for mechanism \"") +
                               mechanism.name + "\"",
                           "Its noise depends on the counts (it keeps them non-negative), so it has no published "
@@ -47,11 +48,16 @@ void check_interval_request(const ReleaseRequest& request, const HierarchyReques
                           "Use integer_laplace or integer_gaussian for the same invariants with intervals, or drop "
                           "the option.");
   if (hierarchy.active() && (hierarchy.is_crossed() || !mechanism.calibrated_on_tree))
-    throw InvalidArgument("option \"interval\" with a hierarchy is for mechanisms \"cascade\" and "
-                          "\"integer_cascade\" over one hierarchy",
+    throw InvalidArgument("option \"interval\" with a hierarchy is for mechanisms \"cascade\", "
+                          "\"integer_cascade\" and \"nonnegative_cascade\" over one hierarchy",
                           "A rollup node of this release is a sum of its cells, whose error bar is a sum's.",
                           "Release without \"interval\" and aggregate the rows with dp.margin_of_error, or "
                           "release the cells flat with \"interval\".");
+}
+
+void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+                           const Interrupts& interrupts) {
+  attach(table, intervals, level, interrupts);
 }
 
 void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts) {

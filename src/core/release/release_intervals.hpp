@@ -19,14 +19,23 @@
 
 namespace invariant_dp {
 
+namespace accuracy {
+class CellIntervals;
+}
+
 // InvalidArgument, before anything is read, for a request whose intervals
 // no published law gives: congenial and the non-negative projections (their
-// noise depends on the counts), and hierarchies other than a cascade over
+// noise depends on the counts; nonnegative_cascade computes its own), and hierarchies other than a cascade over
 // one hierarchy (a rolled-up node's law is a sum's: dp.margin_of_error).
 void check_interval_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
 
 // A flat release: its rows are `cells`, in order.
 void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts);
+
+// Intervals a release computed itself (nonnegative_cascade, whose law
+// depends on the counts: its figures at the released counts), one per row.
+void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+                           const Interrupts& interrupts);
 
 // A cascade over one hierarchy, while its rows' row_cell still name cells
 // of `cells` (every key column encoded).

@@ -6,6 +6,7 @@
 #include "../rollups/cascade_release_common.hpp"
 #include "../rollups/crossed_grid.hpp"
 #include "../rollups/crossed_release.hpp"
+#include "../rollups/nonnegative_cascade_release.hpp"
 #include "release_intervals.hpp"
 
 namespace invariant_dp {
@@ -27,6 +28,7 @@ CheckedRequest check_request(RawRequest raw, const std::vector<std::string>& lev
     throw InvalidArgument(std::string("mechanism \"") + mechanism.name + "\" needs a hierarchy", {},
                           "Pass hierarchy => '{state,county,tract}', coarsest level first.");
   if (!epsilon_given && !cascade) throw NullValue("epsilon must not be NULL");
+  if (cascade && mechanism.non_negative) check_nonnegative_cascade_request(checked.release, checked.hierarchy);
   // A cascade given both epsilon and rho, or neither (nor absolute targets;
   // crossed releases say so when they calibrate, with their own hint).
   if (cascade && !checked.hierarchy.is_crossed()) cascade_budget(checked.hierarchy, checked.budget);

@@ -3,7 +3,8 @@
 // leaf, column leaf) pairs, and the release has one row per (row node,
 // column node) pair, e.g. (state, age_group) or (county, all ages).
 //
-// Three ways to noise it, as in one hierarchy (hierarchy_release.hpp):
+// Three ways to noise it, as in one hierarchy (hierarchy_release.hpp; the
+// non-negative cascade is refused with crossed hierarchies):
 // - mechanism "cascade": Kronecker cascade noise on the grid
 //   (hierarchy/crossed_cascade.hpp): every rectangle (s, t) has variance
 //   v_rows(s) * v_cols(t); with uniform levels, the paper's "every dyadic

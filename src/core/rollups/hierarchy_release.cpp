@@ -16,6 +16,7 @@
 #include "../mechanisms/release.hpp"
 #include "cascade_release_common.hpp"
 #include "integer_cascade_release.hpp"
+#include "nonnegative_cascade_release.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -162,6 +163,8 @@ HierarchyReleaseResult run_hierarchy_release(const CellKeys& cells, const std::i
                                              const CheckedRequest& checked, RandomSource& rng,
                                              const Interrupts& interrupts) {
   const ReleaseRequest& request = checked.release;
+  if (request.mechanism->calibrated_on_tree && request.mechanism->non_negative)
+    return nonnegative_cascade_release(cells, counts, request, checked.hierarchy, checked.budget, rng, interrupts);
   if (request.mechanism->calibrated_on_tree)
     return request.mechanism->integer_output
                ? integer_cascade_release(cells, counts, request, checked.hierarchy, checked.budget, rng, interrupts)

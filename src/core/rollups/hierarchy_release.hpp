@@ -1,13 +1,16 @@
 // A release of every level of a hierarchy (dp.privatize's `hierarchy`):
 // the leaves are the cells, the internal nodes their totals, ROLLUP-style.
 //
-// Three ways to noise it:
+// Four ways to noise it:
 // - mechanism "cascade": Gaussian cascade noise on the leaves
 //   (hierarchy/cascade_sampler.hpp), every node at its level's target
 //   variance; declared margins must be whole nodes and stay exact
 //   (conditioning, which equals projection for Gaussian noise).
 // - mechanism "integer_cascade" (integer_cascade_release.hpp): the same
 //   covariance as an exact lattice Gaussian, integers at every level.
+// - mechanism "nonnegative_cascade" (nonnegative_cascade_release.hpp):
+//   integers at every level, every node >= 0, discrete Laplace noise at
+//   every node conditioned on consistency and non-negative leaves.
 // - any other mechanism: the leaves are released by it as usual (margins
 //   exact, integers stay integers), then rolled up.
 // Every internal node is the sum of its children's released values (for
@@ -17,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -33,6 +37,9 @@ namespace invariant_dp {
 namespace hierarchy {
 class HierarchyTree;
 }
+namespace accuracy {
+class CellIntervals;
+}
 
 struct HierarchyReleaseResult {
   bool integer_output = false;
@@ -47,6 +54,10 @@ struct HierarchyReleaseResult {
   std::vector<double> values;                // real mechanisms
   std::vector<std::int64_t> integer_values;  // integer mechanisms
   std::vector<double> noise_sd;              // empty unless requested
+  // A law that depends on the counts (nonnegative_cascade) has no published
+  // law to derive intervals from: such a release computes its own, one per
+  // node, when asked; nullptr otherwise.
+  std::shared_ptr<const accuracy::CellIntervals> intervals;
   accuracy::PublishedLaw law;         // typed (accuracy/published_law.hpp)
   accuracy::MetadataObject metadata;  // that law written with the release's other fields
   std::string metadata_json;          // its text

@@ -152,6 +152,10 @@ const std::vector<Case>& four_by_four_cases() {
       {"cascade hierarchy, counties exact", "cascade", 1e-6, {"county"}, {"county", "edu"}, {}},
       {"integer_cascade hierarchy", "integer_cascade", 1e-6, {}, {"county", "edu"}, {{"level", "true"}, {"stddev", "true"}}},
       {"integer_cascade hierarchy, counties exact", "integer_cascade", 1e-6, {"county"}, {"county", "edu"}, {}},
+      // Without stddev or interval: with them its per-level bias and sds are
+      // those at the released counts, a function of the release itself.
+      {"nonnegative_cascade hierarchy", "nonnegative_cascade", 0, {}, {"county", "edu"}, {{"level", "true"}}},
+      {"nonnegative_cascade hierarchy, counties exact", "nonnegative_cascade", 0, {"county"}, {"county", "edu"}, {}},
       {"cascade crossed", "cascade", 1e-6, {}, {"county"}, {{"crossed", "[\"edu\"]"}}},
       {"integer_laplace hierarchy", "integer_laplace", 0, {}, {"county", "edu"}, {}},
   };

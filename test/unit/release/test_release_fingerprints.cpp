@@ -195,7 +195,7 @@ const std::vector<Case>& cases() {
        0xe6bec274bc52417cull},
       {"integer_laplace nested margins", "integer_laplace", 0, {"", "county"}, {}, {}, 0x6c5971a77b90e995ull},
       {"integer_laplace both margins", "integer_laplace", 0, {"county", "edu"}, {}, {{"iterations", "20"}, {"sampler", "chain"}},
-       0xfd595882b99025d3ull},
+       0xd0eee2c5240e312eull},
       {"integer_laplace_l2 both margins", "integer_laplace_l2", 0, {"county", "edu"}, {}, {{"iterations", "20"}},
        0xce3c0a7a54a59a94ull},
       {"integer_gaussian one margin", "integer_gaussian", 1e-6, {"county"}, {}, {}, 0xaf890808c3344458ull},
@@ -208,6 +208,9 @@ const std::vector<Case>& cases() {
       {"cascade hierarchy", "cascade", 1e-6, {}, {"county", "edu"}, {}, 0xa12bb5b73aa814cdull},
       {"integer_cascade hierarchy", "integer_cascade", 1e-6, {}, {"county", "edu"}, {{"level", "true"}},
        0x8ed5aeecc56dd897ull},
+      {"nonnegative_cascade hierarchy", "nonnegative_cascade", 0, {}, {"county", "edu"}, {{"stddev", "true"}},
+       0x84fee96b87784209ull},
+      {"nonnegative_cascade exact counties", "nonnegative_cascade", 0, {"county"}, {"county", "edu"}, {}, 0xbf443a473d4fd4b2ull},
       {"cascade crossed", "cascade", 1e-6, {}, {"county"}, {{"crossed", "[\"edu\"]"}}, 0xe4c23ac475984964ull},
       {"integer_laplace hierarchy", "integer_laplace", 0, {}, {"county", "edu"}, {}, 0x7ecbab2effce4bcdull},
   };

@@ -1,0 +1,488 @@
+// Windows, tails and convolutions of the non-negative cascade's messages
+// (nonnegative_cascade_kernels.hpp; NONNEGATIVE.md, sections 3-4).
+#include "nonnegative_cascade_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+constexpr mpfr_prec_t kTablePrecision = 128;
+// Values are kept at least this large (an upward change keeps every bound a
+// bound; an underflow to 0 would drop a point of the support).
+constexpr double kFloor = 0x1p-1000;
+// A bound computed in double is raised by this factor (it covers the
+// rounding of the few operations behind it, libm's included).
+constexpr double kBoundSlack = 1 + 0x1p-40;
+
+// sum_{j=0}^{n-1} q^j a[i + j] for every i in [0, N) (a = 0 beyond N), by
+// blocks of n: within a block a backward recursion, from the next block a
+// prefix with increasing powers; every term non-negative.
+void forward_window_sums(const std::vector<double>& a, std::int64_t n, const RatePowers& pow, std::vector<double>& s,
+                         const Interrupts& interrupts) {
+  const auto N = static_cast<std::int64_t>(a.size());
+  s.assign(a.size(), 0.0);
+  if (N == 0 || n <= 0) return;
+  const double q = pow.at(1);
+  if (n >= N) {
+    double acc = 0;
+    for (std::int64_t i = N; i-- > 0;) {
+      interrupts.poll_every(static_cast<std::uint64_t>(i));
+      acc = a[i] + q * acc;
+      s[i] = acc;
+    }
+    return;
+  }
+  thread_local std::vector<double> pre;  // prefix within each block from its start
+  pre.assign(a.size(), 0.0);
+  for (std::int64_t b = 0; b < N; b += n) {
+    double acc = 0;
+    for (std::int64_t i = b; i < std::min(b + n, N); ++i) {
+      interrupts.poll_every(static_cast<std::uint64_t>(i));
+      acc += pow.at(i - b) * a[i];
+      pre[i] = acc;
+    }
+  }
+  for (std::int64_t b = 0; b < N; b += n) {
+    const std::int64_t end = std::min(b + n, N);
+    double acc = 0;
+    for (std::int64_t i = end; i-- > b;) {
+      interrupts.poll_every(static_cast<std::uint64_t>(i));
+      acc = a[i] + q * acc;
+      // From the next block: a[b + n .. i + n - 1].
+      const std::int64_t last = std::min(i + n - 1, N - 1);
+      s[i] = acc + (last >= b + n ? pow.at(b + n - i) * pre[last] : 0.0);
+    }
+  }
+}
+
+// G(y) = sum_{j=0}^{n-1} q^j a(y + dir j) over an array a on
+// [alo, alo + N) (0 elsewhere), n >= 1 (kUnbounded allowed).
+class GeometricSums {
+ public:
+  GeometricSums(const std::vector<double>& a, std::int64_t alo, const RatePowers& pow, const Interrupts& interrupts)
+      : a_(a), alo_(alo), pow_(pow), interrupts_(interrupts) {}
+
+  // Adds scale * G(y0 + i) to out[i], i in [0, out.size()).
+  void add(int dir, std::int64_t n, std::int64_t y0, double scale, std::vector<double>& out) {
+    if (n <= 0 || scale == 0 || a_.empty()) return;
+    const std::int64_t ahi = alo_ + static_cast<std::int64_t>(a_.size()) - 1;
+    const std::vector<double>& sums = window_sums(dir, n);
+    const std::vector<double>& prefix = window_prefix(dir);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      interrupts_.poll_every(i);
+      const std::int64_t y = y0 + static_cast<std::int64_t>(i);
+      double w = 0;
+      if (y >= alo_ && y <= ahi) {
+        w = sums[y - alo_];
+      } else if (dir > 0 && y < alo_) {
+        const std::int64_t last = n >= kUnbounded ? ahi : std::min(y + n - 1, ahi);
+        if (last >= alo_) w = pow_.at(alo_ - y) * prefix[last - alo_];
+      } else if (dir < 0 && y > ahi) {
+        const std::int64_t first = n >= kUnbounded ? alo_ : std::max(y - (n - 1), alo_);
+        if (first <= ahi) w = pow_.at(y - ahi) * prefix[ahi - first];
+      }
+      out[i] += scale * w;
+    }
+  }
+
+ private:
+  const std::vector<double>& window_sums(int dir, std::int64_t n) {
+    auto& cache = dir > 0 ? forward_ : backward_;
+    auto& cached_n = dir > 0 ? forward_n_ : backward_n_;
+    if (cached_n != n) {
+      if (dir > 0) {
+        forward_window_sums(a_, n, pow_, cache, interrupts_);
+      } else {
+        const std::vector<double> reversed(a_.rbegin(), a_.rend());
+        std::vector<double> s;
+        forward_window_sums(reversed, n, pow_, s, interrupts_);
+        cache.assign(s.rbegin(), s.rend());
+      }
+      cached_n = n;
+    }
+    return cache;
+  }
+
+  // dir > 0: sum_{i' <= i} q^i' a[i'] (from the left end); dir < 0: the same
+  // from the right end, indexed by the distance from it.
+  const std::vector<double>& window_prefix(int dir) {
+    auto& cache = dir > 0 ? prefix_forward_ : prefix_backward_;
+    if (cache.size() != a_.size()) {
+      cache.assign(a_.size(), 0.0);
+      double acc = 0;
+      const std::size_t N = a_.size();
+      for (std::size_t i = 0; i < N; ++i) {
+        interrupts_.poll_every(i);
+        acc += pow_.at(static_cast<std::int64_t>(i)) * a_[dir > 0 ? i : N - 1 - i];
+        cache[i] = acc;
+      }
+    }
+    return cache;
+  }
+
+  const std::vector<double>& a_;
+  std::int64_t alo_;
+  const RatePowers& pow_;
+  const Interrupts& interrupts_;
+  std::vector<double> forward_, backward_, prefix_forward_, prefix_backward_;
+  std::int64_t forward_n_ = -1, backward_n_ = -1;
+};
+
+// x a <= b b as real numbers (x, a, b > 0): exact products by fma, after a
+// common power-of-two scaling when they could leave the range.
+bool product_at_most(double x, double a, double b) {
+  if (!(x > 0x1p-480 && a > 0x1p-480 && b > 0x1p-480 && x < 0x1p480 && a < 0x1p480 && b < 0x1p480)) {
+    const int e = std::ilogb(b);
+    x = std::ldexp(x, -e);
+    a = std::ldexp(a, -e);
+    b = std::ldexp(b, -e);
+  }
+  const double p1 = x * a, e1 = std::fma(x, a, -p1);
+  const double p2 = b * b, e2 = std::fma(b, b, -p2);
+  return p1 != p2 ? p1 < p2 : e1 <= e2;
+}
+
+// x a <= b as real numbers (x, a, b >= 0).
+bool scaled_at_most(double x, double a, double b) {
+  const double p = x * a, e = std::fma(x, a, -p);
+  return p != b ? p < b : e <= 0;
+}
+
+// The largest double x <= candidate with x a <= b b (a, b > 0).
+double capped(double candidate, double a, double b) {
+  double x = std::min(candidate, b * b / a);
+  // Ends: x starts within the quotient's rounding (an ulp or two) of the
+  // largest admissible value, and each pass steps one ulp down.
+  while (x > 0 && !product_at_most(x, a, b)) x = next_down(x);
+  return x;
+}
+
+// A leaf g(s) = q^|s| (s >= -count) against F on [lo, hi], exactly (up to
+// rounding): F written out on ext, the union of the output window and F's
+// kinks; below and above ext F is geometric, so what it contributes there
+// is a closed form: the causal recursion starts from the sum of everything
+// below ext, and the truncated anticausal sums add their part above ext
+// per r.
+void convolve_leaf(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, std::vector<double>& out,
+                   const Interrupts& interrupts) {
+  const RatePowers& pow = *g.pow;
+  const double q = pow.at(1);
+  const std::int64_t count = -g.support, supp = F.support();
+  const std::int64_t ext_lo = std::max(std::min(lo, F.kink_lo()), supp);
+  const std::int64_t ext_hi = std::max(hi, F.kink_hi());
+  thread_local std::vector<double> a;
+  a.assign(static_cast<std::size_t>(ext_hi - ext_lo + 1), 0.0);
+  interrupts.poll();
+  F.write(ext_lo, a);
+  // Causal: A(r) = sum_{y <= r} q^(r - y) F(y). Below ext (F's left tail,
+  // ratio lambda down to supp): sum_{j=1}^{n} q^(j-1) F(ext_lo) lambda^j.
+  double acc = 0;
+  const double lambda = F.left_ratio();
+  if (ext_lo > supp && lambda > 0) {
+    const double ql = q * lambda;
+    const double n = supp <= kNoSupport ? INFINITY : double(ext_lo - supp);
+    acc = a[0] * lambda * (std::isinf(n) ? 1 / (1 - ql) : -std::expm1(n * std::log(ql)) / (1 - ql));
+  }
+  for (std::int64_t y = ext_lo; y <= hi; ++y) {
+    interrupts.poll_every(static_cast<std::uint64_t>(y - ext_lo));
+    acc = a[static_cast<std::size_t>(y - ext_lo)] + q * acc;
+    if (y >= lo) out[static_cast<std::size_t>(y - lo)] = acc;
+  }
+  if (count <= 0) return;
+  // Anticausal: B(r) = sum_{s=1}^{count} q^s F(r + s): within ext by blocks
+  // of count, above ext by F's right tail (ratio rr): F(ext_hi) q^(ext_hi - r)
+  // sum_{j=1}^{n} (q rr)^j, n = r + count - ext_hi.
+  thread_local std::vector<double> sums, prefix;
+  forward_window_sums(a, count, pow, sums, interrupts);
+  prefix.clear();  // sum_{i' <= i} q^i' a[i'], written when needed
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t y = lo + static_cast<std::int64_t>(i) + 1;
+    double w = 0;
+    if (y >= ext_lo && y <= ext_hi) {
+      w = sums[static_cast<std::size_t>(y - ext_lo)];
+    } else if (y < ext_lo) {
+      const std::int64_t last = std::min(y + count - 1, ext_hi);
+      if (last >= ext_lo) {
+        if (prefix.empty()) {
+          double acc_p = 0;
+          for (std::size_t t = 0; t < a.size(); ++t) prefix.push_back(acc_p += pow.at(static_cast<std::int64_t>(t)) * a[t]);
+        }
+        w = pow.at(ext_lo - y) * prefix[static_cast<std::size_t>(last - ext_lo)];
+      }
+    }
+    out[i] += q * w;
+  }
+  const double rr = F.right_ratio(), qr = q * rr;
+  double qr_n = 0;  // (q rr)^n at the current r, once n >= 1
+  bool started = false;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    interrupts.poll_every(i);
+    const std::int64_t r = lo + static_cast<std::int64_t>(i);
+    const std::int64_t n = r + count - ext_hi;
+    if (rr > 0 && n >= 1) {
+      if (!started) qr_n = std::pow(qr, double(n)), started = true;
+      out[i] += a.back() * pow.at(ext_hi - r) * (qr * (1 - qr_n) / (1 - qr));
+      qr_n *= qr;
+    }
+  }
+}
+
+}  // namespace
+
+RatePowers::RatePowers(double rho, std::size_t length) : rho_(rho) {
+  if (!(rho > 0)) throw InvalidArgument("a rate of the non-negative cascade must be positive");
+  length = std::max<std::size_t>(length, 2);
+  const Interval q = exp(neg(exact_double(kTablePrecision, rho)));
+  Interval p = exact(kTablePrecision, std::uint64_t{1});
+  pow_.resize(length);
+  cumulative_.resize(length + 1);
+  cumulative_[0] = 0;
+  for (std::size_t j = 0; j < length; ++j) {
+    pow_[j] = to_double(p, End::upper);
+    cumulative_[j + 1] = cumulative_[j] + pow_[j];
+    p = mul(p, q);
+  }
+  series_ = to_double(div(exact(kTablePrecision, std::uint64_t{1}), sub(1ul, q)), End::upper);
+}
+
+double RatePowers::far(std::int64_t j) const { return std::exp(-rho_ * static_cast<double>(j)); }
+
+double RatePowers::partial_sum(std::int64_t n) const {
+  if (n <= 0) return 0;
+  if (n < static_cast<std::int64_t>(cumulative_.size())) return cumulative_[n];
+  if (n >= kUnbounded) return series_;
+  return series_ * (1 - at(n));  // at(n) is far below 1 here
+}
+
+double RatePowers::range_sum(std::int64_t a, std::int64_t b) const {
+  if (a > b) return 0;
+  double sum = 0;
+  if (a <= -1) {  // d in [a, min(b, -1)]: j = -d in [max(1, -b), -a]
+    const std::int64_t j_lo = b >= -1 ? 1 : -b;
+    const std::int64_t j_hi = a <= -kUnbounded ? kUnbounded : -a;
+    sum += at(j_lo) * partial_sum(j_hi >= kUnbounded ? kUnbounded : j_hi - j_lo + 1);
+  }
+  if (b >= 0) {
+    const std::int64_t d_lo = std::max<std::int64_t>(a, 0);
+    sum += at(d_lo) * partial_sum(b >= kUnbounded ? kUnbounded : b - d_lo + 1);
+  }
+  return sum;
+}
+
+double ratio_power(double x, std::int64_t j) {
+  if (j == 0) return 1;
+  if (x == 0) return 0;
+  return std::pow(x, static_cast<double>(j));
+}
+
+void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
+  const std::int64_t to = from + static_cast<std::int64_t>(out.size()) - 1;
+  std::int64_t r = from;
+  std::size_t i = 0;
+  // Below the support, and the left tail up to lo (computed from lo down).
+  for (; r <= to && r < support; ++r, ++i) out[i] = 0;
+  if (r <= to && r < lo) {
+    const std::int64_t last = std::min(to, lo - 1);
+    double x = left == 0 ? 0 : v.front() * ratio_power(left, lo - last);
+    for (std::int64_t k = last; k >= r; --k) {
+      out[i + static_cast<std::size_t>(k - r)] = x;
+      x *= left;
+    }
+    i += static_cast<std::size_t>(last - r + 1);
+    r = last + 1;
+  }
+  for (; r <= to && r <= hi(); ++r, ++i) out[i] = v[static_cast<std::size_t>(r - lo)];
+  double x = v.back();
+  for (; r <= to; ++r, ++i) out[i] = x *= right;
+}
+
+double WindowFn::max() const {
+  double m = 0;
+  for (double x : v) m = std::max(m, x);
+  return m;
+}
+
+void ChildMessage::write(std::int64_t from, std::vector<double>& out) const {
+  if (leaf) {
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const std::int64_t s = from + static_cast<std::int64_t>(i);
+      out[i] = s < support ? 0.0 : pow->at(s < 0 ? -s : s);
+    }
+    return;
+  }
+  WindowFn h;
+  h.lo = lo;
+  h.v.assign(values, values + n);
+  h.left = left;
+  h.right = right;
+  h.support = support;
+  h.write(from, out);
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::int64_t s = from + static_cast<std::int64_t>(i);
+    out[i] *= pow->at(s < 0 ? -s : s);
+  }
+}
+
+ChildMessage leaf_message(const RatePowers& pow, std::int64_t count) {
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = true;
+  g.support = -count;
+  g.hmax = 1;
+  // Moments of exp(-rho |s|) on s >= -count (for windows only).
+  const double q = pow.at(1), r = pow.partial_sum(kUnbounded);  // r = 1 / (1 - q)
+  const double m1 = q * r * r, m2 = q * (1 + q) * r * r * r;
+  const double x = static_cast<double>(count);
+  const double qx1 = pow.at(count + 1);
+  const double z_neg = q * pow.partial_sum(count);
+  const double m1_neg = m1 - qx1 * ((x + 1) * r + q * r * r);
+  const double m2_neg = m2 - qx1 * ((x + 1) * (x + 1) * r + 2 * (x + 1) * q * r * r + q * (1 + q) * r * r * r);
+  const double z = r + z_neg;
+  g.mean = (m1 - std::max(m1_neg, 0.0)) / z;
+  g.var = std::max((m2 + std::max(m2_neg, 0.0)) / z - g.mean * g.mean, 0.0);
+  return g;
+}
+
+void describe_subtree_message(ChildMessage& g) {
+  double mass = 0, s1 = 0, s2 = 0, hmax = 0;
+  for (std::uint32_t i = 0; i < g.n; ++i) {
+    const std::int64_t s = g.lo + i;
+    const double w = g.pow->at(s < 0 ? -s : s) * g.values[i];
+    mass += w;
+    s1 += w * static_cast<double>(s);
+    s2 += w * static_cast<double>(s) * static_cast<double>(s);
+    hmax = std::max(hmax, g.values[i]);
+  }
+  g.hmax = hmax;
+  g.mean = mass > 0 ? s1 / mass : 0;
+  g.var = mass > 0 ? std::max(s2 / mass - g.mean * g.mean, 0.0) : 0;
+}
+
+void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int64_t hi, double inflate,
+              double reach_nats, bool* tight, WindowFn& out, const Interrupts& interrupts) {
+  const bool bound_rest = tight != nullptr;
+  out.lo = lo;
+  out.left = out.right = 0;
+  out.support = kNoSupport;
+  out.exp2 = 0;
+  out.v.assign(static_cast<std::size_t>(std::max<std::int64_t>(hi - lo + 1, 0)), 0.0);
+  if (hi < lo) return;
+  if (g.leaf) {
+    convolve_leaf(g, F, lo, hi, out.v, interrupts);
+    if (bound_rest) *tight = true;  // nothing is left out
+  } else {
+    const auto reach = static_cast<std::int64_t>(std::min(std::ceil(reach_nats / g.rho()), 0x1p24));
+    const double max_f = bound_rest ? F.max() : 0.0;
+    // F written out on the range the sums read: g over its kinks and reach.
+    const std::int64_t g_lo = std::max(g.support, g.kink_lo() - reach), g_hi = g.kink_hi() + reach;
+    const std::int64_t ext_lo = std::max(lo - g_hi, F.support()), ext_hi = hi - g_lo;
+    thread_local std::vector<double> a;
+    a.assign(static_cast<std::size_t>(std::max<std::int64_t>(ext_hi - ext_lo + 1, 0)), 0.0);
+    interrupts.poll();
+    F.write(ext_lo, a);
+    // Directly over g's kinks and reach: out[r] = sum_s c[s] F(r - s).
+    const std::size_t ns = static_cast<std::size_t>(g_hi - g_lo + 1);
+    thread_local std::vector<double> c_rev;
+    c_rev.assign(ns, 0.0);
+    g.write(g_lo, c_rev);
+    std::reverse(c_rev.begin(), c_rev.end());
+    // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo].
+    for (std::size_t k = 0; k < out.v.size(); ++k) {
+      interrupts.poll_every(k);
+      const std::int64_t base = lo + static_cast<std::int64_t>(k) - g_hi - ext_lo;
+      double acc = 0;
+      const std::int64_t i0 = std::max<std::int64_t>(0, -base);
+      const std::int64_t i1 = std::min<std::int64_t>(static_cast<std::int64_t>(ns), static_cast<std::int64_t>(a.size()) - base);
+      for (std::int64_t i = i0; i < i1; ++i) acc += c_rev[i] * a[base + i];
+      out.v[k] += acc;
+    }
+    if (bound_rest) {
+      // g beyond [g_lo, g_hi] is geometric: its mass there times max F.
+      double rest = 0;
+      const double lr = g.left_ratio(), rr = g.right_ratio();
+      if (g_lo > g.support && lr > 0) rest += g.g(g_lo - 1) / (1 - lr);
+      if (rr > 0) rest += g.g(g_hi + 1) / (1 - rr);
+      rest *= max_f * kBoundSlack;
+      *tight = true;
+      for (std::size_t i = 0; i < out.v.size() && *tight; ++i) *tight = rest <= 0x1p-40 * out.v[i];
+    }
+  }
+  double max = 0;
+  for (double x : out.v) max = std::max(max, x * inflate);
+  int e = 0;
+  if (max > 0) std::frexp(max, &e);
+  const double scale = inflate * std::ldexp(1.0, -e);  // a power of two times inflate
+  for (double& x : out.v) x = std::max(x * scale, kFloor);
+  out.exp2 = g.exp2 + F.exp2() + e;
+}
+
+void make_log_concave_majorant(WindowFn& F, double tilt) {
+  std::vector<double>& v = F.v;
+  const std::size_t n = v.size();
+  const bool left_tail = F.lo > F.support;
+  if (n < 2) throw Error("a window of the non-negative cascade is too short for its tails");
+  std::size_t m0 = 0;
+  for (std::size_t i = 1; i < n; ++i)
+    if (v[i] > v[m0]) m0 = i;
+  // Ratios away from the mode: the decreasing side's raised, the increasing
+  // side's lowered, each then made monotone (suffix maxima to the right,
+  // prefix minima to the left, clamped at 1).
+  std::vector<double> ratio(n - 1);
+  double suffix = 0;
+  for (std::size_t i = n - 1; i-- > m0;) {
+    suffix = std::max(suffix, v[i + 1] / v[i] * tilt);
+    ratio[i] = std::min(1.0, suffix);
+  }
+  double prefix = INFINITY;
+  for (std::size_t i = 0; i < m0; ++i) {
+    prefix = std::min(prefix, v[i + 1] / v[i] / tilt);
+    ratio[i] = std::max(1.0, prefix);
+  }
+  // Values from the mode outwards, each capped so that s_i^2 >= s_{i-1}
+  // s_{i+1} holds exactly.
+  std::vector<double> s(n);
+  s[m0] = v[m0];
+  for (std::size_t i = m0; i + 1 < n; ++i) {
+    double x = std::max(s[i] * ratio[i], kFloor);
+    if (i > m0 && !product_at_most(x, s[i - 1], s[i])) x = capped(x, s[i - 1], s[i]);
+    s[i + 1] = x;
+  }
+  for (std::size_t i = m0; i-- > 0;) {
+    double x = std::max(s[i + 1] / ratio[i], kFloor);
+    if (i + 2 <= m0 && !product_at_most(x, s[i + 2], s[i + 1])) x = capped(x, s[i + 2], s[i + 1]);
+    s[i] = x;
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    if (!(s[i] >= v[i])) throw Error("a log-concave bound of the non-negative cascade fell below its values");
+  v = std::move(s);
+  // Tails continue the edge ratios (rounded down to keep log-concavity).
+  double right = v[n - 1] / v[n - 2];
+  // Ends: the quotient is within its rounding (an ulp) of a ratio that
+  // passes; each pass steps one ulp down.
+  while (right > 0 && !scaled_at_most(right, v[n - 2], v[n - 1])) right = next_down(right);
+  if (!(right < 1))
+    throw Error("a window of the non-negative cascade does not reach past its largest value",
+                "Window from " + std::to_string(F.lo) + ", " + std::to_string(n) + " values, the largest at " +
+                    std::to_string(m0) + "; last values " + format_double(v[n - 2]) + ", " + format_double(v[n - 1]) +
+                    ".");
+  F.right = right;
+  F.left = 0;
+  if (left_tail) {
+    double left = v[0] / v[1];
+    // Ends: as the right tail's ratio above.
+    while (left > 0 && !scaled_at_most(left, v[1], v[0])) left = next_down(left);
+    if (!(left < 1))
+      throw Error("a window of the non-negative cascade starts after its largest value",
+                  "Window from " + std::to_string(F.lo) + " (support " + std::to_string(F.support) + "), " +
+                      std::to_string(n) + " values, the largest at " + std::to_string(m0) + "; first values " +
+                      format_double(v[0]) + ", " + format_double(v[1]) + ".");
+    F.left = left;
+  }
+}
+
+}  // namespace invariant_dp::hierarchy

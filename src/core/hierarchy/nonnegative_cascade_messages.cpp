@@ -1,0 +1,365 @@
+// The backward pass of the non-negative cascade
+// (nonnegative_cascade_messages.hpp; NONNEGATIVE.md, section 3).
+#include "nonnegative_cascade_messages.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "../errors.hpp"
+#include "../samplers/wide_int.hpp"
+#include "nonnegative_cascade_table.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+// The power tests' stand-in for an unbounded count (no leaf's noise reaches
+// it: exp(-rate 2^30) is below every double).
+constexpr std::int64_t kUnboundedCount = std::int64_t{1} << 30;
+// How far a convolution first reads into its child's tails, in nats; it
+// reads twice as far until what it leaves out is negligible.
+constexpr double kReach = 44;
+constexpr int kMaxReachDoublings = 5;
+constexpr double kMaxPoolBytes = 2.0 * (1u << 30);
+constexpr double kMaxOperations = 0x1p40;
+
+std::size_t powers_length(double rate) {
+  const double needed = std::ceil(760.0 / rate) + 2;  // exp(-760) is below every double
+  return static_cast<std::size_t>(std::min(needed, double(1u << 17)));
+}
+
+struct Window {
+  std::int64_t lo, hi;
+};
+
+// center +- half, clipped below at support, at most cap wide (then centred),
+// at least 3 wide.
+Window choose_window(double center, double half, std::int64_t support, std::size_t cap) {
+  std::int64_t lo = static_cast<std::int64_t>(std::floor(center - half));
+  std::int64_t hi = static_cast<std::int64_t>(std::ceil(center + half));
+  lo = std::max(lo, support);
+  hi = std::max(hi, lo + 2);
+  if (static_cast<std::size_t>(hi - lo + 1) > cap) {
+    lo = std::max(support, static_cast<std::int64_t>(std::llround(center)) - static_cast<std::int64_t>(cap / 2));
+    hi = lo + static_cast<std::int64_t>(cap) - 1;
+  }
+  return {lo, hi};
+}
+
+// The last child's message written out on its window (a leaf: mean +- the
+// window rule; a subtree: its own window), no tails.
+WindowFn last_window(const ChildMessage& g, const NonnegativeOptions& options) {
+  Window w{};
+  if (g.leaf) {
+    const double half = options.window_sd * std::sqrt(g.var) + options.window_tail / g.rho() + 1;
+    w = choose_window(g.mean, half, g.support,
+                      nonnegative_window_cap(discrete_laplace_variance_at(g.rho()), g.rho(), options));
+  } else {
+    w = {std::max(g.lo, g.support), std::max(g.hi(), g.support)};
+  }
+  WindowFn F;
+  F.lo = w.lo;
+  F.support = g.support;
+  F.exp2 = g.exp2;
+  F.v.resize(static_cast<std::size_t>(w.hi - w.lo + 1));
+  for (std::size_t i = 0; i < F.v.size(); ++i) F.v[i] = g.g(w.lo + static_cast<std::int64_t>(i));
+  return F;
+}
+
+// The tilt of a majorant over sums of about `terms` terms: four times their
+// relative rounding (3 terms units of 2^-53 for the geometric recursions),
+// generously.
+double tilt_for(std::size_t terms) { return 1 + double(terms + 64) * 0x1p-49; }
+
+std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kReach / rate)); }
+
+}  // namespace
+
+std::size_t nonnegative_window_cap(double variance_sum, double min_rate, const NonnegativeOptions& options) {
+  const double half = options.window_sd * std::sqrt(variance_sum) + options.window_tail / min_rate + 1;
+  const double width = 2 * std::ceil(half) + 1;
+  return width >= double(options.max_window) ? options.max_window : static_cast<std::size_t>(width);
+}
+
+NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const NonnegativeLaw& law,
+                                         const std::int64_t* leaf_counts, NonnegativeOptions options,
+                                         const Interrupts& interrupts)
+    : tree_(tree), law_(law), counts_(leaf_counts), options_(options) {
+  for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
+    interrupts.poll_every(leaf);
+    if (counts_[leaf] < 0)
+      throw InvalidData("the non-negative cascade needs non-negative counts",
+                        "Cell " + std::to_string(tree.leaf_cell(leaf)) + " has count " +
+                            std::to_string(counts_[leaf]) + ".",
+                        "Release counts of people or records, which are never negative.");
+  }
+  index_.assign(tree.n_nodes(), kNone);
+  build(interrupts);
+}
+
+std::uint32_t NonnegativeMessages::chain_end(std::uint32_t top) const {
+  std::uint32_t e = top;
+  // Ends: a chain of one-child nodes is at most the tree's height long.
+  while (tree_.n_children(e) == 1) e = tree_.first_child(e);
+  return e;
+}
+
+double NonnegativeMessages::chain_rate(std::uint32_t top) const {
+  unsigned d = tree_.depth(top);
+  double rate = law_.level_epsilon(d);
+  for (std::uint32_t e = top; tree_.n_children(e) == 1; e = tree_.first_child(e)) rate += law_.level_epsilon(++d);
+  const double quanta = std::ldexp(rate, 40);
+  if (!(quanta < 0x1p53) || quanta != std::floor(quanta))
+    throw OutOfRange("a chain of one-child nodes is too long for the non-negative cascade",
+                     "The epsilons along it add up to " + format_double(rate) + ".",
+                     "Lower epsilon, or remove the one-child levels.");
+  return rate;
+}
+
+const RatePowers& NonnegativeMessages::powers(double rate) const {
+  auto it = powers_.find(rate);
+  if (it == powers_.end()) it = powers_.emplace(rate, std::make_unique<RatePowers>(rate, powers_length(rate))).first;
+  return *it->second;
+}
+
+ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
+  const std::uint32_t e = chain_end(top);
+  const RatePowers& pow = powers(chain_rate(top));
+  if (tree_.is_leaf(e))
+    return leaf_message(pow, options_.ignore_nonnegativity_for_power_test ? kUnboundedCount : count(e));
+  const StoredMessage& sm = messages_[index_[e]];
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = false;
+  g.support = sm.support;
+  g.lo = sm.lo;
+  g.values = pool_.data() + sm.offset;
+  g.n = sm.n;
+  g.left = sm.left;
+  g.right = sm.right;
+  g.exp2 = sm.exp2;
+  g.hmax = sm.hmax;
+  g.mean = sm.mean;
+  g.var = sm.var;
+  return g;
+}
+
+void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
+                                   unsigned first, double parent_rate, const Interrupts& interrupts) const {
+  const std::uint32_t m = tree_.n_children(u);
+  children.resize(m);
+  for (std::uint32_t j = 0; j < m; ++j) {
+    interrupts.poll_every(j);
+    children[j] = message(tree_.first_child(u) + j);
+  }
+  // Suffix statistics of the children j..m-1.
+  thread_local std::vector<double> mean, var, vcap, rmin;
+  thread_local std::vector<std::int64_t> support;
+  mean.resize(m), var.resize(m), vcap.resize(m), rmin.resize(m), support.resize(m);
+  for (std::uint32_t j = m; j-- > 0;) {
+    const ChildMessage& g = children[j];
+    const bool last = j + 1 == m;
+    mean[j] = g.mean + (last ? 0 : mean[j + 1]);
+    var[j] = g.var + (last ? 0 : var[j + 1]);
+    vcap[j] = discrete_laplace_variance_at(g.rho()) + (last ? 0 : vcap[j + 1]);
+    rmin[j] = last ? g.rho() : std::min(g.rho(), rmin[j + 1]);
+    support[j] = last ? g.support : checked_add(g.support, support[j + 1], "a subtree's count overflows bigint");
+  }
+  F.resize(m);
+  F[m - 1] = last_window(children[m - 1], options_);
+  const bool dominating = options_.dominating;
+  for (std::uint32_t j = m - 1; j-- > first;) {
+    interrupts.poll();
+    const ChildMessage& g = children[j];
+    const bool own = j == 0;  // the split's own sum: its parent's rate counts, and 0 is kept
+    const double rate = own ? std::min(rmin[j], parent_rate) : rmin[j];
+    const double cap_var = vcap[j] + (own ? discrete_laplace_variance_at(parent_rate) : 0);
+    const std::size_t cap = nonnegative_window_cap(cap_var, rate, options_);
+    double half = options_.window_sd * std::sqrt(var[j]) + options_.window_tail / rate + 1;
+    const Suffix next = suffix(children, F, j + 1);
+    // The window must hold the largest value with room on both sides (the
+    // tails continue its edge ratios): widen it until it does.
+    // Ends: after at most 5 attempts (attempt >= 4 breaks), each convolution polling.
+    for (int attempt = 0;; ++attempt) {
+      Window w = choose_window(mean[j], half, support[j], cap);
+      if (own) {
+        w.lo = std::max(std::min<std::int64_t>(w.lo, 0), support[j]);
+        w.hi = std::max<std::int64_t>(w.hi, 0);
+      }
+      // Ends: at kMaxReachDoublings at the latest (refused there).
+      for (int doubling = 0;; ++doubling) {
+        bool tight = true;
+        convolve(g, next, w.lo, w.hi, dominating ? kMessageMargin : 1.0, std::ldexp(kReach, doubling),
+                 dominating ? &tight : nullptr, F[j], interrupts);
+        if (tight) break;
+        if (doubling == kMaxReachDoublings)
+          throw Error("a sum of the non-negative cascade's messages would not converge",
+                      "Its window reaches values below what its tails can bound.");
+      }
+      F[j].support = support[j];
+      std::size_t m0 = 0;
+      for (std::size_t i = 1; i < F[j].v.size(); ++i)
+        if (F[j].v[i] > F[j].v[m0]) m0 = i;
+      const bool room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
+      if (room || attempt >= 4 || static_cast<std::size_t>(w.hi - w.lo + 1) >= cap) break;
+      half *= 2;
+    }
+    if (dominating && !own) {
+      const std::size_t terms = F[j].v.size() + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
+      make_log_concave_majorant(F[j], tilt_for(terms));
+    }
+  }
+}
+
+void NonnegativeMessages::build(const Interrupts& interrupts) {
+  std::vector<ChildMessage> children;
+  std::vector<WindowFn> F;
+  for (std::size_t i = tree_.n_nodes(); i-- > 0;) {
+    interrupts.poll_every(i);
+    const auto u = static_cast<std::uint32_t>(i);
+    if (law_.pinned(u) || tree_.n_children(u) < 2) continue;
+    std::uint32_t top = u;
+    // Ends: up a chain of one-child nodes, at most the tree's height.
+    while (top != 0) {
+      const std::uint32_t p = tree_.parent(top);
+      if (law_.pinned(p) || tree_.n_children(p) != 1) break;
+      top = p;
+    }
+    const double rate = chain_rate(top);
+    suffixes(u, children, F, 0, rate, interrupts);
+    // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
+    // largest value, with F_0's own largest value and a point on either
+    // side (the tails continue from the ends), and 0 if the cap allows.
+    WindowFn& F0 = F[0];
+    const RatePowers& pow = powers(rate);
+    const std::size_t n = F0.v.size();
+    std::vector<double> w(n);
+    std::size_t best = 0, mode = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::int64_t t = F0.lo + static_cast<std::int64_t>(k);
+      w[k] = pow.at(t < 0 ? -t : t) * F0.v[k];
+      if (w[k] > w[best]) best = k;
+      if (F0.v[k] > F0.v[mode]) mode = k;
+    }
+    const double threshold = w[best] * std::exp(-options_.window_tail);
+    std::size_t a = best, b = best;
+    // Ends: each scan stays within the window's n values.
+    while (a > 0 && w[a - 1] >= threshold) --a;
+    while (b + 1 < n && w[b + 1] >= threshold) ++b;
+    a = std::min(a, mode > 0 ? mode - 1 : 0);
+    b = std::max(b, std::min(mode + 1, n - 1));
+    const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, options_);
+    if (F0.lo <= 0 && F0.hi() >= 0) {
+      const auto zero = static_cast<std::size_t>(-F0.lo);
+      const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
+      if (b0 - a0 + 1 <= cap) a = a0, b = b0;
+    }
+    WindowFn h;
+    h.lo = F0.lo + static_cast<std::int64_t>(a);
+    h.v.assign(F0.v.begin() + static_cast<std::ptrdiff_t>(a), F0.v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
+    h.support = F0.support;
+    h.exp2 = F0.exp2;
+    if (options_.dominating) {
+      const ChildMessage& g = children[0];
+      const std::size_t terms = n + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
+      make_log_concave_majorant(h, tilt_for(terms));
+    }
+    StoredMessage sm;
+    sm.lo = h.lo;
+    sm.support = h.support;
+    sm.offset = pool_.size();
+    sm.n = static_cast<std::uint32_t>(h.v.size());
+    sm.exp2 = h.exp2;
+    sm.left = h.left;
+    sm.right = h.right;
+    pool_.insert(pool_.end(), h.v.begin(), h.v.end());
+    ChildMessage view;
+    view.pow = &pow;
+    view.leaf = false;
+    view.support = sm.support;
+    view.lo = sm.lo;
+    view.values = pool_.data() + sm.offset;
+    view.n = sm.n;
+    view.left = sm.left;
+    view.right = sm.right;
+    view.exp2 = sm.exp2;
+    describe_subtree_message(view);
+    sm.hmax = view.hmax;
+    sm.mean = view.mean;
+    sm.var = view.var;
+    index_[u] = static_cast<std::uint32_t>(messages_.size());
+    messages_.push_back(sm);
+  }
+}
+
+NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
+                                         const NonnegativeOptions& options, const Interrupts& interrupts) {
+  NonnegativeSize size;
+  size.node_bytes = 24.0 * double(tree.n_nodes());
+  auto rate_of = [&](std::uint32_t top) {
+    unsigned d = tree.depth(top);
+    double rate = law.level_epsilon(d);
+    for (std::uint32_t e = top; tree.n_children(e) == 1; e = tree.first_child(e)) rate += law.level_epsilon(++d);
+    return rate;
+  };
+  auto ends_in_leaf = [&](std::uint32_t top) {
+    std::uint32_t e = top;
+    // Ends: a chain of one-child nodes is at most the tree's height long.
+    while (tree.n_children(e) == 1) e = tree.first_child(e);
+    return tree.is_leaf(e);
+  };
+  std::vector<double> rates;
+  std::uint64_t steps = 0;
+  for (std::uint32_t u = 0; u < tree.n_nodes(); ++u) {
+    interrupts.poll_every(steps++);
+    const std::uint32_t m = tree.n_children(u);
+    if (m < 2 || law.pinned(tree.first_child(u))) continue;
+    rates.resize(m);
+    for (std::uint32_t j = 0; j < m; ++j) {
+      interrupts.poll_every(steps++);
+      rates[j] = rate_of(tree.first_child(u) + j);
+    }
+    double suffix_var = 0, suffix_min = INFINITY, scratch = 0, ops = 0;
+    for (std::uint32_t j = m; j-- > 0;) {
+      interrupts.poll_every(steps++);
+      const double v = discrete_laplace_variance_at(rates[j]);
+      suffix_var += v;
+      suffix_min = std::min(suffix_min, rates[j]);
+      const std::size_t cap = nonnegative_window_cap(suffix_var, suffix_min, options);
+      const double read = double(cap) + 2.0 * double(reach_of(rates[j]));  // the window and its reach
+      size.largest_window = std::max(size.largest_window, cap);
+      scratch += 8.0 * double(cap);
+      const std::uint32_t c = tree.first_child(u) + j;
+      const double child_width =
+          ends_in_leaf(c) ? 8.0 : double(nonnegative_window_cap(v, rates[j], options) + 2 * reach_of(rates[j]));
+      ops += read * child_width + 4 * read;
+    }
+    size.scratch_bytes = std::max(size.scratch_bytes, scratch + 64.0 * double(size.largest_window));
+    size.operations += 3 * ops;  // the backward pass, the draw's recomputation and its tables
+    if (!law.pinned(u)) {
+      std::uint32_t top = u;
+      // Ends: up a chain of one-child nodes, at most the tree's height.
+      while (top != 0 && tree.n_children(tree.parent(top)) == 1 && !law.pinned(tree.parent(top))) top = tree.parent(top);
+      const double r = rate_of(top);
+      size.pool_bytes += 8.0 * double(nonnegative_window_cap(discrete_laplace_variance_at(r), r, options)) + 80.0;
+    }
+  }
+  return size;
+}
+
+void require_nonnegative_cascade_fits(const NonnegativeSize& size) {
+  const double bytes = size.pool_bytes + size.scratch_bytes + size.node_bytes;
+  auto mb = [](double b) { return std::to_string(static_cast<long long>(b / (1 << 20))) + " MB"; };
+  if (bytes > kMaxPoolBytes)
+    throw TooLarge("the non-negative cascade's windows would not fit in memory",
+                   "Its messages need up to " + mb(size.pool_bytes) + ", its largest split " + mb(size.scratch_bytes) +
+                       " and its nodes " + mb(size.node_bytes) + "; at most " + mb(kMaxPoolBytes) + " are allowed.",
+                   "Raise epsilon or the variance targets' budget (less noise needs shorter windows), or release "
+                   "a coarser hierarchy.");
+  if (size.operations > kMaxOperations)
+    throw TooLarge("the non-negative cascade's windows would take too long to compute",
+                   "A draw would need about " + format_double(size.operations) + " operations.",
+                   "Raise epsilon (less noise needs shorter windows), or release a coarser hierarchy.");
+}
+
+}  // namespace invariant_dp::hierarchy

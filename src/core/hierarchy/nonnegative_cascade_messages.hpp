@@ -1,0 +1,140 @@
+// The backward pass of the non-negative cascade (NONNEGATIVE.md, section 3):
+// for every free node u with two or more children, from the leaves up, the
+// message h_u(t) that its parent's split uses for "the subtree of u, given
+// that u's noise is t", and for every split the suffix functions
+//
+//   F_k(r) = sum over s_k + ... + s_m = r of prod_{j >= k} g_j(s_j),
+//
+// each on a window chosen from the children's means and variances, with
+// geometric tails beyond it. Two uses, one code:
+//   - the sampler (dominating): every stored function is an exactly
+//     log-concave upper bound of what it stands for (a margin over the
+//     computed sums, raised to log-concavity, tails continuing the edge
+//     ratios), which is all its acceptance step needs to be exact, whatever
+//     the windows (section 4);
+//   - the moments (bounded): the law restricted to the windows (0 outside),
+//     whose difference from the law is the mass the windows leave out.
+//
+// Chains: a free node with one child has its child's value; a split child
+// stands for the chain down to the first node with two or more children (or
+// a leaf), with the sum of the chain's epsilons as its rate.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "hierarchy_tree.hpp"
+#include "nonnegative_cascade_kernels.hpp"
+#include "nonnegative_cascade_law.hpp"
+
+namespace invariant_dp::hierarchy {
+
+// The suffix sums exceed the computed convolutions by this factor
+// (NONNEGATIVE.md, section 4: it covers their rounding, the parts of the
+// sums beyond what they read (at most 2^-40) and the integer tables'
+// rounding up).
+constexpr double kMessageMargin = 1 + 0x1p-32;
+
+struct NonnegativeOptions {
+  // Windows: mean +- window_sd standard deviations + window_tail / rate.
+  // Beyond them the messages continue as log-concave geometric bounds, so a
+  // narrow window costs acceptance only where a draw lands beyond it, by how
+  // much the bound exceeds the sum there (test/bench/README.md: no restart
+  // at these values on 8 million leaves).
+  double window_sd = 5;
+  double window_tail = 14;
+  std::size_t max_window = std::size_t(1) << 16;
+  bool dominating = true;    // the sampler's bounds; false: the moments' restriction
+  // Power tests only: every leaf treated as if its count were unbounded
+  // (the law without the non-negativity conditioning).
+  bool ignore_nonnegativity_for_power_test = false;
+  // Tests only: every acceptance coin decided by enclosures (the path a
+  // draw takes about once in 2^40 otherwise).
+  bool enclosed_coins_for_test = false;
+  // Proposal tails at most this long (or keeping most of their series) are
+  // written out; tests set 0 to draw every tail as a geometric series.
+  std::int64_t written_tail = 64;
+};
+
+struct StoredMessage {
+  std::int64_t lo = 0, support = 0;
+  std::uint64_t offset = 0;
+  std::uint32_t n = 0;
+  int exp2 = 0;
+  double left = 0, right = 0, hmax = 0, mean = 0, var = 0;
+};
+
+class NonnegativeMessages {
+ public:
+  // leaf_counts: one count >= 0 per leaf, in leaf order. InvalidData for a
+  // negative count; OutOfRange if a subtree's count overflows int64.
+  NonnegativeMessages(const HierarchyTree& tree, const NonnegativeLaw& law, const std::int64_t* leaf_counts,
+                      NonnegativeOptions options, const Interrupts& interrupts);
+
+  const HierarchyTree& tree() const { return tree_; }
+  const NonnegativeLaw& law() const { return law_; }
+  const NonnegativeOptions& options() const { return options_; }
+
+  // The chain below `top` (a free node): its last node and its rate.
+  std::uint32_t chain_end(std::uint32_t top) const;
+  double chain_rate(std::uint32_t top) const;
+  // The message of the chain starting at `top`.
+  ChildMessage message(std::uint32_t top) const;
+  // A leaf's count.
+  std::int64_t count(std::uint32_t leaf) const { return counts_[tree_.leaf_begin(leaf)]; }
+
+  // Split u (m >= 2 free children): the children's messages and the suffix
+  // functions F[k] of children k..m-1 (0-based) for k >= first (1: what a
+  // draw needs; 0: also the split's own sum on a window around its mean and
+  // 0, parent_rate its chain's rate, left as computed: no bound, no tails).
+  // F[m-1] holds the last child's window values (its message itself is the
+  // suffix function: suffix(k) says which to read).
+  void suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F, unsigned first,
+                double parent_rate, const Interrupts& interrupts) const;
+  Suffix suffix(const std::vector<ChildMessage>& children, const std::vector<WindowFn>& F, std::size_t k) const {
+    if (options_.dominating && k + 1 == children.size()) return Suffix{nullptr, &children[k]};
+    return Suffix{&F[k], nullptr};
+  }
+
+  // h_u of a free node u with m >= 2 children (nullptr otherwise).
+  const StoredMessage* stored(std::uint32_t u) const {
+    return index_[u] == kNone ? nullptr : &messages_[index_[u]];
+  }
+  const double* pool() const { return pool_.data(); }
+  const RatePowers& powers(double rate) const;
+
+ private:
+  static constexpr std::uint32_t kNone = 0xffffffffu;
+  const RatePowers& cached_powers(double rate) const;
+  void build(const Interrupts& interrupts);
+
+  const HierarchyTree& tree_;
+  const NonnegativeLaw& law_;
+  const std::int64_t* counts_;
+  NonnegativeOptions options_;
+  std::vector<std::uint32_t> index_;
+  std::vector<StoredMessage> messages_;
+  std::vector<double> pool_;
+  mutable std::map<double, std::unique_ptr<RatePowers>> powers_;
+};
+
+// The sizes a draw may reach, from the tree and the law alone (never from
+// the counts): the windows' caps, the messages' pool and the largest
+// split's scratch, and a count of the arithmetic. TooLarge, with a hint,
+// when they exceed what a release may use.
+struct NonnegativeSize {
+  double pool_bytes = 0, scratch_bytes = 0, node_bytes = 0, operations = 0;
+  std::size_t largest_window = 0;
+};
+NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
+                                         const NonnegativeOptions& options, const Interrupts& interrupts);
+void require_nonnegative_cascade_fits(const NonnegativeSize& size);
+
+// The cap on a window from the rates it spans (sum of the untruncated
+// variances, smallest rate): the data-driven windows are clipped to it.
+std::size_t nonnegative_window_cap(double variance_sum, double min_rate, const NonnegativeOptions& options);
+
+}  // namespace invariant_dp::hierarchy

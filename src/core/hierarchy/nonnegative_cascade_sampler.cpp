@@ -1,0 +1,195 @@
+// The exact sampler of the non-negative cascade
+// (nonnegative_cascade_sampler.hpp; NONNEGATIVE.md, section 4).
+#include "nonnegative_cascade_sampler.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+#include "../samplers/lazy_bernoulli.hpp"
+#include "../samplers/wide_int.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+constexpr const char* kNoiseOutOfRange = "non-negative cascade noise is out of range";
+
+// c_u(t): a stored value of h_u (a window value, or an edge value times a
+// tail ratio to the power j) times 2^exp2, or T / sigma of the first table.
+struct Normaliser {
+  bool table_total = false;
+  double mantissa = 1, ratio = 0;
+  std::int64_t power = 0;
+  int exp2 = 0;
+  Uint128 total = 0;
+  int scale_exp2 = 0;
+};
+
+// h(s) of a child's message exactly: 1 for a leaf, a window value, or an
+// edge value times its tail ratio to a power.
+Interval exact_h(const ChildMessage& g, std::int64_t s, mpfr_prec_t prec) {
+  if (s < g.support) return Interval(prec);
+  if (g.leaf) return exact(prec, std::uint64_t{1});
+  if (s > g.hi()) {
+    return mul(exact_double(prec, g.values[g.n - 1]),
+               pow(exact_double(prec, g.right), static_cast<unsigned long>(s - g.hi())));
+  }
+  if (s < g.lo)
+    return mul(exact_double(prec, g.values[0]), pow(exact_double(prec, g.left), static_cast<unsigned long>(g.lo - s)));
+  return exact_double(prec, g.values[s - g.lo]);
+}
+
+// The acceptance coin of one split (or of the root): probability
+// p = prod_j g_j(s_j) / prod_k P_k(s_k) / c, p <= 1 by construction.
+bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::vector<std::int64_t>& s,
+            const std::vector<ProposalDraw>& d, const Normaliser& c, bool enclosed_only, NonnegativeDrawStats& stats) {
+  double mantissa = 1;
+  long exponent = 0;
+  auto times = [&](double x, long e) {
+    int f = 0;
+    mantissa = std::frexp(mantissa * x, &f);
+    exponent += f + e;
+  };
+  for (std::size_t j = 0; j < g.size(); ++j) {
+    const double h = g[j].h(s[j]);
+    if (h == 0) return false;  // outside the support: the target is 0
+    times(g[j].pow->at(s[j] < 0 ? -s[j] : s[j]) * h, g[j].exp2);
+  }
+  for (const ProposalDraw& draw : d) times(1 / draw.probability, 0);
+  if (c.table_total)
+    times(1 / static_cast<double>(c.total), c.scale_exp2);
+  else
+    times(1 / (c.mantissa * ratio_power(c.ratio, c.power)), -c.exp2);
+  // Each factor above is within a few roundings of its exact value (libm's
+  // exp and pow within 2^8 ulp); 2^-40 per factor covers them.
+  const double factors = double(g.size() + d.size() + 2);
+  const double estimate = std::ldexp(mantissa, static_cast<int>(std::clamp<long>(exponent, -2000, 2000)));
+  const double certain = estimate * (1 - factors * 0x1p-40);
+  const double impossible = estimate * (1 + factors * 0x1p-40);  // p is below this
+  // p <= 1 is what makes the sampler exact (NONNEGATIVE.md, section 4); an
+  // estimate clearly above 1 is a broken bound, never a coin to flip.
+  if (!(estimate <= 1 + 0x1p-20)) throw Error("an acceptance probability of the non-negative cascade exceeds 1");
+  LazyUniform u(rng);
+  if (!enclosed_only) {
+    if (certain >= 1) return true;
+    if (certain > 0 && u.first_word() < static_cast<std::uint64_t>(std::ldexp(certain, 64))) return true;
+    // U >= first_word / 2^64 >= impossible > p.
+    if (impossible < 1 && static_cast<double>(u.first_word()) >= std::ldexp(impossible, 64)) return false;
+  }
+  ++stats.exact_coins;
+  return u.less_than([&](mpfr_prec_t prec) {
+    Interval p = exact(prec, std::uint64_t{1});
+    for (std::size_t j = 0; j < g.size(); ++j) {
+      const std::uint64_t a = static_cast<std::uint64_t>(s[j] < 0 ? -s[j] : s[j]);
+      const Interval power = exp(neg(mul(exact_double(prec, g[j].rho()), exact(prec, a))));
+      p = mul(p, scale_2exp(mul(power, exact_h(g[j], s[j], prec)), g[j].exp2));
+    }
+    for (const ProposalDraw& draw : d) p = div(p, proposal_probability(draw, prec));
+    Interval norm = c.table_total ? scale_2exp(exact(prec, c.total), -c.scale_exp2)
+                                  : scale_2exp(exact_double(prec, c.mantissa), c.exp2);
+    if (!c.table_total && c.power > 0)
+      norm = mul(norm, pow(exact_double(prec, c.ratio), static_cast<unsigned long>(c.power)));
+    return div(p, norm);
+  });
+}
+
+}  // namespace
+
+NonnegativeSampler::NonnegativeSampler(const NonnegativeMessages& messages)
+    : messages_(messages), table_(messages.options().written_tail) {
+  if (!messages.options().dominating)
+    throw InvalidArgument("the non-negative cascade's sampler needs dominating messages");
+}
+
+void NonnegativeSampler::assign_chain(std::uint32_t top, std::int64_t value, std::int64_t* node_noise) const {
+  const HierarchyTree& tree = messages_.tree();
+  // Ends: down a chain of one-child nodes, at most the tree's height.
+  for (std::uint32_t w = top;; w = tree.first_child(w)) {
+    node_noise[w] = value;
+    if (tree.n_children(w) != 1) break;
+  }
+}
+
+NonnegativeDrawStats NonnegativeSampler::sample(RandomSource& rng, std::int64_t* node_noise,
+                                                const Interrupts& interrupts) {
+  NonnegativeDrawStats stats;
+  for (;;) {
+    ++stats.attempts;
+    interrupts.poll();
+    if (attempt(rng, node_noise, interrupts, stats)) return stats;
+    ++stats.failed_coins;
+  }
+}
+
+bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, const Interrupts& interrupts,
+                                 NonnegativeDrawStats& stats) {
+  const HierarchyTree& tree = messages_.tree();
+  const NonnegativeLaw& law = messages_.law();
+  std::fill(node_noise, node_noise + tree.n_nodes(), std::int64_t{0});
+  if (law.root_free()) {
+    children_.assign(1, messages_.message(0));
+    draws_.assign(1, table_.draw(children_[0], nullptr, 0, rng, interrupts));
+    values_.assign(1, draws_[0].s);
+    Normaliser c;
+    c.table_total = true;
+    c.total = draws_[0].total;
+    c.scale_exp2 = draws_[0].scale_exp2;
+    if (!accept(rng, children_, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
+    assign_chain(0, draws_[0].s, node_noise);
+  }
+  std::uint64_t steps = 0;
+  for (unsigned depth = 0; depth < tree.height(); ++depth) {
+    for (std::uint32_t v = tree.level_begin(depth); v < tree.level_end(depth); ++v) {
+      interrupts.poll_every(steps++);
+      if (tree.n_children(v) < 2 || law.pinned(tree.first_child(v))) continue;
+      if (!split(v, node_noise[v], rng, node_noise, interrupts, stats)) return false;
+    }
+  }
+  return true;
+}
+
+bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rng, std::int64_t* node_noise,
+                               const Interrupts& interrupts, NonnegativeDrawStats& stats) {
+  const HierarchyTree& tree = messages_.tree();
+  messages_.suffixes(u, children_, suffixes_, 1, 0.0, interrupts);
+  const std::uint32_t m = tree.n_children(u);
+  // The normaliser c_u(t): h_u(t) as the parent's proposal used it.
+  Normaliser c;
+  if (messages_.law().pinned(u)) {
+    c.table_total = true;
+  } else {
+    const StoredMessage& sm = *messages_.stored(u);
+    const double* v = messages_.pool() + sm.offset;
+    const std::int64_t hi = sm.lo + static_cast<std::int64_t>(sm.n) - 1;
+    c.exp2 = sm.exp2;
+    if (t > hi) {
+      c.mantissa = v[sm.n - 1], c.ratio = sm.right, c.power = t - hi;
+    } else if (t < sm.lo) {
+      c.mantissa = v[0], c.ratio = sm.left, c.power = sm.lo - t;
+    } else {
+      c.mantissa = v[t - sm.lo];
+    }
+  }
+  draws_.resize(m - 1);
+  values_.resize(m);
+  std::int64_t rem = t;
+  for (std::uint32_t k = 0; k + 1 < m; ++k) {
+    interrupts.poll_every(k);
+    const Suffix next = messages_.suffix(children_, suffixes_, k + 1);
+    draws_[k] = table_.draw(children_[k], &next, rem, rng, interrupts);
+    stats.tail_draws += draws_[k].tail;
+    values_[k] = draws_[k].s;
+    rem = checked_sub(rem, values_[k], kNoiseOutOfRange);
+  }
+  values_[m - 1] = rem;
+  if (c.table_total) {
+    c.total = draws_[0].total;
+    c.scale_exp2 = draws_[0].scale_exp2;
+  }
+  if (!accept(rng, children_, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
+  for (std::uint32_t j = 0; j < m; ++j) assign_chain(tree.first_child(u) + j, values_[j], node_noise);
+  return true;
+}
+
+}  // namespace invariant_dp::hierarchy
