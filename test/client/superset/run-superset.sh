@@ -106,6 +106,9 @@ stop_group() {
   for _ in $(seq 1 40); do kill -0 -- "-$1" 2> /dev/null || break; sleep 0.25; done
   kill -KILL -- "-$1" 2> /dev/null
   wait "$1" 2> /dev/null
+  # The group's other processes (gunicorn's worker holds the socket too) are
+  # gone only once the kernel has reaped them: wait for that, up to 10 s.
+  for _ in $(seq 1 40); do kill -0 -- "-$1" 2> /dev/null || break; sleep 0.25; done
 }
 
 # One worker: the metadata is prepared in it before it serves
