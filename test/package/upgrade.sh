@@ -44,7 +44,9 @@ ok "a governed draw with the $old_version package" quiet q $db "SELECT dp.refres
 
 content() { q $db "SET ROLE $analyst; SELECT county, edu, n FROM $release ORDER BY 1, 2"; }
 budget() { q $db "SELECT epsilon_spent, epsilon_total FROM dp.budgets WHERE dataset = 'dp_test package'"; }
-audit() { q $db "SELECT draw_id, release::text, dataset, drawn_by, drawn_at, epsilon, noise_law, cells FROM dp.draws ORDER BY 1"; }
+# The upgrade names each logged law's family ("error_law", which the error
+# bars read); nothing else in the log changes.
+audit() { q $db "SELECT draw_id, release::text, dataset, drawn_by, drawn_at, epsilon, noise_law - 'error_law', cells FROM dp.draws ORDER BY 1"; }
 before_content=$(content)
 before_budget=$(budget)
 before_audit=$(audit)
@@ -67,6 +69,9 @@ is "the extension is at $new_version" \
 is "the analyst reads the same release" "$(content)" "$before_content"
 is "its budget is unchanged" "$(budget)" "$before_budget"
 is "the audit log is unchanged" "$(audit)" "$before_audit"
+is "the logged law names its family" "$(q $db "SELECT noise_law->>'error_law' IS NOT NULL FROM dp.draws ORDER BY draw_id LIMIT 1")" t
+is "the analyst's error bar of a county reads the logged law" \
+   "$(q $db "SET ROLE $analyst; SELECT count(*) FROM (SELECT dp.margin_of_error(r, 0.9) FROM $release r GROUP BY county) m")" 4
 is "the analyst still cannot read the raw rows" \
    "$(q $db "SELECT has_table_privilege('$analyst', 'delinquents', 'SELECT')")" f
 
