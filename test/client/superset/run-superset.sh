@@ -20,6 +20,9 @@ set -uo pipefail
 source "$(dirname "$0")/../../cluster/common.bash"
 
 here=$repo/test/client/superset
+# What runs Superset and speaks to it (its install, configuration, app and
+# REST client) is support, not test: test/support/superset.
+support=$repo/test/support/superset
 db=dp_test_superset
 analyst=dp_test_superset_analyst
 password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -72,8 +75,8 @@ SELECT dp.refresh_release('daily_sign_ups');"
 
 # Superset, its browser and its port.
 start=$EPOCHREALTIME
-if ! venv=$("$here/install-superset.sh" 2> "$state/install.log"); then
-  fail "install Superset (test/client/superset/install-superset.sh)"
+if ! venv=$("$support/install-superset.sh" 2> "$state/install.log"); then
+  fail "install Superset (test/support/superset/install-superset.sh)"
   sed 's/^/#   /' "$state/install.log" | tail -20
   finish
 fi
@@ -91,7 +94,7 @@ if (exec 3<> "/dev/tcp/127.0.0.1/$port") 2> /dev/null; then
   finish
 fi
 
-export SUPERSET_CONFIG_PATH=$here/superset_config.py DP_SUPERSET_STATE=$state \
+export SUPERSET_CONFIG_PATH=$support/superset_config.py DP_SUPERSET_STATE=$state \
   DP_SUPERSET_TEMPLATE=$venv/metadata-template.db DP_SUPERSET_ROW_LIMIT=$row_limit \
   DP_SUPERSET_SECRET_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')" \
   DP_SUPERSET_USER=analyst DP_SUPERSET_PASSWORD="superset_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')" \
@@ -116,7 +119,7 @@ stop_group() {
 # timeout allows.
 start=$EPOCHREALTIME
 setsid "$venv/venv/bin/gunicorn" --no-control-socket --workers 1 --threads 4 --timeout 300 \
-  --bind "127.0.0.1:$port" --pythonpath "$here" 'superset_app:create()' > "$state/superset.log" 2>&1 &
+  --bind "127.0.0.1:$port" --pythonpath "$support" 'superset_app:create()' > "$state/superset.log" 2>&1 &
 superset=$!
 on_exit "stop_group $superset"
 health() { "$venv/venv/bin/python" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)' "$url/health" 2> /dev/null; }
@@ -140,7 +143,7 @@ pass "Superset $("$venv/venv/bin/python" -c 'import importlib.metadata as m; pri
 # In this script's process group, so that a timeout's signal reaches the
 # driver, its chromedriver and Chromium too.
 start=$EPOCHREALTIME
-"$venv/venv/bin/python" -u "$here/drive_superset.py" 2>&1 | tee "$state/driver.tap"
+PYTHONPATH=$support "$venv/venv/bin/python" -u "$here/drive_superset.py" 2>&1 | tee "$state/driver.tap"
 status=${PIPESTATUS[0]}
 echo "# the analyst's session ran in $(since $start) s"
 driver_ok=$(grep -cE '^ok ' "$state/driver.tap")
