@@ -14,7 +14,10 @@
 // Counts: a third of the blocks empty, the rest spread over 1..119 (mean
 // about 40, like the U.S. blocks). Every release is verified (every node
 // >= 0, the sum of its children, the states exact) or the benchmark exits 1.
-// Usage: bench_nonnegative_cascade [national|county|refusal] [epsilon ...]
+//   * the U.S.-shaped slice of docs/comparisons/data_blocks.sql (2 states,
+//     23,415 blocks, counts log-normal up to a few thousand), states exact:
+//     the draw's cost as epsilon falls;
+// Usage: bench_nonnegative_cascade [national|county|slice|refusal] [epsilon ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -55,6 +58,17 @@ double peak_rss_mb() {
   return usage.ru_maxrss / 1024.0;
 }
 
+// Counts like docs/comparisons/data_blocks.sql's: a third of the blocks
+// empty, the others log-normal around 39 people (up to a few thousand).
+std::vector<std::int64_t> slice_counts(std::size_t n) {
+  std::vector<std::int64_t> counts(n);
+  std::mt19937_64 gen(715);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  for (auto& x : counts) x = u(gen) < 1.0 / 3 ? 0 : std::llround(58 * std::exp(1.2 * z(gen) - 0.72));
+  return counts;
+}
+
 std::vector<std::int64_t> synthetic_counts(std::size_t n) {
   std::vector<std::int64_t> counts(n);
   std::uint64_t state = 2020;
@@ -66,10 +80,10 @@ std::vector<std::int64_t> synthetic_counts(std::size_t n) {
   return counts;
 }
 
-// The county-sized tree: 1 county, 27 tracts, 76 block groups, 2,500 blocks.
-HierarchyTree county_tree() {
-  const std::vector<std::size_t> sizes{1, 27, 76, 2500};
-  std::mt19937_64 gen(2021);
+// A tree of given level sizes (the root first), children spread as in the
+// national geography.
+HierarchyTree tree_of_sizes(const std::vector<std::size_t>& sizes, std::uint64_t seed) {
+  std::mt19937_64 gen(seed);
   std::vector<std::int64_t> parent{-1};
   std::int64_t level_start = 0;
   for (std::size_t d = 1; d < sizes.size(); ++d) {
@@ -80,6 +94,13 @@ HierarchyTree county_tree() {
   }
   return HierarchyTree::from_parents(parent, Interrupts());
 }
+
+// The county-sized tree: 1 county, 27 tracts, 76 block groups, 2,500 blocks.
+HierarchyTree county_tree() { return tree_of_sizes({1, 27, 76, 2500}, 2021); }
+
+// The U.S.-shaped slice of docs/comparisons/data_blocks.sql: 2 states, 10
+// counties, 237 tracts, 711 block groups, 23,415 blocks.
+HierarchyTree slice_tree() { return tree_of_sizes({1, 2, 10, 237, 711, 23415}, 715); }
 
 void check(const HierarchyTree& tree, const std::vector<std::int64_t>& counts, const NonnegativeLaw& law,
            const std::vector<std::int64_t>& nodes) {
@@ -95,8 +116,7 @@ void check(const HierarchyTree& tree, const std::vector<std::int64_t>& counts, c
 }
 
 void run_case(const char* name, const HierarchyTree& tree, double t_tree, double epsilon, bool states_exact,
-              bool with_moments) {
-  const auto counts = synthetic_counts(tree.n_leaves());
+              bool with_moments, const std::vector<std::int64_t>& counts) {
   std::vector<std::uint32_t> fixed;
   if (states_exact)
     for (std::uint32_t v = tree.level_begin(1); v < tree.level_end(1); ++v) fixed.push_back(v);
@@ -143,13 +163,21 @@ void run_case(const char* name, const HierarchyTree& tree, double t_tree, double
 void national_case(double epsilon) {
   const auto start = Clock::now();
   const auto tree = bench::national_tree();
-  run_case("national 50/3143/85000/240000/8000000 (states exact)", tree, seconds_since(start), epsilon, true, true);
+  run_case("national 50/3143/85000/240000/8000000 (states exact)", tree, seconds_since(start), epsilon, true, true,
+           synthetic_counts(tree.n_leaves()));
 }
 
 void county_case(double epsilon) {
   const auto start = Clock::now();
   const auto tree = county_tree();
-  run_case("county 27/76/2500", tree, seconds_since(start), epsilon, false, true);
+  run_case("county 27/76/2500", tree, seconds_since(start), epsilon, false, true, synthetic_counts(tree.n_leaves()));
+}
+
+void slice_case(double epsilon) {
+  const auto start = Clock::now();
+  const auto tree = slice_tree();
+  run_case("slice 2/10/237/711/23415 (states exact)", tree, seconds_since(start), epsilon, true, false,
+           slice_counts(tree.n_leaves()));
 }
 
 void refusal_case(double epsilon) {
@@ -197,6 +225,8 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) epsilons.push_back(std::atof(argv[i]));
   if (only.empty() || only == "county")
     for (double eps : epsilons.empty() ? std::vector<double>{1, 4, 16} : epsilons) in_child([=] { county_case(eps); });
+  if (only.empty() || only == "slice")
+    for (double eps : epsilons.empty() ? std::vector<double>{1, 2, 4} : epsilons) in_child([=] { slice_case(eps); });
   if (only.empty() || only == "national")
     for (double eps : epsilons.empty() ? std::vector<double>{4, 8, 17} : epsilons)
       in_child([=] { national_case(eps); });
