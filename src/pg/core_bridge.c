@@ -4,8 +4,11 @@
  */
 #include "postgres.h"
 
+#include <pthread.h>
+
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "storage/procsignal.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -14,12 +17,48 @@
 
 /* Set when a progress NOTICE could not be sent: the core is asked to stop. */
 static bool progress_failed = false;
+/* Set when absorbing a barrier raised an error: the core is asked to stop. */
+static bool barrier_failed = false;
 static TimestampTz last_progress = 0;
+/* The backend's own thread: only it may run PostgreSQL code. */
+static pthread_t backend_thread;
+
+/*
+ * Absorbs the barriers other backends wait for (DROP DATABASE and DROP
+ * TABLESPACE wait until every backend has released its file handles), as
+ * CHECK_FOR_INTERRUPTS would: a release running in the core would otherwise
+ * hold them up until it ends. Called from inside the core, so an error is
+ * caught in this C frame (no longjmp crosses a C++ frame) and the core asked
+ * to stop; PostgreSQL marks the barrier pending again, and the
+ * CHECK_FOR_INTERRUPTS after the core returns absorbs it or reports its
+ * error.
+ */
+static void
+absorb_barriers(void)
+{
+	MemoryContext saved = CurrentMemoryContext;
+
+	if (!ProcSignalBarrierPending || InterruptHoldoffCount != 0 || CritSectionCount != 0 ||
+		!pthread_equal(pthread_self(), backend_thread))
+		return;
+	PG_TRY();
+	{
+		ProcessProcSignalBarrier();
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(saved);
+		FlushErrorState();
+		barrier_failed = true;
+	}
+	PG_END_TRY();
+}
 
 static bool
 interrupt_pending(void *context)
 {
-	return QueryCancelPending || ProcDiePending || progress_failed;
+	absorb_barriers();
+	return QueryCancelPending || ProcDiePending || progress_failed || barrier_failed;
 }
 
 /*
@@ -60,6 +99,8 @@ pg_interrupts(void)
 	idp_interrupts interrupts = {interrupt_pending, NULL, report_progress};
 
 	progress_failed = false;
+	barrier_failed = false;
+	backend_thread = pthread_self();
 	last_progress = GetCurrentTimestamp();
 	return interrupts;
 }
@@ -128,6 +169,10 @@ raise_core_error_rendered(const idp_error *error, KeyRenderer render, void *arg)
 	/* A cancel is reported by PostgreSQL itself, with its usual message. */
 	if (error->status == IDP_INTERRUPTED)
 		CHECK_FOR_INTERRUPTS();
+	if (error->status == IDP_INTERRUPTED && barrier_failed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not absorb a barrier another backend waits for")));
 	if (error->status == IDP_INTERRUPTED && progress_failed)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),

@@ -8,7 +8,9 @@
 # with pg_terminate_backend) once it has run for half a second (the exact
 # sampler: a second), and must end within two seconds with SQLSTATE 57014
 # (resp. 57P01), the session or the
-# server usable afterwards.
+# server usable afterwards. While a release runs, other sessions' DROP
+# DATABASE (which waits until every backend has absorbed its barrier) does
+# not wait for it.
 set -uo pipefail
 source "$(dirname "$0")/common.bash"
 
@@ -60,6 +62,31 @@ stop_after pg_cancel_backend "integer_gaussian 2000 x 2000 (exact)" \
   "$(privatize integer_gaussian 2000 ', delta => 1e-6' 1.0)" 57014 1.0
 stop_after pg_terminate_backend "integer_laplace 1000 x 1000 (table chain)" "$(privatize integer_laplace 1000 "$chain" 1.0)" 57P01
 stop_after pg_terminate_backend "project_nn_l2 200 x 200 (Clp)" "$(privatize project_nn_l2 200 '' 1.0 float8)" 57P01
+
+# DROP DATABASE waits until every backend has closed its files of that
+# database (a procsignal barrier): a release running in the core absorbs it
+# as it polls for a cancel.
+other=dp_test_cancel_other
+new_db $other || fail "create database $other"
+long_chain=", options => '{\"sampler\": \"chain\", \"iterations\": 900}'"
+psql -X -q -d $db -c "SET application_name = 'dp_test_barrier'; SET statement_timeout = '30s'; \
+  $(privatize integer_laplace 1000 "$long_chain" 1.0)" > /dev/null 2> "$err" &
+client=$!
+for i in $(seq 1 50); do
+  [ -n "$(q $db "SELECT pid FROM pg_stat_activity WHERE application_name = 'dp_test_barrier' AND state = 'active'")" ] && break
+  sleep 0.1
+done
+sleep 1
+start=$EPOCHREALTIME
+psql -X -q -d postgres -c "DROP DATABASE $other" > /dev/null 2>&1
+took=$(since "$start")
+ok "DROP DATABASE of another database took ${took} s while a release ran (at most 2 s)" \
+  awk -v t="$took" 'BEGIN { exit !(t <= 2) }'
+is "the release was still running when the database was dropped" \
+  "$(q $db "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'dp_test_barrier' AND state = 'active'")" 1
+q $db "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'dp_test_barrier'" > /dev/null
+wait $client
+drop_db $other > /dev/null 2>&1
 
 is "the server still answers" "$(q $db "SELECT count(*) FROM dp.privatize('SELECT 1 AS k, 5', 1.0) AS t(k int, n bigint)")" 1
 finish
