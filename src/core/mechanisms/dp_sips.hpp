@@ -65,7 +65,7 @@
 //     mechanism on Z^U, (Delta^2 / (2 sigma_i^2))-zCDP (zcdp.hpp), the
 //     threshold is post-processing, and zCDP's composition, which holds
 //     when each round depends on the earlier outputs (Bun, Steinke 2016,
-//     arXiv:1605.02065, section 2), sums the rounds to sum_i f_i rho = rho:
+//     arXiv:1605.02065, Lemma 1.7), sums the rounds to sum_i f_i rho = rho:
 //     M_U is (epsilon, delta / 2)-DP between D and D'.
 //  2. M(D) against M_U(D), with the same noise on D's cells: a cell of U
 //     that D lacks (at most G: v's kept cells) changes no weight of D's
