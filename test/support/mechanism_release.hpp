@@ -16,7 +16,9 @@
 #include "invariants/cell_keys.hpp"
 #include "invariants/invariant_model.hpp"
 #include "json_reader.hpp"
+#include "mechanisms/diagnostics.hpp"
 #include "mechanisms/release.hpp"
+#include "random_source.hpp"
 #include "request/options.hpp"
 #include "request/release_request.hpp"
 #include "table_builder.hpp"
@@ -124,6 +126,21 @@ inline void expect_margins_kept(const CellKeys& cells, const std::vector<std::in
   model.margin_totals(x.data(), want.data());
   model.margin_totals(y.data(), got.data());
   for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], tolerance) << "margin group " << k;
+}
+
+// A pure-epsilon mechanism drawn without a chain: delta is refused, the
+// sampler option is refused naming the mechanisms that take it, the plain
+// request with one margin is accepted, and there is nothing to diagnose.
+inline void expect_pure_epsilon_without_chain(const std::string& mechanism) {
+  EXPECT_EQ(refusal(raw(mechanism, 1, {"county"}, true, 1e-6)), "mechanism \"" + mechanism + "\" does not use delta");
+  RawRequest r = raw(mechanism, 1, {"county"});
+  r.options = {{"sampler", "lattice"}};
+  EXPECT_TRUE(names_others_taking(refusal(r), "sampler", mechanism)) << refusal(r);
+  EXPECT_EQ(refusal(raw(mechanism, 1, {"county"})), "accepted");
+  const auto table = test_tables::delinquents();
+  auto rng = make_seeded_random_source(1);
+  EXPECT_THROW(run_diagnostics(table.keys(), request(mechanism, 1, {"county"}), DiagnosticsSettings{}, *rng, Interrupts()),
+               InvalidArgument);
 }
 
 }  // namespace invariant_dp::mechanism_release

@@ -46,17 +46,7 @@ TEST(ProjectL2, ReleaseIsRealAndKeepsEveryMargin) {
   EXPECT_NE(result.metadata_json.find("not post-processing"), std::string::npos);
 }
 
-TEST(ProjectL2, RefusesDeltaSamplersAndDiagnosis) {
-  EXPECT_EQ(refusal(raw("project_l2", 1, {"county"}, true, 1e-6)), "mechanism \"project_l2\" does not use delta");
-  RawRequest r = raw("project_l2", 1, {"county"});
-  r.options = {{"sampler", "lattice"}};
-  EXPECT_TRUE(mechanism_release::names_others_taking(refusal(r), "sampler", "project_l2")) << refusal(r);
-  EXPECT_EQ(refusal(raw("project_l2", 1, {"county"})), "accepted");
-  const auto table = delinquents();
-  auto rng = make_seeded_random_source(1);
-  EXPECT_THROW(run_diagnostics(table.keys(), request("project_l2", 1, {"county"}), DiagnosticsSettings{}, *rng, Interrupts()),
-               InvalidArgument);
-}
+TEST(ProjectL2, RefusesDeltaSamplersAndDiagnosis) { mechanism_release::expect_pure_epsilon_without_chain("project_l2"); }
 
 TEST(ProjectL2, MetadataStatesTheLawAndItsAccounting) {
   const auto table = delinquents();

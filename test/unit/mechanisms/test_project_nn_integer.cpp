@@ -62,17 +62,7 @@ TEST(ProjectNnInteger, IntegerNonNegativeAndExactOnRandomTables) {
   }
 }
 
-TEST(ProjectNnInteger, RefusesDeltaSamplersAndDiagnosis) {
-  EXPECT_EQ(refusal(raw("project_nn_integer", 1, {"county"}, true, 1e-6)), "mechanism \"project_nn_integer\" does not use delta");
-  RawRequest r = raw("project_nn_integer", 1, {"county"});
-  r.options = {{"sampler", "lattice"}};
-  EXPECT_TRUE(mechanism_release::names_others_taking(refusal(r), "sampler", "project_nn_integer")) << refusal(r);
-  EXPECT_EQ(refusal(raw("project_nn_integer", 1, {"county"})), "accepted");
-  const auto table = delinquents();
-  auto rng = make_seeded_random_source(1);
-  EXPECT_THROW(run_diagnostics(table.keys(), request("project_nn_integer", 1, {"county"}), DiagnosticsSettings{}, *rng, Interrupts()),
-               InvalidArgument);
-}
+TEST(ProjectNnInteger, RefusesDeltaSamplersAndDiagnosis) { mechanism_release::expect_pure_epsilon_without_chain("project_nn_integer"); }
 
 TEST(ProjectNnInteger, MetadataSaysIntegerNonNegativeAndRounded) {
   const auto table = delinquents();

@@ -33,17 +33,7 @@ using invariant_dp::test_tables::delinquents;
 using invariant_dp::test_tables::grid;
 using invariant_dp::test_tables::random_counts;
 
-TEST(ProjectNnL2, RefusesDeltaSamplersAndDiagnosis) {
-  EXPECT_EQ(refusal(raw("project_nn_l2", 1, {"county"}, true, 1e-6)), "mechanism \"project_nn_l2\" does not use delta");
-  RawRequest r = raw("project_nn_l2", 1, {"county"});
-  r.options = {{"sampler", "lattice"}};
-  EXPECT_TRUE(mechanism_release::names_others_taking(refusal(r), "sampler", "project_nn_l2")) << refusal(r);
-  EXPECT_EQ(refusal(raw("project_nn_l2", 1, {"county"})), "accepted");
-  const auto table = delinquents();
-  auto rng = make_seeded_random_source(1);
-  EXPECT_THROW(run_diagnostics(table.keys(), request("project_nn_l2", 1, {"county"}), DiagnosticsSettings{}, *rng, Interrupts()),
-               InvalidArgument);
-}
+TEST(ProjectNnL2, RefusesDeltaSamplersAndDiagnosis) { mechanism_release::expect_pure_epsilon_without_chain("project_nn_l2"); }
 
 TEST(ProjectNnL2, MetadataSaysItIsNonNegative) {
   const auto table = delinquents();

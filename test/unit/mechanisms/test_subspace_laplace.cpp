@@ -26,19 +26,7 @@ using invariant_dp::mechanism_release::text_at;
 using invariant_dp::test_tables::delinquents;
 using invariant_dp::test_tables::grid;
 
-TEST(SubspaceLaplace, RefusesDeltaSamplersAndDiagnosis) {
-  EXPECT_EQ(refusal(raw("subspace_laplace", 1, {"county"}, true, 1e-6)),
-            "mechanism \"subspace_laplace\" does not use delta");
-  RawRequest r = raw("subspace_laplace", 1, {"county"});
-  r.options = {{"sampler", "lattice"}};
-  EXPECT_TRUE(mechanism_release::names_others_taking(refusal(r), "sampler", "subspace_laplace")) << refusal(r);
-  EXPECT_EQ(refusal(raw("subspace_laplace", 1, {"county"})), "accepted");
-  const auto table = delinquents();
-  auto rng = make_seeded_random_source(1);
-  EXPECT_THROW(run_diagnostics(table.keys(), request("subspace_laplace", 1, {"county"}), DiagnosticsSettings{}, *rng,
-                               Interrupts()),
-               InvalidArgument);
-}
+TEST(SubspaceLaplace, RefusesDeltaSamplersAndDiagnosis) { mechanism_release::expect_pure_epsilon_without_chain("subspace_laplace"); }
 
 // b = 2 / epsilon, variance 2 b^2 before the projection; the projection
 // family, so the privacy statement says the projection is not
