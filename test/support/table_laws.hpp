@@ -11,7 +11,10 @@
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <string>
 #include <vector>
+
+#include "chi_square.hpp"
 
 namespace invariant_dp::table_laws {
 
@@ -93,5 +96,27 @@ struct TableStatistics {
     ++n;
   }
 };
+
+// The statistics of tables stored one after the other (r x c each).
+inline TableStatistics table_statistics(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
+  TableStatistics s;
+  for (std::size_t t = 0; t < z.size() / (r * c); ++t) s.add(z.data() + t * r * c, r, c);
+  return s;
+}
+
+// The four two-sample tests; reports each, returns whether all pass.
+inline bool same_table_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
+  using chi_square_test::ChiSquare;
+  bool all = true;
+  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
+                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
+                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
+                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
+    const ChiSquare r = chi_square_test::two_sample(*pair.first, a.n, *pair.second, b.n);
+    chi_square_test::report(what + ", " + stat, r);
+    all = all && r.passes();
+  }
+  return all;
+}
 
 }  // namespace invariant_dp::table_laws

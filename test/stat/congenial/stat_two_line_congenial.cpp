@@ -44,6 +44,8 @@ namespace invariant_dp {
 namespace {
 
 using namespace chi_square_test;
+using table_laws::same_table_law;
+using table_laws::table_statistics;
 using table_laws::TableStatistics;
 
 const std::vector<std::int64_t> kSexByAge = {8, 6, 3, 6, 4, 4, 4, 8, 5, 7, 7,  6, 1, 5, 4, 4,  9, 6, 2, 8, 8, 8, 7,
@@ -124,25 +126,6 @@ TEST(StatTwoLineCongenial, MatchesTheEnumeratedLawOn4x2) {
 
 // ---- 2. the paper's table against naive rejection --------------------------
 
-TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
-  TableStatistics s;
-  for (std::size_t t = 0; t < z.size() / (r * c); ++t) s.add(z.data() + t * r * c, r, c);
-  return s;
-}
-
-bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
-  bool all = true;
-  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
-    const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
-    report(what + ", " + stat, r);
-    all = all && r.passes();
-  }
-  return all;
-}
-
 // Naive rejection for a 2 x n table x: t_j from the discrete Laplace at
 // b/2 redrawn until -x_0j <= t_j <= x_1j, the whole line kept iff its sum
 // is 0.
@@ -174,9 +157,10 @@ TEST(StatTwoLineCongenial, PapersTableMatchesNaiveRejection) {
   constexpr std::size_t kDraws = 10000;
   const Rational b{8, 1};
   const TableStatistics naive = naive_rejection(kSexByAge, 23, b, kDraws, 911);
-  EXPECT_TRUE(same_law(statistics(exact_noise(kSexByAge, 2, 23, b, kDraws, 912), 2, 23), naive,
+  EXPECT_TRUE(same_table_law(table_statistics(exact_noise(kSexByAge, 2, 23, b, kDraws, 912), 2, 23), naive,
                        "2 x 23 congenial exact vs naive rejection"));
-  EXPECT_FALSE(same_law(statistics(exact_noise(kSexByAge, 2, 23, Rational{46, 5}, kDraws, 913), 2, 23), naive,
+  EXPECT_FALSE(same_table_law(table_statistics(exact_noise(kSexByAge, 2, 23, Rational{46, 5}, kDraws, 913), 2, 23),
+                              naive,
                         "2 x 23   exact at b x 1.15 vs naive rejection (must fail)"));
 }
 
@@ -205,10 +189,10 @@ TableStatistics chain_noise(const std::vector<std::int64_t>& x, double lambda, s
 TEST(StatTwoLineCongenial, TableChainAgreesWithTheExactDrawsOnThePapersTable) {
   constexpr std::size_t kDraws = 1200;
   const Rational b{8, 1};
-  const TableStatistics exact = statistics(exact_noise(kSexByAge, 2, 23, b, 10000, 921), 2, 23);
-  EXPECT_TRUE(same_law(chain_noise(kSexByAge, 1 / b.to_double(), kDraws, 922), exact,
+  const TableStatistics exact = table_statistics(exact_noise(kSexByAge, 2, 23, b, 10000, 921), 2, 23);
+  EXPECT_TRUE(same_table_law(chain_noise(kSexByAge, 1 / b.to_double(), kDraws, 922), exact,
                        "2 x 23 congenial table chain (400 sweeps) vs exact"));
-  EXPECT_FALSE(same_law(chain_noise(kSexByAge, 1.15 / b.to_double(), kDraws, 923), exact,
+  EXPECT_FALSE(same_table_law(chain_noise(kSexByAge, 1.15 / b.to_double(), kDraws, 923), exact,
                         "2 x 23   chain at lambda x 1.15 vs exact (must fail)"));
 }
 

@@ -47,6 +47,8 @@ namespace invariant_dp {
 namespace {
 
 using namespace chi_square_test;
+using table_laws::same_table_law;
+using table_laws::table_statistics;
 using table_laws::TableStatistics;
 
 // ---- 1. the enumerated law -------------------------------------------------
@@ -145,19 +147,6 @@ TableStatistics chain_draws(std::size_t side, double lambda, std::uint64_t sweep
   return s;
 }
 
-bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
-  bool all = true;
-  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
-    const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
-    report(what + ", " + stat, r);
-    all = all && r.passes();
-  }
-  return all;
-}
-
 void check_chain(std::size_t side, std::size_t n, std::uint64_t seed) {
   const Rational b{1, 1};
   RowRejectionSampler oracle(b, side, side);
@@ -169,12 +158,13 @@ void check_chain(std::size_t side, std::size_t n, std::uint64_t seed) {
     exact.add(z.data(), side, side);
   }
   const std::string shape = std::to_string(side) + " x " + std::to_string(side);
-  EXPECT_TRUE(same_law(chain_draws(side, 1.0, kTablePairBlockSweeps, n, seed + 1), exact,
+  EXPECT_TRUE(same_table_law(chain_draws(side, 1.0, kTablePairBlockSweeps, n, seed + 1), exact,
                        shape + " table chain (60 sweeps) vs oracle"));
-  EXPECT_FALSE(same_law(chain_draws(side, 1.15, kTablePairBlockSweeps, n, seed + 2), exact,
+  EXPECT_FALSE(same_table_law(chain_draws(side, 1.15, kTablePairBlockSweeps, n, seed + 2), exact,
                         shape + "   chain at lambda x 1.15 vs oracle (must fail)"));
   EXPECT_FALSE(
-      same_law(chain_draws(side, 1.0, 1, n, seed + 3), exact, shape + "   chain after 1 sweep vs oracle (must fail)"));
+      same_table_law(chain_draws(side, 1.0, 1, n, seed + 3), exact,
+                     shape + "   chain after 1 sweep vs oracle (must fail)"));
 }
 
 TEST(StatRowRejectionTable, TableChainAgreesWithTheOracleOn4x4) { check_chain(4, 10000, 821); }

@@ -37,6 +37,8 @@ namespace invariant_dp {
 namespace {
 
 using namespace chi_square_test;
+using table_laws::same_table_law;
+using table_laws::table_statistics;
 using table_laws::TableStatistics;
 constexpr double kZCritical = 4.8916;
 
@@ -97,35 +99,18 @@ TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2AtALargerScale) {
 
 // ---- 2. the row-rejection oracle -------------------------------------------
 
-TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
-  TableStatistics s;
-  for (std::size_t t = 0; t < z.size() / (r * c); ++t) s.add(z.data() + t * r * c, r, c);
-  return s;
-}
-
-bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
-  bool all = true;
-  for (const auto& [stat, pair] : {std::make_pair("|z00|", std::make_pair(&a.corner, &b.corner)),
-                                   std::make_pair("z00+z11", std::make_pair(&a.diagonal, &b.diagonal)),
-                                   std::make_pair("max|z|", std::make_pair(&a.largest, &b.largest)),
-                                   std::make_pair("|z|_1", std::make_pair(&a.norm, &b.norm))}) {
-    const ChiSquare r = two_sample(*pair.first, a.n, *pair.second, b.n);
-    report(what + ", " + stat, r);
-    all = all && r.passes();
-  }
-  return all;
-}
-
 void check_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
   constexpr std::size_t kTables = 20000;
   RowRejectionSampler oracle(b, r, c);
   auto rng = make_seeded_random_source(seed);
   std::vector<std::int64_t> reference(kTables * r * c);
   for (std::size_t t = 0; t < kTables; ++t) oracle.sample(*rng, reference.data() + t * r * c, {});
-  const TableStatistics truth = statistics(reference, r, c);
+  const TableStatistics truth = table_statistics(reference, r, c);
   const std::string shape = std::to_string(r) + " x " + std::to_string(c);
-  EXPECT_TRUE(same_law(statistics(draw(r, c, b, kTables, seed + 1), r, c), truth, shape + " three-line vs oracle"));
-  EXPECT_FALSE(same_law(statistics(draw(r, c, Rational{b.num * 11, b.den * 10}, kTables, seed + 2), r, c), truth,
+  EXPECT_TRUE(same_table_law(table_statistics(draw(r, c, b, kTables, seed + 1), r, c), truth,
+                             shape + " three-line vs oracle"));
+  EXPECT_FALSE(same_table_law(table_statistics(draw(r, c, Rational{b.num * 11, b.den * 10}, kTables, seed + 2), r, c),
+                              truth,
                         shape + "   b x 1.1 vs oracle (must fail)"));
 }
 

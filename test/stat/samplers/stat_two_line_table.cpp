@@ -45,6 +45,8 @@ namespace invariant_dp {
 namespace {
 
 using namespace chi_square_test;
+using table_laws::same_table_law;
+using table_laws::table_statistics;
 using table_laws::TableStatistics;
 constexpr double kZCritical = 4.8916;  // two-sided normal quantile at 1e-6
 
@@ -141,41 +143,18 @@ TEST(StatTwoLineTable, MatchesTheEnumeratedLawOn4x2) { check_against_enumeration
 
 // ---- 2. the row-rejection oracle -------------------------------------------
 
-TableStatistics statistics(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
-  TableStatistics s;
-  for (std::size_t t = 0; t < z.size() / (r * c); ++t) s.add(z.data() + t * r * c, r, c);
-  return s;
-}
-
-// The four two-sample tests; reports each, returns whether all pass.
-bool same_law(const TableStatistics& a, const TableStatistics& b, const std::string& what) {
-  bool all = true;
-  const std::pair<const char*,
-                  std::pair<const std::map<std::int64_t, std::int64_t>*, const std::map<std::int64_t, std::int64_t>*>>
-      tests[] = {{"|z00|", {&a.corner, &b.corner}},
-                 {"z00+z11", {&a.diagonal, &b.diagonal}},
-                 {"max|z|", {&a.largest, &b.largest}},
-                 {"|z|_1", {&a.norm, &b.norm}}};
-  for (const auto& [stat, maps] : tests) {
-    const ChiSquare r = two_sample(*maps.first, a.n, *maps.second, b.n);
-    report(what + ", " + stat, r);
-    all = all && r.passes();
-  }
-  return all;
-}
-
 void check_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
   constexpr std::size_t kTables = 20000;
   RowRejectionSampler oracle(b, r, c);
   auto rng = make_seeded_random_source(seed);
   std::vector<std::int64_t> reference(kTables * r * c);
   for (std::size_t t = 0; t < kTables; ++t) oracle.sample(*rng, reference.data() + t * r * c, {});
-  const TableStatistics truth = statistics(reference, r, c);
+  const TableStatistics truth = table_statistics(reference, r, c);
   const std::string shape = std::to_string(r) + " x " + std::to_string(c);
-  EXPECT_TRUE(same_law(statistics(draw(Variant::exact, r, c, b, kTables, seed + 1), r, c), truth,
+  EXPECT_TRUE(same_table_law(table_statistics(draw(Variant::exact, r, c, b, kTables, seed + 1), r, c), truth,
                        shape + " two-line exact vs oracle"));
   for (Variant v : {Variant::wrong_scale, Variant::no_conditioning, Variant::one_sided_bridge}) {
-    EXPECT_FALSE(same_law(statistics(draw(v, r, c, b, kTables, seed + 2), r, c), truth,
+    EXPECT_FALSE(same_table_law(table_statistics(draw(v, r, c, b, kTables, seed + 2), r, c), truth,
                           shape + "   " + name(v) + " vs oracle (must fail)"))
         << shape << " " << name(v);
   }
