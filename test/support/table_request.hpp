@@ -1,13 +1,14 @@
 // A request and a test table's cells as the C boundary takes them (the
 // shim's idp_request and idp_cells), for the tests that release through it
-// again and again (test/stat/accuracy/stat_margin_of_error.cpp,
-// test/stat/accuracy/stat_cell_intervals.cpp). The C structs point into the
+// (test/stat/accuracy/stat_margin_of_error.cpp,
+// test/stat/accuracy/stat_cell_intervals.cpp, test/unit/release/). The C structs point into the
 // Request and the TableCells, which must outlive them.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "capi/invariant_dp_core.h"
@@ -36,6 +37,16 @@ struct Request {
     out.option_keys = option_keys.data();
     out.option_values = option_values.data();
     return out;
+  }
+
+  // The options as (key, value) pairs.
+  void set_options(const std::vector<std::pair<const char*, const char*>>& options) {
+    option_keys.clear();
+    option_values.clear();
+    for (const auto& [key, value] : options) {
+      option_keys.push_back(key);
+      option_values.push_back(value);
+    }
   }
 };
 

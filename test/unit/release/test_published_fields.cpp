@@ -17,6 +17,7 @@
 #include "capi/invariant_dp_core.h"
 #include "prepared_release.hpp"
 #include "table_builder.hpp"
+#include "table_request.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -47,33 +48,11 @@ struct Case {
 };
 
 Published release(const Case& c, const TestTable& table) {
-  const auto keys = table.text_keys();
-  std::vector<const char*> names;
-  for (const auto& column : table.columns) names.push_back(column.c_str());
-  std::vector<const char*> option_keys, option_values;
-  for (const auto& [key, value] : c.options) {
-    option_keys.push_back(key);
-    option_values.push_back(value);
-  }
-  idp_request request{};
-  request.mechanism = c.mechanism;
-  request.epsilon = 1;
-  request.has_delta = c.delta > 0;
-  request.delta = c.delta;
-  request.n_margins = c.margins.size();
-  request.margins = c.margins.data();
-  request.n_hierarchy = c.hierarchy.size();
-  request.hierarchy = c.hierarchy.data();
-  request.n_options = option_keys.size();
-  request.option_keys = option_keys.data();
-  request.option_values = option_values.data();
-  idp_cells cells{};
-  cells.n_columns = names.size();
-  cells.column_names = names.data();
-  cells.dictionaries = keys.dictionaries();
-  cells.n_source_rows = table.counts.size();
-  cells.source_keys.columns = keys.codes();
-  cells.source_counts = table.counts.data();
+  test_tables::Request r{c.mechanism, 1, c.delta, c.margins, c.hierarchy};
+  r.set_options(c.options);
+  const idp_request request = r.c_request();
+  const test_tables::TableCells table_cells(table);
+  const idp_cells& cells = table_cells.cells();
   idp_randomness randomness = same_seed();
   idp_error error{};
   idp_release_table* out = nullptr;

@@ -19,9 +19,10 @@
 #include <vector>
 
 #include "capi/invariant_dp_core.h"
-#include "table_builder.hpp"
-#include "unit_cells.hpp"
 #include "prepared_release.hpp"
+#include "table_builder.hpp"
+#include "table_request.hpp"
+#include "unit_cells.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -104,33 +105,12 @@ struct Case {
 
 // Releases the 4 x 4 delinquent table with the case's request, seed 20261127.
 std::uint64_t release_fingerprint(const Case& c) {
+  test_tables::Request r{c.mechanism, 1, c.delta, c.margins, c.hierarchy};
+  r.set_options(c.options);
+  const idp_request request = r.c_request();
   const auto table = delinquents();
-  const auto keys = table.text_keys();
-  const char* names[] = {"county", "edu"};
-  std::vector<const char*> option_keys, option_values;
-  for (const auto& [key, value] : c.options) {
-    option_keys.push_back(key);
-    option_values.push_back(value);
-  }
-  idp_request request{};
-  request.mechanism = c.mechanism;
-  request.epsilon = 1;
-  request.has_delta = c.delta > 0;
-  request.delta = c.delta;
-  request.n_margins = c.margins.size();
-  request.margins = c.margins.data();
-  request.n_hierarchy = c.hierarchy.size();
-  request.hierarchy = c.hierarchy.data();
-  request.n_options = option_keys.size();
-  request.option_keys = option_keys.data();
-  request.option_values = option_values.data();
-  idp_cells cells{};
-  cells.n_columns = 2;
-  cells.column_names = names;
-  cells.dictionaries = keys.dictionaries();
-  cells.n_source_rows = 16;
-  cells.source_keys.columns = keys.codes();
-  cells.source_counts = table.counts.data();
+  const test_tables::TableCells table_cells(table);
+  const idp_cells& cells = table_cells.cells();
   idp_randomness randomness = fresh_seed();
   idp_error error{};
   idp_release_table* out = nullptr;
