@@ -135,8 +135,10 @@ struct Fit {
   bool passes() const { return chi2.passes() && tv < tv_threshold; }
 };
 
-Fit fit(const std::map<Leaves, double>& p, const std::map<Leaves, std::int64_t>& counts, double n,
-        const std::string& what) {
+// The chi-square fit and the total variation distance against its
+// expectation under the law (plus a 1e-6 deviation bound), for any key.
+template <class Key>
+Fit fit(const std::map<Key, double>& p, const std::map<Key, std::int64_t>& counts, double n, const std::string& what) {
   Fit f;
   f.chi2 = goodness_of_fit(p, counts, n);
   double expected_tv = 0, tv = 0, seen = 0;
@@ -273,25 +275,6 @@ std::map<Cells, std::int64_t> crossed_counts(const HierarchyTree& rows, const Ca
   return counts;
 }
 
-Fit crossed_fit(const std::map<Cells, double>& p, const std::map<Cells, std::int64_t>& counts, double n,
-                const std::string& what) {
-  Fit f;
-  f.chi2 = goodness_of_fit(p, counts, n);
-  double expected_tv = 0, tv = 0, seen = 0;
-  for (const auto& [z, w] : p) {
-    expected_tv += 0.5 * std::sqrt(w / n);
-    const auto it = counts.find(z);
-    const double c = it == counts.end() ? 0.0 : double(it->second);
-    tv += 0.5 * std::fabs(c / n - w);
-    seen += c;
-  }
-  f.tv = tv + 0.5 * (n - seen) / n;
-  f.tv_threshold = expected_tv + std::sqrt(std::log(1e6) / (2 * n));
-  report(what, f.chi2);
-  std::cout << "[stat] " << what << ": TV = " << f.tv << ", threshold = " << f.tv_threshold << "\n";
-  return f;
-}
-
 // Two one-split trees, a 2 x 2 grid, rows at 1/2 and columns at 0.6
 // (coordinate s^2 down to 0.17).
 TEST(StatIntegerCascade, CrossedGridFollowsTheEnumeratedLaw) {
@@ -299,14 +282,14 @@ TEST(StatIntegerCascade, CrossedGridFollowsTheEnumeratedLaw) {
   const auto rows = HierarchyTree::perfect_binary(1, Interrupts()), cols = HierarchyTree::perfect_binary(1, Interrupts());
   const CascadeLaw row_law = CascadeLaw::uniform(rows, 0.5), col_law = CascadeLaw::uniform(cols, 0.6);
   const auto target = crossed_law(rows, row_law, cols, col_law, 6);
-  EXPECT_TRUE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, true, 131, kDraws), kDraws,
+  EXPECT_TRUE(fit(target, crossed_counts(rows, row_law, cols, col_law, true, 131, kDraws), kDraws,
                           "crossed 2 x 2")
                   .passes());
-  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, false, 132, kDraws), kDraws,
+  EXPECT_FALSE(fit(target, crossed_counts(rows, row_law, cols, col_law, false, 132, kDraws), kDraws,
                            "power: crossed, no correction")
                    .chi2.passes());
   const CascadeLaw wide_rows = CascadeLaw::uniform(rows, 0.5 * 1.05);
-  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, wide_rows, cols, col_law, true, 133, kDraws), kDraws,
+  EXPECT_FALSE(fit(target, crossed_counts(rows, wide_rows, cols, col_law, true, 133, kDraws), kDraws,
                            "power: crossed, rows at 1.05 v")
                    .chi2.passes());
 }
@@ -319,16 +302,16 @@ TEST(StatIntegerCascade, CrossedThreeByTwoFollowsTheEnumeratedLaw) {
   const auto cols = HierarchyTree::perfect_binary(1, Interrupts());
   const CascadeLaw row_law = CascadeLaw::uniform(rows, 0.6), col_law = CascadeLaw::uniform(cols, 0.7);
   const auto target = crossed_law(rows, row_law, cols, col_law, 3);  // mass outside < 1e-7
-  EXPECT_TRUE(crossed_fit(target, crossed_counts(rows, row_law, cols, col_law, true, 141, kDraws), kDraws,
+  EXPECT_TRUE(fit(target, crossed_counts(rows, row_law, cols, col_law, true, 141, kDraws), kDraws,
                           "crossed 3 x 2")
                   .passes());
   // Power (the coins' own power is shown on the 2 x 2 grid, where the
   // missing correction moves more mass): either factor's variance 10% off.
-  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, CascadeLaw::uniform(rows, 0.66), cols, col_law, true, 142,
+  EXPECT_FALSE(fit(target, crossed_counts(rows, CascadeLaw::uniform(rows, 0.66), cols, col_law, true, 142,
                                                   kDraws),
                            kDraws, "power: crossed 3 x 2, rows at 1.1 v")
                    .chi2.passes());
-  EXPECT_FALSE(crossed_fit(target, crossed_counts(rows, row_law, cols, CascadeLaw::uniform(cols, 0.77), true, 143,
+  EXPECT_FALSE(fit(target, crossed_counts(rows, row_law, cols, CascadeLaw::uniform(cols, 0.77), true, 143,
                                                   kDraws),
                            kDraws, "power: crossed 3 x 2, columns at 1.1 v")
                    .chi2.passes());
