@@ -175,6 +175,24 @@ Enumerated enumerate(const SmallTable& t, const Target& target, int radius,
   return e;
 }
 
+// Where n runs of `chain` end, each started from an exact draw of `start`
+// and run `steps` sweeps or iterations.
+template <class Chain>
+std::map<std::int64_t, std::int64_t> runs_from_exact_starts(const SmallTable& t, const Enumerated& start, Chain& chain,
+                                                            int steps, int n, RandomSource& rng) {
+  std::vector<double> cumulative(start.prob.size());
+  std::partial_sum(start.prob.begin(), start.prob.end(), cumulative.begin());
+  std::map<std::int64_t, std::int64_t> counts;
+  for (int i = 0; i < n; ++i) {
+    const double u = rng.uniform_open01() * cumulative.back();
+    const std::size_t s = std::size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
+    chain.reset_to(start.states[s]);
+    chain.run(std::uint64_t(steps), rng, Interrupts{});
+    ++counts[key_of(t, chain.z())];
+  }
+  return counts;
+}
+
 // N chains from exact draws of `start`, `sweeps` sweeps under `config`.
 std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enumerated& start,
                                                 const SwapChainConfig& config, int sweeps, int n,
@@ -183,18 +201,8 @@ std::map<std::int64_t, std::int64_t> run_chains(const SmallTable& t, const Enume
   std::iota(table.cells.begin(), table.cells.end(), std::size_t(0));
   const TableMoves moves({table}, table.cells.size());
   auto rng = make_seeded_random_source(seed);
-  std::vector<double> cumulative(start.prob.size());
-  std::partial_sum(start.prob.begin(), start.prob.end(), cumulative.begin());
-  std::map<std::int64_t, std::int64_t> counts;
   TableSwapChain chain(moves, config, floors);
-  for (int i = 0; i < n; ++i) {
-    const double u = rng->uniform_open01() * cumulative.back();
-    const std::size_t s = std::size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
-    chain.reset_to(start.states[s]);
-    chain.run(std::uint64_t(sweeps), *rng, Interrupts{});
-    ++counts[key_of(t, chain.z())];
-  }
-  return counts;
+  return runs_from_exact_starts(t, start, chain, sweeps, n, *rng);
 }
 
 // Pair blocks run in rounds of jobs; `shared` cuts every round into a job
@@ -388,17 +396,8 @@ std::map<std::int64_t, std::int64_t> run_scale_mixture(const SmallTable& t, cons
   std::iota(table.cells.begin(), table.cells.end(), std::size_t(0));
   const TableMoves moves({table}, table.cells.size());
   auto rng = make_seeded_random_source(seed);
-  std::vector<double> cumulative(start.prob.size());
-  std::partial_sum(start.prob.begin(), start.prob.end(), cumulative.begin());
-  std::map<std::int64_t, std::int64_t> counts;
   ScaleMixtureChain chain(moves, lambda);
-  for (int i = 0; i < n; ++i) {
-    const double u = rng->uniform_open01() * cumulative.back();
-    const std::size_t s = std::size_t(std::lower_bound(cumulative.begin(), cumulative.end(), u) - cumulative.begin());
-    chain.reset_to(start.states[s]);
-    chain.run(std::uint64_t(iterations), *rng, Interrupts{});
-    ++counts[key_of(t, chain.z())];
-  }
+  auto counts = runs_from_exact_starts(t, start, chain, iterations, n, *rng);
   *fallbacks = chain.fallbacks();
   return counts;
 }
