@@ -16,6 +16,8 @@
 
 #include "accuracy/published_law.hpp"
 #include "accuracy/release_rows.hpp"
+#include "accuracy/table_covariance_scale.hpp"
+#include "accuracy/zero_sum_quantiles.hpp"
 #include "accuracy_fixtures.hpp"
 #include "capi/invariant_dp_accuracy.h"
 #include "errors.hpp"
@@ -307,22 +309,37 @@ TEST(PublishedRelease, IntegerLaplaceOnAPartitionIsExact) {
   EXPECT_EQ(r->sum(r->where({{0, "county2"}})).variance, 0);
   // A row counted twice counts twice: weight 2 on one cell is 4 V.
   EXPECT_NEAR(r->sum({3, 3}).variance, 4 * vk, 1e-9 * vk);
+  // Two cells of two groups: the exact quantile of their sum's law (each a
+  // cell of a zero-sum group of 4), narrower than Chebyshev's bound.
   const idp_error_bar bar = r->sum({0, 4});
-  EXPECT_STREQ(bar.margin_kind, "certified");  // two cells: Chebyshev
-  EXPECT_EQ(bar.margin_of_error, std::ceil(std::sqrt(2 * vk / 0.1)));
+  EXPECT_STREQ(bar.margin_kind, "exact");
+  const Quantile q = zero_sum_quantile(IntegerNoise{IntegerNoise::Kind::laplace, b}, {{SignedCounts{1, 0, 3}, 2}}, 0.9, {});
+  EXPECT_EQ(bar.margin_of_error, double(q.half_width));
+  EXPECT_LT(bar.margin_of_error, std::ceil(std::sqrt(2 * vk / 0.1)));
 }
 
-TEST(PublishedRelease, LatticeGaussianTablesAreCertified) {
+TEST(PublishedRelease, LatticeGaussianTablesAreExactWhereTheScaleIsComputed) {
+  // 3 x 4: c computed by quadrature (a side of at most four levels), exact.
   auto r = release(table_3x4(), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const PublishedLaw law = read_published_law(r->rows->law());
   const double s2 = law.exact_parameter.to_double();
+  const double c = table_covariance_scale(IntegerNoise{IntegerNoise::Kind::gaussian, law.exact_parameter}, 3, 4, {}).scale;
   const idp_error_bar one = r->sum({0});
-  EXPECT_STREQ(one.variance_kind, "certified");
-  EXPECT_NEAR(one.variance, s2 * (2.0 / 3) * (3.0 / 4), 1e-9 * s2);
-  EXPECT_LE(one.variance_lower, one.variance);
-  EXPECT_GT(one.variance_lower, 0.99 * one.variance);
+  EXPECT_STREQ(one.variance_kind, "exact");
+  EXPECT_NEAR(one.variance, c * (2.0 / 3) * (3.0 / 4), 1e-12 * s2);
+  EXPECT_NEAR(c, s2, 1e-9 * s2);  // a calibrated sigma^2: c is sigma^2 to rounding
+  EXPECT_EQ(one.variance_lower, one.variance);
   EXPECT_EQ(r->sum(r->where({{1, "b2"}})).variance, 0);  // a column total
+  // 5 x 5: no computation, the certified bracket [(1 - B) sigma^2, sigma^2].
+  std::vector<std::int64_t> counts(25);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 7);
+  auto wide = release(test_tables::grid({"a", "b"}, {5, 5}, counts), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
+  ASSERT_EQ(wide->status, IDP_OK) << wide->error.message;
+  const idp_error_bar cell = wide->sum({0});
+  EXPECT_STREQ(cell.variance_kind, "certified");
+  EXPECT_LE(cell.variance_lower, cell.variance);
+  EXPECT_GT(cell.variance_lower, 0.99 * cell.variance);
 }
 
 // The law without its noise.covariance_scale field.
@@ -333,25 +350,35 @@ std::string without_covariance_scale(std::string law) {
 }
 
 TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
+  // A 3 x 4 table's scale is computed from the law's b and the shape: exact,
+  // with or without the Monte Carlo scale the release publishes beside it.
   const TestTable table = table_3x4();
-  // The three-line sampler's release publishes its scalar, estimated from
-  // further exact draws: its error bars are estimates from it.
   auto published = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}});
   ASSERT_EQ(published->status, IDP_OK) << published->error.message;
   ASSERT_NE(published->rows->law().find("\"covariance_scale\": [{\"shape\": [3, 4], \"scale\": "), std::string::npos)
       << published->rows->law();
-  EXPECT_STREQ(published->sum({0}).variance_kind, "estimate");
-  // Without it the law gives no error bars.
-  auto bare = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  EXPECT_STREQ(published->sum({0}).variance_kind, "exact");
+  auto computed = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  ASSERT_EQ(computed->status, IDP_OK) << computed->error.message;
+  EXPECT_EQ(computed->sum({0}).variance, published->sum({0}).variance);
+  // A 5 x 5 table has no computed scale: its release's Monte Carlo scalar,
+  // labelled an estimate; without it the law gives no error bars.
+  std::vector<std::int64_t> counts(25);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 5 + 1);
+  const TestTable five = test_tables::grid({"a", "b"}, {5, 5}, counts);
+  auto estimated = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}});
+  ASSERT_EQ(estimated->status, IDP_OK) << estimated->error.message;
+  EXPECT_STREQ(estimated->sum({0}).variance_kind, "estimate");
+  auto bare = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
   ASSERT_EQ(bare->status, IDP_INVALID_ARGUMENT);
   EXPECT_STREQ(bare->error.message, "the release did not publish noise.covariance_scale");
-  const auto add_scale = with_noise_field(R"("covariance_scale": [{"shape": [3, 4], "scale": 2.5}])");
-  auto scaled = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}},
+  const auto add_scale = with_noise_field(R"("covariance_scale": [{"shape": [5, 5], "scale": 2.5}])");
+  auto scaled = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}},
                         [&](std::string law) { return add_scale(without_covariance_scale(law)); });
   ASSERT_EQ(scaled->status, IDP_OK) << scaled->error.message;
   const idp_error_bar one = scaled->sum({0});
   EXPECT_STREQ(one.variance_kind, "estimate");
-  EXPECT_NEAR(one.variance, 2.5 * (2.0 / 3) * (3.0 / 4), 1e-12);
+  EXPECT_NEAR(one.variance, 2.5 * (4.0 / 5) * (4.0 / 5), 1e-12);
   // The l2 law is drawn by a chain: the figure is the law's, and says so.
   auto l2 = release(table, Request{"integer_laplace_l2", 1, 0, {"a", "b"}}, with_noise_field(R"("covariance_scale": 4)"));
   ASSERT_EQ(l2->status, IDP_OK) << l2->error.message;
