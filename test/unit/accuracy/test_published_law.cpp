@@ -606,6 +606,213 @@ TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
   EXPECT_GT(sum.margin_of_error, r->sum({two[0]}).margin_of_error);
 }
 
+// Each row's interval and the margin of that row alone, on random tables:
+// every family with intervals, each structure it has (no margin, one margin,
+// 2 x n, tables of three and four lines, complete two-way tables).
+TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
+  std::mt19937_64 gen(20261129);
+  struct Family {
+    const char* mechanism;
+    double delta;
+  };
+  const Family families[] = {{"discrete_laplace", 0},  {"discrete_gaussian", 1e-6}, {"integer_laplace", 0},
+                             {"integer_gaussian", 1e-6}, {"subspace_gaussian", 1e-6}, {"subspace_laplace", 0},
+                             {"project_l2", 0}};
+  for (int trial = 0; trial < 4; ++trial) {
+    const int rows = 2 + int(gen() % 3), cols = 3 + int(gen() % 4);
+    std::vector<std::int64_t> counts(std::size_t(rows * cols));
+    for (auto& c : counts) c = std::int64_t(gen() % 20);
+    const TestTable table = test_tables::grid({"a", "b"}, {rows, cols}, counts);
+    for (const Family& f : families) {
+      const bool flat_only = std::string(f.mechanism).rfind("discrete_", 0) == 0;
+      for (const std::vector<const char*>& margins :
+           flat_only ? std::vector<std::vector<const char*>>{{}}
+                     : std::vector<std::vector<const char*>>{{}, {"a"}, {"a", "b"}}) {
+        auto r = release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}});
+        ASSERT_EQ(r->status, IDP_OK) << f.mechanism << ": " << r->error.message;
+        ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << f.mechanism;
+        const bool integer = read_published_law(r->rows->law()).integer_output;
+        for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
+          const idp_error_bar alone = r->sum({row}, 0.9);
+          if (integer)
+            EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row])
+                << f.mechanism << " " << rows << " x " << cols << " margins " << margins.size() << ", row " << row;
+          else
+            EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
+                << f.mechanism << " " << rows << " x " << cols << " margins " << margins.size() << ", row " << row;
+        }
+      }
+    }
+  }
+}
+
+// A random tree of regions, counties and tracts (some counties with one
+// tract, some regions with one county: families of one child).
+TestTable random_tree(std::mt19937_64& gen) {
+  TestTable t{{"region", "county", "tract"}, {}, {}};
+  const int regions = 2 + int(gen() % 2);
+  for (int r = 0; r < regions; ++r) {
+    const int counties = 1 + int(gen() % 4);
+    for (int c = 0; c < counties; ++c) {
+      const int tracts = 1 + int(gen() % 5);
+      for (int k = 0; k < tracts; ++k) {
+        t.text.push_back("r" + std::to_string(r));
+        t.text.push_back("c" + std::to_string(r) + "_" + std::to_string(c));
+        t.text.push_back("t" + std::to_string(r) + "_" + std::to_string(c) + "_" + std::to_string(k));
+        t.counts.push_back(std::int64_t(gen() % 15));
+      }
+    }
+  }
+  return t;
+}
+
+// Rows by their keys: depth (keys set) and, for each row, those under a node.
+struct TreeRows {
+  const Released& r;
+  std::size_t depth(std::size_t row) const {
+    std::size_t d = 0;
+    while (d < 3 && r.rows->key(row, d) != nullptr) ++d;
+    return d;
+  }
+  bool under(std::size_t row, std::size_t node) const {
+    for (std::size_t k = 0; k < depth(node); ++k)
+      if (r.rows->key(row, k) == nullptr || std::string(r.rows->key(row, k)) != r.rows->key(node, k)) return false;
+    return true;
+  }
+  std::vector<std::size_t> at_depth_under(std::size_t d, std::size_t node) const {
+    std::vector<std::size_t> out;
+    for (std::size_t row = 0; row < r.rows->n_rows(); ++row)
+      if (depth(row) == d && under(row, node)) out.push_back(row);
+    return out;
+  }
+};
+
+// Every node of random trees, read from its row, its children's rows and
+// its leaves' rows: one error bar, for the cascades (each node a unit) and
+// for flat laws rolled up (each node the sum of its leaves).
+TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
+  std::mt19937_64 gen(4711);
+  const Request requests[] = {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}},
+                              {"discrete_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_laplace", 1, 0, {"region"}, {"region", "county", "tract"}},
+                              {"subspace_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}}};
+  for (int trial = 0; trial < 3; ++trial) {
+    const TestTable table = random_tree(gen);
+    for (const Request& request : requests) {
+      auto r = release(table, request);
+      ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
+      const TreeRows tree{*r};
+      for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
+        const std::size_t d = tree.depth(node);
+        if (d == 3) continue;
+        const auto children = tree.at_depth_under(d + 1, node), leaves = tree.at_depth_under(3, node);
+        for (const double level : {0.5, 0.9, 0.99}) {
+          const idp_error_bar from_row = r->sum({node}, level);
+          const idp_error_bar from_children = r->sum(children, level);
+          const idp_error_bar from_leaves = r->sum(leaves, level);
+          const std::string what = std::string(request.mechanism) + " node " + std::to_string(node) + " at depth " +
+                                   std::to_string(d) + " level " + std::to_string(level);
+          EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << what;
+          EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << what;
+          EXPECT_EQ(from_children.variance, from_row.variance) << what;
+          EXPECT_EQ(from_leaves.variance, from_row.variance) << what;
+          EXPECT_STREQ(from_children.method, from_row.method) << what;
+          EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
+        }
+      }
+    }
+  }
+}
+
+// A rectangle of a crossed cascade (row node x column node) read from its
+// row, from its children along either tree, or from its leaves' grid: one
+// error bar.
+TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
+  std::mt19937_64 gen(99);
+  std::vector<std::int64_t> counts(3 * 4 * 5);
+  for (auto& c : counts) c = std::int64_t(gen() % 12);
+  const TestTable table = test_tables::grid({"region", "county", "age"}, {3, 4, 5}, counts);
+  for (const char* mechanism : {"cascade", "integer_cascade", "discrete_laplace"}) {
+    auto r = release(table, Request{mechanism, 1, std::string(mechanism) == "discrete_laplace" ? 0 : 1e-6, {},
+                                    {"region", "county"}, {"crossed"}, {"[\"age\"]"}});
+    ASSERT_EQ(r->status, IDP_OK) << mechanism << ": " << r->error.message;
+    // Rows: (region or NULL, county or NULL, age or NULL).
+    const auto matches = [&](std::size_t row, const char* region, const char* county, bool age_set) {
+      const auto is = [&](std::size_t k, const char* text) {
+        const char* key = r->rows->key(row, k);
+        return text == nullptr ? key == nullptr : key != nullptr && std::string(key) == text;
+      };
+      return is(0, region) && is(1, county) && (r->rows->key(row, 2) != nullptr) == age_set;
+    };
+    const auto rows_where = [&](const std::function<bool(std::size_t)>& keep) {
+      std::vector<std::size_t> out;
+      for (std::size_t row = 0; row < r->rows->n_rows(); ++row)
+        if (keep(row)) out.push_back(row);
+      return out;
+    };
+    for (const double level : {0.5, 0.9, 0.99}) {
+      // region1 x all ages: its row; its counties' rows (x all ages); its
+      // own rows by age; the leaves' grid.
+      const auto node = rows_where([&](std::size_t row) { return matches(row, "region1", nullptr, false); });
+      ASSERT_EQ(node.size(), 1u);
+      const auto by_county = rows_where([&](std::size_t row) {
+        return r->rows->key(row, 0) && std::string(r->rows->key(row, 0)) == "region1" && r->rows->key(row, 1) &&
+               !r->rows->key(row, 2);
+      });
+      const auto by_age = rows_where([&](std::size_t row) { return matches(row, "region1", nullptr, true); });
+      const auto grid = rows_where([&](std::size_t row) {
+        return r->rows->key(row, 0) && std::string(r->rows->key(row, 0)) == "region1" && r->rows->key(row, 1) &&
+               r->rows->key(row, 2);
+      });
+      ASSERT_EQ(by_county.size(), 4u);
+      ASSERT_EQ(by_age.size(), 5u);
+      ASSERT_EQ(grid.size(), 20u);
+      const idp_error_bar one = r->sum(node, level);
+      EXPECT_GT(one.margin_of_error, 0) << mechanism;
+      for (const auto* ways : {&by_county, &by_age, &grid}) {
+        const idp_error_bar other = r->sum(*ways, level);
+        EXPECT_EQ(other.margin_of_error, one.margin_of_error) << mechanism << " " << ways->size() << " rows at " << level;
+        EXPECT_EQ(other.variance, one.variance) << mechanism << " " << ways->size() << " rows";
+        EXPECT_STREQ(other.method, one.method) << mechanism;
+      }
+    }
+  }
+}
+
+// A governed stream's sums: one error bar whatever the order its periods
+// are given in, and a period given twice counts twice.
+TEST(OneErrorBar, StreamSumsInAnyOrder) {
+  const char* law = R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2})";
+  const TestTable periods = test_tables::grid({"day"}, {9}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+  const auto keys = periods.text_keys();
+  std::vector<idp_row_id> ids;
+  for (std::size_t r = 0; r < 9; ++r) ids.push_back(test_tables::row_id(r));
+  idp_key_codes codes{keys.codes()[0], 9, 0xffffffffu};
+  const char* names[] = {"day", "n"};
+  const idp_column_type types[] = {IDP_COLUMN_OTHER, IDP_COLUMN_FLOAT8};
+  idp_table_columns columns{2, names, types, 0, nullptr};
+  idp_release_rows rows{9, ids.data(), &codes, nullptr};
+  idp_accuracy* accuracy = nullptr;
+  idp_error error{};
+  ASSERT_EQ(idp_accuracy_prepare(law, &columns, &rows, nullptr, &accuracy, &error), IDP_OK) << error.message;
+  const auto bar = [&](const std::vector<std::size_t>& which) {
+    std::vector<idp_row_id> q;
+    for (std::size_t k : which) q.push_back(ids[k]);
+    idp_error_bar out{};
+    EXPECT_EQ(idp_accuracy_sum(accuracy, q.size(), q.data(), nullptr, 0.9, nullptr, &out, &error), IDP_OK);
+    return out;
+  };
+  const idp_error_bar forward = bar({0, 1, 2, 3, 4, 5}), backward = bar({5, 3, 1, 4, 2, 0});
+  EXPECT_EQ(forward.margin_of_error, backward.margin_of_error);
+  EXPECT_EQ(forward.variance, backward.variance);
+  const idp_error_bar twice = bar({7, 7}), one = bar({7});
+  EXPECT_EQ(twice.variance, 4 * one.variance);
+  EXPECT_EQ(twice.margin_of_error, 2 * one.margin_of_error);
+  idp_accuracy_free(accuracy);
+}
+
 // --- streams -------------------------------------------------------------------
 
 TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
