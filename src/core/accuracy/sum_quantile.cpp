@@ -141,14 +141,26 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
       const int axis = two_line_axis(shape);
       if (axis < 0) return std::nullopt;
       group_size = shape[1 - axis];
-      std::map<std::size_t, std::int64_t> line;
+      std::vector<std::pair<std::size_t, std::int64_t>> line;  // (column, weight on y), sorted then merged
+      line.reserve(b.cells.size());
       for (const auto& [cell, w] : b.cells) {
         const std::size_t p = form.position_in_block(cell);
         const std::size_t two = axis == 0 ? p / shape[1] : p % 2, j = axis == 0 ? p % shape[1] : p / 2;
-        line[j] += two == 0 ? w : -w;
+        line.emplace_back(j, two == 0 ? w : -w);
       }
-      for (const auto& [j, w] : line) ++values[w];
-      values[0] += group_size - line.size();
+      std::sort(line.begin(), line.end());
+      std::size_t columns = 0;
+      for (std::size_t k = 0; k < line.size();) {
+        interrupts.poll_every(k);
+        std::int64_t w = 0;
+        std::size_t next = k;
+        // Ends: next walks the entries of one column.
+        for (; next < line.size() && line[next].first == line[k].first; ++next) w += line[next].second;
+        ++values[w];
+        ++columns;
+        k = next;
+      }
+      values[0] += group_size - columns;
       if (values[0] == 0) values.erase(0);
     }
     if (!tables) {
