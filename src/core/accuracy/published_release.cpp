@@ -236,6 +236,7 @@ bool collapse_along(const hierarchy::HierarchyTree& tree, std::vector<std::uint3
   });
   std::vector<std::uint32_t> new_along, new_fixed;
   std::vector<double> new_weights;
+  bool changed = false;  // some entries merged, lifted or dropped (not merely reordered)
   for (std::size_t i = 0; i < order.size();) {
     interrupts.poll_every(i);
     CellQuery q;
@@ -245,7 +246,8 @@ bool collapse_along(const hierarchy::HierarchyTree& tree, std::vector<std::uint3
       q.cells.push_back(along[order[j]]);
       q.weights.push_back(weights[order[j]]);
     }
-    const CellQuery c = collapse_families(tree, std::move(q), interrupts);
+    const CellQuery c = collapse_families(tree, q, interrupts);
+    changed = changed || c.cells != q.cells || c.weights != q.weights;
     for (std::size_t k = 0; k < c.size(); ++k) {
       new_along.push_back(c.cells[k]);
       new_fixed.push_back(fixed[order[i]]);
@@ -253,7 +255,6 @@ bool collapse_along(const hierarchy::HierarchyTree& tree, std::vector<std::uint3
     }
     i = j;
   }
-  const bool changed = new_along != along || new_fixed != fixed || new_weights != weights;
   along = std::move(new_along);
   fixed = std::move(new_fixed);
   weights = std::move(new_weights);

@@ -134,7 +134,10 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
     std::uint64_t group_size = 0;
     if (!tables) {
       group_size = shape[0];
-      for (const auto& [cell, w] : b.cells) ++values[w];
+      for (std::size_t k = 0; k < b.cells.size(); ++k) {
+        interrupts.poll_every(k);
+        ++values[b.cells[k].second];
+      }
     } else {
       // The line y of the table (y, -y): column j's weight on y is the
       // difference of its two cells' weights.
@@ -143,7 +146,9 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
       group_size = shape[1 - axis];
       std::vector<std::pair<std::size_t, std::int64_t>> line;  // (column, weight on y), sorted then merged
       line.reserve(b.cells.size());
-      for (const auto& [cell, w] : b.cells) {
+      for (std::size_t k = 0; k < b.cells.size(); ++k) {
+        interrupts.poll_every(k);
+        const auto& [cell, w] = b.cells[k];
         const std::size_t p = form.position_in_block(cell);
         const std::size_t two = axis == 0 ? p / shape[1] : p % 2, j = axis == 0 ? p % shape[1] : p / 2;
         line.emplace_back(j, two == 0 ? w : -w);
@@ -200,7 +205,9 @@ std::optional<MarginOfError> box_margin(const ProjectorForm& form, IntegerNoise 
     std::vector<std::vector<char>> in(shape.size());
     for (std::size_t k = 0; k < shape.size(); ++k) in[k].assign(shape[k], 0);
     std::vector<std::size_t> selected(shape.size(), 0);
-    for (const auto& [cell, weight] : b.cells) {
+    for (std::size_t k = 0; k < b.cells.size(); ++k) {
+      interrupts.poll_every(k);
+      const auto& [cell, weight] = b.cells[k];
       if (weight != b.cells[0].second || std::llabs(weight) != d) return std::nullopt;
       std::size_t rest = form.position_in_block(cell);
       for (std::size_t k = shape.size(); k-- > 0;) {

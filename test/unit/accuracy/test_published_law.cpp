@@ -769,6 +769,14 @@ TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
       ASSERT_EQ(by_county.size(), 4u);
       ASSERT_EQ(by_age.size(), 5u);
       ASSERT_EQ(grid.size(), 20u);
+      // Rectangles no family collapses, in an order that sorting by either
+      // tree reverses: the canonical form ends, with both.
+      const auto anti = rows_where([&](std::size_t row) {
+        return (matches(row, "region0", "county0", true) && std::string(r->rows->key(row, 2)) == "age1") ||
+               (matches(row, "region0", "county1", true) && std::string(r->rows->key(row, 2)) == "age0");
+      });
+      ASSERT_EQ(anti.size(), 2u);
+      EXPECT_EQ(r->sum(anti, level).cells, 2u);
       const idp_error_bar one = r->sum(node, level);
       EXPECT_GT(one.margin_of_error, 0) << mechanism;
       for (const auto* ways : {&by_county, &by_age, &grid}) {
