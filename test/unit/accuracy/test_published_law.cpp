@@ -492,6 +492,25 @@ TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
 
 // --- one error bar for one functional ----------------------------------------
 
+// Every row's interval (the release's option "interval" at 0.9) is the
+// margin of that row alone at 0.9.
+void expect_intervals_are_margins_alone(const std::unique_ptr<Released>& r, const std::string& what) {
+  ASSERT_EQ(r->status, IDP_OK) << what << ": " << r->error.message;
+  ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << what;
+  const bool integer = read_published_law(r->rows->law()).integer_output;
+  for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
+    const idp_error_bar alone = r->sum({row}, 0.9);
+    // Integer bounds carry the half-width exactly; real ones only as
+    // value -+ t, whose difference halved is t up to the value's rounding.
+    if (integer)
+      EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << what << ", row " << row;
+    else
+      EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
+          << what << ", row " << row;
+    EXPECT_GT(alone.margin_of_error, 0) << what << ", row " << row;
+  }
+}
+
 // Each row's interval (the release's option "interval") and the margin of
 // that row alone at the same level are one number, for every family with
 // intervals, on tables whose single-cell laws are exact (a margin group, a
@@ -517,23 +536,7 @@ TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
       {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
       {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
   };
-  for (const Case& c : cases) {
-    auto r = release(c.table, c.request);
-    ASSERT_EQ(r->status, IDP_OK) << c.name << ": " << r->error.message;
-    ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << c.name;
-    const bool integer = read_published_law(r->rows->law()).integer_output;
-    for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
-      const idp_error_bar alone = r->sum({row}, 0.9);
-      // Integer bounds carry the half-width exactly; real ones only as
-      // value -+ t, whose difference halved is t up to the value's rounding.
-      if (integer)
-        EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << c.name << ", row " << row;
-      else
-        EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
-            << c.name << ", row " << row;
-      EXPECT_GT(alone.margin_of_error, 0) << c.name << ", row " << row;
-    }
-  }
+  for (const Case& c : cases) expect_intervals_are_margins_alone(release(c.table, c.request), c.name);
 }
 
 // A node of a cascade read from its row, as the sum of its children's rows
@@ -628,19 +631,10 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
       for (const std::vector<const char*>& margins :
            flat_only ? std::vector<std::vector<const char*>>{{}}
                      : std::vector<std::vector<const char*>>{{}, {"a"}, {"a", "b"}}) {
-        auto r = release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}});
-        ASSERT_EQ(r->status, IDP_OK) << f.mechanism << ": " << r->error.message;
-        ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << f.mechanism;
-        const bool integer = read_published_law(r->rows->law()).integer_output;
-        for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
-          const idp_error_bar alone = r->sum({row}, 0.9);
-          if (integer)
-            EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row])
-                << f.mechanism << " " << rows << " x " << cols << " margins " << margins.size() << ", row " << row;
-          else
-            EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
-                << f.mechanism << " " << rows << " x " << cols << " margins " << margins.size() << ", row " << row;
-        }
+        expect_intervals_are_margins_alone(
+            release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}}),
+            std::string(f.mechanism) + " " + std::to_string(rows) + " x " + std::to_string(cols) + " margins " +
+                std::to_string(margins.size()));
       }
     }
   }
@@ -789,38 +783,6 @@ TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
   }
 }
 
-// A governed stream's sums: one error bar whatever the order its periods
-// are given in, and a period given twice counts twice.
-TEST(OneErrorBar, StreamSumsInAnyOrder) {
-  const char* law = R"({"mechanism": "cascade_stream", "error_law": "gaussian_stream", "variance": 2})";
-  const TestTable periods = test_tables::grid({"day"}, {9}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-  const auto keys = periods.text_keys();
-  std::vector<idp_row_id> ids;
-  for (std::size_t r = 0; r < 9; ++r) ids.push_back(test_tables::row_id(r));
-  idp_key_codes codes{keys.codes()[0], 9, 0xffffffffu};
-  const char* names[] = {"day", "n"};
-  const idp_column_type types[] = {IDP_COLUMN_OTHER, IDP_COLUMN_FLOAT8};
-  idp_table_columns columns{2, names, types, 0, nullptr};
-  idp_release_rows rows{9, ids.data(), &codes, nullptr};
-  idp_accuracy* accuracy = nullptr;
-  idp_error error{};
-  ASSERT_EQ(idp_accuracy_prepare(law, &columns, &rows, nullptr, &accuracy, &error), IDP_OK) << error.message;
-  const auto bar = [&](const std::vector<std::size_t>& which) {
-    std::vector<idp_row_id> q;
-    for (std::size_t k : which) q.push_back(ids[k]);
-    idp_error_bar out{};
-    EXPECT_EQ(idp_accuracy_sum(accuracy, q.size(), q.data(), nullptr, 0.9, nullptr, &out, &error), IDP_OK);
-    return out;
-  };
-  const idp_error_bar forward = bar({0, 1, 2, 3, 4, 5}), backward = bar({5, 3, 1, 4, 2, 0});
-  EXPECT_EQ(forward.margin_of_error, backward.margin_of_error);
-  EXPECT_EQ(forward.variance, backward.variance);
-  const idp_error_bar twice = bar({7, 7}), one = bar({7});
-  EXPECT_EQ(twice.variance, 4 * one.variance);
-  EXPECT_EQ(twice.margin_of_error, 2 * one.margin_of_error);
-  idp_accuracy_free(accuracy);
-}
-
 // --- streams -------------------------------------------------------------------
 
 TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
@@ -847,6 +809,21 @@ TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
   EXPECT_NEAR(bar.variance, stream_variance(2, {0, 1, 2, 3}, {1, 1, 1, 1}), 1e-12);
   EXPECT_STREQ(bar.variance_kind, "exact");
   EXPECT_STREQ(bar.margin_kind, "exact");  // Gaussian: the normal law
+  // One error bar whatever the order the periods are given in; a period
+  // given twice counts twice.
+  const auto sum_of = [&](const std::vector<std::size_t>& which) {
+    std::vector<idp_row_id> q;
+    for (std::size_t k : which) q.push_back(ids[k]);
+    idp_error_bar out{};
+    EXPECT_EQ(idp_accuracy_sum(accuracy, q.size(), q.data(), nullptr, 0.9, nullptr, &out, &error), IDP_OK);
+    return out;
+  };
+  const idp_error_bar forward = sum_of({0, 1, 2, 3, 4, 5}), backward = sum_of({5, 3, 1, 4, 2, 0});
+  EXPECT_EQ(forward.margin_of_error, backward.margin_of_error);
+  EXPECT_EQ(forward.variance, backward.variance);
+  const idp_error_bar twice = sum_of({4, 4}), once = sum_of({4});
+  EXPECT_EQ(twice.variance, 4 * once.variance);
+  EXPECT_EQ(twice.margin_of_error, 2 * once.margin_of_error);
   idp_accuracy_free(accuracy);
 }
 
