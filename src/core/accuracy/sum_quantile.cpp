@@ -3,8 +3,8 @@
 #include "sum_quantile.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <iterator>
 #include <map>
 #include <string>
 #include <tuple>
@@ -39,11 +39,13 @@ struct BlockCells {
 bool by_block(const ProjectorForm& form, const CellQuery& query, std::vector<BlockCells>& out,
               const Interrupts& interrupts) {
   std::vector<std::pair<std::uint32_t, std::size_t>> order(query.size());
+  bool one_block = true;
   for (std::size_t k = 0; k < query.size(); ++k) {
     interrupts.poll_every(k);
     order[k] = {form.block_of(query.cells[k]), k};
+    one_block = one_block && order[k].first == order[0].first;
   }
-  std::sort(order.begin(), order.end());
+  if (!one_block) std::sort(order.begin(), order.end());  // one block (a single table): already in query order
   for (std::size_t k = 0; k < order.size(); ++k) {
     interrupts.poll_every(k);
     std::int64_t w = 0;
@@ -65,16 +67,45 @@ struct GroupPattern {
   std::uint64_t high = 0, middle = 0, low = 0;  // cells at v (c + d), at c (three only), at u (c - d)
 };
 
-bool group_pattern(const std::map<std::int64_t, std::uint64_t>& values, GroupPattern& out) {
-  if (values.size() < 2 || values.size() > 3) return values.size() == 1;  // one value: the group adds 0
-  const auto first = values.begin(), last = std::prev(values.end());
+// A group's distinct weights with their numbers of cells: at most three
+// matter (a fourth value has no pattern), so a few entries, no map.
+class WeightValues {
+ public:
+  void add(std::int64_t w, std::uint64_t cells = 1) {
+    for (std::size_t k = 0; k < std::min(n_, value_.size()); ++k)
+      if (value_[k].first == w) {
+        value_[k].second += cells;
+        return;
+      }
+    if (n_ < value_.size()) value_[n_] = {w, cells};
+    ++n_;  // past three values: too_many()
+  }
+  bool too_many() const { return n_ > 3; }
+  std::size_t size() const { return n_; }
+  // The values in increasing order (size() <= 3).
+  std::vector<std::pair<std::int64_t, std::uint64_t>> sorted() const {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> out(value_.begin(), value_.begin() + std::ptrdiff_t(n_));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::array<std::pair<std::int64_t, std::uint64_t>, 3> value_{};
+  std::size_t n_ = 0;
+};
+
+bool group_pattern(const WeightValues& counts, GroupPattern& out) {
+  if (counts.size() < 2 || counts.too_many()) return counts.size() == 1;  // one value: the group adds 0
+  const auto values = counts.sorted();
+  const auto& first = values.front();
+  const auto& last = values.back();
   if (values.size() == 2) {
-    out = {last->first - first->first, false, last->second, 0, first->second};
+    out = {last.first - first.first, false, last.second, 0, first.second};
     return true;
   }
-  const auto mid = std::next(first);
-  if (last->first - mid->first != mid->first - first->first) return false;
-  out = {mid->first - first->first, true, last->second, mid->second, first->second};
+  const auto& mid = values[1];
+  if (last.first - mid.first != mid.first - first.first) return false;
+  out = {mid.first - first.first, true, last.second, mid.second, first.second};
   return true;
 }
 
@@ -130,13 +161,13 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
     interrupts.poll();
     const std::vector<std::size_t> shape = form.block_shape(b.block);
     if (shape_pinned(shape)) continue;
-    std::map<std::int64_t, std::uint64_t> values;
+    WeightValues values;
     std::uint64_t group_size = 0;
     if (!tables) {
       group_size = shape[0];
       for (std::size_t k = 0; k < b.cells.size(); ++k) {
         interrupts.poll_every(k);
-        ++values[b.cells[k].second];
+        values.add(b.cells[k].second);
       }
     } else {
       // The line y of the table (y, -y): column j's weight on y is the
@@ -161,16 +192,15 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
         std::size_t next = k;
         // Ends: next walks the entries of one column.
         for (; next < line.size() && line[next].first == line[k].first; ++next) w += line[next].second;
-        ++values[w];
+        values.add(w);
         ++columns;
         k = next;
       }
-      values[0] += group_size - columns;
-      if (values[0] == 0) values.erase(0);
+      if (columns < group_size) values.add(0, group_size - columns);
     }
     if (!tables) {
       const std::uint64_t listed = b.cells.size();
-      if (listed < group_size) values[0] += group_size - listed;
+      if (listed < group_size) values.add(0, group_size - listed);
     }
     GroupPattern p;
     if (!group_pattern(values, p)) return std::nullopt;
