@@ -64,8 +64,9 @@ SELECT t AS half_width, t = t_min AS one_half_width, round(p, 4) AS exact_covera
        abs(narrower_share - p) <= 4.8916 * sqrt(p * (1 - p) / trials) AS narrower_passes
 FROM claim, shares;
 -- The sum of 20 independent cells: its exact variance, and the same check
--- with the variance 20 % low; its margin of error (Chebyshev's bound for so
--- few cells: conservative) holds at least 90 % of the sums.
+-- with the variance 20 % low; its margin of error (the exact quantile of
+-- the sum's law: sql/sum_coverage.sql bounds its coverage from both sides)
+-- holds at least 90 % of the sums.
 WITH runs AS (SELECT * FROM grid_runs WHERE family = 'discrete_laplace'),
      moments AS (SELECT count(*) AS n, avg(sum_noise ^ 2) AS s2, avg(sum_noise ^ 4) AS s4,
                         min(sum_variance) AS v, max(sum_variance) AS v_max,

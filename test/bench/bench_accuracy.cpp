@@ -2,7 +2,11 @@
 //   * one sum over all 10^6 cells of a 1000 x 1000 two-way release (both
 //     margins): preparation (the table form, the integer_gaussian scalars
 //     with their deficit bound) and the query (collecting the cells, the
-//     inclusion-exclusion form); target < 1 s through SQL;
+//     inclusion-exclusion form); a quarter of it, with its margin from the
+//     law of the sum (a box: sum_quantile.hpp); target < 1 s through SQL;
+//   * the margin of one sum over 10^6 independent discrete Laplace cells
+//     from its law (Fourier inversion), and over the first lines of 1,000
+//     2 x 1,000 integer_laplace tables (zero-sum groups); target < 1 s;
 //   * 3,143 county sums over the national tree (50 states, 3,143 counties,
 //     85,000 tracts, 240,000 block groups, 8,000,000 blocks; the synthetic
 //     geography of bench_integer_cascade): preparation, the counties as
@@ -14,17 +18,23 @@
 //     and added); target: intervals at most 0.2 x the release.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <random>
 #include <vector>
 
 #include "accuracy/cell_intervals.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/linear_accuracy.hpp"
+#include "accuracy/sum_quantile.hpp"
+#include "accuracy/tail_quantiles.hpp"
+#include "bench_checks.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 #include "national_tree.hpp"
 #include "random_source.hpp"
+#include "samplers/discrete_laplace.hpp"
 #include "samplers/discrete_laplace_table.hpp"
 
 using namespace invariant_dp;
@@ -75,10 +85,73 @@ void two_way_case() {
     builder.add_all(half.data(), half.size(), Interrupts());
     vh = acc->variance(builder.take(), Interrupts());
   });
+  std::optional<MarginOfError> mh;
+  const double t_half_margin = best_of_3([&] {
+    builder.add_all(half.data(), half.size(), Interrupts());
+    mh = lattice_sum_margin(*form, IntegerNoise{IntegerNoise::Kind::gaussian, {60, 1}}, builder.take(), 0.9,
+                            Interrupts());
+  });
+  if (!mh) bench_checks::fail("the quarter of a two-way table is a box: its margin has a law");
+  // A random half of the cells is no box: what looking for its law costs
+  // before the margin falls back to the normal approximation.
+  std::vector<std::uint32_t> random_half;
+  std::mt19937_64 gen(5);
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (gen() & 1) random_half.push_back(i);
+  std::optional<MarginOfError> mr;
+  const double t_no_law = best_of_3([&] {
+    builder.add_all(random_half.data(), random_half.size(), Interrupts());
+    mr = lattice_sum_margin(*form, IntegerNoise{IntegerNoise::Kind::gaussian, {60, 1}}, builder.take(), 0.9,
+                            Interrupts());
+  });
+  if (mr) bench_checks::fail("a random half of a table is no box");
   std::printf("two-way 1000 x 1000: form %.3f s, integer_gaussian scalars (deficit bound) %.3f s; one sum of all "
-              "10^6 cells %.3f s (variance %.3g); a 500 x 500 quarter (2.5e5 cells) %.3f s (variance [%.6g, %.6g]); "
-              "preparation + query %.3f s\n",
-              t_form, t_scalars, t_query, v.upper, t_half, vh.lower, vh.upper, t_form + t_scalars + t_query);
+              "10^6 cells %.3f s (variance %.3g); a 500 x 500 quarter (2.5e5 cells) %.3f s (variance [%.6g, %.6g]), "
+              "its margin at 0.9 from the law of the box %.3f s (%.0f, %s; normal quantile %.1f); a random half "
+              "(%zu cells) found to be no box %.3f s; preparation + query %.3f s\n",
+              t_form, t_scalars, t_query, v.upper, t_half, vh.lower, vh.upper, t_half_margin, mh->half_width,
+              exactness_name(mh->kind), normal_half_width(vh.upper, 0.9), random_half.size(), t_no_law,
+              t_form + t_scalars + t_query);
+}
+
+// Margins of large sums from their laws, including collecting the query.
+void sum_law_case() {
+  const std::size_t n = 1000000;
+  const auto independent = identity_form(n);
+  QueryBuilder builder(n);
+  std::vector<std::uint32_t> cells(n);
+  for (std::size_t i = 0; i < n; ++i) cells[i] = static_cast<std::uint32_t>(i);
+  const IntegerNoise laplace{IntegerNoise::Kind::laplace, {625, 60}};  // b = 2 / 0.192
+  std::optional<MarginOfError> m;
+  const double t_independent = best_of_3([&] {
+    builder.add_all(cells.data(), n, Interrupts());
+    m = lattice_sum_margin(*independent, laplace, builder.take(), 0.9, Interrupts());
+  });
+  if (!m || m->kind != Exactness::exact) bench_checks::fail("a sum of independent cells has an exact margin");
+  const double normal = normal_half_width(double(n) * discrete_laplace_variance(laplace.parameter), 0.9);
+  if (std::abs(m->half_width - normal) > 3) bench_checks::fail("the independent sum's margin is near the normal one");
+  // 1,000 tables of 2 x 1,000: the first line's first 600 cells and the
+  // second line's last 300 of each.
+  std::vector<LatticeTable> tables(1000);
+  std::vector<std::uint32_t> taken;
+  for (std::size_t t = 0; t < tables.size(); ++t) {
+    tables[t].shape = {2, 1000};
+    for (std::size_t p = 0; p < 2000; ++p) {
+      tables[t].cells.push_back(t * 2000 + p);
+      if ((p < 1000 && p < 600) || p >= 1700) taken.push_back(static_cast<std::uint32_t>(t * 2000 + p));
+    }
+  }
+  const auto two_line = table_form(std::move(tables), 2 * n);
+  QueryBuilder lines(2 * n);
+  std::optional<MarginOfError> g;
+  const double t_groups = best_of_3([&] {
+    lines.add_all(taken.data(), taken.size(), Interrupts());
+    g = lattice_sum_margin(*two_line, laplace, lines.take(), 0.9, Interrupts());
+  });
+  if (!g || g->kind != Exactness::exact) bench_checks::fail("a set of cells of 2 x n tables has an exact margin");
+  std::printf("the sum of 10^6 independent discrete Laplace cells (b = 10.42): margin at 0.9 from its law %.3f s "
+              "(%.0f, exact; normal quantile %.1f); 9e5 cells of 1,000 tables of 2 x 1,000: %.3f s (%.0f, exact)\n",
+              t_independent, m->half_width, normal, t_groups, g->half_width);
 }
 
 using bench::national_tree;
@@ -141,6 +214,7 @@ void independent_case() {
 
 int main() {
   two_way_case();
+  sum_law_case();
   county_case();
   independent_case();
   return 0;

@@ -168,7 +168,13 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
     } else {
       const double v = accuracy.scalars().upper[block] * shape_diagonal(shape);
       width[block] = laplace_width_at_variance(v, level);
-      methods.add("estimate: the discrete Laplace quantile at the estimated per-cell variance", Exactness::estimate);
+      // The cell's law is no discrete Laplace law: its quantile at the
+      // cell's variance is an estimate, whether that variance is computed
+      // (a side of at most four levels) or the release's Monte Carlo one.
+      methods.add(accuracy.scalars().kind[block] == Exactness::estimate
+                      ? "estimate: the discrete Laplace quantile at the estimated per-cell variance"
+                      : "estimate: the discrete Laplace quantile at the cell's computed variance",
+                  Exactness::estimate);
     }
   }
   CellIntervals out(accuracy.shared_form(), std::move(width), true, methods.kind, methods.text());

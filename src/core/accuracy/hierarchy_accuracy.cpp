@@ -12,6 +12,7 @@
 #include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/integer_cascade_splits.hpp"
 #include "lattice_bounds.hpp"
+#include "lattice_gaussian_quantiles.hpp"
 #include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
@@ -167,6 +168,39 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
                     integer() ? Exactness::certified : Exactness::exact, method);
   out.set_level(level);
   return out;
+}
+
+std::optional<MarginOfError> HierarchyAccuracy::children_margin(const CellQuery& nodes, double level,
+                                                                 const Interrupts& interrupts) const {
+  check_level(level);
+  if (!integer() || nodes.size() < 2) return std::nullopt;
+  const std::uint32_t parent = tree_.parent(nodes.cells[0]);
+  const double w = nodes.weights[0];
+  if (parent == kNoNode || !(std::fabs(w) <= 0x1p40) || w != std::floor(w)) return std::nullopt;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    interrupts.poll_every(k);
+    if (tree_.parent(nodes.cells[k]) != parent || nodes.weights[k] != w) return std::nullopt;
+  }
+  const std::uint32_t m = tree_.n_children(parent);
+  if (nodes.size() >= m) return std::nullopt;  // the whole family is its parent (the canonical form says so)
+  if (node_variances_.empty()) node_variances_ = hierarchy::node_variances(tree_, law_, interrupts);
+  if (tree_log_excess_ < 0) tree_log_excess_ = cascade_tree_log_excess(tree_, law_, interrupts);
+  const TiltedFunctional f =
+      cascade_children_query(tree_, law_, node_variances_, parent, static_cast<std::uint32_t>(nodes.size()));
+  if (!(f.variance > 0) || !std::isfinite(tree_log_excess_)) return std::nullopt;
+  try {
+    const Quantile q = tilted_gaussian_quantile(f.variance, 1, f.log_excess + tree_log_excess_, level, interrupts);
+    MarginOfError out;
+    out.tail = SumTail::law_quantile;
+    out.half_width = double(q.half_width) * std::fabs(w);
+    out.kind = q.exact ? Exactness::exact : Exactness::certified;
+    out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
+                 " of the sum's law (children of one node: the discrete Gaussian at the continuous variance, tilted "
+                 "within the theta excess of the tree's other coordinates)";
+    return out;
+  } catch (const OutOfRange&) {
+    return std::nullopt;  // the lattice is too coarse for the bound: the sub-Gaussian tail
+  }
 }
 
 namespace {

@@ -32,6 +32,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "../hierarchy/cascade_law.hpp"
@@ -39,6 +40,7 @@
 #include "../interrupts.hpp"
 #include "cell_intervals.hpp"
 #include "cell_query.hpp"
+#include "margin_of_error.hpp"
 
 namespace invariant_dp::accuracy {
 
@@ -58,6 +60,16 @@ class HierarchyAccuracy {
   // One interval per node, in node order.
   CellIntervals node_intervals(double level, const Interrupts& interrupts) const;
 
+  // integer_cascade: the margin of a query of two or more children of one
+  // node, each of one integer weight d, from the law of their sum (the
+  // tilted discrete Gaussian of lattice_gaussian_quantiles.hpp, DERIVATIONS.md
+  // section 13): exact where the bound decides the quantile, else certified.
+  // Nothing for other queries (nodes of several parents, unequal weights),
+  // for `cascade` (its sums are normal: margin_of_error.hpp) and where the
+  // lattice is too coarse for the bound.
+  std::optional<MarginOfError> children_margin(const CellQuery& nodes, double level,
+                                               const Interrupts& interrupts) const;
+
   // R of the integer law (1 for `cascade`): the theta ratio over every
   // coordinate and every root path.
   double theta_ratio(const Interrupts& interrupts) const;
@@ -67,6 +79,10 @@ class HierarchyAccuracy {
   const hierarchy::HierarchyTree& tree_;
   const hierarchy::CascadeLaw& law_;
   double deficit_bound_;
+  // children_margin's: every node's variance and the tree's log excess,
+  // computed at the first query.
+  mutable std::vector<double> node_variances_;
+  mutable double tree_log_excess_ = -1;
 };
 
 // A governed stream (hierarchy/streaming_cascade.hpp): its periods are the

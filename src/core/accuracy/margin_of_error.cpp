@@ -12,6 +12,7 @@ const char* sum_tail_name(SumTail tail) {
     case SumTail::sub_gaussian: return "sub_gaussian";
     case SumTail::gauss: return "gauss";
     case SumTail::chebyshev: return "chebyshev";
+    case SumTail::law_quantile: return "law_quantile";
   }
   return "normal";
 }
@@ -26,6 +27,7 @@ SumTail recommended_tail(LawShape shape, std::size_t cells_in_sum) {
 MarginOfError margin_of_error(const VarianceFigure& variance, double level, SumTail tail, LawShape shape,
                               bool integer_output) {
   check_level(level);
+  if (tail == SumTail::law_quantile) throw InvalidArgument("a sum's own law is not a tail bound on its variance");
   const double v = variance.upper;
   if (!(v >= 0)) throw InvalidArgument("a variance must be non-negative");
   const bool valid = tail == SumTail::normal     ? shape == LawShape::gaussian
@@ -41,6 +43,7 @@ MarginOfError margin_of_error(const VarianceFigure& variance, double level, SumT
     case SumTail::sub_gaussian: out.half_width = sub_gaussian_half_width(v, level); break;
     case SumTail::gauss: out.half_width = gauss_half_width(v, level); break;
     case SumTail::chebyshev: out.half_width = chebyshev_half_width(v, level); break;
+    case SumTail::law_quantile: break;
   }
   if (integer_output) out.half_width = double(integer_half_width(out.half_width));
   if (variance.kind == Exactness::estimate) {

@@ -25,7 +25,9 @@
 
 namespace invariant_dp::accuracy {
 
-enum class SumTail { normal, sub_gaussian, gauss, chebyshev };
+// law_quantile: no tail bound, the quantile of the sum's own law
+// (sum_quantile.hpp); margin_of_error() below takes only the tails.
+enum class SumTail { normal, sub_gaussian, gauss, chebyshev, law_quantile };
 const char* sum_tail_name(SumTail tail);
 
 // What a family's noise law is, for choosing a tail.

@@ -158,6 +158,7 @@ class TableForm final : public ProjectorForm {
   std::uint32_t block_of(std::uint32_t cell) const override { return table_of_[cell]; }
   double diagonal(std::uint32_t cell) const override { return diagonal_[table_of_[cell]]; }
   std::vector<std::size_t> block_shape(std::uint32_t table) const override { return tables_[table].shape; }
+  std::size_t position_in_block(std::uint32_t cell) const override { return position_[cell]; }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
     touched_.clear();

@@ -62,6 +62,9 @@ class ProjectorForm {
   // table of one axis), the shape of a table; empty for the identity and
   // general forms, whose one block is no table.
   virtual std::vector<std::size_t> block_shape(std::uint32_t) const { return {}; }
+  // The cell's place in its block as a table, in row-major order over
+  // block_shape (0 for forms whose blocks are no tables).
+  virtual std::size_t position_in_block(std::uint32_t) const { return 0; }
   // out <- one entry per block the query touches (in no particular order).
   // The query's cells must be distinct and below n_cells() (check_query).
   virtual void block_forms(const CellQuery& query, std::vector<BlockForm>& out,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <optional>
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_law.hpp"
@@ -13,6 +14,7 @@
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
 #include "projector_form.hpp"
+#include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
@@ -216,6 +218,80 @@ CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, c
   return out;
 }
 
+// Rectangles (row node, column node) of a crossed cascade, with weights.
+struct Rectangles {
+  std::vector<std::uint32_t> rows, cols;
+  std::vector<double> weights;
+};
+
+// collapse_families along one tree for each fixed node of the other: `along`
+// the nodes collapsed, `fixed` the other tree's; entries sorted by
+// (fixed, along) first.
+bool collapse_along(const hierarchy::HierarchyTree& tree, std::vector<std::uint32_t>& along,
+                    std::vector<std::uint32_t>& fixed, std::vector<double>& weights, const Interrupts& interrupts) {
+  std::vector<std::size_t> order(along.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return fixed[a] != fixed[b] ? fixed[a] < fixed[b] : along[a] < along[b];
+  });
+  std::vector<std::uint32_t> new_along, new_fixed;
+  std::vector<double> new_weights;
+  bool changed = false;  // some entries merged, lifted or dropped (not merely reordered)
+  for (std::size_t i = 0; i < order.size();) {
+    interrupts.poll_every(i);
+    CellQuery q;
+    std::size_t j = i;
+    // Ends: j walks the entries of one fixed node.
+    for (; j < order.size() && fixed[order[j]] == fixed[order[i]]; ++j) {
+      q.cells.push_back(along[order[j]]);
+      q.weights.push_back(weights[order[j]]);
+    }
+    const CellQuery c = collapse_families(tree, q, interrupts);
+    changed = changed || c.cells != q.cells || c.weights != q.weights;
+    for (std::size_t k = 0; k < c.size(); ++k) {
+      new_along.push_back(c.cells[k]);
+      new_fixed.push_back(fixed[order[i]]);
+      new_weights.push_back(c.weights[k]);
+    }
+    i = j;
+  }
+  along = std::move(new_along);
+  fixed = std::move(new_fixed);
+  weights = std::move(new_weights);
+  return changed;
+}
+
+// A crossed query in its canonical form: complete families of one weight
+// read as their parent along either tree, repeated until nothing changes
+// (each change merges entries or moves one up a level: at most the two
+// trees' heights times the entries). A rectangle read from its row, from
+// its children along rows or columns, or from its leaves' grid, is one
+// query, and gets one error bar.
+Rectangles collapse_rectangles(const hierarchy::HierarchyTree& rows, const hierarchy::HierarchyTree& cols,
+                               Rectangles q, const Interrupts& interrupts) {
+  bool changed = true;
+  std::size_t passes = 0;
+  // Ends: every pass that changes the query merges or lifts an entry.
+  while (changed) {
+    interrupts.poll_every(++passes);
+    changed = collapse_along(rows, q.rows, q.cols, q.weights, interrupts);
+    changed = collapse_along(cols, q.cols, q.rows, q.weights, interrupts) || changed;
+  }
+  // In (row, column) order, so that one functional is summed in one order.
+  std::vector<std::size_t> order(q.rows.size());
+  for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return q.rows[a] != q.rows[b] ? q.rows[a] < q.rows[b] : q.cols[a] < q.cols[b];
+  });
+  Rectangles out;
+  for (const std::size_t k : order) {
+    out.rows.push_back(q.rows[k]);
+    out.cols.push_back(q.cols[k]);
+    out.weights.push_back(q.weights[k]);
+  }
+  return out;
+}
+
 // A flat law's per-cell intervals, by family (cell_intervals.hpp's table).
 CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accuracy, double level,
                             const Interrupts& interrupts) {
@@ -331,7 +407,9 @@ struct PublishedRelease::Impl {
     }
   }
 
-  VarianceFigure rolled_up(const CellQuery& q, std::size_t& n_cells, const Interrupts& interrupts) {
+  // The leaves' cells under a rolled-up hierarchy's rows, each with the
+  // weight of its selected nodes above it, in cell order.
+  CellQuery rolled_up(const CellQuery& q, const Interrupts& interrupts) {
     if (!cells_builder) cells_builder = std::make_unique<QueryBuilder>(model->n_cells());
     for (std::size_t k = 0; k < q.size(); ++k) {
       interrupts.poll_every(k);
@@ -356,8 +434,20 @@ struct PublishedRelease::Impl {
     }
     CellQuery cells_query = cells_builder->take();
     sort_by_unit(cells_query);
-    n_cells = cells_query.size();
-    return linear->variance(cells_query, interrupts);
+    return cells_query;
+  }
+
+  // The margin of a sum of two or more cells of a flat (or rolled-up)
+  // integer lattice law from the sum's own law, where it is known
+  // (sum_quantile.hpp).
+  std::optional<MarginOfError> law_of_sum(const CellQuery& cells_query, double level, const Interrupts& interrupts) {
+    if (!law.has_exact_parameter ||
+        (law.family != LawFamily::laplace_lattice && law.family != LawFamily::gaussian_lattice))
+      return std::nullopt;
+    IntegerNoise noise;
+    noise.kind = law.family == LawFamily::laplace_lattice ? IntegerNoise::Kind::laplace : IntegerNoise::Kind::gaussian;
+    noise.parameter = law.exact_parameter;
+    return lattice_sum_margin(linear->form(), noise, cells_query, level, interrupts);
   }
 };
 
@@ -420,6 +510,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   if (out.unknown_rows > 0) return out;
   out.cells = rows.size();
   std::size_t tail_cells = rows.size();
+  CellQuery cells_query;  // flat and rolled-up laws: the sum over the model's cells
   if (s.law.family == LawFamily::stream) {
     std::vector<std::uint64_t> periods(rows.cells.begin(), rows.cells.end());
     const double v = stream_variance(s.law.stream_variance, std::move(periods), rows.weights, interrupts);
@@ -430,18 +521,26 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     tail_cells = rows.size();
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {
-    std::vector<std::uint32_t> row_nodes, col_nodes;
+    Rectangles q;
     for (const std::uint32_t r : rows.cells) {
-      row_nodes.push_back(s.trees[0].node_of_row[r]);
-      col_nodes.push_back(s.trees[1].node_of_row[r]);
+      q.rows.push_back(s.trees[0].node_of_row[r]);
+      q.cols.push_back(s.trees[1].node_of_row[r]);
     }
-    out.variance = s.crossed->variance(row_nodes, col_nodes, rows.weights, interrupts);
-  } else if (s.law.hierarchical()) {
-    out.variance = s.rolled_up(rows, tail_cells, interrupts);
+    q.weights = rows.weights;
+    q = collapse_rectangles(s.trees[0].tree, s.trees[1].tree, std::move(q), interrupts);
+    tail_cells = q.rows.size();
+    out.variance = s.crossed->variance(q.rows, q.cols, q.weights, interrupts);
   } else {
-    for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
-    sort_by_unit(rows);
-    out.variance = s.linear->variance(rows, interrupts);
+    if (s.law.hierarchical()) {
+      cells_query = s.rolled_up(rows, interrupts);
+    } else {
+      for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
+      sort_by_unit(rows);
+      cells_query = std::move(rows);
+    }
+    tail_cells = cells_query.size();
+    out.variance = s.linear->variance(cells_query, interrupts);
+    rows = cells_query;
   }
   out.caveat = s.law.caveat;
   if (std::isnan(level)) return out;
@@ -450,7 +549,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   // once its children are collapsed): its interval, scaled by the weight's
   // size (P(|w X| <= |w| t) = P(|X| <= t)), so that a cell's interval and
   // the margin of that cell alone are one number.
-  const bool one_unit = rows.size() == 1 && (s.hierarchy || (s.linear && !s.law.hierarchical()));
+  const bool one_unit = rows.size() == 1 && (s.hierarchy || s.linear);
   if (one_unit && out.variance.upper > 0) {
     const CellIntervals& unit = s.intervals_at(level, interrupts);
     const double w = std::fabs(rows.weights[0]);
@@ -460,6 +559,18 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.margin.kind = weaker(unit.kind(), out.variance.kind);
     out.margin.method = unit.method();
     return out;
+  }
+  // Two units or more: the sum's own law where it is known.
+  if (out.variance.upper > 0) {
+    std::optional<MarginOfError> from_law;
+    if (s.hierarchy)
+      from_law = s.hierarchy->children_margin(rows, level, interrupts);
+    else if (s.linear)
+      from_law = s.law_of_sum(rows, level, interrupts);
+    if (from_law) {
+      out.margin = std::move(*from_law);
+      return out;
+    }
   }
   out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
                                s.law.integer_output);

@@ -356,7 +356,7 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const Grid& g, const Interru
 }  // namespace
 
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts) {
+                                  const Interrupts& interrupts, double max_points) {
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (short_side < 2)
     throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");
@@ -377,7 +377,7 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
   for (const double target : {kAliasFirst, kAliasSecond}) {
     const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
     const Grid g = grid_for(law, d, n, var1, x, interrupts);
-    if (g.points > kMaxScalePoints)
+    if (g.points > std::min(max_points, kMaxScalePoints))
       throw TooLarge("the table's covariance scale needs too many quadrature points",
                      "It would evaluate " + format_double(g.points) + " points.",
                      "Its release publishes a Monte Carlo estimate of the scale instead.");

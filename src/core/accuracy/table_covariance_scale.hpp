@@ -51,8 +51,13 @@ struct TableScale {
 };
 
 // rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
-// line of one level pins the table: c is undefined).
+// line of one level pins the table: c is undefined). TooLarge, before any
+// point is evaluated, past max_points (at most kMaxScalePoints).
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts);
+                                  const Interrupts& interrupts, double max_points = kMaxScalePoints);
+
+// The points the error bars of a release spend on one table shape (about
+// half a second): wider, the release keeps its Monte Carlo scale.
+constexpr double kErrorBarScalePoints = 5e5;
 
 }  // namespace invariant_dp::accuracy

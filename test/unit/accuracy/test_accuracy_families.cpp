@@ -163,9 +163,19 @@ TEST(AccuracyFamilies, LaplaceClosedFormsMatchEnumeration) {
     EXPECT_NEAR(acc.scalars().upper[0], c, 1e-9 * c);
     EXPECT_EQ(acc.kind(), Exactness::exact);
   }
-  // A 3 x 3 table has no closed form: refused without estimates.
-  const Release three(grid({3, 3}), 2, {{0}, {1}});
-  EXPECT_THROW(laplace_lattice_accuracy(form_of_model(*three.model, Interrupts()), b, nullptr, Interrupts()),
+  // A 3 x 3 table: c computed by quadrature (no closed form), exact.
+  {
+    const double c = scalar_of(
+        enumerated_covariance({3, 3}, 13, [](const std::vector<int>& z) { return l1_weight(z, 0.9); }),
+        table_projector({3, 3}), 1e-9);
+    const Release three(grid({3, 3}), 2, {{0}, {1}});
+    const auto acc = laplace_lattice_accuracy(form_of_model(*three.model, Interrupts()), b, nullptr, Interrupts());
+    EXPECT_NEAR(acc.scalars().upper[0], c, 1e-9 * c);
+    EXPECT_EQ(acc.kind(), Exactness::exact);
+  }
+  // A 5 x 5 table has neither: refused without estimates.
+  const Release five(grid({5, 5}), 2, {{0}, {1}});
+  EXPECT_THROW(laplace_lattice_accuracy(form_of_model(*five.model, Interrupts()), b, nullptr, Interrupts()),
                InvalidArgument);
 }
 
@@ -226,9 +236,15 @@ TEST(AccuracyFamilies, ProjectedAndIndependentLaws) {
 TEST(AccuracyFamilies, LatticeGaussianOnTablesAndGeneralMargins) {
   const Rational sigma2{60, 1};
   const Release two_way(grid({4, 6}), 2, {{0}, {1}});
+  // 4 x 6: c computed (a side of at most four levels), exact.
   const auto acc = lattice_gaussian_accuracy(form_of_model(*two_way.model, Interrupts()), sigma2, Interrupts());
-  EXPECT_EQ(acc.kind(), Exactness::certified);
-  expect_variances(acc, two_way, 60 * (1 - 1e-15), 60, 24);
+  EXPECT_EQ(acc.kind(), Exactness::exact);
+  expect_variances(acc, two_way, 60 * (1 - 1e-12), 60, 24);
+  // 5 x 6: the certified bracket.
+  const Release five(grid({5, 6}), 2, {{0}, {1}});
+  const auto bracket = lattice_gaussian_accuracy(form_of_model(*five.model, Interrupts()), sigma2, Interrupts());
+  EXPECT_EQ(bracket.kind(), Exactness::certified);
+  expect_variances(bracket, five, 60 * (1 - 1e-15), 60, 27);
   const Release general(grid({3, 4, 2}), 3, {{0}, {1}, {2}});
   const auto upper_only = lattice_gaussian_accuracy(form_of_model(*general.model, Interrupts()), sigma2, Interrupts());
   expect_variances(upper_only, general, 0, 60, 25);
@@ -238,19 +254,20 @@ TEST(AccuracyFamilies, LatticeGaussianOnTablesAndGeneralMargins) {
 }
 
 TEST(AccuracyFamilies, EstimatesPoolPerCellVariancesPerBlock) {
-  // Blocks 3 x 4 and 4 x 4 (no closed form for the l1 law on either).
+  // Blocks 5 x 6 and 6 x 6 (neither a closed form nor a computed scale for
+  // the l1 law on either).
   std::vector<Tuple> cells;
   for (int b = 0; b < 2; ++b)
-    for (int r = 0; r < 3 + b; ++r)
-      for (int c = 0; c < 4; ++c) cells.push_back({b, r, c});
+    for (int r = 0; r < 5 + b; ++r)
+      for (int c = 0; c < 6; ++c) cells.push_back({b, r, c});
   const Release release(cells, 3, {{0, 1}, {0, 2}});
   std::vector<double> var(release.n());
-  for (std::size_t i = 0; i < var.size(); ++i) var[i] = i < 12 ? 3.0 + (i % 2) : 5.0;  // 3 and 4 alternate
+  for (std::size_t i = 0; i < var.size(); ++i) var[i] = i < 30 ? 3.0 + (i % 2) : 5.0;  // 3 and 4 alternate
   const auto acc =
       laplace_lattice_accuracy(form_of_model(*release.model, Interrupts()), Rational{2, 1}, &var, Interrupts());
   EXPECT_EQ(acc.kind(), Exactness::estimate);
-  EXPECT_NEAR(acc.scalars().upper[0], 3.5 / ((2.0 / 3) * (3.0 / 4)), 1e-12);
-  EXPECT_NEAR(acc.scalars().upper[1], 5.0 / ((3.0 / 4) * (3.0 / 4)), 1e-12);
+  EXPECT_NEAR(acc.scalars().upper[0], 3.5 / ((4.0 / 5) * (5.0 / 6)), 1e-12);
+  EXPECT_NEAR(acc.scalars().upper[1], 5.0 / ((5.0 / 6) * (5.0 / 6)), 1e-12);
   EXPECT_NE(acc.statement().find("not a certified property"), std::string::npos);
   // The same from published per-block scalars.
   const auto from_scalars = estimated_accuracy(form_of_model(*release.model, Interrupts()),
@@ -261,21 +278,21 @@ TEST(AccuracyFamilies, EstimatesPoolPerCellVariancesPerBlock) {
   const CellQuery q = half.take();
   EXPECT_NEAR(from_scalars.variance(q, Interrupts()).upper, acc.variance(q, Interrupts()).upper, 1e-12);
   EXPECT_EQ(from_scalars.variance(all, Interrupts()).kind, Exactness::estimate);
-  // A 2 x 4 block beside a 3 x 4 one: the first exact, the second estimated,
+  // A 2 x 5 block beside a 5 x 5 one: the first exact, the second estimated,
   // and a query on the first alone stays exact.
   std::vector<Tuple> mixed;
   for (int b = 0; b < 2; ++b)
-    for (int r = 0; r < 2 + b; ++r)
-      for (int c = 0; c < 4; ++c) mixed.push_back({b, r, c});
+    for (int r = 0; r < 2 + 3 * b; ++r)
+      for (int c = 0; c < 5; ++c) mixed.push_back({b, r, c});
   const Release m(mixed, 3, {{0, 1}, {0, 2}});
   const std::vector<double> var2(m.n(), 3.0);
   const auto acc2 = laplace_lattice_accuracy(form_of_model(*m.model, Interrupts()), Rational{2, 1}, &var2, Interrupts());
   QueryBuilder builder(m.n());
   builder.add(0);
-  builder.add(5);
+  builder.add(6);
   EXPECT_EQ(acc2.variance(builder.take(), Interrupts()).kind, Exactness::exact);
   builder.add(0);
-  builder.add(9);
+  builder.add(12);
   EXPECT_EQ(acc2.variance(builder.take(), Interrupts()).kind, Exactness::estimate);
 }
 

@@ -16,6 +16,8 @@
 
 #include "accuracy/published_law.hpp"
 #include "accuracy/release_rows.hpp"
+#include "accuracy/table_covariance_scale.hpp"
+#include "accuracy/zero_sum_quantiles.hpp"
 #include "accuracy_fixtures.hpp"
 #include "capi/invariant_dp_accuracy.h"
 #include "errors.hpp"
@@ -307,22 +309,37 @@ TEST(PublishedRelease, IntegerLaplaceOnAPartitionIsExact) {
   EXPECT_EQ(r->sum(r->where({{0, "county2"}})).variance, 0);
   // A row counted twice counts twice: weight 2 on one cell is 4 V.
   EXPECT_NEAR(r->sum({3, 3}).variance, 4 * vk, 1e-9 * vk);
+  // Two cells of two groups: the exact quantile of their sum's law (each a
+  // cell of a zero-sum group of 4), narrower than Chebyshev's bound.
   const idp_error_bar bar = r->sum({0, 4});
-  EXPECT_STREQ(bar.margin_kind, "certified");  // two cells: Chebyshev
-  EXPECT_EQ(bar.margin_of_error, std::ceil(std::sqrt(2 * vk / 0.1)));
+  EXPECT_STREQ(bar.margin_kind, "exact");
+  const Quantile q = zero_sum_quantile(IntegerNoise{IntegerNoise::Kind::laplace, b}, {{SignedCounts{1, 0, 3}, 2}}, 0.9, {});
+  EXPECT_EQ(bar.margin_of_error, double(q.half_width));
+  EXPECT_LT(bar.margin_of_error, std::ceil(std::sqrt(2 * vk / 0.1)));
 }
 
-TEST(PublishedRelease, LatticeGaussianTablesAreCertified) {
+TEST(PublishedRelease, LatticeGaussianTablesAreExactWhereTheScaleIsComputed) {
+  // 3 x 4: c computed by quadrature (a side of at most four levels), exact.
   auto r = release(table_3x4(), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const PublishedLaw law = read_published_law(r->rows->law());
   const double s2 = law.exact_parameter.to_double();
+  const double c = table_covariance_scale(IntegerNoise{IntegerNoise::Kind::gaussian, law.exact_parameter}, 3, 4, {}).scale;
   const idp_error_bar one = r->sum({0});
-  EXPECT_STREQ(one.variance_kind, "certified");
-  EXPECT_NEAR(one.variance, s2 * (2.0 / 3) * (3.0 / 4), 1e-9 * s2);
-  EXPECT_LE(one.variance_lower, one.variance);
-  EXPECT_GT(one.variance_lower, 0.99 * one.variance);
+  EXPECT_STREQ(one.variance_kind, "exact");
+  EXPECT_NEAR(one.variance, c * (2.0 / 3) * (3.0 / 4), 1e-12 * s2);
+  EXPECT_NEAR(c, s2, 1e-9 * s2);  // a calibrated sigma^2: c is sigma^2 to rounding
+  EXPECT_EQ(one.variance_lower, one.variance);
   EXPECT_EQ(r->sum(r->where({{1, "b2"}})).variance, 0);  // a column total
+  // 5 x 5: no computation, the certified bracket [(1 - B) sigma^2, sigma^2].
+  std::vector<std::int64_t> counts(25);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 7);
+  auto wide = release(test_tables::grid({"a", "b"}, {5, 5}, counts), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
+  ASSERT_EQ(wide->status, IDP_OK) << wide->error.message;
+  const idp_error_bar cell = wide->sum({0});
+  EXPECT_STREQ(cell.variance_kind, "certified");
+  EXPECT_LE(cell.variance_lower, cell.variance);
+  EXPECT_GT(cell.variance_lower, 0.99 * cell.variance);
 }
 
 // The law without its noise.covariance_scale field.
@@ -333,25 +350,35 @@ std::string without_covariance_scale(std::string law) {
 }
 
 TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
+  // A 3 x 4 table's scale is computed from the law's b and the shape: exact,
+  // with or without the Monte Carlo scale the release publishes beside it.
   const TestTable table = table_3x4();
-  // The three-line sampler's release publishes its scalar, estimated from
-  // further exact draws: its error bars are estimates from it.
   auto published = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}});
   ASSERT_EQ(published->status, IDP_OK) << published->error.message;
   ASSERT_NE(published->rows->law().find("\"covariance_scale\": [{\"shape\": [3, 4], \"scale\": "), std::string::npos)
       << published->rows->law();
-  EXPECT_STREQ(published->sum({0}).variance_kind, "estimate");
-  // Without it the law gives no error bars.
-  auto bare = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  EXPECT_STREQ(published->sum({0}).variance_kind, "exact");
+  auto computed = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  ASSERT_EQ(computed->status, IDP_OK) << computed->error.message;
+  EXPECT_EQ(computed->sum({0}).variance, published->sum({0}).variance);
+  // A 5 x 5 table has no computed scale: its release's Monte Carlo scalar,
+  // labelled an estimate; without it the law gives no error bars.
+  std::vector<std::int64_t> counts(25);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 5 + 1);
+  const TestTable five = test_tables::grid({"a", "b"}, {5, 5}, counts);
+  auto estimated = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}});
+  ASSERT_EQ(estimated->status, IDP_OK) << estimated->error.message;
+  EXPECT_STREQ(estimated->sum({0}).variance_kind, "estimate");
+  auto bare = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
   ASSERT_EQ(bare->status, IDP_INVALID_ARGUMENT);
   EXPECT_STREQ(bare->error.message, "the release did not publish noise.covariance_scale");
-  const auto add_scale = with_noise_field(R"("covariance_scale": [{"shape": [3, 4], "scale": 2.5}])");
-  auto scaled = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}},
+  const auto add_scale = with_noise_field(R"("covariance_scale": [{"shape": [5, 5], "scale": 2.5}])");
+  auto scaled = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}},
                         [&](std::string law) { return add_scale(without_covariance_scale(law)); });
   ASSERT_EQ(scaled->status, IDP_OK) << scaled->error.message;
   const idp_error_bar one = scaled->sum({0});
   EXPECT_STREQ(one.variance_kind, "estimate");
-  EXPECT_NEAR(one.variance, 2.5 * (2.0 / 3) * (3.0 / 4), 1e-12);
+  EXPECT_NEAR(one.variance, 2.5 * (4.0 / 5) * (4.0 / 5), 1e-12);
   // The l2 law is drawn by a chain: the figure is the law's, and says so.
   auto l2 = release(table, Request{"integer_laplace_l2", 1, 0, {"a", "b"}}, with_noise_field(R"("covariance_scale": 4)"));
   ASSERT_EQ(l2->status, IDP_OK) << l2->error.message;
@@ -465,6 +492,25 @@ TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
 
 // --- one error bar for one functional ----------------------------------------
 
+// Every row's interval (the release's option "interval" at 0.9) is the
+// margin of that row alone at 0.9.
+void expect_intervals_are_margins_alone(const std::unique_ptr<Released>& r, const std::string& what) {
+  ASSERT_EQ(r->status, IDP_OK) << what << ": " << r->error.message;
+  ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << what;
+  const bool integer = read_published_law(r->rows->law()).integer_output;
+  for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
+    const idp_error_bar alone = r->sum({row}, 0.9);
+    // Integer bounds carry the half-width exactly; real ones only as
+    // value -+ t, whose difference halved is t up to the value's rounding.
+    if (integer)
+      EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << what << ", row " << row;
+    else
+      EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
+          << what << ", row " << row;
+    EXPECT_GT(alone.margin_of_error, 0) << what << ", row " << row;
+  }
+}
+
 // Each row's interval (the release's option "interval") and the margin of
 // that row alone at the same level are one number, for every family with
 // intervals, on tables whose single-cell laws are exact (a margin group, a
@@ -490,23 +536,7 @@ TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
       {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
       {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
   };
-  for (const Case& c : cases) {
-    auto r = release(c.table, c.request);
-    ASSERT_EQ(r->status, IDP_OK) << c.name << ": " << r->error.message;
-    ASSERT_EQ(r->interval_half_width.size(), r->rows->n_rows()) << c.name;
-    const bool integer = read_published_law(r->rows->law()).integer_output;
-    for (std::size_t row = 0; row < r->rows->n_rows(); ++row) {
-      const idp_error_bar alone = r->sum({row}, 0.9);
-      // Integer bounds carry the half-width exactly; real ones only as
-      // value -+ t, whose difference halved is t up to the value's rounding.
-      if (integer)
-        EXPECT_EQ(alone.margin_of_error, r->interval_half_width[row]) << c.name << ", row " << row;
-      else
-        EXPECT_NEAR(alone.margin_of_error, r->interval_half_width[row], 1e-12 * alone.margin_of_error)
-            << c.name << ", row " << row;
-      EXPECT_GT(alone.margin_of_error, 0) << c.name << ", row " << row;
-    }
-  }
+  for (const Case& c : cases) expect_intervals_are_margins_alone(release(c.table, c.request), c.name);
 }
 
 // A node of a cascade read from its row, as the sum of its children's rows
@@ -579,6 +609,180 @@ TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
   EXPECT_GT(sum.margin_of_error, r->sum({two[0]}).margin_of_error);
 }
 
+// Each row's interval and the margin of that row alone, on random tables:
+// every family with intervals, each structure it has (no margin, one margin,
+// 2 x n, tables of three and four lines, complete two-way tables).
+TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
+  std::mt19937_64 gen(20261129);
+  struct Family {
+    const char* mechanism;
+    double delta;
+  };
+  const Family families[] = {{"discrete_laplace", 0},  {"discrete_gaussian", 1e-6}, {"integer_laplace", 0},
+                             {"integer_gaussian", 1e-6}, {"subspace_gaussian", 1e-6}, {"subspace_laplace", 0},
+                             {"project_l2", 0}};
+  for (int trial = 0; trial < 4; ++trial) {
+    const int rows = 2 + int(gen() % 3), cols = 3 + int(gen() % 4);
+    std::vector<std::int64_t> counts(std::size_t(rows * cols));
+    for (auto& c : counts) c = std::int64_t(gen() % 20);
+    const TestTable table = test_tables::grid({"a", "b"}, {rows, cols}, counts);
+    for (const Family& f : families) {
+      const bool flat_only = std::string(f.mechanism).rfind("discrete_", 0) == 0;
+      for (const std::vector<const char*>& margins :
+           flat_only ? std::vector<std::vector<const char*>>{{}}
+                     : std::vector<std::vector<const char*>>{{}, {"a"}, {"a", "b"}}) {
+        expect_intervals_are_margins_alone(
+            release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}}),
+            std::string(f.mechanism) + " " + std::to_string(rows) + " x " + std::to_string(cols) + " margins " +
+                std::to_string(margins.size()));
+      }
+    }
+  }
+}
+
+// A random tree of regions, counties and tracts (some counties with one
+// tract, some regions with one county: families of one child).
+TestTable random_tree(std::mt19937_64& gen) {
+  TestTable t{{"region", "county", "tract"}, {}, {}};
+  const int regions = 2 + int(gen() % 2);
+  for (int r = 0; r < regions; ++r) {
+    const int counties = 1 + int(gen() % 4);
+    for (int c = 0; c < counties; ++c) {
+      const int tracts = 1 + int(gen() % 5);
+      for (int k = 0; k < tracts; ++k) {
+        t.text.push_back("r" + std::to_string(r));
+        t.text.push_back("c" + std::to_string(r) + "_" + std::to_string(c));
+        t.text.push_back("t" + std::to_string(r) + "_" + std::to_string(c) + "_" + std::to_string(k));
+        t.counts.push_back(std::int64_t(gen() % 15));
+      }
+    }
+  }
+  return t;
+}
+
+// Rows by their keys: depth (keys set) and, for each row, those under a node.
+struct TreeRows {
+  const Released& r;
+  std::size_t depth(std::size_t row) const {
+    std::size_t d = 0;
+    while (d < 3 && r.rows->key(row, d) != nullptr) ++d;
+    return d;
+  }
+  bool under(std::size_t row, std::size_t node) const {
+    for (std::size_t k = 0; k < depth(node); ++k)
+      if (r.rows->key(row, k) == nullptr || std::string(r.rows->key(row, k)) != r.rows->key(node, k)) return false;
+    return true;
+  }
+  std::vector<std::size_t> at_depth_under(std::size_t d, std::size_t node) const {
+    std::vector<std::size_t> out;
+    for (std::size_t row = 0; row < r.rows->n_rows(); ++row)
+      if (depth(row) == d && under(row, node)) out.push_back(row);
+    return out;
+  }
+};
+
+// Every node of random trees, read from its row, its children's rows and
+// its leaves' rows: one error bar, for the cascades (each node a unit) and
+// for flat laws rolled up (each node the sum of its leaves).
+TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
+  std::mt19937_64 gen(4711);
+  const Request requests[] = {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}},
+                              {"discrete_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_laplace", 1, 0, {"region"}, {"region", "county", "tract"}},
+                              {"subspace_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}}};
+  for (int trial = 0; trial < 3; ++trial) {
+    const TestTable table = random_tree(gen);
+    for (const Request& request : requests) {
+      auto r = release(table, request);
+      ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
+      const TreeRows tree{*r};
+      for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
+        const std::size_t d = tree.depth(node);
+        if (d == 3) continue;
+        const auto children = tree.at_depth_under(d + 1, node), leaves = tree.at_depth_under(3, node);
+        for (const double level : {0.5, 0.9, 0.99}) {
+          const idp_error_bar from_row = r->sum({node}, level);
+          const idp_error_bar from_children = r->sum(children, level);
+          const idp_error_bar from_leaves = r->sum(leaves, level);
+          const std::string what = std::string(request.mechanism) + " node " + std::to_string(node) + " at depth " +
+                                   std::to_string(d) + " level " + std::to_string(level);
+          EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << what;
+          EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << what;
+          EXPECT_EQ(from_children.variance, from_row.variance) << what;
+          EXPECT_EQ(from_leaves.variance, from_row.variance) << what;
+          EXPECT_STREQ(from_children.method, from_row.method) << what;
+          EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
+        }
+      }
+    }
+  }
+}
+
+// A rectangle of a crossed cascade (row node x column node) read from its
+// row, from its children along either tree, or from its leaves' grid: one
+// error bar.
+TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
+  std::mt19937_64 gen(99);
+  std::vector<std::int64_t> counts(3 * 4 * 5);
+  for (auto& c : counts) c = std::int64_t(gen() % 12);
+  const TestTable table = test_tables::grid({"region", "county", "age"}, {3, 4, 5}, counts);
+  for (const char* mechanism : {"cascade", "integer_cascade", "discrete_laplace"}) {
+    auto r = release(table, Request{mechanism, 1, std::string(mechanism) == "discrete_laplace" ? 0 : 1e-6, {},
+                                    {"region", "county"}, {"crossed"}, {"[\"age\"]"}});
+    ASSERT_EQ(r->status, IDP_OK) << mechanism << ": " << r->error.message;
+    // Rows: (region or NULL, county or NULL, age or NULL).
+    const auto matches = [&](std::size_t row, const char* region, const char* county, bool age_set) {
+      const auto is = [&](std::size_t k, const char* text) {
+        const char* key = r->rows->key(row, k);
+        return text == nullptr ? key == nullptr : key != nullptr && std::string(key) == text;
+      };
+      return is(0, region) && is(1, county) && (r->rows->key(row, 2) != nullptr) == age_set;
+    };
+    const auto rows_where = [&](const std::function<bool(std::size_t)>& keep) {
+      std::vector<std::size_t> out;
+      for (std::size_t row = 0; row < r->rows->n_rows(); ++row)
+        if (keep(row)) out.push_back(row);
+      return out;
+    };
+    for (const double level : {0.5, 0.9, 0.99}) {
+      // region1 x all ages: its row; its counties' rows (x all ages); its
+      // own rows by age; the leaves' grid.
+      const auto node = rows_where([&](std::size_t row) { return matches(row, "region1", nullptr, false); });
+      ASSERT_EQ(node.size(), 1u);
+      const auto by_county = rows_where([&](std::size_t row) {
+        return r->rows->key(row, 0) && std::string(r->rows->key(row, 0)) == "region1" && r->rows->key(row, 1) &&
+               !r->rows->key(row, 2);
+      });
+      const auto by_age = rows_where([&](std::size_t row) { return matches(row, "region1", nullptr, true); });
+      const auto grid = rows_where([&](std::size_t row) {
+        return r->rows->key(row, 0) && std::string(r->rows->key(row, 0)) == "region1" && r->rows->key(row, 1) &&
+               r->rows->key(row, 2);
+      });
+      ASSERT_EQ(by_county.size(), 4u);
+      ASSERT_EQ(by_age.size(), 5u);
+      ASSERT_EQ(grid.size(), 20u);
+      // Rectangles no family collapses, in an order that sorting by either
+      // tree reverses: the canonical form ends, with both.
+      const auto anti = rows_where([&](std::size_t row) {
+        return (matches(row, "region0", "county0", true) && std::string(r->rows->key(row, 2)) == "age1") ||
+               (matches(row, "region0", "county1", true) && std::string(r->rows->key(row, 2)) == "age0");
+      });
+      ASSERT_EQ(anti.size(), 2u);
+      EXPECT_EQ(r->sum(anti, level).cells, 2u);
+      const idp_error_bar one = r->sum(node, level);
+      EXPECT_GT(one.margin_of_error, 0) << mechanism;
+      for (const auto* ways : {&by_county, &by_age, &grid}) {
+        const idp_error_bar other = r->sum(*ways, level);
+        EXPECT_EQ(other.margin_of_error, one.margin_of_error) << mechanism << " " << ways->size() << " rows at " << level;
+        EXPECT_EQ(other.variance, one.variance) << mechanism << " " << ways->size() << " rows";
+        EXPECT_STREQ(other.method, one.method) << mechanism;
+      }
+    }
+  }
+}
+
 // --- streams -------------------------------------------------------------------
 
 TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
@@ -605,6 +809,21 @@ TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
   EXPECT_NEAR(bar.variance, stream_variance(2, {0, 1, 2, 3}, {1, 1, 1, 1}), 1e-12);
   EXPECT_STREQ(bar.variance_kind, "exact");
   EXPECT_STREQ(bar.margin_kind, "exact");  // Gaussian: the normal law
+  // One error bar whatever the order the periods are given in; a period
+  // given twice counts twice.
+  const auto sum_of = [&](const std::vector<std::size_t>& which) {
+    std::vector<idp_row_id> q;
+    for (std::size_t k : which) q.push_back(ids[k]);
+    idp_error_bar out{};
+    EXPECT_EQ(idp_accuracy_sum(accuracy, q.size(), q.data(), nullptr, 0.9, nullptr, &out, &error), IDP_OK);
+    return out;
+  };
+  const idp_error_bar forward = sum_of({0, 1, 2, 3, 4, 5}), backward = sum_of({5, 3, 1, 4, 2, 0});
+  EXPECT_EQ(forward.margin_of_error, backward.margin_of_error);
+  EXPECT_EQ(forward.variance, backward.variance);
+  const idp_error_bar twice = sum_of({4, 4}), once = sum_of({4});
+  EXPECT_EQ(twice.variance, 4 * once.variance);
+  EXPECT_EQ(twice.margin_of_error, 2 * once.margin_of_error);
   idp_accuracy_free(accuracy);
 }
 

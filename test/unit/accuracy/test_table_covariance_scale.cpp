@@ -1,6 +1,6 @@
 // The covariance scale of complete two-way tables computed by Fourier
 // integrals (accuracy/table_covariance_scale.hpp; DERIVATIONS.md beside it,
-// section 12): against exact enumeration of 2 x 2 and 3 x 3 tables, the
+// section 12): against exact enumeration of 2 x 2, 2 x 4 and 3 x 3 tables, the
 // closed form of 2 x n tables, and the lattice Gaussian's certified bounds
 // at calibrated variances.
 #include <gtest/gtest.h>
@@ -58,6 +58,34 @@ TEST(TableCovarianceScale, ThreeByThreeMatchesEnumeration) {
     EXPECT_DOUBLE_EQ(t.scale, t.cell_variance * 9 / 4);
     EXPECT_LT(t.quadrature_error, 1e-13);
     EXPECT_LT(t.rounding_error, 1e-11);
+  }
+}
+
+// 2 x 4 enumerated directly (its three free cells, the second line the
+// first's negative), for both laws: the case the error bars of two-line
+// tables read without the group computation.
+TEST(TableCovarianceScale, TwoByFourMatchesEnumeration) {
+  for (const IntegerNoise noise : {laplace(9, 10), laplace(3, 1), gaussian(1, 2), gaussian(3, 1)}) {
+    const double par = noise.parameter.to_double();
+    const auto W = [&](std::int64_t x) {
+      return noise.kind == IntegerNoise::Kind::laplace ? std::exp(-std::fabs(double(x)) / par)
+                                                       : std::exp(-double(x) * double(x) / (2 * par));
+    };
+    const std::int64_t R = noise.kind == IntegerNoise::Kind::laplace ? std::int64_t(45 * par) + 10 : 20;
+    long double total = 0, second = 0;
+    for (std::int64_t a = -R; a <= R; ++a)
+      for (std::int64_t b = -R; b <= R; ++b)
+        for (std::int64_t c = -R; c <= R; ++c) {
+          const double d = -double(a + b + c);
+          const long double line = W(a) * W(b) * W(c) * W(std::int64_t(d));
+          const long double p = line * line;  // the second line is the first's negative
+          total += p;
+          second += p * double(a) * double(a);
+        }
+    const double direct = double(second / total);
+    const TableScale t = table_covariance_scale(noise, 2, 4, Interrupts());
+    EXPECT_NEAR(t.cell_variance / direct - 1, 0, 1e-12) << par;
+    EXPECT_DOUBLE_EQ(t.scale, t.cell_variance * 8 / 3);
   }
 }
 

@@ -1,0 +1,314 @@
+// Margins of error of sums from the law of the sum (sum_quantile.hpp;
+// DERIVATIONS.md, section 14).
+#include "sum_quantile.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "../errors.hpp"
+#include "independent_sum_quantiles.hpp"
+#include "lattice_gaussian_quantiles.hpp"
+#include "tail_quantiles.hpp"
+#include "zero_sum_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+// Weights of the inversions are integers well inside a double's exact range.
+constexpr double kMaxWeight = 0x1p40;
+
+bool integer_weight(double w, std::int64_t& out) {
+  if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return false;
+  out = static_cast<std::int64_t>(w);
+  return true;
+}
+
+// The query's cells grouped by block, in block order (the query's order
+// within a block).
+struct BlockCells {
+  std::uint32_t block = 0;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> cells;  // (cell, integer weight)
+};
+
+bool by_block(const ProjectorForm& form, const CellQuery& query, std::vector<BlockCells>& out,
+              const Interrupts& interrupts) {
+  std::vector<std::pair<std::uint32_t, std::size_t>> order(query.size());
+  bool one_block = true;
+  for (std::size_t k = 0; k < query.size(); ++k) {
+    interrupts.poll_every(k);
+    order[k] = {form.block_of(query.cells[k]), k};
+    one_block = one_block && order[k].first == order[0].first;
+  }
+  if (!one_block) std::sort(order.begin(), order.end());  // one block (a single table): already in query order
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    interrupts.poll_every(k);
+    std::int64_t w = 0;
+    if (!integer_weight(query.weights[order[k].second], w)) return false;
+    if (out.empty() || out.back().block != order[k].first) out.push_back({order[k].first, {}});
+    out.back().cells.emplace_back(query.cells[order[k].second], w);
+  }
+  return true;
+}
+
+// A zero-sum group's weights, value -> number of cells (every cell of the
+// group, the unlisted ones at 0). The group adds sum_i w_i z_i, unchanged
+// by a constant shift of its weights (sum z = 0): with two values u < v it
+// is (v - u) times the sum of the v cells; with three, c - d < c < c + d,
+// d times (the c + d cells minus the c - d cells).
+struct GroupPattern {
+  std::int64_t step = 0;  // v - u, or d
+  bool three = false;
+  std::uint64_t high = 0, middle = 0, low = 0;  // cells at v (c + d), at c (three only), at u (c - d)
+};
+
+// A group's distinct weights with their numbers of cells: at most three
+// matter (a fourth value has no pattern), so a few entries, no map.
+class WeightValues {
+ public:
+  void add(std::int64_t w, std::uint64_t cells = 1) {
+    for (std::size_t k = 0; k < std::min(n_, value_.size()); ++k)
+      if (value_[k].first == w) {
+        value_[k].second += cells;
+        return;
+      }
+    if (n_ < value_.size()) value_[n_] = {w, cells};
+    ++n_;  // past three values: too_many()
+  }
+  bool too_many() const { return n_ > 3; }
+  std::size_t size() const { return n_; }
+  // The values in increasing order (size() <= 3).
+  std::vector<std::pair<std::int64_t, std::uint64_t>> sorted() const {
+    std::vector<std::pair<std::int64_t, std::uint64_t>> out(value_.begin(), value_.begin() + std::ptrdiff_t(n_));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  std::array<std::pair<std::int64_t, std::uint64_t>, 3> value_{};
+  std::size_t n_ = 0;
+};
+
+bool group_pattern(const WeightValues& counts, GroupPattern& out) {
+  if (counts.size() < 2 || counts.too_many()) return counts.size() == 1;  // one value: the group adds 0
+  const auto values = counts.sorted();
+  const auto& first = values.front();
+  const auto& last = values.back();
+  if (values.size() == 2) {
+    out = {last.first - first.first, false, last.second, 0, first.second};
+    return true;
+  }
+  const auto& mid = values[1];
+  if (last.first - mid.first != mid.first - first.first) return false;
+  out = {mid.first - first.first, true, last.second, mid.second, first.second};
+  return true;
+}
+
+// The groups as terms of one step d shared by all (X = d * sum of the
+// groups' signed sums; each group's sign is free: its law is symmetric).
+bool group_terms(const std::vector<GroupPattern>& patterns, std::vector<GroupTerm>& terms, std::int64_t& d) {
+  d = 0;
+  for (const GroupPattern& p : patterns)
+    if (p.three) d = d == 0 ? p.step : d;
+  if (d == 0)
+    for (const GroupPattern& p : patterns) d = d == 0 ? p.step : std::min(d, p.step);
+  std::map<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>, std::uint64_t> merged;
+  for (const GroupPattern& p : patterns) {
+    SignedCounts c;
+    if (p.three && p.step == d) {
+      c = {p.high, p.low, p.middle};
+    } else if (!p.three && p.step == d) {
+      c = {p.high, 0, p.low};
+    } else if (!p.three && p.step == 2 * d) {
+      c = {p.high, p.low, 0};  // u, v = c - d, c + d with c their midpoint
+    } else {
+      return false;
+    }
+    ++merged[{c.plus, c.minus, c.zero}];
+  }
+  for (const auto& [c, groups] : merged) terms.push_back({{std::get<0>(c), std::get<1>(c), std::get<2>(c)}, groups});
+  return true;
+}
+
+// A table's line of two levels: the axis of length 2 (0 or 1), or -1.
+int two_line_axis(const std::vector<std::size_t>& shape) {
+  if (shape.size() != 2) return -1;
+  return shape[0] == 2 ? 0 : shape[1] == 2 ? 1 : -1;
+}
+
+MarginOfError from_quantile(const Quantile& q, std::int64_t step, const std::string& law) {
+  MarginOfError out;
+  out.tail = SumTail::law_quantile;
+  out.half_width = double(q.half_width) * double(step);
+  out.kind = q.exact ? Exactness::exact : Exactness::certified;
+  out.method = (q.exact ? "exact: the quantile of the sum's law (" : "certified: a covering quantile of the sum's law (") +
+               law + ")";
+  return out;
+}
+
+// Partitions and 2 x n tables: zero-sum groups.
+std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNoise noise,
+                                          const std::vector<BlockCells>& blocks, double level,
+                                          const Interrupts& interrupts) {
+  const bool tables = std::string(form.structure()) == "tables";
+  std::vector<GroupPattern> patterns;
+  for (const BlockCells& b : blocks) {
+    interrupts.poll();
+    const std::vector<std::size_t> shape = form.block_shape(b.block);
+    if (shape_pinned(shape)) continue;
+    WeightValues values;
+    std::uint64_t group_size = 0;
+    if (!tables) {
+      group_size = shape[0];
+      for (std::size_t k = 0; k < b.cells.size(); ++k) {
+        interrupts.poll_every(k);
+        values.add(b.cells[k].second);
+      }
+    } else {
+      // The line y of the table (y, -y): column j's weight on y is the
+      // difference of its two cells' weights.
+      const int axis = two_line_axis(shape);
+      if (axis < 0) return std::nullopt;
+      group_size = shape[1 - axis];
+      std::vector<std::pair<std::size_t, std::int64_t>> line;  // (column, weight on y), sorted then merged
+      line.reserve(b.cells.size());
+      for (std::size_t k = 0; k < b.cells.size(); ++k) {
+        interrupts.poll_every(k);
+        const auto& [cell, w] = b.cells[k];
+        const std::size_t p = form.position_in_block(cell);
+        const std::size_t two = axis == 0 ? p / shape[1] : p % 2, j = axis == 0 ? p % shape[1] : p / 2;
+        line.emplace_back(j, two == 0 ? w : -w);
+      }
+      std::sort(line.begin(), line.end());
+      std::size_t columns = 0;
+      for (std::size_t k = 0; k < line.size();) {
+        interrupts.poll_every(k);
+        std::int64_t w = 0;
+        std::size_t next = k;
+        // Ends: next walks the entries of one column.
+        for (; next < line.size() && line[next].first == line[k].first; ++next) w += line[next].second;
+        values.add(w);
+        ++columns;
+        k = next;
+      }
+      if (columns < group_size) values.add(0, group_size - columns);
+    }
+    if (!tables) {
+      const std::uint64_t listed = b.cells.size();
+      if (listed < group_size) values.add(0, group_size - listed);
+    }
+    GroupPattern p;
+    if (!group_pattern(values, p)) return std::nullopt;
+    if (p.step != 0) patterns.push_back(p);
+  }
+  std::vector<GroupTerm> terms;
+  std::int64_t d = 0;
+  if (patterns.empty() || !group_terms(patterns, terms, d)) return std::nullopt;
+  const IntegerNoise group_noise = tables ? halved(noise) : noise;
+  try {
+    return from_quantile(zero_sum_quantile(group_noise, terms, level, interrupts), d,
+                         tables ? "the first lines of 2 x n tables, zero-sum groups at half the parameter, by Fourier "
+                                  "inversion"
+                                : "independent zero-sum groups, by Fourier inversion");
+  } catch (const TooLarge&) {
+    return std::nullopt;  // past the inversion's work limit: the variance's tail bound
+  }
+}
+
+// Complete tables of the lattice Gaussian: one box of one weight per table.
+std::optional<MarginOfError> box_margin(const ProjectorForm& form, IntegerNoise noise,
+                                        const std::vector<BlockCells>& blocks, double level,
+                                        const Interrupts& interrupts) {
+  std::int64_t d = 0;
+  std::vector<TiltedFunctional> functionals;
+  for (const BlockCells& b : blocks) {
+    interrupts.poll();
+    const std::vector<std::size_t> shape = form.block_shape(b.block);
+    if (shape_pinned(shape)) continue;
+    const std::int64_t w = std::llabs(b.cells[0].second);
+    if (d == 0) d = w;
+    std::vector<std::vector<char>> in(shape.size());
+    for (std::size_t k = 0; k < shape.size(); ++k) in[k].assign(shape[k], 0);
+    std::vector<std::size_t> selected(shape.size(), 0);
+    for (std::size_t k = 0; k < b.cells.size(); ++k) {
+      interrupts.poll_every(k);
+      const auto& [cell, weight] = b.cells[k];
+      if (weight != b.cells[0].second || std::llabs(weight) != d) return std::nullopt;
+      std::size_t rest = form.position_in_block(cell);
+      for (std::size_t k = shape.size(); k-- > 0;) {
+        const std::size_t level_k = rest % shape[k];
+        rest /= shape[k];
+        if (!in[k][level_k]) {
+          in[k][level_k] = 1;
+          ++selected[k];
+        }
+      }
+    }
+    double cells = 1;
+    bool whole_axis = false;
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+      cells *= double(selected[k]);
+      whole_axis = whole_axis || selected[k] == shape[k];
+    }
+    if (cells != double(b.cells.size())) return std::nullopt;  // no product of level sets
+    if (whole_axis) continue;                                   // a sum of whole lines: 0
+    functionals.push_back({box_variance(noise.parameter, shape, selected),
+                           box_log_excess(noise.parameter, shape, selected)});
+  }
+  if (functionals.empty()) return std::nullopt;
+  try {
+    const TiltedFunctional sum = independent_blocks(functionals, interrupts);
+    return from_quantile(tilted_gaussian_quantile(sum.variance, 1, sum.log_excess, level, interrupts), d,
+                         "boxes of complete tables: the discrete Gaussian at the continuous variance, tilted within "
+                         "the theta excess of the other Gram-Schmidt coordinates");
+  } catch (const OutOfRange&) {
+    return std::nullopt;  // a lattice too coarse for the bound: the sub-Gaussian tail
+  } catch (const TooLarge&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, IntegerNoise noise, const CellQuery& query,
+                                                double level, const Interrupts& interrupts) {
+  check_level(level);
+  const std::string structure = form.structure();
+  if (structure == "general" || query.size() == 0) return std::nullopt;
+  if (structure == "none") {
+    std::map<std::uint64_t, std::uint64_t> by_weight;
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      interrupts.poll_every(k);
+      std::int64_t w = 0;
+      if (!integer_weight(query.weights[k], w)) return std::nullopt;
+      if (w != 0) ++by_weight[std::uint64_t(std::llabs(w))];
+    }
+    std::vector<WeightedCells> terms;
+    for (const auto& [w, m] : by_weight) terms.push_back({w, m});
+    try {
+      return from_quantile(independent_sum_quantile(noise, std::move(terms), level, interrupts), 1,
+                           "independent cells, by Fourier inversion");
+    } catch (const TooLarge&) {
+      return std::nullopt;
+    }
+  }
+  std::vector<BlockCells> blocks;
+  if (!by_block(form, query, blocks, interrupts)) return std::nullopt;
+  bool all_groups = true;
+  for (const BlockCells& b : blocks) {
+    const std::vector<std::size_t> shape = form.block_shape(b.block);
+    all_groups = all_groups && (structure == "partition" || shape_pinned(shape) || two_line_axis(shape) >= 0);
+  }
+  if (all_groups)
+    if (std::optional<MarginOfError> m = group_margin(form, noise, blocks, level, interrupts)) return m;
+  if (structure == "tables" && noise.kind == IntegerNoise::Kind::gaussian)
+    return box_margin(form, noise, blocks, level, interrupts);
+  return std::nullopt;
+}
+
+}  // namespace invariant_dp::accuracy

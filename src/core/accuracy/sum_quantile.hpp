@@ -1,0 +1,41 @@
+// The margin of error of a sum of two or more cells of an integer lattice
+// release (discrete_laplace, discrete_gaussian, integer_laplace,
+// integer_gaussian) from the law of the sum itself, where it is known
+// (DERIVATIONS.md, section 14), instead of a tail bound on its variance:
+//
+// | structure and sum                                    | law of the sum                                   | kind      |
+// |------------------------------------------------------|--------------------------------------------------|-----------|
+// | no margin (independent cells), integer weights       | weighted sum of i.i.d. cells (independent_sum_quantiles.hpp) | exact |
+// | a partition: per group, weights of at most three     | sums over independent zero-sum groups            | exact     |
+// |   values c - d, c, c + d, one d for every group       |   (zero_sum_quantiles.hpp)                       |           |
+// | 2 x n (n x 2) tables: per table, the differences of  | the same on the tables' first lines at half the  | exact     |
+// |   its two lines' weights as a group's                |   parameter (samplers/two_line_table.hpp)        |           |
+// | integer_gaussian, complete tables: per table a box   | the tilted discrete Gaussian at the continuous   | exact or  |
+// |   (a product of level sets) of one weight d          |   variance (lattice_gaussian_quantiles.hpp)      | certified |
+//
+// "exact" when the certified enclosures decide the smallest covering
+// half-width (its coverage is >= level, one count less certainly is
+// below); otherwise the half-width found still covers and is "certified".
+// Every half-width is an integer (rounded once, outward: the quantile of an
+// integer law). Anything else (the l1 law on tables of three lines or more,
+// general margins, weights of other patterns, sums too wide for the
+// inversions' work limits) returns nothing, and the caller takes the tail
+// bound on the variance (margin_of_error.hpp).
+#pragma once
+
+#include <optional>
+
+#include "../interrupts.hpp"
+#include "cell_query.hpp"
+#include "integer_noise_transforms.hpp"
+#include "margin_of_error.hpp"
+#include "projector_form.hpp"
+
+namespace invariant_dp::accuracy {
+
+// query: distinct cells of the form with their weights (as
+// LinearAccuracy::variance takes them). noise: the cells' unconditioned law.
+std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, IntegerNoise noise, const CellQuery& query,
+                                                double level, const Interrupts& interrupts);
+
+}  // namespace invariant_dp::accuracy
