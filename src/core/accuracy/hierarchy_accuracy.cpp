@@ -145,8 +145,17 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
   std::vector<double> widths;
   std::vector<std::uint32_t> class_of_node(var.size());
   std::string method;
+  // Nodes in level order mostly repeat the variance of the node before
+  // (a level's nodes share it unless the conditioning differs): that class
+  // is reused without a lookup.
+  double last_variance = std::nan("");
+  std::uint32_t last_class = 0;
   for (std::size_t u = 0; u < var.size(); ++u) {
     interrupts.poll_every(u);
+    if (var[u] == last_variance) {
+      class_of_node[u] = last_class;
+      continue;
+    }
     auto found = class_of_variance.find(var[u]);
     if (found == class_of_variance.end()) {
       double t = 0;
@@ -163,6 +172,8 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
       widths.push_back(t);
     }
     class_of_node[u] = found->second;
+    last_variance = var[u];
+    last_class = found->second;
   }
   CellIntervals out(std::move(class_of_node), std::move(widths), integer(),
                     integer() ? Exactness::certified : Exactness::exact, method);
