@@ -378,35 +378,61 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
   } else {
     const auto reach = static_cast<std::int64_t>(std::min(std::ceil(reach_nats / g.rho()), 0x1p24));
     const double max_f = bound_rest ? F.max() : 0.0;
-    // F written out on the range the sums read: g over its kinks and reach.
-    const std::int64_t g_lo = std::max(g.support, g.kink_lo() - reach), g_hi = g.kink_hi() + reach;
+    // g over its kinks and reach, then trimmed to where it is within
+    // reach_nats of its largest value (an interval: g is log-concave). A
+    // subtree's window holds its sum's largest value, where exp(-rho |s|)
+    // has made g negligible; what is left out is bounded below.
+    const std::int64_t c_lo = std::max(g.support, g.kink_lo() - reach), c_hi = g.kink_hi() + reach;
+    thread_local std::vector<double> c;
+    c.assign(static_cast<std::size_t>(c_hi - c_lo + 1), 0.0);
+    interrupts.poll();
+    g.write(c_lo, c);
+    double g_max = 0;
+    for (double x : c) g_max = std::max(g_max, x);
+    const double g_floor = g_max * std::exp(-reach_nats);
+    std::size_t i_lo = 0, i_hi = c.size() - 1;
+    // Ends: each scan stays within c.
+    while (i_lo < i_hi && c[i_lo] < g_floor) ++i_lo;
+    while (i_hi > i_lo && c[i_hi] < g_floor) --i_hi;
+    double trimmed = 0;  // a sum of at most c.size() non-negative terms
+    for (std::size_t i = 0; i < i_lo; ++i) trimmed += c[i];
+    for (std::size_t i = i_hi + 1; i < c.size(); ++i) trimmed += c[i];
+    const std::int64_t g_lo = c_lo + static_cast<std::int64_t>(i_lo), g_hi = c_lo + static_cast<std::int64_t>(i_hi);
+    // F written out on the range the sums read.
     const std::int64_t ext_lo = std::max(lo - g_hi, F.support()), ext_hi = hi - g_lo;
     thread_local std::vector<double> a;
     a.assign(static_cast<std::size_t>(std::max<std::int64_t>(ext_hi - ext_lo + 1, 0)), 0.0);
     interrupts.poll();
     F.write(ext_lo, a);
-    // Directly over g's kinks and reach: out[r] = sum_s c[s] F(r - s).
-    const std::size_t ns = static_cast<std::size_t>(g_hi - g_lo + 1);
+    // Directly over [g_lo, g_hi]: out[r] = sum_s c[s] F(r - s).
+    const std::size_t ns = i_hi - i_lo + 1;
     thread_local std::vector<double> c_rev;
-    c_rev.assign(ns, 0.0);
-    g.write(g_lo, c_rev);
-    std::reverse(c_rev.begin(), c_rev.end());
-    // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo].
+    c_rev.assign(c.rend() - static_cast<std::ptrdiff_t>(i_hi) - 1, c.rend() - static_cast<std::ptrdiff_t>(i_lo));
+    // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo]. Eight partial
+    // sums (independent additions; a sum of non-negative terms keeps its
+    // bound (1 + n u) in any order).
     for (std::size_t k = 0; k < out.v.size(); ++k) {
       interrupts.poll_every(k);
       const std::int64_t base = lo + static_cast<std::int64_t>(k) - g_hi - ext_lo;
-      double acc = 0;
       const std::int64_t i0 = std::max<std::int64_t>(0, -base);
       const std::int64_t i1 = std::min<std::int64_t>(static_cast<std::int64_t>(ns), static_cast<std::int64_t>(a.size()) - base);
-      for (std::int64_t i = i0; i < i1; ++i) acc += c_rev[i] * a[base + i];
-      out.v[k] += acc;
+      const double* x = c_rev.data() + i0;
+      const double* y = a.data() + base + i0;
+      const std::int64_t n = i1 - i0;
+      double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      std::int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; ++l) p[l] += x[i + l] * y[i + l];
+      for (; i < n; ++i) p[0] += x[i] * y[i];
+      out.v[k] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
     }
     if (bound_rest) {
-      // g beyond [g_lo, g_hi] is geometric: its mass there times max F.
-      double rest = 0;
+      // g beyond [c_lo, c_hi] is geometric, and between them and [g_lo,
+      // g_hi] it was summed: its mass there times max F.
+      double rest = trimmed * (1 + double(c.size()) * 0x1p-52);
       const double lr = g.left_ratio(), rr = g.right_ratio();
-      if (g_lo > g.support && lr > 0) rest += g.g(g_lo - 1) / (1 - lr);
-      if (rr > 0) rest += g.g(g_hi + 1) / (1 - rr);
+      if (c_lo > g.support && lr > 0) rest += g.g(c_lo - 1) / (1 - lr);
+      if (rr > 0) rest += g.g(c_hi + 1) / (1 - rr);
       rest *= max_f * kBoundSlack;
       *tight = true;
       for (std::size_t i = 0; i < out.v.size() && *tight; ++i) *tight = rest <= 0x1p-40 * out.v[i];
