@@ -142,8 +142,12 @@ bool product_at_most(double x, double a, double b) {
     a = std::ldexp(a, -e);
     b = std::ldexp(b, -e);
   }
-  const double p1 = x * a, e1 = std::fma(x, a, -p1);
-  const double p2 = b * b, e2 = std::fma(b, b, -p2);
+  const double p1 = x * a, p2 = b * b;
+  // Each product is within a relative 2^-53 of its exact value (no
+  // underflow in this range): apart by more, the rounded ones decide.
+  if (p1 < p2 * (1 - 0x1p-50)) return true;
+  if (p1 > p2 * (1 + 0x1p-50)) return false;
+  const double e1 = std::fma(x, a, -p1), e2 = std::fma(b, b, -p2);
   return p1 != p2 ? p1 < p2 : e1 <= e2;
 }
 
@@ -350,13 +354,28 @@ ChildMessage leaf_message(const RatePowers& pow, std::int64_t count) {
 
 void describe_subtree_message(ChildMessage& g) {
   double mass = 0, s1 = 0, s2 = 0, hmax = 0;
-  for (std::uint32_t i = 0; i < g.n; ++i) {
-    const std::int64_t s = g.lo + i;
-    const double w = g.pow->at(s < 0 ? -s : s) * g.values[i];
+  auto add = [&](std::int64_t s, double w) {
     mass += w;
     s1 += w * static_cast<double>(s);
     s2 += w * static_cast<double>(s) * static_cast<double>(s);
+  };
+  for (std::uint32_t i = 0; i < g.n; ++i) {
+    const std::int64_t s = g.lo + i;
+    add(s, g.pow->at(s < 0 ? -s : s) * g.values[i]);
     hmax = std::max(hmax, g.values[i]);
+  }
+  // The tails too: a window cropped where g still decays slowly leaves
+  // much of its mass there. Until a term is below 2^-60 of the mass so far
+  // (or 2^20 terms: then the rest is negligible for windows).
+  const double wmax = mass;
+  for (int side = -1; side <= 1; side += 2) {
+    std::int64_t s = side > 0 ? g.hi() + 1 : g.lo - 1;
+    // Ends: at most 2^20 terms.
+    for (std::int64_t k = 0; k < (std::int64_t{1} << 20) && s >= g.support; ++k, s += side) {
+      const double w = g.g(s);
+      if (!(w > 0x1p-60 * wmax)) break;
+      add(s, w);
+    }
   }
   g.hmax = hmax;
   g.mean = mass > 0 ? s1 / mass : 0;
@@ -449,16 +468,31 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
 
 void make_log_concave_majorant(WindowFn& F, double tilt) {
   std::vector<double>& v = F.v;
+  if (v.size() < 2) throw Error("a window of the non-negative cascade is too short for its tails");
+  std::size_t m0 = 0;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[m0]) m0 = i;
+  // Values below 2^-900 of the largest carry no shape (they may have been
+  // raised to the floor, or rounded as subnormals): the window ends before
+  // them, and its tails bound what lies there (a window decides only speed).
+  const double negligible = v[m0] * 0x1p-900;
+  std::size_t first = 0, end = v.size();
+  // Ends: each scan stays within the window.
+  while (first + 1 < m0 && v[first] <= negligible) ++first;
+  while (end > m0 + 2 && v[end - 1] <= negligible) --end;
+  if (first > 0 || end < v.size()) {
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(end), v.end());
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(first));
+    F.lo += static_cast<std::int64_t>(first);
+    m0 -= first;
+  }
   const std::size_t n = v.size();
   const bool left_tail = F.lo > F.support;
-  if (n < 2) throw Error("a window of the non-negative cascade is too short for its tails");
-  std::size_t m0 = 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if (v[i] > v[m0]) m0 = i;
   // Ratios away from the mode: the decreasing side's raised, the increasing
   // side's lowered, each then made monotone (suffix maxima to the right,
   // prefix minima to the left, clamped at 1).
-  std::vector<double> ratio(n - 1);
+  thread_local std::vector<double> ratio, s;
+  ratio.resize(n - 1);
   double suffix = 0;
   for (std::size_t i = n - 1; i-- > m0;) {
     suffix = std::max(suffix, v[i + 1] / v[i] * tilt);
@@ -471,7 +505,7 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   }
   // Values from the mode outwards, each capped so that s_i^2 >= s_{i-1}
   // s_{i+1} holds exactly.
-  std::vector<double> s(n);
+  s.resize(n);
   s[m0] = v[m0];
   for (std::size_t i = m0; i + 1 < n; ++i) {
     double x = std::max(s[i] * ratio[i], kFloor);
@@ -485,7 +519,7 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   }
   for (std::size_t i = 0; i < n; ++i)
     if (!(s[i] >= v[i])) throw Error("a log-concave bound of the non-negative cascade fell below its values");
-  v = std::move(s);
+  std::swap(v, s);  // s keeps the old buffer for the next call
   // Tails continue the edge ratios (rounded down to keep log-concavity).
   double right = v[n - 1] / v[n - 2];
   // Ends: the quotient is within its rounding (an ulp) of a ratio that

@@ -39,7 +39,9 @@ namespace invariant_dp::hierarchy {
 constexpr double kMessageMargin = 1 + 0x1p-32;
 
 struct NonnegativeOptions {
-  // Windows: mean +- window_sd standard deviations + window_tail / rate.
+  // Windows: around the suffix sums' means and their regression on the
+  // split's likeliest value, +- window_sd standard deviations +
+  // window_tail / rate (NONNEGATIVE.md, section 3).
   // Beyond them the messages continue as log-concave geometric bounds, so a
   // narrow window costs acceptance only where a draw lands beyond it, by how
   // much the bound exceeds the sum there (test/bench/README.md: no restart
