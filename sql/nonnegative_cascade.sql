@@ -140,7 +140,7 @@ SELECT sqlstate_of($$SELECT dp.check_request('nonnegative_cascade', NULL, option
 -- bias and variance: every loop polls).
 SET statement_timeout = '1s';
 SELECT count(*) FROM dp.privatize('SELECT i / 4096 AS a, i / 64 AS b, i AS c, (i % 3)::bigint FROM generate_series(1, 2000000) i',
-                                  1.0, 'nonnegative_cascade', hierarchy => '{a,b,c}', options => '{"stddev": true}')
+                                  4.0, 'nonnegative_cascade', hierarchy => '{a,b,c}', options => '{"stddev": true}')
 AS t(a int, b int, c int, n bigint, sd float8);
 -- Few leaves but wide windows: the messages and the draw are interrupted.
 SELECT count(*) FROM dp.privatize('SELECT i / 64 AS a, i AS b, (i % 3)::bigint FROM generate_series(1, 20000) i',

@@ -16,8 +16,13 @@
 // >= 0, the sum of its children, the states exact) or the benchmark exits 1.
 //   * the U.S.-shaped slice of docs/comparisons/data_blocks.sql (2 states,
 //     23,415 blocks, counts log-normal up to a few thousand), states exact:
-//     the draw's cost as epsilon falls;
-// Usage: bench_nonnegative_cascade [national|county|slice|refusal] [epsilon ...]
+//     the draw's cost and its attempts as epsilon falls;
+//   * zeros: a tree of big zero-heavy sibling groups (4 parents, 40 groups
+//     of about 150 leaves, half the leaves 0, the rest log-normal up to a
+//     few thousand), nothing exact, and a flat one (20,000 leaves under 313
+//     parents, counts 0..2, nothing exact): attempts and time as epsilon
+//     falls, down to what the size check admits.
+// Usage: bench_nonnegative_cascade [national|county|slice|zeros|flat|refusal] [epsilon ...]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +71,17 @@ std::vector<std::int64_t> slice_counts(std::size_t n) {
   std::uniform_real_distribution<double> u(0, 1);
   std::normal_distribution<double> z(0, 1);
   for (auto& x : counts) x = u(gen) < 1.0 / 3 ? 0 : std::llround(58 * std::exp(1.2 * z(gen) - 0.72));
+  return counts;
+}
+
+// Half the leaves empty, the others log-normal around 60 (up to a few
+// thousand).
+std::vector<std::int64_t> zero_heavy_counts(std::size_t n) {
+  std::vector<std::int64_t> counts(n);
+  std::mt19937_64 gen(2027);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  for (auto& x : counts) x = u(gen) < 0.5 ? 0 : std::llround(60 * std::exp(1.3 * z(gen) - 0.85));
   return counts;
 }
 
@@ -180,6 +196,27 @@ void slice_case(double epsilon) {
            slice_counts(tree.n_leaves()));
 }
 
+void zeros_case(double epsilon) {
+  const auto start = Clock::now();
+  const auto tree = tree_of_sizes({1, 4, 40, 6000}, 2027);
+  run_case("zeros 4/40/6000 (half the leaves 0)", tree, seconds_since(start), epsilon, false, false,
+           zero_heavy_counts(tree.n_leaves()));
+}
+
+// 20,000 leaves under 313 parents (i / 64), counts i mod 3, nothing exact.
+void flat_case(double epsilon) {
+  const auto start = Clock::now();
+  std::vector<std::int64_t> parent{-1};
+  for (int a = 0; a < 313; ++a) parent.push_back(0);
+  std::vector<std::int64_t> counts;
+  for (int i = 1; i <= 20000; ++i) {
+    parent.push_back(1 + i / 64);
+    counts.push_back(i % 3);
+  }
+  const auto tree = HierarchyTree::from_parents(parent, Interrupts());
+  run_case("flat 313/20000 (counts 0..2)", tree, seconds_since(start), epsilon, false, false, counts);
+}
+
 void refusal_case(double epsilon) {
   const auto tree = bench::national_tree();
   std::vector<std::uint32_t> fixed;
@@ -227,6 +264,10 @@ int main(int argc, char** argv) {
     for (double eps : epsilons.empty() ? std::vector<double>{1, 4, 16} : epsilons) in_child([=] { county_case(eps); });
   if (only.empty() || only == "slice")
     for (double eps : epsilons.empty() ? std::vector<double>{1, 2, 4} : epsilons) in_child([=] { slice_case(eps); });
+  if (only.empty() || only == "zeros")
+    for (double eps : epsilons.empty() ? std::vector<double>{16, 4, 1, 0.5} : epsilons) in_child([=] { zeros_case(eps); });
+  if (only.empty() || only == "flat")
+    for (double eps : epsilons.empty() ? std::vector<double>{4, 1, 0.3} : epsilons) in_child([=] { flat_case(eps); });
   if (only.empty() || only == "national")
     for (double eps : epsilons.empty() ? std::vector<double>{4, 8, 17} : epsilons)
       in_child([=] { national_case(eps); });

@@ -142,8 +142,12 @@ bool product_at_most(double x, double a, double b) {
     a = std::ldexp(a, -e);
     b = std::ldexp(b, -e);
   }
-  const double p1 = x * a, e1 = std::fma(x, a, -p1);
-  const double p2 = b * b, e2 = std::fma(b, b, -p2);
+  const double p1 = x * a, p2 = b * b;
+  // Each product is within a relative 2^-53 of its exact value (no
+  // underflow in this range): apart by more, the rounded ones decide.
+  if (p1 < p2 * (1 - 0x1p-50)) return true;
+  if (p1 > p2 * (1 + 0x1p-50)) return false;
+  const double e1 = std::fma(x, a, -p1), e2 = std::fma(b, b, -p2);
   return p1 != p2 ? p1 < p2 : e1 <= e2;
 }
 
@@ -350,13 +354,28 @@ ChildMessage leaf_message(const RatePowers& pow, std::int64_t count) {
 
 void describe_subtree_message(ChildMessage& g) {
   double mass = 0, s1 = 0, s2 = 0, hmax = 0;
-  for (std::uint32_t i = 0; i < g.n; ++i) {
-    const std::int64_t s = g.lo + i;
-    const double w = g.pow->at(s < 0 ? -s : s) * g.values[i];
+  auto add = [&](std::int64_t s, double w) {
     mass += w;
     s1 += w * static_cast<double>(s);
     s2 += w * static_cast<double>(s) * static_cast<double>(s);
+  };
+  for (std::uint32_t i = 0; i < g.n; ++i) {
+    const std::int64_t s = g.lo + i;
+    add(s, g.pow->at(s < 0 ? -s : s) * g.values[i]);
     hmax = std::max(hmax, g.values[i]);
+  }
+  // The tails too: a window cropped where g still decays slowly leaves
+  // much of its mass there. Until a term is below 2^-60 of the mass so far
+  // (or 2^20 terms: then the rest is negligible for windows).
+  const double wmax = mass;
+  for (int side = -1; side <= 1; side += 2) {
+    std::int64_t s = side > 0 ? g.hi() + 1 : g.lo - 1;
+    // Ends: at most 2^20 terms.
+    for (std::int64_t k = 0; k < (std::int64_t{1} << 20) && s >= g.support; ++k, s += side) {
+      const double w = g.g(s);
+      if (!(w > 0x1p-60 * wmax)) break;
+      add(s, w);
+    }
   }
   g.hmax = hmax;
   g.mean = mass > 0 ? s1 / mass : 0;
@@ -378,35 +397,61 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
   } else {
     const auto reach = static_cast<std::int64_t>(std::min(std::ceil(reach_nats / g.rho()), 0x1p24));
     const double max_f = bound_rest ? F.max() : 0.0;
-    // F written out on the range the sums read: g over its kinks and reach.
-    const std::int64_t g_lo = std::max(g.support, g.kink_lo() - reach), g_hi = g.kink_hi() + reach;
+    // g over its kinks and reach, then trimmed to where it is within
+    // reach_nats of its largest value (an interval: g is log-concave). A
+    // subtree's window holds its sum's largest value, where exp(-rho |s|)
+    // has made g negligible; what is left out is bounded below.
+    const std::int64_t c_lo = std::max(g.support, g.kink_lo() - reach), c_hi = g.kink_hi() + reach;
+    thread_local std::vector<double> c;
+    c.assign(static_cast<std::size_t>(c_hi - c_lo + 1), 0.0);
+    interrupts.poll();
+    g.write(c_lo, c);
+    double g_max = 0;
+    for (double x : c) g_max = std::max(g_max, x);
+    const double g_floor = g_max * std::exp(-reach_nats);
+    std::size_t i_lo = 0, i_hi = c.size() - 1;
+    // Ends: each scan stays within c.
+    while (i_lo < i_hi && c[i_lo] < g_floor) ++i_lo;
+    while (i_hi > i_lo && c[i_hi] < g_floor) --i_hi;
+    double trimmed = 0;  // a sum of at most c.size() non-negative terms
+    for (std::size_t i = 0; i < i_lo; ++i) trimmed += c[i];
+    for (std::size_t i = i_hi + 1; i < c.size(); ++i) trimmed += c[i];
+    const std::int64_t g_lo = c_lo + static_cast<std::int64_t>(i_lo), g_hi = c_lo + static_cast<std::int64_t>(i_hi);
+    // F written out on the range the sums read.
     const std::int64_t ext_lo = std::max(lo - g_hi, F.support()), ext_hi = hi - g_lo;
     thread_local std::vector<double> a;
     a.assign(static_cast<std::size_t>(std::max<std::int64_t>(ext_hi - ext_lo + 1, 0)), 0.0);
     interrupts.poll();
     F.write(ext_lo, a);
-    // Directly over g's kinks and reach: out[r] = sum_s c[s] F(r - s).
-    const std::size_t ns = static_cast<std::size_t>(g_hi - g_lo + 1);
+    // Directly over [g_lo, g_hi]: out[r] = sum_s c[s] F(r - s).
+    const std::size_t ns = i_hi - i_lo + 1;
     thread_local std::vector<double> c_rev;
-    c_rev.assign(ns, 0.0);
-    g.write(g_lo, c_rev);
-    std::reverse(c_rev.begin(), c_rev.end());
-    // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo].
+    c_rev.assign(c.rend() - static_cast<std::ptrdiff_t>(i_hi) - 1, c.rend() - static_cast<std::ptrdiff_t>(i_lo));
+    // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo]. Eight partial
+    // sums (independent additions; a sum of non-negative terms keeps its
+    // bound (1 + n u) in any order).
     for (std::size_t k = 0; k < out.v.size(); ++k) {
       interrupts.poll_every(k);
       const std::int64_t base = lo + static_cast<std::int64_t>(k) - g_hi - ext_lo;
-      double acc = 0;
       const std::int64_t i0 = std::max<std::int64_t>(0, -base);
       const std::int64_t i1 = std::min<std::int64_t>(static_cast<std::int64_t>(ns), static_cast<std::int64_t>(a.size()) - base);
-      for (std::int64_t i = i0; i < i1; ++i) acc += c_rev[i] * a[base + i];
-      out.v[k] += acc;
+      const double* x = c_rev.data() + i0;
+      const double* y = a.data() + base + i0;
+      const std::int64_t n = i1 - i0;
+      double p[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+      std::int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; ++l) p[l] += x[i + l] * y[i + l];
+      for (; i < n; ++i) p[0] += x[i] * y[i];
+      out.v[k] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
     }
     if (bound_rest) {
-      // g beyond [g_lo, g_hi] is geometric: its mass there times max F.
-      double rest = 0;
+      // g beyond [c_lo, c_hi] is geometric, and between them and [g_lo,
+      // g_hi] it was summed: its mass there times max F.
+      double rest = trimmed * (1 + double(c.size()) * 0x1p-52);
       const double lr = g.left_ratio(), rr = g.right_ratio();
-      if (g_lo > g.support && lr > 0) rest += g.g(g_lo - 1) / (1 - lr);
-      if (rr > 0) rest += g.g(g_hi + 1) / (1 - rr);
+      if (c_lo > g.support && lr > 0) rest += g.g(c_lo - 1) / (1 - lr);
+      if (rr > 0) rest += g.g(c_hi + 1) / (1 - rr);
       rest *= max_f * kBoundSlack;
       *tight = true;
       for (std::size_t i = 0; i < out.v.size() && *tight; ++i) *tight = rest <= 0x1p-40 * out.v[i];
@@ -423,16 +468,31 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
 
 void make_log_concave_majorant(WindowFn& F, double tilt) {
   std::vector<double>& v = F.v;
+  if (v.size() < 2) throw Error("a window of the non-negative cascade is too short for its tails");
+  std::size_t m0 = 0;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[m0]) m0 = i;
+  // Values below 2^-900 of the largest carry no shape (they may have been
+  // raised to the floor, or rounded as subnormals): the window ends before
+  // them, and its tails bound what lies there (a window decides only speed).
+  const double negligible = v[m0] * 0x1p-900;
+  std::size_t first = 0, end = v.size();
+  // Ends: each scan stays within the window.
+  while (first + 1 < m0 && v[first] <= negligible) ++first;
+  while (end > m0 + 2 && v[end - 1] <= negligible) --end;
+  if (first > 0 || end < v.size()) {
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(end), v.end());
+    v.erase(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(first));
+    F.lo += static_cast<std::int64_t>(first);
+    m0 -= first;
+  }
   const std::size_t n = v.size();
   const bool left_tail = F.lo > F.support;
-  if (n < 2) throw Error("a window of the non-negative cascade is too short for its tails");
-  std::size_t m0 = 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if (v[i] > v[m0]) m0 = i;
   // Ratios away from the mode: the decreasing side's raised, the increasing
   // side's lowered, each then made monotone (suffix maxima to the right,
   // prefix minima to the left, clamped at 1).
-  std::vector<double> ratio(n - 1);
+  thread_local std::vector<double> ratio, s;
+  ratio.resize(n - 1);
   double suffix = 0;
   for (std::size_t i = n - 1; i-- > m0;) {
     suffix = std::max(suffix, v[i + 1] / v[i] * tilt);
@@ -445,7 +505,7 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   }
   // Values from the mode outwards, each capped so that s_i^2 >= s_{i-1}
   // s_{i+1} holds exactly.
-  std::vector<double> s(n);
+  s.resize(n);
   s[m0] = v[m0];
   for (std::size_t i = m0; i + 1 < n; ++i) {
     double x = std::max(s[i] * ratio[i], kFloor);
@@ -459,7 +519,7 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   }
   for (std::size_t i = 0; i < n; ++i)
     if (!(s[i] >= v[i])) throw Error("a log-concave bound of the non-negative cascade fell below its values");
-  v = std::move(s);
+  std::swap(v, s);  // s keeps the old buffer for the next call
   // Tails continue the edge ratios (rounded down to keep log-concavity).
   double right = v[n - 1] / v[n - 2];
   // Ends: the quotient is within its rounding (an ulp) of a ratio that

@@ -21,7 +21,7 @@ constexpr std::int64_t kUnboundedCount = std::int64_t{1} << 30;
 constexpr double kReach = 44;
 constexpr int kMaxReachDoublings = 5;
 constexpr double kMaxPoolBytes = 2.0 * (1u << 30);
-constexpr double kMaxOperations = 0x1p40;
+constexpr double kMaxOperations = 0x1p42;
 
 std::size_t powers_length(double rate) {
   const double needed = std::ceil(760.0 / rate) + 2;  // exp(-760) is below every double
@@ -32,15 +32,16 @@ struct Window {
   std::int64_t lo, hi;
 };
 
-// center +- half, clipped below at support, at most cap wide (then centred),
-// at least 3 wide.
-Window choose_window(double center, double half, std::int64_t support, std::size_t cap) {
-  std::int64_t lo = static_cast<std::int64_t>(std::floor(center - half));
-  std::int64_t hi = static_cast<std::int64_t>(std::ceil(center + half));
+// [lo_center - half, hi_center + half], clipped below at support, at most
+// cap wide (then centred on the middle of the centres), at least 3 wide.
+Window choose_window(double lo_center, double hi_center, double half, std::int64_t support, std::size_t cap) {
+  std::int64_t lo = static_cast<std::int64_t>(std::floor(lo_center - half));
+  std::int64_t hi = static_cast<std::int64_t>(std::ceil(hi_center + half));
   lo = std::max(lo, support);
   hi = std::max(hi, lo + 2);
   if (static_cast<std::size_t>(hi - lo + 1) > cap) {
-    lo = std::max(support, static_cast<std::int64_t>(std::llround(center)) - static_cast<std::int64_t>(cap / 2));
+    const double middle = (lo_center + hi_center) / 2;
+    lo = std::max(support, static_cast<std::int64_t>(std::llround(middle)) - static_cast<std::int64_t>(cap / 2));
     hi = lo + static_cast<std::int64_t>(cap) - 1;
   }
   return {lo, hi};
@@ -52,8 +53,8 @@ WindowFn last_window(const ChildMessage& g, const NonnegativeOptions& options) {
   Window w{};
   if (g.leaf) {
     const double half = options.window_sd * std::sqrt(g.var) + options.window_tail / g.rho() + 1;
-    w = choose_window(g.mean, half, g.support,
-                      nonnegative_window_cap(discrete_laplace_variance_at(g.rho()), g.rho(), options));
+    w = choose_window(g.mean, g.mean, half, g.support,
+                      nonnegative_window_cap(discrete_laplace_variance_at(g.rho()), g.rho(), 0, options));
   } else {
     w = {std::max(g.lo, g.support), std::max(g.hi(), g.support)};
   }
@@ -75,9 +76,20 @@ std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kR
 
 }  // namespace
 
-std::size_t nonnegative_window_cap(double variance_sum, double min_rate, const NonnegativeOptions& options) {
+double split_tilt_limit(bool pinned, double own_rate, double largest_child_rate) {
+  return pinned ? largest_child_rate : std::min(own_rate, largest_child_rate);
+}
+
+double split_shift_cap(double limit, double suffix_var_cap, double mean_cap, double var_cap) {
+  return std::min(limit * suffix_var_cap, mean_cap + std::sqrt(var_cap));
+}
+
+double leaf_mean_cap(double rate) { return 1 / std::expm1(rate); }
+
+std::size_t nonnegative_window_cap(double variance_sum, double min_rate, double shift,
+                                   const NonnegativeOptions& options) {
   const double half = options.window_sd * std::sqrt(variance_sum) + options.window_tail / min_rate + 1;
-  const double width = 2 * std::ceil(half) + 1;
+  const double width = 2 * std::ceil(half) + 1 + std::ceil(shift);
   return width >= double(options.max_window) ? options.max_window : static_cast<std::size_t>(width);
 }
 
@@ -104,6 +116,17 @@ std::uint32_t NonnegativeMessages::chain_end(std::uint32_t top) const {
   return e;
 }
 
+std::uint32_t NonnegativeMessages::chain_top(std::uint32_t u) const {
+  std::uint32_t top = u;
+  // Ends: up a chain of one-child nodes, at most the tree's height.
+  while (top != 0) {
+    const std::uint32_t p = tree_.parent(top);
+    if (law_.pinned(p) || tree_.n_children(p) != 1) break;
+    top = p;
+  }
+  return top;
+}
+
 double NonnegativeMessages::chain_rate(std::uint32_t top) const {
   unsigned d = tree_.depth(top);
   double rate = law_.level_epsilon(d);
@@ -120,6 +143,17 @@ const RatePowers& NonnegativeMessages::powers(double rate) const {
   auto it = powers_.find(rate);
   if (it == powers_.end()) it = powers_.emplace(rate, std::make_unique<RatePowers>(rate, powers_length(rate))).first;
   return *it->second;
+}
+
+double NonnegativeMessages::variance_cap(std::uint32_t top) const {
+  const std::uint32_t e = chain_end(top);
+  const double own = discrete_laplace_variance_at(chain_rate(top));
+  return tree_.is_leaf(e) ? own : own + messages_[index_[e]].children_var_cap;
+}
+
+double NonnegativeMessages::mean_cap(std::uint32_t top) const {
+  const std::uint32_t e = chain_end(top);
+  return tree_.is_leaf(e) ? leaf_mean_cap(chain_rate(top)) : messages_[index_[e]].children_mean_cap;
 }
 
 ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
@@ -145,7 +179,7 @@ ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
 }
 
 void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
-                                   unsigned first, double parent_rate, const Interrupts& interrupts) const {
+                                   unsigned first, const Interrupts& interrupts) const {
   const std::uint32_t m = tree_.n_children(u);
   children.resize(m);
   for (std::uint32_t j = 0; j < m; ++j) {
@@ -156,32 +190,51 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
   thread_local std::vector<double> mean, var, vcap, rmin;
   thread_local std::vector<std::int64_t> support;
   mean.resize(m), var.resize(m), vcap.resize(m), rmin.resize(m), support.resize(m);
+  double rmax = 0, mcap = 0;
   for (std::uint32_t j = m; j-- > 0;) {
     const ChildMessage& g = children[j];
     const bool last = j + 1 == m;
     mean[j] = g.mean + (last ? 0 : mean[j + 1]);
     var[j] = g.var + (last ? 0 : var[j + 1]);
-    vcap[j] = discrete_laplace_variance_at(g.rho()) + (last ? 0 : vcap[j + 1]);
+    vcap[j] = variance_cap(tree_.first_child(u) + j) + (last ? 0 : vcap[j + 1]);
     rmin[j] = last ? g.rho() : std::min(g.rho(), rmin[j + 1]);
+    rmax = std::max(rmax, g.rho());
+    mcap += mean_cap(tree_.first_child(u) + j);
     support[j] = last ? g.support : checked_add(g.support, support[j + 1], "a subtree's count overflows bigint");
   }
+  // Where the split's value t lies, and the children's pull given it
+  // (NONNEGATIVE.md, section 3, "Windows"): t* maximises exp(-rate_u |t|)
+  // times a normal of the children's summed mean and variance (0 at a
+  // pinned node), and the suffix sums are centred on their regression on
+  // t = t*, mean_j + var_j tilt, tilt = (t* - mean) / var, at most
+  // split_tilt_limit in size.
+  const bool pinned = law_.pinned(u);
+  const double own_rate = pinned ? 0.0 : chain_rate(chain_top(u));
+  const double limit = split_tilt_limit(pinned, own_rate, rmax);
+  const double tilt = var[0] > 0 ? -std::clamp(mean[0] / var[0], -limit, limit) : 0.0;
+  const double t_star = mean[0] + var[0] * tilt;
   F.resize(m);
   F[m - 1] = last_window(children[m - 1], options_);
   const bool dominating = options_.dominating;
   for (std::uint32_t j = m - 1; j-- > first;) {
     interrupts.poll();
     const ChildMessage& g = children[j];
-    const bool own = j == 0;  // the split's own sum: its parent's rate counts, and 0 is kept
-    const double rate = own ? std::min(rmin[j], parent_rate) : rmin[j];
-    const double cap_var = vcap[j] + (own ? discrete_laplace_variance_at(parent_rate) : 0);
-    const std::size_t cap = nonnegative_window_cap(cap_var, rate, options_);
+    const bool own = j == 0;  // the split's own sum: its own rate counts, and t* and 0 are kept
+    const double rate = own ? std::min(rmin[j], own_rate) : rmin[j];
+    const double cap_var = vcap[j] + (own ? discrete_laplace_variance_at(own_rate) : 0);
+    const std::size_t cap =
+        nonnegative_window_cap(cap_var, rate, split_shift_cap(limit, vcap[j], mcap, vcap[0]), options_);
     double half = options_.window_sd * std::sqrt(var[j]) + options_.window_tail / rate + 1;
+    // The centres: the suffix's own mean (its largest value is near it) and
+    // its regression on t*.
+    const double shifted = own ? t_star : mean[j] + var[j] * tilt;
+    const double lo_center = std::min(mean[j], shifted), hi_center = std::max(mean[j], shifted);
     const Suffix next = suffix(children, F, j + 1);
     // The window must hold the largest value with room on both sides (the
     // tails continue its edge ratios): widen it until it does.
     // Ends: after at most 5 attempts (attempt >= 4 breaks), each convolution polling.
     for (int attempt = 0;; ++attempt) {
-      Window w = choose_window(mean[j], half, support[j], cap);
+      Window w = choose_window(lo_center, hi_center, half, support[j], cap);
       if (own) {
         w.lo = std::max(std::min<std::int64_t>(w.lo, 0), support[j]);
         w.hi = std::max<std::int64_t>(w.hi, 0);
@@ -218,15 +271,13 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     interrupts.poll_every(i);
     const auto u = static_cast<std::uint32_t>(i);
     if (law_.pinned(u) || tree_.n_children(u) < 2) continue;
-    std::uint32_t top = u;
-    // Ends: up a chain of one-child nodes, at most the tree's height.
-    while (top != 0) {
-      const std::uint32_t p = tree_.parent(top);
-      if (law_.pinned(p) || tree_.n_children(p) != 1) break;
-      top = p;
+    const double rate = chain_rate(chain_top(u));
+    suffixes(u, children, F, 0, interrupts);
+    double children_var_cap = 0, children_mean_cap = 0;
+    for (std::uint32_t j = 0; j < tree_.n_children(u); ++j) {
+      children_var_cap += variance_cap(tree_.first_child(u) + j);
+      children_mean_cap += mean_cap(tree_.first_child(u) + j);
     }
-    const double rate = chain_rate(top);
-    suffixes(u, children, F, 0, rate, interrupts);
     // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
     // largest value, with F_0's own largest value and a point on either
     // side (the tails continue from the ends), and 0 if the cap allows.
@@ -248,7 +299,7 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     while (b + 1 < n && w[b + 1] >= threshold) ++b;
     a = std::min(a, mode > 0 ? mode - 1 : 0);
     b = std::max(b, std::min(mode + 1, n - 1));
-    const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, options_);
+    const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, 0, options_);
     if (F0.lo <= 0 && F0.hi() >= 0) {
       const auto zero = static_cast<std::size_t>(-F0.lo);
       const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
@@ -270,6 +321,8 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     sm.offset = pool_.size();
     sm.n = static_cast<std::uint32_t>(h.v.size());
     sm.exp2 = h.exp2;
+    sm.children_var_cap = children_var_cap;
+    sm.children_mean_cap = children_mean_cap;
     sm.left = h.left;
     sm.right = h.right;
     pool_.insert(pool_.end(), h.v.begin(), h.v.end());
@@ -295,54 +348,82 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
 NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
                                          const NonnegativeOptions& options, const Interrupts& interrupts) {
   NonnegativeSize size;
-  size.node_bytes = 24.0 * double(tree.n_nodes());
+  size.node_bytes = 36.0 * double(tree.n_nodes());  // the release's arrays and this check's own
   auto rate_of = [&](std::uint32_t top) {
     unsigned d = tree.depth(top);
     double rate = law.level_epsilon(d);
     for (std::uint32_t e = top; tree.n_children(e) == 1; e = tree.first_child(e)) rate += law.level_epsilon(++d);
     return rate;
   };
-  auto ends_in_leaf = [&](std::uint32_t top) {
+  auto chain_end = [&](std::uint32_t top) {
     std::uint32_t e = top;
     // Ends: a chain of one-child nodes is at most the tree's height long.
     while (tree.n_children(e) == 1) e = tree.first_child(e);
-    return tree.is_leaf(e);
+    return e;
   };
+  // own_width[u]: the widest own window of split u (its stored h_u is a
+  // part of it), filled from the leaves up (children have larger ids).
+  std::vector<std::uint32_t> own_width(tree.n_nodes(), 0);
+  // var_cap[e]: the sum of the discrete Laplace variances of every chain
+  // below e (NonnegativeMessages::variance_cap without the chain's own).
+  std::vector<double> var_cap(tree.n_nodes(), 0.0), mean_cap(tree.n_nodes(), 0.0);
   std::vector<double> rates;
   std::uint64_t steps = 0;
-  for (std::uint32_t u = 0; u < tree.n_nodes(); ++u) {
+  for (std::size_t i = tree.n_nodes(); i-- > 0;) {
     interrupts.poll_every(steps++);
+    const auto u = static_cast<std::uint32_t>(i);
     const std::uint32_t m = tree.n_children(u);
     if (m < 2 || law.pinned(tree.first_child(u))) continue;
     rates.resize(m);
+    double rmax = 0;
     for (std::uint32_t j = 0; j < m; ++j) {
       interrupts.poll_every(steps++);
       rates[j] = rate_of(tree.first_child(u) + j);
+      rmax = std::max(rmax, rates[j]);
+    }
+    const bool pinned = law.pinned(u);
+    double own_rate = 0;
+    if (!pinned) {
+      std::uint32_t top = u;
+      // Ends: up a chain of one-child nodes, at most the tree's height.
+      while (top != 0 && tree.n_children(tree.parent(top)) == 1 && !law.pinned(tree.parent(top))) top = tree.parent(top);
+      own_rate = rate_of(top);
+    }
+    const double limit = split_tilt_limit(pinned, own_rate, rmax);
+    double total_var = 0, total_mean = 0;
+    for (std::uint32_t j = 0; j < m; ++j) {
+      interrupts.poll_every(steps++);
+      const std::uint32_t e = chain_end(tree.first_child(u) + j);
+      total_var += discrete_laplace_variance_at(rates[j]) + var_cap[e];
+      total_mean += tree.is_leaf(e) ? leaf_mean_cap(rates[j]) : mean_cap[e];
     }
     double suffix_var = 0, suffix_min = INFINITY, scratch = 0, ops = 0;
     for (std::uint32_t j = m; j-- > 0;) {
       interrupts.poll_every(steps++);
-      const double v = discrete_laplace_variance_at(rates[j]);
+      const std::uint32_t e = chain_end(tree.first_child(u) + j);
+      const double v = discrete_laplace_variance_at(rates[j]) + var_cap[e];
       suffix_var += v;
       suffix_min = std::min(suffix_min, rates[j]);
-      const std::size_t cap = nonnegative_window_cap(suffix_var, suffix_min, options);
+      const double shift = split_shift_cap(limit, suffix_var, total_mean, total_var);
+      std::size_t cap = nonnegative_window_cap(suffix_var, suffix_min, shift, options);
+      if (j == 0 && !pinned) {
+        cap = nonnegative_window_cap(suffix_var + discrete_laplace_variance_at(own_rate),
+                                     std::min(suffix_min, own_rate), shift, options);
+        own_width[u] = static_cast<std::uint32_t>(std::min<std::size_t>(cap, 0xffffffffu));
+      }
       const double read = double(cap) + 2.0 * double(reach_of(rates[j]));  // the window and its reach
       size.largest_window = std::max(size.largest_window, cap);
       scratch += 8.0 * double(cap);
-      const std::uint32_t c = tree.first_child(u) + j;
-      const double child_width =
-          ends_in_leaf(c) ? 8.0 : double(nonnegative_window_cap(v, rates[j], options) + 2 * reach_of(rates[j]));
-      ops += read * child_width + 4 * read;
+      // The backward pass and the draw's recomputation convolve (a leaf in
+      // O(window), about 8 passes); the draw's table is one more pass.
+      const double child_width = tree.is_leaf(e) ? 8.0 : double(own_width[e]) + 2.0 * double(reach_of(rates[j]));
+      ops += 2 * read * child_width + 12 * read;
     }
+    var_cap[u] = suffix_var;
+    mean_cap[u] = total_mean;
     size.scratch_bytes = std::max(size.scratch_bytes, scratch + 64.0 * double(size.largest_window));
-    size.operations += 3 * ops;  // the backward pass, the draw's recomputation and its tables
-    if (!law.pinned(u)) {
-      std::uint32_t top = u;
-      // Ends: up a chain of one-child nodes, at most the tree's height.
-      while (top != 0 && tree.n_children(tree.parent(top)) == 1 && !law.pinned(tree.parent(top))) top = tree.parent(top);
-      const double r = rate_of(top);
-      size.pool_bytes += 8.0 * double(nonnegative_window_cap(discrete_laplace_variance_at(r), r, options)) + 80.0;
-    }
+    size.operations += ops;
+    if (!pinned) size.pool_bytes += 8.0 * double(own_width[u]) + 80.0;
   }
   return size;
 }

@@ -39,7 +39,9 @@ namespace invariant_dp::hierarchy {
 constexpr double kMessageMargin = 1 + 0x1p-32;
 
 struct NonnegativeOptions {
-  // Windows: mean +- window_sd standard deviations + window_tail / rate.
+  // Windows: around the suffix sums' means and their regression on the
+  // split's likeliest value, +- window_sd standard deviations +
+  // window_tail / rate (NONNEGATIVE.md, section 3).
   // Beyond them the messages continue as log-concave geometric bounds, so a
   // narrow window costs acceptance only where a draw lands beyond it, by how
   // much the bound exceeds the sum there (test/bench/README.md: no restart
@@ -65,6 +67,9 @@ struct StoredMessage {
   std::uint32_t n = 0;
   int exp2 = 0;
   double left = 0, right = 0, hmax = 0, mean = 0, var = 0;
+  // Bounds of the split's children's summed variances and means
+  // (variance_cap and mean_cap of each).
+  double children_var_cap = 0, children_mean_cap = 0;
 };
 
 class NonnegativeMessages {
@@ -78,8 +83,10 @@ class NonnegativeMessages {
   const NonnegativeLaw& law() const { return law_; }
   const NonnegativeOptions& options() const { return options_; }
 
-  // The chain below `top` (a free node): its last node and its rate.
+  // The chain below `top` (a free node): its last node and its rate; the
+  // top of the chain that ends at a free node u.
   std::uint32_t chain_end(std::uint32_t top) const;
+  std::uint32_t chain_top(std::uint32_t u) const;
   double chain_rate(std::uint32_t top) const;
   // The message of the chain starting at `top`.
   ChildMessage message(std::uint32_t top) const;
@@ -88,12 +95,13 @@ class NonnegativeMessages {
 
   // Split u (m >= 2 free children): the children's messages and the suffix
   // functions F[k] of children k..m-1 (0-based) for k >= first (1: what a
-  // draw needs; 0: also the split's own sum on a window around its mean and
-  // 0, parent_rate its chain's rate, left as computed: no bound, no tails).
+  // draw needs; 0: also the split's own sum on a window around its mean, its
+  // likeliest value t* and 0, left as computed: no bound, no tails).
   // F[m-1] holds the last child's window values (its message itself is the
-  // suffix function: suffix(k) says which to read).
+  // suffix function: suffix(k) says which to read). The windows depend on
+  // the children's messages and the law only, so every call gives the same.
   void suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F, unsigned first,
-                double parent_rate, const Interrupts& interrupts) const;
+                const Interrupts& interrupts) const;
   Suffix suffix(const std::vector<ChildMessage>& children, const std::vector<WindowFn>& F, std::size_t k) const {
     if (options_.dominating && k + 1 == children.size()) return Suffix{nullptr, &children[k]};
     return Suffix{&F[k], nullptr};
@@ -104,6 +112,15 @@ class NonnegativeMessages {
     return index_[u] == kNone ? nullptr : &messages_[index_[u]];
   }
   const double* pool() const { return pool_.data(); }
+  // A bound on the variance of the message of the chain starting at `top`,
+  // from the law alone: the sum of the discrete Laplace variances of every
+  // chain in its subtree (the variances the noises would have unconditioned
+  // and summed; the conditioned message's is below it).
+  double variance_cap(std::uint32_t top) const;
+  // A bound on the mean of that message: the sum over the leaves below of
+  // the mean of a one-sided geometric of their chain's rate (a leaf's mean
+  // lies between 0 and it; a chain's own factor pulls its sum towards 0).
+  double mean_cap(std::uint32_t top) const;
   const RatePowers& powers(double rate) const;
 
  private:
@@ -133,8 +150,21 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
                                          const NonnegativeOptions& options, const Interrupts& interrupts);
 void require_nonnegative_cascade_fits(const NonnegativeSize& size);
 
-// The cap on a window from the rates it spans (sum of the untruncated
-// variances, smallest rate): the data-driven windows are clipped to it.
-std::size_t nonnegative_window_cap(double variance_sum, double min_rate, const NonnegativeOptions& options);
+// The cap on a window from the variances it spans (the sum of their
+// variance_caps), its smallest rate and how far its centre may move from
+// the suffix's mean (split_shift_cap): the data-driven windows are clipped
+// to it.
+std::size_t nonnegative_window_cap(double variance_sum, double min_rate, double shift,
+                                   const NonnegativeOptions& options);
+// The largest pull |tilt| a split's windows follow (NONNEGATIVE.md, section
+// 3): its own rate (that of the chain it ends), at most the largest of its
+// children's rates; at a pinned node, that largest rate.
+double split_tilt_limit(bool pinned, double own_rate, double largest_child_rate);
+// How far a suffix window's centre may move from the suffix's mean:
+// |var_j tilt| <= min(limit var_j, |mean_0|), var_j at most its cap and the
+// split's summed mean at most mean_cap plus a standard deviation.
+double split_shift_cap(double limit, double suffix_var_cap, double mean_cap, double var_cap);
+// A leaf's mean_cap: the mean of a one-sided geometric of rate `rate`.
+double leaf_mean_cap(double rate);
 
 }  // namespace invariant_dp::hierarchy

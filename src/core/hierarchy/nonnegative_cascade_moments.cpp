@@ -198,7 +198,7 @@ class MomentPass {
   void split(const Pending& p) {
     const HierarchyTree& tree = m_.tree();
     const std::uint32_t u = p.node, m = tree.n_children(u);
-    m_.suffixes(u, children_, F_, 1, 0.0, interrupts_);
+    m_.suffixes(u, children_, F_, 1, interrupts_);
     // Q~_k(z) = Q_k(-z): a convolution with g_k carries it to Q~_{k+1}.
     WindowFn qt;
     qt.lo = -(p.lo + static_cast<std::int64_t>(p.psi.size()) - 1);

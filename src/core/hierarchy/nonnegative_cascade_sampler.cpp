@@ -152,7 +152,7 @@ bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, co
 bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rng, std::int64_t* node_noise,
                                const Interrupts& interrupts, NonnegativeDrawStats& stats) {
   const HierarchyTree& tree = messages_.tree();
-  messages_.suffixes(u, children_, suffixes_, 1, 0.0, interrupts);
+  messages_.suffixes(u, children_, suffixes_, 1, interrupts);
   const std::uint32_t m = tree.n_children(u);
   // The normaliser c_u(t): h_u(t) as the parent's proposal used it.
   Normaliser c;

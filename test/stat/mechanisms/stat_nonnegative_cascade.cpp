@@ -25,6 +25,16 @@
 //     the moments of the law at 1.25 times every epsilon, and against those
 //     of the law without the conditioning, must each have a score beyond the
 //     bound.
+//  3. Attempts (a failed coin redraws the tree): on big sibling groups of
+//     mostly empty leaves at small epsilon (where the parents' values lie
+//     far from their children's summed mean), and on requests the size
+//     check admits at the smallest epsilons it admits, the whole-tree
+//     acceptance stays at least 1/2: the attempts of 10 draws, a negative
+//     binomial count at acceptance 1/2, exceed 53 with probability below
+//     1e-6. Power: windows centred on the children's unconditioned means
+//     (not following the pull of the parent's own factor) need far more
+//     here; such code did not finish the first test's 10 draws in 3.5
+//     minutes (test/bench/README.md, "Non-negative cascade").
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -33,6 +43,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include <random>
 
 #include "chi_square.hpp"
 #include "hierarchy/nonnegative_cascade.hpp"
@@ -205,6 +217,69 @@ TEST(StatNonnegativeCascade, PublishedBiasAndVarianceAgainstSimulation) {
     std::cout << "[stat] power: epsilon x 1.25 |z| = " << worst_scale << ", unconditioned |z| = " << worst_free << "\n";
     EXPECT_GT(worst_scale, bound);
     EXPECT_GT(worst_free, bound);
+  }
+}
+
+// Attempts of 10 draws: at acceptance 1/2 or more, more than 53 has
+// probability below 1e-6 (a negative binomial tail, computed exactly).
+constexpr int kDraws = 10;
+constexpr std::uint64_t kMostAttempts = 53;
+
+std::uint64_t attempts_of_draws(const HierarchyTree& tree, const NonnegativeLaw& law,
+                                const std::vector<std::int64_t>& counts, std::uint64_t seed) {
+  const NonnegativeMessages messages(tree, law, counts.data(), NonnegativeOptions{}, Interrupts());
+  NonnegativeSampler sampler(messages);
+  auto rng = make_seeded_random_source(seed);
+  std::vector<std::int64_t> noise(tree.n_nodes());
+  std::uint64_t attempts = 0;
+  for (int d = 0; d < kDraws; ++d) attempts += sampler.sample(*rng, noise.data(), Interrupts()).attempts;
+  return attempts;
+}
+
+// A root over `groups` nodes of `size` leaves each.
+HierarchyTree groups_tree(int groups, int size) {
+  std::vector<std::int64_t> parent{-1};
+  for (int g = 0; g < groups; ++g) parent.push_back(0);
+  for (int g = 0; g < groups; ++g)
+    for (int i = 0; i < size; ++i) parent.push_back(1 + g);
+  return HierarchyTree::from_parents(parent, Interrupts());
+}
+
+TEST(StatNonnegativeCascade, FewAttemptsOnBigGroupsOfEmptyLeavesAtSmallEpsilon) {
+  // 3 groups of 180 leaves, half of them 0 and the rest log-normal up to a
+  // few thousand, the root exact, level epsilon 3/64: each group's value is
+  // pulled towards 0 by its own factor, about 900 below its leaves' summed
+  // mean (4 standard deviations), where the windows used to miss.
+  const auto tree = groups_tree(3, 180);
+  std::mt19937_64 gen(55);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> z(0, 1);
+  std::vector<std::int64_t> counts(tree.n_leaves());
+  for (auto& x : counts) x = u(gen) < 0.5 ? 0 : std::llround(60 * std::exp(1.3 * z(gen) - 0.85));
+  const std::vector<std::uint32_t> root{0};
+  const NonnegativeLaw law(tree, {0.046875, 0.046875, 0.046875}, nonnegative_pinned(tree, root, Interrupts()), 1);
+  const std::uint64_t attempts = attempts_of_draws(tree, law, counts, 56);
+  std::cout << "[stat] big groups of empty leaves, level epsilon 3/64: " << attempts << " attempts for " << kDraws
+            << " draws (at most " << kMostAttempts << ")\n";
+  EXPECT_LE(attempts, kMostAttempts);
+}
+
+TEST(StatNonnegativeCascade, RequestsTheSizeCheckAdmitsFinishInFewAttempts) {
+  // A flat tree of tiny counts (every leaf nearly one-sided, so a group's
+  // message is far wider than one discrete Laplace and far from 0), nothing
+  // exact: 4 groups of 64 leaves, counts 0..2, every level at the same
+  // epsilon, which the size check admits, down to 1/64.
+  const auto tree = groups_tree(4, 64);
+  std::vector<std::int64_t> counts(tree.n_leaves());
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = static_cast<std::int64_t>(i % 3);
+  std::uint64_t seed = 60;
+  for (const double level_epsilon : {1.0, 0.25, 0.0625, 0.015625}) {
+    const NonnegativeLaw law(tree, std::vector<double>(3, level_epsilon), nonnegative_pinned(tree, {}, Interrupts()), 0);
+    require_nonnegative_cascade_fits(nonnegative_cascade_size(tree, law, NonnegativeOptions{}, Interrupts()));
+    const std::uint64_t attempts = attempts_of_draws(tree, law, counts, seed++);
+    std::cout << "[stat] 4 x 64 leaves of counts 0..2, level epsilon " << level_epsilon << ": " << attempts
+              << " attempts for " << kDraws << " draws (at most " << kMostAttempts << ")\n";
+    EXPECT_LE(attempts, kMostAttempts);
   }
 }
 
