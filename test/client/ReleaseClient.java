@@ -302,8 +302,10 @@ public final class ReleaseClient {
                           "exact".equals(result.getString("variance_kind"))
                           && result.getDouble("variance") == result.getDouble("variance_lower")
                           && result.getString("caveat") == null);
-                    check("its margin of error comes with its method (" + result.getString("method") + ")",
-                          result.getDouble("margin_of_error") > 0 && result.getString("method").contains("variance"));
+                    check("its margin of error is the exact quantile of the sum's law, with its method ("
+                              + result.getString("margin_kind") + ", " + result.getString("method") + ")",
+                          result.getDouble("margin_of_error") > 0 && "exact".equals(result.getString("margin_kind"))
+                          && result.getString("method").startsWith("exact: the quantile of the sum's law"));
                 }
             }
             try (PreparedStatement laws = connection.prepareStatement(
