@@ -259,10 +259,13 @@ TEST(CApi, WritableCountsAreNoisedInPlaceAsACopyWouldBe) {
       else
         ASSERT_EQ(tables[0]->values[r], tables[1]->values[r]) << c.mechanism << " row " << r;
     }
-    if (!c.in_place) EXPECT_EQ(writable, counts) << c.mechanism;
-    if (tables[1]->integer_output)  // noised, not merely copied
+    if (!c.in_place) {
+      EXPECT_EQ(writable, counts) << c.mechanism;
+    }
+    if (tables[1]->integer_output) {  // noised, not merely copied
       EXPECT_NE(std::vector<std::int64_t>(tables[1]->integer_values, tables[1]->integer_values + 1000), counts)
           << c.mechanism;
+    }
     idp_free_release(tables[0]);
     idp_free_release(tables[1]);
   }

@@ -185,7 +185,9 @@ TEST(Congenial, DiagnoseCountsChainsThatNeverMoved) {
     for (const auto& r : run_diagnostics(table.keys(), congenial({"county", "edu"}, sampler, 1e-12, 100), settings,
                                          *rng, Interrupts()))
       stuck[r.metric] = r.value;
-    if (std::string(sampler) == "mis") EXPECT_EQ(stuck["chains_never_moved"], 4.0);
+    if (std::string(sampler) == "mis") {
+      EXPECT_EQ(stuck["chains_never_moved"], 4.0);
+    }
   }
 }
 

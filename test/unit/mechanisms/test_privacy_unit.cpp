@@ -225,7 +225,9 @@ TEST(PartitionSelection, NoisyCountLaplaceThresholdAtKnownValues) {
         const auto lone = [&](std::int64_t tau) { return k * std::pow(a, double(tau - rows)) / (1 + a); };
         EXPECT_GE(law.threshold - rows, 1);
         EXPECT_LE(lone(law.threshold), delta * (1 + 1e-12)) << groups << " " << rows << " " << delta;
-        if (law.threshold - rows > 1) EXPECT_GT(lone(law.threshold - 1), delta);
+        if (law.threshold - rows > 1) {
+          EXPECT_GT(lone(law.threshold - 1), delta);
+        }
       }
     }
   }

@@ -145,7 +145,9 @@ TEST(TruncatedGeometric, EachCellOfTheJointLawIsDifferentiallyPrivateWithItsCoun
           EXPECT_GT(double(std::max(more.up, more.down)), double(d)) << "n " << n;
         }
       }
-      if (rows == 1) EXPECT_GT(tight, 10);
+      if (rows == 1) {
+        EXPECT_GT(tight, 10);
+      }
     }
 }
 
