@@ -21,8 +21,8 @@ source "$(dirname "$0")/../../cluster/common.bash"
 
 here=$repo/test/client/superset
 # What runs Superset and speaks to it (its install, configuration, app and
-# REST client) is support, not test: test/support/superset.
-support=$repo/test/support/superset
+# REST client) is a tool the test uses, not a test: scripts/superset.
+support=$repo/scripts/superset
 db=dp_test_superset
 analyst=dp_test_superset_analyst
 password="dp_test_$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
@@ -76,7 +76,7 @@ SELECT dp.refresh_release('daily_sign_ups');"
 # Superset, its browser and its port.
 start=$EPOCHREALTIME
 if ! venv=$("$support/install-superset.sh" 2> "$state/install.log"); then
-  fail "install Superset (test/support/superset/install-superset.sh)"
+  fail "install Superset (scripts/superset/install-superset.sh)"
   sed 's/^/#   /' "$state/install.log" | tail -20
   finish
 fi
