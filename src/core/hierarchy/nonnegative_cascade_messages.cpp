@@ -74,6 +74,25 @@ double tilt_for(std::size_t terms) { return 1 + double(terms + 64) * 0x1p-49; }
 
 std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kReach / rate)); }
 
+// The message of a stored subtree, read at the chain's rate: its window
+// values in the pool, tails and scale (and its moments once described).
+ChildMessage subtree_message(const StoredMessage& sm, const RatePowers& pow, const double* pool) {
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = false;
+  g.support = sm.support;
+  g.lo = sm.lo;
+  g.values = pool + sm.offset;
+  g.n = sm.n;
+  g.left = sm.left;
+  g.right = sm.right;
+  g.exp2 = sm.exp2;
+  g.hmax = sm.hmax;
+  g.mean = sm.mean;
+  g.var = sm.var;
+  return g;
+}
+
 }  // namespace
 
 double split_tilt_limit(bool pinned, double own_rate, double largest_child_rate) {
@@ -161,21 +180,7 @@ ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
   const RatePowers& pow = powers(chain_rate(top));
   if (tree_.is_leaf(e))
     return leaf_message(pow, options_.ignore_nonnegativity_for_power_test ? kUnboundedCount : count(e));
-  const StoredMessage& sm = messages_[index_[e]];
-  ChildMessage g;
-  g.pow = &pow;
-  g.leaf = false;
-  g.support = sm.support;
-  g.lo = sm.lo;
-  g.values = pool_.data() + sm.offset;
-  g.n = sm.n;
-  g.left = sm.left;
-  g.right = sm.right;
-  g.exp2 = sm.exp2;
-  g.hmax = sm.hmax;
-  g.mean = sm.mean;
-  g.var = sm.var;
-  return g;
+  return subtree_message(messages_[index_[e]], pow, pool_.data());
 }
 
 void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
@@ -326,16 +331,7 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     sm.left = h.left;
     sm.right = h.right;
     pool_.insert(pool_.end(), h.v.begin(), h.v.end());
-    ChildMessage view;
-    view.pow = &pow;
-    view.leaf = false;
-    view.support = sm.support;
-    view.lo = sm.lo;
-    view.values = pool_.data() + sm.offset;
-    view.n = sm.n;
-    view.left = sm.left;
-    view.right = sm.right;
-    view.exp2 = sm.exp2;
+    ChildMessage view = subtree_message(sm, pow, pool_.data());
     describe_subtree_message(view);
     sm.hmax = view.hmax;
     sm.mean = view.mean;
