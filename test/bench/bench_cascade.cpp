@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_checks.hpp"
+#include "bench_timing.hpp"
 #include "table_builder.hpp"
 #include "hierarchy/cascade_calibration.hpp"
 #include "hierarchy/cascade_margins.hpp"
@@ -34,15 +35,7 @@ using namespace invariant_dp::hierarchy;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
-}
+using namespace bench_timing;
 
 void check_consistent(const HierarchyTree& tree, const std::vector<double>& nodes) {
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {

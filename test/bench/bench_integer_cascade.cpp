@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "bench_checks.hpp"
+#include "bench_timing.hpp"
 #include "errors.hpp"
 #include "hierarchy/integer_cascade.hpp"
 #include "hierarchy/rollup.hpp"
@@ -40,22 +41,7 @@ using namespace invariant_dp::hierarchy;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         1e-6 * double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
-}
-
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
-}
+using namespace bench_timing;
 
 void check_consistent(const HierarchyTree& tree, const std::vector<std::int64_t>& nodes) {
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {

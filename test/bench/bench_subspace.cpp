@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench_checks.hpp"
+#include "bench_timing.hpp"
 #include "mechanisms/release.hpp"
 #include "table_builder.hpp"
 #include "request/release_request.hpp"
@@ -19,11 +20,7 @@ using namespace invariant_dp;
 
 namespace {
 
-double peak_rss_mb() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return usage.ru_maxrss / 1024.0;
-}
+using namespace bench_timing;
 
 double current_rss_mb() {
   long pages = 0, resident = 0;
