@@ -257,6 +257,11 @@ CalibratedNonnegativeLaw calibrate_nonnegative_cascade(const HierarchyTree& tree
   std::vector<double> counts = protect.neighbours == Neighbours::AddRemove ? unit.add_remove_counts
                                                                            : unit.replace_one_counts;
   double log_k = 0;
+  // The solve is on the unrounded epsilons and the check on the certified,
+  // rounded-up sums of the quantised ones: where the budget falls exactly on
+  // the 2^-40 grid (epsilon a power of two, say) the check can exceed it by
+  // an ulp with the same move. Then the solve asks for a little less.
+  double shortfall = 0;
   for (int round = 0; round < 64; ++round) {
     interrupts.poll();
     auto cost_of = [&](double lk) {
@@ -273,7 +278,7 @@ CalibratedNonnegativeLaw calibrate_nonnegative_cascade(const HierarchyTree& tree
     double lo = -200, hi = 200;  // log k: cost_of decreases in it
     for (int i = 0; i < 200 && hi - lo > 1e-13; ++i) {
       const double mid = (lo + hi) / 2;
-      (cost_of(mid) > target ? lo : hi) = mid;
+      (cost_of(mid) > target * (1 - shortfall) ? lo : hi) = mid;
     }
     log_k = hi;
     const NonnegativeLaw law(tree, law_at(epsilons_at(log_k)), pinned, n_fixed);
@@ -288,9 +293,7 @@ CalibratedNonnegativeLaw calibrate_nonnegative_cascade(const HierarchyTree& tree
     }
     const auto& next = protect.neighbours == Neighbours::AddRemove ? at.add_remove_counts : at.replace_one_counts;
     if (next == counts) {
-      // Rounding alone: ask for slightly more noise.
-      log_k += 1e-9;
-      counts = next;
+      shortfall = shortfall == 0 ? 0x1p-40 : 2 * shortfall;  // rounding alone: ask for slightly more noise
       continue;
     }
     counts = next;

@@ -156,6 +156,22 @@ TEST(NonnegativeCascadeCalibration, SpendsHalfTheBudgetOnTheBaseLaw) {
   }
 }
 
+// Wide sibling groups at small epsilon: the calibration reaches the budget
+// (it once went round without converging on 4 groups of 64 leaves at 1/16).
+TEST(NonnegativeCascadeCalibration, ConvergesOnWideGroupsAtSmallEpsilon) {
+  std::vector<std::int64_t> parents{-1, 0, 0, 0, 0};
+  for (std::int64_t group = 1; group <= 4; ++group)
+    for (int leaf = 0; leaf < 64; ++leaf) parents.push_back(group);
+  const auto tree = HierarchyTree::from_parents(parents, Interrupts());
+  for (const std::vector<std::uint32_t>& fixed : {std::vector<std::uint32_t>{}, std::vector<std::uint32_t>{0}})
+    for (const double epsilon : {1.0, 0.25, 0.0625, 1.0 / 64, 1.0 / 256}) {
+      const auto c =
+          calibrate_nonnegative_cascade(tree, {1, 1, 1}, fixed, epsilon, {Neighbours::ReplaceOne}, Interrupts());
+      EXPECT_LE(c.calibration.base_epsilon, epsilon / 2) << epsilon;
+      EXPECT_GE(c.calibration.base_epsilon, epsilon / 2 * (1 - 1e-6)) << epsilon << " fixed " << fixed.size();
+    }
+}
+
 TEST(NonnegativeCascadeCalibration, VarianceOfTheDiscreteLaplace) {
   for (double eps : {0.01, 0.3, 1.0, 4.0}) {
     const double a = std::exp(-eps);
