@@ -11,7 +11,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 36 checks together at most once in 5 10^4 seeds.
+-- level (1 - level)), the 48 checks together at most once in 4 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -46,10 +46,19 @@ WHERE (r = 1 AND c <= 3) OR (r = 2 AND c >= 4);
 INSERT INTO cov_truth SELECT 'E', g, r, c, (g * 2 + r + c) % 10
 FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'E', g, r, 1, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+-- H: the same as E; a sum is no box: the cells (1, 1) and (2, 2).
+INSERT INTO cov_truth SELECT 'H', g, r, c, (g + r * 2 + c) % 9
+FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'H', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
 -- F: integer_cascade over 20 groups of 4 leaves, the groups' totals exact
 -- (epsilon 4, delta 1e-3); a sum is two children of one group.
 INSERT INTO cov_truth SELECT 'F', g, 1, c, (g * 3 + c) % 7 FROM generate_series(1, 20) g, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'F', g, 1, c, g FROM generate_series(1, 20) g, generate_series(1, 2) c;
+-- G: the same over 40 groups; a sum is one leaf of each of two groups, no
+-- two of one parent (independent subtrees: a metropolitan area of counties
+-- in two states with the states exact).
+INSERT INTO cov_truth SELECT 'G', g, 1, c, (g * 5 + c) % 6 FROM generate_series(1, 40) g, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'G', g, 1, 1, (g - 1) / 2 FROM generate_series(1, 40) g;
 
 ANALYZE cov_truth;
 ANALYZE cov_sums;
@@ -71,7 +80,13 @@ INSERT INTO cov_release VALUES
   ('E', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''E''', 4.0 + 0 * run,
           'integer_gaussian', delta => 1e-3, margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$,
    'x.r', 'x.c'),
+  ('H', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''H''', 4.0 + 0 * run,
+          'integer_gaussian', delta => 1e-3, margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$,
+   'x.r', 'x.c'),
   ('F', $$dp.privatize('SELECT g, c, n FROM cov_truth WHERE shape = ''F''', 4.0 + 0 * run,
+          'integer_cascade', delta => 1e-3, margins => '{g}', hierarchy => '{g,c}') AS x(g int, c int, n bigint)$$,
+   '1', 'x.c'),
+  ('G', $$dp.privatize('SELECT g, c, n FROM cov_truth WHERE shape = ''G''', 4.0 + 0 * run,
           'integer_cascade', delta => 1e-3, margins => '{g}', hierarchy => '{g,c}') AS x(g int, c int, n bigint)$$,
    '1', 'x.c');
 

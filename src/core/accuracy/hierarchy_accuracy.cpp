@@ -181,24 +181,52 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
   return out;
 }
 
-std::optional<MarginOfError> HierarchyAccuracy::children_margin(const CellQuery& nodes, double level,
-                                                                 const Interrupts& interrupts) const {
+std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& nodes, double level,
+                                                               const Interrupts& interrupts) const {
   check_level(level);
   if (!integer() || nodes.size() < 2) return std::nullopt;
-  const std::uint32_t parent = tree_.parent(nodes.cells[0]);
   const double w = nodes.weights[0];
-  if (parent == kNoNode || !(std::fabs(w) <= 0x1p40) || w != std::floor(w)) return std::nullopt;
+  if (!(std::fabs(w) <= 0x1p40) || w != std::floor(w) || w == 0) return std::nullopt;
+  // Each node's independent subtree: the deepest pinned node above it (the
+  // fixed nodes cut the tree into independent cascades, cascade_law.hpp),
+  // or kNoNode for the whole tree. A pinned node itself has no noise.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> by_block;  // (block, node)
+  by_block.reserve(nodes.size());
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     interrupts.poll_every(k);
-    if (tree_.parent(nodes.cells[k]) != parent || nodes.weights[k] != w) return std::nullopt;
+    if (nodes.weights[k] != w) return std::nullopt;
+    const std::uint32_t node = nodes.cells[k];
+    if (law_.pinned(node)) continue;
+    std::uint32_t top = tree_.parent(node);
+    // Ends: climbs one level a pass, at most the tree's depth.
+    while (top != kNoNode && !law_.pinned(top)) top = tree_.parent(top);
+    by_block.emplace_back(top, node);
   }
-  const std::uint32_t m = tree_.n_children(parent);
-  if (nodes.size() >= m) return std::nullopt;  // the whole family is its parent (the canonical form says so)
+  std::sort(by_block.begin(), by_block.end());
   if (node_variances_.empty()) node_variances_ = hierarchy::node_variances(tree_, law_, interrupts);
   if (tree_log_excess_ < 0) tree_log_excess_ = cascade_tree_log_excess(tree_, law_, interrupts);
-  const TiltedFunctional f =
-      cascade_children_query(tree_, law_, node_variances_, parent, static_cast<std::uint32_t>(nodes.size()));
-  if (!(f.variance > 0) || !std::isfinite(tree_log_excess_)) return std::nullopt;
+  if (!std::isfinite(tree_log_excess_)) return std::nullopt;
+  // Per subtree, its part of the sum: one node, or some children of one node.
+  std::vector<TiltedFunctional> blocks;
+  for (std::size_t first = 0; first < by_block.size();) {
+    interrupts.poll_every(first);
+    std::size_t last = first + 1;
+    while (last < by_block.size() && by_block[last].first == by_block[first].first) ++last;
+    const std::uint32_t node = by_block[first].second;
+    if (last - first == 1) {
+      blocks.push_back(cascade_node_query(tree_, law_, node_variances_, node));
+    } else {
+      const std::uint32_t parent = tree_.parent(node);
+      for (std::size_t k = first; k < last; ++k)
+        if (tree_.parent(by_block[k].second) != parent) return std::nullopt;
+      if (last - first >= tree_.n_children(parent)) return std::nullopt;  // the whole family is its parent
+      blocks.push_back(cascade_children_query(tree_, law_, node_variances_, parent,
+                                              static_cast<std::uint32_t>(last - first)));
+    }
+    first = last;
+  }
+  const TiltedFunctional f = independent_blocks(blocks, interrupts);
+  if (!(f.variance > 0)) return std::nullopt;
   try {
     const Quantile q = tilted_gaussian_quantile(f.variance, 1, f.log_excess + tree_log_excess_, level, interrupts);
     MarginOfError out;
@@ -206,8 +234,8 @@ std::optional<MarginOfError> HierarchyAccuracy::children_margin(const CellQuery&
     out.half_width = double(q.half_width) * std::fabs(w);
     out.kind = q.exact ? Exactness::exact : Exactness::certified;
     out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
-                 " of the sum's law (children of one node: the discrete Gaussian at the continuous variance, tilted "
-                 "within the theta excess of the tree's other coordinates)";
+                 " of the sum's law (nodes or children of one node per independent subtree: the discrete Gaussian "
+                 "at the continuous variance, tilted within the theta excess of the tree's other coordinates)";
     return out;
   } catch (const OutOfRange&) {
     return std::nullopt;  // the lattice is too coarse for the bound: the sub-Gaussian tail

@@ -60,15 +60,19 @@ class HierarchyAccuracy {
   // One interval per node, in node order.
   CellIntervals node_intervals(double level, const Interrupts& interrupts) const;
 
-  // integer_cascade: the margin of a query of two or more children of one
-  // node, each of one integer weight d, from the law of their sum (the
-  // tilted discrete Gaussian of lattice_gaussian_quantiles.hpp, DERIVATIONS.md
-  // section 13): exact where the bound decides the quantile, else certified.
-  // Nothing for other queries (nodes of several parents, unequal weights),
-  // for `cascade` (its sums are normal: margin_of_error.hpp) and where the
-  // lattice is too coarse for the bound.
-  std::optional<MarginOfError> children_margin(const CellQuery& nodes, double level,
-                                               const Interrupts& interrupts) const;
+  // integer_cascade: the margin of a query of two or more nodes, all of
+  // one integer weight d, from the law of their sum (the tilted discrete
+  // Gaussian of lattice_gaussian_quantiles.hpp, DERIVATIONS.md section 13):
+  // exact where the bound decides the quantile, else certified. The nodes
+  // fall into independent subtrees (each below the deepest exact node above
+  // it, or the whole tree when no node above is exact: a metropolitan area's
+  // counties in several states with the states exact); within each, they
+  // must be one node or some but not all children of one node. Nothing for
+  // other queries (nodes of several parents in one subtree, unequal
+  // weights), for `cascade` (its sums are normal: margin_of_error.hpp) and
+  // where the lattice is too coarse for the bound.
+  std::optional<MarginOfError> lattice_margin(const CellQuery& nodes, double level,
+                                              const Interrupts& interrupts) const;
 
   // R of the integer law (1 for `cascade`): the theta ratio over every
   // coordinate and every root path.
@@ -79,7 +83,7 @@ class HierarchyAccuracy {
   const hierarchy::HierarchyTree& tree_;
   const hierarchy::CascadeLaw& law_;
   double deficit_bound_;
-  // children_margin's: every node's variance and the tree's log excess,
+  // lattice_margin's: every node's variance and the tree's log excess,
   // computed at the first query.
   mutable std::vector<double> node_variances_;
   mutable double tree_log_excess_ = -1;

@@ -564,7 +564,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   if (out.variance.upper > 0) {
     std::optional<MarginOfError> from_law;
     if (s.hierarchy)
-      from_law = s.hierarchy->children_margin(rows, level, interrupts);
+      from_law = s.hierarchy->lattice_margin(rows, level, interrupts);
     else if (s.linear)
       from_law = s.law_of_sum(rows, level, interrupts);
     if (from_law) {

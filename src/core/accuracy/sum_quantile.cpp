@@ -220,52 +220,82 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
   }
 }
 
-// Complete tables of the lattice Gaussian: one box of one weight per table.
-std::optional<MarginOfError> box_margin(const ProjectorForm& form, IntegerNoise noise,
-                                        const std::vector<BlockCells>& blocks, double level,
-                                        const Interrupts& interrupts) {
-  std::int64_t d = 0;
+// A table's part of the sum as a box: one weight on a product of level
+// sets (its unit functional, and the weight's size as the step); nothing
+// when the cells are no box, or a box with a whole axis (a sum of whole
+// lines: constant, step 0).
+std::optional<StepFunctional> box_functional(const ProjectorForm& form, Rational sigma2, const BlockCells& b,
+                                             const std::vector<std::size_t>& shape, const Interrupts& interrupts) {
+  const std::int64_t w = b.cells[0].second;
+  std::vector<std::vector<char>> in(shape.size());
+  for (std::size_t k = 0; k < shape.size(); ++k) in[k].assign(shape[k], 0);
+  std::vector<std::size_t> selected(shape.size(), 0);
+  for (std::size_t k = 0; k < b.cells.size(); ++k) {
+    interrupts.poll_every(k);
+    const auto& [cell, weight] = b.cells[k];
+    if (weight != w) return std::nullopt;
+    std::size_t rest = form.position_in_block(cell);
+    for (std::size_t axis = shape.size(); axis-- > 0;) {
+      const std::size_t level_k = rest % shape[axis];
+      rest /= shape[axis];
+      if (!in[axis][level_k]) {
+        in[axis][level_k] = 1;
+        ++selected[axis];
+      }
+    }
+  }
+  double cells = 1;
+  bool whole_axis = false;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    cells *= double(selected[k]);
+    whole_axis = whole_axis || selected[k] == shape[k];
+  }
+  if (cells != double(b.cells.size())) return std::nullopt;  // no product of level sets
+  StepFunctional out;
+  if (whole_axis) return out;
+  out.unit = {box_variance(sigma2, shape, selected), box_log_excess(sigma2, shape, selected)};
+  out.step = static_cast<std::uint64_t>(std::llabs(w));
+  return out;
+}
+
+// Complete tables of the lattice Gaussian: per table a box of one weight,
+// or on a two-way table any integer weights; every table's part of one
+// step d (the sum is d times independent unit functionals, merged).
+std::optional<MarginOfError> table_margin(const ProjectorForm& form, IntegerNoise noise,
+                                          const std::vector<BlockCells>& blocks, double level,
+                                          const Interrupts& interrupts) {
+  std::uint64_t d = 0;
+  bool boxes_only = true;
   std::vector<TiltedFunctional> functionals;
   for (const BlockCells& b : blocks) {
     interrupts.poll();
     const std::vector<std::size_t> shape = form.block_shape(b.block);
     if (shape_pinned(shape)) continue;
-    const std::int64_t w = std::llabs(b.cells[0].second);
-    if (d == 0) d = w;
-    std::vector<std::vector<char>> in(shape.size());
-    for (std::size_t k = 0; k < shape.size(); ++k) in[k].assign(shape[k], 0);
-    std::vector<std::size_t> selected(shape.size(), 0);
-    for (std::size_t k = 0; k < b.cells.size(); ++k) {
-      interrupts.poll_every(k);
-      const auto& [cell, weight] = b.cells[k];
-      if (weight != b.cells[0].second || std::llabs(weight) != d) return std::nullopt;
-      std::size_t rest = form.position_in_block(cell);
-      for (std::size_t k = shape.size(); k-- > 0;) {
-        const std::size_t level_k = rest % shape[k];
-        rest /= shape[k];
-        if (!in[k][level_k]) {
-          in[k][level_k] = 1;
-          ++selected[k];
-        }
+    std::optional<StepFunctional> part = box_functional(form, noise.parameter, b, shape, interrupts);
+    if (!part && shape.size() == 2) {
+      std::vector<std::int64_t> weights(shape[0] * shape[1], 0);
+      for (std::size_t k = 0; k < b.cells.size(); ++k) {
+        interrupts.poll_every(k);
+        weights[form.position_in_block(b.cells[k].first)] = b.cells[k].second;
       }
+      part = two_way_functional(noise.parameter, shape[0], shape[1], weights, interrupts);
+      boxes_only = false;
     }
-    double cells = 1;
-    bool whole_axis = false;
-    for (std::size_t k = 0; k < shape.size(); ++k) {
-      cells *= double(selected[k]);
-      whole_axis = whole_axis || selected[k] == shape[k];
-    }
-    if (cells != double(b.cells.size())) return std::nullopt;  // no product of level sets
-    if (whole_axis) continue;                                   // a sum of whole lines: 0
-    functionals.push_back({box_variance(noise.parameter, shape, selected),
-                           box_log_excess(noise.parameter, shape, selected)});
+    if (!part) return std::nullopt;
+    if (part->step == 0) continue;  // constant on the lattice
+    if (d == 0) d = part->step;
+    if (part->step != d) return std::nullopt;
+    functionals.push_back(part->unit);
   }
   if (functionals.empty()) return std::nullopt;
   try {
     const TiltedFunctional sum = independent_blocks(functionals, interrupts);
-    return from_quantile(tilted_gaussian_quantile(sum.variance, 1, sum.log_excess, level, interrupts), d,
-                         "boxes of complete tables: the discrete Gaussian at the continuous variance, tilted within "
-                         "the theta excess of the other Gram-Schmidt coordinates");
+    return from_quantile(tilted_gaussian_quantile(sum.variance, 1, sum.log_excess, level, interrupts),
+                         static_cast<std::int64_t>(d),
+                         boxes_only ? "boxes of complete tables: the discrete Gaussian at the continuous variance, "
+                                      "tilted within the theta excess of the other Gram-Schmidt coordinates"
+                                    : "complete tables: the discrete Gaussian at the continuous variance, tilted "
+                                      "within the theta excess of short vectors of the lattice where the sum is 0");
   } catch (const OutOfRange&) {
     return std::nullopt;  // a lattice too coarse for the bound: the sub-Gaussian tail
   } catch (const TooLarge&) {
@@ -307,7 +337,7 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
   if (all_groups)
     if (std::optional<MarginOfError> m = group_margin(form, noise, blocks, level, interrupts)) return m;
   if (structure == "tables" && noise.kind == IntegerNoise::Kind::gaussian)
-    return box_margin(form, noise, blocks, level, interrupts);
+    return table_margin(form, noise, blocks, level, interrupts);
   return std::nullopt;
 }
 
