@@ -46,7 +46,7 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   request.epsilon = 1;
   request.n_margins = 2;
   request.margins = margins;
-  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}};
+  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}, {}, {}, false};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
@@ -65,11 +65,11 @@ TEST(CApi, ReleaseThroughTheBoundary) {
   idp_free_release(out);
   // An interrupted release reports IDP_INTERRUPTED and returns no table.
   request.n_margins = 0;
-  idp_interrupts interrupts{[](void*) { return true; }, nullptr};
+  idp_interrupts interrupts{[](void*) { return true; }, nullptr, nullptr};
   const auto big = grid({"a", "b"}, {300, 300}, std::vector<std::int64_t>(90000, 5));
   const auto big_keys = big.text_keys();
   const char* big_names[] = {"a", "b"};
-  idp_cells big_cells{2, big_names, big_keys.dictionaries(), 90000, {big_keys.codes()}, big.counts.data(), false, 0, {}};
+  idp_cells big_cells{2, big_names, big_keys.dictionaries(), 90000, {big_keys.codes()}, big.counts.data(), false, 0, {}, {}, {}, false};
   out = nullptr;
   EXPECT_EQ(prepare_and_release(&request, &big_cells, &randomness, &interrupts, &out, &error), IDP_INTERRUPTED);
   EXPECT_EQ(out, nullptr);
@@ -96,7 +96,7 @@ TEST(CApi, ASourceOfRowsIsCountedByTheRelease) {
   request.n_options = 2;
   request.option_keys = keys;
   request.option_values = values;
-  idp_cells from_rows{1, names, rows.dictionaries(), 6, {rows.codes()}, nullptr, false, 0, {}};
+  idp_cells from_rows{1, names, rows.dictionaries(), 6, {rows.codes()}, nullptr, false, 0, {}, {}, {}, false};
   idp_randomness randomness{true, 12, 0x5eed1001};  // a generation no other test uses: the stream starts afresh
   idp_error error{};
   idp_release_table* counted = nullptr;
@@ -110,7 +110,7 @@ TEST(CApi, ASourceOfRowsIsCountedByTheRelease) {
   request.n_options = 1;
   request.option_keys = keys + 1;
   request.option_values = values + 1;
-  idp_cells aggregated{1, names, cells_keys.dictionaries(), 3, {cells_keys.codes()}, counts.data(), false, 0, {}};
+  idp_cells aggregated{1, names, cells_keys.dictionaries(), 3, {cells_keys.codes()}, counts.data(), false, 0, {}, {}, {}, false};
   idp_release_table* grouped = nullptr;
   randomness.seed_generation = 0x5eed1002;  // restarted from the same seed
   ASSERT_EQ(prepare_and_release(&request, &aggregated, &randomness, nullptr, &grouped, &error), IDP_OK)
@@ -166,7 +166,7 @@ TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
     static std::uint64_t generation = 1000;  // each release restarts the seeded stream
     for (int form = 0; form < 2; ++form) {
       idp_cells cells{2, names, keys.dictionaries(), 600, {form == 0 ? keys.codes() : row_numbered},
-                      counts.data(), false, 0, {}, {}, {}};
+                      counts.data(), false, 0, {}, {}, {}, false};
       idp_randomness randomness{true, 5, ++generation};
       idp_error error{};
       ASSERT_EQ(prepare_and_release(&request, &cells, &randomness, nullptr, &tables[form], &error), IDP_OK)
@@ -194,7 +194,7 @@ TEST(CApi, RowNumberedColumnsReleaseAsTheirStoredCodesDo) {
   request.epsilon = 1;
   idp_key_dictionary short_dictionaries[] = {keys.dictionaries()[0], keys.dictionaries()[1]};
   short_dictionaries[1].n_levels = 599;
-  idp_cells cells{2, names, short_dictionaries, 600, {row_numbered}, counts.data(), false, 0, {}, {}, {}};
+  idp_cells cells{2, names, short_dictionaries, 600, {row_numbered}, counts.data(), false, 0, {}, {}, {}, false};
   idp_randomness randomness{true, 5, 1};
   idp_error error{};
   idp_release_table* out = nullptr;
@@ -318,7 +318,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   request.n_options = 1;  // {"level": true}
   request.option_keys = option_keys;
   request.option_values = option_values;
-  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}};
+  idp_cells cells{2, names, keys.dictionaries(), 16, {keys.codes()}, table.counts.data(), false, 0, {}, {}, {}, false};
   idp_randomness randomness{true, 11, 1};
   idp_error error{};
   idp_request_info info{};
@@ -377,7 +377,7 @@ TEST(CApi, HierarchyAndCrossedReleasesShareTheTable) {
   auto with_null = table.pointers();
   with_null[0] = nullptr;
   const test_tables::TextKeys null_keys(with_null, 2);
-  idp_cells null_cells{2, names, null_keys.dictionaries(), 16, {null_keys.codes()}, table.counts.data(), false, 0, {}};
+  idp_cells null_cells{2, names, null_keys.dictionaries(), 16, {null_keys.codes()}, table.counts.data(), false, 0, {}, {}, {}, false};
   request.n_options = 0;
   request.mechanism = "integer_laplace";
   request.has_delta = false;
