@@ -54,11 +54,11 @@ INSERT INTO cov_sums SELECT 'H', g, r, r, g FROM generate_series(1, 20) g, gener
 -- (epsilon 4, delta 1e-3); a sum is two children of one group.
 INSERT INTO cov_truth SELECT 'F', g, 1, c, (g * 3 + c) % 7 FROM generate_series(1, 20) g, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'F', g, 1, c, g FROM generate_series(1, 20) g, generate_series(1, 2) c;
--- G: the same over 40 groups; a sum is one leaf of each of two groups, no
--- two of one parent (independent subtrees: a metropolitan area of counties
--- in two states with the states exact).
-INSERT INTO cov_truth SELECT 'G', g, 1, c, (g * 5 + c) % 6 FROM generate_series(1, 40) g, generate_series(1, 4) c;
-INSERT INTO cov_sums SELECT 'G', g, 1, 1, (g - 1) / 2 FROM generate_series(1, 40) g;
+-- G: the same over 60 groups; a sum is one leaf of each of three groups,
+-- no two of one parent (independent subtrees: a metropolitan area of
+-- counties in three states with the states exact).
+INSERT INTO cov_truth SELECT 'G', g, 1, c, (g * 5 + c) % 6 FROM generate_series(1, 60) g, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'G', g, 1, 1, (g - 1) / 3 FROM generate_series(1, 60) g;
 
 ANALYZE cov_truth;
 ANALYZE cov_sums;
