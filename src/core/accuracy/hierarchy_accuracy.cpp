@@ -11,6 +11,7 @@
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/integer_cascade_splits.hpp"
+#include "cascade_kernel.hpp"
 #include "lattice_bounds.hpp"
 #include "lattice_gaussian_quantiles.hpp"
 #include "tail_quantiles.hpp"
@@ -181,12 +182,8 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
   return out;
 }
 
-std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& nodes, double level,
-                                                               const Interrupts& interrupts) const {
-  check_level(level);
-  if (!integer() || nodes.size() < 2) return std::nullopt;
-  const double w = nodes.weights[0];
-  if (!(std::fabs(w) <= 0x1p40) || w != std::floor(w) || w == 0) return std::nullopt;
+std::optional<TiltedFunctional> HierarchyAccuracy::subtree_parts(const CellQuery& nodes,
+                                                                  const Interrupts& interrupts) const {
   // Each node's independent subtree: the deepest pinned node above it (the
   // fixed nodes cut the tree into independent cascades, cascade_law.hpp),
   // or kNoNode for the whole tree. A pinned node itself has no noise.
@@ -194,7 +191,6 @@ std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& 
   by_block.reserve(nodes.size());
   for (std::size_t k = 0; k < nodes.size(); ++k) {
     interrupts.poll_every(k);
-    if (nodes.weights[k] != w) return std::nullopt;
     const std::uint32_t node = nodes.cells[k];
     if (law_.pinned(node)) continue;
     std::uint32_t top = tree_.parent(node);
@@ -203,9 +199,6 @@ std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& 
     by_block.emplace_back(top, node);
   }
   std::sort(by_block.begin(), by_block.end());
-  if (node_variances_.empty()) node_variances_ = hierarchy::node_variances(tree_, law_, interrupts);
-  if (tree_log_excess_ < 0) tree_log_excess_ = cascade_tree_log_excess(tree_, law_, interrupts);
-  if (!std::isfinite(tree_log_excess_)) return std::nullopt;
   // Per subtree, its part of the sum: one node, or some children of one node.
   std::vector<TiltedFunctional> blocks;
   for (std::size_t first = 0; first < by_block.size();) {
@@ -225,17 +218,52 @@ std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& 
     }
     first = last;
   }
-  const TiltedFunctional f = independent_blocks(blocks, interrupts);
-  if (!(f.variance > 0)) return std::nullopt;
+  TiltedFunctional f = independent_blocks(blocks, interrupts);
+  f.log_excess += tree_log_excess_;
+  return f;
+}
+
+std::optional<MarginOfError> HierarchyAccuracy::lattice_margin(const CellQuery& nodes, double level,
+                                                               const Interrupts& interrupts) const {
+  check_level(level);
+  if (!integer() || nodes.size() < 2) return std::nullopt;
+  bool one_weight = true;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    interrupts.poll_every(k);
+    const double w = nodes.weights[k];
+    if (!(std::fabs(w) <= 0x1p40) || w != std::floor(w) || w == 0) return std::nullopt;
+    one_weight = one_weight && w == nodes.weights[0];
+  }
+  if (node_variances_.empty()) node_variances_ = hierarchy::node_variances(tree_, law_, interrupts);
+  if (tree_log_excess_ < 0) tree_log_excess_ = cascade_tree_log_excess(tree_, law_, interrupts);
+  // A node or sibling set per independent subtree, of one weight; else any
+  // node set through the lattice's kernel of the sum.
+  std::optional<TiltedFunctional> f;
+  std::uint64_t step = static_cast<std::uint64_t>(std::fabs(nodes.weights[0]));
+  const char* law_of = "nodes or children of one node per independent subtree: the discrete Gaussian at the "
+                       "continuous variance, tilted within the theta excess of the tree's other coordinates";
+  if (one_weight && std::isfinite(tree_log_excess_)) f = subtree_parts(nodes, interrupts);
+  if (!f) {
+    if (!kernel_) kernel_ = std::make_unique<CascadeKernel>(tree_, law_, interrupts);
+    const double variance = this->variance(nodes, interrupts).upper;
+    if (!(variance > 0) || !std::isfinite(kernel_->moves_log_excess())) return std::nullopt;
+    const StepFunctional s = kernel_->query(nodes, variance, interrupts);
+    if (s.step == 0) return std::nullopt;
+    f = s.unit;
+    f->log_excess += kernel_->moves_log_excess();
+    step = s.step;
+    law_of = "any node set: the discrete Gaussian at the continuous variance, tilted within the theta excess of "
+             "short vectors of the lattice where the sum is 0";
+  }
+  if (!(f->variance > 0) || !std::isfinite(f->log_excess)) return std::nullopt;
   try {
-    const Quantile q = tilted_gaussian_quantile(f.variance, 1, f.log_excess + tree_log_excess_, level, interrupts);
+    const Quantile q = tilted_gaussian_quantile(f->variance, 1, f->log_excess, level, interrupts);
     MarginOfError out;
     out.tail = SumTail::law_quantile;
-    out.half_width = double(q.half_width) * std::fabs(w);
+    out.half_width = double(q.half_width) * double(step);
     out.kind = q.exact ? Exactness::exact : Exactness::certified;
     out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
-                 " of the sum's law (nodes or children of one node per independent subtree: the discrete Gaussian "
-                 "at the continuous variance, tilted within the theta excess of the tree's other coordinates)";
+                 " of the sum's law (" + law_of + ")";
     return out;
   } catch (const OutOfRange&) {
     return std::nullopt;  // the lattice is too coarse for the bound: the sub-Gaussian tail

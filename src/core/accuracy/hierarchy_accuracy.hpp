@@ -32,14 +32,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "../hierarchy/cascade_law.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../interrupts.hpp"
+#include "cascade_kernel.hpp"
 #include "cell_intervals.hpp"
 #include "cell_query.hpp"
+#include "lattice_gaussian_quantiles.hpp"
 #include "margin_of_error.hpp"
 
 namespace invariant_dp::accuracy {
@@ -60,17 +63,17 @@ class HierarchyAccuracy {
   // One interval per node, in node order.
   CellIntervals node_intervals(double level, const Interrupts& interrupts) const;
 
-  // integer_cascade: the margin of a query of two or more nodes, all of
-  // one integer weight d, from the law of their sum (the tilted discrete
-  // Gaussian of lattice_gaussian_quantiles.hpp, DERIVATIONS.md section 13):
-  // exact where the bound decides the quantile, else certified. The nodes
-  // fall into independent subtrees (each below the deepest exact node above
-  // it, or the whole tree when no node above is exact: a metropolitan area's
-  // counties in several states with the states exact); within each, they
-  // must be one node or some but not all children of one node. Nothing for
-  // other queries (nodes of several parents in one subtree, unequal
-  // weights), for `cascade` (its sums are normal: margin_of_error.hpp) and
-  // where the lattice is too coarse for the bound.
+  // integer_cascade: the margin of a query of two or more nodes with
+  // integer weights from the law of their sum (the tilted discrete Gaussian
+  // of lattice_gaussian_quantiles.hpp, DERIVATIONS.md section 13): exact
+  // where the bound decides the quantile, else certified. Where the nodes
+  // are, per independent subtree (below the deepest exact node above them:
+  // a metropolitan area's counties in several states with the states
+  // exact), one node or some but not all children of one node, all of one
+  // weight, the Klein order of those queries; any other node set through the
+  // short vectors of cascade_kernel.hpp. Nothing for `cascade` (its sums are
+  // normal: margin_of_error.hpp), fractional weights, and where the lattice
+  // is too coarse for the bound.
   std::optional<MarginOfError> lattice_margin(const CellQuery& nodes, double level,
                                               const Interrupts& interrupts) const;
 
@@ -80,6 +83,10 @@ class HierarchyAccuracy {
 
  private:
   VarianceFigure figure(double v) const;
+  // lattice_margin's first way: the sum of the subtrees' node or sibling-set
+  // queries (unit weight), with the tree's log excess; nothing for other
+  // structures.
+  std::optional<TiltedFunctional> subtree_parts(const CellQuery& nodes, const Interrupts& interrupts) const;
   const hierarchy::HierarchyTree& tree_;
   const hierarchy::CascadeLaw& law_;
   double deficit_bound_;
@@ -87,6 +94,7 @@ class HierarchyAccuracy {
   // computed at the first query.
   mutable std::vector<double> node_variances_;
   mutable double tree_log_excess_ = -1;
+  mutable std::unique_ptr<CascadeKernel> kernel_;  // built at the first query that needs it
 };
 
 // A governed stream (hierarchy/streaming_cascade.hpp): its periods are the

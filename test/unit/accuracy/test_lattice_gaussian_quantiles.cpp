@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "accuracy/cascade_kernel.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
 #include "accuracy/tail_quantiles.hpp"
@@ -343,6 +344,80 @@ TEST(LatticeGaussianQuantiles, NodesAndSiblingSetsOfACascade) {
       EXPECT_LE(laws[i].variance(), queries[i].q.variance * (1 + 1e-9)) << name;
       expect_claim_holds(laws[i], queries[i].q.variance, tree_excess + queries[i].q.log_excess, name);
     }
+
+  }
+}
+
+// A root with two children of two leaves each under the integer cascade at
+// uniform variance v (nothing exact), enumerated over the four leaves as
+// above: node sets no Klein order of the queries above covers, through the
+// short vectors of the kernel (cascade_kernel.hpp), must stay within their
+// claim, and HierarchyAccuracy::lattice_margin gives their quantile. At
+// these small variances the bound may say nothing; from v = 2 it decides
+// every set.
+TEST(LatticeGaussianQuantiles, AnyNodeSetOfACascade) {
+  const hierarchy::HierarchyTree tree = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 2}, {});
+  const std::uint32_t root = 0, a = tree.first_child(root), leaf0 = tree.first_child(a);
+  ASSERT_EQ(tree.leaf_begin(leaf0), 0u);
+  ASSERT_EQ(leaf0, 3u);
+  struct AnySet {
+    std::string name;
+    std::vector<std::pair<std::uint32_t, std::int64_t>> nodes;
+  };
+  const std::vector<AnySet> sets{{"leaves of two middle nodes", {{leaf0, 1}, {leaf0 + 2, 1}}},
+                                 {"a leaf and the other middle node, weight 2", {{leaf0, 1}, {a + 1, 2}}},
+                                 {"three leaves, weights 1, -1, 3", {{leaf0, 1}, {leaf0 + 1, -1}, {leaf0 + 3, 3}}},
+                                 {"the root and a leaf", {{root, 1}, {leaf0 + 2, 1}}},
+                                 {"weights 2 and 4 (step 2)", {{leaf0, 2}, {leaf0 + 3, 4}}}};
+  for (const double v : {1.0, 2.0, 4.0}) {
+    const hierarchy::CascadeLaw law = hierarchy::CascadeLaw::uniform(tree, v);
+    const double tau_root = law.split_tau2(root, 0, 2), tau_mid = law.split_tau2(a, 1, 2);
+    const CascadeKernel kernel(tree, law, {});
+    const HierarchyAccuracy accuracy(tree, law, 0.0);
+    std::vector<CellQuery> queries(sets.size());
+    std::vector<StepFunctional> claimed;
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      for (const auto& [node, weight] : sets[k].nodes) {
+        queries[k].cells.push_back(node);
+        queries[k].weights.push_back(double(weight));
+      }
+      claimed.push_back(kernel.query(queries[k], accuracy.variance(queries[k], {}).upper, {}));
+    }
+    std::vector<Law> laws(sets.size());
+    const auto R = static_cast<std::int64_t>(9 * std::sqrt(v)) + 3;  // the mass beyond is below 1e-14
+    for (std::int64_t z0 = -R; z0 <= R; ++z0)
+      for (std::int64_t z1 = -R; z1 <= R; ++z1)
+        for (std::int64_t z2 = -R; z2 <= R; ++z2)
+          for (std::int64_t z3 = -R; z3 <= R; ++z3) {
+            const std::int64_t m0 = z0 + z1, m1 = z2 + z3, top = m0 + m1;
+            const double q = (double(z0 * z0 + z1 * z1) - double(m0 * m0) / 2) / tau_mid +
+                             (double(z2 * z2 + z3 * z3) - double(m1 * m1) / 2) / tau_mid +
+                             (double(m0 * m0 + m1 * m1) - double(top * top) / 2) / tau_root + double(top * top) / v;
+            const double w = std::exp(-q / 2);
+            const std::int64_t value[7] = {top, m0, m1, z0, z1, z2, z3};
+            for (std::size_t k = 0; k < sets.size(); ++k) {
+              std::int64_t x = 0;
+              for (const auto& [node, weight] : sets[k].nodes) x += weight * value[node];
+              laws[k].add(x / static_cast<std::int64_t>(claimed[k].step), w);
+            }
+          }
+    for (std::size_t k = 0; k < sets.size(); ++k) {
+      const std::string name = sets[k].name + " at v = " + std::to_string(v);
+      ASSERT_EQ(claimed[k].step, k + 1 == sets.size() ? 2u : 1u) << name;
+      EXPECT_LE(laws[k].variance(), claimed[k].unit.variance * (1 + 1e-9)) << name;
+      const double excess = claimed[k].unit.log_excess + kernel.moves_log_excess();
+      const std::optional<MarginOfError> margin = accuracy.lattice_margin(queries[k], 0.9, {});
+      if (excess >= 0.69) {
+        EXPECT_LT(v, 2) << name << ": the bound says nothing";
+        EXPECT_FALSE(margin.has_value()) << name;
+        continue;
+      }
+      expect_claim_holds(laws[k], claimed[k].unit.variance, excess, name);
+      ASSERT_TRUE(margin.has_value()) << name;
+      const Quantile q = tilted_gaussian_quantile(claimed[k].unit.variance, 1, excess, 0.9, {});
+      EXPECT_EQ(margin->half_width, double(q.half_width * static_cast<std::int64_t>(claimed[k].step))) << name;
+      EXPECT_NE(margin->method.find("short vectors"), std::string::npos) << margin->method;
+    }
   }
 }
 
@@ -351,8 +426,7 @@ TEST(LatticeGaussianQuantiles, NodesAndSiblingSetsOfACascade) {
 // group of density exp(-sum z^2 / (2 tau^2)), the states independent. Sums
 // across the states (no two nodes of one parent) are the independent-blocks
 // merge of each state's node or sibling set, and
-// HierarchyAccuracy::lattice_margin gives their quantile; a query with
-// unequal weights is left to the tail bound.
+// HierarchyAccuracy::lattice_margin gives their quantile.
 TEST(LatticeGaussianQuantiles, NodesInIndependentSubtreesOfACascade) {
   const hierarchy::HierarchyTree tree = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 1, 1, 1, 2, 2, 2}, {});
   ASSERT_EQ(tree.n_leaves(), 6u);
@@ -399,9 +473,14 @@ TEST(LatticeGaussianQuantiles, NodesInIndependentSubtreesOfACascade) {
       EXPECT_EQ(margin->half_width, 2.0 * double(q.half_width)) << at << " " << level;
       EXPECT_EQ(margin->kind, q.exact ? Exactness::exact : Exactness::certified);
     }
-    EXPECT_FALSE(accuracy.lattice_margin({{leaf0, leaf3}, {1, 2}}, 0.9, {}).has_value());
-    // A whole state's leaves are the state (exact), not a sibling set.
-    EXPECT_FALSE(accuracy.lattice_margin({{leaf0, leaf0 + 1, leaf0 + 2, leaf3}, {1, 1, 1, 1}}, 0.9, {}).has_value());
+    // Unequal weights, and a whole state's leaves (the state, exact) with
+    // another leaf, are no sibling sets: the kernel's short vectors
+    // (cascade_kernel.hpp) take them.
+    for (const CellQuery& other : {CellQuery{{leaf0, leaf3}, {1, 2}}, CellQuery{{leaf0, leaf0 + 1, leaf0 + 2, leaf3}, {1, 1, 1, 1}}}) {
+      const std::optional<MarginOfError> margin = accuracy.lattice_margin(other, 0.9, {});
+      ASSERT_TRUE(margin.has_value()) << at;
+      EXPECT_NE(margin->method.find("short vectors"), std::string::npos) << margin->method;
+    }
   }
 }
 
