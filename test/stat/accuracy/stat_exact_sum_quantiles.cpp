@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "accuracy/cascade_kernel.hpp"
+#include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/independent_sum_quantiles.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
 #include "accuracy/zero_sum_quantiles.hpp"
@@ -342,11 +344,19 @@ TEST(StatExactSumQuantiles, IntegerCascadeQueries) {
   const std::vector<double> variance = hierarchy::node_variances(tree, law, {});
   const double tree_excess = cascade_tree_log_excess(tree, law, {});
   auto rng = make_seeded_random_source(71);
+  const CascadeKernel kernel(tree, law, {});
+  const std::uint32_t first_region = tree.first_child(0), first_leaf = tree.first_child(first_region);
+  const CellQuery nodes{{first_leaf, first_leaf + 5, first_region + 2}, {1, 1, 1}};
+  const StepFunctional kernel_step =
+      kernel.query(nodes, HierarchyAccuracy(tree, law, 0.0).variance(nodes, {}).upper, {});
+  ASSERT_EQ(kernel_step.step, 1u);
+  const TiltedFunctional kernel_query = kernel_step.unit;
   const std::uint32_t region = tree.first_child(0), leaf = tree.first_child(region);
   ASSERT_EQ(tree.leaf_begin(region), 0u);
   const auto query = [&](std::string name, TiltedFunctional q,
-                         std::function<std::int64_t(const std::vector<std::int64_t>&)> value) {
-    const double excess = tree_excess + q.log_excess, V = q.variance;
+                         std::function<std::int64_t(const std::vector<std::int64_t>&)> value,
+                         double common_excess) {
+    const double excess = common_excess + q.log_excess, V = q.variance;
     return Functional{std::move(name),
                       [=](double level) { return tilted_gaussian_quantile(V, 1, excess, level, Interrupts()); },
                       [=](std::int64_t t) {
@@ -361,10 +371,15 @@ TEST(StatExactSumQuantiles, IntegerCascadeQueries) {
       "integer_cascade 4 regions x 5 leaves, v=3",
       [&](std::vector<std::int64_t>& z) { z = hierarchy::integer_cascade_leaf_noise(tree, law, *rng, Interrupts()); },
       20,
-      {query("a region", cascade_node_query(tree, law, variance, region), [](const auto& z) { return sum_of(z, 0, 5); }),
-       query("a leaf", cascade_node_query(tree, law, variance, leaf), [](const auto& z) { return z[0]; }),
+      {query("a region", cascade_node_query(tree, law, variance, region), [](const auto& z) { return sum_of(z, 0, 5); },
+             tree_excess),
+       query("a leaf", cascade_node_query(tree, law, variance, leaf), [](const auto& z) { return z[0]; }, tree_excess),
        query("two regions", cascade_children_query(tree, law, variance, 0, 2),
-             [](const auto& z) { return sum_of(z, 0, 10); })});
+             [](const auto& z) { return sum_of(z, 0, 10); }, tree_excess),
+       // Two leaves of two regions and a third region: no Klein order above,
+       // the kernel's short vectors (cascade_kernel.hpp).
+       query("leaves of two regions and a third region", kernel_query,
+             [](const auto& z) { return z[0] + z[5] + sum_of(z, 10, 15); }, kernel.moves_log_excess())});
 }
 
 }  // namespace
