@@ -78,6 +78,25 @@ void expect_claim_holds(const Law& law, double V, double log_excess, const std::
   }
 }
 
+// The r x c table with zero margins whose first (r-1) x (c-1) cells are f
+// (row-major): the last column and row complete each line to 0.
+void zero_margin_table(std::size_t r, std::size_t c, const std::vector<std::int64_t>& f, std::vector<std::int64_t>& z) {
+  const std::size_t free_r = r - 1, free_c = c - 1;
+  for (std::size_t i = 0; i < r; ++i) {
+    std::int64_t row = 0;
+    for (std::size_t j = 0; j < c; ++j) {
+      if (i < free_r && j < free_c) z[i * c + j] = f[i * free_c + j];
+      else if (i < free_r) z[i * c + j] = -row;
+      else {
+        std::int64_t column = 0;
+        for (std::size_t k = 0; k < free_r; ++k) column += z[k * c + j];
+        z[i * c + j] = -column;
+      }
+      if (j < free_c) row += z[i * c + j];
+    }
+  }
+}
+
 // Every box of an r x c table (r, c <= 4) under sigma2: the table enumerated
 // over its (r-1)(c-1) free cells in [-R, R]. Returns the boxes' laws and
 // functionals.
@@ -95,19 +114,7 @@ std::vector<std::pair<Law, TiltedFunctional>> check_boxes(std::size_t r, std::si
   std::vector<std::int64_t> z(r * c);
   for (;;) {
     double q = 0;
-    for (std::size_t i = 0; i < r; ++i) {
-      std::int64_t row = 0;
-      for (std::size_t j = 0; j < c; ++j) {
-        if (i < free_r && j < free_c) z[i * c + j] = f[i * free_c + j];
-        else if (i < free_r) z[i * c + j] = -row;
-        else {
-          std::int64_t column = 0;
-          for (std::size_t k = 0; k < free_r; ++k) column += z[k * c + j];
-          z[i * c + j] = -column;
-        }
-        if (j < free_c) row += z[i * c + j];
-      }
-    }
+    zero_margin_table(r, c, f, z);
     for (const std::int64_t v : z) q += double(v) * double(v);
     const double w = std::exp(-q / (2 * s2));
     for (std::size_t b = 0; b < boxes.size(); ++b) {
@@ -150,19 +157,7 @@ void check_two_way_functionals(std::size_t r, std::size_t c, Rational sigma2, st
   for (const auto& w : functionals) claimed.push_back(two_way_functional(sigma2, r, c, w, Interrupts()));
   const double s2 = sigma2.to_double();
   for (;;) {
-    for (std::size_t i = 0; i < r; ++i) {
-      std::int64_t row = 0;
-      for (std::size_t j = 0; j < c; ++j) {
-        if (i < free_r && j < free_c) z[i * c + j] = f[i * free_c + j];
-        else if (i < free_r) z[i * c + j] = -row;
-        else {
-          std::int64_t column = 0;
-          for (std::size_t k = 0; k < free_r; ++k) column += z[k * c + j];
-          z[i * c + j] = -column;
-        }
-        if (j < free_c) row += z[i * c + j];
-      }
-    }
+    zero_margin_table(r, c, f, z);
     double q = 0;
     for (const std::int64_t v : z) q += double(v) * double(v);
     const double weight = std::exp(-q / (2 * s2));
