@@ -12,7 +12,9 @@
 //     geography of bench_integer_cascade): preparation, the counties as
 //     nodes, and as the sums of their blocks (what a GROUP BY county over
 //     the released blocks hands over); per-node certified intervals of every
-//     node; target < 5 s through SQL;
+//     node; the margin of one tract of every county (nodes of different
+//     parents, through the kernel of cascade_kernel.hpp) at its first query
+//     and again; target < 5 s through SQL;
 //   * per-cell intervals of 5,000,000 independent discrete Laplace cells
 //     against the release itself (noise drawn from the certified CDF table
 //     and added); target: intervals at most 0.2 x the release.
@@ -20,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <random>
 #include <vector>
@@ -92,26 +95,29 @@ void two_way_case() {
                             Interrupts());
   });
   if (!mh) bench_checks::fail("the quarter of a two-way table is a box: its margin has a law");
-  // A random half of the cells is no box: what looking for its law costs
-  // before the margin falls back to the normal approximation.
+  // A random half of the cells is no box: its margin from the law of any
+  // functional of a two-way table (short vectors of the kernel).
   std::vector<std::uint32_t> random_half;
   std::mt19937_64 gen(5);
   for (std::uint32_t i = 0; i < n; ++i)
     if (gen() & 1) random_half.push_back(i);
   std::optional<MarginOfError> mr;
-  const double t_no_law = best_of_3([&] {
+  const double t_random_half = best_of_3([&] {
     builder.add_all(random_half.data(), random_half.size(), Interrupts());
     mr = lattice_sum_margin(*form, IntegerNoise{IntegerNoise::Kind::gaussian, {60, 1}}, builder.take(), 0.9,
                             Interrupts());
   });
-  if (mr) bench_checks::fail("a random half of a table is no box");
+  if (!mr) bench_checks::fail("a random half of a two-way table has a law: its margin is missing");
+  builder.add_all(random_half.data(), random_half.size(), Interrupts());
+  const VarianceFigure vr = acc->variance(builder.take(), Interrupts());
   std::printf("two-way 1000 x 1000: form %.3f s, integer_gaussian scalars (deficit bound) %.3f s; one sum of all "
               "10^6 cells %.3f s (variance %.3g); a 500 x 500 quarter (2.5e5 cells) %.3f s (variance [%.6g, %.6g]), "
               "its margin at 0.9 from the law of the box %.3f s (%.0f, %s; normal quantile %.1f); a random half "
-              "(%zu cells) found to be no box %.3f s; preparation + query %.3f s\n",
+              "(%zu cells), no box, its margin from the law of the sum %.3f s (%.0f, %s; normal quantile %.1f); "
+              "preparation + query %.3f s\n",
               t_form, t_scalars, t_query, v.upper, t_half, vh.lower, vh.upper, t_half_margin, mh->half_width,
-              exactness_name(mh->kind), normal_half_width(vh.upper, 0.9), random_half.size(), t_no_law,
-              t_form + t_scalars + t_query);
+              exactness_name(mh->kind), normal_half_width(vh.upper, 0.9), random_half.size(), t_random_half,
+              mr->half_width, exactness_name(mr->kind), normal_half_width(vr.upper, 0.9), t_form + t_scalars + t_query);
 }
 
 // Margins of large sums from their laws, including collecting the query.
@@ -183,12 +189,32 @@ void county_case() {
   start = Clock::now();
   const CellIntervals intervals = acc.node_intervals(0.9, Interrupts());
   const double t_intervals = seconds_since(start);
+  // Margins of node sets no Klein order covers (accuracy/cascade_kernel.hpp):
+  // the first tract of every county (3,143 tracts of different parents), at
+  // the first query (the kernel built over every move) and again.
+  const auto tract_of_every_county = [&] {
+    for (std::uint32_t c = tree.level_begin(2); c < tree.level_end(2); ++c) builder.add(tree.first_child(c));
+    return builder.take();
+  };
+  start = Clock::now();
+  const std::optional<MarginOfError> first = acc.lattice_margin(tract_of_every_county(), 0.9, Interrupts());
+  const double t_kernel_first = seconds_since(start);
+  std::optional<MarginOfError> again;
+  const double t_kernel_again = best_of_3([&] { again = acc.lattice_margin(tract_of_every_county(), 0.9, Interrupts()); });
+  if (!first || !again || first->half_width != again->half_width) {
+    std::fprintf(stderr, "the kernel's margin of 3,143 tracts is missing or differs\n");
+    std::exit(1);
+  }
   std::printf("national tree: theta ratio R - 1 = %.3g at node variance 323\n", acc.theta_ratio(Interrupts()) - 1);
   std::printf("national tree (%zu nodes, built in %.2f s): 3,143 county sums as nodes %.4f s, as the sums of "
               "their 8e6 blocks %.3f s (mean variance %.6g = %.6g); per-node certified intervals of every node %.3f "
               "s (county half-width %.0f)\n",
               tree.n_nodes(), t_tree, t_nodes, t_blocks, checksum / 3143, checksum_blocks / 3143, t_intervals,
               intervals.half_width(tree.level_begin(2)));
+  std::printf("national tree: one tract of every county (3,143 nodes of different parents), margin at 0.9 from the "
+              "law of the sum: first query %.3f s (the kernel built), again %.4f s (%.0f, %s; normal quantile %.1f)\n",
+              t_kernel_first, t_kernel_again, first->half_width, first->kind == Exactness::exact ? "exact" : "certified",
+              1.6448536269514722 * std::sqrt(acc.variance(tract_of_every_county(), Interrupts()).upper));
 }
 
 void independent_case() {
