@@ -6,7 +6,8 @@
 // half-width read off. Exact margins must be that half-width; certified
 // ones must cover, and a count less must not cover wherever the kind says
 // exact. Sums the law does not give (the l1 law on a 3 x 3 table, a set of
-// cells that is no box, fractional weights) return nothing.
+// cells of a three-way table that is no box, fractional weights) return
+// nothing; any integer sum of a two-way lattice Gaussian table has one.
 #include <gtest/gtest.h>
 
 #include <cmath>
