@@ -103,6 +103,7 @@ double CascadeKernel::bilinear(const std::vector<PathValue>& x, const std::vecto
   double out = 0;
   std::size_t j = 0;
   for (const PathValue& e : x) {
+    // Ends: j only grows, up to y.size().
     while (j < y.size() && y[j].node < e.node) ++j;
     if (j == y.size() || y[j].node != e.node) continue;
     const double both = double(e.value) * double(y[j].value);

@@ -204,6 +204,7 @@ std::optional<TiltedFunctional> HierarchyAccuracy::subtree_parts(const CellQuery
   for (std::size_t first = 0; first < by_block.size();) {
     interrupts.poll_every(first);
     std::size_t last = first + 1;
+    // Ends: last only grows, up to by_block.size().
     while (last < by_block.size() && by_block[last].first == by_block[first].first) ++last;
     const std::uint32_t node = by_block[first].second;
     if (last - first == 1) {
