@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "../errors.hpp"
@@ -89,7 +90,20 @@ KleinCorrection::KleinCorrection(Uint128 min_s2_num, Uint128 min_s2_den) {
 }
 
 KleinCorrection klein_correction_for(Rational sigma2, unsigned halvings) {
-  return KleinCorrection(static_cast<Uint128>(sigma2.num), static_cast<Uint128>(sigma2.den) << halvings);
+  // Callers ask for the same variance draw after draw (every table of a
+  // release, every step of a chain), and the certified threshold costs MPFR
+  // work comparable to a small table's whole draw: the last one is kept, per
+  // thread (a pure function of its arguments).
+  thread_local Uint128 last_num = 0, last_den = 0;
+  thread_local std::optional<KleinCorrection> last;
+  const auto num = static_cast<Uint128>(sigma2.num), den = static_cast<Uint128>(sigma2.den) << halvings;
+  if (!last || last_num != num || last_den != den) {
+    last.reset();
+    last.emplace(num, den);
+    last_num = num;
+    last_den = den;
+  }
+  return *last;
 }
 
 bool KleinCorrection::coin(RandomSource& rng, Uint128 Sn, Uint128 Sd, std::uint64_t F, std::uint64_t Q) const {
