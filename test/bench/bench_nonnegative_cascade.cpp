@@ -151,11 +151,12 @@ void run_case(const char* name, const HierarchyTree& tree, double t_tree, double
   std::printf("%s, epsilon %g (level epsilon %.4g, base %.4g): tree %.3f s, calibration %.3f s, size check %.3f s "
               "(up to %.0f MB of messages, %.0f MB scratch, %.3g operations, widest window %zu), draw (messages + "
               "exact draw + sums) %.3f s (cpu %.3f s, %llu attempt(s), %llu values from a tail), peak RSS %.0f "
-              "MB",
+              "MB, %u thread(s)",
               name, epsilon, calibrated.law.level_epsilon(tree.height()), calibrated.calibration.base_epsilon, t_tree,
               t_calibrate, t_size, size.pool_bytes / 1048576, size.scratch_bytes / 1048576, size.operations,
               size.largest_window, t_draw, cpu_draw, static_cast<unsigned long long>(release.stats.attempts),
-              static_cast<unsigned long long>(release.stats.tail_draws), rss_draw);
+              static_cast<unsigned long long>(release.stats.tail_draws), rss_draw,
+              nonnegative_threads({}, tree.n_nodes()));
   if (with_moments)
     std::printf("; bias and variance of every node %.3f s (cpu %.3f s), peak RSS %.0f MB", t_moments, cpu_moments,
                 peak_rss_mb());
