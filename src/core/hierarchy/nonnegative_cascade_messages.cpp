@@ -338,19 +338,16 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
       const Interrupts job_interrupts = poll.interrupts();
       std::vector<ChildMessage> children;
       std::vector<WindowFn> F;
-      std::vector<WindowFn> windows;
+      WindowFn h;
       Block& block = blocks[k];
       const std::size_t end = std::min(splits.size(), (k + 1) * kSplitsPerJob);
-      std::size_t n = 0;
       for (std::size_t i = k * kSplitsPerJob; i < end; ++i) {
-        windows.emplace_back();
         block.nodes.push_back(splits[i]);
-        block.messages.push_back(store_split(splits[i], children, F, windows.back(), job_interrupts));
-        block.offsets.push_back(n);
-        n += windows.back().v.size();
+        block.messages.push_back(store_split(splits[i], children, F, h, job_interrupts));
+        block.offsets.push_back(block.values.size());
+        block.values.insert(block.values.end(), h.v.begin(), h.v.end());
       }
-      block.values.reserve(n);
-      for (const WindowFn& h : windows) block.values.insert(block.values.end(), h.v.begin(), h.v.end());
+      block.values.shrink_to_fit();  // the pool holds exactly the windows
     });
     for (Block& block : blocks) {
       interrupts.poll();
