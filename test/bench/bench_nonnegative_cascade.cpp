@@ -4,8 +4,9 @@
 //     3,143 counties, 85,000 tracts, 240,000 block groups, 8,000,000 blocks),
 //     states exact, replace_one, the default split (one variance for every
 //     level), at several epsilons: the tree, the calibration, the size check,
-//     the release's phases (messages + exact draw + sums; the bias and
-//     variance of every node at the released counts) and peak RSS; target: the
+//     the release's phases (messages + exact draw + sums, wall and CPU, on
+//     the threads it prints; the bias and variance of every node at the
+//     released counts) and peak RSS; target: the
 //     draw with room for the SQL path's ~25 s and ~1.4 GB inside 60 s and 4 GB;
 //   * a county-sized tree (27 tracts, 76 block groups, 2,500 blocks): the
 //     same phases; target: milliseconds;
