@@ -144,8 +144,14 @@ NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const Nonneg
                         "Release counts of people or records, which are never negative.");
   }
   index_.assign(tree.n_nodes(), kNone);
+  if (nonnegative_threads(options_, tree.n_nodes()) > 1)
+    nonnegative_cascade_size(tree, law, options_, interrupts, &large_splits_);
   make_powers(interrupts);
   build(interrupts);
+}
+
+bool NonnegativeMessages::large_split(std::uint32_t u) const {
+  return std::binary_search(large_splits_.begin(), large_splits_.end(), u);
 }
 
 // The rate of every free chain top (the root, or a child of a split or of
@@ -325,12 +331,14 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
     all_splits += !law_.pinned(v) && tree_.n_children(v) >= 2;
   }
   messages_.reserve(all_splits);
-  std::vector<std::uint32_t> splits;
+  std::vector<std::uint32_t> splits, large;
   for (unsigned d = tree_.height() + 1; d-- > 0;) {
     splits.clear();
+    large.clear();
     for (std::uint32_t v = tree_.level_end(d); v-- > tree_.level_begin(d);) {
       interrupts.poll_every(v);
-      if (!law_.pinned(v) && tree_.n_children(v) >= 2) splits.push_back(v);
+      if (law_.pinned(v) || tree_.n_children(v) < 2) continue;
+      (large_split(v) ? large : splits).push_back(v);
     }
     const std::size_t jobs = (splits.size() + kSplitsPerJob - 1) / kSplitsPerJob;
     std::vector<Block> blocks(jobs);
@@ -349,6 +357,19 @@ void NonnegativeMessages::build(const Interrupts& interrupts) {
       }
       block.values.shrink_to_fit();  // the pool holds exactly the windows
     });
+    // The large splits alone, on this thread (the size check counts one
+    // large split's suffix functions at a time).
+    for (const std::uint32_t u : large) {
+      std::vector<ChildMessage> children;
+      std::vector<WindowFn> F;
+      WindowFn h;
+      Block& block = blocks.emplace_back();
+      block.nodes.push_back(u);
+      block.messages.push_back(store_split(u, children, F, h, interrupts));
+      block.offsets.push_back(0);
+      block.values = std::move(h.v);
+      block.values.shrink_to_fit();
+    }
     for (Block& block : blocks) {
       interrupts.poll();
       for (std::size_t i = 0; i < block.nodes.size(); ++i) {
@@ -426,7 +447,8 @@ StoredMessage NonnegativeMessages::store_split(std::uint32_t u, std::vector<Chil
 }
 
 NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
-                                         const NonnegativeOptions& options, const Interrupts& interrupts) {
+                                         const NonnegativeOptions& options, const Interrupts& interrupts,
+                                         std::vector<std::uint32_t>* large_splits) {
   NonnegativeSize size;
   size.node_bytes = 40.0 * double(tree.n_nodes());  // the release's arrays, this check's own, the draw's splits
   auto rate_of = [&](std::uint32_t top) {
@@ -448,9 +470,10 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
   // below e (NonnegativeMessages::variance_cap without the chain's own).
   std::vector<double> var_cap(tree.n_nodes(), 0.0), mean_cap(tree.n_nodes(), 0.0);
   std::vector<double> rates;
-  // The suffix functions of the kNonnegativeDrawSlots largest splits (the
-  // draw may hold that many at once; the backward pass one per thread).
-  std::vector<double> largest_splits(kNonnegativeDrawSlots, 0.0);
+  // The largest split's suffix functions, and the largest of a split at
+  // most kNonnegativeLargeSplitBytes.
+  double largest = 0, largest_small = 0;
+  if (large_splits != nullptr) large_splits->clear();
   std::uint64_t steps = 0;
   for (std::size_t i = tree.n_nodes(); i-- > 0;) {
     interrupts.poll_every(steps++);
@@ -504,16 +527,22 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
     }
     var_cap[u] = suffix_var;
     mean_cap[u] = total_mean;
-    if (scratch > largest_splits.back()) {
-      largest_splits.back() = scratch;
-      std::sort(largest_splits.begin(), largest_splits.end(), std::greater<double>());
+    largest = std::max(largest, scratch);
+    if (scratch <= kNonnegativeLargeSplitBytes) {
+      largest_small = std::max(largest_small, scratch);
+    } else if (large_splits != nullptr) {
+      large_splits->push_back(u);
     }
     size.operations += ops;
     if (!pinned) size.pool_bytes += 8.0 * double(own_width[u]) + 96.0;  // its window and its StoredMessage
   }
-  // Each thread's convolution buffers (thread_local, a few windows each).
-  size.scratch_bytes = kMaxThreads * 64.0 * double(size.largest_window);
-  for (double bytes : largest_splits) size.scratch_bytes += bytes;
+  // A large split's suffix functions are the only ones held while it is
+  // worked on (alone, on the calling thread); otherwise two threads' or the
+  // draw's slots' small ones. And each thread's convolution buffers
+  // (thread_local, a few windows each).
+  size.scratch_bytes = std::max(largest, double(kNonnegativeDrawSlots) * largest_small) +
+                       kMaxThreads * 64.0 * double(size.largest_window);
+  if (large_splits != nullptr) std::reverse(large_splits->begin(), large_splits->end());  // node order
   return size;
 }
 

@@ -136,6 +136,10 @@ class NonnegativeMessages {
   // The table of a chain's rate (every free chain's is made by the
   // constructor; Error for another rate).
   const RatePowers& powers(double rate) const;
+  // Whether split u's suffix functions may exceed kNonnegativeLargeSplitBytes
+  // (from the tree and the law: nonnegative_cascade_size): such a split is
+  // worked on alone, on the calling thread (always false on one thread).
+  bool large_split(std::uint32_t u) const;
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
@@ -156,6 +160,7 @@ class NonnegativeMessages {
   // never move once stored.
   std::vector<std::vector<double>> pool_;
   std::map<double, std::unique_ptr<RatePowers>> powers_;
+  std::vector<std::uint32_t> large_splits_;  // in node order
 };
 
 // The threads a tree of `nodes` nodes gets: options.threads (1 or 2) if
@@ -164,19 +169,25 @@ unsigned nonnegative_threads(const NonnegativeOptions& options, std::size_t node
 // How many splits' suffix functions the draw holds at once (the one in use
 // and those prepared ahead on the other thread).
 constexpr std::size_t kNonnegativeDrawSlots = 4;
+// A split whose suffix functions may take more (at their caps) is worked on
+// alone, on the calling thread, in the backward pass and in the draw.
+constexpr double kNonnegativeLargeSplitBytes = 64.0 * (1 << 20);
 
 // The sizes a draw may reach, from the tree and the law alone (never from
 // the counts): the windows' caps, the messages' pool, the scratch (the
-// suffix functions of the kNonnegativeDrawSlots largest splits, which the
-// draw may hold at once, and each of two threads' convolution buffers),
-// and a count of the arithmetic. TooLarge, with a hint, when they exceed
-// what a release may use.
+// largest split's suffix functions, or kNonnegativeDrawSlots times the
+// largest of a split below kNonnegativeLargeSplitBytes, which the draw may
+// hold at once, and each of two threads' convolution buffers), and a count
+// of the arithmetic. TooLarge, with a hint, when they exceed what a release
+// may use. With large_splits, also the splits above
+// kNonnegativeLargeSplitBytes, in node order.
 struct NonnegativeSize {
   double pool_bytes = 0, scratch_bytes = 0, node_bytes = 0, operations = 0;
   std::size_t largest_window = 0;
 };
 NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
-                                         const NonnegativeOptions& options, const Interrupts& interrupts);
+                                         const NonnegativeOptions& options, const Interrupts& interrupts,
+                                         std::vector<std::uint32_t>* large_splits = nullptr);
 void require_nonnegative_cascade_fits(const NonnegativeSize& size);
 
 // The cap on a window from the variances it spans (the sum of their

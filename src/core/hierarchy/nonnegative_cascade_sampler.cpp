@@ -153,18 +153,39 @@ bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, co
     assign_chain(0, draws_[0].s, node_noise);
   }
   // The splits top-down (a parent's before its children's: node order),
-  // their suffix functions prepared ahead on any thread, each drawn on this
-  // one given the value its parent's split gave it.
+  // each drawn on this thread given the value its parent's split gave it.
+  // Runs of splits below kNonnegativeLargeSplitBytes have their suffix
+  // functions prepared ahead on either thread; a large split's are
+  // prepared here, alone (the size check counts one at a time).
+  const unsigned threads = nonnegative_threads(messages_.options(), tree.n_nodes());
+  std::size_t begin = 0;
   auto prepare = [&](std::size_t item, std::size_t slot, const mcmc::JobPoll& poll) {
-    messages_.suffixes(splits_[item], slots_[slot].children, slots_[slot].suffixes, 1, poll.interrupts());
+    const std::uint32_t u = splits_[begin + item];
+    messages_.suffixes(u, slots_[slot].children, slots_[slot].suffixes, 1, poll.interrupts());
   };
   auto use = [&](std::size_t item, std::size_t slot) {
     interrupts.poll_every(item);
-    const std::uint32_t u = splits_[item];
+    const std::uint32_t u = splits_[begin + item];
     return split(u, node_noise[u], slots_[slot], rng, node_noise, interrupts, stats);
   };
-  return mcmc::run_in_order(splits_.size(), slots_.size(), nonnegative_threads(messages_.options(), tree.n_nodes()),
-                            interrupts, prepare, use);
+  // Ends: each pass draws at least one split.
+  while (begin < splits_.size()) {
+    interrupts.poll();
+    std::size_t end = begin;
+    // Ends: at the end of the list.
+    while (end < splits_.size() && !messages_.large_split(splits_[end])) ++end;
+    if (end > begin) {
+      if (!mcmc::run_in_order(end - begin, slots_.size(), threads, interrupts, prepare, use)) return false;
+      begin = end;
+      continue;
+    }
+    const std::uint32_t u = splits_[begin++];
+    for (Slot& slot : slots_) slot = Slot{};  // nothing else held meanwhile
+    Slot large;
+    messages_.suffixes(u, large.children, large.suffixes, 1, interrupts);
+    if (!split(u, node_noise[u], large, rng, node_noise, interrupts, stats)) return false;
+  }
+  return true;
 }
 
 bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, const Slot& slot, RandomSource& rng,

@@ -178,6 +178,41 @@ TEST(NonnegativeCascadeThreads, RestartsAreTheSameOnOneThreadOrTwo) {
   EXPECT_EQ(two.hash, kTinyWindowsBefore);
 }
 
+// A split whose suffix functions may exceed kNonnegativeLargeSplitBytes is
+// worked on alone (the size check counts one at a time): a group of 3,000
+// leaves at epsilon 0.5 beside ten groups of 100, the same draws on one
+// thread or two.
+TEST(NonnegativeCascadeThreads, ALargeSplitAloneAndTheSameDraws) {
+  std::vector<std::int64_t> parent{-1};
+  for (int g = 0; g < 11; ++g) parent.push_back(0);
+  for (int g = 0; g < 11; ++g)
+    for (int l = 0; l < (g == 0 ? 3000 : 100); ++l) parent.push_back(1 + g);
+  const auto tree = HierarchyTree::from_parents(parent, Interrupts());
+  std::mt19937_64 gen(41);
+  const auto counts = random_counts(gen, tree.n_leaves());
+  const NonnegativeLaw law(tree, {0.5, 0.5, 0.5}, nonnegative_pinned(tree, std::vector<std::uint32_t>{}, Interrupts()),
+                           0);
+  std::vector<std::uint32_t> large;
+  nonnegative_cascade_size(tree, law, {}, Interrupts(), &large);
+  ASSERT_EQ(large, std::vector<std::uint32_t>{1});  // the group of 3,000
+  std::vector<std::int64_t> noise[2];
+  for (unsigned threads : {1u, 2u}) {
+    NonnegativeOptions options;
+    options.threads = threads;
+    const NonnegativeMessages messages(tree, law, counts.data(), options, Interrupts());
+    EXPECT_EQ(messages.large_split(1), threads == 2);
+    EXPECT_FALSE(messages.large_split(2));
+    NonnegativeSampler sampler(messages);
+    auto rng = make_seeded_random_source(42);
+    for (int draw = 0; draw < 3; ++draw) {
+      std::vector<std::int64_t> e(tree.n_nodes());
+      sampler.sample(*rng, e.data(), Interrupts());
+      noise[threads - 1].insert(noise[threads - 1].end(), e.begin(), e.end());
+    }
+  }
+  EXPECT_EQ(noise[0], noise[1]);
+}
+
 // The threads of this process (Linux: /proc/self/task).
 int threads_running() {
   DIR* dir = opendir("/proc/self/task");
