@@ -4,8 +4,9 @@
 //     3,143 counties, 85,000 tracts, 240,000 block groups, 8,000,000 blocks),
 //     states exact, replace_one, the default split (one variance for every
 //     level), at several epsilons: the tree, the calibration, the size check,
-//     the release's phases (messages + exact draw + sums; the bias and
-//     variance of every node at the released counts) and peak RSS; target: the
+//     the release's phases (messages + exact draw + sums, wall and CPU, on
+//     the threads it prints; the bias and variance of every node at the
+//     released counts) and peak RSS; target: the
 //     draw with room for the SQL path's ~25 s and ~1.4 GB inside 60 s and 4 GB;
 //   * a county-sized tree (27 tracts, 76 block groups, 2,500 blocks): the
 //     same phases; target: milliseconds;
@@ -151,11 +152,12 @@ void run_case(const char* name, const HierarchyTree& tree, double t_tree, double
   std::printf("%s, epsilon %g (level epsilon %.4g, base %.4g): tree %.3f s, calibration %.3f s, size check %.3f s "
               "(up to %.0f MB of messages, %.0f MB scratch, %.3g operations, widest window %zu), draw (messages + "
               "exact draw + sums) %.3f s (cpu %.3f s, %llu attempt(s), %llu values from a tail), peak RSS %.0f "
-              "MB",
+              "MB, %u thread(s)",
               name, epsilon, calibrated.law.level_epsilon(tree.height()), calibrated.calibration.base_epsilon, t_tree,
               t_calibrate, t_size, size.pool_bytes / 1048576, size.scratch_bytes / 1048576, size.operations,
               size.largest_window, t_draw, cpu_draw, static_cast<unsigned long long>(release.stats.attempts),
-              static_cast<unsigned long long>(release.stats.tail_draws), rss_draw);
+              static_cast<unsigned long long>(release.stats.tail_draws), rss_draw,
+              nonnegative_threads({}, tree.n_nodes()));
   if (with_moments)
     std::printf("; bias and variance of every node %.3f s (cpu %.3f s), peak RSS %.0f MB", t_moments, cpu_moments,
                 peak_rss_mb());

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "../errors.hpp"
+#include "../mcmc/worker_threads.hpp"
 #include "../samplers/wide_int.hpp"
 #include "nonnegative_cascade_table.hpp"
 
@@ -22,6 +25,16 @@ constexpr double kReach = 44;
 constexpr int kMaxReachDoublings = 5;
 constexpr double kMaxPoolBytes = 2.0 * (1u << 30);
 constexpr double kMaxOperations = 0x1p42;
+// Splits per job of the backward pass: enough to make a job's bookkeeping
+// negligible, few enough that a depth's last jobs end together.
+constexpr std::size_t kSplitsPerJob = 32;
+// The threads the size check assumes (the most nonnegative_threads gives).
+constexpr double kMaxThreads = 2;
+// Below this many nodes a draw takes a few milliseconds at most (about 10
+// microseconds a node), and starting and joining a helper for each attempt
+// and each depth would cost a good part of it (a statistical test draws
+// small trees 100,000 times): one thread.
+constexpr std::size_t kNodesForTwoThreads = 1024;
 
 std::size_t powers_length(double rate) {
   const double needed = std::ceil(760.0 / rate) + 2;  // exp(-760) is below every double
@@ -76,13 +89,13 @@ std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kR
 
 // The message of a stored subtree, read at the chain's rate: its window
 // values in the pool, tails and scale (and its moments once described).
-ChildMessage subtree_message(const StoredMessage& sm, const RatePowers& pow, const double* pool) {
+ChildMessage subtree_message(const StoredMessage& sm, const RatePowers& pow) {
   ChildMessage g;
   g.pow = &pow;
   g.leaf = false;
   g.support = sm.support;
   g.lo = sm.lo;
-  g.values = pool + sm.offset;
+  g.values = sm.values;
   g.n = sm.n;
   g.left = sm.left;
   g.right = sm.right;
@@ -94,6 +107,12 @@ ChildMessage subtree_message(const StoredMessage& sm, const RatePowers& pow, con
 }
 
 }  // namespace
+
+unsigned nonnegative_threads(const NonnegativeOptions& options, std::size_t nodes) {
+  if (options.threads != 0) return std::clamp(options.threads, 1u, 2u);
+  if (nodes < kNodesForTwoThreads) return 1;
+  return std::clamp(std::thread::hardware_concurrency(), 1u, 2u);
+}
 
 double split_tilt_limit(bool pinned, double own_rate, double largest_child_rate) {
   return pinned ? largest_child_rate : std::min(own_rate, largest_child_rate);
@@ -125,7 +144,31 @@ NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const Nonneg
                         "Release counts of people or records, which are never negative.");
   }
   index_.assign(tree.n_nodes(), kNone);
+  if (nonnegative_threads(options_, tree.n_nodes()) > 1)
+    nonnegative_cascade_size(tree, law, options_, interrupts, &large_splits_);
+  make_powers(interrupts);
   build(interrupts);
+}
+
+bool NonnegativeMessages::large_split(std::uint32_t u) const {
+  return std::binary_search(large_splits_.begin(), large_splits_.end(), u);
+}
+
+// The rate of every free chain top (the root, or a child of a split or of
+// a pinned node): the tables every later call reads, made before any
+// thread shares them.
+void NonnegativeMessages::make_powers(const Interrupts& interrupts) {
+  double last = -1;
+  for (std::uint32_t v = 0; v < tree_.n_nodes(); ++v) {
+    interrupts.poll_every(v);
+    if (law_.pinned(v)) continue;
+    if (v != 0 && !law_.pinned(tree_.parent(v)) && tree_.n_children(tree_.parent(v)) == 1) continue;
+    const double rate = chain_rate(v);
+    if (rate == last) continue;
+    last = rate;
+    if (powers_.find(rate) == powers_.end())
+      powers_.emplace(rate, std::make_unique<RatePowers>(rate, powers_length(rate)));
+  }
 }
 
 std::uint32_t NonnegativeMessages::chain_end(std::uint32_t top) const {
@@ -159,8 +202,8 @@ double NonnegativeMessages::chain_rate(std::uint32_t top) const {
 }
 
 const RatePowers& NonnegativeMessages::powers(double rate) const {
-  auto it = powers_.find(rate);
-  if (it == powers_.end()) it = powers_.emplace(rate, std::make_unique<RatePowers>(rate, powers_length(rate))).first;
+  const auto it = powers_.find(rate);
+  if (it == powers_.end()) throw Error("the non-negative cascade asked for the table of a rate no chain has");
   return *it->second;
 }
 
@@ -180,7 +223,7 @@ ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
   const RatePowers& pow = powers(chain_rate(top));
   if (tree_.is_leaf(e))
     return leaf_message(pow, options_.ignore_nonnegativity_for_power_test ? kUnboundedCount : count(e));
-  return subtree_message(messages_[index_[e]], pow, pool_.data());
+  return subtree_message(messages_[index_[e]], pow);
 }
 
 void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
@@ -269,82 +312,145 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
   }
 }
 
+// One depth at a time from the deepest, its splits in jobs on up to
+// nonnegative_threads threads (a split reads only deeper splits' messages,
+// stored before the depth starts); each job's windows go to a block of the
+// pool, and the calling thread stores the blocks in the order one thread
+// would have made them.
 void NonnegativeMessages::build(const Interrupts& interrupts) {
-  std::vector<ChildMessage> children;
-  std::vector<WindowFn> F;
-  for (std::size_t i = tree_.n_nodes(); i-- > 0;) {
-    interrupts.poll_every(i);
-    const auto u = static_cast<std::uint32_t>(i);
-    if (law_.pinned(u) || tree_.n_children(u) < 2) continue;
-    const double rate = chain_rate(chain_top(u));
-    suffixes(u, children, F, 0, interrupts);
-    double children_var_cap = 0, children_mean_cap = 0;
-    for (std::uint32_t j = 0; j < tree_.n_children(u); ++j) {
-      children_var_cap += variance_cap(tree_.first_child(u) + j);
-      children_mean_cap += mean_cap(tree_.first_child(u) + j);
+  const unsigned threads = nonnegative_threads(options_, tree_.n_nodes());
+  struct Block {
+    std::vector<double> values;
+    std::vector<std::uint32_t> nodes;
+    std::vector<StoredMessage> messages;  // values set when the block is stored
+    std::vector<std::size_t> offsets;     // each message's values in the block
+  };
+  std::size_t all_splits = 0;
+  for (std::uint32_t v = 0; v < tree_.n_nodes(); ++v) {
+    interrupts.poll_every(v);
+    all_splits += !law_.pinned(v) && tree_.n_children(v) >= 2;
+  }
+  messages_.reserve(all_splits);
+  std::vector<std::uint32_t> splits, large;
+  for (unsigned d = tree_.height() + 1; d-- > 0;) {
+    splits.clear();
+    large.clear();
+    for (std::uint32_t v = tree_.level_end(d); v-- > tree_.level_begin(d);) {
+      interrupts.poll_every(v);
+      if (law_.pinned(v) || tree_.n_children(v) < 2) continue;
+      (large_split(v) ? large : splits).push_back(v);
     }
-    // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
-    // largest value, with F_0's own largest value and a point on either
-    // side (the tails continue from the ends), and 0 if the cap allows.
-    WindowFn& F0 = F[0];
-    const RatePowers& pow = powers(rate);
-    const std::size_t n = F0.v.size();
-    std::vector<double> w(n);
-    std::size_t best = 0, mode = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      const std::int64_t t = F0.lo + static_cast<std::int64_t>(k);
-      w[k] = pow.at(t < 0 ? -t : t) * F0.v[k];
-      if (w[k] > w[best]) best = k;
-      if (F0.v[k] > F0.v[mode]) mode = k;
+    const std::size_t jobs = (splits.size() + kSplitsPerJob - 1) / kSplitsPerJob;
+    std::vector<Block> blocks(jobs);
+    mcmc::run_jobs(jobs, threads, interrupts, [&](std::size_t k, const mcmc::JobPoll& poll) {
+      const Interrupts job_interrupts = poll.interrupts();
+      std::vector<ChildMessage> children;
+      std::vector<WindowFn> F;
+      WindowFn h;
+      Block& block = blocks[k];
+      const std::size_t end = std::min(splits.size(), (k + 1) * kSplitsPerJob);
+      for (std::size_t i = k * kSplitsPerJob; i < end; ++i) {
+        block.nodes.push_back(splits[i]);
+        block.messages.push_back(store_split(splits[i], children, F, h, job_interrupts));
+        block.offsets.push_back(block.values.size());
+        block.values.insert(block.values.end(), h.v.begin(), h.v.end());
+      }
+      block.values.shrink_to_fit();  // the pool holds exactly the windows
+    });
+    // The large splits alone, on this thread (the size check counts one
+    // large split's suffix functions at a time).
+    for (const std::uint32_t u : large) {
+      std::vector<ChildMessage> children;
+      std::vector<WindowFn> F;
+      WindowFn h;
+      Block& block = blocks.emplace_back();
+      block.nodes.push_back(u);
+      block.messages.push_back(store_split(u, children, F, h, interrupts));
+      block.offsets.push_back(0);
+      block.values = std::move(h.v);
+      block.values.shrink_to_fit();
     }
-    const double threshold = w[best] * std::exp(-options_.window_tail);
-    std::size_t a = best, b = best;
-    // Ends: each scan stays within the window's n values.
-    while (a > 0 && w[a - 1] >= threshold) --a;
-    while (b + 1 < n && w[b + 1] >= threshold) ++b;
-    a = std::min(a, mode > 0 ? mode - 1 : 0);
-    b = std::max(b, std::min(mode + 1, n - 1));
-    const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, 0, options_);
-    if (F0.lo <= 0 && F0.hi() >= 0) {
-      const auto zero = static_cast<std::size_t>(-F0.lo);
-      const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
-      if (b0 - a0 + 1 <= cap) a = a0, b = b0;
+    for (Block& block : blocks) {
+      interrupts.poll();
+      for (std::size_t i = 0; i < block.nodes.size(); ++i) {
+        block.messages[i].values = block.values.data() + block.offsets[i];
+        index_[block.nodes[i]] = static_cast<std::uint32_t>(messages_.size());
+        messages_.push_back(block.messages[i]);
+      }
+      pool_.push_back(std::move(block.values));  // moves the buffer: the pointers stay valid
     }
-    WindowFn h;
-    h.lo = F0.lo + static_cast<std::int64_t>(a);
-    h.v.assign(F0.v.begin() + static_cast<std::ptrdiff_t>(a), F0.v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
-    h.support = F0.support;
-    h.exp2 = F0.exp2;
-    if (options_.dominating) {
-      const ChildMessage& g = children[0];
-      const std::size_t terms = n + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
-      make_log_concave_majorant(h, tilt_for(terms));
-    }
-    StoredMessage sm;
-    sm.lo = h.lo;
-    sm.support = h.support;
-    sm.offset = pool_.size();
-    sm.n = static_cast<std::uint32_t>(h.v.size());
-    sm.exp2 = h.exp2;
-    sm.children_var_cap = children_var_cap;
-    sm.children_mean_cap = children_mean_cap;
-    sm.left = h.left;
-    sm.right = h.right;
-    pool_.insert(pool_.end(), h.v.begin(), h.v.end());
-    ChildMessage view = subtree_message(sm, pow, pool_.data());
-    describe_subtree_message(view);
-    sm.hmax = view.hmax;
-    sm.mean = view.mean;
-    sm.var = view.var;
-    index_[u] = static_cast<std::uint32_t>(messages_.size());
-    messages_.push_back(sm);
   }
 }
 
+StoredMessage NonnegativeMessages::store_split(std::uint32_t u, std::vector<ChildMessage>& children,
+                                               std::vector<WindowFn>& F, WindowFn& h,
+                                               const Interrupts& interrupts) const {
+  const double rate = chain_rate(chain_top(u));
+  suffixes(u, children, F, 0, interrupts);
+  double children_var_cap = 0, children_mean_cap = 0;
+  for (std::uint32_t j = 0; j < tree_.n_children(u); ++j) {
+    children_var_cap += variance_cap(tree_.first_child(u) + j);
+    children_mean_cap += mean_cap(tree_.first_child(u) + j);
+  }
+  // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
+  // largest value, with F_0's own largest value and a point on either
+  // side (the tails continue from the ends), and 0 if the cap allows.
+  WindowFn& F0 = F[0];
+  const RatePowers& pow = powers(rate);
+  const std::size_t n = F0.v.size();
+  std::vector<double> w(n);
+  std::size_t best = 0, mode = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::int64_t t = F0.lo + static_cast<std::int64_t>(k);
+    w[k] = pow.at(t < 0 ? -t : t) * F0.v[k];
+    if (w[k] > w[best]) best = k;
+    if (F0.v[k] > F0.v[mode]) mode = k;
+  }
+  const double threshold = w[best] * std::exp(-options_.window_tail);
+  std::size_t a = best, b = best;
+  // Ends: each scan stays within the window's n values.
+  while (a > 0 && w[a - 1] >= threshold) --a;
+  while (b + 1 < n && w[b + 1] >= threshold) ++b;
+  a = std::min(a, mode > 0 ? mode - 1 : 0);
+  b = std::max(b, std::min(mode + 1, n - 1));
+  const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, 0, options_);
+  if (F0.lo <= 0 && F0.hi() >= 0) {
+    const auto zero = static_cast<std::size_t>(-F0.lo);
+    const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
+    if (b0 - a0 + 1 <= cap) a = a0, b = b0;
+  }
+  h.lo = F0.lo + static_cast<std::int64_t>(a);
+  h.v.assign(F0.v.begin() + static_cast<std::ptrdiff_t>(a), F0.v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
+  h.support = F0.support;
+  h.exp2 = F0.exp2;
+  if (options_.dominating) {
+    const ChildMessage& g = children[0];
+    const std::size_t terms = n + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
+    make_log_concave_majorant(h, tilt_for(terms));
+  }
+  StoredMessage sm;
+  sm.lo = h.lo;
+  sm.support = h.support;
+  sm.values = h.v.data();
+  sm.n = static_cast<std::uint32_t>(h.v.size());
+  sm.exp2 = h.exp2;
+  sm.children_var_cap = children_var_cap;
+  sm.children_mean_cap = children_mean_cap;
+  sm.left = h.left;
+  sm.right = h.right;
+  ChildMessage view = subtree_message(sm, pow);
+  describe_subtree_message(view);
+  sm.hmax = view.hmax;
+  sm.mean = view.mean;
+  sm.var = view.var;
+  return sm;
+}
+
 NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
-                                         const NonnegativeOptions& options, const Interrupts& interrupts) {
+                                         const NonnegativeOptions& options, const Interrupts& interrupts,
+                                         std::vector<std::uint32_t>* large_splits) {
   NonnegativeSize size;
-  size.node_bytes = 36.0 * double(tree.n_nodes());  // the release's arrays and this check's own
+  size.node_bytes = 40.0 * double(tree.n_nodes());  // the release's arrays, this check's own, the draw's splits
   auto rate_of = [&](std::uint32_t top) {
     unsigned d = tree.depth(top);
     double rate = law.level_epsilon(d);
@@ -364,6 +470,10 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
   // below e (NonnegativeMessages::variance_cap without the chain's own).
   std::vector<double> var_cap(tree.n_nodes(), 0.0), mean_cap(tree.n_nodes(), 0.0);
   std::vector<double> rates;
+  // The largest split's suffix functions, and the largest of a split at
+  // most kNonnegativeLargeSplitBytes.
+  double largest = 0, largest_small = 0;
+  if (large_splits != nullptr) large_splits->clear();
   std::uint64_t steps = 0;
   for (std::size_t i = tree.n_nodes(); i-- > 0;) {
     interrupts.poll_every(steps++);
@@ -409,7 +519,7 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
       }
       const double read = double(cap) + 2.0 * double(reach_of(rates[j]));  // the window and its reach
       size.largest_window = std::max(size.largest_window, cap);
-      scratch += 8.0 * double(cap);
+      scratch += 8.0 * double(cap) + double(sizeof(WindowFn) + sizeof(ChildMessage));
       // The backward pass and the draw's recomputation convolve (a leaf in
       // O(window), about 8 passes); the draw's table is one more pass.
       const double child_width = tree.is_leaf(e) ? 8.0 : double(own_width[e]) + 2.0 * double(reach_of(rates[j]));
@@ -417,10 +527,22 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
     }
     var_cap[u] = suffix_var;
     mean_cap[u] = total_mean;
-    size.scratch_bytes = std::max(size.scratch_bytes, scratch + 64.0 * double(size.largest_window));
+    largest = std::max(largest, scratch);
+    if (scratch <= kNonnegativeLargeSplitBytes) {
+      largest_small = std::max(largest_small, scratch);
+    } else if (large_splits != nullptr) {
+      large_splits->push_back(u);
+    }
     size.operations += ops;
-    if (!pinned) size.pool_bytes += 8.0 * double(own_width[u]) + 80.0;
+    if (!pinned) size.pool_bytes += 8.0 * double(own_width[u]) + 96.0;  // its window and its StoredMessage
   }
+  // A large split's suffix functions are the only ones held while it is
+  // worked on (alone, on the calling thread); otherwise two threads' or the
+  // draw's slots' small ones. And each thread's convolution buffers
+  // (thread_local, a few windows each).
+  size.scratch_bytes = std::max(largest, double(kNonnegativeDrawSlots) * largest_small) +
+                       kMaxThreads * 64.0 * double(size.largest_window);
+  if (large_splits != nullptr) std::reverse(large_splits->begin(), large_splits->end());  // node order
   return size;
 }
 
@@ -429,7 +551,8 @@ void require_nonnegative_cascade_fits(const NonnegativeSize& size) {
   auto mb = [](double b) { return std::to_string(static_cast<long long>(b / (1 << 20))) + " MB"; };
   if (bytes > kMaxPoolBytes)
     throw TooLarge("the non-negative cascade's windows would not fit in memory",
-                   "Its messages need up to " + mb(size.pool_bytes) + ", its largest split " + mb(size.scratch_bytes) +
+                   "Its messages need up to " + mb(size.pool_bytes) + ", the splits' windows it holds at once " +
+                       mb(size.scratch_bytes) +
                        " and its nodes " + mb(size.node_bytes) + "; at most " + mb(kMaxPoolBytes) + " are allowed.",
                    "Raise epsilon or the variance targets' budget (less noise needs shorter windows), or release "
                    "a coarser hierarchy.");

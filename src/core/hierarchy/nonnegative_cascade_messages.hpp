@@ -18,6 +18,14 @@
 // Chains: a free node with one child has its child's value; a split child
 // stands for the chain down to the first node with two or more children (or
 // a leaf), with the sum of the chain's epsilons as its rate.
+//
+// Threads: the splits of one depth read only the messages of deeper ones,
+// so the backward pass builds each depth's on up to nonnegative_threads
+// threads (mcmc/worker_threads.hpp: only the calling thread polls the
+// caller's Interrupts), and stores them as one thread would. After the
+// constructor every method is const and reads only (the rates' tables are
+// all made there), so suffixes() may run on several threads at once, each
+// with its own vectors; its scratch is thread_local (one set per thread).
 #pragma once
 
 #include <cstdint>
@@ -50,6 +58,11 @@ struct NonnegativeOptions {
   double window_tail = 14;
   std::size_t max_window = std::size_t(1) << 16;
   bool dominating = true;    // the sampler's bounds; false: the moments' restriction
+  // Threads for the backward pass and the draw's recomputation of the
+  // suffix functions: 0 for nonnegative_threads' choice (two on a machine
+  // with two cores, one for a small tree), else 1 or 2. The released values
+  // do not depend on it.
+  unsigned threads = 0;
   // Power tests only: every leaf treated as if its count were unbounded
   // (the law without the non-negativity conditioning).
   bool ignore_nonnegativity_for_power_test = false;
@@ -63,7 +76,7 @@ struct NonnegativeOptions {
 
 struct StoredMessage {
   std::int64_t lo = 0, support = 0;
-  std::uint64_t offset = 0;
+  const double* values = nullptr;  // the window's n values (in the messages' pool)
   std::uint32_t n = 0;
   int exp2 = 0;
   double left = 0, right = 0, hmax = 0, mean = 0, var = 0;
@@ -111,7 +124,6 @@ class NonnegativeMessages {
   const StoredMessage* stored(std::uint32_t u) const {
     return index_[u] == kNone ? nullptr : &messages_[index_[u]];
   }
-  const double* pool() const { return pool_.data(); }
   // A bound on the variance of the message of the chain starting at `top`,
   // from the law alone: the sum of the discrete Laplace variances of every
   // chain in its subtree (the variances the noises would have unconditioned
@@ -121,12 +133,22 @@ class NonnegativeMessages {
   // the mean of a one-sided geometric of their chain's rate (a leaf's mean
   // lies between 0 and it; a chain's own factor pulls its sum towards 0).
   double mean_cap(std::uint32_t top) const;
+  // The table of a chain's rate (every free chain's is made by the
+  // constructor; Error for another rate).
   const RatePowers& powers(double rate) const;
+  // Whether split u's suffix functions may exceed kNonnegativeLargeSplitBytes
+  // (from the tree and the law: nonnegative_cascade_size): such a split is
+  // worked on alone, on the calling thread (always false on one thread).
+  bool large_split(std::uint32_t u) const;
 
  private:
   static constexpr std::uint32_t kNone = 0xffffffffu;
-  const RatePowers& cached_powers(double rate) const;
+  void make_powers(const Interrupts& interrupts);
   void build(const Interrupts& interrupts);
+  // Split u's stored message h_u: its window in h, the rest in the result
+  // (values left for the caller to place).
+  StoredMessage store_split(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
+                            WindowFn& h, const Interrupts& interrupts) const;
 
   const HierarchyTree& tree_;
   const NonnegativeLaw& law_;
@@ -134,20 +156,38 @@ class NonnegativeMessages {
   NonnegativeOptions options_;
   std::vector<std::uint32_t> index_;
   std::vector<StoredMessage> messages_;
-  std::vector<double> pool_;
-  mutable std::map<double, std::unique_ptr<RatePowers>> powers_;
+  // The stored windows, in blocks (one per job of the backward pass) that
+  // never move once stored.
+  std::vector<std::vector<double>> pool_;
+  std::map<double, std::unique_ptr<RatePowers>> powers_;
+  std::vector<std::uint32_t> large_splits_;  // in node order
 };
 
+// The threads a tree of `nodes` nodes gets: options.threads (1 or 2) if
+// set, else the machine's, at most 2, and 1 below 1024 nodes.
+unsigned nonnegative_threads(const NonnegativeOptions& options, std::size_t nodes);
+// How many splits' suffix functions the draw holds at once (the one in use
+// and those prepared ahead on the other thread).
+constexpr std::size_t kNonnegativeDrawSlots = 4;
+// A split whose suffix functions may take more (at their caps) is worked on
+// alone, on the calling thread, in the backward pass and in the draw.
+constexpr double kNonnegativeLargeSplitBytes = 64.0 * (1 << 20);
+
 // The sizes a draw may reach, from the tree and the law alone (never from
-// the counts): the windows' caps, the messages' pool and the largest
-// split's scratch, and a count of the arithmetic. TooLarge, with a hint,
-// when they exceed what a release may use.
+// the counts): the windows' caps, the messages' pool, the scratch (the
+// largest split's suffix functions, or kNonnegativeDrawSlots times the
+// largest of a split below kNonnegativeLargeSplitBytes, which the draw may
+// hold at once, and each of two threads' convolution buffers), and a count
+// of the arithmetic. TooLarge, with a hint, when they exceed what a release
+// may use. With large_splits, also the splits above
+// kNonnegativeLargeSplitBytes, in node order.
 struct NonnegativeSize {
   double pool_bytes = 0, scratch_bytes = 0, node_bytes = 0, operations = 0;
   std::size_t largest_window = 0;
 };
 NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const NonnegativeLaw& law,
-                                         const NonnegativeOptions& options, const Interrupts& interrupts);
+                                         const NonnegativeOptions& options, const Interrupts& interrupts,
+                                         std::vector<std::uint32_t>* large_splits = nullptr);
 void require_nonnegative_cascade_fits(const NonnegativeSize& size);
 
 // The cap on a window from the variances it spans (the sum of their

@@ -120,7 +120,10 @@ NonnegativeCascadeRelease release_nonnegative_cascade(const HierarchyTree& tree,
     node[v] = sum;
   }
   if (options.with_moments) {
-    NonnegativeMoments moments = nonnegative_cascade_moments(tree, law, released_leaves.data(), interrupts);
+    NonnegativeOptions moment_windows = nonnegative_moment_windows();
+    moment_windows.threads = windows.threads;
+    NonnegativeMoments moments =
+        nonnegative_cascade_moments(tree, law, released_leaves.data(), interrupts, moment_windows);
     out.node_bias = std::move(moments.bias);
     out.node_variance = std::move(moments.variance);
   }

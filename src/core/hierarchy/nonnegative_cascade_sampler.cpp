@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../errors.hpp"
+#include "../mcmc/worker_threads.hpp"
 #include "../samplers/interval.hpp"
 #include "../samplers/lazy_bernoulli.hpp"
 #include "../samplers/wide_int.hpp"
@@ -97,7 +98,7 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
 }  // namespace
 
 NonnegativeSampler::NonnegativeSampler(const NonnegativeMessages& messages)
-    : messages_(messages), table_(messages.options().written_tail) {
+    : messages_(messages), table_(messages.options().written_tail), slots_(kNonnegativeDrawSlots) {
   if (!messages.options().dominating)
     throw InvalidArgument("the non-negative cascade's sampler needs dominating messages");
 }
@@ -111,8 +112,21 @@ void NonnegativeSampler::assign_chain(std::uint32_t top, std::int64_t value, std
   }
 }
 
+void NonnegativeSampler::list_splits(const Interrupts& interrupts) {
+  const HierarchyTree& tree = messages_.tree();
+  const NonnegativeLaw& law = messages_.law();
+  splits_.clear();
+  for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
+    interrupts.poll_every(v);
+    if (tree.n_children(v) >= 2 && !law.pinned(tree.first_child(v))) splits_.push_back(v);
+  }
+  splits_.shrink_to_fit();
+  listed_ = true;
+}
+
 NonnegativeDrawStats NonnegativeSampler::sample(RandomSource& rng, std::int64_t* node_noise,
                                                 const Interrupts& interrupts) {
+  if (!listed_) list_splits(interrupts);
   NonnegativeDrawStats stats;
   for (;;) {
     ++stats.attempts;
@@ -128,31 +142,56 @@ bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, co
   const NonnegativeLaw& law = messages_.law();
   std::fill(node_noise, node_noise + tree.n_nodes(), std::int64_t{0});
   if (law.root_free()) {
-    children_.assign(1, messages_.message(0));
-    draws_.assign(1, table_.draw(children_[0], nullptr, 0, rng, interrupts));
+    root_.assign(1, messages_.message(0));
+    draws_.assign(1, table_.draw(root_[0], nullptr, 0, rng, interrupts));
     values_.assign(1, draws_[0].s);
     Normaliser c;
     c.table_total = true;
     c.total = draws_[0].total;
     c.scale_exp2 = draws_[0].scale_exp2;
-    if (!accept(rng, children_, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
+    if (!accept(rng, root_, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
     assign_chain(0, draws_[0].s, node_noise);
   }
-  std::uint64_t steps = 0;
-  for (unsigned depth = 0; depth < tree.height(); ++depth) {
-    for (std::uint32_t v = tree.level_begin(depth); v < tree.level_end(depth); ++v) {
-      interrupts.poll_every(steps++);
-      if (tree.n_children(v) < 2 || law.pinned(tree.first_child(v))) continue;
-      if (!split(v, node_noise[v], rng, node_noise, interrupts, stats)) return false;
+  // The splits top-down (a parent's before its children's: node order),
+  // each drawn on this thread given the value its parent's split gave it.
+  // Runs of splits below kNonnegativeLargeSplitBytes have their suffix
+  // functions prepared ahead on either thread; a large split's are
+  // prepared here, alone (the size check counts one at a time).
+  const unsigned threads = nonnegative_threads(messages_.options(), tree.n_nodes());
+  std::size_t begin = 0;
+  auto prepare = [&](std::size_t item, std::size_t slot, const mcmc::JobPoll& poll) {
+    const std::uint32_t u = splits_[begin + item];
+    messages_.suffixes(u, slots_[slot].children, slots_[slot].suffixes, 1, poll.interrupts());
+  };
+  auto use = [&](std::size_t item, std::size_t slot) {
+    interrupts.poll_every(item);
+    const std::uint32_t u = splits_[begin + item];
+    return split(u, node_noise[u], slots_[slot], rng, node_noise, interrupts, stats);
+  };
+  // Ends: each pass draws at least one split.
+  while (begin < splits_.size()) {
+    interrupts.poll();
+    std::size_t end = begin;
+    // Ends: at the end of the list.
+    while (end < splits_.size() && !messages_.large_split(splits_[end])) ++end;
+    if (end > begin) {
+      if (!mcmc::run_in_order(end - begin, slots_.size(), threads, interrupts, prepare, use)) return false;
+      begin = end;
+      continue;
     }
+    const std::uint32_t u = splits_[begin++];
+    for (Slot& slot : slots_) slot = Slot{};  // nothing else held meanwhile
+    Slot large;
+    messages_.suffixes(u, large.children, large.suffixes, 1, interrupts);
+    if (!split(u, node_noise[u], large, rng, node_noise, interrupts, stats)) return false;
   }
   return true;
 }
 
-bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rng, std::int64_t* node_noise,
-                               const Interrupts& interrupts, NonnegativeDrawStats& stats) {
+bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, const Slot& slot, RandomSource& rng,
+                               std::int64_t* node_noise, const Interrupts& interrupts, NonnegativeDrawStats& stats) {
   const HierarchyTree& tree = messages_.tree();
-  messages_.suffixes(u, children_, suffixes_, 1, interrupts);
+  const std::vector<ChildMessage>& children = slot.children;
   const std::uint32_t m = tree.n_children(u);
   // The normaliser c_u(t): h_u(t) as the parent's proposal used it.
   Normaliser c;
@@ -160,7 +199,7 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rn
     c.table_total = true;
   } else {
     const StoredMessage& sm = *messages_.stored(u);
-    const double* v = messages_.pool() + sm.offset;
+    const double* v = sm.values;
     const std::int64_t hi = sm.lo + static_cast<std::int64_t>(sm.n) - 1;
     c.exp2 = sm.exp2;
     if (t > hi) {
@@ -176,8 +215,8 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rn
   std::int64_t rem = t;
   for (std::uint32_t k = 0; k + 1 < m; ++k) {
     interrupts.poll_every(k);
-    const Suffix next = messages_.suffix(children_, suffixes_, k + 1);
-    draws_[k] = table_.draw(children_[k], &next, rem, rng, interrupts);
+    const Suffix next = messages_.suffix(children, slot.suffixes, k + 1);
+    draws_[k] = table_.draw(children[k], &next, rem, rng, interrupts);
     stats.tail_draws += draws_[k].tail;
     values_[k] = draws_[k].s;
     rem = checked_sub(rem, values_[k], kNoiseOutOfRange);
@@ -187,7 +226,7 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, RandomSource& rn
     c.total = draws_[0].total;
     c.scale_exp2 = draws_[0].scale_exp2;
   }
-  if (!accept(rng, children_, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
+  if (!accept(rng, children, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
   for (std::uint32_t j = 0; j < m; ++j) assign_chain(tree.first_child(u) + j, values_[j], node_noise);
   return true;
 }

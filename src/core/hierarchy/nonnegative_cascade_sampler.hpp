@@ -26,8 +26,13 @@
 // (lazy_bernoulli.hpp).
 // Cost: each split recomputes its suffix functions (as the backward pass
 // did) and draws from one table per child; the coins cost a few
-// multiplications each. Memory: the messages, one split's suffixes and one
-// int64 per node.
+// multiplications each. The recomputation needs no randomness and depends
+// on the split alone, so it runs ahead of the draw on a second thread
+// (mcmc::run_in_order), up to kNonnegativeDrawSlots splits ahead, while the
+// calling thread draws the splits in order from the one random stream: the
+// draw is the same, bit for bit, on one thread or two. Memory: the
+// messages, the suffixes of up to kNonnegativeDrawSlots splits, the list of
+// splits and one int64 per node.
 #pragma once
 
 #include <cstdint>
@@ -55,19 +60,28 @@ class NonnegativeSampler {
   explicit NonnegativeSampler(const NonnegativeMessages& messages);
 
   // Fills node_noise[0 .. n_nodes) (node order: r_v - x_v) with one exact
-  // draw. Interrupted on cancel.
+  // draw, on nonnegative_threads(options, nodes) threads (only the calling thread
+  // polls `interrupts` and uses rng). Interrupted on cancel.
   NonnegativeDrawStats sample(RandomSource& rng, std::int64_t* node_noise, const Interrupts& interrupts);
 
  private:
+  // One split's children's messages and suffix functions.
+  struct Slot {
+    std::vector<ChildMessage> children;
+    std::vector<WindowFn> suffixes;
+  };
+  void list_splits(const Interrupts& interrupts);
   bool attempt(RandomSource& rng, std::int64_t* node_noise, const Interrupts& interrupts, NonnegativeDrawStats& stats);
-  bool split(std::uint32_t u, std::int64_t t, RandomSource& rng, std::int64_t* node_noise,
+  bool split(std::uint32_t u, std::int64_t t, const Slot& slot, RandomSource& rng, std::int64_t* node_noise,
              const Interrupts& interrupts, NonnegativeDrawStats& stats);
   void assign_chain(std::uint32_t top, std::int64_t value, std::int64_t* node_noise) const;
 
   const NonnegativeMessages& messages_;
   ProposalTable table_;
-  std::vector<ChildMessage> children_;
-  std::vector<WindowFn> suffixes_;
+  bool listed_ = false;
+  std::vector<std::uint32_t> splits_;  // every split with free children, in node order (the draw's)
+  std::vector<Slot> slots_;
+  std::vector<ChildMessage> root_;
   std::vector<ProposalDraw> draws_;
   std::vector<std::int64_t> values_;
 };

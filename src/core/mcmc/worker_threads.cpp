@@ -5,7 +5,10 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -92,6 +95,139 @@ void run_jobs(std::size_t jobs, unsigned threads, const Interrupts& interrupts, 
   if (failure) std::rethrow_exception(failure);
   for (const std::exception_ptr& error : errors)
     if (error) std::rethrow_exception(error);
+}
+
+namespace {
+
+// The state run_in_order's threads share. An item k is claimed once (the
+// counter `claimed`), prepared into slot k % slots, published by ready[slot]
+// = k + 1, and used by the calling thread; its slot may take item k + slots
+// once `used` passed k.
+class OrderedItems {
+ public:
+  OrderedItems(std::size_t items, std::size_t slots)
+      : items_(items), slots_(slots), ready_(new std::atomic<std::size_t>[slots]) {
+    for (std::size_t s = 0; s < slots; ++s) ready_[s].store(0, std::memory_order_relaxed);
+  }
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  // The next item if its slot is free, else kNone.
+  std::size_t claim() {
+    std::size_t k = claimed_.load(std::memory_order_relaxed);
+    // Ends: a failed exchange means another thread claimed k (the counter
+    // only grows, at most `items` times).
+    while (k < items_ && k < used_.load(std::memory_order_acquire) + slots_)
+      if (claimed_.compare_exchange_weak(k, k + 1, std::memory_order_relaxed)) return k;
+    return kNone;
+  }
+  void prepare(std::size_t k, const PrepareItem& prepare, const JobPoll& poll) {
+    prepare(k, k % slots_, poll);
+    ready_[k % slots_].store(k + 1, std::memory_order_release);
+  }
+  bool ready(std::size_t k) const { return ready_[k % slots_].load(std::memory_order_acquire) == k + 1; }
+  void mark_used(std::size_t k) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      used_.store(k + 1, std::memory_order_release);
+    }
+    advanced_.notify_all();
+  }
+  void stop() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_.store(true, std::memory_order_relaxed);
+    }
+    advanced_.notify_all();
+  }
+  const std::atomic<bool>* stop_flag() const { return &stop_; }
+  // A helper's loop: claim, prepare, publish; asleep while every free slot
+  // is taken (woken by a use or a stop).
+  void help(const PrepareItem& prepare) {
+    const JobPoll poll(nullptr, &stop_);
+    // Ends: each pass prepares one of the `items` items, or leaves.
+    for (;;) {
+      poll.poll();
+      const std::size_t k = claim();
+      if (k != kNone) {
+        this->prepare(k, prepare, poll);
+        continue;
+      }
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (claimed_.load(std::memory_order_relaxed) >= items_) return;
+      advanced_.wait(lock, [&] {
+        const std::size_t c = claimed_.load(std::memory_order_relaxed);
+        return stop_.load(std::memory_order_relaxed) || c >= items_ ||
+               c < used_.load(std::memory_order_relaxed) + slots_;
+      });
+    }
+  }
+
+ private:
+  const std::size_t items_, slots_;
+  std::unique_ptr<std::atomic<std::size_t>[]> ready_;
+  std::atomic<std::size_t> claimed_{0}, used_{0};
+  std::atomic<bool> stop_{false};
+  std::mutex mutex_;
+  std::condition_variable advanced_;
+};
+
+}  // namespace
+
+bool run_in_order(std::size_t items, std::size_t slots, unsigned threads, const Interrupts& interrupts,
+                  const PrepareItem& prepare, const UseItem& use) {
+  OrderedItems shared(items, std::max<std::size_t>(slots, 1));
+  const std::size_t wanted = items > 1 ? std::max(threads, 1u) : 1;
+  std::vector<std::exception_ptr> errors(wanted - 1);
+  std::vector<std::thread> helpers;
+  if (wanted > 1) {
+    SignalsBlocked blocked;
+    // Without the mask a helper could run the backend's handlers: none then.
+    for (std::size_t h = 0; blocked.blocked() && h + 1 < wanted; ++h) {
+      try {
+        helpers.emplace_back([&, h] {
+          try {
+            shared.help(prepare);
+          } catch (const Stopped&) {
+          } catch (...) {
+            errors[h] = std::current_exception();
+            shared.stop();
+          }
+        });
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had: the calling thread prepares the rest
+      }
+    }
+  }
+  const JobPoll poll(&interrupts, shared.stop_flag());
+  std::exception_ptr failure;
+  bool all_used = true;
+  try {
+    for (std::size_t j = 0; j < items && all_used; ++j) {
+      // Ends: each pass prepares an item (at most `items` in all) or waits
+      // for the one preparation of item j under way on a helper.
+      for (std::uint64_t waits = 0; !shared.ready(j);) {
+        const std::size_t k = shared.claim();
+        if (k != OrderedItems::kNone) {
+          poll.poll();
+          shared.prepare(k, prepare, poll);
+          continue;
+        }
+        if (waits++ % 64 == 0) poll.poll();  // a helper's error stops the wait too
+        std::this_thread::yield();
+      }
+      all_used = use(j, j % std::max<std::size_t>(slots, 1));
+      shared.mark_used(j);
+    }
+  } catch (const Stopped&) {
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  shared.stop();
+  for (std::thread& helper : helpers) helper.join();
+  if (failure) std::rethrow_exception(failure);
+  for (const std::exception_ptr& error : errors)
+    if (error) std::rethrow_exception(error);
+  return all_used;
 }
 
 }  // namespace invariant_dp::mcmc

@@ -20,6 +20,11 @@
 // write only what the core allocated (the chain's cells and laws, their
 // own scratch and streams), never memory the shim handed in.
 //
+// Who uses them: the table chain's pair-block rounds (run_jobs); the
+// non-negative cascade's backward pass (run_jobs, one depth of the tree at a
+// time) and its draw (run_in_order: each split's suffix functions prepared
+// ahead, the splits drawn in order from the one random stream).
+//
 // Cancellation within a second: the calling thread polls Interrupts before
 // each job and between the items of a job (Interrupts::poll_scaled's
 // stride), a helper checks the stop flag as often; jobs are milliseconds
@@ -53,8 +58,15 @@ class JobPoll {
     const std::uint64_t stride = cost >= 4096 ? 1 : 4096 / (cost + 1);
     if (iteration % stride == 0) poll();
   }
+  // The same check as an Interrupts, for code that takes one (valid while
+  // this JobPoll lives): on a helper it reads the stop flag only.
+  Interrupts interrupts() const { return Interrupts(&JobPoll::pending, const_cast<JobPoll*>(this)); }
 
  private:
+  static bool pending(void* self) {
+    static_cast<const JobPoll*>(self)->poll();
+    return false;
+  }
   const Interrupts* interrupts_;  // nullptr on a helper
   const std::atomic<bool>* stop_;
 };
@@ -65,5 +77,22 @@ using Job = std::function<void(std::size_t job, const JobPoll& poll)>;
 // threads - 1 helpers (none when threads <= 1 or jobs <= 1). Rethrows the
 // calling thread's error, else a helper's, after joining every helper.
 void run_jobs(std::size_t jobs, unsigned threads, const Interrupts& interrupts, const Job& job);
+
+// Items used in order on the calling thread, prepared ahead on any thread:
+// prepare(item, slot, poll) fills slot `slot` (of `slots`) for `item`
+// without touching anything the uses read or write (it may run on a
+// helper); use(item, slot) runs on the calling thread for items 0, 1, ...
+// in order, after the item's preparation, and returns false to stop there.
+// An item is prepared only once the item `slots` before it (the slot's
+// last) has been used, so the slots bound the memory. The calling thread,
+// when the next item is not ready, prepares the next unclaimed one itself
+// rather than wait; it waits (polling Interrupts) only when every free slot
+// is taken, for at most one preparation. With up to threads - 1 helpers
+// (none when threads <= 1). Returns whether every item was used; rethrows
+// as run_jobs does, after joining every helper.
+using PrepareItem = std::function<void(std::size_t item, std::size_t slot, const JobPoll& poll)>;
+using UseItem = std::function<bool(std::size_t item, std::size_t slot)>;
+bool run_in_order(std::size_t items, std::size_t slots, unsigned threads, const Interrupts& interrupts,
+                  const PrepareItem& prepare, const UseItem& use);
 
 }  // namespace invariant_dp::mcmc

@@ -2,13 +2,17 @@
 // every job runs once whatever the number of threads, an error in any job
 // is rethrown once every thread has ended, the Interrupts callback is
 // called from the calling thread only and a cancel stops the helpers, and
-// helpers run with every signal blocked.
+// helpers run with every signal blocked. Items used in order
+// (run_in_order): each prepared once, at most `slots` ahead of the use, and
+// used in order on the calling thread after its preparation; a use can stop
+// the run; errors and cancels as for the jobs.
 #include <gtest/gtest.h>
 
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -92,6 +96,97 @@ TEST(WorkerThreads, HelpersRunWithEverySignalBlocked) {
   sigset_t mine;  // the caller's mask is restored
   pthread_sigmask(SIG_BLOCK, nullptr, &mine);
   EXPECT_FALSE(sigismember(&mine, SIGINT));
+}
+
+
+TEST(WorkerThreads, InOrderUsesEveryItemOnceInOrderAfterItsPreparation) {
+  for (unsigned threads = 0; threads <= 3; ++threads)
+    for (std::size_t items : {0, 1, 2, 9, 200})
+      for (std::size_t slots : {1, 3}) {
+        std::vector<std::atomic<int>> prepared(items);
+        std::vector<std::size_t> in_slot(slots, SIZE_MAX);  // the slot protocol orders these accesses
+        std::atomic<std::size_t> used{0};
+        std::atomic<int> too_far{0};
+        std::vector<std::size_t> order;
+        const bool all = run_in_order(
+            items, slots, threads, Interrupts{},
+            [&](std::size_t k, std::size_t slot, const JobPoll&) {
+              ++prepared[k];
+              if (k >= used.load() + slots) ++too_far;  // its slot's last item not used yet
+              in_slot[slot] = k;
+            },
+            [&](std::size_t k, std::size_t slot) {
+              order.push_back(k);
+              EXPECT_EQ(in_slot[slot], k);
+              used = k + 1;
+              return true;
+            });
+        EXPECT_TRUE(all);
+        ASSERT_EQ(order.size(), items);
+        for (std::size_t k = 0; k < items; ++k) {
+          EXPECT_EQ(order[k], k);
+          EXPECT_EQ(prepared[k].load(), 1) << threads << " threads, item " << k;
+        }
+        EXPECT_EQ(too_far.load(), 0);
+      }
+}
+
+TEST(WorkerThreads, InOrderStopsWhereAUseSaysSo) {
+  for (unsigned threads : {1u, 2u}) {
+    std::vector<std::size_t> order;
+    const bool all = run_in_order(
+        100, 4, threads, Interrupts{}, [](std::size_t, std::size_t, const JobPoll&) {},
+        [&](std::size_t k, std::size_t) {
+          order.push_back(k);
+          return k != 10;
+        });
+    EXPECT_FALSE(all);
+    EXPECT_EQ(order.size(), 11u);
+  }
+}
+
+TEST(WorkerThreads, InOrderRethrowsAnErrorAndPollsFromTheCallingThreadOnly) {
+  auto use_all = [](std::size_t, std::size_t) { return true; };
+  for (unsigned threads : {1u, 2u}) {
+    EXPECT_THROW(run_in_order(
+                     100, 4, threads, Interrupts{},
+                     [](std::size_t k, std::size_t, const JobPoll& poll) {
+                       if (k == 37) throw OutOfRange("a preparation failed");
+                       for (int i = 0; i < 100; ++i) poll.poll();
+                     },
+                     use_all),
+                 OutOfRange);
+  }
+  struct Context {
+    std::thread::id caller = std::this_thread::get_id();
+    std::mutex mutex;
+    std::set<std::thread::id> pollers;
+    std::atomic<int> polls{0};
+  } context;
+  const Interrupts interrupts(
+      [](void* c) {
+        auto* ctx = static_cast<Context*>(c);
+        std::lock_guard<std::mutex> lock(ctx->mutex);
+        ctx->pollers.insert(std::this_thread::get_id());
+        return ++ctx->polls > 50;  // cancel after a while
+      },
+      &context);
+  std::atomic<int> used{0};
+  auto prepare = [&](std::size_t, std::size_t, const JobPoll& poll) {
+    const Interrupts as_interrupts = poll.interrupts();  // what code taking an Interrupts sees
+    for (int i = 0; i < 20; ++i) {
+      as_interrupts.poll();
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  };
+  EXPECT_THROW(run_in_order(1000, 4, 2, interrupts, prepare,
+                            [&](std::size_t, std::size_t) {
+                              ++used;
+                              return true;
+                            }),
+               Interrupted);
+  EXPECT_EQ(context.pollers, std::set<std::thread::id>{context.caller});
+  EXPECT_LT(used.load(), 1000);
 }
 
 }  // namespace

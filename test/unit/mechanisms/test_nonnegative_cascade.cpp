@@ -409,9 +409,13 @@ TEST(NonnegativeCascadeRelease, CancellationReachesEveryPhase) {
   for (auto& x : counts) x = static_cast<std::int64_t>(gen() % 4);
   const auto c = calibrate_nonnegative_cascade(tree, {1, 1, 1, 1}, {}, 3.0, {Neighbours::ReplaceOne}, Interrupts());
   CountingCancel count;
-  // The same seed for every run: the same draw, so the same polls.
+  // The same seed for every run: the same draw, so the same polls, on one
+  // thread (two share the work as they are scheduled, so the calling
+  // thread's polls vary; test_nonnegative_cascade_threads.cpp cancels them).
+  NonnegativeReleaseOptions one_thread;
+  one_thread.windows.threads = 1;
   release_nonnegative_cascade(tree, c, counts.data(), *make_seeded_random_source(17),
-                              Interrupts(&CountingCancel::pending, &count));
+                              Interrupts(&CountingCancel::pending, &count), one_thread);
   const std::uint64_t total = count.polls;
   ASSERT_GT(total, 100u);
   // Polls spread over the size check, the messages, the draw, the sums and
@@ -421,7 +425,8 @@ TEST(NonnegativeCascadeRelease, CancellationReachesEveryPhase) {
     cancel.fire_at = static_cast<std::uint64_t>(at * double(total));
     auto rng = make_seeded_random_source(17);
     EXPECT_THROW(
-        release_nonnegative_cascade(tree, c, counts.data(), *rng, Interrupts(&CountingCancel::pending, &cancel)),
+        release_nonnegative_cascade(tree, c, counts.data(), *rng, Interrupts(&CountingCancel::pending, &cancel),
+                                    one_thread),
         Interrupted)
         << "cancel at poll " << cancel.fire_at << " of " << total;
   }
