@@ -22,7 +22,7 @@ AS $$
 $$;
 
 \echo
-\echo === the release: epsilon 16, state totals exact, the default split (every level's base noise of one variance)
+\echo === the release: epsilon 16, state totals exact, the default split (one base noise variance at every level)
 \c
 SELECT cpu_s AS cpu_before FROM public.backend_usage() \gset
 \timing on
