@@ -68,12 +68,16 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
   // 8M-cell sort makes some 200M of them).
   std::vector<const std::uint32_t*> sort_codes;
   for (std::size_t c : sort_columns) sort_codes.push_back(keys.codes(c));
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+  const auto before = [&](std::uint32_t a, std::uint32_t b) {
     for (const std::uint32_t* codes : sort_codes) {
       if (codes[a] != codes[b]) return codes[a] < codes[b];
     }
     return a < b;
-  });
+  };
+  // Cells read in key order (a released table's rows, a sorted source) are
+  // sorted already: one pass finds so, where the sort of 8M cells took most
+  // of a second.
+  if (!std::is_sorted(order.begin(), order.end(), before)) std::sort(order.begin(), order.end(), before);
   interrupts.poll();
 
   // starts[d]: the sorted positions where a depth-d node begins. A node
