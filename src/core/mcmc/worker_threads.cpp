@@ -1,16 +1,20 @@
 // Jobs on a few threads inside a backend; see worker_threads.hpp.
 #include "worker_threads.hpp"
 
+#include <mpfr.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace invariant_dp::mcmc {
@@ -42,6 +46,58 @@ class SignalsBlocked {
   bool blocked_ = false;
 };
 
+// Up to `count` helper threads, each running `body` with every signal
+// blocked; a helper's error is kept and `on_error` stops the others. A
+// helper that cannot be started leaves its share to the threads that run.
+class HelperThreads {
+ public:
+  HelperThreads(std::size_t count, std::function<void()> body, std::function<void()> on_error)
+      : body_(std::move(body)), on_error_(std::move(on_error)), errors_(count) {
+    if (count == 0) return;
+    SignalsBlocked blocked;
+    // Without the mask a helper could run the backend's handlers: none then.
+    for (std::size_t h = 0; blocked.blocked() && h < count; ++h) {
+      try {
+        threads_.emplace_back([this, h] {
+          try {
+            body_();
+          } catch (const Stopped&) {
+          } catch (...) {
+            errors_[h] = std::current_exception();
+            on_error_();
+          }
+          // MPFR keeps per-thread caches of its constants (pi, log 2),
+          // which a thread's exit does not free.
+          mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);
+        });
+      } catch (const std::system_error&) {
+        break;  // no more threads to be had
+      }
+    }
+  }
+  HelperThreads(const HelperThreads&) = delete;
+  HelperThreads& operator=(const HelperThreads&) = delete;
+  ~HelperThreads() { join(); }
+
+  // Joins every helper, then rethrows the calling thread's failure, else a
+  // helper's.
+  void join_and_rethrow(const std::exception_ptr& failure) {
+    join();
+    if (failure) std::rethrow_exception(failure);
+    for (const std::exception_ptr& error : errors_)
+      if (error) std::rethrow_exception(error);
+  }
+
+ private:
+  void join() {
+    for (std::thread& thread : threads_)
+      if (thread.joinable()) thread.join();
+  }
+  const std::function<void()> body_, on_error_;  // the helpers read them until joined
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
+};
+
 }  // namespace
 
 void JobPoll::poll() const {
@@ -62,42 +118,24 @@ void run_jobs(std::size_t jobs, unsigned threads, const Interrupts& interrupts, 
     }
   };
   const std::size_t wanted = std::min<std::size_t>(threads == 0 ? 1 : threads, jobs);
-  std::vector<std::exception_ptr> errors(wanted > 1 ? wanted - 1 : 0);
-  std::vector<std::thread> helpers;
-  if (wanted > 1) {
-    SignalsBlocked blocked;
-    // Without the mask a helper could run the backend's handlers: none then.
-    for (std::size_t h = 0; blocked.blocked() && h + 1 < wanted; ++h) {
-      try {
-        helpers.emplace_back([&, h] {
-          try {
-            work(JobPoll(nullptr, &stop));
-          } catch (const Stopped&) {
-          } catch (...) {
-            errors[h] = std::current_exception();
-            stop.store(true, std::memory_order_relaxed);
-          }
-        });
-      } catch (const std::system_error&) {
-        break;  // no more threads to be had: the others share the jobs
-      }
-    }
-  }
+  auto stop_all = [&] { stop.store(true, std::memory_order_relaxed); };
+  HelperThreads helpers(wanted > 1 ? wanted - 1 : 0, [&] { work(JobPoll(nullptr, &stop)); }, stop_all);
   std::exception_ptr failure;
   try {
     work(JobPoll(&interrupts, &stop));
   } catch (const Stopped&) {
   } catch (...) {
     failure = std::current_exception();
-    stop.store(true, std::memory_order_relaxed);
+    stop_all();
   }
-  for (std::thread& helper : helpers) helper.join();
-  if (failure) std::rethrow_exception(failure);
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
+  helpers.join_and_rethrow(failure);
 }
 
 namespace {
+
+// How long the calling thread sleeps at most between two polls while it
+// waits for a helper's preparation.
+constexpr std::chrono::milliseconds kWaitSlice{5};
 
 // The state run_in_order's threads share. An item k is claimed once (the
 // counter `claimed`), prepared into slot k % slots, published by ready[slot]
@@ -122,7 +160,18 @@ class OrderedItems {
   }
   void prepare(std::size_t k, const PrepareItem& prepare, const JobPoll& poll) {
     prepare(k, k % slots_, poll);
-    ready_[k % slots_].store(k + 1, std::memory_order_release);
+    {
+      // Under the mutex, so that a caller about to wait for k sees it.
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_[k % slots_].store(k + 1, std::memory_order_release);
+    }
+    published_.notify_all();
+  }
+  // Blocks until item k is ready, a stop, or `timeout` (the caller polls
+  // between waits).
+  void wait_ready(std::size_t k, std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    published_.wait_for(lock, timeout, [&] { return ready(k) || stop_.load(std::memory_order_relaxed); });
   }
   bool ready(std::size_t k) const { return ready_[k % slots_].load(std::memory_order_acquire) == k + 1; }
   void mark_used(std::size_t k) {
@@ -138,6 +187,7 @@ class OrderedItems {
       stop_.store(true, std::memory_order_relaxed);
     }
     advanced_.notify_all();
+    published_.notify_all();
   }
   const std::atomic<bool>* stop_flag() const { return &stop_; }
   // A helper's loop: claim, prepare, publish; asleep while every free slot
@@ -168,7 +218,8 @@ class OrderedItems {
   std::atomic<std::size_t> claimed_{0}, used_{0};
   std::atomic<bool> stop_{false};
   std::mutex mutex_;
-  std::condition_variable advanced_;
+  std::condition_variable advanced_;   // used_ grew, or a stop
+  std::condition_variable published_;  // an item was prepared, or a stop
 };
 
 }  // namespace
@@ -177,27 +228,7 @@ bool run_in_order(std::size_t items, std::size_t slots, unsigned threads, const 
                   const PrepareItem& prepare, const UseItem& use) {
   OrderedItems shared(items, std::max<std::size_t>(slots, 1));
   const std::size_t wanted = items > 1 ? std::max(threads, 1u) : 1;
-  std::vector<std::exception_ptr> errors(wanted - 1);
-  std::vector<std::thread> helpers;
-  if (wanted > 1) {
-    SignalsBlocked blocked;
-    // Without the mask a helper could run the backend's handlers: none then.
-    for (std::size_t h = 0; blocked.blocked() && h + 1 < wanted; ++h) {
-      try {
-        helpers.emplace_back([&, h] {
-          try {
-            shared.help(prepare);
-          } catch (const Stopped&) {
-          } catch (...) {
-            errors[h] = std::current_exception();
-            shared.stop();
-          }
-        });
-      } catch (const std::system_error&) {
-        break;  // no more threads to be had: the calling thread prepares the rest
-      }
-    }
-  }
+  HelperThreads helpers(wanted - 1, [&] { shared.help(prepare); }, [&] { shared.stop(); });
   const JobPoll poll(&interrupts, shared.stop_flag());
   std::exception_ptr failure;
   bool all_used = true;
@@ -205,15 +236,17 @@ bool run_in_order(std::size_t items, std::size_t slots, unsigned threads, const 
     for (std::size_t j = 0; j < items && all_used; ++j) {
       // Ends: each pass prepares an item (at most `items` in all) or waits
       // for the one preparation of item j under way on a helper.
-      for (std::uint64_t waits = 0; !shared.ready(j);) {
+      while (!shared.ready(j)) {
+        poll.poll();  // a helper's error stops the wait too
         const std::size_t k = shared.claim();
         if (k != OrderedItems::kNone) {
-          poll.poll();
           shared.prepare(k, prepare, poll);
           continue;
         }
-        if (waits++ % 64 == 0) poll.poll();  // a helper's error stops the wait too
-        std::this_thread::yield();
+        // Asleep rather than spinning (a spinning caller takes a core
+        // from the helper it waits for when the machine is busy); woken
+        // by the preparation, and at least every kWaitSlice to poll.
+        shared.wait_ready(j, kWaitSlice);
       }
       all_used = use(j, j % std::max<std::size_t>(slots, 1));
       shared.mark_used(j);
@@ -223,10 +256,7 @@ bool run_in_order(std::size_t items, std::size_t slots, unsigned threads, const 
     failure = std::current_exception();
   }
   shared.stop();
-  for (std::thread& helper : helpers) helper.join();
-  if (failure) std::rethrow_exception(failure);
-  for (const std::exception_ptr& error : errors)
-    if (error) std::rethrow_exception(error);
+  helpers.join_and_rethrow(failure);
   return all_used;
 }
 

@@ -7,11 +7,14 @@
 // used in order on the calling thread after its preparation; a use can stop
 // the run; errors and cancels as for the jobs.
 #include <gtest/gtest.h>
+#include <mpfr.h>
 
 #include <pthread.h>
 #include <signal.h>
+#include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -23,6 +26,26 @@
 
 namespace invariant_dp::mcmc {
 namespace {
+
+// An Interrupts callback that records which threads call it and cancels
+// after 50 calls.
+struct CancellingPoller {
+  std::thread::id caller = std::this_thread::get_id();
+  std::mutex mutex;
+  std::set<std::thread::id> pollers;
+  std::atomic<int> polls{0};
+
+  Interrupts interrupts() {
+    return Interrupts(
+        [](void* c) {
+          auto* self = static_cast<CancellingPoller*>(c);
+          std::lock_guard<std::mutex> lock(self->mutex);
+          self->pollers.insert(std::this_thread::get_id());
+          return ++self->polls > 50;
+        },
+        this);
+  }
+};
 
 TEST(WorkerThreads, EveryJobRunsOnceWhateverTheThreads) {
   for (unsigned threads = 0; threads <= 4; ++threads)
@@ -52,20 +75,8 @@ TEST(WorkerThreads, AnErrorInAnyJobIsRethrownAfterTheThreadsEnd) {
 }
 
 TEST(WorkerThreads, OnlyTheCallingThreadPollsAndACancelStopsTheHelpers) {
-  struct Context {
-    std::thread::id caller = std::this_thread::get_id();
-    std::mutex mutex;
-    std::set<std::thread::id> pollers;
-    std::atomic<int> polls{0};
-  } context;
-  const Interrupts interrupts(
-      [](void* c) {
-        auto* ctx = static_cast<Context*>(c);
-        std::lock_guard<std::mutex> lock(ctx->mutex);
-        ctx->pollers.insert(std::this_thread::get_id());
-        return ++ctx->polls > 50;  // cancel after a while
-      },
-      &context);
+  CancellingPoller context;
+  const Interrupts interrupts = context.interrupts();
   std::atomic<int> done{0};
   auto job = [&](std::size_t, const JobPoll& poll) {
     for (int i = 0; i < 20; ++i) {
@@ -97,7 +108,6 @@ TEST(WorkerThreads, HelpersRunWithEverySignalBlocked) {
   pthread_sigmask(SIG_BLOCK, nullptr, &mine);
   EXPECT_FALSE(sigismember(&mine, SIGINT));
 }
-
 
 TEST(WorkerThreads, InOrderUsesEveryItemOnceInOrderAfterItsPreparation) {
   for (unsigned threads = 0; threads <= 3; ++threads)
@@ -157,20 +167,8 @@ TEST(WorkerThreads, InOrderRethrowsAnErrorAndPollsFromTheCallingThreadOnly) {
                      use_all),
                  OutOfRange);
   }
-  struct Context {
-    std::thread::id caller = std::this_thread::get_id();
-    std::mutex mutex;
-    std::set<std::thread::id> pollers;
-    std::atomic<int> polls{0};
-  } context;
-  const Interrupts interrupts(
-      [](void* c) {
-        auto* ctx = static_cast<Context*>(c);
-        std::lock_guard<std::mutex> lock(ctx->mutex);
-        ctx->pollers.insert(std::this_thread::get_id());
-        return ++ctx->polls > 50;  // cancel after a while
-      },
-      &context);
+  CancellingPoller context;
+  const Interrupts interrupts = context.interrupts();
   std::atomic<int> used{0};
   auto prepare = [&](std::size_t, std::size_t, const JobPoll& poll) {
     const Interrupts as_interrupts = poll.interrupts();  // what code taking an Interrupts sees
@@ -187,6 +185,50 @@ TEST(WorkerThreads, InOrderRethrowsAnErrorAndPollsFromTheCallingThreadOnly) {
                Interrupted);
   EXPECT_EQ(context.pollers, std::set<std::thread::id>{context.caller});
   EXPECT_LT(used.load(), 1000);
+}
+
+// A helper that reached MPFR's constants leaves no per-thread cache behind
+// (the sanitized build's leak check fails otherwise).
+TEST(WorkerThreads, HelpersFreeMpfrsThreadCaches) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> helper_jobs{0};
+  run_jobs(16, 2, Interrupts{}, [&](std::size_t, const JobPoll&) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // leaves jobs to the helper
+    if (std::this_thread::get_id() == caller) return;
+    ++helper_jobs;
+    mpfr_t pi;
+    mpfr_init2(pi, 200);
+    mpfr_const_pi(pi, MPFR_RNDN);
+    mpfr_clear(pi);
+  });
+  EXPECT_GT(helper_jobs.load(), 0);
+}
+
+// The calling thread sleeps while a helper prepares the item it needs: the
+// helper's preparations take 20 ms, the caller's 1 ms (asleep both), so the
+// caller spends most of the run waiting for the helper's items, and its CPU time must stay far
+// below that wall time (a caller spinning on a yield loop burns about all
+// of it).
+TEST(WorkerThreads, InOrderCallerSleepsWhileItWaits) {
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> helper_items{0};
+  timespec cpu0{}, cpu1{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+  const auto wall0 = std::chrono::steady_clock::now();
+  run_in_order(
+      60, 2, 2, Interrupts{},
+      [&](std::size_t, std::size_t, const JobPoll&) {
+        const bool helper = std::this_thread::get_id() != caller;
+        if (helper) ++helper_items;
+        std::this_thread::sleep_for(std::chrono::milliseconds(helper ? 20 : 1));
+      },
+      [](std::size_t, std::size_t) { return true; });
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const double cpu = double(cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * double(cpu1.tv_nsec - cpu0.tv_nsec);
+  ASSERT_GT(helper_items.load(), 0);
+  EXPECT_GE(wall, 0.02);
+  EXPECT_LT(cpu, 0.25 * wall) << "the calling thread used " << cpu << " s of CPU in " << wall << " s";
 }
 
 }  // namespace
