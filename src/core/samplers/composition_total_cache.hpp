@@ -6,9 +6,11 @@
 //
 // What is kept is a pure function of its key: the scale b = num/den (the
 // exact integers, so b = 2/1 and b = 4/2 are two keys), the group size k
-// and the squeeze's cell count. None of the released counts enters it, so
-// a release that finds its sampler here draws, word for word, what a fresh
-// one would, and nothing of one release's data reaches another's draws.
+// and the squeeze's cell count (which callers set from how many groups
+// share k, a property of the partition). None of the released counts
+// enters it, so a release that finds its sampler here draws, word for
+// word, what a fresh one would, and nothing of one release's data reaches
+// another's draws.
 //
 // Bounded: at most kCompositionTotalCacheBytes of samplers (their
 // memory_bytes plus a fixed overhead each) per thread; the least recently
