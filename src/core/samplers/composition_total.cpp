@@ -52,6 +52,12 @@ CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k
   if (squeeze_cells > 0) build_squeeze(squeeze_cells);
 }
 
+std::size_t CompositionTotalSampler::memory_bytes() const {
+  const std::size_t limbs_per_end = (static_cast<std::size_t>(mode_term_.precision()) + 63) / 64;
+  return sizeof(*this) + (grid_lo_.capacity() + grid_hi_.capacity()) * sizeof(double) +
+         2 * limbs_per_end * sizeof(std::uint64_t);
+}
+
 // lnG(m+k) - lnG(m+1).
 Interval CompositionTotalSampler::mode_term_bounds(mpfr_prec_t prec) const {
   return sub(lngamma_at(prec, m_ + k_), lngamma_at(prec, m_ + 1));
@@ -113,6 +119,8 @@ void CompositionTotalSampler::build_squeeze(unsigned cells) {
   const std::uint64_t end = std::min(R_ + 8 * hR_, kMaxCompositionTotal);
   grid_step_ = std::max<std::uint64_t>(1, (end - grid_start_ + cells - 1) / cells);
   const std::uint64_t points = (end - grid_start_ + grid_step_ - 1) / grid_step_ + 1;
+  grid_lo_.reserve(points);
+  grid_hi_.reserve(points);
   for (std::uint64_t i = 0; i < points; ++i) {
     const Interval ratio = exp(log_ratio_bounds(kBasePrecision, grid_start_ + i * grid_step_, 0));
     grid_lo_.push_back(to_double(ratio, End::lower));

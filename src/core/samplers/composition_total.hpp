@@ -39,6 +39,7 @@
 // go to MPFR. The decision is 1[U < p] either way.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -65,6 +66,10 @@ class CompositionTotalSampler {
 
   std::uint64_t mode() const { return m_; }
   std::uint64_t cells() const { return k_; }
+
+  // The bytes this object holds, its squeeze grid and the mode term's
+  // limbs included (composition_total_cache.hpp budgets them).
+  std::size_t memory_bytes() const;
 
   // Enclosure of log w(n) - log w(mode) + j ln 2 at precision prec (>= 128).
   Interval log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j) const;

@@ -8,6 +8,7 @@
 
 #include "../errors.hpp"
 #include "composition_total.hpp"
+#include "composition_total_cache.hpp"
 #include "zero_sum_groups.hpp"
 
 namespace invariant_dp {
@@ -79,11 +80,11 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
 }
 
 ZeroSumGroupSampler::ZeroSumGroupSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells)
-    : total_(scale, k, squeeze_cells) {}
+    : total_(cached_composition_total_sampler(scale, k, squeeze_cells)) {}
 
 void ZeroSumGroupSampler::draw(RandomSource& rng, const Interrupts& interrupts) {
-  const std::uint64_t k = total_.cells();
-  const std::uint64_t total = total_.sample(rng, interrupts);
+  const std::uint64_t k = total_->cells();
+  const std::uint64_t total = total_->sample(rng, interrupts);
   g1_.assign(k, 0);
   g2_.assign(k, 0);
   sample_uniform_composition(rng, total, g1_, interrupts);

@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "../interrupts.hpp"
@@ -61,16 +62,19 @@ void sample_uniform_composition(RandomSource& rng, std::uint64_t total,
 // One group of k >= 2 cells with the law above (steps 1-4): the one home of
 // the group draw, for every caller that draws groups of one size many times
 // (the partition sampler below, the exact table samplers of
-// two_line_table.hpp and row_rejection_table.hpp), so that the total's
-// sampler is built once per size. squeeze_cells as CompositionTotalSampler's
-// (0: none). Holds scratch compositions: one object per thread.
+// two_line_table.hpp and row_rejection_table.hpp). The total's sampler
+// comes from the thread's cache (composition_total_cache.hpp: a function of
+// scale, k and squeeze_cells only, never of the counts), so it is built
+// once per thread for each, not once per release. squeeze_cells as
+// CompositionTotalSampler's (0: none). Holds scratch compositions: one
+// object per thread.
 class ZeroSumGroupSampler {
  public:
   // InvalidArgument for k < 2 or a zero scale; OutOfRange as
   // CompositionTotalSampler (about k * scale > 2^50).
   ZeroSumGroupSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells);
 
-  std::uint64_t cells() const { return total_.cells(); }
+  std::uint64_t cells() const { return total_->cells(); }
 
   // Draws one group and calls write(t, z_t) for t = 0 .. k-1 in order.
   template <class Write>
@@ -87,7 +91,7 @@ class ZeroSumGroupSampler {
  private:
   void draw(RandomSource& rng, const Interrupts& interrupts);  // N, then G and G'
 
-  CompositionTotalSampler total_;
+  std::shared_ptr<const CompositionTotalSampler> total_;
   std::vector<std::uint64_t> g1_, g2_;
 };
 
