@@ -3,7 +3,9 @@
 //  - two_line_table.hpp, l1: 2 x n at n = 23 (the congenial paper's sex x
 //    age shape), 10^4 and 10^6, and n x 2 at 10^6, at b = 4 (epsilon = 1:
 //    a 2x2 swap has l1 norm 4) and b = 16 (epsilon = 0.25), OS and seeded
-//    randomness; each call builds its group sampler (a release's cost);
+//    randomness; the group-total sampler a call needs is built by the first
+//    call of its scale and group size and then taken from the thread's
+//    cache (composition_total_cache.hpp), as in a backend's later releases;
 //  - two_line_table.hpp, lattice Gaussian: 2 x 10^6 at sigma^2 = 60;
 //  - three_line_table.hpp: 3 x n at the same n and scales;
 //  - row_rejection_table.hpp (the tests' oracle): ms per draw on 4 x 4 and
@@ -64,7 +66,8 @@ void check_margins(const std::vector<std::int64_t>& z, std::size_t rows, std::si
 enum class Law { two_line_l1, two_line_gaussian, three_line_l1 };
 
 // Seconds per release of one rows x columns table: the median of `repeats`
-// calls, and the first (cold) call.
+// calls, and the first call (cold where no earlier case built the same
+// group-total sampler).
 void run(Law law, std::size_t rows, std::size_t columns, Rational parameter, const char* parameter_name, bool os,
          int repeats) {
   const std::vector<LatticeTable> tables{table(rows, columns)};
