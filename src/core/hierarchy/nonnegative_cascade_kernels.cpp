@@ -19,14 +19,33 @@ constexpr double kFloor = 0x1p-1000;
 // rounding of the few operations behind it, libm's included).
 constexpr double kBoundSlack = 1 + 0x1p-40;
 
+// The kernels' buffers, one set per thread (the backward pass and the draw
+// run them on two), reused from call to call. Each kernel takes the set
+// once: in a shared library every access to a thread_local is a call to
+// __tls_get_addr, which in the loops over 8M leaves cost 6 % of the draw.
+struct KernelScratch {
+  std::vector<double> block_prefix;                        // forward_window_sums
+  std::vector<double> leaf_input, leaf_sums, leaf_prefix;  // convolve_leaf
+  std::vector<double> child, child_reversed, input;        // convolve (a subtree child)
+  std::vector<double> ratio, majorant;                     // make_log_concave_majorant
+};
+
+KernelScratch& kernel_scratch() {
+  thread_local KernelScratch scratch;
+  return scratch;
+}
+
 // sum_{j=0}^{n-1} q^j a[i + j] for every i in [0, N) (a = 0 beyond N), by
 // blocks of n: within a block a backward recursion, from the next block a
 // prefix with increasing powers; every term non-negative.
 void forward_window_sums(const std::vector<double>& a, std::int64_t n, const RatePowers& pow, std::vector<double>& s,
-                         const Interrupts& interrupts) {
+                         std::vector<double>& pre, const Interrupts& interrupts) {
   const auto N = static_cast<std::int64_t>(a.size());
-  s.assign(a.size(), 0.0);
-  if (N == 0 || n <= 0) return;
+  if (N == 0 || n <= 0) {
+    s.assign(a.size(), 0.0);
+    return;
+  }
+  s.resize(a.size());  // every entry written below
   const double q = pow.at(1);
   if (n >= N) {
     double acc = 0;
@@ -37,8 +56,7 @@ void forward_window_sums(const std::vector<double>& a, std::int64_t n, const Rat
     }
     return;
   }
-  thread_local std::vector<double> pre;  // prefix within each block from its start
-  pre.assign(a.size(), 0.0);
+  pre.resize(a.size());  // prefix within each block from its start (every entry written below)
   for (std::int64_t b = 0; b < N; b += n) {
     double acc = 0;
     for (std::int64_t i = b; i < std::min(b + n, N); ++i) {
@@ -60,82 +78,10 @@ void forward_window_sums(const std::vector<double>& a, std::int64_t n, const Rat
   }
 }
 
-// G(y) = sum_{j=0}^{n-1} q^j a(y + dir j) over an array a on
-// [alo, alo + N) (0 elsewhere), n >= 1 (kUnbounded allowed).
-class GeometricSums {
- public:
-  GeometricSums(const std::vector<double>& a, std::int64_t alo, const RatePowers& pow, const Interrupts& interrupts)
-      : a_(a), alo_(alo), pow_(pow), interrupts_(interrupts) {}
-
-  // Adds scale * G(y0 + i) to out[i], i in [0, out.size()).
-  void add(int dir, std::int64_t n, std::int64_t y0, double scale, std::vector<double>& out) {
-    if (n <= 0 || scale == 0 || a_.empty()) return;
-    const std::int64_t ahi = alo_ + static_cast<std::int64_t>(a_.size()) - 1;
-    const std::vector<double>& sums = window_sums(dir, n);
-    const std::vector<double>& prefix = window_prefix(dir);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      interrupts_.poll_every(i);
-      const std::int64_t y = y0 + static_cast<std::int64_t>(i);
-      double w = 0;
-      if (y >= alo_ && y <= ahi) {
-        w = sums[y - alo_];
-      } else if (dir > 0 && y < alo_) {
-        const std::int64_t last = n >= kUnbounded ? ahi : std::min(y + n - 1, ahi);
-        if (last >= alo_) w = pow_.at(alo_ - y) * prefix[last - alo_];
-      } else if (dir < 0 && y > ahi) {
-        const std::int64_t first = n >= kUnbounded ? alo_ : std::max(y - (n - 1), alo_);
-        if (first <= ahi) w = pow_.at(y - ahi) * prefix[ahi - first];
-      }
-      out[i] += scale * w;
-    }
-  }
-
- private:
-  const std::vector<double>& window_sums(int dir, std::int64_t n) {
-    auto& cache = dir > 0 ? forward_ : backward_;
-    auto& cached_n = dir > 0 ? forward_n_ : backward_n_;
-    if (cached_n != n) {
-      if (dir > 0) {
-        forward_window_sums(a_, n, pow_, cache, interrupts_);
-      } else {
-        const std::vector<double> reversed(a_.rbegin(), a_.rend());
-        std::vector<double> s;
-        forward_window_sums(reversed, n, pow_, s, interrupts_);
-        cache.assign(s.rbegin(), s.rend());
-      }
-      cached_n = n;
-    }
-    return cache;
-  }
-
-  // dir > 0: sum_{i' <= i} q^i' a[i'] (from the left end); dir < 0: the same
-  // from the right end, indexed by the distance from it.
-  const std::vector<double>& window_prefix(int dir) {
-    auto& cache = dir > 0 ? prefix_forward_ : prefix_backward_;
-    if (cache.size() != a_.size()) {
-      cache.assign(a_.size(), 0.0);
-      double acc = 0;
-      const std::size_t N = a_.size();
-      for (std::size_t i = 0; i < N; ++i) {
-        interrupts_.poll_every(i);
-        acc += pow_.at(static_cast<std::int64_t>(i)) * a_[dir > 0 ? i : N - 1 - i];
-        cache[i] = acc;
-      }
-    }
-    return cache;
-  }
-
-  const std::vector<double>& a_;
-  std::int64_t alo_;
-  const RatePowers& pow_;
-  const Interrupts& interrupts_;
-  std::vector<double> forward_, backward_, prefix_forward_, prefix_backward_;
-  std::int64_t forward_n_ = -1, backward_n_ = -1;
-};
-
 // x a <= b b as real numbers (x, a, b > 0): exact products by fma, after a
-// common power-of-two scaling when they could leave the range.
-bool product_at_most(double x, double a, double b) {
+// common power-of-two scaling when they could leave the range. Inlined:
+// the majorant's loops call it once per value.
+[[gnu::always_inline]] inline bool product_at_most(double x, double a, double b) {
   if (!(x > 0x1p-480 && a > 0x1p-480 && b > 0x1p-480 && x < 0x1p480 && a < 0x1p480 && b < 0x1p480)) {
     const int e = std::ilogb(b);
     x = std::ldexp(x, -e);
@@ -179,8 +125,9 @@ void convolve_leaf(const ChildMessage& g, const Suffix& F, std::int64_t lo, std:
   const std::int64_t count = -g.support, supp = F.support();
   const std::int64_t ext_lo = std::max(std::min(lo, F.kink_lo()), supp);
   const std::int64_t ext_hi = std::max(hi, F.kink_hi());
-  thread_local std::vector<double> a;
-  a.assign(static_cast<std::size_t>(ext_hi - ext_lo + 1), 0.0);
+  KernelScratch& scratch = kernel_scratch();
+  std::vector<double>& a = scratch.leaf_input;
+  a.resize(static_cast<std::size_t>(ext_hi - ext_lo + 1));  // every entry written
   interrupts.poll();
   F.write(ext_lo, a);
   // Causal: A(r) = sum_{y <= r} q^(r - y) F(y). Below ext (F's left tail,
@@ -201,8 +148,9 @@ void convolve_leaf(const ChildMessage& g, const Suffix& F, std::int64_t lo, std:
   // Anticausal: B(r) = sum_{s=1}^{count} q^s F(r + s): within ext by blocks
   // of count, above ext by F's right tail (ratio rr): F(ext_hi) q^(ext_hi - r)
   // sum_{j=1}^{n} (q rr)^j, n = r + count - ext_hi.
-  thread_local std::vector<double> sums, prefix;
-  forward_window_sums(a, count, pow, sums, interrupts);
+  std::vector<double>& sums = scratch.leaf_sums;
+  std::vector<double>& prefix = scratch.leaf_prefix;
+  forward_window_sums(a, count, pow, sums, scratch.block_prefix, interrupts);
   prefix.clear();  // sum_{i' <= i} q^i' a[i'], written when needed
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::int64_t y = lo + static_cast<std::int64_t>(i) + 1;
@@ -284,15 +232,21 @@ double ratio_power(double x, std::int64_t j) {
   return std::pow(x, static_cast<double>(j));
 }
 
-void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
+namespace {
+
+// h's mantissas on [from, from + out.size()) for a window v[0 .. n) at lo
+// with its tails (ratios left and right; 0 below support): the left tail is
+// computed from lo down, the right from the window's end up.
+void write_window(std::int64_t lo, const double* v, std::size_t n, double left, double right, std::int64_t support,
+                  std::int64_t from, std::vector<double>& out) {
+  const std::int64_t hi = lo + static_cast<std::int64_t>(n) - 1;
   const std::int64_t to = from + static_cast<std::int64_t>(out.size()) - 1;
   std::int64_t r = from;
   std::size_t i = 0;
-  // Below the support, and the left tail up to lo (computed from lo down).
   for (; r <= to && r < support; ++r, ++i) out[i] = 0;
   if (r <= to && r < lo) {
     const std::int64_t last = std::min(to, lo - 1);
-    double x = left == 0 ? 0 : v.front() * ratio_power(left, lo - last);
+    double x = left == 0 ? 0 : v[0] * ratio_power(left, lo - last);
     for (std::int64_t k = last; k >= r; --k) {
       out[i + static_cast<std::size_t>(k - r)] = x;
       x *= left;
@@ -300,9 +254,15 @@ void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
     i += static_cast<std::size_t>(last - r + 1);
     r = last + 1;
   }
-  for (; r <= to && r <= hi(); ++r, ++i) out[i] = v[static_cast<std::size_t>(r - lo)];
-  double x = v.back();
+  for (; r <= to && r <= hi; ++r, ++i) out[i] = v[static_cast<std::size_t>(r - lo)];
+  double x = v[n - 1];
   for (; r <= to; ++r, ++i) out[i] = x *= right;
+}
+
+}  // namespace
+
+void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
+  write_window(lo, v.data(), v.size(), left, right, support, from, out);
 }
 
 double WindowFn::max() const {
@@ -319,13 +279,7 @@ void ChildMessage::write(std::int64_t from, std::vector<double>& out) const {
     }
     return;
   }
-  WindowFn h;
-  h.lo = lo;
-  h.v.assign(values, values + n);
-  h.left = left;
-  h.right = right;
-  h.support = support;
-  h.write(from, out);
+  write_window(lo, values, n, left, right, support, from, out);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::int64_t s = from + static_cast<std::int64_t>(i);
     out[i] *= pow->at(s < 0 ? -s : s);
@@ -402,8 +356,9 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
     // subtree's window holds its sum's largest value, where exp(-rho |s|)
     // has made g negligible; what is left out is bounded below.
     const std::int64_t c_lo = std::max(g.support, g.kink_lo() - reach), c_hi = g.kink_hi() + reach;
-    thread_local std::vector<double> c;
-    c.assign(static_cast<std::size_t>(c_hi - c_lo + 1), 0.0);
+    KernelScratch& scratch = kernel_scratch();
+    std::vector<double>& c = scratch.child;
+    c.resize(static_cast<std::size_t>(c_hi - c_lo + 1));  // every entry written
     interrupts.poll();
     g.write(c_lo, c);
     double g_max = 0;
@@ -419,13 +374,13 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
     const std::int64_t g_lo = c_lo + static_cast<std::int64_t>(i_lo), g_hi = c_lo + static_cast<std::int64_t>(i_hi);
     // F written out on the range the sums read.
     const std::int64_t ext_lo = std::max(lo - g_hi, F.support()), ext_hi = hi - g_lo;
-    thread_local std::vector<double> a;
-    a.assign(static_cast<std::size_t>(std::max<std::int64_t>(ext_hi - ext_lo + 1, 0)), 0.0);
+    std::vector<double>& a = scratch.input;
+    a.resize(static_cast<std::size_t>(std::max<std::int64_t>(ext_hi - ext_lo + 1, 0)));  // every entry written
     interrupts.poll();
     F.write(ext_lo, a);
     // Directly over [g_lo, g_hi]: out[r] = sum_s c[s] F(r - s).
     const std::size_t ns = i_hi - i_lo + 1;
-    thread_local std::vector<double> c_rev;
+    std::vector<double>& c_rev = scratch.child_reversed;
     c_rev.assign(c.rend() - static_cast<std::ptrdiff_t>(i_hi) - 1, c.rend() - static_cast<std::ptrdiff_t>(i_lo));
     // F(r - s) for s = g_hi - i is a[r - g_hi + i - ext_lo]. Eight partial
     // sums (independent additions; a sum of non-negative terms keeps its
@@ -491,7 +446,9 @@ void make_log_concave_majorant(WindowFn& F, double tilt) {
   // Ratios away from the mode: the decreasing side's raised, the increasing
   // side's lowered, each then made monotone (suffix maxima to the right,
   // prefix minima to the left, clamped at 1).
-  thread_local std::vector<double> ratio, s;
+  KernelScratch& scratch = kernel_scratch();
+  std::vector<double>& ratio = scratch.ratio;
+  std::vector<double>& s = scratch.majorant;
   ratio.resize(n - 1);
   double suffix = 0;
   for (std::size_t i = n - 1; i-- > m0;) {

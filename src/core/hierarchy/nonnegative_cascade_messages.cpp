@@ -234,9 +234,14 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     interrupts.poll_every(j);
     children[j] = message(tree_.first_child(u) + j);
   }
-  // Suffix statistics of the children j..m-1.
-  thread_local std::vector<double> mean, var, vcap, rmin;
-  thread_local std::vector<std::int64_t> support;
+  // Suffix statistics of the children j..m-1, in one thread_local set
+  // taken once (each thread_local access of a shared library is a call).
+  struct SuffixStatistics {
+    std::vector<double> mean, var, vcap, rmin;
+    std::vector<std::int64_t> support;
+  };
+  thread_local SuffixStatistics statistics;
+  auto& [mean, var, vcap, rmin, support] = statistics;
   mean.resize(m), var.resize(m), vcap.resize(m), rmin.resize(m), support.resize(m);
   double rmax = 0, mcap = 0;
   for (std::uint32_t j = m; j-- > 0;) {
