@@ -86,8 +86,9 @@ void run_jobs(std::size_t jobs, unsigned threads, const Interrupts& interrupts, 
 // An item is prepared only once the item `slots` before it (the slot's
 // last) has been used, so the slots bound the memory. The calling thread,
 // when the next item is not ready, prepares the next unclaimed one itself
-// rather than wait; it waits (polling Interrupts) only when every free slot
-// is taken, for at most one preparation. With up to threads - 1 helpers
+// rather than wait; it waits only when every free slot is taken, for at
+// most one preparation, asleep (woken by the preparation, and every 5 ms to
+// poll Interrupts). With up to threads - 1 helpers
 // (none when threads <= 1). Returns whether every item was used; rethrows
 // as run_jobs does, after joining every helper.
 using PrepareItem = std::function<void(std::size_t item, std::size_t slot, const JobPoll& poll)>;
