@@ -60,12 +60,13 @@ Window choose_window(double lo_center, double hi_center, double half, std::int64
   return {lo, hi};
 }
 
-// The last child's message written out on its window (a leaf: mean +- the
-// window rule; a subtree: its own window), no tails.
-WindowFn last_window(const ChildMessage& g, const NonnegativeOptions& options) {
+// The last child's message written out on its window (a leaf: mean +-
+// window_sd standard deviations + window_tail / rate; a subtree: its own
+// window), no tails.
+WindowFn last_window(const ChildMessage& g, double window_sd, double window_tail, const NonnegativeOptions& options) {
   Window w{};
   if (g.leaf) {
-    const double half = options.window_sd * std::sqrt(g.var) + options.window_tail / g.rho() + 1;
+    const double half = window_sd * std::sqrt(g.var) + window_tail / g.rho() + 1;
     w = choose_window(g.mean, g.mean, half, g.support,
                       nonnegative_window_cap(discrete_laplace_variance_at(g.rho()), g.rho(), 0, options));
   } else {
@@ -135,6 +136,8 @@ NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const Nonneg
                                          const std::int64_t* leaf_counts, NonnegativeOptions options,
                                          const Interrupts& interrupts)
     : tree_(tree), law_(law), counts_(leaf_counts), options_(options) {
+  if (!(options_.leaf_split_window_sd <= options_.window_sd && options_.leaf_split_window_tail <= options_.window_tail))
+    throw InvalidArgument("the windows of splits of leaves must be at most the others (the size check assumes so)");
   for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
     interrupts.poll_every(leaf);
     if (counts_[leaf] < 0)
@@ -266,8 +269,12 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
   const double limit = split_tilt_limit(pinned, own_rate, rmax);
   const double tilt = var[0] > 0 ? -std::clamp(mean[0] / var[0], -limit, limit) : 0.0;
   const double t_star = mean[0] + var[0] * tilt;
+  // A split of leaves takes the narrower windows (NonnegativeOptions).
+  const bool leaf_split = std::all_of(children.begin(), children.end(), [](const ChildMessage& g) { return g.leaf; });
+  const double window_sd = leaf_split ? options_.leaf_split_window_sd : options_.window_sd;
+  const double window_tail = leaf_split ? options_.leaf_split_window_tail : options_.window_tail;
   F.resize(m);
-  F[m - 1] = last_window(children[m - 1], options_);
+  F[m - 1] = last_window(children[m - 1], window_sd, window_tail, options_);
   const bool dominating = options_.dominating;
   for (std::uint32_t j = m - 1; j-- > first;) {
     interrupts.poll();
@@ -277,7 +284,7 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     const double cap_var = vcap[j] + (own ? discrete_laplace_variance_at(own_rate) : 0);
     const std::size_t cap =
         nonnegative_window_cap(cap_var, rate, split_shift_cap(limit, vcap[j], mcap, vcap[0]), options_);
-    double half = options_.window_sd * std::sqrt(var[j]) + options_.window_tail / rate + 1;
+    double half = window_sd * std::sqrt(var[j]) + window_tail / rate + 1;
     // The centres: the suffix's own mean (its largest value is near it) and
     // its regression on t*.
     const double shifted = own ? t_star : mean[j] + var[j] * tilt;

@@ -305,8 +305,8 @@ class MomentPass {
 
 NonnegativeOptions nonnegative_moment_windows() {
   NonnegativeOptions o;
-  o.window_sd = 6;
-  o.window_tail = 24;
+  o.window_sd = o.leaf_split_window_sd = 6;
+  o.window_tail = o.leaf_split_window_tail = 24;
   return o;
 }
 

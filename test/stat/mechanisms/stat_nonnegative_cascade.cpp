@@ -138,8 +138,8 @@ TEST(StatNonnegativeCascade, TheLawWithEveryCoinByEnclosures) {
 
 TEST(StatNonnegativeCascade, TheLawWithTinyWindowsAndGeometricTails) {
   NonnegativeOptions tiny;
-  tiny.window_sd = 0.5;
-  tiny.window_tail = 0.5;
+  tiny.window_sd = tiny.leaf_split_window_sd = 0.5;
+  tiny.window_tail = tiny.leaf_split_window_tail = 0.5;
   tiny.written_tail = 0;
   for (const Case& c : cases()) check_law(c, tiny, 100000, 303, " (tiny windows, tails drawn as series)", false);
 }

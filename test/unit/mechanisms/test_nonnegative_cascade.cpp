@@ -201,7 +201,7 @@ void expect_moments_match_enumeration(const std::vector<std::int64_t>& parent, c
   const auto moments = nonnegative_cascade_moments(tree, law, counts.data(), Interrupts());
   // The same with wider windows: the error is the windows', not the method's.
   NonnegativeOptions wide = nonnegative_moment_windows();
-  wide.window_tail = 34;
+  wide.window_tail = wide.leaf_split_window_tail = 34;
   const auto precise = nonnegative_cascade_moments(tree, law, counts.data(), Interrupts(), wide);
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
     // The windows leave out about exp(-24) of each node's mass.
@@ -432,12 +432,28 @@ TEST(NonnegativeCascadeRelease, CancellationReachesEveryPhase) {
   }
 }
 
+// The size check's caps assume the windows of splits of leaves are at most
+// the others': wider ones are refused.
+TEST(NonnegativeCascadeSampler, LeafSplitWindowsAtMostTheOthers) {
+  std::mt19937_64 gen(5);
+  const auto tree = random_tree(gen, 2, 3);
+  const std::vector<std::int64_t> counts(tree.n_leaves(), 1);
+  const NonnegativeLaw law = make_law(tree, {0.75, 0.75, 0.75}, {});
+  NonnegativeOptions wider;
+  wider.leaf_split_window_sd = wider.window_sd + 1;
+  EXPECT_THROW(NonnegativeMessages(tree, law, counts.data(), wider, Interrupts()), InvalidArgument);
+  wider = NonnegativeOptions();
+  wider.leaf_split_window_tail = wider.window_tail + 1;
+  EXPECT_THROW(NonnegativeMessages(tree, law, counts.data(), wider, Interrupts()), InvalidArgument);
+  EXPECT_NO_THROW(NonnegativeMessages(tree, law, counts.data(), NonnegativeOptions(), Interrupts()));
+}
+
 TEST(NonnegativeCascadeSampler, TinyWindowsForceEveryFallbackAndKeepTheBounds) {
   std::mt19937_64 gen(18);
   auto rng = make_seeded_random_source(18);
   NonnegativeOptions tiny;
-  tiny.window_sd = 0.5;
-  tiny.window_tail = 0.5;
+  tiny.window_sd = tiny.leaf_split_window_sd = 0.5;
+  tiny.window_tail = tiny.leaf_split_window_tail = 0.5;
   tiny.written_tail = 0;
   NonnegativeDrawStats total;
   // Small trees: with windows this small most children are drawn alone and

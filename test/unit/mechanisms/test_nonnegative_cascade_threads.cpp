@@ -72,6 +72,10 @@ Outcome releases(const HierarchyTree& tree, const CalibratedNonnegativeLaw& c, c
                  std::uint64_t seed, unsigned threads) {
   NonnegativeReleaseOptions options;
   options.windows.threads = threads;
+  // The windows the fingerprints below were recorded with (splits of leaves
+  // took the others' then).
+  options.windows.leaf_split_window_sd = options.windows.window_sd;
+  options.windows.leaf_split_window_tail = options.windows.window_tail;
   auto rng = make_seeded_random_source(seed);
   Outcome out;
   for (int draw = 0; draw < 3; ++draw) {
@@ -122,8 +126,8 @@ Outcome tiny_window_draws(unsigned threads) {
   const NonnegativeLaw law(tree, {0.75, 0.75, 0.75, 0.75},
                            nonnegative_pinned(tree, std::vector<std::uint32_t>{}, Interrupts()), 0);
   NonnegativeOptions tiny;
-  tiny.window_sd = 0.5;
-  tiny.window_tail = 0.5;
+  tiny.window_sd = tiny.leaf_split_window_sd = 0.5;
+  tiny.window_tail = tiny.leaf_split_window_tail = 0.5;
   tiny.written_tail = 0;
   tiny.threads = threads;
   const NonnegativeMessages messages(tree, law, counts.data(), tiny, Interrupts());
