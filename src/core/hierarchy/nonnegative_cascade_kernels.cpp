@@ -202,7 +202,13 @@ RatePowers::RatePowers(double rho, std::size_t length) : rho_(rho) {
   series_ = to_double(div(exact(kTablePrecision, std::uint64_t{1}), sub(1ul, q)), End::upper);
 }
 
-double RatePowers::far(std::int64_t j) const { return std::exp(-rho_ * static_cast<double>(j)); }
+double RatePowers::far(std::int64_t j) const {
+  const double x = rho_ * static_cast<double>(j);
+  // exp(-x) rounds to 0 there; libm reaches that through its slow
+  // underflow path (and errno), which a draw reading a long stretch of
+  // far powers pays for every point.
+  return x >= 746 ? 0.0 : std::exp(-x);
+}
 
 double RatePowers::partial_sum(std::int64_t n) const {
   if (n <= 0) return 0;
@@ -271,6 +277,13 @@ double WindowFn::max() const {
   return m;
 }
 
+std::int64_t WindowFn::mode() const {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < v.size(); ++i)
+    if (v[i] > v[best]) best = i;
+  return lo + static_cast<std::int64_t>(best);
+}
+
 void ChildMessage::write(std::int64_t from, std::vector<double>& out) const {
   if (leaf) {
     for (std::size_t i = 0; i < out.size(); ++i) {
@@ -284,6 +297,19 @@ void ChildMessage::write(std::int64_t from, std::vector<double>& out) const {
     const std::int64_t s = from + static_cast<std::int64_t>(i);
     out[i] *= pow->at(s < 0 ? -s : s);
   }
+}
+
+std::int64_t ChildMessage::mode() const {
+  const std::int64_t from = std::max(kink_lo(), support);
+  if (leaf) return std::max<std::int64_t>(from, 0);  // q^|s| on s >= support
+  std::int64_t best = from;
+  double best_value = g(from);
+  // Ends: a scan of the kinks' range.
+  for (std::int64_t s = from + 1; s <= kink_hi(); ++s) {
+    const double x = g(s);
+    if (x > best_value) best = s, best_value = x;
+  }
+  return best;
 }
 
 ChildMessage leaf_message(const RatePowers& pow, std::int64_t count) {
@@ -350,7 +376,6 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
     if (bound_rest) *tight = true;  // nothing is left out
   } else {
     const auto reach = static_cast<std::int64_t>(std::min(std::ceil(reach_nats / g.rho()), 0x1p24));
-    const double max_f = bound_rest ? F.max() : 0.0;
     // g over its kinks and reach, then trimmed to where it is within
     // reach_nats of its largest value (an interval: g is log-concave). A
     // subtree's window holds its sum's largest value, where exp(-rho |s|)
@@ -368,9 +393,9 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
     // Ends: each scan stays within c.
     while (i_lo < i_hi && c[i_lo] < g_floor) ++i_lo;
     while (i_hi > i_lo && c[i_hi] < g_floor) --i_hi;
-    double trimmed = 0;  // a sum of at most c.size() non-negative terms
-    for (std::size_t i = 0; i < i_lo; ++i) trimmed += c[i];
-    for (std::size_t i = i_hi + 1; i < c.size(); ++i) trimmed += c[i];
+    double trimmed_left = 0, trimmed_right = 0;  // sums of at most c.size() non-negative terms
+    for (std::size_t i = 0; i < i_lo; ++i) trimmed_left += c[i];
+    for (std::size_t i = i_hi + 1; i < c.size(); ++i) trimmed_right += c[i];
     const std::int64_t g_lo = c_lo + static_cast<std::int64_t>(i_lo), g_hi = c_lo + static_cast<std::int64_t>(i_hi);
     // F written out on the range the sums read.
     const std::int64_t ext_lo = std::max(lo - g_hi, F.support()), ext_hi = hi - g_lo;
@@ -401,15 +426,26 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
       out.v[k] += ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
     }
     if (bound_rest) {
-      // g beyond [c_lo, c_hi] is geometric, and between them and [g_lo,
-      // g_hi] it was summed: its mass there times max F.
-      double rest = trimmed * (1 + double(c.size()) * 0x1p-52);
+      // What is left out: g's mass below g_lo (trimmed, then beyond c_lo
+      // its geometric tail) against F on the half-line r - s > r - g_lo,
+      // and its mass above g_hi against F on r - s < r - g_hi. F is
+      // log-concave, so on a half-line it is largest at the point nearest
+      // its mode (NONNEGATIVE.md, section 3, "Convolutions"): per result,
+      // not F's largest value, which for functions spanning hundreds of
+      // nats bounds nothing far from the mode.
+      const double rounding = 1 + double(c.size()) * 0x1p-52;
+      double left_mass = trimmed_left * rounding, right_mass = trimmed_right * rounding;
       const double lr = g.left_ratio(), rr = g.right_ratio();
-      if (c_lo > g.support && lr > 0) rest += g.g(c_lo - 1) / (1 - lr);
-      if (rr > 0) rest += g.g(c_hi + 1) / (1 - rr);
-      rest *= max_f * kBoundSlack;
+      if (c_lo > g.support && lr > 0) left_mass += g.g(c_lo - 1) / (1 - lr);
+      if (rr > 0) right_mass += g.g(c_hi + 1) / (1 - rr);
+      const std::int64_t mode = F.mode();
       *tight = true;
-      for (std::size_t i = 0; i < out.v.size() && *tight; ++i) *tight = rest <= 0x1p-40 * out.v[i];
+      for (std::size_t i = 0; i < out.v.size() && *tight; ++i) {
+        const std::int64_t r = lo + static_cast<std::int64_t>(i);
+        const double beyond_left = left_mass > 0 ? left_mass * F.at(std::max(r - g_lo + 1, mode)) : 0.0;
+        const double beyond_right = right_mass > 0 ? right_mass * F.at(std::min(r - g_hi - 1, mode)) : 0.0;
+        *tight = (beyond_left + beyond_right) * kBoundSlack <= 0x1p-40 * out.v[i];
+      }
     }
   }
   double max = 0;

@@ -79,6 +79,9 @@ struct WindowFn {
     return v[static_cast<std::size_t>(r - lo)];
   }
   double max() const;
+  // Where the largest window value is (the first, if several): a
+  // log-concave F is largest there and decreases away from it.
+  std::int64_t mode() const;
   // F's mantissas on [from, from + out.size()) (tails by repeated
   // multiplication: within a few ulp per step of the exact powers).
   void write(std::int64_t from, std::vector<double>& out) const;
@@ -109,6 +112,9 @@ struct ChildMessage {
   double g(std::int64_t s) const { return pow->at(s < 0 ? -s : s) * h(s); }
   // g's mantissas on [from, from + out.size()), as write() above.
   void write(std::int64_t from, std::vector<double>& out) const;
+  // Where g is largest (the first such point of its support, within its
+  // kinks: beyond them g only decreases).
+  std::int64_t mode() const;
   // Outside [kink_lo, kink_hi] g is geometric: per step away, these ratios.
   std::int64_t kink_lo() const { return leaf ? 0 : std::min<std::int64_t>(lo, 0); }
   std::int64_t kink_hi() const { return leaf ? 0 : std::max<std::int64_t>(hi(), 0); }
@@ -138,6 +144,8 @@ struct Suffix {
   int exp2() const { return window != nullptr ? window->exp2 : child->exp2; }
   // Every value of F is at most this (a log-concave F peaks in its window).
   double max() const { return window != nullptr ? window->max() : child->hmax; }
+  // Where F is largest (F is log-concave: it decreases away from there).
+  std::int64_t mode() const { return window != nullptr ? window->mode() : child->mode(); }
   // [kink_lo, kink_hi]: outside it F is geometric, by these ratios per step
   // away from it (0: no tail on that side).
   std::int64_t kink_lo() const { return window != nullptr ? window->lo : child->kink_lo(); }

@@ -1,0 +1,85 @@
+// The non-negative cascade's subtree convolution (hierarchy/
+// nonnegative_cascade_kernels): when it says its results are tight (what
+// it left out bounded per result, by F's largest value on the half-line
+// the left-out terms reach), each result times (1 + 2^-40) is at least the
+// whole sum, against a brute-force sum over every term, on results
+// spanning hundreds of nats, where the left-out terms decide (the bound
+// must then read further, and must not say tight before).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "hierarchy/nonnegative_cascade_kernels.hpp"
+
+namespace invariant_dp::hierarchy {
+namespace {
+
+// A log-concave window: exp(-(r - centre)^2 / (2 var)) on [lo, lo + n),
+// made an exact log-concave majorant with geometric tails.
+WindowFn gaussian_window(std::int64_t lo, std::size_t n, double centre, double var, std::int64_t support) {
+  WindowFn F;
+  F.lo = lo;
+  F.support = support;
+  F.v.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const double d = double(lo + static_cast<std::int64_t>(i)) - centre;
+    F.v[i] = std::exp(-d * d / (2 * var));
+  }
+  make_log_concave_majorant(F, 1 + 0x1p-30);
+  return F;
+}
+
+// sum_s g(s) F(r - s) over every s where a term is not negligible against
+// 2^-60 of the result's order (g and F both decay geometrically beyond
+// what is summed), in long double.
+long double brute_force(const ChildMessage& g, const WindowFn& F, std::int64_t r) {
+  long double sum = 0;
+  for (std::int64_t s = g.support; s <= 20000; ++s) sum += (long double)g.g(s) * F.at(r - s);
+  return sum;
+}
+
+TEST(NonnegativeCascadeKernels, SubtreeConvolutionIsTightPerResultAndBoundsTheWholeSum) {
+  const RatePowers pow(0.25, 4096);
+  // A subtree's message h: a narrow log-concave bump near 200, its support
+  // from -50 (so exp(-rho |s|) h(s) has its mass near 200 and a kink at 0).
+  const WindowFn h = gaussian_window(150, 101, 200, 40, -50);
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = false;
+  g.support = -50;
+  g.lo = h.lo;
+  g.values = h.v.data();
+  g.n = static_cast<std::uint32_t>(h.v.size());
+  g.left = h.left;
+  g.right = h.right;
+  describe_subtree_message(g);
+  // F spans about 700 nats over its window.
+  const WindowFn F = gaussian_window(-300, 601, 0, 64, -300);
+  ASSERT_LT(F.v.front() / F.v[300], std::exp(-600.0));
+  // Results from the peak (near r = 200) to 400 nats below it.
+  const std::int64_t lo = -50, hi = 450;
+  WindowFn out;
+  bool tight = false;
+  int doublings = 0;
+  for (; doublings <= 6; ++doublings) {
+    convolve(g, Suffix{&F, nullptr}, lo, hi, 1.0, std::ldexp(44.0, doublings), &tight, out, Interrupts());
+    if (tight) break;
+  }
+  ASSERT_TRUE(tight);
+  // Results 400 nats below the peak are made of g's far tails: the bound
+  // reads further before it says tight.
+  EXPECT_GE(doublings, 1);
+  const double scale = std::ldexp(1.0, out.exp2 - g.exp2 - F.exp2);
+  for (std::int64_t r = lo; r <= hi; r += 5) {
+    const long double exact = brute_force(g, F, r);
+    const long double computed = (long double)out.v[static_cast<std::size_t>(r - lo)] * scale;
+    ASSERT_GT(exact, 0) << r;
+    EXPECT_GE(computed * (1 + 0x1p-40L), exact) << "r " << r << ": the result misses more than 2^-40 of its sum";
+    EXPECT_LE(computed, exact * (1 + 0x1p-40L)) << "r " << r << ": the result exceeds its sum";
+  }
+}
+
+}  // namespace
+}  // namespace invariant_dp::hierarchy
