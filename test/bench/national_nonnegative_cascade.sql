@@ -2,7 +2,7 @@
 -- geography of us_geography.sql (50 states, 3,143 counties, ~85,000
 -- tracts, ~240,000 block groups, ~8,000,000 blocks) released by one
 -- dp.privatize call as non-negative integers at every level, the state
--- totals exact, at epsilon 16 (the size check refuses epsilon 2 and below
+-- totals exact, at epsilon 16 (the size check refuses epsilon 4 and below
 -- on this tree: test/bench/README.md). Prints the wall time (psql's
 -- \timing), the backend's CPU time and its peak resident memory (VmHWM),
 -- then checks the release: no node negative, every level sums to the same
