@@ -47,7 +47,14 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
             const std::vector<ProposalDraw>& d, const Normaliser& c, bool enclosed_only, NonnegativeDrawStats& stats) {
   double mantissa = 1;
   long exponent = 0;
+  // The double estimate's error model (a few roundings per factor) holds
+  // only while every factor is a normal double: a power exp(-rho |s|) or a
+  // tail's r^j that underflowed (a split whose value lies hundreds of nats
+  // out) would make the estimate 0 while p is not, and the coin would be
+  // refused for certain. Then only the enclosures decide.
+  bool representable = true;
   auto times = [&](double x, long e) {
+    if (!std::isnormal(x)) representable = false;
     int f = 0;
     mantissa = std::frexp(mantissa * x, &f);
     exponent += f + e;
@@ -62,21 +69,25 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
     times(1 / static_cast<double>(c.total), c.scale_exp2);
   else
     times(1 / (c.mantissa * ratio_power(c.ratio, c.power)), -c.exp2);
-  // Each factor above is within a few roundings of its exact value (libm's
-  // exp and pow within 2^8 ulp); 2^-40 per factor covers them.
-  const double factors = double(g.size() + d.size() + 2);
-  const double estimate = std::ldexp(mantissa, static_cast<int>(std::clamp<long>(exponent, -2000, 2000)));
-  const double certain = estimate * (1 - factors * 0x1p-40);
-  const double impossible = estimate * (1 + factors * 0x1p-40);  // p is below this
-  // p <= 1 is what makes the sampler exact (NONNEGATIVE.md, section 4); an
-  // estimate clearly above 1 is a broken bound, never a coin to flip.
-  if (!(estimate <= 1 + 0x1p-20)) throw Error("an acceptance probability of the non-negative cascade exceeds 1");
   LazyUniform u(rng);
-  if (!enclosed_only) {
-    if (certain >= 1) return true;
-    if (certain > 0 && u.first_word() < static_cast<std::uint64_t>(std::ldexp(certain, 64))) return true;
-    // U >= first_word / 2^64 >= impossible > p.
-    if (impossible < 1 && static_cast<double>(u.first_word()) >= std::ldexp(impossible, 64)) return false;
+  if (representable && mantissa > 0) {
+    // Each factor above is within a few roundings of its exact value (libm's
+    // exp and pow within 2^8 ulp); 2^-40 per factor covers them.
+    const double factors = double(g.size() + d.size() + 2);
+    // Below 2^-1000 the estimate says only that p is below 2^-64.
+    const bool tiny = exponent < -1000;
+    const double estimate = tiny ? 0.0 : std::ldexp(mantissa, static_cast<int>(std::min<long>(exponent, 2000)));
+    const double certain = estimate * (1 - factors * 0x1p-40);
+    const double impossible = tiny ? 0x1p-64 : estimate * (1 + factors * 0x1p-40);  // p is below this
+    // p <= 1 is what makes the sampler exact (NONNEGATIVE.md, section 4); an
+    // estimate clearly above 1 is a broken bound, never a coin to flip.
+    if (!(estimate <= 1 + 0x1p-20)) throw Error("an acceptance probability of the non-negative cascade exceeds 1");
+    if (!enclosed_only) {
+      if (certain >= 1) return true;
+      if (certain > 0 && u.first_word() < static_cast<std::uint64_t>(std::ldexp(certain, 64))) return true;
+      // U >= first_word / 2^64 >= impossible > p.
+      if (impossible < 1 && static_cast<double>(u.first_word()) >= std::ldexp(impossible, 64)) return false;
+    }
   }
   ++stats.exact_coins;
   return u.less_than([&](mpfr_prec_t prec) {

@@ -168,16 +168,29 @@ ProposalDraw ProposalTable::draw(const ChildMessage& g, const Suffix* F, std::in
 
   ProposalDraw d;
   d.scale_exp2 = sexp - (g.exp2 + (F == nullptr ? 0 : F->exp2()));
+  // A value below the double range's normal numbers carries an absolute
+  // rounding error, not a relative one: at most 2^-1075 per operation
+  // behind it (a power, a tail's power, two or three products), 2^-1070 in
+  // all. Where sigma = 2^sexp makes that error weigh (the largest value
+  // itself near 2^-940 or below: a split whose value lies hundreds of nats
+  // out, its powers of the rate underflowing), each weight adds it,
+  // 2^(sexp - 1070), and is computed with ldexp (2^sexp alone would
+  // overflow: the weights came out as garbage). Elsewhere (sigma below
+  // 2^1000) a weight of at least 1 covers it.
+  const bool far_scale = sexp > 1000;
+  const double absolute = far_scale ? std::ldexp(1.0, sexp - 1070) : 0.0;
   auto mass = [&](const Tail& t) {
-    return t.n == 0 ? Uint128{0} : scaled_weight(t.first * series_bound(t), sexp, kWeightMargin);
+    if (t.n == 0) return Uint128{0};
+    const double series = series_bound(t);
+    return scaled_weight(t.first * series + (far_scale ? 0x1p-1070 * series : 0.0), sexp, kWeightMargin);
   };
   const Uint128 left_mass = mass(left), right_mass = mass(right);
   prefix_.resize(n);
   Uint128 acc = 0;
   // Explicit weights are below 2^62: ceil(x 2^sexp margin) in 64 bits.
-  const double scale = std::ldexp(kWeightMargin, sexp);
+  const double scale = far_scale ? 0.0 : std::ldexp(kWeightMargin, sexp);
   for (std::size_t i = 0; i < n; ++i) {
-    const double w = std::ceil(x_[i] * scale);
+    const double w = far_scale ? std::ceil(std::ldexp(x_[i], sexp) * kWeightMargin + absolute) : std::ceil(x_[i] * scale);
     acc += w >= 1 ? static_cast<std::uint64_t>(w) : std::uint64_t{1};
     prefix_[i] = acc;
   }

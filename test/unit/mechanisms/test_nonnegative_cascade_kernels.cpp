@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "hierarchy/nonnegative_cascade_kernels.hpp"
+#include "hierarchy/nonnegative_cascade_table.hpp"
+#include "random_source.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -79,6 +81,43 @@ TEST(NonnegativeCascadeKernels, SubtreeConvolutionIsTightPerResultAndBoundsTheWh
     EXPECT_GE(computed * (1 + 0x1p-40L), exact) << "r " << r << ": the result misses more than 2^-40 of its sum";
     EXPECT_LE(computed, exact * (1 + 0x1p-40L)) << "r " << r << ": the result exceeds its sum";
   }
+}
+
+// A child whose values lie 700 nats out (exp(-rho |s|) near 2^-1010, below
+// it underflowing): the proposal's weights must still bound sigma times the
+// exact values, W(s) >= 2^sexp e^{-rho |s|} h(s), and stay within 2^-40
+// of it (plus rounding up). Computing sigma as one double overflowed there
+// and gave garbage weights.
+TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd) {
+  const RatePowers pow(0.5, 4096);
+  const std::vector<double> flat(21, 1.0);
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = false;
+  g.support = 0;
+  g.lo = 1400;
+  g.values = flat.data();
+  g.n = static_cast<std::uint32_t>(flat.size());
+  g.left = g.right = 0.5;
+  describe_subtree_message(g);
+  auto exact = [&](std::int64_t s) {  // e^{-rho |s|} h(s), h's tails halving per step
+    const long double h = s < 1400 ? std::pow(0.5L, 1400 - s) : s > 1420 ? std::pow(0.5L, s - 1420) : 1.0L;
+    return std::exp(-0.5L * (long double)s) * h;
+  };
+  ProposalTable table;
+  auto rng = make_seeded_random_source(3);
+  int explicit_draws = 0;
+  for (int draw = 0; draw < 2000; ++draw) {
+    const ProposalDraw d = table.draw(g, nullptr, 0, *rng, Interrupts());
+    ASSERT_GT(d.total, Uint128{0});
+    if (d.tail) continue;
+    ++explicit_draws;
+    const long double bound = std::ldexp(exact(d.s), d.scale_exp2 + g.exp2);
+    const auto weight = static_cast<long double>(static_cast<std::uint64_t>(d.weight));
+    ASSERT_GE(weight, bound) << "s " << d.s;
+    ASSERT_LE(weight, bound * (1 + 0x1p-40L) + 2) << "s " << d.s;
+  }
+  EXPECT_GT(explicit_draws, 1000);
 }
 
 }  // namespace
