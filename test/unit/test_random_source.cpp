@@ -21,7 +21,7 @@
 namespace invariant_dp {
 namespace {
 
-constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t kMaxWord = std::numeric_limits<std::uint64_t>::max();
 
 using test_sources::ScriptedSource;
 
@@ -81,13 +81,13 @@ TEST(RandomSourceUniformBelow, ZeroBoundIsRejected) {
 }
 
 TEST(RandomSourceUniformBelow, BoundOneIsAlwaysZero) {
-  ScriptedSource rng({0, 1, kMax, 0x8000000000000000ull});
+  ScriptedSource rng({0, 1, kMaxWord, 0x8000000000000000ull});
   for (int i = 0; i < 4; ++i) EXPECT_EQ(rng.uniform_below(1), 0u);
   EXPECT_EQ(rng.used(), 4u);  // one word per draw: nothing is ever rejected
 }
 
 TEST(RandomSourceUniformBelow, BoundTwoIsTheTopBit) {
-  ScriptedSource rng({0, kMax, 0x7fffffffffffffffull, 0x8000000000000000ull});
+  ScriptedSource rng({0, kMaxWord, 0x7fffffffffffffffull, 0x8000000000000000ull});
   EXPECT_EQ(rng.uniform_below(2), 0u);
   EXPECT_EQ(rng.uniform_below(2), 1u);
   EXPECT_EQ(rng.uniform_below(2), 0u);
@@ -97,7 +97,7 @@ TEST(RandomSourceUniformBelow, BoundTwoIsTheTopBit) {
 
 TEST(RandomSourceUniformBelow, RejectsTheBiasedWordsForThree) {
   // 2^64 mod 3 = 1: exactly the word 0 (low product 0 < 1) must be redrawn.
-  ScriptedSource rng({0, kMax});
+  ScriptedSource rng({0, kMaxWord});
   EXPECT_EQ(rng.uniform_below(3), 2u);
   EXPECT_EQ(rng.used(), 2u);
   // Word 1: low product 3 >= 1, accepted, high word 0.
@@ -118,12 +118,12 @@ TEST(RandomSourceUniformBelow, RejectsTheBiasedWordsForLargeBound) {
 
 TEST(RandomSourceUniformBelow, StaysBelowHugeBounds) {
   auto rng = make_seeded_random_source(3);
-  for (std::uint64_t n : {kMax, kMax - 1, std::uint64_t{1} << 63, (std::uint64_t{1} << 63) + 1}) {
+  for (std::uint64_t n : {kMaxWord, kMaxWord - 1, std::uint64_t{1} << 63, (std::uint64_t{1} << 63) + 1}) {
     for (int i = 0; i < 10000; ++i) EXPECT_LT(rng->uniform_below(n), n);
   }
   // The all-ones word maps to n - 1 for n = 2^64 - 1 (the top of the range).
-  ScriptedSource top({kMax});
-  EXPECT_EQ(top.uniform_below(kMax), kMax - 1);
+  ScriptedSource top({kMaxWord});
+  EXPECT_EQ(top.uniform_below(kMaxWord), kMaxWord - 1);
 }
 
 TEST(RandomSourceUniformBelow, SmallBoundHitsEveryValue) {
@@ -139,7 +139,7 @@ TEST(RandomSourceUniformBelow, SmallBoundHitsEveryValue) {
 
 TEST(RandomSourceOpen01, NeverZeroNeverOne) {
   // Words below 2^11 have zero top 53 bits: they must be skipped.
-  ScriptedSource rng({0, 0x7ff, kMax, std::uint64_t{1} << 11});
+  ScriptedSource rng({0, 0x7ff, kMaxWord, std::uint64_t{1} << 11});
   const double top = rng.uniform_open01();
   EXPECT_EQ(rng.used(), 3u);
   EXPECT_LT(top, 1.0);

@@ -58,8 +58,8 @@ std::vector<std::pair<std::string, CellQuery>> the_sums(const Release& release) 
 }
 
 template <class Draw>
-void run(const std::string& family, const Release& release, const LinearAccuracy& acc, const LinearAccuracy* wrong_model,
-         RealTail cell_tail, LawShape shape, bool integer_sums, Draw draw) {
+void run_general(const std::string& family, const Release& release, const LinearAccuracy& acc,
+                 const LinearAccuracy* wrong_model, RealTail cell_tail, LawShape shape, bool integer_sums, Draw draw) {
   std::vector<coverage::SumCheck> sums, wrong;
   for (auto& [name, q] : the_sums(release)) {
     sums.push_back(sum_check(family + ": " + name, acc, q, kLevel, shape, integer_sums));
@@ -116,8 +116,8 @@ TEST(StatAccuracy, GeneralSubspaceGaussian) {
   const Release first_only(grid({4, 5, 3}), 3, {{0}});
   const auto partition = projected_accuracy(form_of_model(*first_only.model, Interrupts()), sigma * sigma);
   auto rng = make_seeded_random_source(52);
-  run("subspace_gaussian, main effects", release, acc, &partition, RealTail::normal, LawShape::gaussian, false,
-      [&](std::vector<double>& z) { sample_gaussians(*rng, sigma, z.data(), z.size(), Interrupts()); });
+  run_general("subspace_gaussian, main effects", release, acc, &partition, RealTail::normal, LawShape::gaussian, false,
+              [&](std::vector<double>& z) { sample_gaussians(*rng, sigma, z.data(), z.size(), Interrupts()); });
 }
 
 TEST(StatAccuracy, GeneralSubspaceLaplace) {
@@ -125,10 +125,10 @@ TEST(StatAccuracy, GeneralSubspaceLaplace) {
   const double b = 2.5;
   const auto acc = projected_accuracy(form_of_model(*release.model, Interrupts()), 2 * b * b);
   auto rng = make_seeded_random_source(53);
-  run("subspace_laplace, main effects", release, acc, nullptr, RealTail::gauss, LawShape::log_concave, false,
-      [&](std::vector<double>& z) {
-        for (double& x : z) x = sample_laplace(*rng, b);
-      });
+  run_general("subspace_laplace, main effects", release, acc, nullptr, RealTail::gauss, LawShape::log_concave, false,
+              [&](std::vector<double>& z) {
+                for (double& x : z) x = sample_laplace(*rng, b);
+              });
 }
 
 TEST(StatAccuracy, GeneralProjectL2) {
@@ -136,10 +136,10 @@ TEST(StatAccuracy, GeneralProjectL2) {
   const Rational b{5, 2};
   const auto acc = projected_accuracy(form_of_model(*release.model, Interrupts()), discrete_laplace_variance(b));
   auto rng = make_seeded_random_source(54);
-  run("project_l2, main effects", release, acc, nullptr, RealTail::chebyshev, LawShape::other, false,
-      [&](std::vector<double>& z) {
-        for (double& x : z) x = double(sample_discrete_laplace(*rng, b));
-      });
+  run_general("project_l2, main effects", release, acc, nullptr, RealTail::chebyshev, LawShape::other, false,
+              [&](std::vector<double>& z) {
+                for (double& x : z) x = double(sample_discrete_laplace(*rng, b));
+              });
 }
 
 // integer_laplace's chain on general margins publishes the estimate c Pi_N,

@@ -36,8 +36,8 @@ using namespace accuracy;
 using namespace accuracy_sums;
 using namespace hierarchy;
 
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kHierarchyReleases = 10000;
+constexpr double kHierarchyLevel = 0.9;
 
 // Root; 3 states with 3, 4, 4 counties; counties with 2 to 9 tracts (60).
 HierarchyTree geography() {
@@ -72,24 +72,24 @@ std::vector<std::pair<std::string, CellQuery>> node_sums(const HierarchyTree& tr
 }
 
 template <class Draw>
-void run(const std::string& family, const HierarchyTree& tree, const HierarchyAccuracy& acc, LawShape shape,
-         bool integer, Draw draw) {
+void run_hierarchy(const std::string& family, const HierarchyTree& tree, const HierarchyAccuracy& acc, LawShape shape,
+                   bool integer, Draw draw) {
   std::vector<coverage::SumCheck> sums, wrong;
   for (auto& [name, q] : node_sums(tree)) {
     const VarianceFigure v = acc.variance(q, Interrupts());
-    sums.push_back(sum_check(family + ": " + name, q, v, kLevel, shape, integer));
-    wrong.push_back(sum_check(family + ": " + name + ", variance x 0.8", q, v, kLevel, shape, integer, 0.8));
+    sums.push_back(sum_check(family + ": " + name, q, v, kHierarchyLevel, shape, integer));
+    wrong.push_back(sum_check(family + ": " + name + ", variance x 0.8", q, v, kHierarchyLevel, shape, integer, 0.8));
   }
-  const CellIntervals intervals = acc.node_intervals(kLevel, Interrupts());
-  coverage::Check cells{family + ": per-node (" + std::string(exactness_name(intervals.kind())) + ")", kLevel,
+  const CellIntervals intervals = acc.node_intervals(kHierarchyLevel, Interrupts());
+  coverage::Check cells{family + ": per-node (" + std::string(exactness_name(intervals.kind())) + ")", kHierarchyLevel,
                         integer};
   std::vector<double> narrow_width(tree.n_nodes());
   for (std::uint32_t u = 0; u < tree.n_nodes(); ++u)
-    narrow_width[u] = normal_half_width(0.8 * acc.node_variance(u).upper, kLevel);
+    narrow_width[u] = normal_half_width(0.8 * acc.node_variance(u).upper, kHierarchyLevel);
   const CellIntervals narrow(narrow_width, false, Exactness::exact, "narrow");
-  coverage::Check narrow_cells{family + ": per-node, variance x 0.8", kLevel, false};
+  coverage::Check narrow_cells{family + ": per-node, variance x 0.8", kHierarchyLevel, false};
   std::vector<double> z(tree.n_nodes());
-  for (int r = 0; r < kReleases; ++r) {
+  for (int r = 0; r < kHierarchyReleases; ++r) {
     draw(z);
     cells.add(cell_share(intervals, z));
     narrow_cells.add(cell_share(narrow, z));
@@ -111,7 +111,7 @@ TEST(StatAccuracy, Cascade) {
   const CascadeLaw law(tree, {40, 30, 20, 10});
   const HierarchyAccuracy acc(tree, law, -1);
   auto rng = make_seeded_random_source(62);
-  run("cascade", tree, acc, LawShape::gaussian, false, [&](std::vector<double>& z) {
+  run_hierarchy("cascade", tree, acc, LawShape::gaussian, false, [&](std::vector<double>& z) {
     const std::vector<double> leaves = cascade_leaf_noise(tree, law, *rng, Interrupts());
     z = rollup(tree, leaves, Interrupts());
   });
@@ -126,10 +126,11 @@ TEST(StatAccuracy, IntegerCascadeWithExactStates) {
   const HierarchyAccuracy acc(tree, law, 0x1p-53);
   auto rng = make_seeded_random_source(63);
   std::vector<std::int64_t> noise(tree.n_nodes());
-  run("integer_cascade, states exact", tree, acc, LawShape::lattice_gaussian, true, [&](std::vector<double>& z) {
-    sampler.sample(*rng, noise.data(), Interrupts());
-    for (std::size_t u = 0; u < z.size(); ++u) z[u] = double(noise[u]);
-  });
+  run_hierarchy("integer_cascade, states exact", tree, acc, LawShape::lattice_gaussian, true,
+                [&](std::vector<double>& z) {
+                  sampler.sample(*rng, noise.data(), Interrupts());
+                  for (std::size_t u = 0; u < z.size(); ++u) z[u] = double(noise[u]);
+                });
 }
 
 TEST(StatAccuracy, Stream) {
@@ -154,13 +155,14 @@ TEST(StatAccuracy, Stream) {
     }
     const double var = stream_variance(v, ps, std::vector<double>(ps.size(), 1.0));
     const VarianceFigure f{var, var, Exactness::exact};
-    sums.push_back(sum_check("stream: " + name, q, f, kLevel, LawShape::gaussian, false));
-    wrong.push_back(sum_check("stream: " + name + ", variance x 0.8", q, f, kLevel, LawShape::gaussian, false, 0.8));
+    sums.push_back(sum_check("stream: " + name, q, f, kHierarchyLevel, LawShape::gaussian, false));
+    wrong.push_back(
+        sum_check("stream: " + name + ", variance x 0.8", q, f, kHierarchyLevel, LawShape::gaussian, false, 0.8));
   }
-  const CellIntervals intervals(periods, normal_half_width(v, kLevel), false, Exactness::exact, "normal");
-  coverage::Check cells{"stream: per-period (exact)", kLevel, false};
+  const CellIntervals intervals(periods, normal_half_width(v, kHierarchyLevel), false, Exactness::exact, "normal");
+  coverage::Check cells{"stream: per-period (exact)", kHierarchyLevel, false};
   auto rng = make_seeded_random_source(65);
-  for (int r = 0; r < kReleases; ++r) {
+  for (int r = 0; r < kHierarchyReleases; ++r) {
     StreamingCascade stream(v, 10);
     std::vector<double> z = stream.append(periods / 2, *rng, Interrupts());
     const std::vector<double> more = stream.append(periods - periods / 2, *rng, Interrupts());  // a second refresh
@@ -213,11 +215,11 @@ TEST(StatAccuracy, CrossedCascade) {
         for (std::uint32_t b = ages.leaf_begin(q.c[k]); b < ages.leaf_end(q.c[k]); ++b) grid.add(a * ncol + b, q.w[k]);
     const CellQuery cells = grid.take();
     const VarianceFigure v = acc.variance(q.r, q.c, q.w, Interrupts());
-    sums.push_back(sum_check(q.name, cells, v, kLevel, LawShape::gaussian, false));
-    wrong.push_back(sum_check(q.name + ", variance x 0.8", cells, v, kLevel, LawShape::gaussian, false, 0.8));
+    sums.push_back(sum_check(q.name, cells, v, kHierarchyLevel, LawShape::gaussian, false));
+    wrong.push_back(sum_check(q.name + ", variance x 0.8", cells, v, kHierarchyLevel, LawShape::gaussian, false, 0.8));
   }
   auto rng = make_seeded_random_source(67);
-  for (int r = 0; r < kReleases; ++r) {
+  for (int r = 0; r < kHierarchyReleases; ++r) {
     const std::vector<double> z = crossed_cascade_noise(rows, row_law, ages, age_law, *rng, Interrupts());
     for (auto& s : sums) s.record(z);
     for (auto& s : wrong) s.record(z);

@@ -30,10 +30,10 @@ using namespace accuracy;
 using namespace accuracy_sums;
 
 constexpr std::size_t kRows = 10, kCols = 12, kCells = kRows * kCols;
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kIndependentReleases = 10000;
+constexpr double kIndependentLevel = 0.9;
 
-std::vector<CellQuery> the_sums(std::mt19937_64& gen) {
+std::vector<CellQuery> independent_sums(std::mt19937_64& gen) {
   std::vector<CellQuery> out(4);
   QueryBuilder b(kCells);
   for (std::size_t r = 2; r < 5; ++r)
@@ -58,21 +58,21 @@ std::vector<std::int64_t> fixed_table() {
 
 // Runs the releases: draw(z) fills the noise of one release.
 template <class Draw>
-void run(const std::string& family, const LinearAccuracy& acc, const CellIntervals& intervals,
-         const CellIntervals& narrow, double exact_coverage, LawShape shape, Draw draw) {
+void run_independent(const std::string& family, const LinearAccuracy& acc, const CellIntervals& intervals,
+                     const CellIntervals& narrow, double exact_coverage, LawShape shape, Draw draw) {
   std::mt19937_64 gen(5);
   std::vector<coverage::SumCheck> sums, wrong;
-  const std::vector<CellQuery> queries = the_sums(gen);
+  const std::vector<CellQuery> queries = independent_sums(gen);
   for (std::size_t k = 0; k < queries.size(); ++k) {
-    sums.push_back(sum_check(family + ": " + kSumNames[k], acc, queries[k], kLevel, shape, true));
-    wrong.push_back(sum_check(family + ": " + kSumNames[k] + ", variance x 0.8", acc, queries[k], kLevel, shape, true,
-                              0.8));
+    sums.push_back(sum_check(family + ": " + kSumNames[k], acc, queries[k], kIndependentLevel, shape, true));
+    wrong.push_back(sum_check(family + ": " + kSumNames[k] + ", variance x 0.8", acc, queries[k], kIndependentLevel,
+                              shape, true, 0.8));
   }
   coverage::Check cells{family + ": per-cell intervals", exact_coverage, false};
   coverage::Check narrow_cells{family + ": per-cell, variance x 0.8", exact_coverage, false};
   const std::vector<std::int64_t> x = fixed_table();
   std::vector<std::int64_t> z(kCells), y(kCells), lower(kCells), upper(kCells);
-  for (int release = 0; release < kReleases; ++release) {
+  for (int release = 0; release < kIndependentReleases; ++release) {
     draw(z);
     for (std::size_t i = 0; i < kCells; ++i) y[i] = x[i] + z[i];
     intervals.integer_bounds(y.data(), lower.data(), upper.data(), Interrupts());
@@ -100,18 +100,19 @@ TEST(StatAccuracy, DiscreteLaplaceWithAPrivacyUnit) {
   const Rational b = law.exact_parameter;
   ASSERT_NEAR(b.to_double(), 12.0, 1e-9);  // 2 G R / epsilon
   const auto acc = laplace_lattice_accuracy(identity_form(kCells), b, nullptr, Interrupts());
-  const CellIntervals intervals = discrete_laplace_intervals(kCells, b, kLevel);
+  const CellIntervals intervals = discrete_laplace_intervals(kCells, b, kIndependentLevel);
   // The scale whose variance is 80 % of this one (v = 2a/(1-a)^2).
   const double v = 0.8 * discrete_laplace_variance(b);
   const double a = ((v + 1) - std::sqrt(2 * v + 1)) / v;
-  const CellIntervals narrow = discrete_laplace_intervals(kCells, rational_at_least(-1 / std::log(a), 1000), kLevel);
+  const CellIntervals narrow =
+      discrete_laplace_intervals(kCells, rational_at_least(-1 / std::log(a), 1000), kIndependentLevel);
   const double exact = 1 - discrete_laplace_tail(b, static_cast<std::int64_t>(intervals.half_width(0)));
   const DiscreteLaplaceTable table(b, Interrupts());
   auto rng = make_seeded_random_source(11);
-  run("discrete_laplace (unit G=3, R=2)", acc, intervals, narrow, exact, LawShape::other,
-      [&](std::vector<std::int64_t>& z) {
-        for (auto& v : z) v = table.sample(*rng);
-      });
+  run_independent("discrete_laplace (unit G=3, R=2)", acc, intervals, narrow, exact, LawShape::other,
+                  [&](std::vector<std::int64_t>& z) {
+                    for (auto& v : z) v = table.sample(*rng);
+                  });
 }
 
 TEST(StatAccuracy, DiscreteGaussian) {
@@ -121,16 +122,16 @@ TEST(StatAccuracy, DiscreteGaussian) {
   request.delta = 1e-6;
   const Rational sigma2 = calibrate_noise(request).exact_parameter;
   const auto acc = lattice_gaussian_accuracy(identity_form(kCells), sigma2, Interrupts());
-  const CellIntervals intervals = discrete_gaussian_intervals(kCells, sigma2, kLevel);
-  const CellIntervals narrow(kCells, double(discrete_gaussian_half_width(0.8 * sigma2.to_double(), kLevel)), true,
-                             Exactness::exact, "wrong");
+  const CellIntervals intervals = discrete_gaussian_intervals(kCells, sigma2, kIndependentLevel);
+  const CellIntervals narrow(kCells, double(discrete_gaussian_half_width(0.8 * sigma2.to_double(), kIndependentLevel)),
+                             true, Exactness::exact, "wrong");
   const double exact =
       1 - discrete_gaussian_tail(sigma2.to_double(), static_cast<std::int64_t>(intervals.half_width(0)));
   auto rng = make_seeded_random_source(12);
-  run("discrete_gaussian", acc, intervals, narrow, exact, LawShape::lattice_gaussian,
-      [&](std::vector<std::int64_t>& z) {
-        for (auto& v : z) v = sample_discrete_gaussian(*rng, sigma2);
-      });
+  run_independent("discrete_gaussian", acc, intervals, narrow, exact, LawShape::lattice_gaussian,
+                  [&](std::vector<std::int64_t>& z) {
+                    for (auto& v : z) v = sample_discrete_gaussian(*rng, sigma2);
+                  });
 }
 
 }  // namespace

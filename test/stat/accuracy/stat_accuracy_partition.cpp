@@ -29,8 +29,8 @@ namespace {
 using namespace accuracy;
 using namespace accuracy_sums;
 
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kPartitionReleases = 10000;
+constexpr double kPartitionLevel = 0.9;
 const std::vector<std::size_t> kSizes{2, 3, 5, 8, 12, 30};
 
 struct Groups {
@@ -47,7 +47,7 @@ Groups make_groups() {
   return g;
 }
 
-std::vector<std::pair<std::string, CellQuery>> the_sums(const Groups& g) {
+std::vector<std::pair<std::string, CellQuery>> partition_sums(const Groups& g) {
   const std::size_t n = g.group_of.size();
   QueryBuilder b(n);
   std::vector<std::pair<std::string, CellQuery>> out;
@@ -71,18 +71,18 @@ std::vector<std::pair<std::string, CellQuery>> the_sums(const Groups& g) {
 }
 
 template <class Draw>
-void run(const std::string& family, const LinearAccuracy& acc, const CellIntervals& intervals,
-         coverage::Check cells, const CellIntervals* wrong_intervals, LawShape shape, Draw draw) {
+void run_partition(const std::string& family, const LinearAccuracy& acc, const CellIntervals& intervals,
+                   coverage::Check cells, const CellIntervals* wrong_intervals, LawShape shape, Draw draw) {
   const Groups g = make_groups();
   std::vector<coverage::SumCheck> sums, wrong;
-  for (auto& [name, q] : the_sums(g)) {
-    sums.push_back(sum_check(family + ": " + name, acc, q, kLevel, shape, true));
-    wrong.push_back(sum_check(family + ": " + name + ", variance x 1.2", acc, q, kLevel, shape, true, 1.2));
+  for (auto& [name, q] : partition_sums(g)) {
+    sums.push_back(sum_check(family + ": " + name, acc, q, kPartitionLevel, shape, true));
+    wrong.push_back(sum_check(family + ": " + name + ", variance x 1.2", acc, q, kPartitionLevel, shape, true, 1.2));
   }
   coverage::Check wrong_cells = cells;
   wrong_cells.name += ", unconditioned law";
   std::vector<std::int64_t> z(g.group_of.size());
-  for (int release = 0; release < kReleases; ++release) {
+  for (int release = 0; release < kPartitionReleases; ++release) {
     draw(g, z);
     cells.add(cell_share(intervals, z));
     if (wrong_intervals) wrong_cells.add(cell_share(*wrong_intervals, z));
@@ -104,7 +104,7 @@ TEST(StatAccuracy, PartitionIntegerLaplace) {
   const Groups g = make_groups();
   auto form = partition_form(g.group_of, kSizes.size());
   const auto acc = laplace_lattice_accuracy(std::move(form), b, nullptr, Interrupts());
-  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kLevel, Interrupts());
+  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kPartitionLevel, Interrupts());
   ASSERT_EQ(intervals.kind(), Exactness::exact);
   // The exact coverage, averaged over cells, from each group's cell law.
   double expected = 0;
@@ -115,20 +115,21 @@ TEST(StatAccuracy, PartitionIntegerLaplace) {
     for (std::size_t x = 1; x <= t; ++x) inside += 2 * pmf[x];
     expected += inside * double(kSizes[k]) / double(g.group_of.size());
   }
-  const CellIntervals unconditioned = discrete_laplace_intervals(g.group_of.size(), b, kLevel);
+  const CellIntervals unconditioned = discrete_laplace_intervals(g.group_of.size(), b, kPartitionLevel);
   // Every release in one call, each release's groups numbered apart, so
   // that the group-total samplers are built once per size.
   auto rng = make_seeded_random_source(21);
   const std::size_t n = g.group_of.size();
-  std::vector<std::uint32_t> all_groups(n * kReleases);
-  for (std::size_t r = 0; r < std::size_t(kReleases); ++r)
+  std::vector<std::uint32_t> all_groups(n * kPartitionReleases);
+  for (std::size_t r = 0; r < std::size_t(kPartitionReleases); ++r)
     for (std::size_t i = 0; i < n; ++i)
       all_groups[r * n + i] = static_cast<std::uint32_t>(r * kSizes.size() + g.group_of[i]);
   std::vector<std::int64_t> all(all_groups.size());
-  sample_laplace_with_zero_group_sums(*rng, b, {all_groups.data(), all.size(), kSizes.size() * kReleases}, all.data(),
-                                      Interrupts());
+  sample_laplace_with_zero_group_sums(*rng, b, {all_groups.data(), all.size(), kSizes.size() * kPartitionReleases},
+                                      all.data(), Interrupts());
   std::size_t next = 0;
-  run("integer_laplace, one margin", acc, intervals, coverage::Check{"integer_laplace: per-cell", expected, false},
+  run_partition(
+      "integer_laplace, one margin", acc, intervals, coverage::Check{"integer_laplace: per-cell", expected, false},
       &unconditioned, LawShape::other, [&](const Groups&, std::vector<std::int64_t>& z) {
         std::copy(all.begin() + static_cast<std::ptrdiff_t>(next), all.begin() + static_cast<std::ptrdiff_t>(next + n),
                   z.begin());
@@ -140,12 +141,13 @@ TEST(StatAccuracy, PartitionIntegerGaussian) {
   const Rational sigma2{6, 1};
   const Groups g = make_groups();
   const auto acc = lattice_gaussian_accuracy(partition_form(g.group_of, kSizes.size()), sigma2, Interrupts());
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kLevel, Interrupts());
+  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kPartitionLevel, Interrupts());
   ASSERT_EQ(intervals.kind(), Exactness::certified);
   auto rng = make_seeded_random_source(22);
-  run("integer_gaussian, one margin", acc, intervals,
-      coverage::Check{"integer_gaussian: per-cell (certified)", kLevel, true}, nullptr, LawShape::lattice_gaussian,
-      [&](const Groups& groups, std::vector<std::int64_t>& z) {
+  run_partition(
+      "integer_gaussian, one margin", acc, intervals,
+      coverage::Check{"integer_gaussian: per-cell (certified)", kPartitionLevel, true}, nullptr,
+      LawShape::lattice_gaussian, [&](const Groups& groups, std::vector<std::int64_t>& z) {
         sample_gaussian_with_zero_group_sums(*rng, sigma2, {groups.group_of.data(), z.size(), kSizes.size()},
                                              z.data(), Interrupts());
       });

@@ -42,8 +42,8 @@ namespace {
 using namespace accuracy;
 using namespace accuracy_sums;
 
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kTableReleases = 10000;
+constexpr double kTableLevel = 0.9;
 
 LatticeTable table_of(const std::vector<std::size_t>& shape) {
   LatticeTable t{shape, {}};
@@ -108,7 +108,7 @@ struct Family {
 template <class Draw>
 void run(Family& run, const CellIntervals& intervals, std::size_t n, Draw draw) {
   std::vector<std::int64_t> z(n);
-  for (int release = 0; release < kReleases; ++release) {
+  for (int release = 0; release < kTableReleases; ++release) {
     draw(z);
     run.cells.add(cell_share(intervals, z));
     for (auto& s : run.sums) s.record(z);
@@ -135,14 +135,15 @@ TEST(StatAccuracy, TwoWayIntegerGaussian) {
   const auto rows_only = lattice_gaussian_accuracy(partition_form(rows_of(R, C), R), sigma2, Interrupts());
   Family r;
   for (auto& [name, q] : two_way_sums(R, C, 31)) {
-    r.sums.push_back(sum_check("integer_gaussian 10x12: " + name, acc, q, kLevel, LawShape::lattice_gaussian, true));
-    r.wrong.push_back(sum_check("integer_gaussian 10x12: " + name + ", partition formula", rows_only, q, kLevel,
+    r.sums.push_back(
+        sum_check("integer_gaussian 10x12: " + name, acc, q, kTableLevel, LawShape::lattice_gaussian, true));
+    r.wrong.push_back(sum_check("integer_gaussian 10x12: " + name + ", partition formula", rows_only, q, kTableLevel,
                                 LawShape::lattice_gaussian, true));
-    r.wrong.push_back(sum_check("integer_gaussian 10x12: " + name + ", variance x 0.8", acc, q, kLevel,
+    r.wrong.push_back(sum_check("integer_gaussian 10x12: " + name + ", variance x 0.8", acc, q, kTableLevel,
                                 LawShape::lattice_gaussian, true, 0.8));
   }
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kLevel, Interrupts());
-  r.cells = coverage::Check{"integer_gaussian 10x12: per-cell (certified)", kLevel, true};
+  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kTableLevel, Interrupts());
+  r.cells = coverage::Check{"integer_gaussian 10x12: per-cell (certified)", kTableLevel, true};
   auto rng = make_seeded_random_source(31);
   run(r, intervals, n, [&](std::vector<std::int64_t>& z) {
     sample_table_lattice_gaussian(*rng, sigma2, {R, C}, z.data(), Interrupts());
@@ -164,23 +165,24 @@ TEST(StatAccuracy, CubeIntegerGaussian) {
   Family r;
   QueryBuilder b(n);
   for (std::size_t k = 0; k < 2; ++k) b.add(0 * 12 + 1 * 4 + k);  // half a line along the last axis
-  r.sums.push_back(sum_check("integer_gaussian 3x3x4: half a line", acc, b.take(), kLevel, LawShape::lattice_gaussian, true));
+  r.sums.push_back(
+      sum_check("integer_gaussian 3x3x4: half a line", acc, b.take(), kTableLevel, LawShape::lattice_gaussian, true));
   for (std::size_t i = 0; i < 2; ++i)
     for (std::size_t j = 0; j < 2; ++j)
       for (std::size_t k = 0; k < 3; ++k) b.add(i * 12 + j * 4 + k);
   r.sums.push_back(
-      sum_check("integer_gaussian 3x3x4: a 2x2x3 box", acc, b.take(), kLevel, LawShape::lattice_gaussian, true));
+      sum_check("integer_gaussian 3x3x4: a 2x2x3 box", acc, b.take(), kTableLevel, LawShape::lattice_gaussian, true));
   std::mt19937_64 gen(32);
   std::bernoulli_distribution in(0.9);
   for (std::size_t i = 0; i < n; ++i)
     if (in(gen)) b.add(i);
   const CellQuery random = b.take();
-  r.sums.push_back(sum_check("integer_gaussian 3x3x4: a random subset", acc, random, kLevel,
-                             LawShape::lattice_gaussian, true));
-  r.wrong.push_back(sum_check("integer_gaussian 3x3x4: a random subset, variance x 0.8", acc, random, kLevel,
+  r.sums.push_back(
+      sum_check("integer_gaussian 3x3x4: a random subset", acc, random, kTableLevel, LawShape::lattice_gaussian, true));
+  r.wrong.push_back(sum_check("integer_gaussian 3x3x4: a random subset, variance x 0.8", acc, random, kTableLevel,
                               LawShape::lattice_gaussian, true, 0.8));
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kLevel, Interrupts());
-  r.cells = coverage::Check{"integer_gaussian 3x3x4: per-cell (certified)", kLevel, true};
+  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kTableLevel, Interrupts());
+  r.cells = coverage::Check{"integer_gaussian 3x3x4: per-cell (certified)", kTableLevel, true};
   auto rng = make_seeded_random_source(33);
   run(r, intervals, n, [&](std::vector<std::int64_t>& z) {
     sample_table_lattice_gaussian(*rng, sigma2, shape, z.data(), Interrupts());
@@ -196,28 +198,28 @@ TEST(StatAccuracy, TwoLineIntegerLaplace) {
   Family r;
   QueryBuilder q(n);
   for (std::size_t c = 0; c < 6; ++c) q.add(c);
-  r.sums.push_back(sum_check("integer_laplace 2x12: across the column groups", acc, q.take(), kLevel, LawShape::other,
-                             true));
+  r.sums.push_back(
+      sum_check("integer_laplace 2x12: across the column groups", acc, q.take(), kTableLevel, LawShape::other, true));
   for (std::size_t c = 2; c < 8; ++c) q.add(c);
   for (std::size_t c = 5; c < 10; ++c) q.add(12 + c);
-  r.sums.push_back(sum_check("integer_laplace 2x12: a region", acc, q.take(), kLevel, LawShape::other, true));
+  r.sums.push_back(sum_check("integer_laplace 2x12: a region", acc, q.take(), kTableLevel, LawShape::other, true));
   std::mt19937_64 gen(34);
   std::bernoulli_distribution in(0.5);
   for (std::size_t i = 0; i < n; ++i)
     if (in(gen)) q.add(i);
   const CellQuery random = q.take();
-  r.sums.push_back(sum_check("integer_laplace 2x12: a random subset", acc, random, kLevel, LawShape::other, true));
-  r.wrong.push_back(
-      sum_check("integer_laplace 2x12: a random subset, variance x 0.8", acc, random, kLevel, LawShape::other, true, 0.8));
-  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kLevel, Interrupts());
+  r.sums.push_back(sum_check("integer_laplace 2x12: a random subset", acc, random, kTableLevel, LawShape::other, true));
+  r.wrong.push_back(sum_check("integer_laplace 2x12: a random subset, variance x 0.8", acc, random, kTableLevel,
+                              LawShape::other, true, 0.8));
+  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kTableLevel, Interrupts());
   ASSERT_EQ(intervals.kind(), Exactness::exact);
   const auto pmf = conditioned_laplace_marginal(half_of(b), 12, 1e9);
   double inside = pmf[0];
   for (std::size_t x = 1; x <= static_cast<std::size_t>(intervals.half_width(0)); ++x) inside += 2 * pmf[x];
   r.cells = coverage::Check{"integer_laplace 2x12: per-cell (exact)", inside, false};
   auto rng = make_seeded_random_source(35);
-  Batch batch{std::vector<std::int64_t>(n * kReleases)};
-  sample_laplace_on_two_line_tables(*rng, b, copies({2, 12}, kReleases), batch.all.size(), batch.all.data(),
+  Batch batch{std::vector<std::int64_t>(n * kTableReleases)};
+  sample_laplace_on_two_line_tables(*rng, b, copies({2, 12}, kTableReleases), batch.all.size(), batch.all.data(),
                                     Interrupts());
   run(r, intervals, n, [&](std::vector<std::int64_t>& z) { batch.take(z); });
 }
@@ -282,20 +284,20 @@ TEST(StatAccuracy, TableLawsAreAScalarTimesTheProjector) {
     const LatticeTable table = table_of({2, 12});
     const auto acc = laplace_lattice_accuracy(table_form({table}, 24), b, nullptr, Interrupts());
     auto rng = make_seeded_random_source(41);
-    Batch batch{std::vector<std::int64_t>(24 * kReleases)};
-    sample_laplace_on_two_line_tables(*rng, b, copies({2, 12}, kReleases), batch.all.size(), batch.all.data(),
+    Batch batch{std::vector<std::int64_t>(24 * kTableReleases)};
+    sample_laplace_on_two_line_tables(*rng, b, copies({2, 12}, kTableReleases), batch.all.size(), batch.all.data(),
                                       Interrupts());
-    std::vector<std::vector<std::int64_t>> draws(kReleases, std::vector<std::int64_t>(24));
+    std::vector<std::vector<std::int64_t>> draws(kTableReleases, std::vector<std::int64_t>(24));
     for (auto& z : draws) batch.take(z);
     expect_symmetric_law("two-line sampler 2x12 (c exact)", draws, 2, 12, acc.scalars().upper[0]);
   }
   {
     const LatticeTable table = table_of({3, 10});
     auto rng = make_seeded_random_source(42);
-    Batch batch{std::vector<std::int64_t>(30 * kReleases)};
-    sample_laplace_on_three_line_tables(*rng, b, copies({3, 10}, kReleases), batch.all.size(), batch.all.data(),
+    Batch batch{std::vector<std::int64_t>(30 * kTableReleases)};
+    sample_laplace_on_three_line_tables(*rng, b, copies({3, 10}, kTableReleases), batch.all.size(), batch.all.data(),
                                         Interrupts());
-    std::vector<std::vector<std::int64_t>> draws(kReleases, std::vector<std::int64_t>(30));
+    std::vector<std::vector<std::int64_t>> draws(kTableReleases, std::vector<std::int64_t>(30));
     for (auto& z : draws) batch.take(z);
     expect_symmetric_law("three-line sampler 3x10 (c from the trace)", draws, 3, 10, -1);
   }
@@ -305,7 +307,7 @@ TEST(StatAccuracy, TableLawsAreAScalarTimesTheProjector) {
     mcmc::SwapChainConfig config{mcmc::laplace_l1(1 / b.to_double()), true};
     config.pair_blocks = true;
     auto rng = make_seeded_random_source(43);
-    std::vector<std::vector<std::int64_t>> draws(kReleases / 2);
+    std::vector<std::vector<std::int64_t>> draws(kTableReleases / 2);
     for (auto& z : draws) {
       mcmc::TableSwapChain chain(moves, config);
       chain.run(60, *rng, Interrupts());
@@ -329,7 +331,7 @@ TEST(StatAccuracy, TableLawsAreAScalarTimesTheProjector) {
   {
     // The exact lattice Gaussian (Kronecker sampler): c = sigma^2 within B < 1e-30.
     auto rng = make_seeded_random_source(47);
-    std::vector<std::vector<std::int64_t>> draws(kReleases, std::vector<std::int64_t>(24));
+    std::vector<std::vector<std::int64_t>> draws(kTableReleases, std::vector<std::int64_t>(24));
     for (auto& z : draws) sample_table_lattice_gaussian(*rng, Rational{8, 1}, {4, 6}, z.data(), Interrupts());
     expect_symmetric_law("Kronecker lattice Gaussian 4x6 (c = sigma^2)", draws, 4, 6, 8.0);
   }
@@ -358,12 +360,13 @@ TEST(StatAccuracy, ThreeLineIntegerLaplaceComputedScale) {
   ASSERT_EQ(acc.kind(), Exactness::exact);
   Family r;
   for (auto& [name, q] : two_way_sums(3, 10, 45))
-    r.sums.push_back(sum_check("integer_laplace 3x10 (computed scale): " + name, acc, q, kLevel, LawShape::other, true));
-  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kLevel, Interrupts());
+    r.sums.push_back(
+        sum_check("integer_laplace 3x10 (computed scale): " + name, acc, q, kTableLevel, LawShape::other, true));
+  const CellIntervals intervals = laplace_lattice_intervals(acc, b, kTableLevel, Interrupts());
   ASSERT_EQ(intervals.kind(), Exactness::estimate);
-  r.cells = coverage::Check{"integer_laplace 3x10 (cells: estimate): per-cell", kLevel, true};
-  Batch batch{std::vector<std::int64_t>(n * kReleases)};
-  sample_laplace_on_three_line_tables(*rng, b, copies({3, 10}, kReleases), batch.all.size(), batch.all.data(),
+  r.cells = coverage::Check{"integer_laplace 3x10 (cells: estimate): per-cell", kTableLevel, true};
+  Batch batch{std::vector<std::int64_t>(n * kTableReleases)};
+  sample_laplace_on_three_line_tables(*rng, b, copies({3, 10}, kTableReleases), batch.all.size(), batch.all.data(),
                                       Interrupts());
   run(r, intervals, n, [&](std::vector<std::int64_t>& noise) { batch.take(noise); });
 }

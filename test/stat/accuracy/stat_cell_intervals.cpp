@@ -36,8 +36,8 @@ using test_tables::ReleaseTableRows;
 using test_tables::Request;
 using test_tables::TestTable;
 
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kIntervalReleases = 10000;
+constexpr double kIntervalLevel = 0.9;
 
 std::vector<std::int64_t> counts(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
@@ -50,14 +50,14 @@ std::vector<std::int64_t> counts(std::size_t n, std::uint64_t seed) {
 // the same intervals 20 % narrower.
 struct Expectation {
   bool conservative = true;
-  double exact_coverage = kLevel;  // exact: the law's probability of [-t, t]
+  double exact_coverage = kIntervalLevel;  // exact: the law's probability of [-t, t]
   bool power = false;              // the narrower intervals must fail
 };
 
-class Family {
+class IntervalFamily {
  public:
   // The request with {"interval": 0.9} added.
-  Family(std::string name, TestTable table, Request request, std::uint64_t seed)
+  IntervalFamily(std::string name, TestTable table, Request request, std::uint64_t seed)
       : name_(std::move(name)),
         release_(std::move(table), with_interval(std::move(request)), {true, seed, 0x1e7a0000 + seed}) {}
 
@@ -78,9 +78,9 @@ class Family {
     as_released.name = name_ + " [" + kind_ + "]";
     narrower.name = name_ + ", intervals x 0.8";
     as_released.conservative = narrower.conservative = e.conservative;
-    as_released.expected = narrower.expected = e.conservative ? kLevel : e.exact_coverage;
+    as_released.expected = narrower.expected = e.conservative ? kIntervalLevel : e.exact_coverage;
     std::size_t off_centre = 0;
-    for (int release = 0; release < kReleases; ++release) {
+    for (int release = 0; release < kIntervalReleases; ++release) {
       idp_release_table* out = draw();
       ASSERT_NE(out, nullptr);
       ASSERT_EQ(out->n_rows, first_->n_rows());
@@ -133,14 +133,14 @@ double discrete_laplace_coverage(double b, double t) {
 }
 
 TEST(StatCellIntervals, DiscreteLaplaceExact) {
-  Family f("discrete_laplace 8x10", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 1)),
-           Request{"discrete_laplace", 0.25}, 201);
+  IntervalFamily f("discrete_laplace 8x10", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 1)),
+                   Request{"discrete_laplace", 0.25}, 201);
   EXPECT_EQ(f.prepare(), "exact");
   const accuracy::PublishedLaw law = accuracy::read_published_law(f.law());
   const double b = law.exact_parameter.to_double();
   // The half-width the release used: the least t whose coverage is 0.9.
   double t = 0;
-  while (discrete_laplace_coverage(b, t) < kLevel) t += 1;
+  while (discrete_laplace_coverage(b, t) < kIntervalLevel) t += 1;
   f.run({false, discrete_laplace_coverage(b, t), true});
 }
 
@@ -169,30 +169,30 @@ TEST(StatCellIntervals, AtLeastTheLevel) {
   };
   std::uint64_t seed = 202;
   for (const Case& c : cases) {
-    Family f(c.name, c.table, c.request, seed++);
+    IntervalFamily f(c.name, c.table, c.request, seed++);
     EXPECT_EQ(f.prepare(), c.kind) << c.name;
-    f.run({true, kLevel, c.power});
+    f.run({true, kIntervalLevel, c.power});
   }
 }
 
 TEST(StatCellIntervals, SubspaceGaussianExact) {
-  Family f("subspace_gaussian 8x10, margins a and b", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 5)),
-           Request{"subspace_gaussian", 1, 1e-6, {"a", "b"}}, 207);
+  IntervalFamily f("subspace_gaussian 8x10, margins a and b", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 5)),
+                   Request{"subspace_gaussian", 1, 1e-6, {"a", "b"}}, 207);
   EXPECT_EQ(f.prepare(), "exact");
-  f.run({false, kLevel, true});
+  f.run({false, kIntervalLevel, true});
 }
 
 TEST(StatCellIntervals, Cascades) {
-  Family cascade("cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
-                 Request{"cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 208);
+  IntervalFamily cascade("cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
+                         Request{"cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 208);
   EXPECT_EQ(cascade.prepare(), "exact");
   // The exact rows (the total, the regions) have t = 0 and always cover:
   // the pooled share is the level over the other rows.
-  cascade.run({true, kLevel, true});
-  Family integer("integer_cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
-                 Request{"integer_cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 209);
+  cascade.run({true, kIntervalLevel, true});
+  IntervalFamily integer("integer_cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
+                         Request{"integer_cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 209);
   EXPECT_EQ(integer.prepare(), "certified");
-  integer.run({true, kLevel, true});
+  integer.run({true, kIntervalLevel, true});
 }
 
 }  // namespace

@@ -42,16 +42,16 @@ using test_tables::ReleaseTableRows;
 using test_tables::Request;
 using test_tables::TestTable;
 
-constexpr int kReleases = 10000;
-constexpr double kLevel = 0.9;
+constexpr int kMarginReleases = 10000;
+constexpr double kMarginLevel = 0.9;
 
 // One family: a fixed table, its request, the error bars of its sums.
-class Family {
+class MarginFamily {
  public:
-  Family(std::string name, TestTable table, Request request, std::uint64_t seed)
+  MarginFamily(std::string name, TestTable table, Request request, std::uint64_t seed)
       // Each family its own seeded stream (a new generation restarts it).
       : name_(std::move(name)), release_(std::move(table), std::move(request), {true, seed, 0x57a70000 + seed}) {}
-  ~Family() {
+  ~MarginFamily() {
     idp_accuracy_free(accuracy_);
     idp_accuracy_free(wrong_);
   }
@@ -92,7 +92,7 @@ class Family {
 
   void run() {
     std::vector<double> noise(first_->n_rows());
-    for (int release = 0; release < kReleases; ++release) {
+    for (int release = 0; release < kMarginReleases; ++release) {
       idp_release_table* out = release == 0 ? nullptr : draw();
       for (std::size_t r = 0; r < noise.size(); ++r)
         noise[r] = out == nullptr ? first_->noise(r)
@@ -135,11 +135,11 @@ class Family {
     const SumTail tail = normal ? SumTail::normal : recommended_tail(shape_, q.size());
     s.half_width = scale == 1 ? bar.margin_of_error
                               : margin_of_error(VarianceFigure{s.variance_lower, s.variance_upper, Exactness::exact},
-                                                kLevel, tail, shape_, integer_)
+                                                kMarginLevel, tail, shape_, integer_)
                                     .half_width;
     s.coverage.name = name + " [" + bar.method + "]";
     s.coverage.conservative = !normal;
-    s.coverage.expected = !normal  ? kLevel
+    s.coverage.expected = !normal    ? kMarginLevel
                           : integer_ ? coverage::normal_integer_coverage(s.half_width, s.variance_upper)
                                      : std::erf(s.half_width / std::sqrt(2 * s.variance_upper));
     return s;
@@ -165,7 +165,7 @@ class Family {
     for (std::size_t r : rows) ids.push_back(first_->ids()[r]);
     idp_error_bar bar{};
     idp_error error{};
-    EXPECT_EQ(idp_accuracy_sum(accuracy, ids.size(), ids.data(), nullptr, kLevel, nullptr, &bar, &error), IDP_OK)
+    EXPECT_EQ(idp_accuracy_sum(accuracy, ids.size(), ids.data(), nullptr, kMarginLevel, nullptr, &bar, &error), IDP_OK)
         << error.message;
     EXPECT_EQ(bar.unknown_rows, 0u);
     return bar;
@@ -178,7 +178,7 @@ class Family {
   idp_accuracy* wrong_ = nullptr;
 };
 
-std::vector<std::int64_t> counts(std::size_t n, std::uint64_t seed) {
+std::vector<std::int64_t> random_counts(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::vector<std::int64_t> out(n);
   for (auto& c : out) c = std::int64_t(gen() % 40);
@@ -212,7 +212,8 @@ std::string rows_margin_only(std::string law) {
 }
 
 TEST(StatMarginOfError, IndependentCells) {
-  Family f("discrete_laplace 8x10", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 1)), Request{"discrete_laplace", 1}, 101);
+  MarginFamily f("discrete_laplace 8x10", test_tables::grid({"a", "b"}, {8, 10}, random_counts(80, 1)),
+                 Request{"discrete_laplace", 1}, 101);
   f.prepare();
   f.sum("a row", block(10, 2, 3, 0, 10));
   f.sum("a 4x8 region", block(10, 1, 5, 1, 9));
@@ -221,8 +222,8 @@ TEST(StatMarginOfError, IndependentCells) {
 }
 
 TEST(StatMarginOfError, OneMargin) {
-  Family f("integer_laplace 8x10, margin a", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 2)),
-           Request{"integer_laplace", 1, 0, {"a"}}, 102);
+  MarginFamily f("integer_laplace 8x10, margin a", test_tables::grid({"a", "b"}, {8, 10}, random_counts(80, 2)),
+                 Request{"integer_laplace", 1, 0, {"a"}}, 102);
   f.prepare();
   f.sum("across the margin's groups (a column)", block(10, 0, 8, 3, 4));
   f.sum("a 6x6 region", block(10, 1, 7, 2, 8));
@@ -231,8 +232,9 @@ TEST(StatMarginOfError, OneMargin) {
 }
 
 TEST(StatMarginOfError, NestedMargins) {
-  Family f("integer_gaussian 4x5x4, margins a and a,b", test_tables::grid({"a", "b", "c"}, {4, 5, 4}, counts(80, 3)),
-           Request{"integer_gaussian", 1, 1e-6, {"a", "a,b"}}, 103);
+  MarginFamily f("integer_gaussian 4x5x4, margins a and a,b",
+                 test_tables::grid({"a", "b", "c"}, {4, 5, 4}, random_counts(80, 3)),
+                 Request{"integer_gaussian", 1, 1e-6, {"a", "a,b"}}, 103);
   f.prepare();
   std::vector<std::size_t> across;
   for (std::size_t g = 0; g < 20; ++g) across.push_back(g * 4 + 1);
@@ -244,8 +246,9 @@ TEST(StatMarginOfError, NestedMargins) {
 
 TEST(StatMarginOfError, TwoWayTablesAndThePartitionFormula) {
   for (const char* mechanism : {"integer_gaussian", "subspace_gaussian"}) {
-    Family f(std::string(mechanism) + " 10x12, margins a and b", test_tables::grid({"a", "b"}, {10, 12}, counts(120, 4)),
-             Request{mechanism, 1, 1e-6, {"a", "b"}}, 104);
+    MarginFamily f(std::string(mechanism) + " 10x12, margins a and b",
+                   test_tables::grid({"a", "b"}, {10, 12}, random_counts(120, 4)),
+                   Request{mechanism, 1, 1e-6, {"a", "b"}}, 104);
     f.prepare(rows_margin_only);
     f.sum("across the row groups (half of six columns)", block(12, 0, 5, 0, 6), true);
     f.sum("a 3x4 region", block(12, 1, 4, 2, 6), true);
@@ -256,8 +259,9 @@ TEST(StatMarginOfError, TwoWayTablesAndThePartitionFormula) {
 }
 
 TEST(StatMarginOfError, KWayTable) {
-  Family f("integer_gaussian 3x3x4, its three two-way margins", test_tables::grid({"a", "b", "c"}, {3, 3, 4}, counts(36, 5)),
-           Request{"integer_gaussian", 1, 1e-6, {"a,b", "a,c", "b,c"}}, 105);
+  MarginFamily f("integer_gaussian 3x3x4, its three two-way margins",
+                 test_tables::grid({"a", "b", "c"}, {3, 3, 4}, random_counts(36, 5)),
+                 Request{"integer_gaussian", 1, 1e-6, {"a,b", "a,c", "b,c"}}, 105);
   f.prepare();
   f.sum("across groups (half a line)", {4, 5});
   f.sum("a 2x2x3 box", {0, 1, 2, 4, 5, 6, 12, 13, 14, 16, 17, 18});
@@ -266,13 +270,14 @@ TEST(StatMarginOfError, KWayTable) {
 }
 
 TEST(StatMarginOfError, IncompleteTableGeneralMargins) {
-  TestTable t = test_tables::grid({"a", "b"}, {6, 8}, counts(48, 6));
+  TestTable t = test_tables::grid({"a", "b"}, {6, 8}, random_counts(48, 6));
   // Five cells missing: the two margins no longer form complete tables.
   for (std::size_t cell : {47u, 30u, 21u, 9u, 3u}) {
     t.text.erase(t.text.begin() + std::ptrdiff_t(2 * cell), t.text.begin() + std::ptrdiff_t(2 * cell + 2));
     t.counts.erase(t.counts.begin() + std::ptrdiff_t(cell));
   }
-  Family f("subspace_laplace incomplete 6x8, margins a and b", t, Request{"subspace_laplace", 1, 0, {"a", "b"}}, 106);
+  MarginFamily f("subspace_laplace incomplete 6x8, margins a and b", t, Request{"subspace_laplace", 1, 0, {"a", "b"}},
+                 106);
   f.prepare();
   std::vector<std::size_t> across, region, rows;
   for (std::size_t r = 0; r < f.rows().n_rows(); ++r) {
@@ -286,7 +291,7 @@ TEST(StatMarginOfError, IncompleteTableGeneralMargins) {
   f.run();
 }
 
-void hierarchy_sums(Family& f) {
+void hierarchy_sums(MarginFamily& f) {
   const auto& rows = f.rows();
   std::vector<std::size_t> mixed, counties, random;
   std::mt19937_64 gen(17);
@@ -308,8 +313,9 @@ void hierarchy_sums(Family& f) {
 
 TEST(StatMarginOfError, CascadeAndIntegerCascade) {
   for (const char* mechanism : {"cascade", "integer_cascade"}) {
-    Family f(std::string(mechanism) + " region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
-             Request{mechanism, 1, 1e-6, {"region"}, {"region", "county"}}, 107);
+    MarginFamily f(std::string(mechanism) + " region>county>cell, regions exact",
+                   test_tables::geography(random_counts(60, 7)),
+                   Request{mechanism, 1, 1e-6, {"region"}, {"region", "county"}}, 107);
     f.prepare();
     hierarchy_sums(f);
     f.run();
@@ -318,8 +324,9 @@ TEST(StatMarginOfError, CascadeAndIntegerCascade) {
 
 TEST(StatMarginOfError, CrossedCascade) {
   for (const char* mechanism : {"cascade", "integer_cascade"}) {
-    Family f(std::string(mechanism) + " crossed 6 x 5", test_tables::grid({"a", "b"}, {6, 5}, counts(30, 8)),
-             Request{mechanism, 1, 1e-6, {}, {"a"}, {"crossed"}, {"[\"b\"]"}}, 108);
+    MarginFamily f(std::string(mechanism) + " crossed 6 x 5",
+                   test_tables::grid({"a", "b"}, {6, 5}, random_counts(30, 8)),
+                   Request{mechanism, 1, 1e-6, {}, {"a"}, {"crossed"}, {"[\"b\"]"}}, 108);
     f.prepare();
     std::vector<std::size_t> rects, cells, random;
     for (std::size_t r = 0; r < f.rows().n_rows(); ++r) {
@@ -364,8 +371,8 @@ TEST(StatMarginOfError, PrivacyUnit) {
   }
   const std::vector<const char*> keys = visits.pointers();
   const test_tables::UnitCells cells(units, keys, {"clinic", "week"}, "2", "1");
-  Family f("integer_laplace 5x6 with a privacy unit (G 2, R 1), margin clinic", visits,
-           Request{"integer_laplace", 2, 0, {"clinic"}}, 109);
+  MarginFamily f("integer_laplace 5x6 with a privacy unit (G 2, R 1), margin clinic", visits,
+                 Request{"integer_laplace", 2, 0, {"clinic"}}, 109);
   f.use_units(cells);
   f.prepare();
   // Released rows are the distinct cells in order of first appearance: select by keys.
@@ -403,7 +410,7 @@ TEST(StatMarginOfError, Stream) {
   const idp_release_rows rows = rows_of_days.rows(layout);
   idp_accuracy* accuracy = nullptr;
   ASSERT_EQ(idp_accuracy_prepare(law.c_str(), &columns, &rows, nullptr, &accuracy, &error), IDP_OK) << error.message;
-  Family f("stream, 11 periods", periods, Request{}, 0);
+  MarginFamily f("stream, 11 periods", periods, Request{}, 0);
   f.shape_ = LawShape::gaussian;
   const auto add = [&](const std::string& what, const std::vector<std::size_t>& days) {
     std::vector<idp_row_id> ids;
@@ -413,7 +420,7 @@ TEST(StatMarginOfError, Stream) {
       b.add(d);
     }
     idp_error_bar bar{};
-    ASSERT_EQ(idp_accuracy_sum(accuracy, ids.size(), ids.data(), nullptr, kLevel, nullptr, &bar, &error), IDP_OK);
+    ASSERT_EQ(idp_accuracy_sum(accuracy, ids.size(), ids.data(), nullptr, kMarginLevel, nullptr, &bar, &error), IDP_OK);
     const CellQuery q = b.take();
     f.checks_.push_back(f.check("stream: " + what, q, bar, 1));
     f.wrong_checks_.push_back(f.check("stream: " + what + ", variance x 0.8", q, bar, 0.8));
@@ -423,7 +430,7 @@ TEST(StatMarginOfError, Stream) {
   add("a random subset of days", {0, 3, 4, 7, 9});
   idp_randomness randomness{true, 110, 0x57a70000 + 110};
   std::vector<double> noise(11);
-  for (int release = 0; release < kReleases; ++release) {
+  for (int release = 0; release < kMarginReleases; ++release) {
     char* state = nullptr;
     char* grown = nullptr;
     ASSERT_EQ(idp_stream_append(nullptr, v, 4, 0, 5, nullptr, &randomness, nullptr, nullptr, noise.data(), &state,

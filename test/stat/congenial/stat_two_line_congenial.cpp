@@ -79,7 +79,8 @@ std::vector<std::int64_t> exact_noise(const std::vector<std::int64_t>& x, std::s
   return y;
 }
 
-std::map<std::int64_t, std::int64_t> keys(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
+std::map<std::int64_t, std::int64_t> key_counts_congenial(const std::vector<std::int64_t>& z, std::size_t r,
+                                                          std::size_t c) {
   std::map<std::int64_t, std::int64_t> counts;
   for (std::size_t t = 0; t < z.size() / (r * c); ++t) ++counts[table_laws::key(z.data() + t * r * c, r, c)];
   return counts;
@@ -99,15 +100,17 @@ std::map<std::int64_t, double> congenial_law(const std::vector<std::int64_t>& x,
 
 // ---- 1. the enumerated law -------------------------------------------------
 
-void check_against_enumeration(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c, std::uint64_t seed) {
+void check_congenial_against_enumeration(const std::vector<std::int64_t>& x, std::size_t r, std::size_t c,
+                                         std::uint64_t seed) {
   constexpr std::size_t kDraws = 50000;
   const Rational b{4, 1};
   const auto z = exact_noise(x, r, c, b, kDraws, seed);
   const auto halving_forgotten = exact_noise(x, r, c, Rational{8, 1}, kDraws, seed + 1);
   const std::string shape = std::to_string(r) + " x " + std::to_string(c);
-  const ChiSquare fit = goodness_of_fit(congenial_law(x, r, c, 4), keys(z, r, c), kDraws);
-  const ChiSquare off = goodness_of_fit(congenial_law(x, r, c, 4.4), keys(z, r, c), kDraws);
-  const ChiSquare forgot = goodness_of_fit(congenial_law(x, r, c, 4), keys(halving_forgotten, r, c), kDraws);
+  const ChiSquare fit = goodness_of_fit(congenial_law(x, r, c, 4), key_counts_congenial(z, r, c), kDraws);
+  const ChiSquare off = goodness_of_fit(congenial_law(x, r, c, 4.4), key_counts_congenial(z, r, c), kDraws);
+  const ChiSquare forgot =
+      goodness_of_fit(congenial_law(x, r, c, 4), key_counts_congenial(halving_forgotten, r, c), kDraws);
   report(shape + " congenial exact vs enumerated law", fit);
   report(shape + "   same draws vs law at b x 1.1 (must fail)", off);
   report(shape + "   t at scale b, not b/2 (must fail)", forgot);
@@ -117,11 +120,11 @@ void check_against_enumeration(const std::vector<std::int64_t>& x, std::size_t r
 }
 
 TEST(StatTwoLineCongenial, MatchesTheEnumeratedLawOn2x4) {
-  check_against_enumeration({2, 0, 5, 1, 1, 3, 0, 4}, 2, 4, 901);
+  check_congenial_against_enumeration({2, 0, 5, 1, 1, 3, 0, 4}, 2, 4, 901);
 }
 
 TEST(StatTwoLineCongenial, MatchesTheEnumeratedLawOn4x2) {
-  check_against_enumeration({2, 1, 0, 3, 5, 0, 1, 4}, 4, 2, 902);
+  check_congenial_against_enumeration({2, 1, 0, 3, 5, 0, 1, 4}, 4, 2, 902);
 }
 
 // ---- 2. the paper's table against naive rejection --------------------------
@@ -129,8 +132,8 @@ TEST(StatTwoLineCongenial, MatchesTheEnumeratedLawOn4x2) {
 // Naive rejection for a 2 x n table x: t_j from the discrete Laplace at
 // b/2 redrawn until -x_0j <= t_j <= x_1j, the whole line kept iff its sum
 // is 0.
-TableStatistics naive_rejection(const std::vector<std::int64_t>& x, std::size_t n, Rational b, std::size_t count,
-                                std::uint64_t seed) {
+TableStatistics congenial_naive_rejection(const std::vector<std::int64_t>& x, std::size_t n, Rational b,
+                                          std::size_t count, std::uint64_t seed) {
   auto rng = make_seeded_random_source(seed);
   const Rational half = half_of(b);
   TableStatistics s;
@@ -156,7 +159,7 @@ TableStatistics naive_rejection(const std::vector<std::int64_t>& x, std::size_t 
 TEST(StatTwoLineCongenial, PapersTableMatchesNaiveRejection) {
   constexpr std::size_t kDraws = 10000;
   const Rational b{8, 1};
-  const TableStatistics naive = naive_rejection(kSexByAge, 23, b, kDraws, 911);
+  const TableStatistics naive = congenial_naive_rejection(kSexByAge, 23, b, kDraws, 911);
   EXPECT_TRUE(same_table_law(table_statistics(exact_noise(kSexByAge, 2, 23, b, kDraws, 912), 2, 23), naive,
                        "2 x 23 congenial exact vs naive rejection"));
   EXPECT_FALSE(same_table_law(table_statistics(exact_noise(kSexByAge, 2, 23, Rational{46, 5}, kDraws, 913), 2, 23),

@@ -26,8 +26,8 @@ namespace invariant_dp {
 namespace {
 
 using namespace chi_square_test;
-constexpr std::size_t kCells = 5;
-constexpr std::size_t kDraws = 5000;
+constexpr std::size_t kOneSumCells = 5;
+constexpr std::size_t kChainDraws = 5000;
 
 struct Histograms {
   std::map<std::int64_t, std::int64_t> abs_first, first_two;
@@ -39,8 +39,8 @@ struct Histograms {
 
 LatticeBasis sum_zero_basis() {
   LatticeBasis basis;
-  basis.dimension = kCells;
-  for (std::size_t j = 0; j + 1 < kCells; ++j) {
+  basis.dimension = kOneSumCells;
+  for (std::size_t j = 0; j + 1 < kOneSumCells; ++j) {
     basis.columns.push_back(LatticeVector{{std::uint32_t(j), std::uint32_t(j + 1)}, {1, -1}});
   }
   return basis;
@@ -69,7 +69,7 @@ Histograms mcmc_sample(const mcmc::Target& target, std::uint64_t seed) {
   }
   const std::uint64_t burn_in = 10 * std::uint64_t(longest);
   Histograms h;
-  for (std::size_t d = 0; d < kDraws; ++d) {
+  for (std::size_t d = 0; d < kChainDraws; ++d) {
     mcmc::LatticeChain chain(model);
     chain.reset_from_proposal(*rng);
     chain.run(burn_in, *rng, Interrupts());
@@ -80,26 +80,26 @@ Histograms mcmc_sample(const mcmc::Target& target, std::uint64_t seed) {
 
 template <typename Sampler>
 Histograms exact_sample(Sampler sample, std::uint64_t seed) {
-  std::vector<std::uint32_t> groups(kCells * kDraws);
-  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = std::uint32_t(i / kCells);
+  std::vector<std::uint32_t> groups(kOneSumCells * kChainDraws);
+  for (std::size_t i = 0; i < groups.size(); ++i) groups[i] = std::uint32_t(i / kOneSumCells);
   std::vector<std::int64_t> z(groups.size());
   auto rng = make_seeded_random_source(seed);
-  sample(*rng, groups.data(), groups.size(), kDraws, z.data());
+  sample(*rng, groups.data(), groups.size(), kChainDraws, z.data());
   Histograms h;
-  for (std::size_t d = 0; d < kDraws; ++d) h.add(z.data() + d * kCells);
+  for (std::size_t d = 0; d < kChainDraws; ++d) h.add(z.data() + d * kOneSumCells);
   return h;
 }
 
 void expect_same_law(const Histograms& a, const Histograms& b, const char* what) {
-  for (const ChiSquare& r : {two_sample(a.abs_first, kDraws, b.abs_first, kDraws),
-                             two_sample(a.first_two, kDraws, b.first_two, kDraws)}) {
+  for (const ChiSquare& r : {two_sample(a.abs_first, kChainDraws, b.abs_first, kChainDraws),
+                             two_sample(a.first_two, kChainDraws, b.first_two, kChainDraws)}) {
     report(what, r);
     EXPECT_TRUE(r.passes()) << what;
   }
 }
 
 void expect_different_law(const Histograms& a, const Histograms& b, const char* what) {
-  const ChiSquare r = two_sample(a.abs_first, kDraws, b.abs_first, kDraws);
+  const ChiSquare r = two_sample(a.abs_first, kChainDraws, b.abs_first, kChainDraws);
   report(what, r);
   EXPECT_FALSE(r.passes()) << what << ": the test cannot tell a 25% wider law apart";
 }

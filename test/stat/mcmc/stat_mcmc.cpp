@@ -174,14 +174,14 @@ class ExactChainLaw {
   Proposal sweep_, moves_;
 };
 
-struct ChiSquare {
+struct McmcChiSquare {
   double statistic;
   int df;
   double critical;
 };
 
 // Bins: each state expecting >= 5 of N draws, the rest pooled.
-ChiSquare chi_square(const std::vector<long>& counts, const std::vector<double>& q, long n_draws) {
+McmcChiSquare mcmc_chi_square(const std::vector<long>& counts, const std::vector<double>& q, long n_draws) {
   double stat = 0, pooled_q = 0;
   long pooled_n = 0;
   int bins = 0;
@@ -251,9 +251,9 @@ void check_small_lattice(const SmallLattice& lat, const SamplerConfig& cfg, long
     ASSERT_GE(s, 0) << "draw outside the box";
     ++counts[s];
   }
-  const ChiSquare right = chi_square(counts, q, draws);
+  const McmcChiSquare right = mcmc_chi_square(counts, q, draws);
   const std::vector<double> qw = target_pmf(lat, wrong(cfg.target));
-  const ChiSquare bad = chi_square(counts, qw, draws);
+  const McmcChiSquare bad = mcmc_chi_square(counts, qw, draws);
   std::printf("%-26s n=%3d lambda_burn=%.3f chi2=%6.1f df=%3d crit=%.1f | wrong law: chi2=%5.0f crit=%.1f\n", name,
               n, lambda_burn, right.statistic, right.df, right.critical, bad.statistic, bad.critical);
   EXPECT_LT(right.statistic, right.critical) << name;

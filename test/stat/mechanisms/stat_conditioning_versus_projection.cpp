@@ -36,10 +36,10 @@ using invariant_dp::test_tables::grid;
 
 namespace {
 
-constexpr int kGroups = 40000;
-constexpr double kZ = 5;
+constexpr int kProjectionGroups = 40000;
+constexpr double kZProjection = 5;
 
-ReleaseRequest request(const std::string& mechanism, double epsilon, double delta = 0) {
+ReleaseRequest projection_request(const std::string& mechanism, double epsilon, double delta = 0) {
   RawRequest raw;
   raw.mechanism = mechanism;
   raw.epsilon = epsilon;
@@ -56,11 +56,12 @@ struct GroupNoise {
 };
 
 GroupNoise release_noise(const std::string& mechanism, double epsilon, double delta, std::uint64_t seed) {
-  const auto table = grid({"g", "c"}, {kGroups, 3}, std::vector<std::int64_t>(3 * kGroups, 50));
+  const auto table = grid({"g", "c"}, {kProjectionGroups, 3}, std::vector<std::int64_t>(3 * kProjectionGroups, 50));
   auto rng = make_seeded_random_source(seed);
-  const auto result = run_release(table.keys(), table.counts.data(), request(mechanism, epsilon, delta), *rng, Interrupts());
+  const auto result =
+      run_release(table.keys(), table.counts.data(), projection_request(mechanism, epsilon, delta), *rng, Interrupts());
   GroupNoise out;
-  for (int g = 0; g < kGroups; ++g) {
+  for (int g = 0; g < kProjectionGroups; ++g) {
     const auto value = [&](int i) {
       return result.integer_output ? double(result.integer_values[i]) : result.values[i];
     };
@@ -95,7 +96,7 @@ TEST(ConditioningVersusProjection, LaplaceSumOfThreeVariances) {
   EXPECT_NEAR(want_conditioned / (b * b), 5.0 / 6.0, 2e-3);
   EXPECT_NEAR(want_projected / (b * b), 4.0 / 3.0, 2e-3);
 
-  const double n = kGroups;
+  const double n = kProjectionGroups;
   const double se_conditioned = std::sqrt((3.5 - 25.0 / 36.0) / n) * b * b;
   const double se_projected = std::sqrt((8.0 - 16.0 / 9.0) / n) * b * b;
   const double var_conditioned = mean_product(conditioned.first, conditioned.first);
@@ -103,11 +104,11 @@ TEST(ConditioningVersusProjection, LaplaceSumOfThreeVariances) {
   std::cout << "[stat] n=3 sum, b=20: conditioning Var/b^2 = " << var_conditioned / (b * b) << " (theory 5/6 = "
             << 5.0 / 6 << "), projection Var/b^2 = " << var_projected / (b * b) << " (theory 4/3), SEs "
             << se_conditioned / (b * b) << ", " << se_projected / (b * b) << "\n";
-  EXPECT_LT(std::fabs(var_conditioned - want_conditioned), kZ * se_conditioned);
-  EXPECT_LT(std::fabs(var_projected - want_projected), kZ * se_projected);
+  EXPECT_LT(std::fabs(var_conditioned - want_conditioned), kZProjection * se_conditioned);
+  EXPECT_LT(std::fabs(var_projected - want_projected), kZProjection * se_projected);
   // Power: each sample rejects the other family's law.
-  EXPECT_GT(std::fabs(var_conditioned - want_projected), kZ * se_projected);
-  EXPECT_GT(std::fabs(var_projected - want_conditioned), kZ * se_conditioned);
+  EXPECT_GT(std::fabs(var_conditioned - want_projected), kZProjection * se_projected);
+  EXPECT_GT(std::fabs(var_projected - want_conditioned), kZProjection * se_conditioned);
 }
 
 TEST(ConditioningVersusProjection, GaussianLawsHaveTheSameCovariance) {
@@ -116,7 +117,7 @@ TEST(ConditioningVersusProjection, GaussianLawsHaveTheSameCovariance) {
   // Var = 2/3 sigma^2, Cov = -1/3 sigma^2 within a group of 3.
   const GroupNoise projected = release_noise("subspace_gaussian", 0.5, 1e-6, 41);
   const GroupNoise conditioned = release_noise("integer_gaussian", 0.5, 1e-6, 42);
-  const double n = kGroups;
+  const double n = kProjectionGroups;
   for (const GroupNoise* s : {&projected, &conditioned}) {
     const double sigma2 = s->scale * s->scale;
     const double var = 2.0 / 3.0 * sigma2, cov = -1.0 / 3.0 * sigma2;
@@ -124,10 +125,10 @@ TEST(ConditioningVersusProjection, GaussianLawsHaveTheSameCovariance) {
     const double got_var = mean_product(s->first, s->first), got_cov = mean_product(s->first, s->second);
     std::cout << "[stat] Gaussian, sigma^2 = " << sigma2 << ": Var " << got_var << " (theory " << var << "), Cov "
               << got_cov << " (theory " << cov << ")\n";
-    EXPECT_LT(std::fabs(got_var - var), kZ * se_var);
-    EXPECT_LT(std::fabs(got_cov - cov), kZ * se_cov);
+    EXPECT_LT(std::fabs(got_var - var), kZProjection * se_var);
+    EXPECT_LT(std::fabs(got_cov - cov), kZProjection * se_cov);
     // Power: the unprojected law (Var sigma^2, Cov 0) is rejected.
-    EXPECT_GT(std::fabs(got_var - sigma2), kZ * std::sqrt(2 * sigma2 * sigma2 / n));
-    EXPECT_GT(std::fabs(got_cov), kZ * std::sqrt(sigma2 * sigma2 / n));
+    EXPECT_GT(std::fabs(got_var - sigma2), kZProjection * std::sqrt(2 * sigma2 * sigma2 / n));
+    EXPECT_GT(std::fabs(got_cov), kZProjection * std::sqrt(sigma2 * sigma2 / n));
   }
 }

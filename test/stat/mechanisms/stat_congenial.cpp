@@ -37,8 +37,8 @@ using invariant_dp::test_tables::TestTable;
 
 namespace {
 
-constexpr int kDraws = 20000;
-constexpr double kAlpha = 1e-6;
+constexpr int kCongenialDraws = 20000;
+constexpr double kCongenialAlpha = 1e-6;
 
 using Table = std::vector<std::int64_t>;
 
@@ -107,15 +107,15 @@ struct Verdict {
 Verdict compare(const std::map<Table, double>& law, const std::map<Table, std::int64_t>& counts, double chain_tv) {
   Verdict v;
   double expected_tv = 0;
-  for (const auto& [y, p] : law) expected_tv += 0.5 * std::sqrt(p * (1 - p) / kDraws);
-  v.threshold = expected_tv + std::sqrt(std::log(1 / kAlpha) / (2.0 * kDraws)) + chain_tv;
+  for (const auto& [y, p] : law) expected_tv += 0.5 * std::sqrt(p * (1 - p) / kCongenialDraws);
+  v.threshold = expected_tv + std::sqrt(std::log(1 / kCongenialAlpha) / (2.0 * kCongenialDraws)) + chain_tv;
   for (const auto& [y, p] : law) {
     const auto it = counts.find(y);
-    v.tv += 0.5 * std::fabs((it == counts.end() ? 0.0 : double(it->second) / kDraws) - p);
+    v.tv += 0.5 * std::fabs((it == counts.end() ? 0.0 : double(it->second) / kCongenialDraws) - p);
   }
   for (const auto& [y, c] : counts)
-    if (!law.count(y)) v.tv += 0.5 * double(c) / kDraws;
-  v.chi2 = chi_square_test::goodness_of_fit(law, counts, kDraws);
+    if (!law.count(y)) v.tv += 0.5 * double(c) / kCongenialDraws;
+  v.chi2 = chi_square_test::goodness_of_fit(law, counts, kCongenialDraws);
   return v;
 }
 
@@ -123,7 +123,7 @@ std::map<Table, std::int64_t> draws(CongenialSetup& setup, std::uint64_t seed) {
   auto rng = make_seeded_random_source(seed);
   std::map<Table, std::int64_t> counts;
   SamplerReport report;
-  for (int k = 0; k < kDraws; ++k) ++counts[draw_congenial(setup, *rng, Interrupts(), report)];
+  for (int k = 0; k < kCongenialDraws; ++k) ++counts[draw_congenial(setup, *rng, Interrupts(), report)];
   return counts;
 }
 
@@ -248,7 +248,7 @@ TEST(CongenialNoMargin, ChainsReachTheExactLawAtLargeCounts) {
     std::vector<std::map<Table, std::int64_t>> cells(x.size());
     auto rng = make_seeded_random_source(sampler[0] == 'm' ? 401 : 402);
     SamplerReport report;
-    for (int k = 0; k < kDraws; ++k) {
+    for (int k = 0; k < kCongenialDraws; ++k) {
       const Table y = draw_congenial(setup, *rng, Interrupts(), report);
       for (std::size_t i = 0; i < x.size(); ++i) ++cells[i][Table{y[i]}];
     }
@@ -266,12 +266,12 @@ TEST(CongenialNoMargin, ChainsReachTheExactLawAtLargeCounts) {
     };
     bool wrong_rejected = false;
     for (std::size_t i = 0; i < x.size(); ++i) {
-      const auto fit = chi_square_test::goodness_of_fit(law_at(i, b), cells[i], kDraws);
+      const auto fit = chi_square_test::goodness_of_fit(law_at(i, b), cells[i], kCongenialDraws);
       chi_square_test::report(std::string("congenial no margin ") + sampler + ", cell " + std::to_string(x[i]), fit);
-      EXPECT_LT(fit.statistic, chi_square_test::chi2_critical(fit.df, kAlpha / double(x.size())))
+      EXPECT_LT(fit.statistic, chi_square_test::chi2_critical(fit.df, kCongenialAlpha / double(x.size())))
           << sampler << ", count " << x[i];
-      const auto wrong = chi_square_test::goodness_of_fit(law_at(i, 2.6 / 2 * b), cells[i], kDraws);
-      wrong_rejected |= wrong.statistic > chi_square_test::chi2_critical(wrong.df, kAlpha / double(x.size()));
+      const auto wrong = chi_square_test::goodness_of_fit(law_at(i, 2.6 / 2 * b), cells[i], kCongenialDraws);
+      wrong_rejected |= wrong.statistic > chi_square_test::chi2_critical(wrong.df, kCongenialAlpha / double(x.size()));
     }
     EXPECT_TRUE(wrong_rejected) << sampler << ": the draws also fit the law at 1.3 b";
   }

@@ -70,7 +70,7 @@ double shown_probability(const DpSipsLaw& law, double v, double sigma_scale = 1,
 
 // Sum of squared z of each class's share shown against p (chi-square with
 // one degree of freedom per class under the law).
-double chi_square(const std::map<int, double>& shown, const std::map<int, double>& p, double cells) {
+double sips_chi_square(const std::map<int, double>& shown, const std::map<int, double>& p, double cells) {
   double total = 0;
   for (const auto& [key, count] : shown) {
     const double q = std::min(1 - 1e-12, std::max(1e-12, p.at(key)));
@@ -142,9 +142,9 @@ TEST(DpSipsStat, SharesShownFollowTheWeightedLaw) {
   double fit = 0, off_weights = 0, off_sigma = 0;
   for (const auto& [b, n_cells] : cells_of) {
     const std::map<int, double> one = {{b, count[b]}};
-    fit += chi_square(one, stated, n_cells);
-    off_weights += chi_square(one, unweighted, n_cells);
-    off_sigma += chi_square(one, wide, n_cells);
+    fit += sips_chi_square(one, stated, n_cells);
+    off_weights += sips_chi_square(one, unweighted, n_cells);
+    off_sigma += sips_chi_square(one, wide, n_cells);
   }
   const double critical = chi2_critical(int(cells_of.size()), kAlpha);
   std::cout << "[stat] dp_sips one round: chi2 " << fit << " (df " << cells_of.size() << ", critical " << critical
@@ -179,8 +179,8 @@ TEST(DpSipsStat, RoundsShowACellUnlessEveryRoundHidesIt) {
     wide[int(n)] = shown_probability(law, v, 1.1);
   }
   const double critical = chi2_critical(int(ns.size()), kAlpha);
-  const double fit = chi_square(count, stated, kCells), last = chi_square(count, last_only, kCells),
-               off = chi_square(count, wide, kCells);
+  const double fit = sips_chi_square(count, stated, kCells), last = sips_chi_square(count, last_only, kCells),
+               off = sips_chi_square(count, wide, kCells);
   std::cout << "[stat] dp_sips three rounds: chi2 " << fit << " (df " << ns.size() << ", critical " << critical
             << "); power: last round alone " << last << ", sigma x 1.1 " << off << "\n";
   EXPECT_LT(fit, critical);
@@ -232,7 +232,7 @@ TEST(DpSipsStat, ReleasesShowCellsByTheStatedLawWithUnbiasedCounts) {
     unweighted[int(n)] = shown_probability(law, double(n * dp_sips_weight(3)));
   }
   const double critical = chi2_critical(int(ns.size()), kAlpha);
-  const double fit = chi_square(count, stated, 2 * kPairs), off = chi_square(count, unweighted, 2 * kPairs);
+  const double fit = sips_chi_square(count, stated, 2 * kPairs), off = sips_chi_square(count, unweighted, 2 * kPairs);
   // The counts: discrete Laplace of scale G R / (epsilon / 2) = 3, variance 2a / (1 - a)^2, a = e^(-1/3).
   const double a = std::exp(-1.0 / 3), variance = 2 * a / ((1 - a) * (1 - a));
   const double z_mean = error_sum / n_shown / std::sqrt(variance / n_shown);

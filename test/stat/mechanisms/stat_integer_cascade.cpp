@@ -67,7 +67,7 @@ Eigen::Matrix4d leaf_covariance_4(const HierarchyTree& tree, const CascadeLaw& l
 }
 
 // P(z) ~ exp(-z^T A z / 2) on [-R, R]^4 (only sum z = 0 when root_fixed).
-std::map<Leaves, double> law_on_box(const Eigen::Matrix4d& A, bool root_fixed) {
+std::map<Leaves, double> cascade_law_on_box(const Eigen::Matrix4d& A, bool root_fixed) {
   constexpr int R = 7;
   std::map<Leaves, double> p;
   double total = 0;
@@ -162,7 +162,7 @@ TEST(StatIntegerCascade, FourLeavesFollowTheEnumeratedLaw) {
   const auto tree = HierarchyTree::perfect_binary(2, Interrupts());
   const CascadeLaw law = CascadeLaw::uniform(tree, 0.25);
   const Eigen::Matrix4d sigma = leaf_covariance_4(tree, law);
-  const auto target = law_on_box(sigma.inverse(), false);
+  const auto target = cascade_law_on_box(sigma.inverse(), false);
   IntegerCascadeOptions tables, rejection, bare;
   tables.draws = IntegerCascadeOptions::Draws::tables;
   rejection.draws = IntegerCascadeOptions::Draws::rejection;
@@ -172,7 +172,7 @@ TEST(StatIntegerCascade, FourLeavesFollowTheEnumeratedLaw) {
   EXPECT_TRUE(
       fit(target, sampler_counts(tree, law, rejection, 102, kDraws), kDraws, "4 leaves, rejection").passes());
   // Power.
-  const auto swapped = law_on_box(sigma, false);
+  const auto swapped = cascade_law_on_box(sigma, false);
   EXPECT_FALSE(fit(target, inversion_counts(swapped, 103, kDraws), kDraws, "power: Sigma for Sigma^-1").chi2.passes());
   const Fit no_coins = fit(target, sampler_counts(tree, law, bare, 104, kDraws), kDraws, "power: no correction");
   EXPECT_FALSE(no_coins.chi2.passes());
@@ -189,7 +189,7 @@ TEST(StatIntegerCascade, ThreeWaySplitAndAChain) {
   const auto tree = HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2}, Interrupts());
   ASSERT_EQ(tree.n_leaves(), 4u);
   const CascadeLaw law(tree, {0.5, 0.3, 0.25});
-  const auto target = law_on_box(leaf_covariance_4(tree, law).inverse(), false);
+  const auto target = cascade_law_on_box(leaf_covariance_4(tree, law).inverse(), false);
   IntegerCascadeOptions tables, rejection, bare;
   tables.draws = IntegerCascadeOptions::Draws::tables;
   rejection.draws = IntegerCascadeOptions::Draws::rejection;
@@ -206,7 +206,7 @@ TEST(StatIntegerCascade, FourLeavesWithAnExactTotal) {
   constexpr std::size_t kDraws = 200000;
   const auto tree = HierarchyTree::perfect_binary(2, Interrupts());
   const CascadeLaw law = CascadeLaw::uniform(tree, 0.25).conditioned_on(tree, {0});
-  const auto target = law_on_box(pinv(leaf_covariance_4(tree, law)), true);
+  const auto target = cascade_law_on_box(pinv(leaf_covariance_4(tree, law)), true);
   IntegerCascadeOptions tables, bare;
   tables.draws = IntegerCascadeOptions::Draws::tables;
   bare.draws = IntegerCascadeOptions::Draws::tables;
@@ -351,19 +351,19 @@ HierarchyTree fanout_tree() {
   return HierarchyTree::from_parents(parent, Interrupts());
 }
 
-struct Moments {
+struct IntegerMoments {
   std::vector<double> mean, square;   // per node
   std::vector<double> product_first;  // per node: E X_v X_{next sibling} (0 for last children)
 };
 
-Moments moments_of(const HierarchyTree& tree, const CascadeLaw& law, std::uint64_t seed, std::size_t n) {
+IntegerMoments moments_of(const HierarchyTree& tree, const CascadeLaw& law, std::uint64_t seed, std::size_t n) {
   IntegerCascadeOptions tables;
   tables.draws = IntegerCascadeOptions::Draws::tables;
   const IntegerCascadeSampler sampler(tree, law, Interrupts(), tables);
   auto rng = make_seeded_random_source(seed);
   std::vector<std::int64_t> nodes(tree.n_nodes());
-  Moments m{std::vector<double>(tree.n_nodes()), std::vector<double>(tree.n_nodes()),
-            std::vector<double>(tree.n_nodes())};
+  IntegerMoments m{std::vector<double>(tree.n_nodes()), std::vector<double>(tree.n_nodes()),
+                   std::vector<double>(tree.n_nodes())};
   for (std::size_t t = 0; t < n; ++t) {
     sampler.sample(*rng, nodes.data(), Interrupts());
     for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
@@ -382,7 +382,7 @@ Moments moments_of(const HierarchyTree& tree, const CascadeLaw& law, std::uint64
 }
 
 // Each level's first node: R S^2 within chi-square bounds of [lower, upper].
-bool variances_pass(const HierarchyTree& tree, const CascadeLaw& law, double B, const Moments& m, double n,
+bool variances_pass(const HierarchyTree& tree, const CascadeLaw& law, double B, const IntegerMoments& m, double n,
                     const std::string& what) {
   bool ok = true;
   for (unsigned d = 0; d <= tree.height(); ++d) {
@@ -397,7 +397,7 @@ bool variances_pass(const HierarchyTree& tree, const CascadeLaw& law, double B, 
 }
 
 // The first pair of siblings of each depth >= 1 against its published covariance.
-bool covariances_pass(const HierarchyTree& tree, const CascadeLaw& law, double B, const Moments& m, double n,
+bool covariances_pass(const HierarchyTree& tree, const CascadeLaw& law, double B, const IntegerMoments& m, double n,
                       const std::string& what) {
   bool ok = true;
   for (unsigned d = 1; d <= tree.height(); ++d) {
@@ -429,14 +429,14 @@ TEST(StatIntegerCascade, LevelVariancesCovariancesAndMeans) {
   const CascadeLaw law(tree, {12, 6, 4, 3});
   const double B = integer_cascade_variance_deficit_bound(IntegerSplits(tree, law, Interrupts()));
   std::cout << "[stat] variance deficit bound B = " << B << "\n";
-  const Moments m = moments_of(tree, law, 201, kDraws);
+  const IntegerMoments m = moments_of(tree, law, 201, kDraws);
   EXPECT_TRUE(variances_pass(tree, law, B, m, kDraws, "levels"));
   EXPECT_TRUE(covariances_pass(tree, law, B, m, kDraws, "levels"));
   EXPECT_TRUE(means_pass(tree, law, m.mean, kDraws));
   // Power.
-  const Moments high_leaves = moments_of(tree, CascadeLaw(tree, {12, 6, 4, 3 * 1.06}), 202, kDraws);
+  const IntegerMoments high_leaves = moments_of(tree, CascadeLaw(tree, {12, 6, 4, 3 * 1.06}), 202, kDraws);
   EXPECT_FALSE(variances_pass(tree, law, B, high_leaves, kDraws, "power: leaves 6% high"));
-  const Moments high_middle = moments_of(tree, CascadeLaw(tree, {12, 6, 4 * 1.2, 3}), 203, kDraws);
+  const IntegerMoments high_middle = moments_of(tree, CascadeLaw(tree, {12, 6, 4 * 1.2, 3}), 203, kDraws);
   EXPECT_FALSE(covariances_pass(tree, law, B, high_middle, kDraws, "power: depth 2 20% high"));
   std::vector<double> shifted = m.mean;
   shifted[tree.level_begin(3)] += 0.05 * std::sqrt(3.0);
@@ -445,7 +445,7 @@ TEST(StatIntegerCascade, LevelVariancesCovariancesAndMeans) {
 
 // ---- 3. the CDF-table discrete Gaussian ----------------------------------
 
-std::map<std::int64_t, double> pmf(double s2, double centre) {
+std::map<std::int64_t, double> cascade_pmf(double s2, double centre) {
   std::map<std::int64_t, double> p;
   double total = 0;
   const auto reach = static_cast<std::int64_t>(std::ceil(12 * std::sqrt(s2))) + 2;
@@ -467,13 +467,13 @@ TEST(StatDiscreteGaussianTable, MatchesThePmf) {
     std::map<std::int64_t, std::int64_t> counts;
     for (std::size_t t = 0; t < kDraws; ++t) ++counts[table.sample(*rng)];
     const std::string what = "table s2 = " + std::to_string(s2) + ", centre = " + std::to_string(centre);
-    const ChiSquare good = goodness_of_fit(pmf(s2, centre), counts, kDraws);
+    const ChiSquare good = goodness_of_fit(cascade_pmf(s2, centre), counts, kDraws);
     report(what, good);
     EXPECT_TRUE(good.passes()) << what;
-    const ChiSquare wide = goodness_of_fit(pmf(1.1 * s2, centre), counts, kDraws);
+    const ChiSquare wide = goodness_of_fit(cascade_pmf(1.1 * s2, centre), counts, kDraws);
     report(what + ", power: 1.1 s2", wide);
     EXPECT_FALSE(wide.passes()) << what;
-    const ChiSquare moved = goodness_of_fit(pmf(s2, centre + 1.0 / double(c.Q + 1)), counts, kDraws);
+    const ChiSquare moved = goodness_of_fit(cascade_pmf(s2, centre + 1.0 / double(c.Q + 1)), counts, kDraws);
     report(what + ", power: centre moved", moved);
     EXPECT_FALSE(moved.passes()) << what;
   }

@@ -33,10 +33,10 @@ using chi_square_test::report;
 using test_tables::TextKeys;
 using test_tables::UnitCells;
 using test_tables::UnitTable;
-constexpr double kZCritical = 4.8916;
+constexpr double kZUnit = 4.8916;
 
 // The exact law of an integer noise, as a pmf over [-span, span].
-std::map<std::int64_t, double> pmf(double a_or_sigma2, bool laplace, std::int64_t span) {
+std::map<std::int64_t, double> unit_pmf(double a_or_sigma2, bool laplace, std::int64_t span) {
   std::map<std::int64_t, double> p;
   double total = 0;
   for (std::int64_t x = -span; x <= span; ++x) {
@@ -122,9 +122,9 @@ TEST(PrivacyUnitStat, NoiseScaleFollowsTheBounds) {
   std::map<std::string, std::map<std::int64_t, double>> laws;
   for (const char* groups : {"1", "4"}) {
     const double g = std::stod(groups);
-    const auto laplace = pmf(std::exp(-1 / (2 * g)), true, 800);
+    const auto laplace = unit_pmf(std::exp(-1 / (2 * g)), true, 800);
     const Rational sigma2 = lattice_gaussian_sigma2(1.0, 1e-6, 2 * g);
-    const auto gaussian = pmf(sigma2.to_double(), false, 400);
+    const auto gaussian = unit_pmf(sigma2.to_double(), false, 400);
     laws[std::string("discrete_laplace ") + groups] = laplace;
     laws[std::string("discrete_gaussian ") + groups] = gaussian;
   }
@@ -141,8 +141,8 @@ TEST(PrivacyUnitStat, NoiseScaleFollowsTheBounds) {
       const double z_wrong = variance_z(squares, kCells, laws[other]);
       std::cout << "[stat] " << name << ": noise variance " << squares / kCells << " (law "
                 << moment(laws[name], 2) << "), z = " << z << "; against " << other << ": z = " << z_wrong << "\n";
-      EXPECT_LT(std::fabs(z), kZCritical) << name;
-      EXPECT_GT(std::fabs(z_wrong), kZCritical) << name << " (power)";
+      EXPECT_LT(std::fabs(z), kZUnit) << name;
+      EXPECT_GT(std::fabs(z_wrong), kZUnit) << name << " (power)";
     }
   }
 }
@@ -166,7 +166,7 @@ TEST(PrivacyUnitStat, ACellOfOneUnitIsShownWithProbabilityAtMostDelta) {
     const SelectionLaw law = calibrate_selection(laplace ? SelectionMethod::Laplace : SelectionMethod::Gaussian, 0.5,
                                                  selection_delta, 1, true);
     const double parameter = law.noise_parameter.to_double();
-    const auto noise = pmf(laplace ? std::exp(-1 / parameter) : parameter, laplace, 2000);
+    const auto noise = unit_pmf(laplace ? std::exp(-1 / parameter) : parameter, laplace, 2000);
     const double p = tail_at_least(noise, law.threshold - 1);
     const double p_wrong = tail_at_least(noise, law.threshold - 2);
     ASSERT_LE(p, selection_delta);
@@ -177,8 +177,8 @@ TEST(PrivacyUnitStat, ACellOfOneUnitIsShownWithProbabilityAtMostDelta) {
     std::cout << "[stat] " << c.method << " selection, threshold " << law.threshold << ": shown " << observed
               << " (law " << p << ", delta " << selection_delta << "), z = " << z << "; threshold - 1 (power): z = "
               << z_wrong << "\n";
-    EXPECT_LT(std::fabs(z), kZCritical);
-    EXPECT_GT(std::fabs(z_wrong), kZCritical);
+    EXPECT_LT(std::fabs(z), kZUnit);
+    EXPECT_GT(std::fabs(z_wrong), kZUnit);
     EXPECT_LT(observed, selection_delta);
   }
 }
@@ -208,11 +208,11 @@ TEST(PrivacyUnitStat, ShownCountsAreUnbiasedAndBigCellsAlwaysShown) {
       }
   }
   // Counts: discrete Laplace of scale 2 / (epsilon / 2) = 4 (replace_one).
-  const auto counts_noise = pmf(std::exp(-1 / 4.0), true, 800);
+  const auto counts_noise = unit_pmf(std::exp(-1 / 4.0), true, 800);
   const double sd = std::sqrt(moment(counts_noise, 2) / double(shown));
   const double mean = sum / double(shown);
   // The bias reusing the selection's noise would give: E[N | N >= 0].
-  const auto selection_noise = pmf(std::exp(-1 / law.noise_parameter.to_double()), true, 400);
+  const auto selection_noise = unit_pmf(std::exp(-1 / law.noise_parameter.to_double()), true, 400);
   double reused = 0;
   for (const auto& [x, w] : selection_noise)
     if (x >= 0) reused += x * w;
@@ -220,8 +220,8 @@ TEST(PrivacyUnitStat, ShownCountsAreUnbiasedAndBigCellsAlwaysShown) {
   std::cout << "[stat] counts at the threshold: " << shown << " shown of " << 4 * kCells << ", mean error " << mean
             << " (sd " << sd << "); reused selection noise would give " << reused << "\n";
   EXPECT_GT(shown, std::size_t(kCells));  // about half of 4 * kCells
-  EXPECT_LT(std::fabs(mean / sd), kZCritical);
-  EXPECT_GT(std::fabs((mean - reused) / sd), kZCritical);
+  EXPECT_LT(std::fabs(mean / sd), kZUnit);
+  EXPECT_GT(std::fabs((mean - reused) / sd), kZUnit);
 }
 
 // Selection on the counts themselves (noisy_count): a cell of true count c
@@ -241,7 +241,7 @@ TEST(PrivacyUnitStat, NoisyCountShowsACellIffItsCountReachesTheThreshold) {
     const SelectionLaw law = calibrate_noisy_count(!laplace, parameter, 1.0, 0.3, 1, 1, true);
     const std::int64_t tau = law.threshold;
     ASSERT_GE(tau, 3);
-    const auto noise = pmf(laplace ? std::exp(-1 / parameter.to_double()) : parameter.to_double(), laplace, 400);
+    const auto noise = unit_pmf(laplace ? std::exp(-1 / parameter.to_double()) : parameter.to_double(), laplace, 400);
     const std::vector<std::int64_t> counts = {1, tau - 1, tau, tau + 1};
     UnitTable table;
     int unit = 0;

@@ -43,7 +43,7 @@ using invariant_dp::mechanism_release::request;
 
 namespace {
 
-constexpr double kZ = 4.89;
+constexpr double kZNonnegative = 4.89;
 
 // The law of twice y_1 for the pair (x1, x2) at scale b.
 noise_laws::Pmf twice_real_law(std::int64_t x1, std::int64_t total, double b) {
@@ -69,8 +69,8 @@ int shares_outside_bounds(const std::vector<std::int64_t>& z1, std::int64_t x1, 
   for (std::int64_t j = 1; j <= total; ++j) {
     const double share = double(std::count_if(z1.begin(), z1.end(), [j](std::int64_t v) { return v >= j; })) / n;
     const double low = at_least(law, 2 * j), high = at_least(law, 2 * j - 1);
-    const bool below = share < low - kZ * std::sqrt(low * (1 - low) / n);
-    const bool above = share > high + kZ * std::sqrt(high * (1 - high) / n);
+    const bool below = share < low - kZNonnegative * std::sqrt(low * (1 - low) / n);
+    const bool above = share > high + kZNonnegative * std::sqrt(high * (1 - high) / n);
     if (print)
       std::cout << "[stat] project_nn_integer pairs at b = " << b << ": P(z_1 >= " << j << ") = " << share
                 << " in [" << low << ", " << high << "]\n";

@@ -40,8 +40,8 @@ std::vector<std::int64_t> measurable(const TruncatedGeometricSelector& law, std:
 
 // Sum over n of the squared z of the share shown, against p_{n + shift}
 // of law: chi-square with one degree of freedom per n when it is the law.
-double chi_square(const std::map<std::int64_t, double>& shown, double cells, const TruncatedGeometricSelector& law,
-                  std::int64_t shift = 0) {
+double geometric_chi_square(const std::map<std::int64_t, double>& shown, double cells,
+                            const TruncatedGeometricSelector& law, std::int64_t shift = 0) {
   double total = 0;
   for (const auto& [n, count] : shown) {
     const double p = std::min(1 - 1e-12, std::max(1e-12, probability(law, n + shift)));
@@ -56,8 +56,9 @@ double chi_square(const std::map<std::int64_t, double>& shown, double cells, con
 void expect_law_and_power(const std::string& name, const std::map<std::int64_t, double>& shown, double cells,
                           const TruncatedGeometricSelector& law, const TruncatedGeometricSelector& wrong_epsilon) {
   const double critical = chi2_critical(int(shown.size()), kAlpha);
-  const double fit = chi_square(shown, cells, law), epsilon_off = chi_square(shown, cells, wrong_epsilon);
-  const double lower = chi_square(shown, cells, law, 1), higher = chi_square(shown, cells, law, -1);
+  const double fit = geometric_chi_square(shown, cells, law),
+               epsilon_off = geometric_chi_square(shown, cells, wrong_epsilon);
+  const double lower = geometric_chi_square(shown, cells, law, 1), higher = geometric_chi_square(shown, cells, law, -1);
   std::cout << "[stat] " << name << ": chi2 " << fit << " (df " << shown.size() << ", critical " << critical
             << "); power: 1.1 epsilon " << epsilon_off << ", one unit lower " << lower << ", higher " << higher << "\n";
   EXPECT_LT(fit, critical) << name;

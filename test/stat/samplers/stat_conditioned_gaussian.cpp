@@ -47,7 +47,7 @@ namespace {
 
 using namespace chi_square_test;
 
-std::vector<std::int64_t> release_groups(std::uint64_t seed, Rational s2, std::size_t groups, std::size_t k) {
+std::vector<std::int64_t> gaussian_release_groups(std::uint64_t seed, Rational s2, std::size_t groups, std::size_t k) {
   std::vector<std::uint32_t> group_of(groups * k);
   for (std::size_t i = 0; i < group_of.size(); ++i) group_of[i] = static_cast<std::uint32_t>(i / k);
   std::vector<std::int64_t> z(group_of.size());
@@ -66,7 +66,7 @@ std::vector<std::int64_t> klein_groups(std::uint64_t seed, Rational s2, std::siz
 
 // ---- 1. k = 2 ---------------------------------------------------------------
 
-std::map<std::int64_t, double> pair_law(double s2) {
+std::map<std::int64_t, double> gaussian_pair_law(double s2) {
   std::map<std::int64_t, double> p;
   double total = 0;
   for (std::int64_t m = -400; m <= 400; ++m) total += p[m] = std::exp(-double(m) * m / s2);
@@ -77,16 +77,16 @@ std::map<std::int64_t, double> pair_law(double s2) {
 TEST(StatConditionedGaussian, PairIsDiscreteGaussianOfHalfVariance) {
   constexpr std::size_t kPairs = 300000;
   for (Rational s2 : {Rational{60, 1}, Rational{3, 2}, Rational{1, 5}}) {
-    const auto z = release_groups(31, s2, kPairs, 2);
+    const auto z = gaussian_release_groups(31, s2, kPairs, 2);
     std::map<std::int64_t, std::int64_t> counts;
     for (std::size_t g = 0; g < kPairs; ++g) {
       ASSERT_EQ(z[2 * g], -z[2 * g + 1]);
       ++counts[z[2 * g]];
     }
-    const ChiSquare fit = goodness_of_fit(pair_law(s2.to_double()), counts, kPairs);
+    const ChiSquare fit = goodness_of_fit(gaussian_pair_law(s2.to_double()), counts, kPairs);
     report("pair, sigma2 = " + std::to_string(s2.to_double()), fit);
     EXPECT_TRUE(fit.passes());
-    const ChiSquare wrong = goodness_of_fit(pair_law(s2.to_double() * 1.05), counts, kPairs);
+    const ChiSquare wrong = goodness_of_fit(gaussian_pair_law(s2.to_double() * 1.05), counts, kPairs);
     report("pair, wrong law (sigma2 5% off)", wrong);
     EXPECT_FALSE(wrong.passes());
   }
@@ -96,7 +96,7 @@ TEST(StatConditionedGaussian, PairIsDiscreteGaussianOfHalfVariance) {
 
 using Pair = std::pair<std::int64_t, std::int64_t>;
 
-std::map<Pair, double> triple_law(double s2) {
+std::map<Pair, double> gaussian_triple_law(double s2) {
   std::map<Pair, double> p;
   double total = 0;
   const std::int64_t box = static_cast<std::int64_t>(std::ceil(12 * std::sqrt(s2))) + 3;
@@ -114,22 +114,22 @@ void check_triples(const std::string& what, const std::vector<std::int64_t>& z, 
     ASSERT_EQ(z[3 * g] + z[3 * g + 1] + z[3 * g + 2], 0);
     ++counts[{z[3 * g], z[3 * g + 1]}];
   }
-  const ChiSquare fit = goodness_of_fit(triple_law(s2), counts, double(groups));
+  const ChiSquare fit = goodness_of_fit(gaussian_triple_law(s2), counts, double(groups));
   report(what, fit);
   EXPECT_TRUE(fit.passes()) << what;
-  const ChiSquare wrong = goodness_of_fit(triple_law(s2 * 1.05), counts, double(groups));
+  const ChiSquare wrong = goodness_of_fit(gaussian_triple_law(s2 * 1.05), counts, double(groups));
   report(what + ", wrong law (sigma2 5% off)", wrong);
   EXPECT_FALSE(wrong.passes()) << what;
 }
 
 TEST(StatConditionedGaussian, TripleJointLawMatchesEnumeration) {
-  check_triples("triple, sigma2 = 8", release_groups(32, Rational{8, 1}, 300000, 3), 8.0);
+  check_triples("triple, sigma2 = 8", gaussian_release_groups(32, Rational{8, 1}, 300000, 3), 8.0);
   check_triples("triple, sigma2 = 0.3, sequential sampler forced (MPFR coins)",
                 klein_groups(33, Rational{3, 10}, 200000, 3), 0.3);
   check_triples("triple, sigma2 = 0.3, public entry (sequential, MPFR coins)",
-                release_groups(34, Rational{3, 10}, 200000, 3), 0.3);
+                gaussian_release_groups(34, Rational{3, 10}, 200000, 3), 0.3);
   check_triples("triple, sigma2 = 0.2, public entry (naive rejection)",
-                release_groups(35, Rational{1, 5}, 200000, 3), 0.2);
+                gaussian_release_groups(35, Rational{1, 5}, 200000, 3), 0.2);
 }
 
 // ---- 3. k = 6 against naive rejection -----------------------------------------
@@ -172,8 +172,8 @@ TEST(StatConditionedGaussian, SixCellsAgreeWithNaiveRejection) {
   constexpr std::size_t kGroups = 200000, kK = 6;
   const Rational s2{4, 1};
   const Features naive = features(naive_groups(41, s2, kGroups, kK), kK);
-  const Features ours = features(release_groups(42, s2, kGroups, kK), kK);
-  const Features off = features(release_groups(43, Rational{21, 5}, kGroups, kK), kK);
+  const Features ours = features(gaussian_release_groups(42, s2, kGroups, kK), kK);
+  const Features off = features(gaussian_release_groups(43, Rational{21, 5}, kGroups, kK), kK);
   const double n = kGroups;
   const std::pair<const char*, std::map<std::int64_t, std::int64_t> Features::*> tests[] = {
       {"|z1|", &Features::abs1}, {"z1 + z2", &Features::sum12}, {"max |zi|", &Features::maxabs}};

@@ -151,7 +151,7 @@ std::vector<std::size_t> strides(const std::vector<std::size_t>& dims) {
 }
 
 // Z = sum_i y_i (x)_k (e_{i_k} - e_{i_k + 1}), built term by term.
-std::vector<std::int64_t> table_of(const Coordinates& y, const std::vector<std::size_t>& dims) {
+std::vector<std::int64_t> kronecker_table_of(const Coordinates& y, const std::vector<std::size_t>& dims) {
   std::vector<std::size_t> coord_dims;
   for (auto n : dims) coord_dims.push_back(n - 1);
   const auto cs = strides(coord_dims), zs = strides(dims);
@@ -201,7 +201,7 @@ std::map<Coordinates, double> cube_law(const std::vector<std::size_t>& dims, dou
   for (auto n : dims) m *= n - 1;
   return law_on_box(m, radius, s2, [&](const Coordinates& y) {
     double norm2 = 0;
-    for (auto v : table_of(y, dims)) norm2 += double(v) * double(v);
+    for (auto v : kronecker_table_of(y, dims)) norm2 += double(v) * double(v);
     return norm2;
   });
 }
@@ -220,7 +220,7 @@ TEST(StatKroneckerGaussian, ThreeWayTablesFollowTheEnumeratedLaw) {
       else
         sample_table_klein_uncorrected(*rng, s2, dims, z.data(), {});
       const Coordinates y = box_sums(z, dims);
-      ASSERT_EQ(table_of(y, dims), z);  // every line sum zero: Z is in the lattice the y span
+      ASSERT_EQ(kronecker_table_of(y, dims), z);  // every line sum zero: Z is in the lattice the y span
       ++counts[y];
     }
     const ChiSquare fit = goodness_of_fit(cube_law(dims, s2.to_double(), 4), counts, kDraws);

@@ -66,7 +66,7 @@ void draw_without_coin(RandomSource& rng, Rational b, std::size_t r, std::size_t
   for (std::size_t j = 0; j < c; ++j) z[(r - 1) * c + j] = last[j];
 }
 
-void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
+void check_rejection_against_enumeration(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
   constexpr std::size_t kDraws = 100000;
   const double bd = b.to_double();
   const int radius = int(std::ceil(10 * bd)) + 2;  // beyond: a 2 x 2 swap's cost 4R/b > 40
@@ -100,10 +100,18 @@ void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::ui
   }
 }
 
-TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn2x2) { check_against_enumeration(2, 2, Rational{2, 1}, 801); }
-TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn2x3) { check_against_enumeration(2, 3, Rational{3, 2}, 802); }
-TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn3x2) { check_against_enumeration(3, 2, Rational{3, 2}, 803); }
-TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn3x3) { check_against_enumeration(3, 3, Rational{6, 5}, 804); }
+TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn2x2) {
+  check_rejection_against_enumeration(2, 2, Rational{2, 1}, 801);
+}
+TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn2x3) {
+  check_rejection_against_enumeration(2, 3, Rational{3, 2}, 802);
+}
+TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn3x2) {
+  check_rejection_against_enumeration(3, 2, Rational{3, 2}, 803);
+}
+TEST(StatRowRejectionTable, MatchesTheEnumeratedLawOn3x3) {
+  check_rejection_against_enumeration(3, 3, Rational{6, 5}, 804);
+}
 
 // ---- 2. the acceptance estimate --------------------------------------------
 

@@ -46,7 +46,7 @@ using chi_square_test::ChiSquare;
 using chi_square_test::chi2_critical;
 using chi_square_test::gamma_q;
 using chi_square_test::kAlpha;
-constexpr double kZCritical = 4.8916;  // two-sided normal quantile at 1e-6
+constexpr double kZSampler = 4.8916;   // two-sided normal quantile at 1e-6
 constexpr double kKsCritical = 2.6941; // sqrt(ln(2/1e-6) / 2)
 constexpr int kDraws = 1000000;
 
@@ -152,9 +152,9 @@ void expect_moments(const std::string& what, const Counts& counts, const Moments
   const double z_mean = (sum / n) / std::sqrt(law.m2 / n);
   const double z_var = (sum_sq / n - law.m2) / std::sqrt((law.m4 - law.m2 * law.m2) / n);
   std::cout << "[stat] " << what << ": variance " << sum_sq / n << " vs " << law.m2 << ", z_mean = " << z_mean
-            << ", z_var = " << z_var << " (|z| < " << kZCritical << ")\n";
-  EXPECT_LT(std::fabs(z_mean), kZCritical) << what;
-  EXPECT_LT(std::fabs(z_var), kZCritical) << what;
+            << ", z_var = " << z_var << " (|z| < " << kZSampler << ")\n";
+  EXPECT_LT(std::fabs(z_mean), kZSampler) << what;
+  EXPECT_LT(std::fabs(z_var), kZSampler) << what;
 }
 
 Pmf discrete_laplace_pmf(double scale) {
@@ -373,8 +373,8 @@ void expect_continuous_law(const std::string& what, Draw draw, Cdf cdf, double v
   }
   std::cout << "[stat] " << what << ": z_mean = " << z_mean << ", z_var = " << z_var
             << ", sqrt(N) D = " << std::sqrt(n) * d << " (< " << kKsCritical << ")\n";
-  EXPECT_LT(std::fabs(z_mean), kZCritical) << what;
-  EXPECT_LT(std::fabs(z_var), kZCritical) << what;
+  EXPECT_LT(std::fabs(z_mean), kZSampler) << what;
+  EXPECT_LT(std::fabs(z_var), kZSampler) << what;
   EXPECT_LT(std::sqrt(n) * d, kKsCritical) << what;
 }
 
@@ -417,8 +417,8 @@ TEST(StatContinuous, GaussianPairsMomentsKsAndIndependence) {
       3 * std::pow(kSigma, 4));
   const double z_product = pair_z(xs, kSigma, false), z_squares = pair_z(xs, kSigma, true);
   std::cout << "[stat] gaussian pairs: z(x y) = " << z_product << ", z(x^2 y^2) = " << z_squares << "\n";
-  EXPECT_LT(std::fabs(z_product), kZCritical);
-  EXPECT_LT(std::fabs(z_squares), kZCritical);
+  EXPECT_LT(std::fabs(z_product), kZSampler);
+  EXPECT_LT(std::fabs(z_squares), kZSampler);
   std::vector<double> dependent(kDraws);
   for (std::size_t i = 0; i < dependent.size(); i += 2) {
     const double radius = kSigma * std::sqrt(-2.0 * std::log(rng->uniform_open01()));
@@ -426,14 +426,14 @@ TEST(StatContinuous, GaussianPairsMomentsKsAndIndependence) {
     dependent[i] = radius * std::cos(angle);
     dependent[i + 1] = radius * std::cos(angle + 0.3);
   }
-  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, false)), 10 * kZCritical);
+  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, false)), 10 * kZSampler);
   // A shared radius alone (independent angles) shows in the squares.
   for (std::size_t i = 0; i < dependent.size(); i += 2) {
     const double radius = kSigma * std::sqrt(-2.0 * std::log(rng->uniform_open01()));
     dependent[i] = radius * std::cos(6.283185307179586 * rng->uniform_open01());
     dependent[i + 1] = radius * std::cos(6.283185307179586 * rng->uniform_open01());
   }
-  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, true)), 10 * kZCritical);
+  EXPECT_GT(std::fabs(pair_z(dependent, kSigma, true)), 10 * kZSampler);
 }
 
 TEST(StatContinuous, LaplaceMomentsAndKs) {

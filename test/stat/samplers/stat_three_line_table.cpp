@@ -40,10 +40,11 @@ using namespace chi_square_test;
 using table_laws::same_table_law;
 using table_laws::table_statistics;
 using table_laws::TableStatistics;
-constexpr double kZCritical = 4.8916;
+constexpr double kZThreeLines = 4.8916;
 
 // `count` r x c tables, row-major one after the other.
-std::vector<std::int64_t> draw(std::size_t r, std::size_t c, Rational b, std::size_t count, std::uint64_t seed) {
+std::vector<std::int64_t> draw_three_lines(std::size_t r, std::size_t c, Rational b, std::size_t count,
+                                           std::uint64_t seed) {
   std::vector<LatticeTable> tables(count);
   for (std::size_t t = 0; t < count; ++t) {
     tables[t].shape = {r, c};
@@ -56,7 +57,8 @@ std::vector<std::int64_t> draw(std::size_t r, std::size_t c, Rational b, std::si
   return z;
 }
 
-std::map<std::int64_t, std::int64_t> keys(const std::vector<std::int64_t>& z, std::size_t r, std::size_t c) {
+std::map<std::int64_t, std::int64_t> key_counts_three_lines(const std::vector<std::int64_t>& z, std::size_t r,
+                                                            std::size_t c) {
   std::map<std::int64_t, std::int64_t> counts;
   for (std::size_t t = 0; t < z.size() / (r * c); ++t) ++counts[table_laws::key(z.data() + t * r * c, r, c)];
   return counts;
@@ -64,7 +66,7 @@ std::map<std::int64_t, std::int64_t> keys(const std::vector<std::int64_t>& z, st
 
 // ---- 1. the enumerated law -------------------------------------------------
 
-void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
+void check_three_lines_against_enumeration(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
   constexpr std::size_t kTables = 200000;
   const double bd = b.to_double();
   // A free cell at distance R costs a 2 x 2 swap's l1 norm 4R at least:
@@ -72,9 +74,10 @@ void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::ui
   const int radius = int(std::ceil(10 * bd)) + 2;
   const auto law = table_laws::l1_law(r, c, bd, radius);
   const std::string shape = std::to_string(r) + " x " + std::to_string(c);
-  const auto z = draw(r, c, b, kTables, seed);
-  const ChiSquare fit = goodness_of_fit(law, keys(z, r, c), kTables);
-  const ChiSquare off = goodness_of_fit(table_laws::l1_law(r, c, 1.1 * bd, radius), keys(z, r, c), kTables);
+  const auto z = draw_three_lines(r, c, b, kTables, seed);
+  const ChiSquare fit = goodness_of_fit(law, key_counts_three_lines(z, r, c), kTables);
+  const ChiSquare off =
+      goodness_of_fit(table_laws::l1_law(r, c, 1.1 * bd, radius), key_counts_three_lines(z, r, c), kTables);
   report(shape + " three-line exact vs enumerated law", fit);
   report(shape + "   same draws vs law at b x 1.1 (must fail)", off);
   EXPECT_TRUE(fit.passes()) << shape;
@@ -83,23 +86,29 @@ void check_against_enumeration(std::size_t r, std::size_t c, Rational b, std::ui
   std::vector<std::int64_t> wrong(kTables * r * c);
   auto rng = make_seeded_random_source(seed + 1);
   sample_three_line_without_restart(*rng, b, c, kTables, wrong.data(), {});
-  const ChiSquare bad = goodness_of_fit(law, keys(wrong, r, c), kTables);
+  const ChiSquare bad = goodness_of_fit(law, key_counts_three_lines(wrong, r, c), kTables);
   report(shape + "   second line retried without restarting the first (must fail)", bad);
   EXPECT_FALSE(bad.passes()) << shape;
 }
 
-TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2) { check_against_enumeration(3, 2, Rational{3, 2}, 501); }
-TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn2x3) { check_against_enumeration(2, 3, Rational{3, 2}, 502); }
-TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x3) { check_against_enumeration(3, 3, Rational{3, 2}, 503); }
+TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2) {
+  check_three_lines_against_enumeration(3, 2, Rational{3, 2}, 501);
+}
+TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn2x3) {
+  check_three_lines_against_enumeration(2, 3, Rational{3, 2}, 502);
+}
+TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x3) {
+  check_three_lines_against_enumeration(3, 3, Rational{3, 2}, 503);
+}
 // h = b/2 > 1: the plateau's inside points are proposed by their share and
 // kept with probability h (1 - exp(-1/h)), instead of kept with 1 - rho.
 TEST(StatThreeLineTable, MatchesTheEnumeratedLawOn3x2AtALargerScale) {
-  check_against_enumeration(3, 2, Rational{5, 2}, 504);
+  check_three_lines_against_enumeration(3, 2, Rational{5, 2}, 504);
 }
 
 // ---- 2. the row-rejection oracle -------------------------------------------
 
-void check_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
+void check_three_lines_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_t seed) {
   constexpr std::size_t kTables = 20000;
   RowRejectionSampler oracle(b, r, c);
   auto rng = make_seeded_random_source(seed);
@@ -107,16 +116,18 @@ void check_against_oracle(std::size_t r, std::size_t c, Rational b, std::uint64_
   for (std::size_t t = 0; t < kTables; ++t) oracle.sample(*rng, reference.data() + t * r * c, {});
   const TableStatistics truth = table_statistics(reference, r, c);
   const std::string shape = std::to_string(r) + " x " + std::to_string(c);
-  EXPECT_TRUE(same_table_law(table_statistics(draw(r, c, b, kTables, seed + 1), r, c), truth,
+  EXPECT_TRUE(same_table_law(table_statistics(draw_three_lines(r, c, b, kTables, seed + 1), r, c), truth,
                              shape + " three-line vs oracle"));
-  EXPECT_FALSE(same_table_law(table_statistics(draw(r, c, Rational{b.num * 11, b.den * 10}, kTables, seed + 2), r, c),
-                              truth,
-                        shape + "   b x 1.1 vs oracle (must fail)"));
+  EXPECT_FALSE(same_table_law(
+      table_statistics(draw_three_lines(r, c, Rational{b.num * 11, b.den * 10}, kTables, seed + 2), r, c), truth,
+      shape + "   b x 1.1 vs oracle (must fail)"));
 }
 
-TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8) { check_against_oracle(3, 8, Rational{3, 2}, 601); }
-TEST(StatThreeLineTable, AgreesWithRowRejectionOn7x3) { check_against_oracle(7, 3, Rational{3, 2}, 602); }
-TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8AtALargerScale) { check_against_oracle(3, 8, Rational{6, 1}, 603); }
+TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8) { check_three_lines_against_oracle(3, 8, Rational{3, 2}, 601); }
+TEST(StatThreeLineTable, AgreesWithRowRejectionOn7x3) { check_three_lines_against_oracle(7, 3, Rational{3, 2}, 602); }
+TEST(StatThreeLineTable, AgreesWithRowRejectionOn3x8AtALargerScale) {
+  check_three_lines_against_oracle(3, 8, Rational{6, 1}, 603);
+}
 
 // ---- 3. a long table -------------------------------------------------------
 
@@ -126,7 +137,7 @@ struct Scores {
 
 Scores long_table(Rational b, double variance, std::uint64_t seed) {
   constexpr std::size_t kN = 10000, kTables = 100;
-  const auto z = draw(3, kN, b, kTables, seed);
+  const auto z = draw_three_lines(3, kN, b, kTables, seed);
   double s[2] = {0, 0}, ss[2] = {0, 0};
   for (std::size_t t = 0; t < kTables; ++t) {
     const std::int64_t* table = z.data() + t * 3 * kN;
@@ -155,9 +166,9 @@ TEST(StatThreeLineTable, LongTableHasTheColumnLawsVariance) {
   std::printf("[stat] 3 x 10^4, b = 4: mean z^2 %.4f (limit %.4f), z = %.2f; half-row sum z = %.2f\n",
               exact.mean_square, variance, exact.square, exact.half);
   std::printf("[stat] 3 x 10^4, b x 1.03 (must fail): mean z^2 %.4f, z = %.2f\n", wider.mean_square, wider.square);
-  EXPECT_LT(std::fabs(exact.square), kZCritical);
-  EXPECT_LT(std::fabs(exact.half), kZCritical);
-  EXPECT_GT(std::fabs(wider.square), kZCritical);
+  EXPECT_LT(std::fabs(exact.square), kZThreeLines);
+  EXPECT_LT(std::fabs(exact.half), kZThreeLines);
+  EXPECT_GT(std::fabs(wider.square), kZThreeLines);
 }
 
 }  // namespace

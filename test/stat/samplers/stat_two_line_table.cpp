@@ -48,7 +48,7 @@ using namespace chi_square_test;
 using table_laws::same_table_law;
 using table_laws::table_statistics;
 using table_laws::TableStatistics;
-constexpr double kZCritical = 4.8916;  // two-sided normal quantile at 1e-6
+constexpr double kZTwoLines = 4.8916;  // two-sided normal quantile at 1e-6
 
 // The samplers compared: the real one and three deliberate errors. Each
 // fills `tables` tables of r x c (one of r, c is 2) row-major, one after the
@@ -165,11 +165,11 @@ TEST(StatTwoLineTable, AgreesWithRowRejectionOn12x2) { check_against_oracle(12, 
 
 // ---- 3. second moments at n = 10^4 -----------------------------------------
 
-struct Moments {
+struct TableMoments {
   double square = 0, lag = 0, half = 0;  // z-scores
 };
 
-Moments moments(Variant variant, Rational b, double variance, std::uint64_t seed, const char* label) {
+TableMoments moments(Variant variant, Rational b, double variance, std::uint64_t seed, const char* label) {
   constexpr std::size_t kN = 10000, kTables = 400;
   const auto z = draw(variant, 2, kN, b, kTables, seed);
   double s[3] = {0, 0, 0}, ss[3] = {0, 0, 0};
@@ -198,16 +198,16 @@ Moments moments(Variant variant, Rational b, double variance, std::uint64_t seed
 TEST(StatTwoLineTable, SecondMomentsAtTenThousandColumns) {
   const Rational b{4, 1};
   const double variance = conditioned_laplace_variance(half_of(b), 10000);
-  const Moments exact = moments(Variant::exact, b, variance, 301, "exact");
-  EXPECT_LT(std::fabs(exact.square), kZCritical);
-  EXPECT_LT(std::fabs(exact.lag), kZCritical);
-  EXPECT_LT(std::fabs(exact.half), kZCritical);
+  const TableMoments exact = moments(Variant::exact, b, variance, 301, "exact");
+  EXPECT_LT(std::fabs(exact.square), kZTwoLines);
+  EXPECT_LT(std::fabs(exact.lag), kZTwoLines);
+  EXPECT_LT(std::fabs(exact.half), kZTwoLines);
   // Power: 3% wider, and without conditioning (the closing cell carries
   // the whole sum's variance, so z^2 averages about twice the variance).
-  const Moments wider = moments(Variant::exact, Rational{103, 25}, variance, 302, "b x 1.03 (must fail)");
-  EXPECT_GT(std::fabs(wider.square), kZCritical);
-  const Moments unconditioned = moments(Variant::no_conditioning, b, variance, 303, "no conditioning (must fail)");
-  EXPECT_GT(std::fabs(unconditioned.square), kZCritical);
+  const TableMoments wider = moments(Variant::exact, Rational{103, 25}, variance, 302, "b x 1.03 (must fail)");
+  EXPECT_GT(std::fabs(wider.square), kZTwoLines);
+  const TableMoments unconditioned = moments(Variant::no_conditioning, b, variance, 303, "no conditioning (must fail)");
+  EXPECT_GT(std::fabs(unconditioned.square), kZTwoLines);
 }
 
 // ---- 4. the lattice Gaussian -----------------------------------------------

@@ -41,7 +41,7 @@ Pmf cell_pmf(IntegerNoise noise, std::int64_t X) {
 }
 
 // The pmf of w * (one cell).
-Pmf scaled(const Pmf& p, std::int64_t w) {
+Pmf scaled_pmf(const Pmf& p, std::int64_t w) {
   Pmf out{p.X * w, std::vector<double>(static_cast<std::size_t>(2 * p.X * w + 1), 0.0)};
   for (std::int64_t x = -p.X; x <= p.X; ++x) out.p[static_cast<std::size_t>(x * w + out.X)] = p.at(x);
   return out;
@@ -70,14 +70,14 @@ double coverage(const Pmf& p, std::int64_t t) {
   return in / all;
 }
 
-std::int64_t direct_quantile(const Pmf& p, double level) {
+std::int64_t direct_pmf_quantile(const Pmf& p, double level) {
   std::int64_t t = 0;
   while (coverage(p, t) < level) ++t;
   return t;
 }
 
-IntegerNoise laplace(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::laplace, {num, den}}; }
-IntegerNoise gaussian(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::gaussian, {num, den}}; }
+IntegerNoise laplace_noise(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::laplace, {num, den}}; }
+IntegerNoise gaussian_noise(std::uint64_t num, std::uint64_t den) { return {IntegerNoise::Kind::gaussian, {num, den}}; }
 
 // Cells taken out to this many of their scales (or standard deviations):
 // the mass left out is below 1e-20.
@@ -88,8 +88,8 @@ std::int64_t reach(IntegerNoise noise) {
 }
 
 const std::vector<IntegerNoise>& laws() {
-  static const std::vector<IntegerNoise> all{laplace(1, 2), laplace(2, 1), laplace(7, 1),
-                                             gaussian(3, 10), gaussian(3, 2), gaussian(6, 1)};
+  static const std::vector<IntegerNoise> all{laplace_noise(1, 2),   laplace_noise(2, 1),  laplace_noise(7, 1),
+                                             gaussian_noise(3, 10), gaussian_noise(3, 2), gaussian_noise(6, 1)};
   return all;
 }
 
@@ -109,7 +109,7 @@ TEST(ExactSumQuantiles, IndependentSumsEncloseTheConvolution) {
       }
       for (const double level : kLevels) {
         const Quantile q = independent_sum_quantile(noise, {{1, m}}, level, Interrupts());
-        EXPECT_EQ(q.half_width, direct_quantile(sum, level)) << noise.parameter.to_double() << " m=" << m;
+        EXPECT_EQ(q.half_width, direct_pmf_quantile(sum, level)) << noise.parameter.to_double() << " m=" << m;
         EXPECT_TRUE(q.exact);
         EXPECT_GE(q.coverage_lower, level);
         EXPECT_LT(q.narrower_upper, level);
@@ -120,9 +120,9 @@ TEST(ExactSumQuantiles, IndependentSumsEncloseTheConvolution) {
 
 // A node set over a rolled-up hierarchy: leaves weighted 1, 2 and 3.
 TEST(ExactSumQuantiles, WeightedSumsEncloseTheConvolution) {
-  for (const IntegerNoise& noise : {laplace(3, 2), gaussian(2, 1), gaussian(1, 5)}) {
+  for (const IntegerNoise& noise : {laplace_noise(3, 2), gaussian_noise(2, 1), gaussian_noise(1, 5)}) {
     const Pmf cell = cell_pmf(noise, reach(noise));
-    const Pmf sum = convolve(convolve(power(cell, 3), power(scaled(cell, 2), 2)), scaled(cell, 3));
+    const Pmf sum = convolve(convolve(power(cell, 3), power(scaled_pmf(cell, 2), 2)), scaled_pmf(cell, 3));
     const std::vector<WeightedCells> terms{{1, 3}, {2, 2}, {3, 1}};
     for (const std::int64_t t : {0, 1, 3, 8, 20}) {
       const CoverageBounds c = independent_sum_coverage(noise, terms, t, Interrupts());
@@ -130,12 +130,13 @@ TEST(ExactSumQuantiles, WeightedSumsEncloseTheConvolution) {
       EXPECT_GE(c.upper, coverage(sum, t) - kDirectSlack) << t;
     }
     for (const double level : kLevels)
-      EXPECT_EQ(independent_sum_quantile(noise, terms, level, Interrupts()).half_width, direct_quantile(sum, level));
+      EXPECT_EQ(independent_sum_quantile(noise, terms, level, Interrupts()).half_width,
+                direct_pmf_quantile(sum, level));
     // Weights with a common divisor: X = 2 X', whose half-widths are even.
-    const Pmf even = convolve(power(scaled(cell, 2), 3), power(scaled(cell, 4), 1));
+    const Pmf even = convolve(power(scaled_pmf(cell, 2), 3), power(scaled_pmf(cell, 4), 1));
     for (const double level : kLevels) {
       const Quantile q = independent_sum_quantile(noise, {{2, 3}, {4, 1}}, level, Interrupts());
-      EXPECT_EQ(q.half_width, direct_quantile(even, level));
+      EXPECT_EQ(q.half_width, direct_pmf_quantile(even, level));
       EXPECT_EQ(q.half_width % 2, 0);
     }
   }
@@ -144,7 +145,7 @@ TEST(ExactSumQuantiles, WeightedSumsEncloseTheConvolution) {
 // Sums of up to 10^6 cells: exact, and within a count or two of the normal
 // quantile at the sum's variance (the central limit theorem).
 TEST(ExactSumQuantiles, LargeSumsAreExactAndNearTheNormalQuantile) {
-  for (const IntegerNoise& noise : {laplace(104, 10), gaussian(60, 1), gaussian(1, 4)}) {
+  for (const IntegerNoise& noise : {laplace_noise(104, 10), gaussian_noise(60, 1), gaussian_noise(1, 4)}) {
     const double var = NoiseTransform(noise).variance();
     for (const std::uint64_t m : {1000u, 100000u, 1000000u}) {
       for (const double level : kLevels) {
@@ -217,7 +218,8 @@ TEST(ExactSumQuantiles, SumsOverSeveralGroupsEncloseTheConvolution) {
                                                   {{{1, 1, 0}, 2}, {{1, 0, 1}, 1}},
                                                   {{{1, 1, 0}, 3}},
                                                   {{{2, 0, 2}, 2}, {{1, 2, 1}, 1}}};
-  for (const IntegerNoise& noise : {laplace(3, 2), laplace(7, 2), gaussian(3, 2), gaussian(3, 10)}) {
+  for (const IntegerNoise& noise :
+       {laplace_noise(3, 2), laplace_noise(7, 2), gaussian_noise(3, 2), gaussian_noise(3, 10)}) {
     const Pmf cell = cell_pmf(noise, reach(noise) / 2 + 6);
     for (const auto& terms : sums) {
       Pmf total{0, {1.0}};
@@ -230,7 +232,7 @@ TEST(ExactSumQuantiles, SumsOverSeveralGroupsEncloseTheConvolution) {
         EXPECT_LT(c.upper - c.lower, 1e-8);
       }
       for (const double level : kLevels)
-        EXPECT_EQ(zero_sum_quantile(noise, terms, level, Interrupts()).half_width, direct_quantile(total, level));
+        EXPECT_EQ(zero_sum_quantile(noise, terms, level, Interrupts()).half_width, direct_pmf_quantile(total, level));
     }
   }
 }
@@ -243,7 +245,7 @@ TEST(ExactSumQuantiles, OneCellOfEachOfThousandsOfGroups) {
   const Quantile q = zero_sum_quantile({IntegerNoise::Kind::laplace, b}, {{{1, 0, 29}, 3000}}, 0.9, Interrupts());
   EXPECT_TRUE(q.exact);
   EXPECT_NEAR(double(q.half_width), normal_quantile(0.9) * std::sqrt(3000 * conditioned_laplace_variance(b, 30)), 2);
-  const Quantile g = zero_sum_quantile(gaussian(60, 1), {{{1, 0, 29}, 3000}}, 0.9, Interrupts());
+  const Quantile g = zero_sum_quantile(gaussian_noise(60, 1), {{{1, 0, 29}, 3000}}, 0.9, Interrupts());
   EXPECT_TRUE(g.exact);
   EXPECT_NEAR(double(g.half_width), normal_quantile(0.9) * std::sqrt(3000 * 60.0 * 29 / 30), 2);
 }
@@ -267,7 +269,7 @@ TEST(ExactSumQuantiles, OneCellOfAGroupAgreesWithTheRecurrence) {
 // A 2 x n table with both margins, enumerated: sets of cells on either line.
 TEST(ExactSumQuantiles, TwoLineTablesEncloseTheEnumeratedLaw) {
   const std::size_t n = 3;
-  for (const IntegerNoise& noise : {laplace(3, 2), gaussian(3, 2)}) {
+  for (const IntegerNoise& noise : {laplace_noise(3, 2), gaussian_noise(3, 2)}) {
     const Pmf cell = cell_pmf(noise, reach(noise) / 2 + 6);
     // Tables (y, -y), y in Z^3 with zero sum, weight prod p(y_j)^2.
     const auto coverage_of = [&](const std::vector<int>& first, const std::vector<int>& second, std::int64_t t) {
@@ -307,7 +309,7 @@ TEST(ExactSumQuantiles, TwoLineTablesEncloseTheEnumeratedLaw) {
 
 // Large groups are cheap: a cell and half of a group of 10^6 cells.
 TEST(ExactSumQuantiles, LargeGroupsAreExact) {
-  for (const IntegerNoise& noise : {laplace(104, 10), gaussian(60, 1)}) {
+  for (const IntegerNoise& noise : {laplace_noise(104, 10), gaussian_noise(60, 1)}) {
     const double var = NoiseTransform(noise).variance();
     const std::uint64_t k = 1000000;
     for (const std::uint64_t s : {1u, 1000u, 500000u}) {
@@ -324,22 +326,22 @@ TEST(ExactSumQuantiles, LargeGroupsAreExact) {
 TEST(ExactSumQuantiles, RefusesWhatItCannotBound) {
   // A pair of cells at a huge scale with one of two taken is a closed form,
   // but three cells at b = 10^6 would sum N^2 terms.
-  EXPECT_THROW(zero_sum_quantile(laplace(1000000, 1), {1, 1, 1}, 0.9, Interrupts()), TooLarge);
+  EXPECT_THROW(zero_sum_quantile(laplace_noise(1000000, 1), {1, 1, 1}, 0.9, Interrupts()), TooLarge);
   // Two cells at b = 10^7: millions of nodes of a slowly decaying transform.
-  EXPECT_THROW(independent_sum_quantile(laplace(10000000, 1), {{1, 2}}, 0.9, Interrupts()), TooLarge);
-  EXPECT_THROW(independent_sum_quantile(laplace(2, 1), {{1, 3}}, 1.0, Interrupts()), InvalidArgument);
-  EXPECT_THROW(independent_sum_quantile(laplace(2, 1), {{0, 3}}, 0.9, Interrupts()), InvalidArgument);
-  EXPECT_THROW(independent_sum_quantile(laplace(0, 1), {{1, 3}}, 0.9, Interrupts()), InvalidArgument);
-  EXPECT_THROW(independent_sum_coverage(laplace(2, 1), {{1, 3}}, -1, Interrupts()), InvalidArgument);
+  EXPECT_THROW(independent_sum_quantile(laplace_noise(10000000, 1), {{1, 2}}, 0.9, Interrupts()), TooLarge);
+  EXPECT_THROW(independent_sum_quantile(laplace_noise(2, 1), {{1, 3}}, 1.0, Interrupts()), InvalidArgument);
+  EXPECT_THROW(independent_sum_quantile(laplace_noise(2, 1), {{0, 3}}, 0.9, Interrupts()), InvalidArgument);
+  EXPECT_THROW(independent_sum_quantile(laplace_noise(0, 1), {{1, 3}}, 0.9, Interrupts()), InvalidArgument);
+  EXPECT_THROW(independent_sum_coverage(laplace_noise(2, 1), {{1, 3}}, -1, Interrupts()), InvalidArgument);
   // No cell, or a whole group: the sum's noise is 0.
-  EXPECT_EQ(independent_sum_quantile(laplace(2, 1), {}, 0.9, Interrupts()).half_width, 0);
-  EXPECT_EQ(zero_sum_quantile(laplace(2, 1), {4, 0, 0}, 0.9, Interrupts()).half_width, 0);
+  EXPECT_EQ(independent_sum_quantile(laplace_noise(2, 1), {}, 0.9, Interrupts()).half_width, 0);
+  EXPECT_EQ(zero_sum_quantile(laplace_noise(2, 1), {4, 0, 0}, 0.9, Interrupts()).half_width, 0);
 }
 
 TEST(ExactSumQuantiles, PollsForCancellation) {
   const Interrupts stop([](void*) { return true; }, nullptr);
-  EXPECT_THROW(independent_sum_quantile(laplace(1000, 1), {{1, 2}}, 0.9, stop), Interrupted);
-  EXPECT_THROW(zero_sum_quantile(laplace(100, 1), {3, 0, 4}, 0.9, stop), Interrupted);
+  EXPECT_THROW(independent_sum_quantile(laplace_noise(1000, 1), {{1, 2}}, 0.9, stop), Interrupted);
+  EXPECT_THROW(zero_sum_quantile(laplace_noise(100, 1), {3, 0, 4}, 0.9, stop), Interrupted);
 }
 
 }  // namespace

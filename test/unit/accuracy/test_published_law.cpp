@@ -77,9 +77,9 @@ struct Request {
   std::vector<const char*> margins{}, hierarchy{}, option_keys{}, option_values{};
 };
 
-std::unique_ptr<Released> release(const TestTable& table, const Request& r,
-                                  const std::function<std::string(std::string)>& law_edit = nullptr,
-                                  bool with_level = false) {
+std::unique_ptr<Released> run_release(const TestTable& table, const Request& r,
+                                      const std::function<std::string(std::string)>& law_edit = nullptr,
+                                      bool with_level = false) {
   const auto keys = table.text_keys();
   std::vector<const char*> names;
   for (const std::string& c : table.columns) names.push_back(c.c_str());
@@ -168,7 +168,7 @@ TEST(JsonReader, RefusesMalformedTextWithoutCrashing) {
 // --- reading laws ------------------------------------------------------------
 
 TEST(PublishedLaw, ReadsEachFamilysFields) {
-  auto r = release(test_tables::delinquents(), Request{"integer_laplace", 0.5, 0, {"county"}});
+  auto r = run_release(test_tables::delinquents(), Request{"integer_laplace", 0.5, 0, {"county"}});
   const PublishedLaw law = read_published_law(r->rows->law());
   EXPECT_EQ(law.family, LawFamily::laplace_lattice);
   EXPECT_TRUE(law.integer_output);
@@ -272,7 +272,7 @@ TEST(RowLayout, KeysFromTheSourceOrFromTheLawAndTheTypes) {
 
 TEST(PublishedRelease, ProjectedLawsAreUnitVarianceTimesTheProjector) {
   const TestTable table = test_tables::delinquents();
-  auto r = release(table, Request{"subspace_gaussian", 1, 1e-6, {"county", "edu"}});
+  auto r = run_release(table, Request{"subspace_gaussian", 1, 1e-6, {"county", "edu"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const double v = read_published_law(r->rows->law()).unit_variance;
   const Eigen::MatrixXd pi = accuracy_fixtures::dense_projector(accuracy_fixtures::grid({4, 4}), {{0}, {1}});
@@ -298,7 +298,7 @@ TEST(PublishedRelease, ProjectedLawsAreUnitVarianceTimesTheProjector) {
 }
 
 TEST(PublishedRelease, IntegerLaplaceOnAPartitionIsExact) {
-  auto r = release(test_tables::delinquents(), Request{"integer_laplace", 0.5, 0, {"county"}});
+  auto r = run_release(test_tables::delinquents(), Request{"integer_laplace", 0.5, 0, {"county"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const Rational b{4, 1};
   const double vk = conditioned_laplace_variance(b, 4);
@@ -320,7 +320,7 @@ TEST(PublishedRelease, IntegerLaplaceOnAPartitionIsExact) {
 
 TEST(PublishedRelease, LatticeGaussianTablesAreExactWhereTheScaleIsComputed) {
   // 3 x 4: c computed by quadrature (a side of at most four levels), exact.
-  auto r = release(table_3x4(), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
+  auto r = run_release(table_3x4(), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const PublishedLaw law = read_published_law(r->rows->law());
   const double s2 = law.exact_parameter.to_double();
@@ -334,7 +334,8 @@ TEST(PublishedRelease, LatticeGaussianTablesAreExactWhereTheScaleIsComputed) {
   // 5 x 5: no computation, the certified bracket [(1 - B) sigma^2, sigma^2].
   std::vector<std::int64_t> counts(25);
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 7);
-  auto wide = release(test_tables::grid({"a", "b"}, {5, 5}, counts), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
+  auto wide =
+      run_release(test_tables::grid({"a", "b"}, {5, 5}, counts), Request{"integer_gaussian", 1, 1e-6, {"a", "b"}});
   ASSERT_EQ(wide->status, IDP_OK) << wide->error.message;
   const idp_error_bar cell = wide->sum({0});
   EXPECT_STREQ(cell.variance_kind, "certified");
@@ -353,12 +354,12 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
   // A 3 x 4 table's scale is computed from the law's b and the shape: exact,
   // with or without the Monte Carlo scale the release publishes beside it.
   const TestTable table = table_3x4();
-  auto published = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}});
+  auto published = run_release(table, Request{"integer_laplace", 1, 0, {"a", "b"}});
   ASSERT_EQ(published->status, IDP_OK) << published->error.message;
   ASSERT_NE(published->rows->law().find("\"covariance_scale\": [{\"shape\": [3, 4], \"scale\": "), std::string::npos)
       << published->rows->law();
   EXPECT_STREQ(published->sum({0}).variance_kind, "exact");
-  auto computed = release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  auto computed = run_release(table, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
   ASSERT_EQ(computed->status, IDP_OK) << computed->error.message;
   EXPECT_EQ(computed->sum({0}).variance, published->sum({0}).variance);
   // A 5 x 5 table has no computed scale: its release's Monte Carlo scalar,
@@ -366,21 +367,22 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
   std::vector<std::int64_t> counts(25);
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i % 5 + 1);
   const TestTable five = test_tables::grid({"a", "b"}, {5, 5}, counts);
-  auto estimated = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}});
+  auto estimated = run_release(five, Request{"integer_laplace", 1, 0, {"a", "b"}});
   ASSERT_EQ(estimated->status, IDP_OK) << estimated->error.message;
   EXPECT_STREQ(estimated->sum({0}).variance_kind, "estimate");
-  auto bare = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
+  auto bare = run_release(five, Request{"integer_laplace", 1, 0, {"a", "b"}}, without_covariance_scale);
   ASSERT_EQ(bare->status, IDP_INVALID_ARGUMENT);
   EXPECT_STREQ(bare->error.message, "the release did not publish noise.covariance_scale");
   const auto add_scale = with_noise_field(R"("covariance_scale": [{"shape": [5, 5], "scale": 2.5}])");
-  auto scaled = release(five, Request{"integer_laplace", 1, 0, {"a", "b"}},
-                        [&](std::string law) { return add_scale(without_covariance_scale(law)); });
+  auto scaled = run_release(five, Request{"integer_laplace", 1, 0, {"a", "b"}},
+                            [&](std::string law) { return add_scale(without_covariance_scale(law)); });
   ASSERT_EQ(scaled->status, IDP_OK) << scaled->error.message;
   const idp_error_bar one = scaled->sum({0});
   EXPECT_STREQ(one.variance_kind, "estimate");
   EXPECT_NEAR(one.variance, 2.5 * (4.0 / 5) * (4.0 / 5), 1e-12);
   // The l2 law is drawn by a chain: the figure is the law's, and says so.
-  auto l2 = release(table, Request{"integer_laplace_l2", 1, 0, {"a", "b"}}, with_noise_field(R"("covariance_scale": 4)"));
+  auto l2 =
+      run_release(table, Request{"integer_laplace_l2", 1, 0, {"a", "b"}}, with_noise_field(R"("covariance_scale": 4)"));
   ASSERT_EQ(l2->status, IDP_OK) << l2->error.message;
   const idp_error_bar chain = l2->sum({0, 5});
   EXPECT_STREQ(chain.variance_kind, "estimate");
@@ -394,7 +396,7 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
 // Carlo variances summed over trace(Pi_N) = the null space's dimension.
 TEST(PublishedRelease, BasisChainsPublishTheirScale) {
   const TestTable full = table_3x4();
-  auto groups = release(full, Request{"integer_laplace_l2", 1, 0, {"a"}});
+  auto groups = run_release(full, Request{"integer_laplace_l2", 1, 0, {"a"}});
   ASSERT_EQ(groups->status, IDP_OK) << groups->error.message;
   EXPECT_NE(groups->rows->law().find("\"covariance_scale\": [{\"shape\": [4], \"scale\": "), std::string::npos)
       << groups->rows->law();
@@ -407,8 +409,8 @@ TEST(PublishedRelease, BasisChainsPublishTheirScale) {
     incomplete.text.push_back(full.text[2 * r + 1]);
     incomplete.counts.push_back(full.counts[r]);
   }
-  auto general = release(incomplete, Request{"integer_laplace", 1, 0, {"a", "b"}, {}, {"sampler", "stddev"},
-                                             {"chain", "true"}});
+  auto general = run_release(
+      incomplete, Request{"integer_laplace", 1, 0, {"a", "b"}, {}, {"sampler", "stddev"}, {"chain", "true"}});
   ASSERT_EQ(general->status, IDP_OK) << general->error.message;
   const PublishedLaw law = read_published_law(general->rows->law());
   EXPECT_EQ(law.structure, "general");
@@ -423,7 +425,7 @@ TEST(PublishedRelease, BasisChainsPublishTheirScale) {
 }
 
 TEST(PublishedRelease, IndependentCellsAndPrivacyUnitsTakeTheCalibratedScale) {
-  auto r = release(test_tables::delinquents(), Request{"discrete_laplace", 1});
+  auto r = run_release(test_tables::delinquents(), Request{"discrete_laplace", 1});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const double v = discrete_laplace_variance(Rational{2, 1});
   EXPECT_NEAR(r->sum({0, 1, 2}).variance, 3 * v, 1e-9 * v);
@@ -434,7 +436,7 @@ TEST(PublishedRelease, IndependentCellsAndPrivacyUnitsTakeTheCalibratedScale) {
 TEST(PublishedRelease, ANodesVarianceIsThatOfItsLeavesSum) {
   const TestTable table = test_tables::delinquents();
   for (const char* mechanism : {"cascade", "integer_cascade"}) {
-    auto r = release(table, Request{mechanism, 1, 1e-6, {}, {"county"}});
+    auto r = run_release(table, Request{mechanism, 1, 1e-6, {}, {"county"}});
     ASSERT_EQ(r->status, IDP_OK) << r->error.message;
     const PublishedLaw law = read_published_law(r->rows->law());
     const auto county = r->where({{0, "county1"}, {1, nullptr}});
@@ -459,7 +461,7 @@ TEST(PublishedRelease, MarginsOfAHierarchyAreExact) {
   // The cascade conditioned on the county totals, and integer_laplace rolled up.
   for (const char* mechanism : {"cascade", "integer_laplace"}) {
     Request req{mechanism, 1, std::string(mechanism) == "cascade" ? 1e-6 : 0, {"county"}, {"county"}};
-    auto r = release(table, req);
+    auto r = run_release(table, req);
     ASSERT_EQ(r->status, IDP_OK) << r->error.message;
     EXPECT_EQ(r->sum(r->where({{0, "county3"}, {1, nullptr}})).variance, 0) << mechanism;
     EXPECT_EQ(r->sum(r->where({{0, nullptr}})).variance, 0) << mechanism;
@@ -468,15 +470,15 @@ TEST(PublishedRelease, MarginsOfAHierarchyAreExact) {
 }
 
 TEST(PublishedRelease, LevelColumnsAreReadWhenPresent) {
-  auto r = release(test_tables::delinquents(), Request{"cascade", 1, 1e-6, {}, {"county"}, {"level"}, {"true"}},
-                   nullptr, true);
+  auto r = run_release(test_tables::delinquents(), Request{"cascade", 1, 1e-6, {}, {"county"}, {"level"}, {"true"}},
+                       nullptr, true);
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   EXPECT_GT(r->sum({0}).variance, 0);
 }
 
 TEST(PublishedRelease, CrossedRectanglesAreProductsOfTheTwoTrees) {
   const TestTable table = test_tables::delinquents();
-  auto r = release(table, Request{"cascade", 1, 1e-6, {}, {"county"}, {"crossed"}, {"[\"edu\"]"}});
+  auto r = run_release(table, Request{"cascade", 1, 1e-6, {}, {"county"}, {"crossed"}, {"[\"edu\"]"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const PublishedLaw law = read_published_law(r->rows->law());
   const auto rect = r->where({{0, "county2"}, {1, nullptr}});
@@ -536,7 +538,7 @@ TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
       {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
       {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
   };
-  for (const Case& c : cases) expect_intervals_are_margins_alone(release(c.table, c.request), c.name);
+  for (const Case& c : cases) expect_intervals_are_margins_alone(run_release(c.table, c.request), c.name);
 }
 
 // A node of a cascade read from its row, as the sum of its children's rows
@@ -549,7 +551,7 @@ TEST(OneErrorBar, ANodeFromItsRowOrFromItsChildren) {
   for (std::size_t i = 0; i < tracts.size(); ++i) tracts[i] = std::int64_t((i * 7 + 3) % 11);
   const TestTable table = test_tables::grid({"region", "county", "tract"}, {2, 3, 12}, tracts);
   for (const char* mechanism : {"integer_cascade", "cascade"}) {
-    auto r = release(table, Request{mechanism, 1, 1e-6, {}, {"region", "county", "tract"}});
+    auto r = run_release(table, Request{mechanism, 1, 1e-6, {}, {"region", "county", "tract"}});
     ASSERT_EQ(r->status, IDP_OK) << r->error.message;
     for (double level : {0.5, 0.9, 0.99}) {
       // The grand total, a region and a county: each from its row, its
@@ -598,7 +600,7 @@ TEST(OneErrorBar, ANodeFromItsRowOrFromItsChildren) {
 // different regions are no node, and their margin is the sum's.
 TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
   const TestTable table = test_tables::grid({"region", "county"}, {2, 3}, {5, 7, 2, 9, 4, 4});
-  auto r = release(table, Request{"integer_cascade", 1, 1e-6, {}, {"region", "county"}});
+  auto r = run_release(table, Request{"integer_cascade", 1, 1e-6, {}, {"region", "county"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   std::vector<std::size_t> two = r->where({{0, "region0"}, {1, "county0"}});
   const auto other = r->where({{0, "region1"}, {1, "county0"}});
@@ -632,7 +634,7 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
            flat_only ? std::vector<std::vector<const char*>>{{}}
                      : std::vector<std::vector<const char*>>{{}, {"a"}, {"a", "b"}}) {
         expect_intervals_are_margins_alone(
-            release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}}),
+            run_release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}}),
             std::string(f.mechanism) + " " + std::to_string(rows) + " x " + std::to_string(cols) + " margins " +
                 std::to_string(margins.size()));
       }
@@ -642,7 +644,7 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
 
 // A random tree of regions, counties and tracts (some counties with one
 // tract, some regions with one county: families of one child).
-TestTable random_tree(std::mt19937_64& gen) {
+TestTable random_geography(std::mt19937_64& gen) {
   TestTable t{{"region", "county", "tract"}, {}, {}};
   const int regions = 2 + int(gen() % 2);
   for (int r = 0; r < regions; ++r) {
@@ -693,9 +695,9 @@ TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
                               {"integer_laplace", 1, 0, {"region"}, {"region", "county", "tract"}},
                               {"subspace_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}}};
   for (int trial = 0; trial < 3; ++trial) {
-    const TestTable table = random_tree(gen);
+    const TestTable table = random_geography(gen);
     for (const Request& request : requests) {
-      auto r = release(table, request);
+      auto r = run_release(table, request);
       ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
       const TreeRows tree{*r};
       for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
@@ -729,8 +731,13 @@ TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
   for (auto& c : counts) c = std::int64_t(gen() % 12);
   const TestTable table = test_tables::grid({"region", "county", "age"}, {3, 4, 5}, counts);
   for (const char* mechanism : {"cascade", "integer_cascade", "discrete_laplace"}) {
-    auto r = release(table, Request{mechanism, 1, std::string(mechanism) == "discrete_laplace" ? 0 : 1e-6, {},
-                                    {"region", "county"}, {"crossed"}, {"[\"age\"]"}});
+    auto r = run_release(table, Request{mechanism,
+                                        1,
+                                        std::string(mechanism) == "discrete_laplace" ? 0 : 1e-6,
+                                        {},
+                                        {"region", "county"},
+                                        {"crossed"},
+                                        {"[\"age\"]"}});
     ASSERT_EQ(r->status, IDP_OK) << mechanism << ": " << r->error.message;
     // Rows: (region or NULL, county or NULL, age or NULL).
     const auto matches = [&](std::size_t row, const char* region, const char* county, bool age_set) {
@@ -831,7 +838,7 @@ TEST(PublishedRelease, StreamPeriodsInPeriodOrder) {
 
 TEST(PublishedRelease, RowsThatAreNotTheLawsReleaseAreRefused) {
   const TestTable table = test_tables::delinquents();
-  auto r = release(table, Request{"integer_laplace", 0.5, 0, {"county"}});
+  auto r = run_release(table, Request{"integer_laplace", 0.5, 0, {"county"}});
   ASSERT_EQ(r->status, IDP_OK);
   // A row the structure does not know: reported, no figure.
   const idp_row_id stranger{1, 2};
@@ -866,7 +873,7 @@ TEST(PublishedRelease, RowsThatAreNotTheLawsReleaseAreRefused) {
 
 TEST(PublishedRelease, PreparationPollsForCancellation) {
   const TestTable table = test_tables::grid({"a", "b"}, {100, 100}, std::vector<std::int64_t>(10000, 3));
-  auto r = release(table, Request{"subspace_laplace", 1, 0, {"a", "b"}});
+  auto r = run_release(table, Request{"subspace_laplace", 1, 0, {"a", "b"}});
   ASSERT_EQ(r->status, IDP_OK);
   idp_table_columns columns = r->rows->columns(false, false, false);
   idp_row_layout layout{};

@@ -10,6 +10,7 @@
 
 #include "capi/capi_guard.hpp"
 #include "capi/invariant_dp_core.h"
+#include "interrupt_callbacks.hpp"
 
 using namespace invariant_dp;
 
@@ -65,7 +66,7 @@ TEST(CApiGuard, SuccessClearsAPreviousError) {
 // billions of leaves needs no memory per leaf, and a call stops when the
 // caller cancels.
 namespace {
-bool always_pending(void*) { return true; }
+using invariant_dp::test_interrupts::always_pending;
 }  // namespace
 
 TEST(CApiRangeVariance, BoundsMemoryByTheListedNodes) {

@@ -30,33 +30,33 @@ using invariant_dp::test_tables::grid;
 
 namespace {
 
-constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+constexpr std::int64_t kBigintMax = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
 
 TEST(CountArithmetic, RefusesEveryResultOutsideBigint) {
-  EXPECT_EQ(checked_add(kMax - 1, 1), kMax);
-  EXPECT_THROW(checked_add(kMax, 1), OutOfRange);
+  EXPECT_EQ(checked_add(kBigintMax - 1, 1), kBigintMax);
+  EXPECT_THROW(checked_add(kBigintMax, 1), OutOfRange);
   EXPECT_THROW(checked_add(kMin, -1), OutOfRange);
-  EXPECT_EQ(checked_sub(0, kMax), -kMax);
+  EXPECT_EQ(checked_sub(0, kBigintMax), -kBigintMax);
   EXPECT_THROW(checked_sub(0, kMin), OutOfRange);
   EXPECT_THROW(checked_mul(std::int64_t{1} << 32, std::int64_t{1} << 31), OutOfRange);
   EXPECT_EQ(checked_mul(-(std::int64_t{1} << 31), std::int64_t{1} << 32), kMin);
-  std::int64_t total = kMax - 5;
+  std::int64_t total = kBigintMax - 5;
   add_to(total, 5);
-  EXPECT_EQ(total, kMax);
+  EXPECT_EQ(total, kBigintMax);
   EXPECT_THROW(add_to(total, 1), OutOfRange);
-  EXPECT_EQ(total, kMax);  // unchanged by the refused addition
+  EXPECT_EQ(total, kBigintMax);  // unchanged by the refused addition
   EXPECT_EQ(checked_narrow(Int128(kMin)), kMin);
-  EXPECT_THROW(checked_narrow(Int128(kMax) + 1), OutOfRange);
+  EXPECT_THROW(checked_narrow(Int128(kBigintMax) + 1), OutOfRange);
   EXPECT_THROW(checked_narrow(Int128(kMin) - 1), OutOfRange);
   EXPECT_EQ(checked_int64(-0x1p63), kMin);
-  EXPECT_EQ(checked_int64(0x1p63 - 1024), kMax - 1023);
+  EXPECT_EQ(checked_int64(0x1p63 - 1024), kBigintMax - 1023);
   EXPECT_THROW(checked_int64(0x1p63), OutOfRange);
   EXPECT_THROW(checked_int64(-0x1p64), OutOfRange);
   EXPECT_THROW(checked_int64(NAN), OutOfRange);
   EXPECT_THROW(checked_int64(INFINITY), OutOfRange);
   try {
-    checked_add(kMax, kMax);
+    checked_add(kBigintMax, kBigintMax);
     FAIL() << "no error";
   } catch (const OutOfRange& e) {
     EXPECT_STREQ(e.what(), "sum of counts out of range for bigint");
@@ -75,27 +75,27 @@ TEST(CountArithmetic, PublishedFiguresMustBeFinite) {
 // (zero) total.
 TEST(CountOverflow, ProportionalStartRefusesTotalsBeyondBigint) {
   const std::vector<LatticeTable> table{{{2, 2}, {0, 1, 2, 3}}};
-  for (const std::int64_t x : {kMax, std::int64_t{1} << 62, (std::int64_t{1} << 62) + 1}) {
+  for (const std::int64_t x : {kBigintMax, std::int64_t{1} << 62, (std::int64_t{1} << 62) + 1}) {
     const std::vector<std::int64_t> counts(4, x);
     EXPECT_THROW(proportional_table_start(table, counts.data(), 4, Interrupts()), OutOfRange) << x;
   }
   // At the largest total that fits, the start keeps every row and column total.
-  const std::int64_t q = kMax / 4;
-  const std::vector<std::int64_t> counts{q, q, q, q + kMax % 4};
+  const std::int64_t q = kBigintMax / 4;
+  const std::vector<std::int64_t> counts{q, q, q, q + kBigintMax % 4};
   const auto y = proportional_table_start(table, counts.data(), 4, Interrupts());
   EXPECT_EQ(y[0] + y[1], 2 * q);
-  EXPECT_EQ(y[2] + y[3], 2 * q + kMax % 4);
+  EXPECT_EQ(y[2] + y[3], 2 * q + kBigintMax % 4);
   EXPECT_EQ(y[0] + y[2], 2 * q);
-  EXPECT_EQ(y[1] + y[3], 2 * q + kMax % 4);
+  EXPECT_EQ(y[1] + y[3], 2 * q + kBigintMax % 4);
   EXPECT_THROW(proportional_table_start(table, std::vector<std::int64_t>{1, -1, 1, 1}.data(), 4, Interrupts()),
                InvalidData);
 }
 
 TEST(CountOverflow, HierarchyRollupRefusesTotalsBeyondBigint) {
   const auto tree = hierarchy::HierarchyTree::perfect_binary(2, Interrupts());
-  EXPECT_THROW(hierarchy::rollup(tree, std::vector<std::int64_t>{kMax, 1, 0, 0}, Interrupts()), OutOfRange);
+  EXPECT_THROW(hierarchy::rollup(tree, std::vector<std::int64_t>{kBigintMax, 1, 0, 0}, Interrupts()), OutOfRange);
   EXPECT_THROW(hierarchy::rollup(tree, std::vector<std::int64_t>{kMin, 0, -1, 0}, Interrupts()), OutOfRange);
-  const auto node = hierarchy::rollup(tree, std::vector<std::int64_t>{kMax, 0, kMin, 0}, Interrupts());
+  const auto node = hierarchy::rollup(tree, std::vector<std::int64_t>{kBigintMax, 0, kMin, 0}, Interrupts());
   EXPECT_EQ(node[0], -1);
 }
 
@@ -148,8 +148,8 @@ bool real_output(const std::string& mechanism) {
 }
 
 // The status of one release, its table checked and freed when it succeeds.
-idp_status release(const char* mechanism, const Structure& s, std::vector<std::int64_t> counts, std::string& message,
-                   std::uint64_t seed) {
+idp_status release_status(const char* mechanism, const Structure& s, std::vector<std::int64_t> counts,
+                          std::string& message, std::uint64_t seed) {
   const auto table = grid({"a", "b", "c"}, {2, 3, 2}, counts);
   const auto keys = table.text_keys();
   const char* names[] = {"a", "b", "c"};
@@ -202,11 +202,11 @@ bool has_hierarchy(const Structure& s) { return !s.hierarchy.empty(); }
 TEST(CountOverflow, EveryMechanismAndStructureRefusesCountsBeyondBigint) {
   const std::vector<std::int64_t> small(12, 5);
   std::vector<std::int64_t> mixed(12, 1);
-  mixed[0] = kMax;
+  mixed[0] = kBigintMax;
   // Profiles 0 and 1 make any sum of two cells leave bigint whatever their
   // noise; 2 and 3 any sum of their counts.
   const std::vector<std::vector<std::int64_t>> huge_profiles = {
-      std::vector<std::int64_t>(12, kMax), std::vector<std::int64_t>(12, kMax - 1),
+      std::vector<std::int64_t>(12, kBigintMax), std::vector<std::int64_t>(12, kBigintMax - 1),
       std::vector<std::int64_t>(12, std::int64_t{1} << 62), std::vector<std::int64_t>(12, (std::int64_t{1} << 62) + 1)};
   int valid = 0;
   for (const char* mechanism : kMechanisms) {
@@ -216,13 +216,13 @@ TEST(CountOverflow, EveryMechanismAndStructureRefusesCountsBeyondBigint) {
     for (const Structure& s : structures()) {
       const std::string what = m + ", " + s.name;
       std::string message;
-      const idp_status at_small = release(mechanism, s, small, message, 1);
+      const idp_status at_small = release_status(mechanism, s, small, message, 1);
       // The combinations a mechanism does not support say so; none fails inside.
       ASSERT_NE(at_small, IDP_INTERNAL) << what << ": " << message;
       if (at_small != IDP_OK) continue;
       ++valid;
       for (std::size_t p = 0; p < huge_profiles.size(); ++p) {
-        const idp_status status = release(mechanism, s, huge_profiles[p], message, 2 + p);
+        const idp_status status = release_status(mechanism, s, huge_profiles[p], message, 2 + p);
         // Congenial sums the raw counts of every margin group; a rollup
         // sums noisy counts.
         const bool certain = exact_below_2_53 || (m == "congenial" && has_margins(s)) ||
@@ -234,7 +234,7 @@ TEST(CountOverflow, EveryMechanismAndStructureRefusesCountsBeyondBigint) {
       }
       // One count at 2^63 - 1 among small ones: its noisy value or its
       // margin may leave bigint, nothing else.
-      const idp_status status = release(mechanism, s, mixed, message, 7);
+      const idp_status status = release_status(mechanism, s, mixed, message, 7);
       EXPECT_TRUE(status == IDP_OUT_OF_RANGE || status == IDP_OK) << what << ", one huge count: " << message;
       if (exact_below_2_53) {
         EXPECT_EQ(status, IDP_OUT_OF_RANGE) << what;
@@ -246,7 +246,7 @@ TEST(CountOverflow, EveryMechanismAndStructureRefusesCountsBeyondBigint) {
 
 TEST(CountOverflow, CongenialReproducerIsOutOfRange) {
   // The release that once crashed the server: a 2 x 2 table of 2^63 - 1 with both margins.
-  const auto table = grid({"a", "b"}, {2, 2}, std::vector<std::int64_t>(4, kMax));
+  const auto table = grid({"a", "b"}, {2, 2}, std::vector<std::int64_t>(4, kBigintMax));
   auto counts = table.counts;
   const auto keys = table.text_keys();
   const char* names[] = {"a", "b"};
@@ -277,7 +277,7 @@ TEST(CountOverflow, CongenialReproducerIsOutOfRange) {
 TEST(CountOverflow, WindowAndAggregateRefuseNoisyCountsBeyondBigint) {
   idp_randomness randomness{true, 5, 0xc0f1};  // a generation of its own: the stream restarts here
   idp_error error{};
-  for (const std::int64_t edge : {kMax, kMin}) {
+  for (const std::int64_t edge : {kBigintMax, kMin}) {
     const std::vector<std::int64_t> counts{edge, edge, edge, edge};
     std::vector<std::int64_t> noisy(4);
     const idp_status status = idp_total_preserving(counts.data(), 4, 1.0, &randomness, nullptr, noisy.data(), &error);
@@ -291,11 +291,11 @@ TEST(CountOverflow, WindowAndAggregateRefuseNoisyCountsBeyondBigint) {
   int refused = 0;
   for (int i = 0; i < 20; ++i) {
     std::int64_t noisy = 0;
-    const idp_status status = idp_noisy_count(kMax, &request, &randomness, &noisy, &error);
+    const idp_status status = idp_noisy_count(kBigintMax, &request, &randomness, &noisy, &error);
     ASSERT_TRUE(status == IDP_OK || status == IDP_OUT_OF_RANGE) << error.message;
     refused += status == IDP_OUT_OF_RANGE;
     if (status == IDP_OK) {
-      EXPECT_LE(noisy, kMax);
+      EXPECT_LE(noisy, kBigintMax);
     }
   }
   EXPECT_GT(refused, 0);  // half the draws are positive
@@ -307,10 +307,10 @@ TEST(NonFiniteResults, CascadeWithAHugeVarianceTargetIsRefused) {
   const Structure s{"three-way splits", {}, {"a", "b"}, {{"level_variance", "[1e308, 1.7e308, 1.7e308, 1.7e308]"}},
                     true};
   std::string message;
-  EXPECT_EQ(release("cascade", s, std::vector<std::int64_t>(12, 5), message, 9), IDP_OUT_OF_RANGE) << message;
+  EXPECT_EQ(release_status("cascade", s, std::vector<std::int64_t>(12, 5), message, 9), IDP_OUT_OF_RANGE) << message;
   // The same shape at ordinary targets is a release.
   const Structure ordinary{"ordinary", {}, {"a", "b"}, {{"level_variance", "[100, 40, 16, 8]"}}, true};
-  EXPECT_EQ(release("cascade", ordinary, std::vector<std::int64_t>(12, 5), message, 9), IDP_OK) << message;
+  EXPECT_EQ(release_status("cascade", ordinary, std::vector<std::int64_t>(12, 5), message, 9), IDP_OK) << message;
 }
 
 TEST(NonFiniteResults, RangeAndStreamVariancesAreFinite) {

@@ -14,6 +14,7 @@
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "interrupt_callbacks.hpp"
 #include "unit_moves.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -105,7 +106,7 @@ TEST(CascadeCalibration, SingleCellAndBadParameters) {
   EXPECT_THROW(cost_of_targets(single, shape, 0.0, Neighbours::AddRemove, Interrupts()), InvalidArgument);
 }
 
-bool always_pending(void*) { return true; }
+using test_interrupts::always_pending;
 
 // Calibration runs the sensitivity pass over the whole tree: a cancel stops it.
 TEST(CascadeCalibration, StopsWhenInterrupted) {

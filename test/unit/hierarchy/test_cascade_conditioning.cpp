@@ -19,6 +19,7 @@
 #include "hierarchy/cascade_margins.hpp"
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "interrupt_callbacks.hpp"
 #include "table_builder.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -59,7 +60,7 @@ Eigen::MatrixXd pinv_psd(const Eigen::MatrixXd& m) {
   return eig.eigenvectors() * inv.asDiagonal() * eig.eigenvectors().transpose();
 }
 
-HierarchyTree random_tree(std::mt19937_64& gen, unsigned depth) {
+HierarchyTree random_tree_of_depth(std::mt19937_64& gen, unsigned depth) {
   std::vector<std::int64_t> parent{-1}, level{0};
   for (unsigned d = 0; d < depth; ++d) {
     std::vector<std::int64_t> next;
@@ -130,7 +131,7 @@ void expect_conditioning_is_projection(const HierarchyTree& tree, const CascadeL
 TEST(CascadeConditioning, EqualsTheSigmaProjection) {
   std::mt19937_64 gen(3);
   for (int trial = 0; trial < 3; ++trial) {
-    const auto tree = random_tree(gen, 3);
+    const auto tree = random_tree_of_depth(gen, 3);
     const CascadeLaw law(tree, {9.0, 4.0, 2.25, 1.44});
     std::vector<std::uint32_t> level1, mixed, with_root{0};
     for (std::uint32_t v = tree.level_begin(1); v < tree.level_end(1); ++v) {
@@ -164,7 +165,7 @@ test_tables::TestTable states_counties() {
 }
 
 // Asks to stop once *polls_left polls have passed.
-bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+using test_interrupts::pending_after;
 
 // A law's checks and its conditioning are passes over every node: on a root
 // over 100000 leaves, a cancel stops them inside the pass.

@@ -20,6 +20,7 @@
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "interrupt_callbacks.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -100,7 +101,7 @@ HierarchyTree random_tree(std::mt19937_64& gen, unsigned depth, unsigned min_fan
   return HierarchyTree::from_parents(parent, Interrupts());
 }
 
-void expect_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
+void expect_law_matches_dense(const HierarchyTree& tree, const CascadeLaw& law) {
   const Eigen::MatrixXd map = node_map(tree, law);
   const Eigen::MatrixXd sigma = leaf_cov(tree, law);
   const Eigen::Index n = sigma.rows();
@@ -159,7 +160,7 @@ TEST(CascadeCovariance, PerfectBinaryMatchesThePaperRecursion) {
 TEST(CascadeCovariance, PerfectBinaryAgainstDenseInEveryEntry) {
   for (unsigned k : {1u, 3u, 5u}) {
     const auto tree = HierarchyTree::perfect_binary(k, Interrupts());
-    expect_matches_dense(tree, CascadeLaw::uniform(tree, 2.5));
+    expect_law_matches_dense(tree, CascadeLaw::uniform(tree, 2.5));
   }
 }
 
@@ -188,7 +189,7 @@ TEST(CascadeCovariance, GeneralTreesAndChainsAgainstDense) {
     const auto tree = random_tree(gen, 3, 1, 4);  // one-child nodes included
     if (tree.n_leaves() > 70) continue;
     const auto law = CascadeLaw::uniform(tree, 1.7);
-    expect_matches_dense(tree, law);
+    expect_law_matches_dense(tree, law);
     // DERIVATIONS.md section 3: Sigma^-1_ii = 1/v + sum over ancestors (m-1)/((m+1) v).
     for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
       double expected = 1;
@@ -210,7 +211,7 @@ TEST(CascadeCovariance, PerLevelTargetsAgainstDense) {
     const auto tree = random_tree(gen, 3, 2, 4);
     if (tree.n_leaves() > 70) continue;
     const CascadeLaw law(tree, v);
-    expect_matches_dense(tree, law);
+    expect_law_matches_dense(tree, law);
     // DERIVATIONS.md section 3: Sigma^-1_ii = 1/v_root + sum (m-1)^2 / (m^2 v_child - v_s).
     for (std::uint32_t leaf = 0; leaf < tree.n_leaves(); ++leaf) {
       double expected = 1 / v[0];
@@ -229,8 +230,8 @@ TEST(CascadeCovariance, PerLevelTargetsWithOneChildChainsAgainstDense) {
   for (int trial = 0; trial < 5; ++trial) {
     const auto tree = random_tree(gen, 3, 1, 3);
     const CascadeLaw law(tree, {4.0, 3.0, 2.0, 1.5});
-    expect_matches_dense(tree, law);
-    expect_matches_dense(tree, law.scaled(2.5));
+    expect_law_matches_dense(tree, law);
+    expect_law_matches_dense(tree, law.scaled(2.5));
   }
 }
 
@@ -299,7 +300,7 @@ TEST(CascadeCovariance, DegenerateTrees) {
 }
 
 // Asks to stop once *polls_left polls have passed.
-bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+using test_interrupts::pending_after;
 
 // The sensitivity pass polls per node and per child. A root over 100000
 // leaves is 100001 nodes and 100000 children: 49 polls at one every 4096

@@ -14,6 +14,7 @@
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_privacy.hpp"
 #include "hierarchy/crossed_cascade.hpp"
+#include "interrupt_callbacks.hpp"
 #include "random_source.hpp"
 #include "unit_moves.hpp"
 
@@ -141,7 +142,7 @@ TEST(CrossedUnitSensitivity, BoundsEveryMoveOfAUnit) {
 }
 
 // Asks to stop once *polls_left polls have passed.
-bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+using test_interrupts::pending_after;
 
 // Two 512-leaf trees: each tree's passes poll a few times, the 511 x 511
 // pairs of splits some 64 times, so a stop at the 31st poll is reached only

@@ -16,6 +16,7 @@
 #include "hierarchy/hierarchy_tree.hpp"
 #include "hierarchy/normal_stream.hpp"
 #include "hierarchy/rollup.hpp"
+#include "interrupt_callbacks.hpp"
 #include "random_source.hpp"
 #include "table_builder.hpp"
 
@@ -36,7 +37,7 @@ class CountingSource final : public RandomSource {
   std::unique_ptr<RandomSource> inner_;
 };
 
-test_tables::TestTable geography() {
+test_tables::TestTable states_counties_tracts() {
   // 4 states x 3 counties x 5 tracts, with one state of a single county.
   test_tables::TestTable t{{"state", "county", "tract"}, {}, {}};
   for (int s = 0; s < 4; ++s)
@@ -58,7 +59,7 @@ void expect_bit_exact_rollup(const HierarchyTree& tree, const std::vector<double
 }
 
 TEST(CascadeSampler, ReleaseIsBitExactlyConsistent) {
-  const auto table = geography();
+  const auto table = states_counties_tracts();
   const auto keys = table.keys();
   const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
   const CascadeLaw law(tree, {40.0, 20.0, 10.0, 5.0});  // s3's one county carries 20
@@ -75,7 +76,7 @@ TEST(CascadeSampler, ReleaseIsBitExactlyConsistent) {
 }
 
 TEST(CascadeSampler, NoiseDoesNotDependOnTheData) {
-  const auto table = geography();
+  const auto table = states_counties_tracts();
   auto other = table;
   for (auto& c : other.counts) c = c * 3 + 1000;
   const auto keys = table.keys();
@@ -124,7 +125,7 @@ TEST(CascadeSampler, DegenerateTrees) {
 }
 
 TEST(CascadeSampler, ConditionedReleaseKeepsStateTotals) {
-  const auto table = geography();
+  const auto table = states_counties_tracts();
   const auto keys = table.keys();
   const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1, 2}, Interrupts());
   const auto law = CascadeLaw::uniform(tree, 10.0)
@@ -141,7 +142,7 @@ TEST(CascadeSampler, ConditionedReleaseKeepsStateTotals) {
   EXPECT_TRUE(county_moved);
 }
 
-bool always_pending(void*) { return true; }
+using test_interrupts::always_pending;
 
 TEST(CascadeSampler, PollsForCancellation) {
   const auto tree = HierarchyTree::perfect_binary(14, Interrupts());

@@ -9,6 +9,7 @@
 #include "errors.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 #include "hierarchy/rollup.hpp"
+#include "interrupt_callbacks.hpp"
 #include "table_builder.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -93,7 +94,7 @@ TEST(CascadeTree, FromParentsRenumbersBreadthFirst) {
 }
 
 // Asks to stop once *polls_left polls have passed.
-bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+using test_interrupts::pending_after;
 
 // A root over 100000 leaves: the breadth-first pass alone polls 25 times
 // (once per 4096 nodes); the other passes over nodes and children poll too,

@@ -43,7 +43,7 @@ Eigen::MatrixXd leaf_covariance_matrix(const HierarchyTree& tree, const CascadeL
   return s;
 }
 
-Eigen::MatrixXd pinv_psd(const Eigen::MatrixXd& m) {
+Eigen::MatrixXd pseudo_inverse_psd(const Eigen::MatrixXd& m) {
   Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(m);
   Eigen::VectorXd inv = eig.eigenvalues();
   for (Eigen::Index k = 0; k < inv.size(); ++k) inv(k) = inv(k) > 1e-9 * eig.eigenvalues().maxCoeff() ? 1 / inv(k) : 0;
@@ -93,7 +93,7 @@ void expect_gram_schmidt_matches(const HierarchyTree& tree, const CascadeLaw& la
   for (Eigen::Index j = 0; j < r; ++j) inv_s2(j) = 1 / coords[j].s2;
   const Eigen::MatrixXd I = Eigen::MatrixXd::Identity(r, r);
   const Eigen::MatrixXd derived = (I - M).transpose() * inv_s2.asDiagonal() * (I - M);
-  const Eigen::MatrixXd gram = B.transpose() * pinv_psd(leaf_covariance_matrix(tree, law)) * B;
+  const Eigen::MatrixXd gram = B.transpose() * pseudo_inverse_psd(leaf_covariance_matrix(tree, law)) * B;
   EXPECT_LT((gram - derived).cwiseAbs().maxCoeff(), 1e-9 * gram.cwiseAbs().maxCoeff());
   // Gram-Schmidt norms: the reversed Gram matrix's Cholesky diagonal.
   const Eigen::MatrixXd reversed = gram.reverse();
@@ -111,7 +111,7 @@ void expect_gram_schmidt_matches(const HierarchyTree& tree, const CascadeLaw& la
   }
 }
 
-HierarchyTree random_tree(std::mt19937_64& gen, unsigned depth, bool chains) {
+HierarchyTree random_tree_with_chains(std::mt19937_64& gen, unsigned depth, bool chains) {
   std::vector<std::int64_t> parent{-1}, level{0};
   for (unsigned d = 0; d < depth; ++d) {
     std::vector<std::int64_t> next;
@@ -136,7 +136,7 @@ TEST(IntegerCascadeBasis, BinaryTreeMatchesDenseCholesky) {
 TEST(IntegerCascadeBasis, RandomTreesWithChainsAndLevelTargets) {
   std::mt19937_64 gen(7);
   for (int t = 0; t < 6; ++t) {
-    const auto tree = random_tree(gen, 3, t % 2 == 0);
+    const auto tree = random_tree_with_chains(gen, 3, t % 2 == 0);
     expect_gram_schmidt_matches(tree, CascadeLaw::uniform(tree, 1.0 + t));
     // Level targets that differ across a one-child chain give inherited variances.
     expect_gram_schmidt_matches(tree, CascadeLaw(tree, {9, 6, 5, 4}));
@@ -146,7 +146,7 @@ TEST(IntegerCascadeBasis, RandomTreesWithChainsAndLevelTargets) {
 TEST(IntegerCascadeBasis, ConditionedLaws) {
   std::mt19937_64 gen(11);
   for (int t = 0; t < 4; ++t) {
-    const auto tree = random_tree(gen, 3, t % 2 == 1);
+    const auto tree = random_tree_with_chains(gen, 3, t % 2 == 1);
     std::vector<std::uint32_t> depth1;
     for (std::uint32_t v = tree.level_begin(1); v < tree.level_end(1); ++v) depth1.push_back(v);
     expect_gram_schmidt_matches(tree, CascadeLaw::uniform(tree, 3.0).conditioned_on(tree, depth1));
@@ -156,7 +156,7 @@ TEST(IntegerCascadeBasis, ConditionedLaws) {
 
 TEST(IntegerCascadeSampler, IntegerConsistentAndPinned) {
   std::mt19937_64 gen(3);
-  const auto tree = random_tree(gen, 4, true);
+  const auto tree = random_tree_with_chains(gen, 4, true);
   std::vector<std::uint32_t> depth1;
   for (std::uint32_t v = tree.level_begin(1); v < tree.level_end(1); ++v) depth1.push_back(v);
   const CascadeLaw law = CascadeLaw(tree, {40, 30, 20, 12, 8}).conditioned_on(tree, depth1);
@@ -183,7 +183,7 @@ TEST(IntegerCascadeSampler, IntegerConsistentAndPinned) {
 
 TEST(IntegerCascadeRelease, SameSeedDifferentDataDiffersByTheData) {
   std::mt19937_64 gen(9);
-  const auto tree = random_tree(gen, 4, false);
+  const auto tree = random_tree_with_chains(gen, 4, false);
   const CascadeLaw law = CascadeLaw::uniform(tree, 30);
   std::vector<std::int64_t> x(tree.n_leaves()), x2(tree.n_leaves());
   for (std::size_t i = 0; i < x.size(); ++i) {
@@ -290,7 +290,7 @@ TEST(IntegerCascadeRefusals, TooSmallNoiseTooLargeTreeAndCancel) {
 // either, integers throughout; conditioned laws and tiny noise refused.
 TEST(CrossedIntegerCascade, ConsistentBothWaysAndRefusals) {
   std::mt19937_64 gen(21);
-  const auto rows = random_tree(gen, 2, false), cols = random_tree(gen, 3, true);
+  const auto rows = random_tree_with_chains(gen, 2, false), cols = random_tree_with_chains(gen, 3, true);
   const CascadeLaw row_law = CascadeLaw::uniform(rows, 20), col_law(cols, {1.5, 1.2, 1.0, 1.0});
   auto rng = make_seeded_random_source(8);
   const std::size_t width = cols.n_nodes();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "interrupt_callbacks.hpp"
 #include "invariants/cell_keys.hpp"
 #include "invariants/key_tuples.hpp"
 #include "table_builder.hpp"
@@ -231,7 +232,7 @@ TEST(CellKeys, RowNumberedColumnsAreDistinctAndCodeEachRowByItsNumber) {
   EXPECT_EQ(CellKeys(first_two, {"k0", "k1"}, Interrupts(), &both).n_levels(1), 2u);
 }
 
-bool always_pending(void*) { return true; }
+using test_interrupts::always_pending;
 
 TEST(CellKeys, InterruptStopsEncoding) {
   std::vector<Row> rows;

@@ -128,8 +128,8 @@ void expect_margin_totals_match(const InvariantModel& model, const Eigen::Matrix
 
 // Everything the model claims, against the dense reference; returns the
 // model's structure.
-std::string expect_matches_dense(const std::vector<Tuple>& tuples, std::size_t n_columns,
-                                 const std::vector<Margin>& margins) {
+std::string expect_model_matches_dense(const std::vector<Tuple>& tuples, std::size_t n_columns,
+                                       const std::vector<Margin>& margins) {
   const CellKeys keys = keys_from_tuples(tuples, n_columns);
   const Eigen::MatrixXd a = dense_rows(tuples, margins);
   const DenseReference ref = dense_reference(a);
@@ -246,9 +246,9 @@ TEST(InvariantModelErrors, ColumnOutOfRangeAndNoCells) {
 TEST(InvariantModelProjector, PartitionMatchesDense) {
   std::vector<Tuple> tuples = grid({4, 3});
   tuples.erase(tuples.begin() + 1);  // unequal group sizes
-  EXPECT_EQ(expect_matches_dense(tuples, 2, margins_of({{0}})), "partition");
-  EXPECT_EQ(expect_matches_dense(tuples, 2, margins_of({{}})), "partition");
-  EXPECT_EQ(expect_matches_dense(tuples, 2, {}), "none");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 2, margins_of({{0}})), "partition");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 2, margins_of({{}})), "partition");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 2, {}), "none");
 }
 
 TEST(InvariantModelProjector, BorrowedPartitionGroupsAreTheColumnsCodes) {
@@ -273,8 +273,8 @@ TEST(InvariantModelProjector, BorrowedPartitionGroupsAreTheColumnsCodes) {
 }
 
 TEST(InvariantModelProjector, TwoWayTableMatchesDense) {
-  EXPECT_EQ(expect_matches_dense(grid({3, 4}), 2, margins_of({{0}, {1}})), "two_way");
-  EXPECT_EQ(expect_matches_dense(grid({4, 4}), 2, margins_of({{1}, {0}, {}})), "two_way");
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 4}), 2, margins_of({{0}, {1}})), "two_way");
+  EXPECT_EQ(expect_model_matches_dense(grid({4, 4}), 2, margins_of({{1}, {0}, {}})), "two_way");
 }
 
 TEST(InvariantModelProjector, BlocksOfTwoWayTablesMatchDense) {
@@ -284,33 +284,33 @@ TEST(InvariantModelProjector, BlocksOfTwoWayTablesMatchDense) {
   for (int g = 0; g < 2; ++g) {
     for (int h = 0; h < 5; ++h) tuples.push_back({3, 10 + g, 20 + h});
   }
-  EXPECT_EQ(expect_matches_dense(tuples, 3, margins_of({{0, 1}, {0, 2}})), "two_way");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 3, margins_of({{0, 1}, {0, 2}})), "two_way");
 }
 
 TEST(InvariantModelProjector, IncompleteTwoWayTableMatchesDense) {
   std::vector<Tuple> tuples = grid({4, 5});
   tuples.erase(tuples.begin() + 7);
   tuples.erase(tuples.begin() + 2);
-  EXPECT_EQ(expect_matches_dense(tuples, 2, margins_of({{0}, {1}})), "general");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 2, margins_of({{0}, {1}})), "general");
   // Two disconnected incomplete blocks.
   tuples.push_back({9, 9});
   tuples.push_back({9, 8});
   tuples.push_back({8, 9});
   tuples.push_back({8, 8});
   tuples.push_back({8, 7});
-  EXPECT_EQ(expect_matches_dense(tuples, 2, margins_of({{0}, {1}})), "general");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 2, margins_of({{0}, {1}})), "general");
   // Two cells per pair of groups: not a simple cross either.
-  EXPECT_EQ(expect_matches_dense(grid({3, 4, 2}), 3, margins_of({{0}, {1}})), "general");
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 2}), 3, margins_of({{0}, {1}})), "general");
   // ... while {c0, c2} x {c1} is a complete 6 x 4 cross again.
-  EXPECT_EQ(expect_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 2}, {1}})), "two_way");
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 2}, {1}})), "two_way");
 }
 
 TEST(InvariantModelProjector, ThreeIntersectingMarginsMatchDense) {
-  EXPECT_EQ(expect_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 1}, {1, 2}, {0, 2}})), "k_way");
-  EXPECT_EQ(expect_matches_dense(grid({3, 4, 3}), 3, margins_of({{0}, {1}, {2}})), "general");
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 1}, {1, 2}, {0, 2}})), "k_way");
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 3}), 3, margins_of({{0}, {1}, {2}})), "general");
   std::vector<Tuple> tuples = grid({3, 3, 3});
   tuples.erase(tuples.begin() + 13);
-  EXPECT_EQ(expect_matches_dense(tuples, 3, margins_of({{0, 1}, {1, 2}, {0, 2}, {}})), "general");
+  EXPECT_EQ(expect_model_matches_dense(tuples, 3, margins_of({{0, 1}, {1, 2}, {0, 2}, {}})), "general");
 }
 
 // P(Pe) = Pe, A Pe = 0, u.Pv = v.Pu and trace(diag) = d - rank, for vectors
@@ -384,7 +384,7 @@ TEST(InvariantModelProjector, RandomTablesAndMarginsMatchDense) {
       ++n_pinned;
       continue;
     }
-    ++structures[expect_matches_dense(tuples, n_columns, margins)];
+    ++structures[expect_model_matches_dense(tuples, n_columns, margins)];
     expect_projector_properties(tuples, n_columns, margins, rng);
     ++n_checked;
   }
@@ -416,7 +416,7 @@ TEST(InvariantModelProjector, RandomIntersectingMarginsMatchDense) {
     SCOPED_TRACE("trial " + std::to_string(trial));
     const DenseReference ref = dense_reference(dense_rows(tuples, margins));
     if (ref.rank == static_cast<Eigen::Index>(tuples.size())) continue;
-    n_general += expect_matches_dense(tuples, n_columns, margins) == "general";
+    n_general += expect_model_matches_dense(tuples, n_columns, margins) == "general";
   }
   EXPECT_GT(n_general, 80);
 }

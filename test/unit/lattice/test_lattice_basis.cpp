@@ -488,7 +488,7 @@ struct PollCounter {
   int stop_at = 0;
 };
 
-bool pending_after(void* context) {
+bool pending_at_stop(void* context) {
   auto* counter = static_cast<PollCounter*>(context);
   return ++counter->polls >= counter->stop_at;
 }
@@ -504,11 +504,11 @@ TEST(LatticeBasisInterrupts, EveryPollCanStopTheConstruction) {
   sets.push_back({39, 40, 41});
   const RowMatrix a = rows_of(sets, 42);
   PollCounter total{0, 1 << 30};
-  const DenseBasis full = dense(invariant_lattice_basis(a, Interrupts(pending_after, &total)));
+  const DenseBasis full = dense(invariant_lattice_basis(a, Interrupts(pending_at_stop, &total)));
   ASSERT_GE(total.polls, 5);
   for (int k = 1; k <= total.polls; ++k) {
     PollCounter counter{0, k};
-    EXPECT_THROW(invariant_lattice_basis(a, Interrupts(pending_after, &counter)), Interrupted) << k;
+    EXPECT_THROW(invariant_lattice_basis(a, Interrupts(pending_at_stop, &counter)), Interrupted) << k;
   }
   EXPECT_EQ(full.rank, 8u + 6u + 2u);
   expect_lattice_of(a, full);

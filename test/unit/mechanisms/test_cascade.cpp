@@ -30,7 +30,7 @@ using invariant_dp::mechanism_release::text_at;
 namespace {
 
 // region (3) > county (4 each) > edu (5 each), counts 0..59.
-test_tables::TestTable geography() {
+test_tables::TestTable regions_counties_edu() {
   std::vector<std::int64_t> counts(60);
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(i);
   return test_tables::geography(counts);
@@ -42,8 +42,8 @@ HierarchyRequest levels() {
   return h;
 }
 
-HierarchyReleaseResult release(const test_tables::TestTable& table, std::vector<std::string> margins,
-                               std::uint64_t seed) {
+HierarchyReleaseResult cascade_release(const test_tables::TestTable& table, std::vector<std::string> margins,
+                                       std::uint64_t seed) {
   auto rng = make_seeded_random_source(seed);
   return run_hierarchy_release(table.keys(), table.counts.data(),
                                checked_parts(request("cascade", 1, std::move(margins), 1e-6), levels()), *rng,
@@ -54,7 +54,7 @@ HierarchyReleaseResult release(const test_tables::TestTable& table, std::vector<
 
 TEST(Cascade, RefusesAFlatReleaseNoDeltaAndDiagnosis) {
   EXPECT_EQ(refusal(raw("cascade", 1)), "mechanism \"cascade\" requires delta");
-  const auto table = geography();
+  const auto table = regions_counties_edu();
   const auto req = request("cascade", 1, {}, 1e-6);
   auto rng = make_seeded_random_source(1);
   try {
@@ -70,10 +70,10 @@ TEST(Cascade, RefusesAFlatReleaseNoDeltaAndDiagnosis) {
 // Every internal node against its children's sum (reals: to round-off),
 // with and without the regions' totals kept.
 TEST(Cascade, EveryNodeIsTheSumOfItsChildren) {
-  const auto table = geography();
+  const auto table = regions_counties_edu();
   const CellKeys cells = table.keys();
   for (const std::vector<std::string>& margins : {std::vector<std::string>{}, std::vector<std::string>{"region"}}) {
-    const auto out = release(table, margins, 2);
+    const auto out = cascade_release(table, margins, 2);
     ASSERT_FALSE(out.integer_output);
     const auto tree = hierarchy::HierarchyTree::from_cell_keys(cells, out.level_columns, Interrupts());
     ASSERT_EQ(out.values.size(), tree.n_nodes());
@@ -89,8 +89,8 @@ TEST(Cascade, EveryNodeIsTheSumOfItsChildren) {
 // With the regions' totals declared, the grand total and each region's
 // total are the counts' (to round-off); the noise still moves the rest.
 TEST(Cascade, DeclaredMarginsStayExact) {
-  const auto table = geography();
-  const auto out = release(table, {"region"}, 3);
+  const auto table = regions_counties_edu();
+  const auto out = cascade_release(table, {"region"}, 3);
   double region_total[3] = {0, 0, 0}, total = 0;
   for (std::size_t i = 0; i < table.counts.size(); ++i) {
     region_total[i / 20] += double(table.counts[i]);
@@ -108,9 +108,9 @@ TEST(Cascade, DeclaredMarginsStayExact) {
 }
 
 TEST(Cascade, MetadataStatesTheMechanismAndItsLevels) {
-  const auto table = geography();
+  const auto table = regions_counties_edu();
   for (const std::vector<std::string>& margins : {std::vector<std::string>{}, std::vector<std::string>{"region"}}) {
-    const auto json = JsonValue::parse(release(table, margins, 4).metadata_json);
+    const auto json = JsonValue::parse(cascade_release(table, margins, 4).metadata_json);
     EXPECT_EQ(text_at(json, {"mechanism"}), "cascade");
     EXPECT_EQ(text_at(json, {"output"}), "real");
     EXPECT_EQ(text_at(json, {"family"}), margins.empty() ? "none" : "conditioning");

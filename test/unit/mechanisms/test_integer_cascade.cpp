@@ -23,7 +23,7 @@ namespace invariant_dp {
 namespace {
 
 // 3 states x 2-4 counties x 1-3 tracts; state s2 has one county.
-test_tables::TestTable geography() {
+test_tables::TestTable states_and_tracts() {
   test_tables::TestTable t{{"state", "county", "tract"}, {}, {}};
   for (int s = 0; s < 3; ++s)
     for (int c = 0; c < (s == 2 ? 1 : 2 + 2 * s); ++c)
@@ -45,7 +45,7 @@ ReleaseRequest request(double epsilon, std::vector<std::string> margins = {}, bo
   return validate_request(raw);
 }
 
-HierarchyRequest levels() {
+HierarchyRequest state_county_tract() {
   HierarchyRequest h;
   h.levels = {"state", "county", "tract"};
   return h;
@@ -69,11 +69,11 @@ bool has(const std::string& json, const std::string& text) { return json.find(te
 }  // namespace
 
 TEST(IntegerCascadeHierarchyRelease, IntegersAtEveryLevelEachNodeTheSumOfItsChildren) {
-  const auto table = geography();
+  const auto table = states_and_tracts();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(3);
-  const auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0, {}, true), levels(), {}), *rng,
-                                         Interrupts());
+  const auto out = run_hierarchy_release(
+      cells, table.counts.data(), checked_parts(request(1.0, {}, true), state_county_tract(), {}), *rng, Interrupts());
   expect_integer_consistency(cells, out);
   EXPECT_TRUE(out.values.empty());
   EXPECT_EQ(out.node_depth[0], 0u);
@@ -88,11 +88,11 @@ TEST(IntegerCascadeHierarchyRelease, IntegersAtEveryLevelEachNodeTheSumOfItsChil
 }
 
 TEST(IntegerCascadeHierarchyRelease, StateTotalsStayExact) {
-  const auto table = geography();
+  const auto table = states_and_tracts();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(4);
-  const auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(0.5, {"state"}), levels(), {}), *rng,
-                                         Interrupts());
+  const auto out = run_hierarchy_release(
+      cells, table.counts.data(), checked_parts(request(0.5, {"state"}), state_county_tract(), {}), *rng, Interrupts());
   expect_integer_consistency(cells, out);
   std::int64_t total = 0;
   for (std::int64_t n : table.counts) total += n;
@@ -104,17 +104,17 @@ TEST(IntegerCascadeHierarchyRelease, StateTotalsStayExact) {
 }
 
 TEST(IntegerCascadeHierarchyRelease, CalibratedFromRhoOrTargets) {
-  const auto table = geography();
+  const auto table = states_and_tracts();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(5);
-  HierarchyRequest from_rho = levels();
+  HierarchyRequest from_rho = state_county_tract();
   from_rho.rho = 0.5;
   HierarchyBudget no_epsilon;
   no_epsilon.has_epsilon = false;
   auto out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), from_rho, no_epsilon), *rng, Interrupts());
   expect_integer_consistency(cells, out);
   EXPECT_TRUE(has(out.metadata_json, "\"derived_from\": \"rho\"")) << out.metadata_json;
-  HierarchyRequest targets = levels();
+  HierarchyRequest targets = state_county_tract();
   targets.level_variance = {400, 200, 100, 50};
   out = run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), targets, no_epsilon), *rng, Interrupts());
   EXPECT_TRUE(has(out.metadata_json, "\"derived_from\": \"variance_targets\"")) << out.metadata_json;
@@ -122,15 +122,16 @@ TEST(IntegerCascadeHierarchyRelease, CalibratedFromRhoOrTargets) {
   // Both epsilon and rho, or neither and no targets: refused as for the cascade.
   EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), from_rho, {}), *rng, Interrupts()),
                InvalidArgument);
-  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(), checked_parts(request(1.0), levels(), no_epsilon), *rng, Interrupts()),
+  EXPECT_THROW(run_hierarchy_release(cells, table.counts.data(),
+                                     checked_parts(request(1.0), state_county_tract(), no_epsilon), *rng, Interrupts()),
                NullValue);
 }
 
 TEST(IntegerCascadeHierarchyRelease, RefusesWhatTheExactSamplerCannotDo) {
-  const auto table = geography();
+  const auto table = states_and_tracts();
   const CellKeys cells = table.keys();
   auto rng = make_seeded_random_source(6);
-  HierarchyRequest tiny = levels();
+  HierarchyRequest tiny = state_county_tract();
   tiny.level_variance = {0.01, 0.01, 0.01, 0.01};
   HierarchyBudget no_epsilon;
   no_epsilon.has_epsilon = false;
@@ -148,22 +149,22 @@ TEST(IntegerCascadeHierarchyRelease, RangeVarianceBoundsFromThePublishedLaw) {
   // A binary tree of 4 leaves at level variances (4, 2, 1): the closed form
   // of leaves 1..2 (across the root) is 2 - 2/8 = 1.75 times v = 1.
   const std::uint32_t children[] = {2, 2, 2};
-  const double levels[] = {1, 1, 1};
+  const double state_county_tract[] = {1, 1, 1};
   double lower = 0, upper = 0;
   idp_error error{};
-  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, 0.25, 1, 2,
-                                       nullptr, &lower, &upper, &error),
+  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, state_county_tract, 3, nullptr, 0, 0.25,
+                                       1, 2, nullptr, &lower, &upper, &error),
             IDP_OK)
       << error.message;
   EXPECT_DOUBLE_EQ(upper, 1.75);
   EXPECT_LT(lower, 0.75 * 1.75);
   EXPECT_GT(lower, 0.75 * 1.75 * (1 - 1e-15));
-  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, 0, 1, 2, nullptr,
-                                       &lower, &upper, &error),
+  ASSERT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, state_county_tract, 3, nullptr, 0, 0, 1,
+                                       2, nullptr, &lower, &upper, &error),
             IDP_OK);
   EXPECT_EQ(lower, upper);
-  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, levels, 3, nullptr, 0, NAN, 1, 2,
-                                       nullptr, &lower, &upper, &error),
+  EXPECT_EQ(idp_cascade_range_variance("lattice_gaussian_cascade", children, 3, state_county_tract, 3, nullptr, 0, NAN,
+                                       1, 2, nullptr, &lower, &upper, &error),
             IDP_INVALID_ARGUMENT);
 }
 

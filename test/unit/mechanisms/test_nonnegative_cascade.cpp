@@ -34,7 +34,7 @@ NonnegativeLaw make_law(const HierarchyTree& tree, std::vector<double> eps, cons
 
 // A random tree of the given height, every leaf at that depth: each
 // internal node has 1 to max_fanout children (some one-child chains).
-HierarchyTree random_tree(std::mt19937_64& gen, unsigned height, unsigned max_fanout) {
+HierarchyTree random_leveled_tree(std::mt19937_64& gen, unsigned height, unsigned max_fanout) {
   std::vector<std::int64_t> parent{-1};
   std::vector<std::int64_t> level{0};
   for (unsigned d = 0; d < height; ++d) {
@@ -95,7 +95,7 @@ TEST(NonnegativeCascadeCalibration, BaseEpsilonIsTheLargestMoveCost) {
   std::mt19937_64 gen(11);
   for (int trial = 0; trial < 60; ++trial) {
     const unsigned height = 1 + static_cast<unsigned>(gen() % 4);
-    const auto tree = random_tree(gen, height, 3);
+    const auto tree = random_leveled_tree(gen, height, 3);
     std::vector<double> eps(height + 1);
     for (double& e : eps) e = double(1 + gen() % 40) / 16;
     std::vector<std::uint32_t> fixed;
@@ -125,7 +125,7 @@ TEST(NonnegativeCascadeCalibration, SpendsHalfTheBudgetOnTheBaseLaw) {
   std::mt19937_64 gen(12);
   for (int trial = 0; trial < 20; ++trial) {
     const unsigned height = 2 + static_cast<unsigned>(gen() % 3);
-    const auto tree = random_tree(gen, height, 4);
+    const auto tree = random_leveled_tree(gen, height, 4);
     std::vector<double> targets(height + 1);
     for (double& v : targets) v = double(1 + gen() % 8);
     std::vector<std::uint32_t> fixed;
@@ -311,7 +311,7 @@ TEST(NonnegativeCascadeRelease, EveryNodeNonNegativeConsistentAndExactOnRandomTr
   auto rng = make_seeded_random_source(13);
   for (int trial = 0; trial < 40; ++trial) {
     const unsigned height = 1 + static_cast<unsigned>(gen() % 4);
-    const auto tree = random_tree(gen, height, 4);
+    const auto tree = random_leveled_tree(gen, height, 4);
     std::vector<std::int64_t> counts(tree.n_leaves());
     for (auto& x : counts) x = gen() % 3 == 0 ? 0 : static_cast<std::int64_t>(gen() % 6);
     std::vector<std::uint32_t> fixed;
@@ -404,7 +404,7 @@ struct CountingCancel {
 
 TEST(NonnegativeCascadeRelease, CancellationReachesEveryPhase) {
   std::mt19937_64 gen(17);
-  const auto tree = random_tree(gen, 3, 5);
+  const auto tree = random_leveled_tree(gen, 3, 5);
   std::vector<std::int64_t> counts(tree.n_leaves());
   for (auto& x : counts) x = static_cast<std::int64_t>(gen() % 4);
   const auto c = calibrate_nonnegative_cascade(tree, {1, 1, 1, 1}, {}, 3.0, {Neighbours::ReplaceOne}, Interrupts());
@@ -460,7 +460,7 @@ TEST(NonnegativeCascadeSampler, TinyWindowsForceEveryFallbackAndKeepTheBounds) {
   // most coins fail, so an attempt's acceptance falls with every split.
   for (int trial = 0; trial < 20; ++trial) {
     const unsigned height = 1 + static_cast<unsigned>(gen() % 2);
-    const auto tree = random_tree(gen, height, 3);
+    const auto tree = random_leveled_tree(gen, height, 3);
     std::vector<std::int64_t> counts(tree.n_leaves());
     for (auto& x : counts) x = static_cast<std::int64_t>(gen() % 3);
     std::vector<std::uint32_t> fixed;

@@ -23,7 +23,7 @@ namespace {
 
 // A tree with between 1 and fanout[d] children per node of depth d (so
 // some one-child chains), every leaf at the same depth.
-HierarchyTree random_tree(std::mt19937_64& gen, const std::vector<unsigned>& fanout) {
+HierarchyTree random_tree_by_fanouts(std::mt19937_64& gen, const std::vector<unsigned>& fanout) {
   std::vector<std::int64_t> parent{-1};
   std::vector<std::int64_t> level{0};
   for (unsigned max : fanout) {
@@ -109,7 +109,7 @@ const Case kCases[] = {
 
 Outcome outcome_of(const Case& k, unsigned threads) {
   std::mt19937_64 gen(k.seed);
-  const auto tree = random_tree(gen, k.fanout);
+  const auto tree = random_tree_by_fanouts(gen, k.fanout);
   const auto counts = random_counts(gen, tree.n_leaves());
   const auto c =
       calibrate_nonnegative_cascade(tree, std::vector<double>(k.fanout.size() + 1, 1.0),
@@ -121,7 +121,7 @@ Outcome outcome_of(const Case& k, unsigned threads) {
 // Twenty draws of the sampler with windows so small that most coins fail.
 Outcome tiny_window_draws(unsigned threads) {
   std::mt19937_64 gen(21);
-  const auto tree = random_tree(gen, {4, 6, 8});
+  const auto tree = random_tree_by_fanouts(gen, {4, 6, 8});
   const auto counts = random_counts(gen, tree.n_leaves());
   const NonnegativeLaw law(tree, {0.75, 0.75, 0.75, 0.75},
                            nonnegative_pinned(tree, std::vector<std::uint32_t>{}, Interrupts()), 0);
@@ -262,7 +262,7 @@ struct CancelWhileHelping {
 // A tree with hundreds of splits per depth: the helper has jobs to take.
 struct Wide {
   std::mt19937_64 gen{31};
-  HierarchyTree tree = random_tree(gen, {10, 40, 40});
+  HierarchyTree tree = random_tree_by_fanouts(gen, {10, 40, 40});
   std::vector<std::int64_t> counts = random_counts(gen, tree.n_leaves());
   NonnegativeLaw law{tree, {0.5, 0.5, 0.5, 0.5}, nonnegative_pinned(tree, std::vector<std::uint32_t>{}, Interrupts()),
                      0};

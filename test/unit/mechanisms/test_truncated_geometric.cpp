@@ -188,7 +188,8 @@ TEST(TruncatedGeometric, RefusesAnEpsilonTooSmallForItsTable) {
 
 // ---- through dp.privatize's request --------------------------------------
 
-RawRequest unit_request(const std::string& mechanism, const std::string& selection, const std::string& groups) {
+RawRequest geometric_unit_request(const std::string& mechanism, const std::string& selection,
+                                  const std::string& groups) {
   RawRequest raw;
   raw.mechanism = mechanism;
   raw.epsilon = 1.0;
@@ -215,8 +216,8 @@ TEST(TruncatedGeometric, ParsesTheMethodAndAutoForAnObjectWithoutOne) {
 // epsilon and delta, the counts at (1 - s) epsilon, and the two parts add
 // up to what the release states (and a governed release is charged).
 TEST(TruncatedGeometric, JointWithDiscreteLaplaceCountsChargesTheWholeBudget) {
-  const ReleaseRequest request =
-      validate_request(unit_request("discrete_laplace", "{\"method\": \"truncated_geometric\", \"budget_share\": 0.8}", "1"));
+  const ReleaseRequest request = validate_request(
+      geometric_unit_request("discrete_laplace", "{\"method\": \"truncated_geometric\", \"budget_share\": 0.8}", "1"));
   const SelectionLaw& law = request.selection;
   ASSERT_EQ(law.method, SelectionMethod::TruncatedGeometric);
   EXPECT_TRUE(law.geometric.joint());
@@ -238,15 +239,16 @@ TEST(TruncatedGeometric, JointWithDiscreteLaplaceCountsChargesTheWholeBudget) {
 // A share so small that the counts would take all of epsilon is refused
 // (22003), not calibrated past what the derivation covers.
 TEST(TruncatedGeometric, RefusesAShareThatLeavesTheSelectionNothing) {
-  EXPECT_THROW(validate_request(unit_request("discrete_laplace",
-                                             "{\"method\": \"truncated_geometric\", \"budget_share\": 1e-17}", "1")),
+  EXPECT_THROW(validate_request(geometric_unit_request(
+                   "discrete_laplace", "{\"method\": \"truncated_geometric\", \"budget_share\": 1e-17}", "1")),
                OutOfRange);
 }
 
 // Any other counts' mechanism: the split, (s epsilon, s delta) for the
 // selection when the counts use a delta.
 TEST(TruncatedGeometric, SplitFromDiscreteGaussianCounts) {
-  const ReleaseRequest request = validate_request(unit_request("discrete_gaussian", "truncated_geometric", "2"));
+  const ReleaseRequest request =
+      validate_request(geometric_unit_request("discrete_gaussian", "truncated_geometric", "2"));
   const SelectionLaw& law = request.selection;
   ASSERT_EQ(law.method, SelectionMethod::TruncatedGeometric);
   EXPECT_FALSE(law.geometric.joint());
@@ -261,14 +263,15 @@ TEST(TruncatedGeometric, SplitFromDiscreteGaussianCounts) {
 // auto: truncated_geometric where units have one cell; dp_sips once units
 // reach so many cells that its threshold is the lower; said in the law.
 TEST(TruncatedGeometric, AutoChoosesTheSelectorThatShowsCellsWithFewerUnits) {
-  const ReleaseRequest one = validate_request(unit_request("discrete_laplace", "auto", "1"));
+  const ReleaseRequest one = validate_request(geometric_unit_request("discrete_laplace", "auto", "1"));
   EXPECT_EQ(one.selection.method, SelectionMethod::TruncatedGeometric);
   EXPECT_TRUE(one.selection.chosen_automatically);
   EXPECT_NE(selection_json(one.selection).find("\"chosen_by\": \"auto\""), std::string::npos);
-  const ReleaseRequest many = validate_request(unit_request("discrete_laplace", "auto", "200"));
+  const ReleaseRequest many = validate_request(geometric_unit_request("discrete_laplace", "auto", "200"));
   EXPECT_EQ(many.selection.method, SelectionMethod::DpSips);
   EXPECT_LT(units_at_half(many.selection),
-            units_at_half(validate_request(unit_request("discrete_laplace", "truncated_geometric", "200")).selection));
+            units_at_half(
+                validate_request(geometric_unit_request("discrete_laplace", "truncated_geometric", "200")).selection));
   EXPECT_NE(selection_json(many.selection).find("\"chosen_by\": \"auto\""), std::string::npos);
 }
 

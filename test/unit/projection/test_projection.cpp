@@ -24,11 +24,11 @@ using invariant_dp::test_tables::random_counts;
 
 namespace {
 
-Eigen::MatrixXd dense(const LinearInvariants& inv) { return Eigen::MatrixXd(inv.rows); }
+Eigen::MatrixXd dense_rows(const LinearInvariants& inv) { return Eigen::MatrixXd(inv.rows); }
 
 // min |y - t|^2 s.t. A y = a by the normal (KKT) equations, densely.
 Eigen::VectorXd equality_projection(const LinearInvariants& inv, const Eigen::VectorXd& t) {
-  const Eigen::MatrixXd a = dense(inv);
+  const Eigen::MatrixXd a = dense_rows(inv);
   const Eigen::VectorXd totals = Eigen::Map<const Eigen::VectorXd>(inv.totals.data(), inv.totals.size());
   const Eigen::VectorXd lambda = (a * a.transpose()).ldlt().solve(totals - a * t);
   return t + a.transpose() * lambda;

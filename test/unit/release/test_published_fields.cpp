@@ -47,7 +47,7 @@ struct Case {
   std::vector<std::pair<const char*, const char*>> options;
 };
 
-Published release(const Case& c, const TestTable& table) {
+Published publish(const Case& c, const TestTable& table) {
   test_tables::Request r{c.mechanism, 1, c.delta, c.margins, c.hierarchy};
   r.set_options(c.options);
   const idp_request request = r.c_request();
@@ -82,7 +82,7 @@ TestTable swapped(TestTable t, std::size_t columns, std::size_t r0, std::size_t 
 }
 
 void expect_same_publication(const Case& c, const TestTable& x, const TestTable& neighbour) {
-  const Published a = release(c, x), b = release(c, neighbour);
+  const Published a = publish(c, x), b = publish(c, neighbour);
   EXPECT_EQ(a.metadata, b.metadata) << c.name << ": the metadata depends on the data";
   EXPECT_EQ(a.integer_output, b.integer_output) << c.name;
   EXPECT_EQ(a.n_rows, b.n_rows) << c.name;

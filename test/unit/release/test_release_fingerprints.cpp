@@ -93,7 +93,7 @@ idp_randomness fresh_seed() {
   return idp_randomness{true, 20261127, ++generation};
 }
 
-struct Case {
+struct FingerprintCase {
   const char* name;
   const char* mechanism;
   double delta;  // 0: none
@@ -104,7 +104,7 @@ struct Case {
 };
 
 // Releases the 4 x 4 delinquent table with the case's request, seed 20261127.
-std::uint64_t release_fingerprint(const Case& c) {
+std::uint64_t release_fingerprint(const FingerprintCase& c) {
   test_tables::Request r{c.mechanism, 1, c.delta, c.margins, c.hierarchy};
   r.set_options(c.options);
   const idp_request request = r.c_request();
@@ -162,35 +162,75 @@ std::uint64_t unit_release_fingerprint(const char* mechanism, double delta, cons
   return hash;
 }
 
-const std::vector<Case>& cases() {
-  static const std::vector<Case> all = {
+const std::vector<FingerprintCase>& cases() {
+  static const std::vector<FingerprintCase> all = {
       {"discrete_laplace", "discrete_laplace", 0, {}, {}, {}, 0x0ed2325d35127403ull},
       {"discrete_gaussian", "discrete_gaussian", 1e-6, {}, {}, {}, 0x4808b2111aa4cd46ull},
-      {"subspace_gaussian one margin", "subspace_gaussian", 1e-6, {"county"}, {}, {{"stddev", "true"}},
+      {"subspace_gaussian one margin",
+       "subspace_gaussian",
+       1e-6,
+       {"county"},
+       {},
+       {{"stddev", "true"}},
        0xe138dec7bed232e8ull},
-      {"subspace_gaussian both margins", "subspace_gaussian", 1e-6, {"county", "edu"}, {}, {{"stddev", "true"}},
+      {"subspace_gaussian both margins",
+       "subspace_gaussian",
+       1e-6,
+       {"county", "edu"},
+       {},
+       {{"stddev", "true"}},
        0x6a9d806af12df451ull},
       {"subspace_laplace both margins", "subspace_laplace", 0, {"county", "edu"}, {}, {}, 0x7fe7490028c1f71cull},
-      {"integer_laplace one margin", "integer_laplace", 0, {"county"}, {}, {{"stddev", "true"}},
-       0xe6bec274bc52417cull},
+      {"integer_laplace one margin", "integer_laplace", 0, {"county"}, {}, {{"stddev", "true"}}, 0xe6bec274bc52417cull},
       {"integer_laplace nested margins", "integer_laplace", 0, {"", "county"}, {}, {}, 0x6c5971a77b90e995ull},
-      {"integer_laplace both margins", "integer_laplace", 0, {"county", "edu"}, {}, {{"iterations", "20"}, {"sampler", "chain"}},
+      {"integer_laplace both margins",
+       "integer_laplace",
+       0,
+       {"county", "edu"},
+       {},
+       {{"iterations", "20"}, {"sampler", "chain"}},
        0xd0eee2c5240e312eull},
-      {"integer_laplace_l2 both margins", "integer_laplace_l2", 0, {"county", "edu"}, {}, {{"iterations", "20"}},
+      {"integer_laplace_l2 both margins",
+       "integer_laplace_l2",
+       0,
+       {"county", "edu"},
+       {},
+       {{"iterations", "20"}},
        0xce3c0a7a54a59a94ull},
       {"integer_gaussian one margin", "integer_gaussian", 1e-6, {"county"}, {}, {}, 0xaf890808c3344458ull},
-      {"integer_gaussian both margins", "integer_gaussian", 1e-6, {"county", "edu"}, {}, {{"stddev", "true"}},
+      {"integer_gaussian both margins",
+       "integer_gaussian",
+       1e-6,
+       {"county", "edu"},
+       {},
+       {{"stddev", "true"}},
        0xcfc98ff2b803aa3dull},
       {"congenial both margins", "congenial", 0, {"county", "edu"}, {}, {}, 0x466d87c98601ba39ull},
       {"project_l2 both margins", "project_l2", 0, {"county", "edu"}, {}, {}, 0xbe6358581da5f6dbull},
       {"project_nn_l2 both margins", "project_nn_l2", 0, {"county", "edu"}, {}, {}, 0xc149c9706f5bc389ull},
       {"project_nn_integer both margins", "project_nn_integer", 0, {"county", "edu"}, {}, {}, 0xc8fda22b91a0c11full},
       {"cascade hierarchy", "cascade", 1e-6, {}, {"county", "edu"}, {}, 0xa12bb5b73aa814cdull},
-      {"integer_cascade hierarchy", "integer_cascade", 1e-6, {}, {"county", "edu"}, {{"level", "true"}},
+      {"integer_cascade hierarchy",
+       "integer_cascade",
+       1e-6,
+       {},
+       {"county", "edu"},
+       {{"level", "true"}},
        0x8ed5aeecc56dd897ull},
-      {"nonnegative_cascade hierarchy", "nonnegative_cascade", 0, {}, {"county", "edu"}, {{"stddev", "true"}},
+      {"nonnegative_cascade hierarchy",
+       "nonnegative_cascade",
+       0,
+       {},
+       {"county", "edu"},
+       {{"stddev", "true"}},
        0x84fee96b87784209ull},
-      {"nonnegative_cascade exact counties", "nonnegative_cascade", 0, {"county"}, {"county", "edu"}, {}, 0xbf443a473d4fd4b2ull},
+      {"nonnegative_cascade exact counties",
+       "nonnegative_cascade",
+       0,
+       {"county"},
+       {"county", "edu"},
+       {},
+       0xbf443a473d4fd4b2ull},
       {"cascade crossed", "cascade", 1e-6, {}, {"county"}, {{"crossed", "[\"edu\"]"}}, 0xe4c23ac475984964ull},
       {"integer_laplace hierarchy", "integer_laplace", 0, {}, {"county", "edu"}, {}, 0x7ecbab2effce4bcdull},
   };
@@ -217,7 +257,7 @@ const std::vector<UnitCase>& unit_cases() {
 bool printing() { return std::getenv("IDP_PRINT_FINGERPRINTS") != nullptr; }
 
 TEST(ReleaseFingerprints, EveryMechanismOnEveryStructure) {
-  for (const Case& c : cases()) {
+  for (const FingerprintCase& c : cases()) {
     const std::uint64_t got = release_fingerprint(c);
     if (printing()) std::printf("  %-36s 0x%016llxull\n", c.name, static_cast<unsigned long long>(got));
     else EXPECT_EQ(got, c.expected) << c.name;

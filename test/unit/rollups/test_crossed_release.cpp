@@ -52,8 +52,8 @@ HierarchyRequest crossed_request() {
   return h;
 }
 
-ReleaseRequest request(const std::string& mechanism, double epsilon, bool has_delta, bool stddev,
-                       std::vector<std::string> margins = {}) {
+ReleaseRequest crossed_release_request(const std::string& mechanism, double epsilon, bool has_delta, bool stddev,
+                                       std::vector<std::string> margins = {}) {
   RawRequest raw;
   raw.mechanism = mechanism;
   raw.epsilon = epsilon;
@@ -68,7 +68,7 @@ ReleaseRequest request(const std::string& mechanism, double epsilon, bool has_de
 constexpr std::size_t kRowNodes = 1 + 2 + 3, kColNodes = 1 + 2 + 3;
 
 // Integers, each (row node, column node) the sum of its children along either tree.
-void expect_integer_consistency(const Table& t, const CrossedReleaseResult& out) {
+void expect_crossed_integer_consistency(const Table& t, const CrossedReleaseResult& out) {
   ASSERT_TRUE(out.integer_output);
   ASSERT_EQ(out.integer_values.size(), kRowNodes * kColNodes);
   const auto grid = build_crossed_grid(*t.cells, {"state", "county"}, {"group", "age"}, Interrupts());
@@ -93,7 +93,9 @@ void expect_integer_consistency(const Table& t, const CrossedReleaseResult& out)
 TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
   Table t;
   auto rng = make_seeded_random_source(11);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("cascade", 1.0, true, true), crossed_request(), {}), *rng, Interrupts());
+  const auto out = run_crossed_release(
+      *t.cells, t.counts.data(),
+      checked_parts(crossed_release_request("cascade", 1.0, true, true), crossed_request(), {}), *rng, Interrupts());
   ASSERT_EQ(out.values.size(), kRowNodes * kColNodes);
   ASSERT_EQ(out.node_cell.size(), out.values.size());
   EXPECT_EQ(out.row_level_columns, (std::vector<std::size_t>{0, 1}));
@@ -125,8 +127,11 @@ TEST(CrossedRelease, CascadeRowsAndStandardDeviations) {
 TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
   Table t;
   auto rng = make_seeded_random_source(5);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("integer_laplace", 1.0, false, false, {"state"}), crossed_request(), {}), *rng, Interrupts());
-  expect_integer_consistency(t, out);
+  const auto out = run_crossed_release(
+      *t.cells, t.counts.data(),
+      checked_parts(crossed_release_request("integer_laplace", 1.0, false, false, {"state"}), crossed_request(), {}),
+      *rng, Interrupts());
+  expect_crossed_integer_consistency(t, out);
   // The state margin is exact: state S2's row (row node 1, first in source order) over all ages.
   EXPECT_EQ(out.integer_values[1 * kColNodes], 3 + 6 + 9);
 }
@@ -134,8 +139,11 @@ TEST(CrossedRelease, IntegerRollupIsExactAlongBothTrees) {
 TEST(CrossedRelease, IntegerCascadeIsExactAlongBothTrees) {
   Table t;
   auto rng = make_seeded_random_source(7);
-  const auto out = run_crossed_release(*t.cells, t.counts.data(), checked_parts(request("integer_cascade", 1.0, true, true), crossed_request(), {}), *rng, Interrupts());
-  expect_integer_consistency(t, out);
+  const auto out = run_crossed_release(
+      *t.cells, t.counts.data(),
+      checked_parts(crossed_release_request("integer_cascade", 1.0, true, true), crossed_request(), {}), *rng,
+      Interrupts());
+  expect_crossed_integer_consistency(t, out);
   // Uniform levels: every rectangle at the same (closed-form) sd.
   ASSERT_EQ(out.noise_sd.size(), kRowNodes * kColNodes);
   for (double sd : out.noise_sd) EXPECT_NEAR(sd, out.noise_sd[0], 1e-12 * sd);
@@ -144,15 +152,18 @@ TEST(CrossedRelease, IntegerCascadeIsExactAlongBothTrees) {
                             "\"epsilon_delta_conversion\""})
     EXPECT_NE(out.metadata_json.find(field), std::string::npos) << field << " in " << out.metadata_json;
   // Margins are refused as for the real-valued crossed cascade.
-  EXPECT_THROW(check_crossed_request(request("integer_cascade", 1.0, true, false, {"state"}), crossed_request()),
-               InvalidArgument);
+  EXPECT_THROW(
+      check_crossed_request(crossed_release_request("integer_cascade", 1.0, true, false, {"state"}), crossed_request()),
+      InvalidArgument);
 }
 
 TEST(CrossedRelease, MissingCellAndColumnsAreRefused) {
   Table partial(true);
   auto rng = make_seeded_random_source(1);
   try {
-    run_crossed_release(*partial.cells, partial.counts.data(), checked_parts(request("cascade", 1.0, true, false), crossed_request(), {}), *rng, Interrupts());
+    run_crossed_release(*partial.cells, partial.counts.data(),
+                        checked_parts(crossed_release_request("cascade", 1.0, true, false), crossed_request(), {}),
+                        *rng, Interrupts());
     FAIL() << "a missing cell must be refused";
   } catch (const InvalidData& e) {
     // The missing pair is named by two cells' keys on each hierarchy's columns
@@ -169,7 +180,9 @@ TEST(CrossedRelease, MissingCellAndColumnsAreRefused) {
                InvalidArgument);
   HierarchyRequest with_targets = crossed_request();
   with_targets.level_variance = {1, 1, 1};
-  EXPECT_THROW(check_crossed_request(request("cascade", 1.0, true, false), with_targets), InvalidArgument);
-  EXPECT_THROW(check_crossed_request(request("cascade", 1.0, true, false, {"state"}), crossed_request()),
+  EXPECT_THROW(check_crossed_request(crossed_release_request("cascade", 1.0, true, false), with_targets),
                InvalidArgument);
+  EXPECT_THROW(
+      check_crossed_request(crossed_release_request("cascade", 1.0, true, false, {"state"}), crossed_request()),
+      InvalidArgument);
 }

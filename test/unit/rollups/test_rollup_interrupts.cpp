@@ -11,6 +11,7 @@
 
 #include "errors.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "interrupt_callbacks.hpp"
 #include "interrupts.hpp"
 #include "random_source.hpp"
 #include "rollups/cascade_release_common.hpp"
@@ -25,7 +26,7 @@ namespace invariant_dp {
 namespace {
 
 // Asks to stop once *polls_left polls have passed.
-bool pending_after(void* polls_left) { return --*static_cast<int*>(polls_left) < 0; }
+using test_interrupts::pending_after;
 
 // Never asks to stop; counts the polls.
 bool count_polls(void* polls) {

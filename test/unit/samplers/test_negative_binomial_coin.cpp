@@ -50,7 +50,7 @@ TEST(NegativeBinomialCoin, ModeIsTheArgmax) {
 }
 
 // Plays back no word: the coin at its mode is certain and draws nothing.
-class NoWords final : public RandomSource {
+class NoCoinWords final : public RandomSource {
  public:
   std::uint64_t next_u64() override {
     ADD_FAILURE() << "drew a word";
@@ -60,7 +60,7 @@ class NoWords final : public RandomSource {
 
 TEST(NegativeBinomialCoin, AtTheModeNoRandomnessIsUsed) {
   NegativeBinomialCoin coin(Rational{1, 4}, 50);
-  NoWords none;
+  NoCoinWords none;
   EXPECT_TRUE(coin.accept(none, coin.mode()));
 }
 
