@@ -436,7 +436,7 @@ TEST(NonnegativeCascadeRelease, CancellationReachesEveryPhase) {
 // the others': wider ones are refused.
 TEST(NonnegativeCascadeSampler, LeafSplitWindowsAtMostTheOthers) {
   std::mt19937_64 gen(5);
-  const auto tree = random_tree(gen, 2, 3);
+  const auto tree = random_leveled_tree(gen, 2, 3);
   const std::vector<std::int64_t> counts(tree.n_leaves(), 1);
   const NonnegativeLaw law = make_law(tree, {0.75, 0.75, 0.75}, {});
   NonnegativeOptions wider;
