@@ -10,31 +10,12 @@
 #include <utility>
 
 #include "../errors.hpp"
+#include "kernel_lengths.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
 using hierarchy::kNoNode;
-
-// Vectors counted by squared length, pooled upward to 2^(k/16): few theta
-// sums, each an upper bound for its vectors (s^2 = 1 / length^2).
-class LengthPool {
- public:
-  void add(double length2, double count = 1) {
-    by_k_[static_cast<int>(std::ceil(std::log2(length2) * 16 + 1e-9))] += count;
-  }
-  double log_excess(const Interrupts& interrupts) const {
-    double total = 0;
-    for (const auto& [k, count] : by_k_) {
-      interrupts.poll();
-      total += log_excess_at_least(std::exp2(-double(k) / 16) * (1 - 1e-12), count);
-    }
-    return total;
-  }
-
- private:
-  std::map<int, double> by_k_;
-};
 
 }  // namespace
 
@@ -44,7 +25,7 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
   const std::size_t n = tree.n_nodes();
   down_.assign(n, 0.0);
   inv_tau2_.assign(n, 0.0);
-  LengthPool pool;
+  KernelLengths pool;
   // Deepest level first: a node's D needs its first child's.
   for (unsigned d = tree.height() + 1; d-- > 0;) {
     for (std::uint32_t v = tree.level_begin(d); v < tree.level_end(d); ++v) {
@@ -197,20 +178,14 @@ StepFunctional CascadeKernel::query(const CellQuery& nodes, double variance, con
   out.unit.variance = variance / (double(step) * double(step));
   const std::int64_t a_p = changed[pivot].a;
   const std::vector<PathValue> pivot_path = path_of(changed[pivot].left_child);
-  LengthPool pool;
+  KernelLengths pool;
   for (std::size_t k = 0; k < changed.size(); ++k) {
     interrupts.poll_every(k);
     if (k == pivot) continue;
     const std::int64_t a_m = changed[k].a;
-    const auto g = static_cast<std::int64_t>(
-        std::gcd(static_cast<std::uint64_t>(std::llabs(a_p)), static_cast<std::uint64_t>(std::llabs(a_m))));
-    const double alpha = double(a_p / g), beta = double(a_m / g);
-    // |alpha M - beta P|^2 = alpha^2 |M|^2 + beta^2 |P|^2 - 2 alpha beta B(M, P)
-    // in the law's metric; B is 0 unless the two first-leaf paths meet. The
-    // cancellation's rounding is covered by a relative 1e-12 of the sum.
-    const double sum = alpha * alpha * changed[k].length2 + beta * beta * changed[pivot].length2;
-    const double cross = 2 * alpha * beta * bilinear(path_of(changed[k].left_child), pivot_path);
-    pool.add(sum - cross + 1e-12 * sum);
+    // B(M, P) is 0 unless the two first-leaf paths meet.
+    pool.add(kernel_vector_length2(a_p, a_m, changed[k].length2, changed[pivot].length2,
+                                   bilinear(path_of(changed[k].left_child), pivot_path)));
   }
   out.unit.log_excess = pool.log_excess(interrupts);
   return out;

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <map>
-#include <numeric>
 #include <optional>
 
 #include "../errors.hpp"
@@ -145,113 +143,6 @@ double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape,
     factors.push_back(hierarchy::pooled_groups(std::move(groups), pool));
   }
   return product_excess(factors);
-}
-
-StepFunctional two_way_functional(Rational sigma2, std::size_t rows, std::size_t cols,
-                                  const std::vector<std::int64_t>& weights, const Interrupts& interrupts) {
-  if (rows < 2 || cols < 2 || weights.size() != rows * cols)
-    throw InvalidArgument("a two-way functional needs a table of at least 2 x 2 and one weight per cell");
-  if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("a lattice Gaussian needs a positive variance");
-  const auto at = [&](std::size_t i, std::size_t j) { return weights[i * cols + j]; };
-  // The corner (p0, q0) of the moves M_ij = e_p0q0 - e_p0j - e_iq0 + e_ij, a
-  // basis of the lattice: the row and the column with the fewest nonzero
-  // weights, so that a = w^T M is the weight itself for a set of cells
-  // missing a whole row and column.
-  std::size_t p0 = 0, q0 = 0, best_row = rows * cols + 1, best_col = best_row;
-  std::vector<std::size_t> col_nonzero(cols, 0);
-  for (std::size_t i = 0; i < rows; ++i) {
-    interrupts.poll_every(i);
-    std::size_t nonzero = 0;
-    for (std::size_t j = 0; j < cols; ++j)
-      if (at(i, j) != 0) {
-        ++nonzero;
-        ++col_nonzero[j];
-      }
-    if (nonzero < best_row) {
-      best_row = nonzero;
-      p0 = i;
-    }
-  }
-  for (std::size_t j = 0; j < cols; ++j)
-    if (col_nonzero[j] < best_col) {
-      best_col = col_nonzero[j];
-      q0 = j;
-    }
-  // a of every move, their gcd (the step) and the pivot, a move of the
-  // smallest nonzero |a|.
-  const auto a_of = [&](std::size_t i, std::size_t j) { return at(p0, q0) - at(p0, j) - at(i, q0) + at(i, j); };
-  std::uint64_t step = 0, pivot_size = 0;
-  std::size_t pi = 0, pj = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    interrupts.poll_every(i);
-    if (i == p0) continue;
-    for (std::size_t j = 0; j < cols; ++j) {
-      if (j == q0) continue;
-      const auto size = static_cast<std::uint64_t>(std::llabs(a_of(i, j)));
-      if (size == 0) continue;
-      step = std::gcd(step, size);
-      if (pivot_size == 0 || size < pivot_size) {
-        pivot_size = size;
-        pi = i;
-        pj = j;
-      }
-    }
-  }
-  StepFunctional out;
-  if (step == 0) return out;  // X is 0 on the lattice: a function of the margins
-  out.step = step;
-  // The continuous variance: sigma2 times the squared norm of w projected
-  // on the lattice's span (w doubly centred), divided by step^2.
-  std::vector<double> row_mean(rows, 0.0), col_mean(cols, 0.0);
-  double grand = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    interrupts.poll_every(i);
-    for (std::size_t j = 0; j < cols; ++j) {
-      const double w = double(at(i, j)) / double(step);
-      row_mean[i] += w / double(cols);
-      col_mean[j] += w / double(rows);
-      grand += w / double(rows * cols);
-    }
-  }
-  double norm2 = 0;
-  for (std::size_t i = 0; i < rows; ++i) {
-    interrupts.poll_every(i);
-    for (std::size_t j = 0; j < cols; ++j) {
-      const double u = double(at(i, j)) / double(step) - row_mean[i] - col_mean[j] + grand;
-      norm2 += u * u;
-    }
-  }
-  out.unit.variance = sigma2.to_double() * norm2;
-  // The kernel of X, full rank: the moves with a = 0 (squared length 4) and,
-  // for every other move M, (a_P M - a_M P) / gcd(a_P, a_M) with P the
-  // pivot; its squared length from the two moves' overlap (they share the
-  // corner, and a row or a column when i = pi or j = pj). Lengths are
-  // pooled upward to 2^(k/16), so few theta sums are taken.
-  std::map<int, double> by_length;  // k -> vectors of squared length at most 2^(k/16)
-  const std::int64_t a_p = a_of(pi, pj);
-  for (std::size_t i = 0; i < rows; ++i) {
-    interrupts.poll_every(i);
-    if (i == p0) continue;
-    for (std::size_t j = 0; j < cols; ++j) {
-      if (j == q0 || (i == pi && j == pj)) continue;
-      const std::int64_t a_m = a_of(i, j);
-      double length2 = 4;
-      if (a_m != 0) {
-        const auto g = static_cast<std::int64_t>(std::gcd(static_cast<std::uint64_t>(std::llabs(a_p)),
-                                                          static_cast<std::uint64_t>(std::llabs(a_m))));
-        const double alpha = double(a_p / g), beta = double(a_m / g);  // alpha M - beta P
-        const double shared = (alpha - beta) * (alpha - beta), apart = alpha * alpha + beta * beta;
-        length2 = shared + (j == pj ? shared : apart) + (i == pi ? shared : apart) + apart;
-      }
-      ++by_length[static_cast<int>(std::ceil(std::log2(length2) * 16 * (1 + 1e-12)))];
-    }
-  }
-  const double s2 = sigma2.to_double();
-  for (const auto& [k, count] : by_length) {
-    interrupts.poll();
-    out.unit.log_excess += log_excess_at_least(s2 / std::exp2(double(k) / 16) * (1 - 1e-12), count);
-  }
-  return out;
 }
 
 TiltedFunctional independent_blocks(const std::vector<TiltedFunctional>& blocks, const Interrupts& interrupts) {

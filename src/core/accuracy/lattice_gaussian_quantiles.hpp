@@ -74,21 +74,16 @@ struct TiltedFunctional {
   double log_excess = 0;
 };
 
-// Any functional X = w^T z of one complete two-way table (rows x cols, both
-// one-way margins) under the lattice Gaussian of parameter sigma2, w
-// integer (row-major, rows * cols entries): X takes the values step Z, and
+// A functional's unit part and its step: X takes the values step Z, and
 // X / step is within the tilt exp(log_excess) of the discrete Gaussian at
-// its continuous variance, by the theta sums over a full-rank set of short
-// vectors of the lattice's kernel of X (DERIVATIONS.md, section 13, "Any
-// functional of a two-way table"). `unit` holds Var(X / step) and the log
-// excess; step 0 when X is constant on the lattice (a function of the
-// margins). O(rows x cols).
+// its continuous variance (`unit`: Var(X / step) and the log excess); step
+// 0 when X is constant on the lattice (a function of the margins). Built
+// from short vectors of the lattice's kernel of X (table_functional.hpp,
+// cascade_kernel.hpp).
 struct StepFunctional {
   TiltedFunctional unit;
   std::uint64_t step = 0;
 };
-StepFunctional two_way_functional(Rational sigma2, std::size_t rows, std::size_t cols,
-                                  const std::vector<std::int64_t>& weights, const Interrupts& interrupts);
 
 // The sum of functionals of independent lattice Gaussians (blocks: the
 // tables of a release, or whole trees), each with a Klein order beginning

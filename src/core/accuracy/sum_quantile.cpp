@@ -14,6 +14,7 @@
 #include "../errors.hpp"
 #include "independent_sum_quantiles.hpp"
 #include "lattice_gaussian_quantiles.hpp"
+#include "table_functional.hpp"
 #include "tail_quantiles.hpp"
 #include "zero_sum_quantiles.hpp"
 
@@ -258,44 +259,80 @@ std::optional<StepFunctional> box_functional(const ProjectorForm& form, Rational
   return out;
 }
 
-// Complete tables of the lattice Gaussian: per table a box of one weight,
-// or on a two-way table any integer weights; every table's part of one
-// step d (the sum is d times independent unit functionals, merged).
+// A table's weights, one per cell in row-major order (TooLarge past
+// kMaxFunctionalCells, before anything is allocated).
+std::vector<std::int64_t> dense_weights(const ProjectorForm& form, const BlockCells& b,
+                                        const std::vector<std::size_t>& shape, const Interrupts& interrupts) {
+  double cells = 1;
+  for (const std::size_t n : shape) cells *= double(n);
+  if (cells > double(kMaxFunctionalCells))
+    throw TooLarge("the table is too large for the law of a sum of its cells");
+  std::vector<std::int64_t> weights(static_cast<std::size_t>(cells), 0);
+  for (std::size_t k = 0; k < b.cells.size(); ++k) {
+    interrupts.poll_every(k);
+    weights[form.position_in_block(b.cells[k].first)] += b.cells[k].second;
+  }
+  return weights;
+}
+
+// Complete tables of the lattice Gaussian (and the zero-sum groups of one
+// margin, tables of one axis): per table a box of one weight (its Klein
+// order) or any integer weights (short vectors of its kernel). Parts of one
+// step d: the sum is d times independent unit functionals, merged; parts
+// of different steps: every part through its kernel, joined by one vector
+// per table (independent_tables).
 std::optional<MarginOfError> table_margin(const ProjectorForm& form, IntegerNoise noise,
                                           const std::vector<BlockCells>& blocks, double level,
                                           const Interrupts& interrupts) {
+  struct Part {
+    const BlockCells* cells;
+    std::vector<std::size_t> shape;
+    StepFunctional functional;
+    std::optional<TableFunctional> kernel;  // when it is no box
+  };
+  std::vector<Part> parts;
   std::uint64_t d = 0;
-  bool boxes_only = true;
-  std::vector<TiltedFunctional> functionals;
-  for (const BlockCells& b : blocks) {
-    interrupts.poll();
-    const std::vector<std::size_t> shape = form.block_shape(b.block);
-    if (shape_pinned(shape)) continue;
-    std::optional<StepFunctional> part = box_functional(form, noise.parameter, b, shape, interrupts);
-    if (!part && shape.size() == 2) {
-      std::vector<std::int64_t> weights(shape[0] * shape[1], 0);
-      for (std::size_t k = 0; k < b.cells.size(); ++k) {
-        interrupts.poll_every(k);
-        weights[form.position_in_block(b.cells[k].first)] = b.cells[k].second;
-      }
-      part = two_way_functional(noise.parameter, shape[0], shape[1], weights, interrupts);
-      boxes_only = false;
-    }
-    if (!part) return std::nullopt;
-    if (part->step == 0) continue;  // constant on the lattice
-    if (d == 0) d = part->step;
-    if (part->step != d) return std::nullopt;
-    functionals.push_back(part->unit);
-  }
-  if (functionals.empty()) return std::nullopt;
+  bool boxes_only = true, one_step = true;
   try {
-    const TiltedFunctional sum = independent_blocks(functionals, interrupts);
-    return from_quantile(tilted_gaussian_quantile(sum.variance, 1, sum.log_excess, level, interrupts),
-                         static_cast<std::int64_t>(d),
-                         boxes_only ? "boxes of complete tables: the discrete Gaussian at the continuous variance, "
-                                      "tilted within the theta excess of the other Gram-Schmidt coordinates"
-                                    : "complete tables: the discrete Gaussian at the continuous variance, tilted "
-                                      "within the theta excess of short vectors of the lattice where the sum is 0");
+    for (const BlockCells& b : blocks) {
+      interrupts.poll();
+      std::vector<std::size_t> shape = form.block_shape(b.block);
+      if (shape_pinned(shape)) continue;
+      Part part{&b, shape, {}, std::nullopt};
+      if (std::optional<StepFunctional> box = box_functional(form, noise.parameter, b, shape, interrupts)) {
+        part.functional = *box;
+      } else {
+        part.kernel = table_functional(noise.parameter, shape, dense_weights(form, b, shape, interrupts), interrupts);
+        part.functional = part.kernel->functional;
+        boxes_only = false;
+      }
+      if (part.functional.step == 0) continue;  // constant on the lattice
+      if (d == 0) d = part.functional.step;
+      one_step = one_step && part.functional.step == d;
+      parts.push_back(std::move(part));
+    }
+    if (parts.empty()) return std::nullopt;
+    if (one_step) {
+      std::vector<TiltedFunctional> functionals;
+      for (const Part& p : parts) functionals.push_back(p.functional.unit);
+      const TiltedFunctional sum = independent_blocks(functionals, interrupts);
+      return from_quantile(tilted_gaussian_quantile(sum.variance, 1, sum.log_excess, level, interrupts),
+                           static_cast<std::int64_t>(d),
+                           boxes_only ? "boxes of complete tables: the discrete Gaussian at the continuous variance, "
+                                        "tilted within the theta excess of the other Gram-Schmidt coordinates"
+                                      : "complete tables: the discrete Gaussian at the continuous variance, tilted "
+                                        "within the theta excess of short vectors of the lattice where the sum is 0");
+    }
+    std::vector<TableFunctional> kernels;
+    for (const Part& p : parts)
+      kernels.push_back(p.kernel ? *p.kernel
+                                 : table_functional(noise.parameter, p.shape,
+                                                    dense_weights(form, *p.cells, p.shape, interrupts), interrupts));
+    const StepFunctional sum = independent_tables(kernels, interrupts);
+    return from_quantile(tilted_gaussian_quantile(sum.unit.variance, 1, sum.unit.log_excess, level, interrupts),
+                         static_cast<std::int64_t>(sum.step),
+                         "complete tables whose parts have different steps: the discrete Gaussian at the continuous "
+                         "variance, tilted within the theta excess of short vectors of the lattice where the sum is 0");
   } catch (const OutOfRange&) {
     return std::nullopt;  // a lattice too coarse for the bound: the sub-Gaussian tail
   } catch (const TooLarge&) {
@@ -336,7 +373,7 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
   }
   if (all_groups)
     if (std::optional<MarginOfError> m = group_margin(form, noise, blocks, level, interrupts)) return m;
-  if (structure == "tables" && noise.kind == IntegerNoise::Kind::gaussian)
+  if ((structure == "tables" || structure == "partition") && noise.kind == IntegerNoise::Kind::gaussian)
     return table_margin(form, noise, blocks, level, interrupts);
   return std::nullopt;
 }

@@ -10,18 +10,18 @@
 // |   values c - d, c, c + d, one d for every group       |   (zero_sum_quantiles.hpp)                       |           |
 // | 2 x n (n x 2) tables: per table, the differences of  | the same on the tables' first lines at half the  | exact     |
 // |   its two lines' weights as a group's                |   parameter (samplers/two_line_table.hpp)        |           |
-// | integer_gaussian, complete tables: per table a box   | the tilted discrete Gaussian at the continuous   | exact or  |
-// |   (a product of level sets) of one weight d, or on a |   variance (lattice_gaussian_quantiles.hpp)      | certified |
-// |   two-way table any integer weights; every table's   |                                                  |           |
-// |   part of one step d                                 |                                                  |           |
+// | integer_gaussian, complete tables and groups: per   | the tilted discrete Gaussian at the continuous   | exact or  |
+// |   table a box (a product of level sets) of one       |   variance (lattice_gaussian_quantiles.hpp,      | certified |
+// |   weight, or any integer weights; parts of one step  |   table_functional.hpp)                          |           |
+// |   merged, of different steps joined by their pivots  |                                                  |           |
 //
 // "exact" when the certified enclosures decide the smallest covering
 // half-width (its coverage is >= level, one count less certainly is
 // below); otherwise the half-width found still covers and is "certified".
 // Every half-width is an integer (rounded once, outward: the quantile of an
 // integer law). Anything else (the l1 law on tables of three lines or more,
-// general margins, weights of other patterns (non-box sums of tables of
-// three or more axes), sums too wide for the
+// or on groups with weights of other patterns; general margins; lattice
+// Gaussian sums too coarse for the tilted bound; sums too wide for the
 // inversions' work limits) returns nothing, and the caller takes the tail
 // bound on the variance (margin_of_error.hpp).
 #pragma once

@@ -1,6 +1,6 @@
 // Coverage of the exact and certified half-widths of accuracy/ (sums of
 // independent cells and node weights, sums in zero-sum groups and 2 x n
-// tables, boxes of lattice Gaussian tables and integer cascade queries;
+// tables, boxes and other sums of lattice Gaussian tables and integer cascade queries;
 // DERIVATIONS.md there, sections 10, 11 and 13) over repeated draws from the
 // project's exact samplers, at levels 0.5, 0.9 and 0.99.
 //
@@ -29,6 +29,7 @@
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/independent_sum_quantiles.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
+#include "accuracy/table_functional.hpp"
 #include "accuracy/zero_sum_quantiles.hpp"
 #include "coverage_checks.hpp"
 #include "hierarchy/cascade_covariance.hpp"
@@ -303,6 +304,22 @@ TEST(StatExactSumQuantiles, TwoLineTables) {
                [&](const auto& z) { return sum_of(z, 0, 3) + sum_of(z, n + 3, n + 6); })});
 }
 
+// A functional of step 1 within the tilt exp(excess) of the discrete
+// Gaussian at variance V (section 13): its half-width, and its coverage
+// bounded around that discrete Gaussian's.
+Functional tilted(std::string name, double V, double excess,
+                  std::function<std::int64_t(const std::vector<std::int64_t>&)> value) {
+  return Functional{std::move(name),
+                    [=](double level) { return tilted_gaussian_quantile(V, 1, excess, level, Interrupts()); },
+                    [=](std::int64_t t) {
+                      const double eps = std::expm1(excess), R = (1 + eps) / (1 - eps);
+                      const Rational v = rational_at_least(V * (1 + 1e-14), 1u << 30);
+                      const CoverageBounds c = independent_sum_coverage(gaussian(v.num, v.den), {{1, 1}}, t, Interrupts());
+                      return CoverageBounds{1 - R * (1 - c.lower), 1 - (1 - c.upper) / R};
+                    },
+                    std::move(value)};
+}
+
 // integer_gaussian on a 4 x 6 table with both margins (the exact Kronecker
 // sampler): a cell, and a box of 2 x 3 cells (certified, section 13).
 TEST(StatExactSumQuantiles, LatticeGaussianTableBoxes) {
@@ -312,17 +329,8 @@ TEST(StatExactSumQuantiles, LatticeGaussianTableBoxes) {
   auto rng = make_seeded_random_source(70);
   const auto box = [&](std::string name, std::vector<std::size_t> selected,
                        std::function<std::int64_t(const std::vector<std::int64_t>&)> value) {
-    const double V = box_variance(s2, shape, selected), excess = box_log_excess(s2, shape, selected);
-    return Functional{std::move(name),
-                      [=](double level) { return tilted_gaussian_quantile(V, 1, excess, level, Interrupts()); },
-                      [=](std::int64_t t) {
-                        // The tilt's bounds around the discrete Gaussian's coverage (section 13).
-                        const double eps = std::expm1(excess), R = (1 + eps) / (1 - eps);
-                        const Rational v = rational_at_least(V * (1 + 1e-14), 1u << 30);
-                        const CoverageBounds c = independent_sum_coverage(gaussian(v.num, v.den), {{1, 1}}, t, Interrupts());
-                        return CoverageBounds{1 - R * (1 - c.lower), 1 - (1 - c.upper) / R};
-                      },
-                      std::move(value)};
+    return tilted(std::move(name), box_variance(s2, shape, selected), box_log_excess(s2, shape, selected),
+                  std::move(value));
   };
   check_coverage(
       "integer_gaussian 4x6, s2=3",
@@ -330,6 +338,38 @@ TEST(StatExactSumQuantiles, LatticeGaussianTableBoxes) {
       24,
       {box("a cell", {1, 1}, [](const auto& z) { return z[0]; }),
        box("a 2x3 box", {2, 3}, [](const auto& z) { return sum_of(z, 0, 3) + sum_of(z, 6, 9); })});
+}
+
+// integer_gaussian on a 3 x 4 x 5 table with its three two-way margins (the
+// exact Kronecker sampler): sets of cells that are no box, the diagonal
+// pair (0, 0, 0) + (1, 1, 1) and an L of three cells across two slices
+// (certified, section 13, "Any functional of a complete table").
+TEST(StatExactSumQuantiles, LatticeGaussianThreeWayFunctionals) {
+  // A variance at which one count narrower and 1.3 times wider are both
+  // visible at every level in a few tens of thousands of draws.
+  const Rational s2{4, 1};
+  const std::vector<std::size_t> shape{3, 4, 5};
+  ASSERT_TRUE(table_lattice_gaussian_applies(s2, shape));
+  auto rng = make_seeded_random_source(71);
+  const auto at = [](std::size_t i, std::size_t j, std::size_t k) { return i * 20 + j * 5 + k; };
+  const auto functional = [&](std::string name, std::vector<std::pair<std::size_t, std::int64_t>> cells) {
+    std::vector<std::int64_t> w(60, 0);
+    for (const auto& [c, weight] : cells) w[c] = weight;
+    const StepFunctional f = table_functional(s2, shape, w, Interrupts()).functional;
+    EXPECT_EQ(f.step, 1u) << name;
+    EXPECT_LT(f.unit.log_excess, 0.2) << name;  // the bound decides
+    return tilted(std::move(name), f.unit.variance, f.unit.log_excess, [w](const std::vector<std::int64_t>& z) {
+      std::int64_t x = 0;
+      for (std::size_t c = 0; c < z.size(); ++c) x += w[c] * z[c];
+      return x;
+    });
+  };
+  check_coverage(
+      "integer_gaussian 3x4x5, s2=4",
+      [&](std::vector<std::int64_t>& z) { sample_table_lattice_gaussian(*rng, s2, shape, z.data(), Interrupts()); },
+      60,
+      {functional("the diagonal pair", {{at(0, 0, 0), 1}, {at(1, 1, 1), 1}}),
+       functional("an L of three cells", {{at(0, 0, 0), 1}, {at(0, 0, 1), 1}, {at(1, 2, 0), 1}})});
 }
 
 // integer_cascade on a root with 4 regions of 5 leaves, uniform variance 3

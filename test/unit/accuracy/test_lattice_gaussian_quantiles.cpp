@@ -23,60 +23,13 @@
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "tilted_laws.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
-// An enumerated law of an integer functional.
-struct Law {
-  std::map<std::int64_t, double> mass;
-  double total = 0;
-  void add(std::int64_t x, double w) {
-    mass[x] += w;
-    total += w;
-  }
-  double coverage(std::int64_t t) const {
-    double in = 0;
-    for (const auto& [x, w] : mass)
-      if (std::llabs(x) <= t) in += w;
-    return in / total;
-  }
-  double variance() const {
-    double s = 0;
-    for (const auto& [x, w] : mass) s += double(x) * double(x) * w;
-    return s / total;
-  }
-  // max / min over the support (mass above 1e-12) of P(x) / rho_V(x).
-  double spread(double V) const {
-    double lo = INFINITY, hi = 0;
-    for (const auto& [x, w] : mass) {
-      if (w / total < 1e-12) continue;
-      const double ratio = w / total / std::exp(-double(x) * double(x) / (2 * V));
-      lo = std::min(lo, ratio);
-      hi = std::max(hi, ratio);
-    }
-    return hi / lo;
-  }
-};
-
-// The enumerated law against the claim: spread within (1 + eps)/(1 - eps),
-// and the half-widths at 0.5, 0.9, 0.99 cover; one less does not when
-// decided (and it is decided once eps is small).
-void expect_claim_holds(const Law& law, double V, double log_excess, const std::string& name) {
-  const double eps = std::expm1(log_excess);
-  ASSERT_LT(eps, 1) << name;
-  EXPECT_LE(law.spread(V), (1 + eps) / (1 - eps) * (1 + 1e-9)) << name << " eps " << eps;
-  for (const double level : {0.5, 0.9, 0.99}) {
-    const Quantile q = tilted_gaussian_quantile(V, 1, log_excess, level, Interrupts());
-    EXPECT_GE(law.coverage(q.half_width), level) << name << " " << level;
-    if (q.exact && q.half_width > 0) {
-      EXPECT_LT(law.coverage(q.half_width - 1), level) << name << " " << level;
-    }
-    if (eps < 1e-3) {
-      EXPECT_TRUE(q.exact) << name << " " << level;
-    }
-  }
-}
+using tilted_laws::expect_claim_holds;
+using tilted_laws::Law;
 
 // The r x c table with zero margins whose first (r-1) x (c-1) cells are f
 // (row-major): the last column and row complete each line to 0.
@@ -143,93 +96,6 @@ std::vector<std::pair<Law, TiltedFunctional>> check_boxes(std::size_t r, std::si
     out.push_back({laws[b], {box_variance(sigma2, shape, selected), box_log_excess(sigma2, shape, selected)}});
   }
   return out;
-}
-
-// Functionals of an r x c table that are no box, enumerated: each weight
-// matrix's X / step must stay within the claim of two_way_functional where
-// its bound says something (counted in `decided`), and be refused where not.
-void check_two_way_functionals(std::size_t r, std::size_t c, Rational sigma2, std::int64_t R,
-                               const std::vector<std::vector<std::int64_t>>& functionals, std::size_t& decided) {
-  const std::size_t free_r = r - 1, free_c = c - 1, d = free_r * free_c;
-  std::vector<std::int64_t> f(d, -R), z(r * c);
-  std::vector<Law> laws(functionals.size());
-  std::vector<StepFunctional> claimed;
-  for (const auto& w : functionals) claimed.push_back(two_way_functional(sigma2, r, c, w, Interrupts()));
-  const double s2 = sigma2.to_double();
-  for (;;) {
-    zero_margin_table(r, c, f, z);
-    double q = 0;
-    for (const std::int64_t v : z) q += double(v) * double(v);
-    const double weight = std::exp(-q / (2 * s2));
-    for (std::size_t b = 0; b < functionals.size(); ++b) {
-      std::int64_t x = 0;
-      for (std::size_t k = 0; k < r * c; ++k) x += functionals[b][k] * z[k];
-      const auto step = static_cast<std::int64_t>(claimed[b].step);
-      ASSERT_GT(step, 0);
-      ASSERT_EQ(x % step, 0) << "functional " << b;
-      laws[b].add(x / step, weight);
-    }
-    std::size_t k = 0;
-    while (k < d && ++f[k] > R) f[k++] = -R;
-    if (k == d) break;
-  }
-  for (std::size_t b = 0; b < functionals.size(); ++b) {
-    const std::string name = std::to_string(r) + "x" + std::to_string(c) + " functional " + std::to_string(b) +
-                             " at " + std::to_string(s2) + " (step " + std::to_string(claimed[b].step) + ")";
-    EXPECT_LE(laws[b].variance(), claimed[b].unit.variance * (1 + 1e-9)) << name;
-    if (claimed[b].unit.log_excess < 1e-3) {
-      EXPECT_GT(laws[b].variance(), claimed[b].unit.variance * 0.99) << name;  // the variance itself
-    }
-    if (claimed[b].unit.log_excess < 0.69) {
-      expect_claim_holds(laws[b], claimed[b].unit.variance, claimed[b].unit.log_excess, name);
-      ++decided;
-    } else {
-      // Too coarse for the bound: refused, and the caller takes the tail bound.
-      EXPECT_THROW(tilted_gaussian_quantile(claimed[b].unit.variance, 1, claimed[b].unit.log_excess, 0.9, Interrupts()),
-                   OutOfRange)
-          << name;
-    }
-  }
-}
-
-// The diagonal of two cells, an L of three, a cell with weight 2 beside
-// one of weight 1, a difference of two cells, a whole row but one cell,
-// weights whose every move's value is even (step 2) and a dense pattern
-// with no empty row or column.
-TEST(LatticeGaussianQuantiles, AnyFunctionalOfATwoWayTable) {
-  const std::vector<std::vector<std::int64_t>> three_by_three{
-      {1, 0, 0, 0, 1, 0, 0, 0, 0}, {1, 1, 0, 1, 0, 0, 0, 0, 0}, {2, 1, 0, 0, 0, 0, 0, 0, 0},
-      {1, 0, 0, 0, -1, 0, 0, 0, 0}, {1, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 0, 0, 0, 2, 0, 0, 0, 0},
-      {1, 2, 3, 0, 1, 5, 2, 0, 1}};
-  std::size_t decided = 0;
-  for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}})
-    check_two_way_functionals(3, 3, s2, static_cast<std::int64_t>(9 * std::sqrt(s2.to_double())) + 3,
-                              three_by_three, decided);
-  EXPECT_GE(decided, three_by_three.size());  // at these small variances it decides half or more
-  decided = 0;
-  for (const Rational s2 : {Rational{3, 2}, Rational{3, 1}})
-    check_two_way_functionals(3, 3, s2, static_cast<std::int64_t>(9 * std::sqrt(s2.to_double())) + 3,
-                              three_by_three, decided);
-  EXPECT_EQ(decided, 2 * three_by_three.size());  // and from 3/2 every one
-  decided = 0;
-  const std::vector<std::vector<std::int64_t>> three_by_four{
-      {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0}, {1, 1, 0, 0, 1, 0, 1, 0, 0, 0, 0, 0}, {3, -1, 0, 2, 0, 1, 0, 0, 1, 1, 0, 4}};
-  check_two_way_functionals(3, 4, {4, 5}, 6, three_by_four, decided);
-  EXPECT_EQ(decided, 2u);
-  // Constant on the lattice: whole rows and columns.
-  EXPECT_EQ(two_way_functional({2, 1}, 3, 3, {1, 1, 1, 0, 0, 0, 2, 2, 2}, Interrupts()).step, 0u);
-  EXPECT_EQ(two_way_functional({2, 1}, 3, 3, {1, 0, 0, 1, 0, 0, 1, 0, 0}, Interrupts()).step, 0u);
-  EXPECT_THROW(two_way_functional({2, 1}, 1, 3, {1, 0, 0}, Interrupts()), InvalidArgument);
-  // A box through this path gives the box's own figures: the same variance,
-  // and a log excess that still decides the quantile at calibrated scales.
-  std::vector<std::int64_t> box(100 * 100, 0);
-  for (std::size_t i = 0; i < 30; ++i)
-    for (std::size_t j = 0; j < 40; ++j) box[i * 100 + j] = 1;
-  const StepFunctional as_functional = two_way_functional({82, 1}, 100, 100, box, Interrupts());
-  EXPECT_EQ(as_functional.step, 1u);
-  EXPECT_NEAR(as_functional.unit.variance, box_variance({82, 1}, {100, 100}, {30, 40}), 1e-9 * as_functional.unit.variance);
-  EXPECT_LT(as_functional.unit.log_excess, 1e-12);
-  EXPECT_TRUE(tilted_gaussian_quantile(as_functional.unit.variance, 1, as_functional.unit.log_excess, 0.9, Interrupts()).exact);
 }
 
 // The law of the sum of two independent functionals: their laws convolved.

@@ -191,13 +191,15 @@ TEST(SumQuantile, NothingWhereTheLawOfTheSumIsNotGiven) {
   const IntegerNoise laplace{IntegerNoise::Kind::laplace, {3, 1}}, gaussian{IntegerNoise::Kind::gaussian, {30, 1}};
   // The l1 law on a table of three lines.
   EXPECT_FALSE(lattice_sum_margin(*form, laplace, query_of({1, 1, 0, 0, 0, 0, 0, 0, 0}), 0.9, Interrupts()));
-  // A set of cells of a three-way table that is no box: (0, 0, 0), (1, 1, 1).
+  // A set of cells of a three-way table that is no box, too coarse for the
+  // tilted bound at this variance (moves of squared length 8): the tail.
   const Release cube(grid({3, 3, 3}), 3, {{0, 1}, {0, 2}, {1, 2}});
   const auto cube_form = form_of_model(*cube.model, Interrupts());
   ASSERT_EQ(std::string(cube_form->structure()), "tables");
-  std::vector<std::int64_t> diagonal(27, 0);
-  diagonal[0] = diagonal[13] = 1;
-  EXPECT_FALSE(lattice_sum_margin(*cube_form, gaussian, query_of(diagonal), 0.9, Interrupts()));
+  std::vector<std::int64_t> weight_two_beside_one(27, 0);
+  weight_two_beside_one[0] = 2, weight_two_beside_one[13] = 1;
+  EXPECT_FALSE(lattice_sum_margin(*cube_form, IntegerNoise{IntegerNoise::Kind::gaussian, {3, 2}},
+                                  query_of(weight_two_beside_one), 0.9, Interrupts()));
   // Fractional weights.
   const Release none(grid({4}), 1, {});
   EXPECT_FALSE(lattice_sum_margin(*form_of_model(*none.model, Interrupts()), laplace, [] {
@@ -206,7 +208,7 @@ TEST(SumQuantile, NothingWhereTheLawOfTheSumIsNotGiven) {
     q.weights = {0.5, 1};
     return q;
   }(), 0.9, Interrupts()));
-  // A group with four weight values.
+  // A group with four weight values under the l1 law.
   const Release group(grid({1, 5}), 2, {{0}});
   EXPECT_FALSE(lattice_sum_margin(*form_of_model(*group.model, Interrupts()), laplace, query_of({3, 2, 1, 0, 0}), 0.9,
                                   Interrupts()));
@@ -229,6 +231,38 @@ TEST(SumQuantile, AnySumOfATwoWayTable) {
     EXPECT_EQ(m->tail, SumTail::law_quantile);
     EXPECT_NE(m->method.find("short vectors"), std::string::npos) << m->method;
   }
+}
+
+// Under the lattice Gaussian any integer weights have a law on any complete
+// table: sets of cells of a three-way table that are no box, a group's four
+// weight values, and parts of different steps in two tables; at a
+// calibrated variance, exact.
+TEST(SumQuantile, AnySumOfCompleteTablesOrGroups) {
+  const IntegerNoise gaussian{IntegerNoise::Kind::gaussian, {30, 1}};
+  const auto expect_exact = [&](const ProjectorForm& form, const std::vector<std::int64_t>& weights,
+                                const std::string& method, const std::string& name) {
+    const std::optional<MarginOfError> m = lattice_sum_margin(form, gaussian, query_of(weights), 0.9, Interrupts());
+    ASSERT_TRUE(m) << name;
+    EXPECT_EQ(m->kind, Exactness::exact) << name;
+    EXPECT_EQ(m->tail, SumTail::law_quantile) << name;
+    EXPECT_NE(m->method.find(method), std::string::npos) << name << ": " << m->method;
+  };
+  // (0, 0, 0) and (1, 1, 1) of a 3 x 3 x 3 table with its three two-way margins.
+  const Release cube(grid({3, 3, 3}), 3, {{0, 1}, {0, 2}, {1, 2}});
+  std::vector<std::int64_t> diagonal(27, 0);
+  diagonal[0] = diagonal[13] = 1;
+  expect_exact(*form_of_model(*cube.model, Interrupts()), diagonal, "short vectors", "a three-way diagonal");
+  // Four weight values in a group of one margin (no zero-sum inversion).
+  const Release group(grid({1, 5}), 2, {{0}});
+  expect_exact(*form_of_model(*group.model, Interrupts()), {3, 2, 1, 0, 0}, "short vectors", "four values");
+  // Two 3 x 3 tables (the first axis indexes them): one cell of the first,
+  // three times two cells of the second.
+  const Release tables(grid({2, 3, 3}), 3, {{0, 1}, {0, 2}});
+  const auto tables_form = form_of_model(*tables.model, Interrupts());
+  ASSERT_EQ(std::string(tables_form->structure()), "tables");
+  std::vector<std::int64_t> steps(18, 0);
+  steps[0] = 1, steps[9] = 3, steps[13] = 3;
+  expect_exact(*tables_form, steps, "different steps", "steps 1 and 3");
 }
 
 // A sum of a million independent cells costs milliseconds (the inversion

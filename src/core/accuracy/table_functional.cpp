@@ -1,0 +1,218 @@
+// Functionals of complete tables under the lattice Gaussian
+// (table_functional.hpp; DERIVATIONS.md, section 13).
+#include "table_functional.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <numeric>
+#include <unordered_map>
+
+#include "../errors.hpp"
+#include "kernel_lengths.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+// The table as (outer, n, inner) around axis k of the current dimensions.
+struct AxisView {
+  std::size_t outer = 1, n = 0, inner = 1;
+};
+AxisView around(const std::vector<std::size_t>& dims, std::size_t k) {
+  AxisView v;
+  for (std::size_t j = 0; j < k; ++j) v.outer *= dims[j];
+  v.n = dims[k];
+  for (std::size_t j = k + 1; j < dims.size(); ++j) v.inner *= dims[j];
+  return v;
+}
+
+void check_table(Rational sigma2, const std::vector<std::size_t>& shape, const std::vector<std::int64_t>& weights) {
+  if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("a lattice Gaussian needs a positive variance");
+  // 2^K x 2^40 stays inside an int64 for K <= 21.
+  if (shape.empty() || shape.size() > 21) throw InvalidArgument("a table functional needs one to 21 axes");
+  double cells = 1;
+  for (const std::size_t n : shape) {
+    if (n < 2) throw InvalidArgument("a table functional needs at least two levels on every axis");
+    cells *= double(n);
+  }
+  if (cells > double(kMaxFunctionalCells))
+    throw TooLarge("the table is too large for the law of a sum of its cells",
+                   "Its sums keep the tail bound on their variance.");
+  if (weights.size() != static_cast<std::size_t>(cells))
+    throw InvalidArgument("a table functional needs one weight per cell");
+  for (const std::int64_t w : weights)
+    if (std::llabs(w) > (std::int64_t(1) << 40)) throw InvalidArgument("a table functional's weights are at most 2^40");
+}
+
+}  // namespace
+
+TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>& shape,
+                                 const std::vector<std::int64_t>& weights, const Interrupts& interrupts) {
+  check_table(sigma2, shape, weights);
+  const std::size_t K = shape.size(), cells = weights.size();
+  // The corner of every axis: its level with the fewest nonzero weights
+  // (the first of them), so that a set of cells missing a whole slice on
+  // every axis has a = +-w on its own cells and 0 elsewhere.
+  std::vector<std::vector<std::size_t>> nonzero(K);
+  for (std::size_t k = 0; k < K; ++k) nonzero[k].assign(shape[k], 0);
+  std::vector<std::size_t> index(K, 0);
+  for (std::size_t c = 0; c < cells; ++c) {
+    interrupts.poll_every(c);
+    if (weights[c] != 0)
+      for (std::size_t k = 0; k < K; ++k) ++nonzero[k][index[k]];
+    for (std::size_t k = K; k-- > 0;) {  // the next cell's index, the last axis fastest
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  std::vector<std::size_t> corner(K);
+  for (std::size_t k = 0; k < K; ++k)
+    corner[k] = static_cast<std::size_t>(std::min_element(nonzero[k].begin(), nonzero[k].end()) - nonzero[k].begin());
+  // a = (D_1 x ... x D_K) w, (D_k v)_i = v_corner - v_i over the levels
+  // i != corner in increasing order.
+  std::vector<std::int64_t> a = weights, next;
+  std::vector<std::size_t> dims = shape;
+  for (std::size_t k = 0; k < K; ++k) {
+    const AxisView v = around(dims, k);
+    next.assign(v.outer * (v.n - 1) * v.inner, 0);
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      interrupts.poll_every(o);
+      const std::int64_t* base = a.data() + o * v.n * v.inner;
+      std::int64_t* out = next.data() + o * (v.n - 1) * v.inner;
+      for (std::size_t i = 0, r = 0; i < v.n; ++i) {
+        if (i == corner[k]) continue;
+        for (std::size_t in = 0; in < v.inner; ++in) out[r * v.inner + in] = base[corner[k] * v.inner + in] - base[i * v.inner + in];
+        ++r;
+      }
+    }
+    a.swap(next);
+    dims[k] = v.n - 1;
+  }
+  next = {};
+  // The step (the gcd of the moves' values) and the pivot.
+  std::uint64_t step = 0, pivot_size = 0;
+  std::size_t pivot = 0;
+  for (std::size_t m = 0; m < a.size(); ++m) {
+    interrupts.poll_every(m);
+    const auto size = static_cast<std::uint64_t>(std::llabs(a[m]));
+    if (size == 0) continue;
+    step = std::gcd(step, size);
+    if (pivot_size == 0 || size < pivot_size) {
+      pivot_size = size;
+      pivot = m;
+    }
+  }
+  TableFunctional out;
+  if (step == 0) return out;  // X is 0 on the lattice: a function of the margins
+  out.functional.step = step;
+  out.pivot = pivot_size;
+  const double s2 = sigma2.to_double(), move2 = std::ldexp(1.0, int(K));
+  out.pivot_length2 = move2 / s2;
+  // The continuous variance: sigma2 times the squared norm of w / step
+  // projected on the lattice's span (centred along every axis).
+  std::vector<double> centred(cells);
+  for (std::size_t c = 0; c < cells; ++c) centred[c] = double(weights[c]) / double(step);
+  for (std::size_t k = 0; k < K; ++k) {
+    const AxisView v = around(shape, k);
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      interrupts.poll_every(o);
+      double* base = centred.data() + o * v.n * v.inner;
+      for (std::size_t in = 0; in < v.inner; ++in) {
+        double mean = 0;
+        for (std::size_t i = 0; i < v.n; ++i) mean += base[i * v.inner + in];
+        mean /= double(v.n);
+        for (std::size_t i = 0; i < v.n; ++i) base[i * v.inner + in] -= mean;
+      }
+    }
+  }
+  double norm2 = 0;
+  for (std::size_t c = 0; c < cells; ++c) {
+    interrupts.poll_every(c);
+    norm2 += centred[c] * centred[c];
+  }
+  out.functional.unit.variance = s2 * norm2;
+  // The kernel: every move with a = 0 (squared length 2^K / sigma2), and
+  // for every other move M either (a_P M - a_M P) / gcd with the pivot P
+  // or, when shorter, M minus the last earlier move of the same value
+  // (squared length 2 (2^K - 2^agree) / sigma2: sums of cells of one weight
+  // have many moves of equal values); lengths by the moves' overlap
+  // 2^(axes where two moves agree). Each vector is M plus earlier moves
+  // and P, so the set is still full rank.
+  const std::size_t n_moves = a.size();
+  const auto position = [&](std::size_t m) {
+    std::vector<std::size_t> r(K);
+    for (std::size_t k = K; k-- > 0;) {
+      r[k] = m % dims[k];
+      m /= dims[k];
+    }
+    return r;
+  };
+  const auto agree = [&](const std::vector<std::size_t>& x, const std::vector<std::size_t>& y) {
+    int same = 0;
+    for (std::size_t k = 0; k < K; ++k) same += x[k] == y[k];
+    return std::ldexp(1.0, same) / s2;
+  };
+  const std::vector<std::size_t> at_pivot = position(pivot);
+  std::unordered_map<std::int64_t, std::size_t> last_of_value;  // a -> the last move seen with it
+  last_of_value[a[pivot]] = pivot;
+  KernelLengths lengths;
+  double zero_moves = 0;
+  const std::int64_t a_p = a[pivot];
+  for (std::size_t m = 0; m < n_moves; ++m) {
+    interrupts.poll_every(m);
+    if (m == pivot) continue;
+    if (a[m] == 0) {
+      ++zero_moves;
+      continue;
+    }
+    const std::vector<std::size_t> here = position(m);
+    const double with_pivot =
+        kernel_vector_length2(a_p, a[m], out.pivot_length2, out.pivot_length2, agree(here, at_pivot));
+    const auto seen = last_of_value.find(a[m]);
+    if (seen == last_of_value.end()) {
+      lengths.add(with_pivot);
+      last_of_value.emplace(a[m], m);
+    } else {
+      const double with_last =
+          2 * out.pivot_length2 - 2 * agree(here, position(seen->second)) + 1e-12 * out.pivot_length2;
+      lengths.add(std::min(with_pivot, with_last));
+      seen->second = m;
+    }
+  }
+  if (zero_moves > 0) lengths.add(out.pivot_length2, zero_moves);
+  out.functional.unit.log_excess = lengths.log_excess(interrupts);
+  return out;
+}
+
+StepFunctional independent_tables(const std::vector<TableFunctional>& parts, const Interrupts& interrupts) {
+  StepFunctional out;
+  std::size_t first = parts.size();
+  double variance = 0;
+  for (std::size_t b = 0; b < parts.size(); ++b) {
+    interrupts.poll_every(b);
+    const TableFunctional& p = parts[b];
+    if (p.functional.step == 0) continue;
+    if (!(p.functional.unit.variance >= 0) || !(p.functional.unit.log_excess >= 0) || p.pivot == 0 ||
+        !(p.pivot_length2 > 0))
+      throw InvalidArgument("a table's part needs a pivot, a non-negative variance and log excess");
+    out.step = std::gcd(out.step, p.functional.step);
+    const double step = double(p.functional.step);
+    variance += p.functional.unit.variance * step * step;
+    out.unit.log_excess += p.functional.unit.log_excess;
+    if (first == parts.size() || p.pivot < parts[first].pivot) first = b;
+  }
+  if (out.step == 0) return out;
+  out.unit.variance = variance / (double(out.step) * double(out.step));
+  KernelLengths lengths;
+  const auto a_first = static_cast<std::int64_t>(parts[first].pivot);
+  for (std::size_t b = 0; b < parts.size(); ++b) {
+    interrupts.poll_every(b);
+    if (b == first || parts[b].functional.step == 0) continue;
+    lengths.add(kernel_vector_length2(a_first, static_cast<std::int64_t>(parts[b].pivot), parts[b].pivot_length2,
+                                      parts[first].pivot_length2, 0));
+  }
+  out.unit.log_excess += lengths.log_excess(interrupts);
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,121 @@
+// Test helpers for the tilted discrete Gaussian bound
+// (accuracy/lattice_gaussian_quantiles.hpp): an enumerated law of an
+// integer functional, the check of the claim against it, and the
+// enumeration of complete tables with every (K-1)-way margin zero.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "accuracy/fourier_coverage.hpp"
+#include "accuracy/lattice_gaussian_quantiles.hpp"
+#include "interrupts.hpp"
+
+namespace invariant_dp::tilted_laws {
+
+// An enumerated law of an integer functional.
+struct Law {
+  std::map<std::int64_t, double> mass;
+  double total = 0;
+  void add(std::int64_t x, double w) {
+    mass[x] += w;
+    total += w;
+  }
+  double coverage(std::int64_t t) const {
+    double in = 0;
+    for (const auto& [x, w] : mass)
+      if (std::llabs(x) <= t) in += w;
+    return in / total;
+  }
+  double variance() const {
+    double s = 0;
+    for (const auto& [x, w] : mass) s += double(x) * double(x) * w;
+    return s / total;
+  }
+  // max / min over the support (mass above 1e-12) of P(x) / rho_V(x).
+  double spread(double V) const {
+    double lo = INFINITY, hi = 0;
+    for (const auto& [x, w] : mass) {
+      if (w / total < 1e-12) continue;
+      const double ratio = w / total / std::exp(-double(x) * double(x) / (2 * V));
+      lo = std::min(lo, ratio);
+      hi = std::max(hi, ratio);
+    }
+    return hi / lo;
+  }
+};
+
+// The enumerated law against the claim: spread within (1 + eps)/(1 - eps),
+// and the half-widths at 0.5, 0.9, 0.99 cover; one less does not when
+// decided (and it is decided once eps is small).
+inline void expect_claim_holds(const Law& law, double V, double log_excess, const std::string& name) {
+  const double eps = std::expm1(log_excess);
+  ASSERT_LT(eps, 1) << name;
+  EXPECT_LE(law.spread(V), (1 + eps) / (1 - eps) * (1 + 1e-9)) << name << " eps " << eps;
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const accuracy::Quantile q = accuracy::tilted_gaussian_quantile(V, 1, log_excess, level, Interrupts());
+    EXPECT_GE(law.coverage(q.half_width), level) << name << " " << level;
+    if (q.exact && q.half_width > 0) {
+      EXPECT_LT(law.coverage(q.half_width - 1), level) << name << " " << level;
+    }
+    if (eps < 1e-3) {
+      EXPECT_TRUE(q.exact) << name << " " << level;
+    }
+  }
+}
+
+// Calls visit(z, weight) for every table of this shape with every
+// (K-1)-way margin zero whose free cells (those below the last level on
+// every axis) lie in [-R, R], z row-major with the last axis fastest,
+// weight = exp(-|z|^2 / (2 sigma2)).
+template <class Visit>
+void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int64_t R, double sigma2, Visit visit) {
+  const std::size_t K = shape.size();
+  std::size_t cells = 1, free = 1;
+  for (const std::size_t n : shape) {
+    cells *= n;
+    free *= n - 1;
+  }
+  std::vector<std::int64_t> f(free, -R), z(cells);
+  for (;;) {
+    // Extend the free block one axis at a time: the last level of axis k
+    // is minus the sum of the others, which keeps the earlier axes' lines
+    // at zero.
+    std::vector<std::size_t> dims(K);
+    for (std::size_t k = 0; k < K; ++k) dims[k] = shape[k] - 1;
+    std::vector<std::int64_t> cur = f;
+    for (std::size_t k = 0; k < K; ++k) {
+      std::size_t outer = 1, inner = 1;
+      for (std::size_t j = 0; j < k; ++j) outer *= dims[j];
+      for (std::size_t j = k + 1; j < K; ++j) inner *= dims[j];
+      const std::size_t n = dims[k];
+      std::vector<std::int64_t> next(outer * (n + 1) * inner);
+      for (std::size_t o = 0; o < outer; ++o)
+        for (std::size_t in = 0; in < inner; ++in) {
+          std::int64_t sum = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            const std::int64_t v = cur[(o * n + i) * inner + in];
+            next[(o * (n + 1) + i) * inner + in] = v;
+            sum += v;
+          }
+          next[(o * (n + 1) + n) * inner + in] = -sum;
+        }
+      cur.swap(next);
+      dims[k] = n + 1;
+    }
+    double q = 0;
+    for (const std::int64_t v : cur) q += double(v) * double(v);
+    visit(cur, std::exp(-q / (2 * sigma2)));
+    std::size_t k = 0;
+    while (k < free && ++f[k] > R) f[k++] = -R;
+    if (k == free) break;
+  }
+}
+
+}  // namespace invariant_dp::tilted_laws
