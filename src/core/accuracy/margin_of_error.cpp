@@ -46,6 +46,13 @@ MarginOfError margin_of_error(const VarianceFigure& variance, double level, SumT
     case SumTail::law_quantile: break;
   }
   if (integer_output) out.half_width = double(integer_half_width(out.half_width));
+  if (v == 0 && variance.kind != Exactness::estimate) {
+    // A sum of declared margins (whole lines, an exact node): no noise at
+    // all, whatever the tail.
+    out.kind = Exactness::exact;
+    out.method = "exact: the sum's variance is 0 (it adds whole margins, which are released without noise)";
+    return out;
+  }
   if (variance.kind == Exactness::estimate) {
     out.kind = Exactness::estimate;
   } else if (tail == SumTail::normal) {

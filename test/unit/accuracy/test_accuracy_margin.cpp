@@ -1,7 +1,7 @@
 // Unit tests of margins of error of sums (accuracy/margin_of_error.hpp):
 // each tail's half-width, the kind it reports for each law and variance,
 // the default choice by law and size, integer rounding, refusals of tails
-// that do not hold for a law.
+// that do not hold for a law, sums of margins (no noise).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -36,6 +36,15 @@ TEST(AccuracyMargin, TailsKindsAndRounding) {
   EXPECT_THROW(margin_of_error(exact, 0.9, SumTail::sub_gaussian, LawShape::other, true), InvalidArgument);
   EXPECT_THROW(margin_of_error(exact, 0.9, SumTail::gauss, LawShape::lattice_gaussian, true), InvalidArgument);
   EXPECT_THROW(margin_of_error(exact, 1.5, SumTail::normal, LawShape::gaussian, true), InvalidArgument);
+  // A sum of declared margins has no noise: 0, exact, whatever the tail;
+  // an estimated 0 stays an estimate.
+  const VarianceFigure none{0, 0, Exactness::certified};
+  const MarginOfError zero = margin_of_error(none, 0.9, SumTail::sub_gaussian, LawShape::lattice_gaussian, true);
+  EXPECT_EQ(zero.half_width, 0);
+  EXPECT_EQ(zero.kind, Exactness::exact);
+  EXPECT_NE(zero.method.find("variance is 0"), std::string::npos) << zero.method;
+  EXPECT_EQ(margin_of_error({0, 0, Exactness::estimate}, 0.9, SumTail::chebyshev, LawShape::other, true).kind,
+            Exactness::estimate);
 }
 
 TEST(AccuracyMargin, DefaultTailByLawAndSize) {
