@@ -11,7 +11,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 48 checks together at most once in 4 10^4 seeds.
+-- level (1 - level)), the 54 checks together at most once in 3.7 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -22,8 +22,8 @@ SET dp.seed = 20261129;
 -- Truths (their counts do not matter: the noise is data-independent) and
 -- the sums: 20 per release, each over cells no other sum of the release
 -- shares and with independent noise.
-CREATE TEMP TABLE cov_truth (shape text, g int, r int, c int, n bigint);
-CREATE TEMP TABLE cov_sums (shape text, g int, r int, c int, sid int);
+CREATE TEMP TABLE cov_truth (shape text, g int, r int, c int, n bigint, k int DEFAULT 1);
+CREATE TEMP TABLE cov_sums (shape text, g int, r int, c int, sid int, k int DEFAULT 1);
 -- A: discrete_laplace (b = 1), 100 independent cells; sums of 5.
 INSERT INTO cov_truth SELECT 'A', g, 1, 1, (g * 7) % 13 FROM generate_series(1, 100) g;
 INSERT INTO cov_sums SELECT 'A', g, 1, 1, (g - 1) / 5 FROM generate_series(1, 100) g;
@@ -50,6 +50,12 @@ INSERT INTO cov_sums SELECT 'E', g, r, 1, g FROM generate_series(1, 20) g, gener
 INSERT INTO cov_truth SELECT 'H', g, r, c, (g + r * 2 + c) % 9
 FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'H', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+-- I: integer_gaussian on 20 cubes of 2 x 3 x 3 with their three two-way
+-- margins (epsilon 4, delta 1e-3); a sum is no box: the cells (1, 1, 1)
+-- and (2, 2, 2) of one cube.
+INSERT INTO cov_truth (shape, g, r, c, k, n) SELECT 'I', g, r, c, k, (g + r * 2 + c * 3 + k) % 7
+FROM generate_series(1, 20) g, generate_series(1, 2) r, generate_series(1, 3) c, generate_series(1, 3) k;
+INSERT INTO cov_sums (shape, g, r, c, k, sid) SELECT 'I', g, r, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
 -- F: integer_cascade over 20 groups of 4 leaves, the groups' totals exact
 -- (epsilon 4, delta 1e-3); a sum is two children of one group.
 INSERT INTO cov_truth SELECT 'F', g, 1, c, (g * 3 + c) % 7 FROM generate_series(1, 20) g, generate_series(1, 4) c;
@@ -65,9 +71,9 @@ ANALYZE cov_sums;
 
 -- Each shape's release: the call (its epsilon written as a function of the
 -- run number, so that a lateral join draws once per run), and how its rows
--- name the line r and the column c (a rollup row's keys are NULL and join
--- nothing).
-CREATE TEMP TABLE cov_release (shape text PRIMARY KEY, call text, r text, c text);
+-- name the line r, the column c and the layer k (a rollup row's keys are
+-- NULL and join nothing).
+CREATE TEMP TABLE cov_release (shape text PRIMARY KEY, call text, r text, c text, k text DEFAULT '1');
 INSERT INTO cov_release VALUES
   ('A', $$dp.privatize('SELECT g, n FROM cov_truth WHERE shape = ''A''', 2.0 + 0 * run,
           'discrete_laplace') AS x(g int, n bigint)$$, '1', '1'),
@@ -89,6 +95,10 @@ INSERT INTO cov_release VALUES
   ('G', $$dp.privatize('SELECT g, c, n FROM cov_truth WHERE shape = ''G''', 4.0 + 0 * run,
           'integer_cascade', delta => 1e-3, margins => '{g}', hierarchy => '{g,c}') AS x(g int, c int, n bigint)$$,
    '1', 'x.c');
+INSERT INTO cov_release VALUES
+  ('I', $$dp.privatize('SELECT g, r, c, k, n FROM cov_truth WHERE shape = ''I''', 4.0 + 0 * run,
+          'integer_gaussian', delta => 1e-3, margins => '{"g,r,c","g,r,k","g,c,k"}')
+          AS x(g int, r int, c int, k int, n bigint)$$, 'x.r', 'x.c', 'x.k');
 
 -- Per release, each sum's noise (released minus true): one query per shape,
 -- each release materialized once (a function scan the planner put inside a
@@ -105,9 +115,9 @@ BEGIN
     FROM generate_series(1, %2$s) run,
          LATERAL (WITH x AS MATERIALIZED (SELECT * FROM %3$s)
                   SELECT s.sid, sum(x.n - t.n) AS noise
-                  FROM x JOIN cov_truth t ON t.shape = %1$L AND t.g = x.g AND t.r = %4$s AND t.c = %5$s
-                         JOIN cov_sums s ON s.shape = %1$L AND s.g = x.g AND s.r = %4$s AND s.c = %5$s
-                  GROUP BY s.sid) z$q$, which, runs, d.call, d.r, d.c);
+                  FROM x JOIN cov_truth t ON t.shape = %1$L AND t.g = x.g AND t.r = %4$s AND t.c = %5$s AND t.k = %6$s
+                         JOIN cov_sums s ON s.shape = %1$L AND s.g = x.g AND s.r = %4$s AND s.c = %5$s AND s.k = %6$s
+                  GROUP BY s.sid) z$q$, which, runs, d.call, d.r, d.c, d.k);
 END $f$;
 SELECT pg_temp.release_many(shape, 1000) FROM cov_release ORDER BY shape;
 
@@ -127,10 +137,10 @@ BEGIN
     SELECT %1$L, level, max(m), count(DISTINCT m), string_agg(DISTINCT k, ',')
     FROM (SELECT level, s.sid, (dp.error_bar(x, level, l.law)).margin_of_error AS m,
                  (dp.error_bar(x, level, l.law)).margin_kind AS k
-          FROM cov_last x JOIN cov_sums s ON s.shape = %1$L AND s.g = x.g AND s.r = %2$s AND s.c = %3$s,
+          FROM cov_last x JOIN cov_sums s ON s.shape = %1$L AND s.g = x.g AND s.r = %2$s AND s.c = %3$s AND s.k = %4$s,
                (SELECT dp.last_release() AS law) l, (VALUES (0.5), (0.9), (0.99)) v(level)
           GROUP BY level, s.sid) per_sum
-    GROUP BY level$q$, which, d.r, d.c);
+    GROUP BY level$q$, which, d.r, d.c, d.k);
 END $f$;
 SELECT pg_temp.margins_of(shape) FROM cov_release ORDER BY shape;
 

@@ -214,9 +214,9 @@ InvariantModel::InvariantModel(const CellKeys& keys, std::vector<Margin> margins
   normalise_margins(keys, margins);
   impl_->declared = group_margins(keys, margins, interrupts, groups == KeyCodes::borrowed);
   for (const SharedGrouping& g : impl_->declared) impl_->n_margin_groups += g->n_groups;
-  std::optional<LatticeTable> cube = detail::complete_k_way_table(keys, margins, interrupts);
-  if (cube)
-    impl_->projector = detail::make_k_way_projector(std::move(*cube), impl_->declared);
+  std::optional<std::vector<LatticeTable>> cubes = detail::complete_k_way_tables(keys, margins, interrupts);
+  if (cubes)
+    impl_->projector = detail::make_k_way_projector(std::move(*cubes), impl_->declared);
   else
     impl_->projector = choose_projector(drop_nested(impl_->declared, interrupts), impl_->n_cells, interrupts);
   if (impl_->projector == nullptr || impl_->projector->rank() >= impl_->n_cells) {

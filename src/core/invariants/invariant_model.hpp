@@ -57,8 +57,10 @@ class InvariantModel {
 
   // For structure() "two_way": the complete two-way tables the two margins
   // cut the cells into (rows are the groups of the first margin); for
-  // "k_way": the one complete K-way table whose K (K-1)-way margins are
-  // declared. The integer invariant lattice is the direct sum of theirs.
+  // "k_way": the complete K-way tables whose K (K-1)-way margins are
+  // declared, one per group of the columns every margin holds (one table
+  // when there are none). The integer invariant lattice is the direct sum
+  // of theirs.
   // Empty for any other structure.
   std::vector<LatticeTable> lattice_tables() const;
 

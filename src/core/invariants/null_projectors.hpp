@@ -64,14 +64,18 @@ RowSparse two_margin_independent_rows(const Grouping& first, const Grouping& sec
                                       const BipartiteComponents& components,
                                       const Interrupts& interrupts);
 
-// One complete K-way table (K >= 3: every combination of the key columns'
-// levels is a cell) whose declared margins are exactly its K subsets of
-// K - 1 columns; nullopt otherwise.
-std::optional<LatticeTable> complete_k_way_table(const CellKeys& cells, const std::vector<Margin>& margins,
-                                                 const Interrupts& interrupts);
+// Complete K-way tables (K >= 3): the group columns lie in every declared
+// margin, the margins are exactly the groups crossed with the K subsets of
+// K - 1 of the other columns, and in each group every combination of the
+// levels it holds is a cell (one table when no column is in every
+// margin); nullopt otherwise.
+std::optional<std::vector<LatticeTable>> complete_k_way_tables(const CellKeys& cells,
+                                                               const std::vector<Margin>& margins,
+                                                               const Interrupts& interrupts);
 
-// Its projector: centring along every axis (k_way_projector.cpp).
-std::unique_ptr<NullProjector> make_k_way_projector(LatticeTable table, std::vector<SharedGrouping> margins);
+// Their projector: centring along every axis of each table (k_way_projector.cpp).
+std::unique_ptr<NullProjector> make_k_way_projector(std::vector<LatticeTable> tables,
+                                                    std::vector<SharedGrouping> margins);
 
 // No invariant: Pi_N = I.
 std::unique_ptr<NullProjector> make_identity_projector(std::size_t n_cells);

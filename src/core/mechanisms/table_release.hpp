@@ -1,8 +1,9 @@
 // integer_gaussian where the kept invariants are all (K-1)-way margins of
 // complete K-way tables: the row and column totals of two-way tables
 // (structure "two_way": one table, or many blocks as in the WiFi cube), or
-// the K (K-1)-way margins of one complete K-way table (structure "k_way":
-// the three two-way margins of a cube); InvariantModel::lattice_tables(). Each table's noise is the exact lattice Gaussian on
+// the K (K-1)-way margins of complete K-way tables (structure "k_way":
+// the three two-way margins of a cube, or of one cube per state);
+// InvariantModel::lattice_tables(). Each table's noise is the exact lattice Gaussian on
 // its lattice (samplers/kronecker_gaussian.hpp), tables independent. y = x + z
 // is integer, keeps every margin exactly, and E[y] = x (the law is
 // symmetric). O(cells) time and memory.

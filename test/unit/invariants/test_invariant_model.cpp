@@ -305,6 +305,34 @@ TEST(InvariantModelProjector, IncompleteTwoWayTableMatchesDense) {
   EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 2}, {1}})), "two_way");
 }
 
+// A family of cubes: a group column in every margin, each cube's three
+// two-way margins within its group; groups may hold different levels of an
+// axis (each its own complete table), and a group missing a cell is no
+// complete table.
+TEST(InvariantModelProjector, FamiliesOfCubesMatchDense) {
+  EXPECT_EQ(expect_model_matches_dense(grid({3, 2, 3, 2}), 4, margins_of({{0, 1, 2}, {0, 1, 3}, {0, 2, 3}})), "k_way");
+  // Group 0 holds levels 0..2 of the second axis, group 1 levels 1..4.
+  std::vector<Tuple> family;
+  for (int b = 0; b < 3; ++b)
+    for (int c = 0; c < 2; ++c)
+      for (int d = 0; d < 3; ++d) family.push_back({0, b, c, d});
+  for (int b = 1; b < 5; ++b)
+    for (int c = 0; c < 2; ++c)
+      for (int d = 0; d < 2; ++d) family.push_back({1, b, c, d});
+  EXPECT_EQ(expect_model_matches_dense(family, 4, margins_of({{0, 1, 2}, {0, 1, 3}, {0, 2, 3}})), "k_way");
+  const InvariantModel model(keys_from_tuples(family, 4), margins_of({{0, 1, 2}, {0, 1, 3}, {0, 2, 3}}), Interrupts());
+  const std::vector<LatticeTable> tables = model.lattice_tables();
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].shape, (std::vector<std::size_t>{3, 2, 3}));
+  EXPECT_EQ(tables[1].shape, (std::vector<std::size_t>{4, 2, 2}));
+  family.pop_back();
+  EXPECT_EQ(expect_model_matches_dense(family, 4, margins_of({{0, 1, 2}, {0, 1, 3}, {0, 2, 3}})), "general");
+  // Any column in every margin groups: here the second.
+  EXPECT_EQ(expect_model_matches_dense(grid({2, 2, 3, 2}), 4, margins_of({{0, 1, 2}, {0, 1, 3}, {1, 2, 3}})), "k_way");
+  // A margin that leaves out two axes: no family.
+  EXPECT_EQ(expect_model_matches_dense(grid({2, 2, 3, 2}), 4, margins_of({{0, 1, 2}, {0, 1, 3}, {2, 3}})), "general");
+}
+
 TEST(InvariantModelProjector, ThreeIntersectingMarginsMatchDense) {
   EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 2}), 3, margins_of({{0, 1}, {1, 2}, {0, 2}})), "k_way");
   EXPECT_EQ(expect_model_matches_dense(grid({3, 4, 3}), 3, margins_of({{0}, {1}, {2}})), "general");

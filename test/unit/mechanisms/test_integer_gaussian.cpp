@@ -92,6 +92,32 @@ TEST(TableGaussianRelease, CubeWithItsThreeTwoWayMargins) {
       << result.metadata_json;
 }
 
+// Twelve 3 x 4 x 5 cubes, one per state, each with its three two-way
+// margins within the state: exact (each cube drawn by the Kronecker
+// sampler), every margin kept.
+TEST(TableGaussianRelease, FamilyOfCubes) {
+  const auto table = grid({"state", "a", "b", "c"}, {12, 3, 4, 5}, std::vector<std::int64_t>(12 * 60, 4));
+  auto rng = make_seeded_random_source(11);
+  const RawRequest raw = integer_gaussian_request({"state,a,b", "state,a,c", "state,b,c"});
+  const auto result = run_release(table.keys(), table.counts.data(), validate_request(raw), *rng, Interrupts());
+  for (int s = 0; s < 12; ++s) {
+    std::vector<std::int64_t> ab(12, 0), ac(15, 0), bc(20, 0);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 4; ++b)
+        for (int c = 0; c < 5; ++c) {
+          const std::int64_t v = result.integer_values[s * 60 + (a * 4 + b) * 5 + c];
+          ab[a * 4 + b] += v;
+          ac[a * 5 + c] += v;
+          bc[b * 5 + c] += v;
+        }
+    for (const std::int64_t t : ab) ASSERT_EQ(t, 20);
+    for (const std::int64_t t : ac) ASSERT_EQ(t, 16);
+    for (const std::int64_t t : bc) ASSERT_EQ(t, 12);
+  }
+  EXPECT_NE(result.metadata_json.find("\"exact\": true"), std::string::npos) << result.metadata_json;
+  EXPECT_NE(result.metadata_json.find("\"structure\": \"k_way\""), std::string::npos) << result.metadata_json;
+}
+
 // integer_gaussian with one margin: the exact conditioned sampler (no MCMC),
 // totals exact, sd = sigma sqrt(1 - 1/k).
 TEST(IntegerGaussianRelease, PartitionIsExactWithPublishedSd) {
