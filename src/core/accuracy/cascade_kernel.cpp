@@ -25,7 +25,7 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
   const std::size_t n = tree.n_nodes();
   down_.assign(n, 0.0);
   inv_tau2_.assign(n, 0.0);
-  KernelLengths pool;
+  KernelLengths& pool = moves_;
   // Deepest level first: a node's D needs its first child's.
   for (unsigned d = tree.height() + 1; d-- > 0;) {
     for (std::uint32_t v = tree.level_begin(d); v < tree.level_end(d); ++v) {
@@ -35,6 +35,7 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
       if (m >= 2 && law.splits_freely(tree, v)) {
         const double tau2 = law.split_tau2(v, d, m);
         if (!(tau2 > 0) || !std::isfinite(tau2)) {
+          moves_ = {};
           moves_excess_ = INFINITY;
           return;
         }
@@ -52,6 +53,7 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
   if (!law.pinned(0)) {
     const double v0 = law.node_variance(0, 0);
     if (!(v0 > 0)) {
+      moves_ = {};
       moves_excess_ = INFINITY;
       return;
     }
@@ -103,7 +105,7 @@ double CascadeKernel::move_length2(std::uint32_t left_child) const {
   return 2 * inv_tau2_[split] + down_[left_child] + down_[left_child + 1];
 }
 
-StepFunctional CascadeKernel::query(const CellQuery& nodes, double variance, const Interrupts& interrupts) const {
+std::vector<CascadeKernel::Move> CascadeKernel::changed_moves(const CellQuery& nodes, const Interrupts& interrupts) const {
   // W(leaf) as a step function of the leaf position: +w where a node's
   // leaves begin, -w where they end.
   std::vector<std::pair<std::uint32_t, std::int64_t>> events;
@@ -151,20 +153,20 @@ StepFunctional CascadeKernel::query(const CellQuery& nodes, double variance, con
   }
   std::sort(moved.begin(), moved.end());
   moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
-  // Their values a (and the root's unit vector's, W of the first leaf),
-  // the step (their gcd) and the pivot.
-  struct Changed {
-    std::int64_t a;
-    double length2;
-    std::uint32_t left_child;  // kNoNode: the root's unit vector
-  };
-  std::vector<Changed> changed;
+  // Their values a (and the root's unit vector's, W of the first leaf).
+  std::vector<Move> changed;
   for (std::size_t k = 0; k < moved.size(); ++k) {
     interrupts.poll_every(k);
     const std::int64_t a = W(tree_.leaf_begin(moved[k])) - W(tree_.leaf_begin(moved[k] + 1));
     if (a != 0) changed.push_back({a, move_length2(moved[k]), moved[k]});
   }
   if (root_length2_ > 0 && W(0) != 0) changed.push_back({W(0), root_length2_, kNoNode});
+  return changed;
+}
+
+StepFunctional CascadeKernel::query(const CellQuery& nodes, double variance, const Interrupts& interrupts) const {
+  const std::vector<Move> changed = changed_moves(nodes, interrupts);
+  // The step (the moves' gcd) and the pivot.
   StepFunctional out;
   std::uint64_t step = 0;
   std::size_t pivot = 0;

@@ -27,6 +27,7 @@
 #include "../hierarchy/hierarchy_tree.hpp"
 #include "../interrupts.hpp"
 #include "cell_query.hpp"
+#include "kernel_lengths.hpp"
 #include "lattice_gaussian_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
@@ -38,6 +39,23 @@ class CascadeKernel {
 
   // log(1 + eps) over every move (infinity when it says nothing).
   double moves_log_excess() const { return moves_excess_; }
+  // Every move's squared length, pooled (empty when the law's parameters
+  // say nothing: moves_log_excess() infinite).
+  const KernelLengths& moves() const { return moves_; }
+
+  // A move the query changes: its value a, its squared length in the law's
+  // metric, and which move it is (the left child of its pair of children;
+  // kNoNode: the root's unit vector).
+  struct Move {
+    std::int64_t a = 0;
+    double length2 = 0;
+    std::uint32_t left_child = 0;
+  };
+  // The moves with a != 0 for nodes with integer weights (|w| <= 2^40):
+  // O(query x depth) of them. InvalidArgument for another weight.
+  std::vector<Move> changed_moves(const CellQuery& nodes, const Interrupts& interrupts) const;
+  // The law's bilinear form of two moves (given by their left children).
+  double move_bilinear(std::uint32_t x, std::uint32_t y) const { return bilinear(path_of(x), path_of(y)); }
 
   // A query over nodes with integer weights (|w| <= 2^40) whose continuous
   // variance is `variance`: its step (0 when X is constant on the lattice)
@@ -64,6 +82,7 @@ class CascadeKernel {
   std::vector<double> down_;      // D(u) per node
   std::vector<double> inv_tau2_;  // 1 / tau^2 of each free split with two children or more, else 0
   double root_length2_ = 0;       // the root's unit vector, when the root is free (else 0)
+  KernelLengths moves_;
   double moves_excess_ = 0;
 };
 

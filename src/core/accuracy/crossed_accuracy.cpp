@@ -8,6 +8,7 @@
 
 #include "../errors.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
+#include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -30,7 +31,12 @@ struct RowAncestor {
 CrossedAccuracy::CrossedAccuracy(const hierarchy::HierarchyTree& rows, const hierarchy::CascadeLaw& row_law,
                                  const hierarchy::HierarchyTree& cols, const hierarchy::CascadeLaw& col_law,
                                  double deficit_bound)
-    : rows_(rows), row_law_(row_law), columns_(cols, col_law, -1), deficit_bound_(deficit_bound) {}
+    : rows_(rows),
+      row_law_(row_law),
+      cols_(cols),
+      col_law_(col_law),
+      columns_(cols, col_law, -1),
+      deficit_bound_(deficit_bound) {}
 
 VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_nodes,
                                          const std::vector<std::uint32_t>& col_nodes,
@@ -104,6 +110,38 @@ VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_n
   if (!row_law_.pinned(0)) variance += form(root_f) * row_law_.level_variance(0);
   if (deficit_bound_ < 0) return {variance, variance, Exactness::exact};
   return {hierarchy::integer_variance_bounds(variance, deficit_bound_).lower, variance, Exactness::certified};
+}
+
+std::optional<MarginOfError> CrossedAccuracy::lattice_margin(const std::vector<std::uint32_t>& row_nodes,
+                                                             const std::vector<std::uint32_t>& col_nodes,
+                                                             const std::vector<double>& weights, double level,
+                                                             const Interrupts& interrupts) const {
+  check_level(level);
+  if (deficit_bound_ < 0 || row_nodes.empty()) return std::nullopt;
+  for (const double w : weights)
+    if (!(std::fabs(w) <= 0x1p40) || w != std::floor(w)) return std::nullopt;
+  const double v = variance(row_nodes, col_nodes, weights, interrupts).upper;
+  if (!(v > 0)) return std::nullopt;
+  try {
+    if (!kernel_) kernel_ = std::make_unique<CrossedKernel>(rows_, row_law_, cols_, col_law_, interrupts);
+    if (!std::isfinite(kernel_->moves_log_excess())) return std::nullopt;
+    const StepFunctional s = kernel_->query(row_nodes, col_nodes, weights, v, interrupts);
+    if (s.step == 0) return std::nullopt;
+    const double excess = s.unit.log_excess + kernel_->moves_log_excess();
+    const Quantile q = tilted_gaussian_quantile(s.unit.variance, 1, excess, level, interrupts);
+    MarginOfError out;
+    out.tail = SumTail::law_quantile;
+    out.half_width = double(q.half_width) * double(s.step);
+    out.kind = q.exact ? Exactness::exact : Exactness::certified;
+    out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
+                 " of the sum's law (rectangles of crossed hierarchies: the discrete Gaussian at the continuous "
+                 "variance, tilted within the theta excess of short vectors of the grid where the sum is 0)";
+    return out;
+  } catch (const OutOfRange&) {
+    return std::nullopt;  // the grid is too coarse for the bound: the sub-Gaussian tail
+  } catch (const TooLarge&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace invariant_dp::accuracy

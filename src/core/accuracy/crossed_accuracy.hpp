@@ -19,9 +19,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <vector>
 
+#include "crossed_kernel.hpp"
 #include "hierarchy_accuracy.hpp"
+#include "margin_of_error.hpp"
 
 namespace invariant_dp::accuracy {
 
@@ -37,11 +41,23 @@ class CrossedAccuracy {
   VarianceFigure variance(const std::vector<std::uint32_t>& row_nodes, const std::vector<std::uint32_t>& col_nodes,
                           const std::vector<double>& weights, const Interrupts& interrupts) const;
 
+  // `integer_cascade`: the margin of the rectangles' sum from its own law,
+  // the tilted discrete Gaussian over short vectors of the grid where the
+  // sum is 0 (crossed_kernel.hpp), for one rectangle or many, integer
+  // weights; nothing where the bound says nothing (the caller's tail bound).
+  std::optional<MarginOfError> lattice_margin(const std::vector<std::uint32_t>& row_nodes,
+                                              const std::vector<std::uint32_t>& col_nodes,
+                                              const std::vector<double>& weights, double level,
+                                              const Interrupts& interrupts) const;
+
  private:
   const hierarchy::HierarchyTree& rows_;
   const hierarchy::CascadeLaw& row_law_;
+  const hierarchy::HierarchyTree& cols_;
+  const hierarchy::CascadeLaw& col_law_;
   HierarchyAccuracy columns_;
   double deficit_bound_;
+  mutable std::unique_ptr<CrossedKernel> kernel_;  // built by the first margin
 };
 
 }  // namespace invariant_dp::accuracy

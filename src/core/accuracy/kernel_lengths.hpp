@@ -28,6 +28,17 @@ class KernelLengths {
   void add(double length2, double count = 1) {
     by_k_[static_cast<int>(std::ceil(std::log2(length2) * 16 + 1e-9))] += count;
   }
+  // The products of two sets' lengths, every pair (Kronecker products of
+  // vectors of two lattices, in the product metric): a pair of classes at
+  // most 2^(k/16) and 2^(l/16) is at most 2^((k + l)/16).
+  static KernelLengths products(const KernelLengths& x, const KernelLengths& y, const Interrupts& interrupts) {
+    KernelLengths out;
+    for (const auto& [k, count] : x.by_k_) {
+      interrupts.poll();
+      for (const auto& [l, other] : y.by_k_) out.by_k_[k + l] += count * other;
+    }
+    return out;
+  }
   double log_excess(const Interrupts& interrupts) const {
     double total = 0;
     for (const auto& [k, count] : by_k_) {

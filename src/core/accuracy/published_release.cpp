@@ -511,6 +511,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   out.cells = rows.size();
   std::size_t tail_cells = rows.size();
   CellQuery cells_query;  // flat and rolled-up laws: the sum over the model's cells
+  Rectangles rectangles;  // crossed laws: the sum over (row node, column node) pairs
   if (s.law.family == LawFamily::stream) {
     std::vector<std::uint64_t> periods(rows.cells.begin(), rows.cells.end());
     const double v = stream_variance(s.law.stream_variance, std::move(periods), rows.weights, interrupts);
@@ -527,9 +528,9 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
       q.cols.push_back(s.trees[1].node_of_row[r]);
     }
     q.weights = rows.weights;
-    q = collapse_rectangles(s.trees[0].tree, s.trees[1].tree, std::move(q), interrupts);
-    tail_cells = q.rows.size();
-    out.variance = s.crossed->variance(q.rows, q.cols, q.weights, interrupts);
+    rectangles = collapse_rectangles(s.trees[0].tree, s.trees[1].tree, std::move(q), interrupts);
+    tail_cells = rectangles.rows.size();
+    out.variance = s.crossed->variance(rectangles.rows, rectangles.cols, rectangles.weights, interrupts);
   } else {
     if (s.law.hierarchical()) {
       cells_query = s.rolled_up(rows, interrupts);
@@ -565,6 +566,8 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     std::optional<MarginOfError> from_law;
     if (s.hierarchy)
       from_law = s.hierarchy->lattice_margin(rows, level, interrupts);
+    else if (s.crossed)
+      from_law = s.crossed->lattice_margin(rectangles.rows, rectangles.cols, rectangles.weights, level, interrupts);
     else if (s.linear)
       from_law = s.law_of_sum(rows, level, interrupts);
     if (from_law) {
