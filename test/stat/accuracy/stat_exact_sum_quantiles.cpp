@@ -1,6 +1,7 @@
 // Coverage of the exact and certified half-widths of accuracy/ (sums of
 // independent cells and node weights, sums in zero-sum groups and 2 x n
-// tables, boxes and other sums of lattice Gaussian tables and integer cascade queries;
+// tables, boxes and other sums of lattice Gaussian tables, integer cascade
+// queries and rectangles of crossed integer cascades;
 // DERIVATIONS.md there, sections 10, 11 and 13) over repeated draws from the
 // project's exact samplers, at levels 0.5, 0.9 and 0.99.
 //
@@ -26,6 +27,8 @@
 #include <vector>
 
 #include "accuracy/cascade_kernel.hpp"
+#include "accuracy/crossed_accuracy.hpp"
+#include "accuracy/crossed_kernel.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "accuracy/independent_sum_quantiles.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
@@ -34,6 +37,7 @@
 #include "coverage_checks.hpp"
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_law.hpp"
+#include "hierarchy/crossed_integer_cascade.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
 #include "hierarchy/integer_cascade_sampler.hpp"
 #include "random_source.hpp"
@@ -420,6 +424,46 @@ TEST(StatExactSumQuantiles, IntegerCascadeQueries) {
        // the kernel's short vectors (cascade_kernel.hpp).
        query("leaves of two regions and a third region", kernel_query,
              [](const auto& z) { return z[0] + z[5] + sum_of(z, 10, 15); }, kernel.moves_log_excess())});
+}
+
+// integer_cascade over two crossed trees (the exact grid sampler): rows a
+// root with 3 regions of 2 leaves, columns a root with 2 nodes of 2 leaves,
+// both at uniform variance 2.5 (one count narrower and 1.3 times wider
+// visible at every level in under 10^5 draws): one rectangle of two
+// leaves, a region by a column node, and two rectangles at different levels
+// (certified, section 13, "Rectangles of crossed integer cascades").
+TEST(StatExactSumQuantiles, CrossedIntegerCascadeRectangles) {
+  const hierarchy::HierarchyTree rows = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2, 2, 3, 3}, {});
+  const hierarchy::HierarchyTree cols = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 1, 1, 2, 2}, {});
+  const hierarchy::CascadeLaw row_law = hierarchy::CascadeLaw::uniform(rows, 2.5);
+  const hierarchy::CascadeLaw col_law = hierarchy::CascadeLaw::uniform(cols, 2.5);
+  const hierarchy::CrossedIntegerCascadeSampler sampler(rows, row_law, cols, col_law, Interrupts());
+  const CrossedKernel kernel(rows, row_law, cols, col_law, Interrupts());
+  const CrossedAccuracy accuracy(rows, row_law, cols, col_law, 0.0);
+  auto rng = make_seeded_random_source(72);
+  const std::size_t width = cols.n_nodes();
+  const std::uint32_t region = rows.first_child(0), row_leaf = rows.first_child(region);
+  const std::uint32_t column = cols.first_child(0), col_leaf = cols.first_child(column);
+  const auto rectangles = [&](std::string name, std::vector<std::uint32_t> rs, std::vector<std::uint32_t> cs,
+                              std::vector<double> ws) {
+    const StepFunctional f = kernel.query(rs, cs, ws, accuracy.variance(rs, cs, ws, {}).upper, Interrupts());
+    EXPECT_EQ(f.step, 1u) << name;
+    EXPECT_LT(f.unit.log_excess + kernel.moves_log_excess(), 0.01) << name;
+    return tilted(std::move(name), f.unit.variance, f.unit.log_excess + kernel.moves_log_excess(),
+                  [=](const std::vector<std::int64_t>& grid) {
+                    std::int64_t x = 0;
+                    for (std::size_t k = 0; k < rs.size(); ++k)
+                      x += static_cast<std::int64_t>(ws[k]) * grid[rs[k] * width + cs[k]];
+                    return x;
+                  });
+  };
+  check_coverage(
+      "crossed integer_cascade 6 x 4 leaves, v=2.5",
+      [&](std::vector<std::int64_t>& grid) { sampler.sample(*rng, grid.data(), Interrupts()); },
+      rows.n_nodes() * width,
+      {rectangles("a leaf by a leaf", {row_leaf}, {col_leaf}, {1}),
+       rectangles("a region by a column node", {region}, {column}, {1}),
+       rectangles("two rectangles", {row_leaf, region + 2}, {col_leaf, column + 1}, {1, 1})});
 }
 
 }  // namespace
