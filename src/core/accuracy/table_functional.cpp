@@ -81,7 +81,8 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
       std::int64_t* out = next.data() + o * (v.n - 1) * v.inner;
       for (std::size_t i = 0, r = 0; i < v.n; ++i) {
         if (i == corner[k]) continue;
-        for (std::size_t in = 0; in < v.inner; ++in) out[r * v.inner + in] = base[corner[k] * v.inner + in] - base[i * v.inner + in];
+        for (std::size_t in = 0; in < v.inner; ++in)
+          out[r * v.inner + in] = base[corner[k] * v.inner + in] - base[i * v.inner + in];
         ++r;
       }
     }

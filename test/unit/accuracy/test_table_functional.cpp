@@ -75,7 +75,9 @@ void check_table_functionals(const std::vector<std::size_t>& shape, Rational sig
   }
 }
 
-std::int64_t reach(Rational sigma2) { return static_cast<std::int64_t>(9 * std::sqrt(sigma2.to_double())) + 3; }
+std::int64_t enumeration_reach(Rational sigma2) {
+  return static_cast<std::int64_t>(9 * std::sqrt(sigma2.to_double())) + 3;
+}
 
 // The diagonal of two cells, an L of three, a cell with weight 2 beside
 // one of weight 1, a difference of two cells, a whole row but one cell,
@@ -88,11 +90,11 @@ TEST(TableFunctional, AnyFunctionalOfATwoWayTable) {
       {1, 2, 3, 0, 1, 5, 2, 0, 1}};
   std::size_t decided = 0;
   for (const Rational s2 : {Rational{1, 2}, Rational{4, 5}})
-    check_table_functionals({3, 3}, s2, reach(s2), three_by_three, decided);
+    check_table_functionals({3, 3}, s2, enumeration_reach(s2), three_by_three, decided);
   EXPECT_GE(decided, three_by_three.size());  // at these small variances it decides half or more
   decided = 0;
   for (const Rational s2 : {Rational{3, 2}, Rational{3, 1}})
-    check_table_functionals({3, 3}, s2, reach(s2), three_by_three, decided);
+    check_table_functionals({3, 3}, s2, enumeration_reach(s2), three_by_three, decided);
   EXPECT_EQ(decided, 2 * three_by_three.size());  // and from 3/2 every one
   decided = 0;
   const std::vector<std::vector<std::int64_t>> three_by_four{
@@ -133,7 +135,7 @@ TEST(TableFunctional, AnyFunctionalOfAThreeWayTable) {
   for (std::size_t c = 0; c < 18; ++c) two_three_three[5][c] = std::int64_t((c * 7) % 5) - 2;
   std::size_t decided = 0;
   for (const Rational s2 : {Rational{3, 2}, Rational{3, 1}})
-    check_table_functionals({2, 3, 3}, s2, reach(s2), two_three_three, decided);
+    check_table_functionals({2, 3, 3}, s2, enumeration_reach(s2), two_three_three, decided);
   // Moves are of squared length 8 here (4 on two-way tables): the weight 2
   // beside 1 is too coarse for the bound at both variances, and is refused.
   EXPECT_EQ(decided, 2 * two_three_three.size() - 2);
@@ -141,7 +143,7 @@ TEST(TableFunctional, AnyFunctionalOfAThreeWayTable) {
   const std::vector<std::vector<std::int64_t>> two_two_three{
       {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0}, {1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0}};
   for (const Rational s2 : {Rational{4, 5}, Rational{3, 1}})
-    check_table_functionals({2, 2, 3}, s2, reach(s2), two_two_three, decided);
+    check_table_functionals({2, 2, 3}, s2, enumeration_reach(s2), two_two_three, decided);
   EXPECT_GE(decided, two_two_three.size() + 1);
   // A box of the three-way table through this path: the box's variance.
   std::vector<std::int64_t> box(4 * 5 * 6, 0);
@@ -150,7 +152,8 @@ TEST(TableFunctional, AnyFunctionalOfAThreeWayTable) {
       for (std::size_t k = 0; k < 2; ++k) box[i * 30 + j * 6 + k] = 1;
   const StepFunctional as_functional = table_functional({40, 1}, {4, 5, 6}, box, Interrupts()).functional;
   EXPECT_EQ(as_functional.step, 1u);
-  EXPECT_NEAR(as_functional.unit.variance, box_variance({40, 1}, {4, 5, 6}, {2, 3, 2}), 1e-9 * as_functional.unit.variance);
+  EXPECT_NEAR(as_functional.unit.variance, box_variance({40, 1}, {4, 5, 6}, {2, 3, 2}),
+              1e-9 * as_functional.unit.variance);
   // Whole lines along any axis are constant.
   std::vector<std::int64_t> line(18, 0);
   line[0] = line[9] = 1;  // (0, 0, 0) and (1, 0, 0): the line along the first axis
@@ -163,7 +166,8 @@ TEST(TableFunctional, AnyFunctionalOfAThreeWayTable) {
 TEST(TableFunctional, AnyFunctionalOfAZeroSumGroup) {
   const std::vector<std::vector<std::int64_t>> group{{3, 2, 1, 0, 0}, {5, 1, 0, 0, 0}, {2, 2, 0, 0, 0}};
   std::size_t decided = 0;
-  for (const Rational s2 : {Rational{1, 1}, Rational{3, 1}}) check_table_functionals({5}, s2, reach(s2), group, decided);
+  for (const Rational s2 : {Rational{1, 1}, Rational{3, 1}})
+    check_table_functionals({5}, s2, enumeration_reach(s2), group, decided);
   EXPECT_EQ(decided, 2 * group.size() - 1);  // all but 5 beside 1 at variance 1
 }
 
