@@ -30,7 +30,7 @@ namespace invariant_dp {
 namespace {
 
 // FNV-1a over the draws' 64-bit words.
-class Fingerprint {
+class DrawFingerprint {
  public:
   void add(std::int64_t v) {
     const auto u = static_cast<std::uint64_t>(v);
@@ -71,7 +71,7 @@ std::vector<std::uint32_t> mixed_partition(std::size_t& n_groups) {
 TEST(CompositionTotalCache, PartitionReleasesAreUnchanged) {
   std::size_t n_groups = 0;
   const std::vector<std::uint32_t> groups = mixed_partition(n_groups);
-  Fingerprint f;
+  DrawFingerprint f;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     auto rng = make_seeded_random_source(seed);
     // The scales alternate release after release, each seen several times.
@@ -86,7 +86,7 @@ TEST(CompositionTotalCache, PartitionReleasesAreUnchanged) {
 }
 
 TEST(CompositionTotalCache, GroupDrawsAreUnchanged) {
-  Fingerprint f;
+  DrawFingerprint f;
   for (const Rational& b : kScales)
     for (std::uint64_t k : {2, 7, 100})
       for (unsigned squeeze : {0u, 256u}) {
@@ -107,7 +107,7 @@ TEST(CompositionTotalCache, TableReleasesAreUnchanged) {
   using table_checks::table;
   const std::vector<LatticeTable> tables{table(2, 23), table(7, 2, 46), table(2, 2, 60), table(2, 7, 64)};
   const std::size_t n = table_checks::total_cells(tables);
-  Fingerprint f;
+  DrawFingerprint f;
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     auto rng = make_seeded_random_source(seed);
     for (int round = 0; round < 3; ++round)
