@@ -107,6 +107,41 @@ SELECT bool_and(abs(g.sd - leaf.sd * sqrt(
        AS sd_adds_variances
 FROM crossed_gaussian g, (SELECT min(sd) AS sd FROM crossed_gaussian WHERE rl = 2 AND cl = 2) leaf;
 
+-- Per-rectangle intervals ({"interval": 0.9}). integer_cascade: from the
+-- law of each rectangle, one half-width per rectangle variance (row level,
+-- column level), each the margin of that rectangle alone and of its
+-- children's rows read as a sum.
+CREATE TABLE crossed_integer_intervals AS
+SELECT * FROM dp.privatize('SELECT * FROM geo_age_counts', 1.0, 'integer_cascade', delta => 1e-9,
+    hierarchy => '{state,county}', options => '{"crossed": ["age_group", "age"], "level": true, "interval": 0.9}')
+    AS t(state text, county text, age_group text, age text, n bigint, rl int, cl int, lower bigint, upper bigint);
+CREATE TABLE crossed_integer_law AS SELECT dp.last_release() AS law;
+SELECT law->'interval'->>'kind' AS kind, law->'interval'->>'method' AS method FROM crossed_integer_law;
+SELECT rl, cl, count(*) AS rows, min(upper - n) AS half_width, bool_and(upper - n = n - lower) AS symmetric,
+       count(DISTINCT upper - n) AS widths
+FROM crossed_integer_intervals GROUP BY rl, cl ORDER BY rl, cl;
+SELECT p.state, p.age_group, p.upper - p.n AS interval,
+       (SELECT dp.margin_of_error(x, 0.9, (SELECT law FROM crossed_integer_law)) FROM crossed_integer_intervals x
+        WHERE x.rl = 1 AND x.cl = 1 AND x.state = p.state AND x.age_group = p.age_group) AS alone,
+       (SELECT dp.margin_of_error(x, 0.9, (SELECT law FROM crossed_integer_law)) FROM crossed_integer_intervals x
+        WHERE x.rl = 2 AND x.cl = 1 AND x.state = p.state AND x.age_group = p.age_group) AS from_counties
+FROM crossed_integer_intervals p WHERE p.rl = 1 AND p.cl = 1 ORDER BY 1, 2;
+-- Two rectangles of different levels: a sum's margin from its own law.
+SELECT (dp.error_bar(x, 0.9, (SELECT law FROM crossed_integer_law))).margin_kind,
+       (dp.error_bar(x, 0.9, (SELECT law FROM crossed_integer_law))).method
+FROM crossed_integer_intervals x
+WHERE (x.rl = 2 AND x.cl = 2 AND x.county = 'S1C1' AND x.age = '80+') OR (x.rl = 1 AND x.cl = 1 AND x.state = 'S3' AND x.age_group = 'child');
+-- cascade: the normal quantile at each rectangle's standard deviation.
+SELECT count(*) AS rows, bool_and(abs((upper - n) - 1.6448536269514722 * sd) < 1e-9 * sd) AS normal_quantile,
+       dp.last_release()->'interval'->>'kind' AS kind
+FROM dp.privatize('SELECT * FROM geo_age_counts', 1.0, 'cascade', delta => 1e-9, hierarchy => '{state,county}',
+                  options => '{"crossed": ["age_group", "age"], "level": true, "stddev": true, "interval": 0.9}')
+     AS t(state text, county text, age_group text, age text, n float8, sd float8, rl int, cl int, lower float8,
+          upper float8);
+-- A rollup of another mechanism's cells has no per-row intervals.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT * FROM geo_age_counts', 1.0, 'integer_gaussian', delta => 1e-9,
+                     hierarchy => '{state,county}', options => '{"crossed": ["age_group", "age"], "interval": 0.9}')
+                     AS t(state text, county text, age_group text, age text, n bigint, lower bigint, upper bigint)$$);
 -- A missing cell is refused (the grid must be full) ...
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT * FROM geo_age_counts WHERE NOT (county = ''S2C2'' AND age = ''80+'')',
                      1.0, 'cascade', delta => 1e-9, hierarchy => '{state,county}', options => '{"crossed": ["age_group", "age"]}')

@@ -43,7 +43,9 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
         down_[v] = (1 - 1 / double(m)) * inv_tau2_[v] + down_[first];
         for (std::uint32_t c = first; c + 1 < tree.child_end(v); ++c) {
           interrupts.poll_every(c);
-          pool.add(2 * inv_tau2_[v] + down_[c] + down_[c + 1]);
+          const double length2 = 2 * inv_tau2_[v] + down_[c] + down_[c + 1];
+          pool.add(length2);
+          max_length2_ = std::max(max_length2_, length2);
         }
       } else {
         down_[v] = down_[first];  // one child copies its parent; pinned children add nothing
@@ -59,6 +61,7 @@ CascadeKernel::CascadeKernel(const hierarchy::HierarchyTree& tree, const hierarc
     }
     root_length2_ = 1 / v0 + down_[0];
     pool.add(root_length2_);
+    max_length2_ = std::max(max_length2_, root_length2_);
   }
   moves_excess_ = pool.log_excess(interrupts);
 }

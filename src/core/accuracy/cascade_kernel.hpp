@@ -42,6 +42,8 @@ class CascadeKernel {
   // Every move's squared length, pooled (empty when the law's parameters
   // say nothing: moves_log_excess() infinite).
   const KernelLengths& moves() const { return moves_; }
+  // The largest squared length of a move.
+  double max_move_length2() const { return max_length2_; }
 
   // A move the query changes: its value a, its squared length in the law's
   // metric, and which move it is (the left child of its pair of children;
@@ -83,6 +85,7 @@ class CascadeKernel {
   std::vector<double> inv_tau2_;  // 1 / tau^2 of each free split with two children or more, else 0
   double root_length2_ = 0;       // the root's unit vector, when the root is free (else 0)
   KernelLengths moves_;
+  double max_length2_ = 0;
   double moves_excess_ = 0;
 };
 

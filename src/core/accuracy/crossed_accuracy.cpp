@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "../errors.hpp"
+#include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "tail_quantiles.hpp"
 
@@ -110,6 +111,61 @@ VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_n
   if (!row_law_.pinned(0)) variance += form(root_f) * row_law_.level_variance(0);
   if (deficit_bound_ < 0) return {variance, variance, Exactness::exact};
   return {hierarchy::integer_variance_bounds(variance, deficit_bound_).lower, variance, Exactness::certified};
+}
+
+CrossedAccuracy::RectangleInterval CrossedAccuracy::rectangle_interval(std::uint32_t row_node, std::uint32_t col_node,
+                                                                        double level,
+                                                                        const Interrupts& interrupts) const {
+  check_level(level);
+  if (row_variance_.empty()) {
+    row_variance_ = hierarchy::node_variances(rows_, row_law_, interrupts);
+    col_variance_ = hierarchy::node_variances(cols_, col_law_, interrupts);
+  }
+  if (row_node >= row_variance_.size() || col_node >= col_variance_.size())
+    throw InvalidArgument("a rectangle names a node outside the trees");
+  const double v = row_variance_[row_node] * col_variance_[col_node];
+  // integer_cascade: the grid's one bound where it is negligible (calibrated
+  // scales: one quantile per variance); else the rectangle's own excess,
+  // rounded up to a quarter power of two so that few quantiles are taken.
+  double excess = 0;
+  if (deficit_bound_ >= 0 && v > 0) {
+    if (!kernel_) kernel_ = std::make_unique<CrossedKernel>(rows_, row_law_, cols_, col_law_, interrupts);
+    excess = kernel_->rectangle_log_excess();
+    if (!(excess < 1e-6) && std::isfinite(kernel_->moves_log_excess())) {
+      const double own = kernel_->query({row_node}, {col_node}, {1}, v, interrupts).unit.log_excess +
+                         kernel_->moves_log_excess();
+      excess = own > 0 ? std::exp2(std::ceil(std::log2(own) * 4) / 4) * (1 + 1e-12) : 0;
+    }
+  }
+  const auto cached = intervals_.find({v, level, excess});
+  if (cached != intervals_.end()) return cached->second;
+  RectangleInterval out;
+  if (!(v > 0)) {
+    out.method = "exact: no noise";
+  } else if (deficit_bound_ < 0) {
+    out.half_width = normal_half_width(v, level);
+    out.method = "exact: the normal quantile at the rectangle's variance";
+  } else {
+    std::optional<Quantile> q;
+    try {
+      if (std::isfinite(excess)) q = tilted_gaussian_quantile(v, 1, excess, level, interrupts);
+    } catch (const OutOfRange&) {
+      q.reset();  // the grid is too coarse for the bound
+    }
+    if (q) {
+      out.half_width = double(q->half_width);
+      out.kind = q->exact ? Exactness::exact : Exactness::certified;
+      out.method = std::string(q->exact ? "exact: the quantile" : "certified: a covering quantile") +
+                   " of the rectangle's law (the discrete Gaussian at its continuous variance, tilted within the "
+                   "theta excess of short vectors of the grid where it is 0)";
+    } else {
+      out.half_width = double(integer_half_width(sub_gaussian_half_width(v, level)));
+      out.kind = Exactness::certified;
+      out.method = "certified: the sub-Gaussian bound at the rectangle's continuous variance";
+    }
+  }
+  intervals_.emplace(std::make_tuple(v, level, excess), out);
+  return out;
 }
 
 std::optional<MarginOfError> CrossedAccuracy::lattice_margin(const std::vector<std::uint32_t>& row_nodes,

@@ -19,7 +19,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <string>
+#include <tuple>
 #include <optional>
 #include <vector>
 
@@ -41,6 +44,23 @@ class CrossedAccuracy {
   VarianceFigure variance(const std::vector<std::uint32_t>& row_nodes, const std::vector<std::uint32_t>& col_nodes,
                           const std::vector<double>& weights, const Interrupts& interrupts) const;
 
+  // One rectangle's interval at `level`, the margin of that rectangle alone:
+  // `cascade`, the normal quantile at its variance (exact);
+  // `integer_cascade`, the tilted discrete Gaussian within
+  // CrossedKernel::rectangle_log_excess where that bound is negligible
+  // (one figure per variance), else within the rectangle's own excess
+  // rounded up to a quarter power of two (exact where it decides the
+  // quantile), or the sub-Gaussian bound where neither says anything
+  // (certified). A rectangle's variance is its row node's times its column
+  // node's; the figures are kept per variance and excess.
+  struct RectangleInterval {
+    double half_width = 0;
+    Exactness kind = Exactness::exact;
+    std::string method;
+  };
+  RectangleInterval rectangle_interval(std::uint32_t row_node, std::uint32_t col_node, double level,
+                                       const Interrupts& interrupts) const;
+
   // `integer_cascade`: the margin of the rectangles' sum from its own law,
   // the tilted discrete Gaussian over short vectors of the grid where the
   // sum is 0 (crossed_kernel.hpp), for one rectangle or many, integer
@@ -58,6 +78,8 @@ class CrossedAccuracy {
   HierarchyAccuracy columns_;
   double deficit_bound_;
   mutable std::unique_ptr<CrossedKernel> kernel_;  // built by the first margin
+  mutable std::vector<double> row_variance_, col_variance_;            // per node, built by the first interval
+  mutable std::map<std::tuple<double, double, double>, RectangleInterval> intervals_;  // (variance, level, excess)
 };
 
 }  // namespace invariant_dp::accuracy

@@ -19,10 +19,13 @@ CrossedKernel::CrossedKernel(const hierarchy::HierarchyTree& rows, const hierarc
                              const Interrupts& interrupts)
     : rows_(rows, row_law, interrupts), cols_(cols, col_law, interrupts) {
   if (!std::isfinite(rows_.moves_log_excess()) || !std::isfinite(cols_.moves_log_excess())) {
-    moves_excess_ = INFINITY;
+    moves_excess_ = rectangle_excess_ = INFINITY;
     return;
   }
   moves_excess_ = KernelLengths::products(rows_.moves(), cols_.moves(), interrupts).log_excess(interrupts);
+  const double replaced = double(2 * rows.height() + 1) * double(2 * cols.height() + 1) - 1;
+  const double longest = 4 * rows_.max_move_length2() * cols_.max_move_length2();
+  rectangle_excess_ = moves_excess_ + log_excess_at_least(1 / longest * (1 - 1e-12), replaced);
 }
 
 StepFunctional CrossedKernel::query(const std::vector<std::uint32_t>& row_nodes,

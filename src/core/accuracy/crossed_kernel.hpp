@@ -39,6 +39,13 @@ class CrossedKernel {
   // log(1 + eps) over every product of a row move and a column move
   // (infinity when it says nothing).
   double moves_log_excess() const { return moves_excess_; }
+  // The whole log excess of any one rectangle (weight +-1), one bound for
+  // all: a node changes at most 2 depth + 1 moves of its tree (one per free
+  // split above each end of its leaves, and the root's vector), each by
+  // +-1, so a rectangle replaces at most (2 d_r + 1)(2 d_c + 1) - 1
+  // products, each by M -+ P of squared length at most 4 Q_max,r Q_max,c
+  // (Cauchy-Schwarz). Infinity when it says nothing.
+  double rectangle_log_excess() const { return rectangle_excess_; }
 
   // Rectangles (row_nodes[k], col_nodes[k]) with integer weights (|w| <=
   // 2^40) whose continuous variance is `variance`: the step (0 when the sum
@@ -52,6 +59,7 @@ class CrossedKernel {
  private:
   CascadeKernel rows_, cols_;
   double moves_excess_ = 0;
+  double rectangle_excess_ = 0;
 };
 
 }  // namespace invariant_dp::accuracy

@@ -483,9 +483,26 @@ CellIntervals PublishedRelease::row_intervals(double level, const Interrupts& in
     out.set_level(level);
     return out;
   }
+  if (s.crossed) {
+    // Each row is one rectangle (row node, column node).
+    std::vector<double> width(s.index.size());
+    Exactness kind = Exactness::exact;
+    std::string method;
+    for (std::size_t r = 0; r < width.size(); ++r) {
+      interrupts.poll_every(r);
+      const CrossedAccuracy::RectangleInterval unit =
+          s.crossed->rectangle_interval(s.trees[0].node_of_row[r], s.trees[1].node_of_row[r], level, interrupts);
+      width[r] = unit.half_width;
+      if (method.empty() || (unit.kind != Exactness::exact && kind == Exactness::exact)) method = unit.method;
+      kind = weaker(kind, unit.kind);
+    }
+    CellIntervals out(std::move(width), s.law.integer_output, kind, method);
+    out.set_level(level);
+    return out;
+  }
   if (!s.hierarchy)
-    throw InvalidArgument("per-row intervals are for flat releases and cascades over one hierarchy",
-                          "A rollup node of a crossed or rolled-up hierarchy is a sum of cells: its error bar is "
+    throw InvalidArgument("per-row intervals are for flat releases and cascades over one or two crossed hierarchies",
+                          "A rollup node of a rolled-up hierarchy is a sum of cells: its error bar is "
                           "dp.margin_of_error's.");
   const CellIntervals nodes = s.hierarchy->node_intervals(level, interrupts);
   std::vector<double> width(s.index.size());
@@ -550,6 +567,18 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   // once its children are collapsed): its interval, scaled by the weight's
   // size (P(|w X| <= |w| t) = P(|X| <= t)), so that a cell's interval and
   // the margin of that cell alone are one number.
+  if (s.crossed && rectangles.rows.size() == 1 && out.variance.upper > 0) {
+    // One rectangle: its interval, as for a node.
+    const CrossedAccuracy::RectangleInterval unit =
+        s.crossed->rectangle_interval(rectangles.rows[0], rectangles.cols[0], level, interrupts);
+    const double w = std::fabs(rectangles.weights[0]);
+    double half = w * unit.half_width;
+    if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
+    out.margin.half_width = half;
+    out.margin.kind = weaker(unit.kind, out.variance.kind);
+    out.margin.method = unit.method;
+    return out;
+  }
   const bool one_unit = rows.size() == 1 && (s.hierarchy || s.linear);
   if (one_unit && out.variance.upper > 0) {
     const CellIntervals& unit = s.intervals_at(level, interrupts);

@@ -170,7 +170,9 @@ std::string uncertified_privacy(const ReleaseRequest& request, const std::string
          "-differential privacy, TV not certified: the noise is drawn by a Markov chain whose total variation "
          "distance TV from the stated law is not certified at this size, so neither is the guarantee; the stated "
          "law itself gives " + law_statement +
-         ". For a release drawn exactly use integer_gaussian, which draws complete tables of any size exactly";
+         ". integer_gaussian draws exactly, at any size, on one margin, nested margins and complete tables with all "
+         "their (K-1)-way margins (one table, or one per group of the columns every margin holds); on other "
+         "margins it is drawn by such a chain too";
 }
 
 std::string uncertified_delta(const ReleaseRequest& request) {

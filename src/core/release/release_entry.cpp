@@ -82,6 +82,9 @@ ReleaseTable release_crossed(const CheckedRequest& checked, ReleasedCells& cells
   table.row_cell = std::move(result.node_cell);
   table.row_is_cell.assign(table.row_cell.size(), 0);
   move_values(result, request.with_stddev, table);
+  // While row_cell still names the cells the keys were read from.
+  if (request.interval_level > 0)
+    add_hierarchy_intervals(table, *cells.keys, cells.keys->column_names(), request.interval_level, interrupts);
   print_from_source_rows(cells.row_of_cell, table, interrupts);
   return table;
 }

@@ -47,9 +47,9 @@ void check_interval_request(const ReleaseRequest& request, const HierarchyReques
                           "law to derive intervals from.",
                           "Use integer_laplace or integer_gaussian for the same invariants with intervals, or drop "
                           "the option.");
-  if (hierarchy.active() && (hierarchy.is_crossed() || !mechanism.calibrated_on_tree))
+  if (hierarchy.active() && !mechanism.calibrated_on_tree)
     throw InvalidArgument("option \"interval\" with a hierarchy is for mechanisms \"cascade\", "
-                          "\"integer_cascade\" and \"nonnegative_cascade\" over one hierarchy",
+                          "\"integer_cascade\" (over one hierarchy or two crossed) and \"nonnegative_cascade\"",
                           "A rollup node of this release is a sum of its cells, whose error bar is a sum's.",
                           "Release without \"interval\" and aggregate the rows with dp.margin_of_error, or "
                           "release the cells flat with \"interval\".");
@@ -86,22 +86,23 @@ void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level
 void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const std::vector<std::string>& column_names,
                              double level, const Interrupts& interrupts) {
   // The rows as the table prints them (accuracy/release_rows.hpp): each
-  // key's code, or NULL (one code past the column's) below the row's level,
-  // and the row's depth as its level column. A row's identity only has to
-  // differ from every other row's: its number.
-  const std::size_t n = table.n_rows, n_keys = table.n_keys;
+  // key's code, or NULL (one code past the column's) below the row's level
+  // on its hierarchy, and the row's depth in each hierarchy as its level
+  // columns. A row's identity only has to differ from every other row's:
+  // its number.
+  const std::size_t n = table.n_rows, n_keys = table.n_keys, axes = table.n_axes;
   std::vector<accuracy::RowId> ids(n);
   std::vector<std::vector<std::uint32_t>> codes(n_keys, std::vector<std::uint32_t>(n));
-  std::vector<std::int32_t> depth(n);
+  std::vector<std::vector<std::int32_t>> depth(axes, std::vector<std::int32_t>(n));
   for (std::size_t r = 0; r < n; ++r) {
     interrupts.poll_every(r);
     ids[r].lo = r;
-    const std::uint32_t row_depth = table.row_depth[r * table.n_axes];
-    depth[r] = static_cast<std::int32_t>(row_depth);
+    for (std::size_t a = 0; a < axes; ++a) depth[a][r] = static_cast<std::int32_t>(table.row_depth[r * axes + a]);
     const bool is_cell = table.row_is_cell.empty() || table.row_is_cell[r];
     const std::uint32_t cell = table.row_cell.empty() ? static_cast<std::uint32_t>(r) : table.row_cell[r];
     for (std::size_t k = 0; k < n_keys; ++k) {
-      const bool printed = is_cell || (table.key_axis[k] == 0 && table.key_depth[k] <= row_depth);
+      const std::uint32_t axis = table.key_axis[k];
+      const bool printed = is_cell || (axis < axes && table.key_depth[k] <= std::uint32_t(depth[axis][r]));
       codes[k][r] = printed ? cells.code(k, cell) : cells.n_levels(k);
     }
   }
@@ -110,11 +111,13 @@ void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const s
   rows.ids = ids.data();
   for (std::size_t k = 0; k < n_keys; ++k)
     rows.keys.push_back(accuracy::KeyColumn{codes[k].data(), cells.n_levels(k) + 1, cells.n_levels(k)});
-  rows.levels.push_back(depth.data());
   accuracy::RowLayout layout;
   layout.n_keys = n_keys;
   layout.key_names = column_names;
-  layout.level_columns = {static_cast<int>(n_keys + 1)};
+  for (std::size_t a = 0; a < axes; ++a) {
+    rows.levels.push_back(depth[a].data());
+    layout.level_columns.push_back(static_cast<int>(n_keys + 1 + a));
+  }
   accuracy::check_has_error_bars(table.law);
   const accuracy::PublishedRelease published(table.law, layout, rows, interrupts);
   attach(table, published.row_intervals(level, interrupts), level, interrupts);

@@ -25,8 +25,8 @@ class CellIntervals;
 
 // InvalidArgument, before anything is read, for a request whose intervals
 // no published law gives: congenial and the non-negative projections (their
-// noise depends on the counts; nonnegative_cascade computes its own), and hierarchies other than a cascade over
-// one hierarchy (a rolled-up node's law is a sum's: dp.margin_of_error).
+// noise depends on the counts; nonnegative_cascade computes its own), and hierarchies released by other
+// mechanisms (a rolled-up node's law is a sum's: dp.margin_of_error).
 void check_interval_request(const ReleaseRequest& request, const HierarchyRequest& hierarchy);
 
 // A flat release: its rows are `cells`, in order.
@@ -37,8 +37,8 @@ void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level
 void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
                            const Interrupts& interrupts);
 
-// A cascade over one hierarchy, while its rows' row_cell still name cells
-// of `cells` (every key column encoded).
+// A cascade over one hierarchy or two crossed ones, while its rows'
+// row_cell still name cells of `cells` (every key column encoded).
 void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const std::vector<std::string>& column_names,
                              double level, const Interrupts& interrupts);
 

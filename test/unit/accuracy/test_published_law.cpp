@@ -537,6 +537,10 @@ TEST(OneErrorBar, ACellsIntervalIsTheMarginOfThatCellAlone) {
        {"subspace_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}}},
       {"integer_cascade", delinquents, {"integer_cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
       {"cascade", delinquents, {"cascade", 1, 1e-6, {}, {"county"}, {"interval"}, {"0.9"}}},
+      {"integer_cascade, crossed", delinquents,
+       {"integer_cascade", 1, 1e-6, {}, {"county"}, {"crossed", "interval"}, {"[\"edu\"]", "0.9"}}},
+      {"cascade, crossed", delinquents,
+       {"cascade", 1, 1e-6, {}, {"county"}, {"crossed", "interval"}, {"[\"edu\"]", "0.9"}}},
   };
   for (const Case& c : cases) expect_intervals_are_margins_alone(run_release(c.table, c.request), c.name);
 }
