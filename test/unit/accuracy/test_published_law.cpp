@@ -784,6 +784,11 @@ TEST(OneErrorBar, RectanglesOfCrossedCascadesFromTheirRowsOrChildren) {
       EXPECT_EQ(r->sum(anti, level).cells, 2u);
       const idp_error_bar one = r->sum(node, level);
       EXPECT_GT(one.margin_of_error, 0) << mechanism;
+      // A rectangle alone is its interval, of the kind the interval reports:
+      // the quantile of its law (the cascades), decided at this scale.
+      if (std::string(mechanism) != "discrete_laplace") {
+        EXPECT_STREQ(one.margin_kind, "exact") << mechanism << " at " << level;
+      }
       for (const auto* ways : {&by_county, &by_age, &grid}) {
         const idp_error_bar other = r->sum(*ways, level);
         EXPECT_EQ(other.margin_of_error, one.margin_of_error) << mechanism << " " << ways->size() << " rows at " << level;
