@@ -400,16 +400,7 @@ TEST(StatExactSumQuantiles, IntegerCascadeQueries) {
   const auto query = [&](std::string name, TiltedFunctional q,
                          std::function<std::int64_t(const std::vector<std::int64_t>&)> value,
                          double common_excess) {
-    const double excess = common_excess + q.log_excess, V = q.variance;
-    return Functional{std::move(name),
-                      [=](double level) { return tilted_gaussian_quantile(V, 1, excess, level, Interrupts()); },
-                      [=](std::int64_t t) {
-                        const double eps = std::expm1(excess), R = (1 + eps) / (1 - eps);
-                        const Rational v = rational_at_least(V * (1 + 1e-14), 1u << 30);
-                        const CoverageBounds c = independent_sum_coverage(gaussian(v.num, v.den), {{1, 1}}, t, Interrupts());
-                        return CoverageBounds{1 - R * (1 - c.lower), 1 - (1 - c.upper) / R};
-                      },
-                      std::move(value)};
+    return tilted(std::move(name), q.variance, common_excess + q.log_excess, std::move(value));
   };
   check_coverage(
       "integer_cascade 4 regions x 5 leaves, v=3",
