@@ -1,6 +1,7 @@
 -- The fictitious 4x4 "delinquent children" table (FCSM 2005, Statistical
--- Policy Working Paper 22, Table 4; integer_subspace digest section 5.2, with
--- Gamma's row total corrected to 25): one row per child.
+-- Policy Working Paper 22, Table 4, as used by Dharangutte, Gao, Gong and Yu
+-- 2023, arXiv:2212.00936, with Gamma's row total corrected to 25): one row
+-- per child.
 CREATE TABLE delinquents (county text NOT NULL, edu text NOT NULL);
 INSERT INTO delinquents
 SELECT county, edu

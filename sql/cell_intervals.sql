@@ -121,7 +121,7 @@ RESET dp.seed;
 
 -- One functional, one error bar: each cell's interval is the margin of that
 -- cell alone (dp.margin_of_error over its row, with the release's law), on
--- an integer_laplace 2 x n table (both margins), an integer_gaussian
+-- integer_laplace 2 x n and 3 x n tables (both margins), an integer_gaussian
 -- two-way table and an integer_cascade hierarchy; and a node's margin read
 -- from its row equals the margin of its children's rows and of its cells'.
 CREATE TABLE one_bar_ln AS
@@ -130,6 +130,12 @@ SELECT * FROM dp.privatize($$SELECT edu, county, count(*) FROM delinquents
                            margins => '{edu,county}', options => '{"interval": 0.9}')
     AS t(edu text, county text, n bigint, lower bigint, upper bigint);
 CREATE TABLE one_bar_ln_law AS SELECT dp.last_release() AS law;
+CREATE TABLE one_bar_l3 AS
+SELECT * FROM dp.privatize($$SELECT edu, county, count(*) FROM delinquents
+                             WHERE edu <> 'Very High' GROUP BY 1, 2$$, 1.0, 'integer_laplace',
+                           margins => '{edu,county}', options => '{"interval": 0.9}')
+    AS t(edu text, county text, n bigint, lower bigint, upper bigint);
+CREATE TABLE one_bar_l3_law AS SELECT dp.last_release() AS law;
 CREATE TABLE one_bar_g AS
 SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0,
                            'integer_gaussian', delta => 1e-6, margins => '{county,edu}',
@@ -147,6 +153,10 @@ SELECT 'integer_laplace 2 x 4' AS release, count(*) AS cells,
 FROM one_bar_ln c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_ln_law)) AS margin
                             FROM one_bar_ln r WHERE r.edu = c.edu AND r.county = c.county) m
 UNION ALL
+SELECT 'integer_laplace 3 x 4', count(*), bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
+FROM one_bar_l3 c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_l3_law)) AS margin
+                            FROM one_bar_l3 r WHERE r.edu = c.edu AND r.county = c.county) m
+UNION ALL
 SELECT 'integer_gaussian 4 x 4', count(*), bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
 FROM one_bar_g c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_g_law)) AS margin
                            FROM one_bar_g r WHERE r.county = c.county AND r.edu = c.edu) m
@@ -155,6 +165,17 @@ SELECT 'integer_cascade, every node', count(*), bool_and(m.margin = c.upper - c.
 FROM one_bar_c c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_c_law)) AS margin
                            FROM one_bar_c r WHERE r.level = c.level AND r.county IS NOT DISTINCT FROM c.county
                                               AND r.edu IS NOT DISTINCT FROM c.edu) m;
+-- The 3 x 4 integer_laplace table: its cells' law and the law of a sum of
+-- cells (two diagonal cells, a 2 x 2 block) are computed from the l1 law,
+-- not estimated: both exact.
+SELECT l.law -> 'interval' ->> 'kind' AS cells_kind, l.law -> 'interval' ->> 'method' AS cells_method
+FROM one_bar_l3_law l;
+SELECT q.what, (dp.error_bar(r, 0.9, l.law)).margin_of_error, (dp.error_bar(r, 0.9, l.law)).margin_kind,
+       (dp.error_bar(r, 0.9, l.law)).method
+FROM (VALUES ('diagonal pair', ARRAY['Low/Alpha', 'Medium/Beta']),
+             ('2 x 2 block', ARRAY['Low/Alpha', 'Low/Beta', 'Medium/Alpha', 'Medium/Beta'])) q(what, cells),
+     one_bar_l3 r, one_bar_l3_law l
+WHERE r.edu || '/' || r.county = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
 -- The grand total and each county: from its row, its children's rows, its cells' rows.
 SELECT coalesce(node.county, 'total') AS node, node.upper - node.n AS interval_half_width,
        (SELECT dp.margin_of_error(r, 0.9, l.law) FROM one_bar_c r WHERE r.level = node.level
@@ -164,7 +185,7 @@ SELECT coalesce(node.county, 'total') AS node, node.upper - node.n AS interval_h
        (SELECT dp.margin_of_error(r, 0.9, l.law) FROM one_bar_c r WHERE r.level = 2
            AND (node.county IS NULL OR r.county = node.county)) AS from_its_cells
 FROM one_bar_c node, one_bar_c_law l WHERE node.level < 2 ORDER BY node.level, node.county;
-DROP TABLE one_bar_ln, one_bar_ln_law, one_bar_g, one_bar_g_law, one_bar_c, one_bar_c_law;
+DROP TABLE one_bar_ln, one_bar_ln_law, one_bar_l3, one_bar_l3_law, one_bar_g, one_bar_g_law, one_bar_c, one_bar_c_law;
 
 -- Refusals, with their SQLSTATEs.
 -- A bound past bigint's range is refused, not wrapped (one half-width, 5,

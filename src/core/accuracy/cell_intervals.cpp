@@ -6,11 +6,14 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "../errors.hpp"
 #include "../samplers/interval.hpp"
 #include "../samplers/two_line_table.hpp"
 #include "conditioned_marginal.hpp"
+#include "laplace_table_cell.hpp"
 #include "lattice_bounds.hpp"
 #include "tail_quantiles.hpp"
 
@@ -25,6 +28,23 @@ double laplace_width_at_variance(double v, double level) {
   if (!(a > 0 && a < 1)) return normal_half_width(v, level);
   const double t = std::log((1 - level) * (1 + a) / 2) / std::log(a) - 1;
   return std::ceil(std::max(0.0, t));
+}
+
+// The law of a cell of a two-way table whose shorter side has three or
+// four levels, within what is left of the release's work (`work` adds what
+// it spends); nothing past it, or where its bound does not decide.
+std::optional<TableCellQuantile> table_cell(Rational b, const std::vector<std::size_t>& shape, double level,
+                                            double& work, const Interrupts& interrupts) {
+  if (shape.size() != 2 || std::min(shape[0], shape[1]) < 3 || std::min(shape[0], shape[1]) > 4) return std::nullopt;
+  try {
+    TableCellQuantile q = laplace_table_cell_quantile(b, shape[0], shape[1], level, interrupts, kTableCellWork - work);
+    work += q.work;
+    return q;
+  } catch (const TooLarge&) {
+    return std::nullopt;
+  } catch (const OutOfRange&) {
+    return std::nullopt;
+  }
 }
 
 // Collects the methods used, each once, in the order first used.
@@ -138,6 +158,8 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::vector<std::size_t>, std::pair<double, Exactness>> by_shape;
   double steps = 0;  // the recurrences' work so far
+  double work = 0;   // the table cells' laws' work so far
+  std::set<std::vector<std::size_t>> no_law;  // shapes whose cell's law was not computed
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
@@ -165,7 +187,19 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
         found = by_shape.emplace(shape, result).first;
       }
       width[block] = found->second.first;
+    } else if (const auto found = by_shape.find(shape); found != by_shape.end()) {
+      width[block] = found->second.first;
+    } else if (std::optional<TableCellQuantile> q =
+                   no_law.count(shape) ? std::nullopt : table_cell(b, shape, level, work, interrupts)) {
+      // A two-way table with a side of three or four levels: the cell's law.
+      width[block] = double(q->quantile.half_width);
+      by_shape.emplace(shape, std::pair{width[block], q->quantile.exact ? Exactness::exact : Exactness::certified});
+      methods.add(q->quantile.exact ? "exact: the quantile of the table cell's law, by Fourier integrals over its lines"
+                                    : "certified: a covering quantile of the table cell's law, by Fourier integrals "
+                                      "over its lines",
+                  q->quantile.exact ? Exactness::exact : Exactness::certified);
     } else {
+      no_law.insert(shape);
       const double v = accuracy.scalars().upper[block] * shape_diagonal(shape);
       width[block] = laplace_width_at_variance(v, level);
       // The cell's law is no discrete Laplace law: its quantile at the

@@ -12,7 +12,9 @@
 // | integer_laplace, margin group of k cells      | quantile of p(t) P(S_{k-1} = -t) / P(S_k = 0)   | exact     |
 // |   (same, recurrence past its work limit)      | unconditioned discrete Laplace quantile (MLR)   | certified |
 // | integer_laplace, 2 x n table                   | the group law at b/2 over n cells               | exact     |
-// | integer_laplace, larger tables, l1 chains     | discrete Laplace quantile at the estimated variance | estimate |
+// | integer_laplace, two-way table with a side of  | quantile of the cell's law by Fourier integrals | exact     |
+// |   3 or 4 levels (within kTableCellWork)        |   over its lines (laplace_table_cell.hpp)       |           |
+// | integer_laplace, other tables, l1 chains      | discrete Laplace quantile at the estimated variance | estimate |
 // | integer_gaussian, group or complete table      | discrete Gaussian quantile at sigma^2 (Pi_N)_ii, tails times R | certified |
 // | integer_gaussian, general margins              | sub-Gaussian at sigma^2 (Pi_N)_ii               | certified |
 // | subspace_gaussian                              | normal quantile                                 | exact     |

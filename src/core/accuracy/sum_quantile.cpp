@@ -13,6 +13,7 @@
 
 #include "../errors.hpp"
 #include "independent_sum_quantiles.hpp"
+#include "laplace_table_sum.hpp"
 #include "lattice_gaussian_quantiles.hpp"
 #include "table_functional.hpp"
 #include "tail_quantiles.hpp"
@@ -340,6 +341,35 @@ std::optional<MarginOfError> table_margin(const ProjectorForm& form, IntegerNois
   }
 }
 
+// Complete two-way tables of the l1 law whose lines across the short side
+// have three or four cells (laplace_table_sum.hpp); nothing when a table
+// touched has another shape, or past the inversion's work limit.
+std::optional<MarginOfError> laplace_table_margin(const ProjectorForm& form, IntegerNoise noise,
+                                                  const std::vector<BlockCells>& blocks, double level,
+                                                  const Interrupts& interrupts) {
+  std::vector<LaplaceTablePart> parts;
+  try {
+    for (const BlockCells& b : blocks) {
+      interrupts.poll();
+      const std::vector<std::size_t> shape = form.block_shape(b.block);
+      if (shape_pinned(shape)) continue;
+      if (shape.size() != 2 || std::min(shape[0], shape[1]) < 3 || std::min(shape[0], shape[1]) > 4)
+        return std::nullopt;
+      parts.push_back({shape[0], shape[1], dense_weights(form, b, shape, interrupts)});
+    }
+    if (parts.empty()) return std::nullopt;
+    const TableSumQuantile q = laplace_table_sum_quantile(noise.parameter, parts, level, interrupts);
+    if (q.step == 0) return std::nullopt;  // constant: the variance's bound says 0 too
+    return from_quantile(q.quantile, q.step,
+                         "complete tables of the l1 law: the sum's transform by Fourier integrals over the tables' "
+                         "lines, inverted");
+  } catch (const TooLarge&) {
+    return std::nullopt;  // past the inversion's work limit: the variance's tail bound
+  } catch (const OutOfRange&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, IntegerNoise noise, const CellQuery& query,
@@ -375,6 +405,8 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
     if (std::optional<MarginOfError> m = group_margin(form, noise, blocks, level, interrupts)) return m;
   if ((structure == "tables" || structure == "partition") && noise.kind == IntegerNoise::Kind::gaussian)
     return table_margin(form, noise, blocks, level, interrupts);
+  if (structure == "tables" && noise.kind == IntegerNoise::Kind::laplace)
+    return laplace_table_margin(form, noise, blocks, level, interrupts);
   return std::nullopt;
 }
 

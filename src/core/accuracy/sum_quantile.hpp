@@ -10,6 +10,9 @@
 // |   values c - d, c, c + d, one d for every group       |   (zero_sum_quantiles.hpp)                       |           |
 // | 2 x n (n x 2) tables: per table, the differences of  | the same on the tables' first lines at half the  | exact     |
 // |   its two lines' weights as a group's                |   parameter (samplers/two_line_table.hpp)        |           |
+// | integer_laplace, complete two-way tables with a     | the sum's transform by Fourier integrals over   | exact     |
+// |   side of 3 or 4 levels, any integer weights        |   the lines (laplace_table_sum.hpp), within its  |           |
+// |   (every table touched)                             |   work limit                                     |           |
 // | integer_gaussian, complete tables and groups: per   | the tilted discrete Gaussian at the continuous   | exact or  |
 // |   table a box (a product of level sets) of one       |   variance (lattice_gaussian_quantiles.hpp,      | certified |
 // |   weight, or any integer weights; parts of one step  |   table_functional.hpp)                          |           |
@@ -19,8 +22,9 @@
 // half-width (its coverage is >= level, one count less certainly is
 // below); otherwise the half-width found still covers and is "certified".
 // Every half-width is an integer (rounded once, outward: the quantile of an
-// integer law). Anything else (the l1 law on tables of three lines or more,
-// or on groups with weights of other patterns; general margins; lattice
+// integer law). Anything else (the l1 law on tables whose lines are all
+// longer than four, or past its work limit, or on groups with weights of
+// other patterns; general margins; lattice
 // Gaussian sums too coarse for the tilted bound; sums too wide for the
 // inversions' work limits) returns nothing, and the caller takes the tail
 // bound on the variance (margin_of_error.hpp).

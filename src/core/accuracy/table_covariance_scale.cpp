@@ -9,77 +9,19 @@
 
 #include "../errors.hpp"
 #include "../samplers/interval.hpp"
+#include "table_quadrature.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
 constexpr long double kPi = 3.141592653589793238462643383279502884L;
-constexpr int kMaxLines = 4;              // r
-constexpr int kMaxNodes = kMaxLines + 1;  // nodes of a divided difference
 // The aliasing bounds at N, before their factors: first the smaller, then,
 // if the error bound it gives is not below kTargetError, the larger.
 constexpr double kAliasFirst = 1e-22, kAliasSecond = 1e-40;
 constexpr double kTargetError = 1e-13;
-constexpr double kNegligible = 1e-18;  // the truncated nodes' share, relative
 // Lines of at most this many cells are summed in double; longer ones in
 // 80-bit arithmetic, psi^n multiplying psi's relative error by n.
 constexpr double kDoubleLines = 2000;
-
-// Complex numbers with plain arithmetic (std::complex's operators guard
-// against infinities and NaN at several times the cost; none arise here:
-// every modulus lies between (1 - a)^2 and 1/(1 - a)^r).
-template <class Real>
-struct Cx {
-  Real re = 0, im = 0;
-};
-template <class Real>
-inline Cx<Real> operator+(Cx<Real> x, Cx<Real> y) {
-  return {x.re + y.re, x.im + y.im};
-}
-template <class Real>
-inline Cx<Real> operator*(Cx<Real> x, Cx<Real> y) {
-  return {x.re * y.re - x.im * y.im, x.re * y.im + x.im * y.re};
-}
-template <class Real>
-inline Cx<Real> reciprocal(Cx<Real> x) {
-  const Real m = x.re * x.re + x.im * x.im;
-  return {x.re / m, -x.im / m};
-}
-
-// f[x_1 .. x_n] for f(z) = z^p q(z) / prod_k (1 - beta_k z): the last entry
-// of the first row of f(J), J the upper bidiagonal matrix with the nodes on
-// its diagonal and ones above (Opitz 1964). The row is carried through the
-// factors: e_1^T J^p q(J) prod_k (I - beta_k J)^-1, each O(n). Nodes and
-// betas are given by index; inverse[b][x] = 1 / (1 - beta_b x_x).
-template <class Real>
-Cx<Real> divided_difference(const Cx<Real>* x, const int* node, int n, int p, const Cx<Real>* q, int q_degree,
-                            const Cx<Real>* beta, const int* factor, int n_factors,
-                            const Cx<Real> (*inverse)[kMaxNodes]) {
-  using C = Cx<Real>;
-  std::array<C, kMaxNodes> v{}, acc{};
-  v[0] = {1, 0};
-  const auto times_j = [&](std::array<C, kMaxNodes>& w) {
-    for (int j = n - 1; j >= 1; --j) w[j] = w[j] * x[node[j]] + w[j - 1];
-    w[0] = w[0] * x[node[0]];
-  };
-  for (int k = 0; k < p; ++k) times_j(v);
-  // q(J) by Horner: acc = q_d v; acc = acc J + q_i v.
-  for (int j = 0; j < n; ++j) acc[j] = q[q_degree] * v[j];
-  for (int i = q_degree - 1; i >= 0; --i) {
-    times_j(acc);
-    for (int j = 0; j < n; ++j) acc[j] = acc[j] + q[i] * v[j];
-  }
-  v = acc;
-  for (int k = 0; k < n_factors; ++k) {  // v <- v (I - beta J)^-1
-    const C b = beta[factor[k]];
-    C previous{};
-    for (int j = 0; j < n; ++j) {
-      v[j] = (v[j] + b * previous) * inverse[factor[k]][node[j]];
-      previous = v[j];
-    }
-  }
-  return v[n - 1];
-}
 
 // log psi-hat and grad psi-hat of one line of r cells (psi-hat = psi / psi(0)).
 template <class Real>
@@ -127,27 +69,19 @@ class LineTransform {
  private:
   // psi-hat (not its log) and its gradient.
   Real laplace(const Real* cosine, const Real* sine, Real* grad) const {
-    C u[kMaxLines], x[kMaxLines], beta[kMaxLines];
-    C inverse[kMaxNodes][kMaxNodes];
-    for (int k = 0; k < r_; ++k) {
-      u[k] = k < r_ - 1 ? C{cosine[k], sine[k]} : C{1, 0};
-      x[k] = {a_ * u[k].re, -a_ * u[k].im};
-      beta[k] = {a_ * u[k].re, a_ * u[k].im};
-    }
-    for (int b = 0; b < r_; ++b)
-      for (int k = 0; k < r_; ++k) {
-        const C p = beta[b] * x[k];
-        inverse[b][k] = reciprocal(C{1 - p.re, -p.im});
-      }
+    C angles[kMaxLines];
+    for (int k = 0; k < r_; ++k) angles[k] = k < r_ - 1 ? C{cosine[k], sine[k]} : C{1, 0};
+    const LaplaceLinePoles<Real> line(a_, r_, angles);
+    const C* u = line.u;
+    const Real psi = scale_ * line.transform_difference();
     int nodes[kMaxNodes], factors[kMaxNodes];
     for (int k = 0; k < r_; ++k) nodes[k] = factors[k] = k;
-    const C one[1] = {C{1, 0}};
-    const Real psi = scale_ * divided_difference(x, nodes, r_, r_ - 1, one, 0, beta, factors, r_, inverse).re;
     if (grad != nullptr) {
       for (int i = 0; i < r_ - 1; ++i) {
         nodes[r_] = factors[r_] = i;
         const C q[3] = {C{-1, 0}, C{0, 0}, u[i] * u[i]};
-        const C dd = divided_difference(x, nodes, r_ + 1, r_ - 1, q, 2, beta, factors, r_ + 1, inverse);
+        const C dd =
+            divided_difference(line.x, nodes, r_ + 1, r_ - 1, q, 2, line.beta, factors, r_ + 1, line.inverse);
         // d psi / d alpha_i = i (1 - a^2)^r a / u_i dd, real: -Im(a dd / u_i), 1/u_i = conj(u_i)
         const C w = dd * C{u[i].re, -u[i].im};
         grad[i] = -scale_ * a_ * w.im;
@@ -231,55 +165,6 @@ class LineTransform {
   bool direct_ = false;
 };
 
-// The quadrature grid: N points per axis (aliasing), and the box of
-// nodes [-J, J]^d visited. Every node j with max_i |j_i| = s has |psi| at
-// most the pair majorant M(2 pi s / N) (the pair of the largest angle's
-// cell and the last cell), so the nodes outside the box add at most
-// sum_{s > J} ((2s + 1)^d - (2s - 1)^d) M_s^(n-2) (times d var1 for the
-// numerator, M_s^2 less for the denominator), in units of the node at 0.
-struct Grid {
-  std::uint64_t N = 0, J = 0;
-  bool whole = true;
-  double omitted_den = 0, omitted_num = 0;  // the bounds above, divided by N^d
-  double points = 0;                        // nodes evaluated
-};
-
-Grid grid_for(const NoiseTransform& law, int d, double n, double var1, std::int64_t x,
-              const Interrupts& interrupts) {
-  Grid g;
-  g.N = static_cast<std::uint64_t>(x + 1);
-  g.J = g.N / 2;
-  const double all = std::pow(double(g.N), d);
-  if (n >= 3) {
-    // Suffix sums of the shells' bounds, from the outermost shell inwards;
-    // stop at the first shell whose suffix (the shells beyond it) is not
-    // negligible against the node at 0 (1 / N^d, both sums at least that
-    // share of their totals: the numerator's total is d var1 / N^d at most
-    // per node, hence the same test scaled).
-    double tail_den = 0, tail_num = 0;
-    for (std::uint64_t s = g.N / 2; s >= 1; --s) {
-      interrupts.poll_every(s);
-      const double m = law.pair_majorant(s, g.N);
-      const double count = std::pow(2.0 * double(s) + 1, d) - std::pow(2.0 * double(s) - 1, d);
-      const double den = tail_den + count * std::pow(m, n), num = tail_num + count * d * var1 * std::pow(m, n - 2);
-      if (den > kNegligible || num > kNegligible * var1 / n) {
-        g.J = s;
-        break;
-      }
-      tail_den = den;
-      tail_num = num;
-      g.J = s - 1;
-    }
-    g.omitted_den = next_up(tail_den * 1.01) / all;
-    g.omitted_num = next_up(tail_num * 1.01) / all;
-  }
-  g.whole = 2 * g.J + 1 >= g.N;
-  // One of each orbit of the signs and the permutations of the d axes.
-  const double factorial[kMaxLines] = {1, 1, 2, 6};
-  g.points = std::pow(g.whole ? double(g.N) : double(2 * g.J + 1), d) / (2 * factorial[d]);
-  return g;
-}
-
 struct Sums {
   double den = 0, num = 0;  // sums over the nodes of psi^n and psi^(n-2) |grad psi|^2
   std::uint64_t visited = 0;
@@ -291,7 +176,7 @@ struct Sums {
 // 0): each orbit is visited once, at its non-decreasing member that is not
 // below its negation's sorted form, weighted by the orbit's size.
 template <class Real>
-Sums trapezoid(IntegerNoise noise, int r, double n, const Grid& g, const Interrupts& interrupts) {
+Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
   const int d = r - 1;
   const LineTransform<Real> line(noise, r);
   const auto N = static_cast<std::int64_t>(g.N);
@@ -376,7 +261,9 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
   TableScale out;
   for (const double target : {kAliasFirst, kAliasSecond}) {
     const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
-    const Grid g = grid_for(law, d, n, var1, x, interrupts);
+    // One node of each orbit of the signs and the permutations of the d axes.
+    const double factorial[kMaxLines] = {1, 1, 2, 6};
+    const QuadratureGrid g = quadrature_grid(law, d, n, n - 2, d * var1, var1 / n, x, 2 * factorial[d], interrupts);
     if (g.points > std::min(max_points, kMaxScalePoints))
       throw TooLarge("the table's covariance scale needs too many quadrature points",
                      "It would evaluate " + format_double(g.points) + " points.",

@@ -25,6 +25,7 @@
 
 #include "accuracy/cell_intervals.hpp"
 #include "accuracy/conditioned_marginal.hpp"
+#include "accuracy/laplace_table_cell.hpp"
 #include "accuracy/linear_accuracy.hpp"
 #include "accuracy/tail_quantiles.hpp"
 #include "accuracy_sums.hpp"
@@ -339,10 +340,10 @@ TEST(StatAccuracy, TableLawsAreAScalarTimesTheProjector) {
 
 // The three-line law: c computed from b and the shape (DERIVATIONS.md,
 // section 12), exact; the Monte Carlo per-cell variances of 4,000 separate
-// exact draws are passed too and not used. The cells' intervals stay
-// estimates (the discrete Laplace quantile at the computed variance: the
-// cell's law is not computed); the coverage of sums and cells is reported
-// against what each claims.
+// exact draws are passed too and not used. The cells' intervals are the
+// exact quantile of the cell's law (DERIVATIONS.md, section 15), whose
+// coverage they must have; the coverage of sums is reported against what
+// each claims.
 TEST(StatAccuracy, ThreeLineIntegerLaplaceComputedScale) {
   const Rational b{3, 1};
   const std::size_t n = 30;
@@ -363,8 +364,10 @@ TEST(StatAccuracy, ThreeLineIntegerLaplaceComputedScale) {
     r.sums.push_back(
         sum_check("integer_laplace 3x10 (computed scale): " + name, acc, q, kTableLevel, LawShape::other, true));
   const CellIntervals intervals = laplace_lattice_intervals(acc, b, kTableLevel, Interrupts());
-  ASSERT_EQ(intervals.kind(), Exactness::estimate);
-  r.cells = coverage::Check{"integer_laplace 3x10 (cells: estimate): per-cell", kTableLevel, true};
+  ASSERT_EQ(intervals.kind(), Exactness::exact);
+  const std::int64_t t = std::int64_t(intervals.half_width(0));
+  const TableCellCoverage law = laplace_table_cell_coverage(b, 3, 10, t, Interrupts());
+  r.cells = coverage::Check{"integer_laplace 3x10: per-cell (exact)", (law.lower[std::size_t(t)] + law.upper[std::size_t(t)]) / 2, false};
   Batch batch{std::vector<std::int64_t>(n * kTableReleases)};
   sample_laplace_on_three_line_tables(*rng, b, copies({3, 10}, kTableReleases), batch.all.size(), batch.all.data(),
                                       Interrupts());

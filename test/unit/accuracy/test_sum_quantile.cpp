@@ -163,7 +163,7 @@ TEST(SumQuantile, CellsOfATwoByThreeTable) {
   }
 }
 
-TEST(SumQuantile, BoxesOfALatticeGaussianTable) {
+TEST(SumQuantile, SumsOfCellsOfThreeByThreeTables) {
   const Release table(grid({3, 3}), 2, {{0}, {1}});
   const auto form = form_of_model(*table.model, Interrupts());
   // Free: (0, 0), (0, 1), (1, 0), (1, 1) at 0, 1, 3, 4 -- enumerated in
@@ -174,6 +174,14 @@ TEST(SumQuantile, BoxesOfALatticeGaussianTable) {
     z[3] = c, z[4] = d, z[5] = -(c + d);
     z[6] = -(a + c), z[7] = -(b + d), z[8] = a + b + c + d;
   };
+  // The l1 law: any integer weights (a row pair, a box, mixed signs).
+  const IntegerNoise l1{IntegerNoise::Kind::laplace, {1, 1}};
+  for (const std::vector<std::int64_t>& w :
+       {std::vector<std::int64_t>{1, 1, 0, 0, 0, 0, 0, 0, 0}, std::vector<std::int64_t>{1, 1, 0, 1, 1, 0, 0, 0, 0},
+        std::vector<std::int64_t>{2, 0, 0, 0, 0, 1, 0, -1, 0}}) {
+    const auto law = enumerated_law(l1, 9, 4, 24, complete, w);
+    expect_law_quantile(*form, l1, w, law, "cells of a 3 x 3 table, the l1 law", true);
+  }
   for (const std::uint64_t s2_tenths : {8u, 30u}) {
     const IntegerNoise noise{IntegerNoise::Kind::gaussian, {s2_tenths, 10}};
     // The box {0, 1} x {0, 1}, weight 2; the box {2} x {0, 1}.
@@ -189,8 +197,12 @@ TEST(SumQuantile, NothingWhereTheLawOfTheSumIsNotGiven) {
   const Release table(grid({3, 3}), 2, {{0}, {1}});
   const auto form = form_of_model(*table.model, Interrupts());
   const IntegerNoise laplace{IntegerNoise::Kind::laplace, {3, 1}}, gaussian{IntegerNoise::Kind::gaussian, {30, 1}};
-  // The l1 law on a table of three lines.
-  EXPECT_FALSE(lattice_sum_margin(*form, laplace, query_of({1, 1, 0, 0, 0, 0, 0, 0, 0}), 0.9, Interrupts()));
+  // The l1 law on a table whose lines all have five cells.
+  const Release wide(grid({5, 5}), 2, {{0}, {1}});
+  std::vector<std::int64_t> pair(25, 0);
+  pair[0] = pair[1] = 1;
+  EXPECT_FALSE(lattice_sum_margin(*form_of_model(*wide.model, Interrupts()), laplace, query_of(pair), 0.9,
+                                  Interrupts()));
   // A set of cells of a three-way table that is no box, too coarse for the
   // tilted bound at this variance (moves of squared length 8): the tail.
   const Release cube(grid({3, 3, 3}), 3, {{0, 1}, {0, 2}, {1, 2}});

@@ -1,0 +1,343 @@
+// One cell's law of a complete two-way integer_laplace table
+// (laplace_table_cell.hpp; DERIVATIONS.md, section 15).
+#include "laplace_table_cell.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <deque>
+#include <mutex>
+#include <utility>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+#include "table_quadrature.hpp"
+#include "tail_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+constexpr long double kPi = 3.141592653589793238462643383279502884L;
+// The aliasing bounds tried, before their factors: the smaller first, the
+// larger when the coverage's error bound is not below kTargetError.
+constexpr double kAliasFirst = 1e-14, kAliasSecond = 1e-30;
+constexpr double kTargetError = 1e-9, kRefusedError = 1e-7;
+// Lines of at most this many cells are summed in double, longer ones in
+// 80-bit arithmetic (psi^(n-1) multiplies psi's relative error by n).
+constexpr double kDoubleLines = 2000;
+
+// At one alpha (r - 1 angles, the last line's cell at angle 0, the cell
+// asked in line 1): the line's transform psi (LaplaceLinePoles) and
+// h(s) = E[1{Y_1 = s} e^(i alpha . Y)] for s = 0 .. T, both unnormalised
+// (divided by psi at alpha = 0 by the caller). With u_k = e^(i alpha_k), the
+// poles x_k = a conj(u_k) and beta_k = a u_k:
+//   h(s) = (1 - a^2)^(r-1) (a u_1)^s g_s[x_2 .. x_r],
+//   g_s(z) = z^(r-2+s) / prod_{k >= 2} (1 - beta_k z)
+// (the coefficient of z^-s in the product of the other cells' two-sided
+// geometric series). g_s[...] = e_1^T J^(r-2+s) R(J) e_K: the column R(J)
+// e_K once, then the row e_1^T J^p carried one power at a time.
+template <class Real>
+class CellLine {
+  using C = Cx<Real>;
+
+ public:
+  CellLine(Rational b, int r, std::int64_t T) : r_(r), T_(T) {
+    const Real inv_b = Real(b.den) / Real(b.num);
+    a_ = std::exp(-inv_b);
+    one_minus_a2_ = -std::expm1(-2 * inv_b);
+  }
+
+  // psi at the angles, and h(0 .. T) into `h`.
+  Real evaluate(const Real* cosine, const Real* sine, C* h) const {
+    const int K = r_ - 1;
+    C angles[kMaxLines];
+    for (int k = 0; k < r_; ++k) angles[k] = k < r_ - 1 ? C{cosine[k], sine[k]} : C{1, 0};
+    const LaplaceLinePoles<Real> line(a_, r_, angles);
+    const C* x = line.x;
+    const C* beta = line.beta;
+    const auto& inverse = line.inverse;
+    const Real psi = std::pow(one_minus_a2_, r_) * line.transform_difference();
+    // The column R(J) e_K over the nodes x_2 .. x_r: K bidiagonal solves
+    // (I - beta J) y = v from the bottom up.
+    std::array<C, kMaxNodes> column{}, row{};
+    column[K - 1] = {1, 0};
+    for (int f = 1; f < r_; ++f) {
+      C below{};
+      for (int i = K - 1; i >= 0; --i) {
+        column[i] = (column[i] + beta[f] * below) * inverse[f][i + 1];
+        below = column[i];
+      }
+    }
+    // The row e_1^T J^(K-1).
+    row[0] = {1, 0};
+    const auto times_j = [&] {
+      for (int j = K - 1; j >= 1; --j) row[j] = row[j] * x[j + 1] + row[j - 1];
+      row[0] = row[0] * x[1];
+    };
+    for (int p = 0; p < K - 1; ++p) times_j();
+    C power{std::pow(one_minus_a2_, K), 0};  // (1 - a^2)^K (a u_1)^s
+    const C ratio = beta[0];
+    for (std::int64_t s = 0; s <= T_; ++s) {
+      C dot{};
+      for (int i = 0; i < K; ++i) dot = dot + row[i] * column[i];
+      h[s] = power * dot;
+      power = power * ratio;
+      times_j();
+    }
+    return psi;
+  }
+
+ private:
+  int r_;
+  std::int64_t T_;
+  Real a_ = 0, one_minus_a2_ = 0;
+};
+
+struct CellSums {
+  long double den = 0;                   // sum of psi^n
+  std::vector<long double> mass;         // sum of psi^(n-1) Re h(s), per s
+  std::uint64_t visited = 0;
+};
+
+// The symmetries of the integrand: the sign (psi(-alpha) = psi(alpha),
+// h_-alpha(s) = conj(h_alpha(s))) and the permutations of lines 2 .. r
+// (they hold no cell asked), on the angles of all r lines up to a common
+// shift (the lines sum to 0), i.e. re-gauged so that line r keeps angle 0.
+// On the whole torus the group maps the grid onto itself, and each orbit is
+// visited once, at its lexicographically largest node, weighted by its
+// size. In a box of the torus the shift would leave the box: there only
+// the sign and, for four lines, the swap of lines 2 and 3 are used.
+class Orbits {
+ public:
+  Orbits(int r, std::int64_t N, std::int64_t first) : r_(r), N_(N), first_(first) {}
+
+  // The size of j's orbit on the whole torus when j is its largest node, else 0.
+  int whole_weight(const std::array<std::int64_t, kMaxLines>& j) const {
+    const int d = r_ - 1;
+    std::array<std::int64_t, kMaxLines> beta{}, image{};
+    for (int i = 0; i < d; ++i) beta[i] = j[i];
+    beta[d] = 0;
+    std::array<int, kMaxLines> perm{};
+    for (int k = 0; k < r_; ++k) perm[k] = k;
+    int fixed = 0, images = 0;
+    // Ends: next_permutation runs through the (r - 1)! orders of lines 2 .. r.
+    do {
+      for (const int sign : {1, -1}) {
+        ++images;
+        for (int k = 0; k < d; ++k) image[k] = reduce(sign * (beta[perm[k]] - beta[perm[d]]));
+        int order = 0;
+        for (int k = 0; k < d && order == 0; ++k) order = image[k] < j[k] ? -1 : image[k] > j[k] ? 1 : 0;
+        if (order > 0) return 0;
+        fixed += order == 0;
+      }
+    } while (std::next_permutation(perm.begin() + 1, perm.begin() + r_));
+    return images / fixed;
+  }
+
+  // In a box: the weight of j (j[1] <= j[2] for four lines) when it is the
+  // larger of itself and its negation's ordered form, else 0.
+  int box_weight(const std::array<std::int64_t, kMaxLines>& j) const {
+    const int d = r_ - 1;
+    std::array<std::int64_t, kMaxLines> minus{};
+    for (int i = 0; i < d; ++i) minus[i] = -j[i];
+    if (d == 3 && minus[1] > minus[2]) std::swap(minus[1], minus[2]);
+    int order = 0;
+    for (int i = 0; i < d && order == 0; ++i) order = j[i] < minus[i] ? -1 : j[i] > minus[i] ? 1 : 0;
+    if (order < 0) return 0;
+    return (order == 0 ? 1 : 2) * (d == 3 && j[1] != j[2] ? 2 : 1);
+  }
+
+ private:
+  // v modulo N, in [first, first + N).
+  std::int64_t reduce(std::int64_t v) const {
+    std::int64_t m = (v - first_) % N_;
+    if (m < 0) m += N_;
+    return m + first_;
+  }
+  int r_;
+  std::int64_t N_, first_;
+};
+
+// The trapezoid sums over the grid's box, one node per orbit (Orbits).
+template <class Real>
+CellSums trapezoid(Rational b, int r, double n, std::int64_t T, const QuadratureGrid& g,
+                   const Interrupts& interrupts) {
+  using C = Cx<Real>;
+  const int d = r - 1;
+  const CellLine<Real> line(b, r, T);
+  const auto N = static_cast<std::int64_t>(g.N);
+  const std::int64_t first = g.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(g.J);
+  const std::int64_t last = g.whole ? N / 2 : static_cast<std::int64_t>(g.J);
+  const auto count = static_cast<std::size_t>(last - first + 1);
+  std::vector<Real> cosine(count), sine(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    interrupts.poll_every(i);
+    const Real angle = 2 * Real(kPi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
+    cosine[i] = std::cos(angle);
+    sine[i] = std::sin(angle);
+  }
+  const Orbits orbits(r, N, first);
+  std::vector<C> h(static_cast<std::size_t>(T) + 1);
+  CellSums out;
+  out.mass.assign(static_cast<std::size_t>(T) + 1, 0);
+  const Real zero_c[kMaxLines] = {1, 1, 1, 1}, zero_s[kMaxLines] = {0, 0, 0, 0};
+  const Real psi0 = line.evaluate(zero_c, zero_s, h.data());
+  std::array<std::int64_t, kMaxLines> j{};
+  for (int i = 0; i < d; ++i) j[i] = first;
+  std::uint64_t counted = 0;
+  for (;;) {
+    interrupts.poll_every(++counted);
+    if (const int weight = g.whole ? orbits.whole_weight(j) : orbits.box_weight(j)) {
+      ++out.visited;
+      Real c[kMaxLines], s[kMaxLines];
+      for (int i = 0; i < d; ++i) {
+        const auto at = static_cast<std::size_t>(j[i] - first);
+        c[i] = cosine[at], s[i] = sine[at];
+      }
+      const Real psi = line.evaluate(c, s, h.data()) / psi0;
+      const Real log_psi = std::log(psi);
+      out.den += Real(weight) * std::exp(Real(n) * log_psi);
+      const Real w = Real(weight) * std::exp(Real(n - 1) * log_psi) / psi0;
+      for (std::size_t k = 0; k < h.size(); ++k) out.mass[k] += w * h[k].re;
+    }
+    // The next tuple (in a box, with j[1] <= j[2] for four lines).
+    int k = d - 1;
+    // Ends: k falls to at most -1.
+    while (k >= 0 && j[k] == last) --k;
+    if (k < 0) break;
+    ++j[k];
+    for (int i = k + 1; i < d; ++i) j[i] = (!g.whole && d == 3 && i == 2) ? j[1] : first;
+  }
+  return out;
+}
+
+struct QuantileKey {
+  std::uint64_t num = 0, den = 0;
+  std::size_t lines = 0, length = 0;  // the shorter side, the longer
+  double level = 0;
+  bool operator==(const QuantileKey& o) const {
+    return num == o.num && den == o.den && lines == o.lines && length == o.length && level == o.level;
+  }
+};
+constexpr std::size_t kCachedQuantiles = 64;
+std::mutex& cache_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::deque<std::pair<QuantileKey, Quantile>>& cache() {
+  static std::deque<std::pair<QuantileKey, Quantile>> entries;
+  return entries;
+}
+TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
+                                  const Interrupts& interrupts, double max_work);
+
+}  // namespace
+
+TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
+                                              const Interrupts& interrupts, double max_work) {
+  const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  if (short_side < 3 || short_side > std::size_t(kMaxLines))
+    throw InvalidArgument("a table cell's law is computed for tables whose shorter side has 3 or 4 levels");
+  if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its cell's law");
+  if (T < 0 || T > (std::int64_t(1) << 20)) throw InvalidArgument("the cell's coverage is asked at 0 .. 2^20");
+  const int r = static_cast<int>(short_side), d = r - 1;
+  const double n = double(long_side);
+  const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
+  const std::vector<WeightedCells> plain{{1, long_side}};
+  // The nodes each visited one stands for, about: the orbits' sizes in a
+  // box, and on the whole torus (Orbits).
+  const double box_symmetry = d == 3 ? 4 : 2, whole_symmetry = d == 3 ? 12 : 4;
+  TableCellCoverage out;
+  for (const double target : {kAliasFirst, kAliasSecond}) {
+    const std::int64_t x = law.tail_point(plain, target);
+    QuadratureGrid g = quadrature_grid(law, d, n, n - 1, 1, 0.1, x, box_symmetry, interrupts);
+    if (g.whole) g.points *= box_symmetry / whole_symmetry;
+    if (out.work + g.points * double(T + r) > max_work)
+      throw TooLarge("the table cell's law needs too many quadrature points",
+                     "It would evaluate " + format_double(g.points) + " points.");
+    const bool wide = n > kDoubleLines;
+    const CellSums sums = wide ? trapezoid<long double>(b, r, n, T, g, interrupts)
+                               : trapezoid<double>(b, r, n, T, g, interrupts);
+    out.points = double(sums.visited);
+    out.work += out.points * double(T + r);
+    // In units of N^d: the denominator D ~ P(S = 0 mod N), the numerators
+    // U_t ~ P(|Z_11| <= t, S = 0 mod N); tau bounds P(S = 0 mod N, S != 0).
+    const long double all = std::pow((long double)g.N, d);
+    const double D = double(sums.den / all);
+    const double tau = law.tail_bound(plain, double(g.N)) * d;
+    const double unit = wide ? 0x1p-64 : 0x1p-53;
+    const double rounding = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64 + double(T) * 0x1p-53;
+    out.lower.assign(static_cast<std::size_t>(T) + 1, 0);
+    out.upper.assign(static_cast<std::size_t>(T) + 1, 1);
+    long double U = 0;
+    double worst = 0;
+    for (std::int64_t t = 0; t <= T; ++t) {
+      interrupts.poll_every(static_cast<std::uint64_t>(t));
+      U += (t == 0 ? 1 : 2) * sums.mass[static_cast<std::size_t>(t)];
+      const double u = double(U / all);
+      const double lo = (u - g.omitted_num - tau) / (D + g.omitted_den) * (1 - rounding);
+      const double hi = (u + g.omitted_num) / (D - g.omitted_den - tau) * (1 + rounding);
+      out.lower[static_cast<std::size_t>(t)] = std::clamp(next_down(lo), 0.0, 1.0);
+      out.upper[static_cast<std::size_t>(t)] = std::clamp(next_up(hi), 0.0, 1.0);
+      worst = std::max(worst, hi - lo);
+    }
+    if (!(D - g.omitted_den - tau > 0))
+      throw OutOfRange("the table cell's law could not be computed to its stated accuracy");
+    if (worst <= kTargetError) return out;
+    if (target == kAliasSecond && !(worst <= kRefusedError))
+      throw OutOfRange("the table cell's law could not be computed to its stated accuracy",
+                       "Its error bound is " + format_double(worst) + ".");
+  }
+  return out;
+}
+
+TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
+                                              const Interrupts& interrupts, double max_work) {
+  check_level(level);
+  // The law depends on the public parameters alone: a backend that asks the
+  // same shape, scale and level again (repeated releases, a dashboard's
+  // refresh) reads the quantile it found before, at no work.
+  const QuantileKey key{b.num, b.den, std::min(rows, cols), std::max(rows, cols), level};
+  {
+    const std::lock_guard<std::mutex> lock(cache_mutex());
+    for (const auto& [k, q] : cache())
+      if (k == key) return {q, 0};
+  }
+  TableCellQuantile found = search_quantile(b, rows, cols, level, interrupts, max_work);
+  const std::lock_guard<std::mutex> lock(cache_mutex());
+  auto& entries = cache();
+  if (entries.size() >= kCachedQuantiles) entries.pop_front();
+  entries.emplace_back(key, found.quantile);
+  return found;
+}
+
+namespace {
+
+TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
+                                  const Interrupts& interrupts, double max_work) {
+  // Searched up to the unconditioned cell's quantile and two counts more
+  // (conditioning on the margins narrows the cell's law), then, if that
+  // does not cover, up to its quantile at a level a hundred times closer to 1.
+  double work = 0;
+  for (const std::int64_t T : {discrete_laplace_half_width(b, level) + 2,
+                               discrete_laplace_half_width(b, 1 - (1 - level) / 100)}) {
+    const TableCellCoverage c = laplace_table_cell_coverage(b, rows, cols, T, interrupts, max_work - work);
+    work += c.work;
+    for (std::int64_t t = 0; t <= T; ++t) {
+      const auto k = static_cast<std::size_t>(t);
+      if (c.lower[k] >= level) {
+        Quantile q;
+        q.half_width = t;
+        q.coverage_lower = c.lower[k];
+        q.narrower_upper = t == 0 ? 0 : c.upper[k - 1];
+        q.exact = q.narrower_upper < level;
+        return {q, work};
+      }
+    }
+  }
+  throw OutOfRange("the table cell's law does not reach the level within its ceiling");
+}
+
+}  // namespace
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,67 @@
+// The law of one cell of a complete two-way table under integer_laplace:
+// i.i.d. discrete Laplace cells of scale b conditioned on every row and
+// column sum being 0 (the l1 law), for tables whose shorter side has r <= 4
+// levels (DERIVATIONS.md, section 15). Every cell has the same law (rows
+// and columns are exchangeable), so one computation serves the table.
+//
+// Condition first on the n lines across the short side: independent
+// zero-sum vectors Y_j of r cells, the cell asked being Y_11. The other
+// r - 1 margins, S = sum_j Y_j = 0, are imposed by a Fourier integral over
+// alpha in [-pi, pi]^(r-1):
+//   P(|Z_11| <= t, S = 0) = (2 pi)^-(r-1) int H_alpha(t) psi(alpha)^(n-1),
+//   H_alpha(t) = sum_{|s| <= t} E[1{Y_11 = s} e^(i alpha . Y_1)],
+// psi the line's transform (table_covariance_scale.hpp). Both H and psi are
+// divided differences at the poles a e^(-i alpha_k) (Opitz's formula), H for
+// every s at once by carrying one row through powers of the bidiagonal
+// matrix: the sum over s is exact, only the integral over alpha is
+// discretised. The trapezoid rule on N^(r-1) points computes the integrals
+// conditioned on S = 0 modulo N instead, within P(max |S_i| >= N)
+// (Chernoff), and only the nodes where psi^(n-1) is not negligible are
+// visited (the pair majorant bounds the rest): both bounds enclose the
+// coverage. The floating-point rounding is estimated (about n times the
+// unit of the arithmetic, as for the covariance scale).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../samplers/rational.hpp"
+#include "fourier_coverage.hpp"
+
+namespace invariant_dp::accuracy {
+
+struct TableCellCoverage {
+  // P(|Z_11| <= t) within [lower[t], upper[t]], t = 0 .. T.
+  std::vector<double> lower, upper;
+  double points = 0;  // quadrature nodes evaluated
+  double work = 0;    // work units spent (below)
+};
+
+// Work units of one computation: nodes times (T + r). The per-cell
+// intervals of a release spend at most kTableCellWork on all its shapes
+// (about half a second).
+constexpr double kTableCellWork = 1.5e7;
+
+// rows, cols >= 3 with min(rows, cols) <= 4 (InvalidArgument otherwise: a
+// line of two levels is a zero-sum group, conditioned_marginal.hpp), T >= 0.
+// TooLarge, before any node is evaluated, when the work passes max_work;
+// OutOfRange when the error bound passes 1e-9 (scales far from calibrated).
+TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
+                                              const Interrupts& interrupts, double max_work = kTableCellWork);
+
+// The smallest t whose certified coverage reaches the level (exact when
+// t - 1 certainly does not), searched up to a ceiling well past the
+// unconditioned cell's quantile. The same errors as above, and OutOfRange
+// when the ceiling does not cover. The last 64 quantiles found are kept for
+// the process (they depend on b, the shape and the level alone): asked
+// again, one costs no work.
+struct TableCellQuantile {
+  Quantile quantile;
+  double work = 0;
+};
+TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
+                                              const Interrupts& interrupts, double max_work = kTableCellWork);
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,386 @@
+// Sums of cells of complete two-way integer_laplace tables by Fourier
+// inversion (laplace_table_sum.hpp; DERIVATIONS.md, section 15).
+#include "laplace_table_sum.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+#include "table_quadrature.hpp"
+#include "tail_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+constexpr double kPi = 3.141592653589793238462643383279502884;
+constexpr double kAlias = 1e-14;       // the alpha grid's aliasing, before its factor
+constexpr double kThetaAlias = 1e-13;  // the inversion's aliasing
+constexpr std::int64_t kMaxWeight = std::int64_t(1) << 39;  // differences of two stay within 2^40
+// Lines longer than this keep the caller's tail bound: psi^n in double
+// multiplies psi's relative error by n (the cell's law goes to 80 bits).
+constexpr double kMaxLineCount = 2000;
+
+using C = Cx<double>;
+using Pattern = std::array<std::int64_t, kMaxLines>;  // a line's weights, less its last cell's
+
+// One table, read as n lines of r cells across its short side.
+struct Table {
+  int r = 0;
+  double n = 0;
+  std::map<Pattern, double> patterns;  // the nonzero patterns, with their lines
+  double zero_lines = 0;               // lines of pattern 0
+  double pairs = 0;                    // disjoint moves that shift X by +-1 (theta_majorant)
+  QuadratureGrid grid;
+  double tau = 0;                      // P(S = 0 mod N, S != 0), bounded
+  double den = 0, zero_sum = 0;        // (1/N^d) sum of psi^n, of psi^zero_lines (the box)
+  std::vector<double> log_psi;         // at the box's nodes, in the odometer's order
+  std::vector<C> roots;                // e^(2 pi i m / N), m = 0 .. N - 1
+  double psi0 = 0;                     // the line's transform at alpha = 0, unnormalised
+};
+
+// The lines' patterns of one part, and the gcd of their entries. A line's
+// weights matter up to a constant (its cells sum to 0), and all the lines'
+// up to one common vector (the short side's margins: adding v to every
+// line's weights adds v . S = 0): each line's weights less its last cell's,
+// less the most frequent such pattern, which becomes the pattern 0.
+Table read_part(const LaplaceTablePart& part, std::int64_t& step, const Interrupts& interrupts) {
+  const std::size_t short_side = std::min(part.rows, part.cols), long_side = std::max(part.rows, part.cols);
+  if (short_side < 3 || short_side > std::size_t(kMaxLines) || part.weights.size() != part.rows * part.cols)
+    throw InvalidArgument("a sum's table must have a shorter side of 3 or 4 levels and one weight per cell");
+  Table t;
+  t.r = static_cast<int>(short_side);
+  t.n = double(long_side);
+  const bool lines_are_columns = part.rows <= part.cols;
+  std::map<Pattern, double> raw;
+  for (std::size_t j = 0; j < long_side; ++j) {
+    interrupts.poll_every(j);
+    const auto weight = [&](std::size_t k) {
+      const std::int64_t w = lines_are_columns ? part.weights[k * part.cols + j] : part.weights[j * part.cols + k];
+      if (w > kMaxWeight || w < -kMaxWeight) throw InvalidArgument("a sum's weights must be at most 2^40 in size");
+      return w;
+    };
+    Pattern p{};
+    const std::int64_t last = weight(short_side - 1);
+    for (std::size_t k = 0; k + 1 < short_side; ++k) p[k] = weight(k) - last;
+    raw[p] += 1;
+  }
+  const Pattern common = std::max_element(raw.begin(), raw.end(), [](const auto& x, const auto& y) {
+                           return x.second < y.second;
+                         })->first;
+  for (const auto& [p, lines] : raw) {
+    Pattern q{};
+    bool zero = true;
+    for (int k = 0; k + 1 < t.r; ++k) {
+      q[k] = p[k] - common[k];
+      step = std::gcd(step, q[k]);
+      zero = zero && q[k] == 0;
+    }
+    if (zero)
+      t.zero_lines += lines;
+    else
+      t.patterns[q] += lines;
+  }
+  return t;
+}
+
+// The moves of theta_majorant: each line of a pattern with an entry +-step
+// (after the division by the step) beside a line of pattern 0.
+void count_pairs(Table& t) {
+  double unit_lines = 0;
+  for (const auto& [p, lines] : t.patterns) {
+    bool unit = false;
+    for (int k = 0; k + 1 < t.r; ++k) unit = unit || p[k] == 1 || p[k] == -1;
+    if (unit) unit_lines += lines;
+  }
+  t.pairs = std::min(unit_lines, t.zero_lines);
+}
+
+// A majorant of |E e^(i theta X)| that decreases on [0, pi]. A move adding u
+// to cells (i, j) and (r, j') and -u to (i, j') and (r, j), j a line whose
+// pattern has entry +-1 at i and j' a line of pattern 0, keeps every margin
+// and shifts X by +-u. Given everything else, u has the law
+// a^(|u + c_1| + |u + c_2| + |u - c_3| + |u - c_4|), log-concave with slopes
+// in {-4, ..., 4}, which is a discrete Laplace law of ratio q = a^4
+// convolved with a probability law (its L(u - 1) + L(u + 1) <= (q + 1/q)
+// L(u) everywhere): its transform is at most the discrete Laplace one,
+// (1 - q)^2 / (1 - 2 q cos theta + q^2). Moves on disjoint lines are
+// independent given the rest (they touch disjoint cells), so the
+// transforms multiply; the conditioning modulo N is invariant under moves.
+double theta_majorant(double q, double pairs, std::uint64_t k, std::uint64_t period) {
+  if (pairs <= 0) return 1;
+  const double c = std::cos(2 * kPi * (double(k) / double(period)));
+  const double one = (1 - q) * (1 - q) / (1 - 2 * q * c + q * q);
+  return std::min(1.0, std::pow(one, pairs) * (1 + 1e-9));
+}
+
+// The grid of one table (its box of alpha nodes) and its aliasing bound.
+void measure(Table& t, const NoiseTransform& law, const Interrupts& interrupts) {
+  const int d = t.r - 1;
+  const std::vector<WeightedCells> plain{{1, static_cast<std::uint64_t>(t.n)}};
+  const std::int64_t x = law.tail_point(plain, kAlias);
+  t.grid = quadrature_grid(law, d, t.n, t.zero_lines, 1, 0.1, x, 1, interrupts);
+  t.tau = law.tail_bound(plain, double(t.grid.N)) * d;
+}
+
+// The odometer over a table's box of alpha nodes, calling f(j) for each.
+template <class F>
+void for_each_node(const Table& t, const Interrupts& interrupts, F&& f) {
+  const int d = t.r - 1;
+  const auto N = static_cast<std::int64_t>(t.grid.N);
+  const std::int64_t first = t.grid.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(t.grid.J);
+  const std::int64_t last = t.grid.whole ? N / 2 : static_cast<std::int64_t>(t.grid.J);
+  std::array<std::int64_t, kMaxLines> j{};
+  for (int i = 0; i < d; ++i) j[i] = first;
+  std::uint64_t counted = 0;
+  for (;;) {
+    interrupts.poll_every(++counted);
+    f(j);
+    int k = d - 1;
+    // Ends: k falls to at most -1.
+    while (k >= 0 && j[k] == last) --k;
+    if (k < 0) break;
+    ++j[k];
+    for (int i = k + 1; i < d; ++i) j[i] = first;
+  }
+}
+
+// e^(2 pi i m / N) for m = 0 .. N - 1.
+std::vector<C> roots_of_unity(std::uint64_t N, const Interrupts& interrupts) {
+  std::vector<C> out(N);
+  for (std::uint64_t m = 0; m < N; ++m) {
+    interrupts.poll_every(m);
+    const double angle = 2 * kPi * (double(m) / double(N));
+    out[m] = {std::cos(angle), std::sin(angle)};
+  }
+  return out;
+}
+
+std::uint64_t residue(std::int64_t v, std::uint64_t N) {
+  const auto m = static_cast<std::int64_t>(N);
+  std::int64_t r = v % m;
+  return static_cast<std::uint64_t>(r < 0 ? r + m : r);
+}
+
+// The line's transform, unnormalised, at angles u (u_r = 1).
+double line_transform(double a, int r, const C* u) { return LaplaceLinePoles<double>(a, r, u).transform_difference(); }
+
+// log E e^(lambda X) <= sum over tables of the patterns' line bounds and
+// log(zero_sum / den): the tail bound's exponent before -lambda x. A
+// pattern's bound depends only on its range (max - min of its weights), so
+// the lines are counted by range.
+class Chernoff {
+ public:
+  Chernoff(const std::vector<Table>& tables, double a, double inv_b, const Interrupts& interrupts)
+      : a_(a), interrupts_(interrupts) {
+    for (const Table& t : tables) {
+      std::map<std::int64_t, double> by_range;
+      for (const auto& [p, lines] : t.patterns) by_range[range(p, t.r)] += lines;
+      const double log_partition0 = std::log(partition(a, t.r));
+      for (const auto& [width, lines] : by_range) {
+        terms_.push_back({t.r, double(width), lines, log_partition0});
+        limit_ = std::min(limit_, 2 * inv_b / double(width));
+      }
+      log_rest_ += std::log((t.zero_sum + t.grid.omitted_num) / (t.den - t.grid.omitted_den));
+    }
+  }
+
+  // An upper bound on P(|X| >= x) under the tables conditioned modulo N.
+  double tail(double x) const {
+    if (!std::isfinite(limit_)) return 0;  // X is constant
+    const auto f = [&](double lambda) {
+      interrupts_.poll();
+      double s = log_rest_ - lambda * x;
+      for (const Term& term : terms_) {
+        const double shifted = a_ * std::exp(lambda * term.width / 2);
+        if (!(shifted < 1)) return double(INFINITY);
+        s += term.lines * (std::log(partition(shifted, term.r)) - term.log_partition0);
+      }
+      return s;
+    };
+    return std::min(1.0, 2 * std::exp(NoiseTransform::minimise(f, limit_)) * (1 + 1e-6));
+  }
+
+  // The smallest integer x >= 0 with tail(x) <= p.
+  std::int64_t point(double p) const {
+    std::int64_t hi = 1;
+    // Ends: the tail decays exponentially in x; 62 doublings pass any bound.
+    for (int k = 0; k < 62 && tail(double(hi)) > p; ++k) hi *= 2;
+    if (tail(double(hi)) > p) throw TooLarge("the sum's law is too wide for its inversion");
+    std::int64_t lo = 0;
+    // Ends: bisection over [lo, hi].
+    while (hi - lo > 1) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      (tail(double(mid)) <= p ? hi : lo) = mid;
+    }
+    return hi;
+  }
+
+ private:
+  struct Term {
+    int r = 0;
+    double width = 0, lines = 0, log_partition0 = 0;
+  };
+  static std::int64_t range(const Pattern& p, int r) {
+    std::int64_t lo = 0, hi = 0;  // the last cell's weight is 0
+    for (int k = 0; k + 1 < r; ++k) lo = std::min(lo, p[k]), hi = std::max(hi, p[k]);
+    return hi - lo;
+  }
+  // The partition function of a line: the sum over zero-sum lines y of a^(sum |y|).
+  static double partition(double a, int r) {
+    C ones[kMaxLines];
+    for (int k = 0; k < r; ++k) ones[k] = {1, 0};
+    return std::pow(-std::expm1(2 * std::log(a)), r) * line_transform(a, r, ones);
+  }
+  double a_;
+  const Interrupts& interrupts_;
+  std::vector<Term> terms_;
+  double limit_ = INFINITY;
+  double log_rest_ = 0;
+};
+
+}  // namespace
+
+TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
+                                            const Interrupts& interrupts, double max_work) {
+  check_level(level);
+  const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
+  const double inv_b = double(b.den) / double(b.num), a = std::exp(-inv_b);
+  std::int64_t step = 0;
+  std::vector<Table> tables;
+  for (const LaplaceTablePart& part : parts) {
+    Table t = read_part(part, step, interrupts);
+    if (t.n > kMaxLineCount) throw TooLarge("the table is too long for the law of a sum of its cells");
+    if (!t.patterns.empty()) tables.push_back(std::move(t));
+  }
+  TableSumQuantile out;
+  if (tables.empty()) return out;  // constant given the margins
+  out.step = step = std::abs(step);
+  for (Table& t : tables) {
+    std::map<Pattern, double> divided;
+    for (const auto& [p, lines] : t.patterns) {
+      Pattern q = p;
+      for (int k = 0; k + 1 < t.r; ++k) q[k] /= step;
+      divided[q] += lines;
+    }
+    t.patterns = std::move(divided);
+  }
+  // The alpha grids, and the work of the pass at theta = 0.
+  double work = 0;
+  for (Table& t : tables) {
+    measure(t, law, interrupts);
+    count_pairs(t);
+    work += t.grid.points;
+  }
+  if (work > max_work)
+    throw TooLarge("the sum's law needs too many quadrature points", "It would evaluate " + format_double(work) + ".");
+  // theta = 0: psi at every node, kept; the sums of psi^n and psi^zero_lines.
+  C zero[kMaxLines];
+  for (C& z : zero) z = {1, 0};
+  for (Table& t : tables) {
+    const int d = t.r - 1;
+    t.roots = roots_of_unity(t.grid.N, interrupts);
+    t.psi0 = line_transform(a, t.r, zero);
+    long double den = 0, zero_sum = 0;
+    t.log_psi.reserve(static_cast<std::size_t>(t.grid.points) + 1);
+    for_each_node(t, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
+      C u[kMaxLines];
+      for (int i = 0; i < d; ++i) u[i] = t.roots[residue(j[i], t.grid.N)];
+      u[d] = {1, 0};
+      const double log_psi = std::log(line_transform(a, t.r, u) / t.psi0);
+      t.log_psi.push_back(log_psi);
+      den += std::exp(t.n * log_psi);
+      zero_sum += std::exp(t.zero_lines * log_psi);
+    });
+    const long double all = std::pow((long double)t.grid.N, d);
+    t.den = double(den / all);
+    t.zero_sum = double(zero_sum / all);
+    if (!(t.den - t.grid.omitted_den - t.tau > 0))
+      throw OutOfRange("the sum's law could not be computed to its stated accuracy");
+  }
+  // The inversion's period: past the ceiling (a half-width that covers by
+  // the tail bound alone) by the aliasing's reach.
+  const Chernoff chernoff(tables, a, inv_b, interrupts);
+  const std::int64_t ceiling = chernoff.point((1 - level) / 2);
+  const std::int64_t reach = chernoff.point(kThetaAlias);
+  const auto period = static_cast<std::uint64_t>(std::max(ceiling + reach, 2 * ceiling + 1) + 1);
+  // The nodes listed: 1 .. listed, the rest bounded by the majorant, their
+  // share of any coverage asked ((2 t + 1) / period times their sum, t at
+  // most the ceiling) below kThetaAlias.
+  SampledTransform transform;
+  transform.period = period;
+  double pairs = 0;
+  for (const Table& t : tables) pairs += t.pairs;
+  const double q4 = std::pow(a, 4);
+  std::uint64_t listed = period / 2;
+  double omitted = 0;
+  for (std::uint64_t k = period / 2; k >= 1 && pairs > 0; --k) {
+    interrupts.poll_every(k);
+    const double next = omitted + (2 * k == period ? 1 : 2) * theta_majorant(q4, pairs, k, period);
+    if (next * double(2 * ceiling + 1) / double(period) > kThetaAlias) break;
+    omitted = next;
+    listed = k - 1;
+  }
+  transform.omitted = next_up(omitted * 1.01);
+  double theta_work = 0;
+  for (const Table& t : tables) theta_work += t.grid.points * double(t.patterns.size()) * double(listed);
+  if (work + theta_work > max_work)
+    throw TooLarge("the sum's law needs too many quadrature points",
+                   "It would evaluate " + format_double(work + theta_work) + ".");
+  // The transform of X at theta_k = 2 pi k / period, k = 1 .. period / 2:
+  // the product over the tables of their ratios, each within its box's
+  // truncation and rounding.
+  const std::vector<C> theta_roots = roots_of_unity(period, interrupts);
+  double rounding = 0, tv = 0, node_error = 0;
+  for (const Table& t : tables) {
+    rounding += 100 * t.n * 0x1p-53 + 4 * t.grid.points * 0x1p-53;
+    const double den_lower = t.den - t.grid.omitted_den;
+    node_error += (t.grid.omitted_num + t.grid.omitted_den) / den_lower;
+    tv += t.tau / den_lower;
+  }
+  for (std::uint64_t k = 1; k <= listed; ++k) {
+    interrupts.poll();
+    double value = 1;
+    for (const Table& t : tables) {
+      const int d = t.r - 1;
+      // e^(i theta_k p_i) per pattern and angle.
+      std::vector<std::array<C, kMaxLines>> shift;
+      std::vector<double> lines;
+      for (const auto& [p, count] : t.patterns) {
+        std::array<C, kMaxLines> s{};
+        for (int i = 0; i < d; ++i) s[i] = theta_roots[residue(std::int64_t(k) * std::int64_t(residue(p[i], period)), period)];
+        shift.push_back(s);
+        lines.push_back(count);
+      }
+      long double sum = 0;
+      std::size_t at = 0;
+      for_each_node(t, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
+        double log_term = t.zero_lines * t.log_psi[at++];
+        for (std::size_t q = 0; q < shift.size(); ++q) {
+          C u[kMaxLines];
+          for (int i = 0; i < d; ++i) u[i] = t.roots[residue(j[i], t.grid.N)] * shift[q][i];
+          u[d] = {1, 0};
+          log_term += lines[q] * std::log(line_transform(a, t.r, u) / t.psi0);
+        }
+        sum += std::exp(log_term);
+      });
+      const long double all = std::pow((long double)t.grid.N, d);
+      value *= double(sum / all) / t.den;
+    }
+    transform.node.push_back(k);
+    transform.value.push_back(value);
+    transform.error.push_back(node_error + rounding);
+  }
+  const auto coverage = [&](std::int64_t t) {
+    const CoverageBounds q = periodic_coverage(transform, t, interrupts);
+    const double alias = chernoff.tail(double(std::int64_t(period) - t));
+    return CoverageBounds{std::max(0.0, next_down(q.lower - alias - tv)), std::min(1.0, next_up(q.upper + tv))};
+  };
+  out.quantile = smallest_covering(coverage, level, ceiling / 2, ceiling, interrupts);
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy

@@ -1,0 +1,58 @@
+// The law of an integer sum of cells over independent complete two-way
+// integer_laplace tables whose shorter side has r = 3 or 4 levels
+// (DERIVATIONS.md, section 15): X = sum_j w_j . Y_j per table, Y_j its n
+// lines across the short side (zero-sum vectors of r cells, independent
+// given the long side's margins), w_j the weights of line j's cells. The
+// other margins are a Fourier integral over alpha, so that
+//   E[e^(i theta X) | margins] = int prod_j psi(alpha + theta w_j) / int psi^n,
+// psi the line's transform (table_quadrature.hpp): lines of one weight
+// pattern share one evaluation (the lines the sum leaves out, the pattern
+// 0, most of them). The transform at the N-th roots of unity is inverted
+// for the coverage of [-t, t] (fourier_coverage.hpp), enclosing:
+//   - the trapezoid rule in alpha (each table conditioned on its margins
+//     modulo N: within P(max |S_i| >= N) / P(S = 0 mod N) in total
+//     variation, added over the tables);
+//   - the nodes outside the box in alpha (the pair majorant);
+//   - the aliasing of the inversion, P(|X| >= N_theta - t), by Chernoff:
+//     E e^(lambda w . Y) of a zero-sum line is at most the ratio of its
+//     partition functions at a e^(lambda (max w - min w) / 2) and at a;
+//   - rounding, estimated as for the cell's law.
+// Every node in theta is evaluated (no majorant in theta), so the work is
+// (nodes in theta) x (nodes in alpha) x (patterns): cheap for the sums of a
+// few cells or lines, refused (TooLarge, before any node is evaluated) past
+// max_work, where the caller keeps its tail bound.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "../interrupts.hpp"
+#include "../samplers/rational.hpp"
+#include "fourier_coverage.hpp"
+
+namespace invariant_dp::accuracy {
+
+// One table's part of the sum: its shape and one integer weight per cell,
+// row-major (rows x cols).
+struct LaplaceTablePart {
+  std::size_t rows = 0, cols = 0;
+  std::vector<std::int64_t> weights;
+};
+
+// Evaluations of a line's transform one margin of error may spend (about
+// half a second).
+constexpr double kTableSumWork = 4e6;
+
+struct TableSumQuantile {
+  Quantile quantile;      // of X / step
+  std::int64_t step = 0;  // X takes the values step Z; 0: X is constant given the margins
+};
+
+// parts: tables with min(rows, cols) in {3, 4} and both sides at least 3
+// (InvalidArgument otherwise), weights up to 2^40 in size. TooLarge past
+// max_work; OutOfRange when the bounds do not certify a half-width.
+TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
+                                            const Interrupts& interrupts, double max_work = kTableSumWork);
+
+}  // namespace invariant_dp::accuracy

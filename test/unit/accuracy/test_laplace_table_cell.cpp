@@ -1,0 +1,163 @@
+// One cell's law of a complete two-way integer_laplace table
+// (accuracy/laplace_table_cell.hpp; DERIVATIONS.md beside it, section 15):
+// against exact enumeration of 3 x 3 tables and convolution of 3 x 5 ones,
+// against the computed covariance scale of 3 x 40, 4 x 4 and 4 x 9 tables
+// (the law's second moment), and its refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "accuracy/laplace_table_cell.hpp"
+#include "accuracy/table_covariance_scale.hpp"
+#include "errors.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+// P(Z_11 = s) for s = 0 .. R of a 3 x 3 table, enumerated over its four
+// free cells (|Z_ij| <= R, the rest determined).
+std::vector<double> enumerated_3x3_cell(double b, std::int64_t R) {
+  std::vector<double> weight(static_cast<std::size_t>(8 * R + 1));  // a^|x| for |x| <= 4R
+  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
+    weight[static_cast<std::size_t>(x + 4 * R)] = std::exp(-std::fabs(double(x)) / b);
+  const auto W = [&](std::int64_t x) { return weight[static_cast<std::size_t>(x + 4 * R)]; };
+  std::vector<long double> mass(static_cast<std::size_t>(R) + 1, 0);
+  long double total = 0;
+  for (std::int64_t a = -R; a <= R; ++a)
+    for (std::int64_t c = -R; c <= R; ++c) {
+      const long double row1 = W(a) * W(c) * W(-a - c);
+      for (std::int64_t e = -R; e <= R; ++e)
+        for (std::int64_t f = -R; f <= R; ++f) {
+          const long double p = row1 * W(e) * W(f) * W(-e - f) * W(-a - e) * W(-c - f) * W(a + c + e + f);
+          total += p;
+          mass[static_cast<std::size_t>(std::llabs(a))] += p;
+        }
+    }
+  std::vector<double> out(mass.size());
+  for (std::size_t s = 0; s < mass.size(); ++s) out[s] = double(mass[s] / total);
+  return out;
+}
+
+// The same for a 3 x n table by convolving its columns: each column a
+// zero-sum line (y_1, y_2, -y_1 - y_2), the first column's y_1 the cell
+// asked, the others summed into the partial row sums (S_1, S_2), which the
+// first column must cancel.
+std::vector<double> convolved_3xn_cell(double b, std::size_t n, std::int64_t R) {
+  const auto W = [&](std::int64_t x) { return std::exp(-std::fabs(double(x)) / b); };
+  const std::int64_t side = 2 * R + 1;
+  std::vector<long double> line(static_cast<std::size_t>(side * side));
+  for (std::int64_t y1 = -R; y1 <= R; ++y1)
+    for (std::int64_t y2 = -R; y2 <= R; ++y2)
+      line[static_cast<std::size_t>((y1 + R) * side + (y2 + R))] = W(y1) * W(y2) * W(-y1 - y2);
+  // The sum of n - 1 columns, over [-(n-1)R, (n-1)R]^2.
+  std::vector<long double> sum = line;
+  std::int64_t reach = R;
+  for (std::size_t k = 2; k < n; ++k) {
+    const std::int64_t next_reach = reach + R, ns = 2 * next_reach + 1, os = 2 * reach + 1;
+    std::vector<long double> next(static_cast<std::size_t>(ns * ns), 0);
+    for (std::int64_t p = -reach; p <= reach; ++p)
+      for (std::int64_t q = -reach; q <= reach; ++q) {
+        const long double v = sum[static_cast<std::size_t>((p + reach) * os + (q + reach))];
+        if (v == 0) continue;
+        for (std::int64_t y1 = -R; y1 <= R; ++y1)
+          for (std::int64_t y2 = -R; y2 <= R; ++y2)
+            next[static_cast<std::size_t>((p + y1 + next_reach) * ns + (q + y2 + next_reach))] +=
+                v * line[static_cast<std::size_t>((y1 + R) * side + (y2 + R))];
+      }
+    sum = std::move(next);
+    reach = next_reach;
+  }
+  const std::int64_t os = 2 * reach + 1;
+  std::vector<long double> mass(static_cast<std::size_t>(R) + 1, 0);
+  long double total = 0;
+  for (std::int64_t y1 = -R; y1 <= R; ++y1)
+    for (std::int64_t y2 = -R; y2 <= R; ++y2) {
+      const long double p = line[static_cast<std::size_t>((y1 + R) * side + (y2 + R))] *
+                            sum[static_cast<std::size_t>((-y1 + reach) * os + (-y2 + reach))];
+      total += p;
+      mass[static_cast<std::size_t>(std::llabs(y1))] += p;
+    }
+  std::vector<double> out(mass.size());
+  for (std::size_t s = 0; s < mass.size(); ++s) out[s] = double(mass[s] / total);
+  return out;
+}
+
+void expect_encloses(const TableCellCoverage& c, const std::vector<double>& mass, double width) {
+  double cumulative = 0;
+  for (std::size_t t = 0; t < c.lower.size(); ++t) {
+    cumulative += mass[t];
+    EXPECT_LE(c.lower[t], cumulative + 1e-14) << t;
+    EXPECT_GE(c.upper[t], cumulative - 1e-14) << t;
+    EXPECT_LT(c.upper[t] - c.lower[t], width) << t;
+  }
+}
+
+TEST(LaplaceTableCell, ThreeByThreeMatchesEnumeration) {
+  for (const auto& [b, R] : {std::pair<Rational, std::int64_t>{{7, 10}, 30}, {{6, 5}, 48}}) {
+    const std::vector<double> mass = enumerated_3x3_cell(b.to_double(), R);
+    const TableCellCoverage c = laplace_table_cell_coverage(b, 3, 3, 8, Interrupts());
+    expect_encloses(c, mass, 1e-9);
+  }
+}
+
+TEST(LaplaceTableCell, ThreeByFiveMatchesConvolution) {
+  const Rational b{7, 10};
+  const std::vector<double> mass = convolved_3xn_cell(b.to_double(), 5, 28);
+  const TableCellCoverage c = laplace_table_cell_coverage(b, 3, 5, 10, Interrupts());
+  expect_encloses(c, mass, 1e-9);
+  EXPECT_EQ(laplace_table_cell_coverage(b, 5, 3, 10, Interrupts()).lower, c.lower);
+  // A wrong law is told apart: the 3 x 4 table's cell at the same scale.
+  const std::vector<double> other = convolved_3xn_cell(b.to_double(), 4, 28);
+  EXPECT_GT(std::fabs(other[0] - c.lower[0]), 1e-3);
+}
+
+// The law's second moment, sum_t t^2 P(|Z_11| = t), against the computed
+// covariance scale's cell variance (an independent integral).
+TEST(LaplaceTableCell, SecondMomentIsTheComputedVariance) {
+  struct Case {
+    Rational b;
+    std::size_t rows, cols;
+  };
+  for (const Case& k : {Case{{5, 2}, 3, 40}, Case{{9, 4}, 4, 4}, Case{{3, 2}, 4, 9}, Case{{3, 2}, 12, 4}}) {
+    const IntegerNoise noise{IntegerNoise::Kind::laplace, k.b};
+    const TableScale scale = table_covariance_scale(noise, k.rows, k.cols, Interrupts());
+    const std::int64_t T = std::int64_t(40 * k.b.to_double()) + 20;  // the mass beyond is below e^-40
+    const TableCellCoverage c = laplace_table_cell_coverage(k.b, k.rows, k.cols, T, Interrupts(), 1e9);
+    double second = 0, previous = 0;
+    for (std::int64_t t = 0; t <= T; ++t) {
+      const double mid = (c.lower[std::size_t(t)] + c.upper[std::size_t(t)]) / 2;
+      second += double(t) * double(t) * (mid - previous);
+      previous = mid;
+    }
+    EXPECT_NEAR(second / scale.cell_variance - 1, 0, 1e-8) << k.rows << " x " << k.cols;
+    // Within the stated accuracy of the coverage (1e-9), whose bounds enclose 1.
+    EXPECT_NEAR(previous, 1, 1e-9);
+    EXPECT_GE(c.upper[std::size_t(T)], 1 - 1e-15);
+  }
+}
+
+TEST(LaplaceTableCell, QuantileIsTheEnumeratedOne) {
+  const Rational b{6, 5};
+  const std::vector<double> mass = enumerated_3x3_cell(b.to_double(), 48);
+  for (const double level : {0.5, 0.9, 0.99}) {
+    std::int64_t t = 0;
+    double cumulative = mass[0];
+    while (cumulative < level) cumulative += mass[std::size_t(++t)];
+    const Quantile q = laplace_table_cell_quantile(b, 3, 3, level, Interrupts()).quantile;
+    EXPECT_EQ(q.half_width, t) << level;
+    EXPECT_TRUE(q.exact);
+    EXPECT_GE(q.coverage_lower, level);
+  }
+}
+
+TEST(LaplaceTableCell, RefusesWhatItCannotCompute) {
+  EXPECT_THROW(laplace_table_cell_coverage({1, 1}, 2, 9, 3, Interrupts()), InvalidArgument);
+  EXPECT_THROW(laplace_table_cell_coverage({1, 1}, 5, 5, 3, Interrupts()), InvalidArgument);
+  // A short wide table at a wide scale: refused before any node is evaluated.
+  EXPECT_THROW(laplace_table_cell_coverage({52, 5}, 4, 5, 60, Interrupts(), 1e6), TooLarge);
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy

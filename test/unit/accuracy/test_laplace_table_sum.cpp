@@ -1,0 +1,136 @@
+// Sums of cells of complete two-way integer_laplace tables
+// (accuracy/laplace_table_sum.hpp; DERIVATIONS.md beside it, section 15):
+// quantiles against the enumerated laws of weighted sums on 3 x 3 tables,
+// over two independent tables, one cell against the cell's own law, and the
+// refusals.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "accuracy/laplace_table_cell.hpp"
+#include "accuracy/laplace_table_sum.hpp"
+#include "errors.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using SumLaw = std::map<std::int64_t, double>;
+
+// The law of sum w_ij Z_ij on a 3 x 3 table with both margins, enumerated
+// over its four free cells (|Z_ij| <= R).
+SumLaw enumerated_3x3_sum(double b, const std::vector<std::int64_t>& w, std::int64_t R) {
+  std::vector<double> weight(static_cast<std::size_t>(8 * R + 1));  // a^|x| for |x| <= 4R
+  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
+    weight[static_cast<std::size_t>(x + 4 * R)] = std::exp(-std::fabs(double(x)) / b);
+  const auto W = [&](std::int64_t x) { return weight[static_cast<std::size_t>(x + 4 * R)]; };
+  std::int64_t reach = 0;  // |X| <= reach
+  for (const std::int64_t v : w) reach += 4 * R * std::llabs(v);
+  std::vector<long double> mass(static_cast<std::size_t>(2 * reach + 1), 0);
+  long double total = 0;
+  for (std::int64_t p = -R; p <= R; ++p)
+    for (std::int64_t q = -R; q <= R; ++q)
+      for (std::int64_t u = -R; u <= R; ++u)
+        for (std::int64_t v = -R; v <= R; ++v) {
+          const std::int64_t z[9] = {p, q, -p - q, u, v, -u - v, -p - u, -q - v, p + q + u + v};
+          long double pr = 1;
+          std::int64_t x = 0;
+          for (int k = 0; k < 9; ++k) {
+            pr *= W(z[k]);
+            x += w[std::size_t(k)] * z[k];
+          }
+          mass[static_cast<std::size_t>(x + reach)] += pr;
+          total += pr;
+        }
+  SumLaw out;
+  for (std::int64_t x = -reach; x <= reach; ++x)
+    if (mass[static_cast<std::size_t>(x + reach)] > 0) out[x] = double(mass[static_cast<std::size_t>(x + reach)] / total);
+  return out;
+}
+
+SumLaw convolved_laws(const SumLaw& a, const SumLaw& b) {
+  SumLaw out;
+  for (const auto& [x, p] : a)
+    for (const auto& [y, q] : b) out[x + y] += p * q;
+  return out;
+}
+
+// The smallest t with P(|X| <= t) >= level, and that coverage.
+std::int64_t enumerated_quantile(const SumLaw& law, double level) {
+  for (std::int64_t t = 0;; ++t) {
+    double inside = 0;
+    for (const auto& [x, p] : law)
+      if (std::llabs(x) <= t) inside += p;
+    if (inside >= level) return t;
+  }
+}
+
+TEST(LaplaceTableSum, WeightedSumsOnThreeByThreeMatchEnumeration) {
+  const Rational b{6, 5};
+  const std::vector<std::vector<std::int64_t>> weights = {
+      {1, 1, 0, 0, 0, 0, 0, 0, 0},    // two cells of a row
+      {1, 0, 0, 0, 1, 0, 0, 0, 0},    // a diagonal pair
+      {1, 1, 0, 1, 1, 0, 0, 0, 0},    // a 2 x 2 block
+      {2, 0, 0, 0, 0, 1, 0, -1, 0},   // mixed weights
+      {0, 0, 3, 0, 3, 0, 3, 0, 0},    // step 3: the anti-diagonal
+  };
+  for (const auto& w : weights) {
+    const SumLaw law = enumerated_3x3_sum(b.to_double(), w, 34);
+    for (const double level : {0.5, 0.9, 0.99}) {
+      const TableSumQuantile q = laplace_table_sum_quantile(b, {LaplaceTablePart{3, 3, w}}, level, Interrupts());
+      EXPECT_EQ(q.quantile.half_width * q.step, enumerated_quantile(law, level)) << w[0] << w[1] << w[4] << " " << level;
+      EXPECT_TRUE(q.quantile.exact);
+    }
+  }
+}
+
+TEST(LaplaceTableSum, TwoIndependentTablesConvolve) {
+  const Rational b{1, 1};
+  const std::vector<std::int64_t> w1 = {1, 1, 0, 0, 0, 0, 0, 0, 0}, w2 = {1, 0, 0, 0, 0, 0, 0, 0, 1};
+  const SumLaw law = convolved_laws(enumerated_3x3_sum(1.0, w1, 32), enumerated_3x3_sum(1.0, w2, 32));
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const TableSumQuantile q =
+        laplace_table_sum_quantile(b, {LaplaceTablePart{3, 3, w1}, LaplaceTablePart{3, 3, w2}}, level, Interrupts());
+    EXPECT_EQ(q.quantile.half_width * q.step, enumerated_quantile(law, level)) << level;
+  }
+  // Power: the first table alone is another law.
+  EXPECT_NE(laplace_table_sum_quantile(b, {LaplaceTablePart{3, 3, w1}}, 0.99, Interrupts()).quantile.half_width,
+            enumerated_quantile(law, 0.99));
+}
+
+TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
+  for (const auto& [rows, cols, b] : {std::tuple<std::size_t, std::size_t, Rational>{4, 4, {1, 2}},
+                                      {4, 12, {1, 1}}, {3, 12, {3, 2}}, {12, 3, {3, 2}}}) {
+    std::vector<std::int64_t> w(rows * cols, 0);
+    w[cols + 1] = 1;
+    for (const double level : {0.9, 0.99}) {
+      const TableSumQuantile q =
+          laplace_table_sum_quantile(b, {LaplaceTablePart{rows, cols, w}}, level, Interrupts(), 1e8);
+      const Quantile cell = laplace_table_cell_quantile(b, rows, cols, level, Interrupts(), 1e9).quantile;
+      EXPECT_EQ(q.quantile.half_width, cell.half_width) << rows << " x " << cols << " " << level;
+    }
+  }
+}
+
+TEST(LaplaceTableSum, WholeLinesAreConstantAndRefusals) {
+  // The second row of a 3 x 4 table, and the same plus the first column
+  // (their shared cell twice): sums of whole lines, constant given the margins.
+  std::vector<std::int64_t> row(12, 0);
+  for (std::size_t j = 0; j < 4; ++j) row[4 + j] = 1;
+  EXPECT_EQ(laplace_table_sum_quantile({1, 1}, {LaplaceTablePart{3, 4, row}}, 0.9, Interrupts()).step, 0);
+  row[0] = row[8] = 1;
+  row[4] = 2;
+  EXPECT_EQ(laplace_table_sum_quantile({1, 1}, {LaplaceTablePart{3, 4, row}}, 0.9, Interrupts()).step, 0);
+  EXPECT_THROW(laplace_table_sum_quantile({1, 1}, {LaplaceTablePart{2, 4, std::vector<std::int64_t>(8, 1)}}, 0.9,
+                                          Interrupts()),
+               InvalidArgument);
+  std::vector<std::int64_t> half(4 * 20, 0);
+  for (std::size_t k = 0; k < half.size(); ++k) half[k] = (k / 20 + k % 20) % 2;  // a checkerboard
+  EXPECT_THROW(laplace_table_sum_quantile({52, 5}, {LaplaceTablePart{4, 20, half}}, 0.9, Interrupts(), 1e5), TooLarge);
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy
