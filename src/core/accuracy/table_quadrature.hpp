@@ -96,11 +96,17 @@ struct LaplaceLinePoles {
       x[k] = {a * u[k].re, -a * u[k].im};
       beta[k] = {a * u[k].re, a * u[k].im};
     }
-    for (int b = 0; b < r; ++b)
-      for (int k = 0; k < r; ++k) {
+    // beta_b x_k = a^2 u_b conj(u_k): a^2 on the diagonal, and the entry
+    // (k, b) the conjugate of (b, k), so r (r - 1) / 2 divisions.
+    const Real diagonal = 1 / (1 - a * a);
+    for (int b = 0; b < r; ++b) {
+      inverse[b][b] = {diagonal, 0};
+      for (int k = b + 1; k < r; ++k) {
         const Cx<Real> p = beta[b] * x[k];
         inverse[b][k] = reciprocal(Cx<Real>{1 - p.re, -p.im});
+        inverse[k][b] = {inverse[b][k].re, -inverse[b][k].im};
       }
+    }
   }
 
   // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is symmetric).
