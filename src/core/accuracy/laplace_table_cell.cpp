@@ -186,7 +186,7 @@ CellSums trapezoid(Rational b, int r, double n, std::int64_t T, const Quadrature
   for (int i = 0; i < d; ++i) j[i] = first;
   std::uint64_t counted = 0;
   for (;;) {
-    interrupts.poll_every(++counted);
+    interrupts.poll_scaled(++counted, static_cast<std::uint64_t>(T) + 1);
     if (const int weight = g.whole ? orbits.whole_weight(j) : orbits.box_weight(j)) {
       ++out.visited;
       Real c[kMaxLines], s[kMaxLines];
@@ -239,7 +239,8 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
   if (short_side < 3 || short_side > std::size_t(kMaxLines))
     throw InvalidArgument("a table cell's law is computed for tables whose shorter side has 3 or 4 levels");
   if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its cell's law");
-  if (T < 0 || T > (std::int64_t(1) << 20)) throw InvalidArgument("the cell's coverage is asked at 0 .. 2^20");
+  if (T < 0) throw InvalidArgument("a cell's coverage is asked at t >= 0");
+  if (T > (std::int64_t(1) << 20)) throw TooLarge("the cell's law is too wide to sum over its values");
   const int r = static_cast<int>(short_side), d = r - 1;
   const double n = double(long_side);
   const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});

@@ -46,7 +46,8 @@ constexpr double kTableCellWork = 1.5e7;
 
 // rows, cols >= 3 with min(rows, cols) <= 4 (InvalidArgument otherwise: a
 // line of two levels is a zero-sum group, conditioned_marginal.hpp), T >= 0.
-// TooLarge, before any node is evaluated, when the work passes max_work;
+// TooLarge, before any node is evaluated, when the work passes max_work or
+// T passes 2^20;
 // OutOfRange when the error bound passes 1e-9 (scales far from calibrated).
 TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
                                               const Interrupts& interrupts, double max_work = kTableCellWork);

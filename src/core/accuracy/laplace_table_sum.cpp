@@ -60,7 +60,7 @@ Table read_part(const LaplaceTablePart& part, std::int64_t& step, const Interrup
     interrupts.poll_every(j);
     const auto weight = [&](std::size_t k) {
       const std::int64_t w = lines_are_columns ? part.weights[k * part.cols + j] : part.weights[j * part.cols + k];
-      if (w > kMaxWeight || w < -kMaxWeight) throw InvalidArgument("a sum's weights must be at most 2^40 in size");
+      if (w > kMaxWeight || w < -kMaxWeight) throw TooLarge("a sum's weights are too large for its inversion");
       return w;
     };
     Pattern p{};
@@ -126,9 +126,10 @@ void measure(Table& t, const NoiseTransform& law, const Interrupts& interrupts) 
   t.tau = law.tail_bound(plain, double(t.grid.N)) * d;
 }
 
-// The odometer over a table's box of alpha nodes, calling f(j) for each.
+// The odometer over a table's box of alpha nodes, calling f(j) for each;
+// `cost` line transforms a node (the polls keep to every 4096 of them).
 template <class F>
-void for_each_node(const Table& t, const Interrupts& interrupts, F&& f) {
+void for_each_node(const Table& t, std::uint64_t cost, const Interrupts& interrupts, F&& f) {
   const int d = t.r - 1;
   const auto N = static_cast<std::int64_t>(t.grid.N);
   const std::int64_t first = t.grid.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(t.grid.J);
@@ -137,7 +138,7 @@ void for_each_node(const Table& t, const Interrupts& interrupts, F&& f) {
   for (int i = 0; i < d; ++i) j[i] = first;
   std::uint64_t counted = 0;
   for (;;) {
-    interrupts.poll_every(++counted);
+    interrupts.poll_scaled(++counted, cost);
     f(j);
     int k = d - 1;
     // Ends: k falls to at most -1.
@@ -286,7 +287,7 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
     t.psi0 = line_transform(a, t.r, zero);
     long double den = 0, zero_sum = 0;
     t.log_psi.reserve(static_cast<std::size_t>(t.grid.points) + 1);
-    for_each_node(t, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
+    for_each_node(t, 1, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
       C u[kMaxLines];
       for (int i = 0; i < d; ++i) u[i] = t.roots[residue(j[i], t.grid.N)];
       u[d] = {1, 0};
@@ -357,7 +358,7 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
       }
       long double sum = 0;
       std::size_t at = 0;
-      for_each_node(t, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
+      for_each_node(t, shift.size(), interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
         double log_term = t.zero_lines * t.log_psi[at++];
         for (std::size_t q = 0; q < shift.size(); ++q) {
           C u[kMaxLines];

@@ -50,8 +50,9 @@ struct TableSumQuantile {
 };
 
 // parts: tables with min(rows, cols) in {3, 4} and both sides at least 3
-// (InvalidArgument otherwise), weights up to 2^40 in size. TooLarge past
-// max_work; OutOfRange when the bounds do not certify a half-width.
+// (InvalidArgument otherwise). TooLarge past max_work, for lines longer than
+// 2,000 or weights past 2^39 in size; OutOfRange when the bounds do not
+// certify a half-width.
 TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
                                             const Interrupts& interrupts, double max_work = kTableSumWork);
 

@@ -152,11 +152,33 @@ TEST(LaplaceTableCell, QuantileIsTheEnumeratedOne) {
   }
 }
 
+// The nodes' loop polls for cancellation: a stop asked at any poll ends the
+// computation (Interrupted), and a run polls at least once per 4096 steps
+// of work.
+TEST(LaplaceTableCell, PollsForCancellation) {
+  struct Count {
+    std::uint64_t polls = 0, stop_at = 0;
+  };
+  const auto pending = [](void* c) {
+    auto* count = static_cast<Count*>(c);
+    return ++count->polls == count->stop_at;
+  };
+  Count all;
+  const TableCellCoverage c = laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(pending, &all));
+  EXPECT_GE(double(all.polls), c.work / 4096);
+  for (const std::uint64_t at : {std::uint64_t(1), all.polls / 2, all.polls}) {
+    Count stop{0, at};
+    EXPECT_THROW(laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(pending, &stop)), Interrupted) << at;
+  }
+}
+
 TEST(LaplaceTableCell, RefusesWhatItCannotCompute) {
   EXPECT_THROW(laplace_table_cell_coverage({1, 1}, 2, 9, 3, Interrupts()), InvalidArgument);
   EXPECT_THROW(laplace_table_cell_coverage({1, 1}, 5, 5, 3, Interrupts()), InvalidArgument);
   // A short wide table at a wide scale: refused before any node is evaluated.
   EXPECT_THROW(laplace_table_cell_coverage({52, 5}, 4, 5, 60, Interrupts(), 1e6), TooLarge);
+  // A scale so wide that the cell's values to sum pass 2^20: too large, not malformed.
+  EXPECT_THROW(laplace_table_cell_quantile({10000000, 1}, 3, 5, 0.9, Interrupts()), TooLarge);
 }
 
 }  // namespace

@@ -115,6 +115,27 @@ TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
   }
 }
 
+// A stop asked at any of a sum's polls ends it (Interrupted).
+TEST(LaplaceTableSum, PollsForCancellation) {
+  struct Count {
+    std::uint64_t polls = 0, stop_at = 0;
+  };
+  const auto pending = [](void* c) {
+    auto* count = static_cast<Count*>(c);
+    return ++count->polls == count->stop_at;
+  };
+  std::vector<std::int64_t> w(3 * 40, 0);
+  for (std::size_t j = 0; j < 20; ++j) w[j] = w[40 + j] = 1;
+  const std::vector<LaplaceTablePart> parts = {LaplaceTablePart{3, 40, w}};
+  Count all;
+  laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(pending, &all));
+  EXPECT_GT(all.polls, 100u);
+  for (const std::uint64_t at : {std::uint64_t(1), all.polls / 2, all.polls}) {
+    Count stop{0, at};
+    EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(pending, &stop)), Interrupted) << at;
+  }
+}
+
 TEST(LaplaceTableSum, WholeLinesAreConstantAndRefusals) {
   // The second row of a 3 x 4 table, and the same plus the first column
   // (their shared cell twice): sums of whole lines, constant given the margins.
@@ -130,6 +151,10 @@ TEST(LaplaceTableSum, WholeLinesAreConstantAndRefusals) {
   std::vector<std::int64_t> half(4 * 20, 0);
   for (std::size_t k = 0; k < half.size(); ++k) half[k] = (k / 20 + k % 20) % 2;  // a checkerboard
   EXPECT_THROW(laplace_table_sum_quantile({52, 5}, {LaplaceTablePart{4, 20, half}}, 0.9, Interrupts(), 1e5), TooLarge);
+  // Weights past 2^39: too large for the inversion (the caller keeps its tail bound).
+  std::vector<std::int64_t> heavy(12, 0);
+  heavy[0] = (std::int64_t(1) << 39) + 1;
+  EXPECT_THROW(laplace_table_sum_quantile({1, 1}, {LaplaceTablePart{3, 4, heavy}}, 0.9, Interrupts()), TooLarge);
 }
 
 }  // namespace
