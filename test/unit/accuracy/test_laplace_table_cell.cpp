@@ -7,11 +7,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "accuracy/laplace_table_cell.hpp"
 #include "accuracy/table_covariance_scale.hpp"
 #include "errors.hpp"
+#include "interrupt_callbacks.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -156,19 +158,16 @@ TEST(LaplaceTableCell, QuantileIsTheEnumeratedOne) {
 // computation (Interrupted), and a run polls at least once per 4096 steps
 // of work.
 TEST(LaplaceTableCell, PollsForCancellation) {
-  struct Count {
-    std::uint64_t polls = 0, stop_at = 0;
-  };
-  const auto pending = [](void* c) {
-    auto* count = static_cast<Count*>(c);
-    return ++count->polls == count->stop_at;
-  };
-  Count all;
-  const TableCellCoverage c = laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(pending, &all));
-  EXPECT_GE(double(all.polls), c.work / 4096);
-  for (const std::uint64_t at : {std::uint64_t(1), all.polls / 2, all.polls}) {
-    Count stop{0, at};
-    EXPECT_THROW(laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(pending, &stop)), Interrupted) << at;
+  int left = std::numeric_limits<int>::max();
+  const TableCellCoverage c =
+      laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(test_interrupts::pending_after, &left));
+  const int polls = std::numeric_limits<int>::max() - left;
+  EXPECT_GE(double(polls), c.work / 4096);
+  for (const int passing : {0, polls / 2, polls - 1}) {
+    int stop = passing;
+    EXPECT_THROW(laplace_table_cell_coverage({9, 4}, 4, 4, 12, Interrupts(test_interrupts::pending_after, &stop)),
+                 Interrupted)
+        << passing;
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <tuple>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "accuracy/laplace_table_cell.hpp"
 #include "accuracy/laplace_table_sum.hpp"
 #include "errors.hpp"
+#include "interrupt_callbacks.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -117,22 +119,18 @@ TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
 
 // A stop asked at any of a sum's polls ends it (Interrupted).
 TEST(LaplaceTableSum, PollsForCancellation) {
-  struct Count {
-    std::uint64_t polls = 0, stop_at = 0;
-  };
-  const auto pending = [](void* c) {
-    auto* count = static_cast<Count*>(c);
-    return ++count->polls == count->stop_at;
-  };
   std::vector<std::int64_t> w(3 * 40, 0);
   for (std::size_t j = 0; j < 20; ++j) w[j] = w[40 + j] = 1;
   const std::vector<LaplaceTablePart> parts = {LaplaceTablePart{3, 40, w}};
-  Count all;
-  laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(pending, &all));
-  EXPECT_GT(all.polls, 100u);
-  for (const std::uint64_t at : {std::uint64_t(1), all.polls / 2, all.polls}) {
-    Count stop{0, at};
-    EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(pending, &stop)), Interrupted) << at;
+  int left = std::numeric_limits<int>::max();
+  laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(test_interrupts::pending_after, &left));
+  const int polls = std::numeric_limits<int>::max() - left;
+  EXPECT_GT(polls, 100);
+  for (const int passing : {0, polls / 2, polls - 1}) {
+    int stop = passing;
+    EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(test_interrupts::pending_after, &stop)),
+                 Interrupted)
+        << passing;
   }
 }
 
