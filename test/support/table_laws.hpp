@@ -79,6 +79,39 @@ inline std::map<std::int64_t, double> l1_law(std::size_t r, std::size_t c, doubl
                    [b](const std::vector<std::int64_t>& z) { return std::exp(-double(l1(z.data(), z.size())) / b); });
 }
 
+// The law of sum_k w_k Z_k (w row-major, nine weights) on a 3 x 3 table
+// under the l1 law of scale b, enumerated over its four free cells
+// (|Z_ij| <= R): value -> probability. The weights a^|x| are tabled once,
+// the masses kept in an array over the sum's range.
+inline std::map<std::int64_t, double> l1_sum_law_3x3(double b, const std::vector<std::int64_t>& w, std::int64_t R) {
+  std::vector<double> weight(static_cast<std::size_t>(8 * R + 1));  // a^|x| for |x| <= 4R
+  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
+    weight[static_cast<std::size_t>(x + 4 * R)] = std::exp(-std::fabs(double(x)) / b);
+  const auto W = [&](std::int64_t x) { return weight[static_cast<std::size_t>(x + 4 * R)]; };
+  std::int64_t reach = 0;  // |X| <= reach
+  for (const std::int64_t v : w) reach += 4 * R * std::llabs(v);
+  std::vector<long double> mass(static_cast<std::size_t>(2 * reach + 1), 0);
+  long double total = 0;
+  for (std::int64_t p = -R; p <= R; ++p)
+    for (std::int64_t q = -R; q <= R; ++q)
+      for (std::int64_t u = -R; u <= R; ++u)
+        for (std::int64_t v = -R; v <= R; ++v) {
+          const std::int64_t z[9] = {p, q, -p - q, u, v, -u - v, -p - u, -q - v, p + q + u + v};
+          long double pr = 1;
+          std::int64_t x = 0;
+          for (std::size_t k = 0; k < 9; ++k) {
+            pr *= W(z[k]);
+            x += w[k] * z[k];
+          }
+          mass[static_cast<std::size_t>(x + reach)] += pr;
+          total += pr;
+        }
+  std::map<std::int64_t, double> out;
+  for (std::int64_t x = -reach; x <= reach; ++x)
+    if (mass[static_cast<std::size_t>(x + reach)] > 0) out[x] = double(mass[static_cast<std::size_t>(x + reach)] / total);
+  return out;
+}
+
 // Histograms of a few statistics of r x c tables (r, c >= 2), for
 // two-sample tests: |z_00|, z_00 + z_11 (two cells in different rows and
 // columns; a row or column pair would be constant on a table with a line

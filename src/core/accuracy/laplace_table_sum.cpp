@@ -352,7 +352,10 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
       std::vector<double> lines;
       for (const auto& [p, count] : t.patterns) {
         std::array<C, kMaxLines> s{};
-        for (int i = 0; i < d; ++i) s[i] = theta_roots[residue(std::int64_t(k) * std::int64_t(residue(p[i], period)), period)];
+        for (int i = 0; i < d; ++i) {
+          const auto entry = static_cast<std::int64_t>(residue(p[i], period));  // reduced first: k p stays in range
+          s[i] = theta_roots[residue(std::int64_t(k) * entry, period)];
+        }
         shift.push_back(s);
         lines.push_back(count);
       }

@@ -14,31 +14,18 @@
 #include "accuracy/table_covariance_scale.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
+#include "table_laws.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
-// P(Z_11 = s) for s = 0 .. R of a 3 x 3 table, enumerated over its four
-// free cells (|Z_ij| <= R, the rest determined).
+// P(|Z_11| = s) for s = 0 .. R of a 3 x 3 table (table_laws.hpp enumerates it).
 std::vector<double> enumerated_3x3_cell(double b, std::int64_t R) {
-  std::vector<double> weight(static_cast<std::size_t>(8 * R + 1));  // a^|x| for |x| <= 4R
-  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
-    weight[static_cast<std::size_t>(x + 4 * R)] = std::exp(-std::fabs(double(x)) / b);
-  const auto W = [&](std::int64_t x) { return weight[static_cast<std::size_t>(x + 4 * R)]; };
-  std::vector<long double> mass(static_cast<std::size_t>(R) + 1, 0);
-  long double total = 0;
-  for (std::int64_t a = -R; a <= R; ++a)
-    for (std::int64_t c = -R; c <= R; ++c) {
-      const long double row1 = W(a) * W(c) * W(-a - c);
-      for (std::int64_t e = -R; e <= R; ++e)
-        for (std::int64_t f = -R; f <= R; ++f) {
-          const long double p = row1 * W(e) * W(f) * W(-e - f) * W(-a - e) * W(-c - f) * W(a + c + e + f);
-          total += p;
-          mass[static_cast<std::size_t>(std::llabs(a))] += p;
-        }
-    }
-  std::vector<double> out(mass.size());
-  for (std::size_t s = 0; s < mass.size(); ++s) out[s] = double(mass[s] / total);
+  std::vector<std::int64_t> first(9, 0);
+  first[0] = 1;
+  std::vector<double> out(static_cast<std::size_t>(R) + 1, 0);
+  for (const auto& [x, p] : table_laws::l1_sum_law_3x3(b, first, R))
+    if (std::llabs(x) <= R) out[static_cast<std::size_t>(std::llabs(x))] += p;
   return out;
 }
 

@@ -16,42 +16,12 @@
 #include "accuracy/laplace_table_sum.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
+#include "table_laws.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
 using SumLaw = std::map<std::int64_t, double>;
-
-// The law of sum w_ij Z_ij on a 3 x 3 table with both margins, enumerated
-// over its four free cells (|Z_ij| <= R).
-SumLaw enumerated_3x3_sum(double b, const std::vector<std::int64_t>& w, std::int64_t R) {
-  std::vector<double> weight(static_cast<std::size_t>(8 * R + 1));  // a^|x| for |x| <= 4R
-  for (std::int64_t x = -4 * R; x <= 4 * R; ++x)
-    weight[static_cast<std::size_t>(x + 4 * R)] = std::exp(-std::fabs(double(x)) / b);
-  const auto W = [&](std::int64_t x) { return weight[static_cast<std::size_t>(x + 4 * R)]; };
-  std::int64_t reach = 0;  // |X| <= reach
-  for (const std::int64_t v : w) reach += 4 * R * std::llabs(v);
-  std::vector<long double> mass(static_cast<std::size_t>(2 * reach + 1), 0);
-  long double total = 0;
-  for (std::int64_t p = -R; p <= R; ++p)
-    for (std::int64_t q = -R; q <= R; ++q)
-      for (std::int64_t u = -R; u <= R; ++u)
-        for (std::int64_t v = -R; v <= R; ++v) {
-          const std::int64_t z[9] = {p, q, -p - q, u, v, -u - v, -p - u, -q - v, p + q + u + v};
-          long double pr = 1;
-          std::int64_t x = 0;
-          for (int k = 0; k < 9; ++k) {
-            pr *= W(z[k]);
-            x += w[std::size_t(k)] * z[k];
-          }
-          mass[static_cast<std::size_t>(x + reach)] += pr;
-          total += pr;
-        }
-  SumLaw out;
-  for (std::int64_t x = -reach; x <= reach; ++x)
-    if (mass[static_cast<std::size_t>(x + reach)] > 0) out[x] = double(mass[static_cast<std::size_t>(x + reach)] / total);
-  return out;
-}
 
 SumLaw convolved_laws(const SumLaw& a, const SumLaw& b) {
   SumLaw out;
@@ -80,7 +50,7 @@ TEST(LaplaceTableSum, WeightedSumsOnThreeByThreeMatchEnumeration) {
       {0, 0, 3, 0, 3, 0, 3, 0, 0},    // step 3: the anti-diagonal
   };
   for (const auto& w : weights) {
-    const SumLaw law = enumerated_3x3_sum(b.to_double(), w, 34);
+    const SumLaw law = table_laws::l1_sum_law_3x3(b.to_double(), w, 34);
     for (const double level : {0.5, 0.9, 0.99}) {
       const TableSumQuantile q = laplace_table_sum_quantile(b, {LaplaceTablePart{3, 3, w}}, level, Interrupts());
       EXPECT_EQ(q.quantile.half_width * q.step, enumerated_quantile(law, level)) << w[0] << w[1] << w[4] << " " << level;
@@ -92,7 +62,7 @@ TEST(LaplaceTableSum, WeightedSumsOnThreeByThreeMatchEnumeration) {
 TEST(LaplaceTableSum, TwoIndependentTablesConvolve) {
   const Rational b{1, 1};
   const std::vector<std::int64_t> w1 = {1, 1, 0, 0, 0, 0, 0, 0, 0}, w2 = {1, 0, 0, 0, 0, 0, 0, 0, 1};
-  const SumLaw law = convolved_laws(enumerated_3x3_sum(1.0, w1, 32), enumerated_3x3_sum(1.0, w2, 32));
+  const SumLaw law = convolved_laws(table_laws::l1_sum_law_3x3(1.0, w1, 32), table_laws::l1_sum_law_3x3(1.0, w2, 32));
   for (const double level : {0.5, 0.9, 0.99}) {
     const TableSumQuantile q =
         laplace_table_sum_quantile(b, {LaplaceTablePart{3, 3, w1}, LaplaceTablePart{3, 3, w2}}, level, Interrupts());
