@@ -17,7 +17,6 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr long double kPi = 3.141592653589793238462643383279502884L;
 // The aliasing bounds tried, before their factors: the smaller first, the
 // larger when the coverage's error bound is not below kTargetError.
 constexpr double kAliasFirst = 1e-14, kAliasSecond = 1e-30;
@@ -172,7 +171,7 @@ CellSums trapezoid(Rational b, int r, double n, std::int64_t T, const Quadrature
   std::vector<Real> cosine(count), sine(count);
   for (std::size_t i = 0; i < count; ++i) {
     interrupts.poll_every(i);
-    const Real angle = 2 * Real(kPi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
+    const Real angle = 2 * Real(kQuadraturePi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
     cosine[i] = std::cos(angle);
     sine[i] = std::sin(angle);
   }

@@ -16,7 +16,6 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr double kPi = 3.141592653589793238462643383279502884;
 constexpr double kAlias = 1e-14;       // the alpha grid's aliasing, before its factor
 constexpr double kThetaAlias = 1e-13;  // the inversion's aliasing
 constexpr std::int64_t kMaxWeight = std::int64_t(1) << 39;  // differences of two stay within 2^40
@@ -112,7 +111,7 @@ void count_pairs(Table& t) {
 // transforms multiply; the conditioning modulo N is invariant under moves.
 double theta_majorant(double q, double pairs, std::uint64_t k, std::uint64_t period) {
   if (pairs <= 0) return 1;
-  const double c = std::cos(2 * kPi * (double(k) / double(period)));
+  const double c = std::cos(2 * double(kQuadraturePi) * (double(k) / double(period)));
   const double one = (1 - q) * (1 - q) / (1 - 2 * q * c + q * q);
   return std::min(1.0, std::pow(one, pairs) * (1 + 1e-9));
 }
@@ -154,7 +153,7 @@ std::vector<C> roots_of_unity(std::uint64_t N, const Interrupts& interrupts) {
   std::vector<C> out(N);
   for (std::uint64_t m = 0; m < N; ++m) {
     interrupts.poll_every(m);
-    const double angle = 2 * kPi * (double(m) / double(N));
+    const double angle = 2 * double(kQuadraturePi) * (double(m) / double(N));
     out[m] = {std::cos(angle), std::sin(angle)};
   }
   return out;

@@ -14,7 +14,6 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr long double kPi = 3.141592653589793238462643383279502884L;
 // The aliasing bounds at N, before their factors: first the smaller, then,
 // if the error bound it gives is not below kTargetError, the larger.
 constexpr double kAliasFirst = 1e-22, kAliasSecond = 1e-40;
@@ -47,7 +46,8 @@ class LineTransform {
       // Ends: stops once box_ passes direct_box_ (the direct sum is then used);
       // whichever sum is used, its box is at most 6 for every s2 and r <= 4.
       while (box_ <= direct_box_ &&
-             s2_ * Real(kPi * kPi) * ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
+             s2_ * Real(kQuadraturePi * kQuadraturePi) *
+                     ((2 * box_ + 1) * (2 * box_ + 1) / Real(4) - (r - 1) / Real(2)) <
                  45 + (r - 1) * std::log(Real(2 * box_ + 3)))
         ++box_;
       direct_ = direct_box_ < box_;
@@ -105,7 +105,7 @@ class LineTransform {
     for (;;) {
       Real v[kMaxLines], mean = 0, sq = 0;  // v = alpha - 2 pi m
       for (int i = 0; i < d; ++i) {
-        v[i] = alpha[i] - 2 * Real(kPi) * m[i];
+        v[i] = alpha[i] - 2 * Real(kQuadraturePi) * m[i];
         mean += v[i];
         sq += v[i] * v[i];
       }
@@ -188,7 +188,7 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, con
   std::vector<Real> angle(count), cosine(count), sine(count);
   for (std::size_t i = 0; i < count; ++i) {
     interrupts.poll_every(i);
-    angle[i] = 2 * Real(kPi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
+    angle[i] = 2 * Real(kQuadraturePi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
     cosine[i] = std::cos(angle[i]);
     sine[i] = std::sin(angle[i]);
   }

@@ -18,6 +18,7 @@ namespace invariant_dp::accuracy {
 
 constexpr int kMaxLines = 4;              // r
 constexpr int kMaxNodes = kMaxLines + 1;  // nodes of a divided difference
+constexpr long double kQuadraturePi = 3.141592653589793238462643383279502884L;
 
 // Complex numbers with plain arithmetic (std::complex's operators guard
 // against infinities and NaN at several times the cost; none arise here:
