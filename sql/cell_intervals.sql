@@ -142,6 +142,15 @@ SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP
                            options => '{"interval": 0.9}')
     AS t(county text, edu text, n bigint, lower bigint, upper bigint);
 CREATE TABLE one_bar_g_law AS SELECT dp.last_release() AS law;
+-- The same table without one of its cells: general margins, drawn by the
+-- lattice chain.
+CREATE TABLE one_bar_gi AS
+SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents
+                             WHERE NOT (county = 'Alpha' AND edu = 'Low') GROUP BY 1, 2$$, 1.0,
+                           'integer_gaussian', delta => 1e-6, margins => '{county,edu}',
+                           options => '{"interval": 0.9}')
+    AS t(county text, edu text, n bigint, lower bigint, upper bigint);
+CREATE TABLE one_bar_gi_law AS SELECT dp.last_release() AS law;
 CREATE TABLE one_bar_c AS
 SELECT * FROM dp.privatize($$SELECT county, edu, count(*) FROM delinquents GROUP BY 1, 2$$, 1.0,
                            'integer_cascade', delta => 1e-6, hierarchy => '{county}',
@@ -161,6 +170,11 @@ SELECT 'integer_gaussian 4 x 4', count(*), bool_and(m.margin = c.upper - c.n AND
 FROM one_bar_g c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_g_law)) AS margin
                            FROM one_bar_g r WHERE r.county = c.county AND r.edu = c.edu) m
 UNION ALL
+SELECT 'integer_gaussian 4 x 4 without a cell', count(*),
+       bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
+FROM one_bar_gi c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_gi_law)) AS margin
+                            FROM one_bar_gi r WHERE r.county = c.county AND r.edu = c.edu) m
+UNION ALL
 SELECT 'integer_cascade, every node', count(*), bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
 FROM one_bar_c c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_c_law)) AS margin
                            FROM one_bar_c r WHERE r.level = c.level AND r.county IS NOT DISTINCT FROM c.county
@@ -176,6 +190,20 @@ FROM (VALUES ('diagonal pair', ARRAY['Low/Alpha', 'Medium/Beta']),
              ('2 x 2 block', ARRAY['Low/Alpha', 'Low/Beta', 'Medium/Alpha', 'Medium/Beta'])) q(what, cells),
      one_bar_l3 r, one_bar_l3_law l
 WHERE r.edu || '/' || r.county = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
+-- The incomplete table: its cells' law and sums of its cells (a pair, a
+-- 2 x 2 block, a county's row: constant, since its total is kept) from the
+-- lattice Gaussian's law through a basis of its lattice, not a tail bound
+-- (the sub-Gaussian bound at 0.9 would be about 1.5 times wider).
+SELECT l.law -> 'interval' ->> 'kind' AS cells_kind, min(c.upper - c.n) AS min_half_width,
+       max(c.upper - c.n) AS max_half_width, l.law -> 'interval' ->> 'method' AS cells_method
+FROM one_bar_gi c, one_bar_gi_law l GROUP BY l.law;
+SELECT q.what, (dp.error_bar(r, 0.9, l.law)).margin_of_error, (dp.error_bar(r, 0.9, l.law)).margin_kind,
+       (dp.error_bar(r, 0.9, l.law)).method
+FROM (VALUES ('pair', ARRAY['Beta/Low', 'Gamma/High']),
+             ('2 x 2 block', ARRAY['Beta/Low', 'Beta/High', 'Gamma/Low', 'Gamma/High']),
+             ('county row', ARRAY['Beta/Low', 'Beta/Medium', 'Beta/High', 'Beta/Very High'])) q(what, cells),
+     one_bar_gi r, one_bar_gi_law l
+WHERE r.county || '/' || r.edu = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
 -- The grand total and each county: from its row, its children's rows, its cells' rows.
 SELECT coalesce(node.county, 'total') AS node, node.upper - node.n AS interval_half_width,
        (SELECT dp.margin_of_error(r, 0.9, l.law) FROM one_bar_c r WHERE r.level = node.level
@@ -185,7 +213,8 @@ SELECT coalesce(node.county, 'total') AS node, node.upper - node.n AS interval_h
        (SELECT dp.margin_of_error(r, 0.9, l.law) FROM one_bar_c r WHERE r.level = 2
            AND (node.county IS NULL OR r.county = node.county)) AS from_its_cells
 FROM one_bar_c node, one_bar_c_law l WHERE node.level < 2 ORDER BY node.level, node.county;
-DROP TABLE one_bar_ln, one_bar_ln_law, one_bar_l3, one_bar_l3_law, one_bar_g, one_bar_g_law, one_bar_c, one_bar_c_law;
+DROP TABLE one_bar_ln, one_bar_ln_law, one_bar_l3, one_bar_l3_law, one_bar_g, one_bar_g_law, one_bar_gi, one_bar_gi_law,
+    one_bar_c, one_bar_c_law;
 
 -- Refusals, with their SQLSTATEs.
 -- A bound past bigint's range is refused, not wrapped (one half-width, 5,

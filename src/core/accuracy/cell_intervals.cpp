@@ -15,6 +15,7 @@
 #include "conditioned_marginal.hpp"
 #include "laplace_table_cell.hpp"
 #include "lattice_bounds.hpp"
+#include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
@@ -222,18 +223,41 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
   const std::string structure = form.structure();
   if (structure == "none") return discrete_gaussian_intervals(form.n_cells(), sigma2, level);
   const double s2 = sigma2.to_double();
+  Methods methods;
   if (structure == "general") {
+    // Each cell's interval is the margin of that cell alone: the tilted
+    // discrete Gaussian through the lattice's basis where it applies, else
+    // the sub-Gaussian bound (always valid).
     std::vector<double> width(form.n_cells());
+    CellQuery one;
+    one.cells = {0};
+    one.weights = {1.0};
     for (std::uint32_t i = 0; i < form.n_cells(); ++i) {
       interrupts.poll_every(i);
-      width[i] = double(integer_half_width(sub_gaussian_half_width(s2 * form.diagonal(i), level)));
+      one.cells[0] = i;
+      const std::optional<MarginOfError> law = general_lattice_margin(form, sigma2, one, level, interrupts);
+      if (law && law->half_width == 0) {
+        width[i] = 0;  // a cell the margins pin
+      } else if (law) {
+        width[i] = law->half_width;
+        methods.add(law->kind == Exactness::exact
+                        ? "exact: the quantile of the cell's law (general margins: the discrete Gaussian at its "
+                          "continuous variance, tilted within the theta excess of short vectors of the lattice "
+                          "where it is 0)"
+                        : "certified: a covering quantile of the cell's law (general margins: the discrete Gaussian "
+                          "at its continuous variance, tilted within the theta excess of short vectors of the "
+                          "lattice where it is 0)",
+                    law->kind);
+      } else {
+        width[i] = double(integer_half_width(sub_gaussian_half_width(s2 * form.diagonal(i), level)));
+        methods.add("certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii (a lattice Gaussian centred at 0)",
+                    Exactness::certified);
+      }
     }
-    CellIntervals out(std::move(width), true, Exactness::certified,
-                      "certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii (a lattice Gaussian centred at 0)");
+    CellIntervals out(std::move(width), true, methods.kind, methods.text());
     out.set_level(level);
     return out;
   }
-  Methods methods;
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::vector<std::size_t>, double> by_shape;
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {

@@ -16,7 +16,10 @@
 // |   3 or 4 levels (within kTableCellWork)        |   over its lines (laplace_table_cell.hpp)       |           |
 // | integer_laplace, other tables, l1 chains      | discrete Laplace quantile at the estimated variance | estimate |
 // | integer_gaussian, group or complete table      | discrete Gaussian quantile at sigma^2 (Pi_N)_ii, tails times R | certified |
-// | integer_gaussian, general margins              | sub-Gaussian at sigma^2 (Pi_N)_ii               | certified |
+// | integer_gaussian, general margins              | the cell's margin alone (sum_quantile.hpp's     | exact or  |
+// |                                                |   general_lattice_margin): the tilted discrete  | certified |
+// |                                                |   Gaussian through the lattice's basis          |           |
+// |   (basis past its limits, or too coarse)       | sub-Gaussian at sigma^2 (Pi_N)_ii               | certified |
 // | subspace_gaussian                              | normal quantile                                 | exact     |
 // | subspace_laplace                               | Gauss's inequality (log-concave marginal)       | certified |
 // | project_l2                                     | Chebyshev                                       | certified |

@@ -20,6 +20,8 @@
 #include "../errors.hpp"
 #include "../invariants/null_projectors.hpp"
 #include "../invariants/sparse_ldlt.hpp"
+#include "../lattice/lattice_basis_cache.hpp"
+#include "general_lattice_functional.hpp"
 #include "projector_form.hpp"
 
 namespace invariant_dp::accuracy {
@@ -83,6 +85,19 @@ class GeneralForm final : public ProjectorForm {
     if (query.size()) out.push_back({0, std::max(0.0, squares - solved_form(query, interrupts))});
   }
 
+  const GeneralLatticeFunctionals* lattice_functionals(const Interrupts& interrupts) const override {
+    if (!lattice_ && !lattice_too_large_) {
+      try {
+        const RowSparse rows = columns_;
+        lattice_ = std::make_unique<GeneralLatticeFunctionals>(kept_invariant_lattice_basis(rows, interrupts),
+                                                               interrupts);
+      } catch (const TooLarge&) {
+        lattice_too_large_ = true;  // the size decides it: the same next time
+      }
+    }
+    return lattice_.get();
+  }
+
  private:
   // y^T H^-1 y for y = A x.
   double solved_form(const CellQuery& query, const Interrupts& interrupts) const {
@@ -124,6 +139,8 @@ class GeneralForm final : public ProjectorForm {
   mutable std::vector<double> u_;
   mutable std::vector<std::uint8_t> on_path_;
   mutable std::vector<std::uint32_t> reach_;
+  mutable std::unique_ptr<const GeneralLatticeFunctionals> lattice_;
+  mutable bool lattice_too_large_ = false;
 };
 
 }  // namespace

@@ -42,6 +42,8 @@
 
 namespace invariant_dp::accuracy {
 
+class GeneralLatticeFunctionals;
+
 // One block's share of a query: x_b^T Pi_b x_b (>= 0).
 struct BlockForm {
   std::uint32_t block = 0;
@@ -71,6 +73,11 @@ class ProjectorForm {
                            const Interrupts& interrupts) const = 0;
   // Their sum: x^T Pi_N x.
   double form(const CellQuery& query, const Interrupts& interrupts) const;
+  // The general form's lattice of integer noise vectors, by a basis
+  // (general_lattice_functional.hpp), built at the first call and kept;
+  // nullptr for the other forms (their lattices have explicit moves) and
+  // where the basis would pass the lattice's limits (remembered).
+  virtual const GeneralLatticeFunctionals* lattice_functionals(const Interrupts&) const { return nullptr; }
 };
 
 // No invariant: Pi_N = I, one block.

@@ -588,7 +588,8 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     double half = w * unit.half_width(rows.cells[0]);
     if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
     out.margin.half_width = half;
-    out.margin.kind = weaker(unit.kind(), out.variance.kind);
+    // The kind its interval reports, as for a rectangle above.
+    out.margin.kind = out.variance.kind == Exactness::estimate ? Exactness::estimate : unit.kind();
     out.margin.method = unit.method();
     return out;
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../errors.hpp"
+#include "general_lattice_functional.hpp"
 #include "independent_sum_quantiles.hpp"
 #include "laplace_table_sum.hpp"
 #include "lattice_gaussian_quantiles.hpp"
@@ -376,7 +377,11 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
                                                 double level, const Interrupts& interrupts) {
   check_level(level);
   const std::string structure = form.structure();
-  if (structure == "general" || query.size() == 0) return std::nullopt;
+  if (query.size() == 0) return std::nullopt;
+  if (structure == "general")
+    return noise.kind == IntegerNoise::Kind::gaussian
+               ? general_lattice_margin(form, noise.parameter, query, level, interrupts)
+               : std::nullopt;
   if (structure == "none") {
     std::map<std::uint64_t, std::uint64_t> by_weight;
     for (std::size_t k = 0; k < query.size(); ++k) {
@@ -408,6 +413,38 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
   if (structure == "tables" && noise.kind == IntegerNoise::Kind::laplace)
     return laplace_table_margin(form, noise, blocks, level, interrupts);
   return std::nullopt;
+}
+
+std::optional<MarginOfError> general_lattice_margin(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                                    double level, const Interrupts& interrupts) {
+  std::vector<std::pair<std::uint32_t, std::int64_t>> cells(query.size());
+  for (std::size_t k = 0; k < query.size(); ++k) {
+    interrupts.poll_every(k);
+    cells[k].first = query.cells[k];
+    if (!integer_weight(query.weights[k], cells[k].second)) return std::nullopt;
+  }
+  try {
+    const GeneralLatticeFunctionals* lattice = form.lattice_functionals(interrupts);
+    if (lattice == nullptr) return std::nullopt;
+    const double variance = sigma2.to_double() * form.form(query, interrupts);
+    const StepFunctional x = lattice->functional(sigma2, cells, variance, interrupts);
+    if (x.step == 0) {  // constant on the lattice
+      MarginOfError exact_zero;
+      exact_zero.tail = SumTail::law_quantile;
+      exact_zero.kind = Exactness::exact;
+      exact_zero.method = "exact: a function of the margins, which the release keeps exact";
+      return exact_zero;
+    }
+    if (!(x.unit.variance > 0)) return std::nullopt;
+    return from_quantile(tilted_gaussian_quantile(x.unit.variance, 1, x.unit.log_excess, level, interrupts),
+                         static_cast<std::int64_t>(x.step),
+                         "general margins: the discrete Gaussian at the continuous variance, tilted within the theta "
+                         "excess of short vectors of the lattice where it is 0");
+  } catch (const OutOfRange&) {
+    return std::nullopt;  // a lattice too coarse for the bound: the sub-Gaussian tail
+  } catch (const TooLarge&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace invariant_dp::accuracy

@@ -17,6 +17,9 @@
 // |   table a box (a product of level sets) of one       |   variance (lattice_gaussian_quantiles.hpp,      | certified |
 // |   weight, or any integer weights; parts of one step  |   table_functional.hpp)                          |           |
 // |   merged, of different steps joined by their pivots  |                                                  |           |
+// | integer_gaussian, general margins: any integer       | the same, the kernel's vectors from a basis of   | exact or  |
+// |   weights                                            |   the invariant lattice                          | certified |
+// |                                                      |   (general_lattice_functional.hpp)               |           |
 //
 // "exact" when the certified enclosures decide the smallest covering
 // half-width (its coverage is >= level, one count less certainly is
@@ -24,8 +27,8 @@
 // Every half-width is an integer (rounded once, outward: the quantile of an
 // integer law). Anything else (the l1 law on tables whose lines are all
 // longer than four, or past its work limit, or on groups with weights of
-// other patterns; general margins; lattice
-// Gaussian sums too coarse for the tilted bound; sums too wide for the
+// other patterns; the l1 law on general margins; general margins whose
+// lattice basis is past its limits; lattice Gaussian sums too coarse for the tilted bound; sums too wide for the
 // inversions' work limits) returns nothing, and the caller takes the tail
 // bound on the variance (margin_of_error.hpp).
 #pragma once
@@ -44,5 +47,14 @@ namespace invariant_dp::accuracy {
 // LinearAccuracy::variance takes them). noise: the cells' unconditioned law.
 std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, IntegerNoise noise, const CellQuery& query,
                                                 double level, const Interrupts& interrupts);
+
+// General margins of the lattice Gaussian of parameter sigma2, any integer
+// weights, one cell or many: the tilted discrete Gaussian through a basis
+// of the invariant lattice (general_lattice_functional.hpp); nothing where
+// the basis is past its limits, the weights are no integers, or the bound
+// says nothing. The per-cell intervals of such releases are this margin of
+// each cell alone.
+std::optional<MarginOfError> general_lattice_margin(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                                    double level, const Interrupts& interrupts);
 
 }  // namespace invariant_dp::accuracy

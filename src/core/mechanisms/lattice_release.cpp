@@ -7,6 +7,7 @@
 
 #include "../errors.hpp"
 #include "../lattice/lattice_basis.hpp"
+#include "../lattice/lattice_basis_cache.hpp"
 #include "../mcmc/chain_model.hpp"
 #include "../mcmc/defaults.hpp"
 #include "../mcmc/lattice_chain.hpp"
@@ -290,7 +291,7 @@ LatticeSetup prepare_lattice(const ReleaseRequest& request, const LatticeNoise& 
   LatticeSetup setup;
   setup.iterations = chain_iterations(request, noise.target);
   refuse_long_chain(2.0 * double(model.null_dimension()), model.null_dimension(), model.n_cells(), setup.iterations);
-  setup.basis = invariant_lattice_basis(model.independent_rows(), interrupts);
+  setup.basis = *kept_invariant_lattice_basis(model.independent_rows(), interrupts);
   const ShortestMove move = shortest_move(setup.basis, !request.margins.empty());
   setup.law = lattice_noise_law(request, noise.law, move.l1, move.l2_squared);
   double entries = 0;
