@@ -14,8 +14,10 @@
 // uncertified chain unasked.
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
+#include "../accuracy/table_covariance_scale.hpp"
 #include "../errors.hpp"
 #include "../mcmc/table_swap_chain.hpp"
 #include "../samplers/conditioned_laplace_variance.hpp"
@@ -42,12 +44,13 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1, double /* l2_sq
 
 const LatticeNoise kLattice{mcmc::TargetKind::laplace_l1, integer_laplace_law};
 
-// Further exact draws that estimate the per-cell sd of a table with no
-// closed form (three-line tables, tables drawn by row rejection): at least
-// 1,024 cell draws pooled over the table's cells (their noise has one law:
-// the law is invariant under permuting rows and columns), at least 4 and
-// at most 32 draws, so that the estimate costs a small multiple of the
-// release (about 10 % relative error on the variance of a 4 x 5 table).
+// Further exact draws that estimate the per-cell sd of a table shape whose
+// variance is not computed (no side of at most four levels, or past the
+// computation's work limit), once per shape: at least 1,024 cell draws
+// pooled over the table's cells (their noise has one law: the law is
+// invariant under permuting rows and columns), at least 4 and at most 32
+// draws, so that the estimate costs a small multiple of the release (about
+// 10 % relative error on the variance of a 5 x 5 table).
 std::size_t sd_draws(std::size_t table_cells) {
   return std::clamp<std::size_t>((1024 + table_cells - 1) / std::max<std::size_t>(table_cells, 1), 4, 32);
 }
@@ -90,11 +93,51 @@ void draw_table(const LatticeTable& table, Rational b, RandomSource& rng, std::i
   }
 }
 
+// The quadrature points the sds of one release may spend on the tables'
+// covariance scales (about half a second, as the error bars spend).
+constexpr double kReleaseScalePoints = accuracy::kErrorBarScalePoints;
+
+// One table shape's per-cell noise variance, the same for every cell of
+// every table of that shape (the law is invariant under permuting lines):
+// the closed form on a two-line table (its first line is one zero-sum group
+// of n cells at b/2: two_line_table.hpp); computed from the law on a table
+// with a side of three or four levels (accuracy/table_covariance_scale.hpp,
+// within points_left, which it spends); else estimated from further exact
+// draws of this table.
+struct ShapeVariance {
+  double variance = 0;
+  bool estimated = false;
+};
+
+ShapeVariance shape_variance(const ReleaseDraw& draw, const LatticeTable& table, Rational b, double& points_left) {
+  const std::size_t rows = table.shape[0], cols = table.shape[1];
+  if (is_two_line_table(table)) return {conditioned_laplace_variance(half_of(b), std::max(rows, cols)), false};
+  if (std::min(rows, cols) <= 4 && points_left > 0) {
+    try {
+      const accuracy::TableScale scale = accuracy::table_covariance_scale(
+          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left);
+      points_left -= double(scale.points);
+      return {scale.cell_variance, false};
+    } catch (const TooLarge&) {
+      // past what is left: the draws below
+    }
+  }
+  const std::size_t cells = table.cells.size(), draws = sd_draws(cells);
+  std::vector<std::int64_t> z(cells, 0);
+  double squares = 0;
+  for (std::size_t d = 0; d < draws; ++d) {
+    draw_table(table, b, draw.rng, z.data(), draw.interrupts);
+    for (std::size_t i = 0; i < cells; ++i) {
+      draw.interrupts.poll_every(i);
+      squares += double(z[i]) * double(z[i]);
+    }
+  }
+  return {squares / double(draws * cells), true};
+}
+
 // Complete two-way tables drawn exactly: the law calibrated on the tables'
 // shortest move (a 2 x 2 swap, as the chain calibrates), the counts noised
-// in place, each cell's sd exact on a two-line table (the first row is one
-// zero-sum group of n cells at b/2: two_line_table.hpp) and estimated from
-// further exact draws on the others.
+// in place, each cell's sd that of its table's shape (shape_variance).
 double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<LatticeTable>& tables, Rational b) {
   const std::size_t n = draw.model.n_cells();
   std::int64_t* noisy = draw.integer_destination();
@@ -118,30 +161,17 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
 
   std::vector<double>& sd = draw.result.noise_sd;
   sd.assign(n, 0.0);  // cells of pinned tables keep their counts
-  std::vector<std::int64_t> z;
+  std::map<std::vector<std::size_t>, ShapeVariance> by_shape;
+  double points_left = kReleaseScalePoints;
   bool estimated = false;
   for (const LatticeTable& table : tables) {
-    const std::size_t cells = table.cells.size();
     if (std::min(table.shape[0], table.shape[1]) < 2) continue;
-    double variance = 0;
-    if (is_two_line_table(table)) {
-      variance = conditioned_laplace_variance(half_of(b), std::max(table.shape[0], table.shape[1]));
-    } else {
-      z.assign(cells, 0);
-      const std::size_t draws = sd_draws(cells);
-      double squares = 0;
-      for (std::size_t d = 0; d < draws; ++d) {
-        draw_table(table, b, draw.rng, z.data(), draw.interrupts);
-        for (std::size_t i = 0; i < cells; ++i) {
-          draw.interrupts.poll_every(i);
-          squares += double(z[i]) * double(z[i]);
-        }
-      }
-      variance = squares / double(draws * cells);
-      estimated = true;
-    }
-    const double cell_sd = std::sqrt(variance);
-    for (std::size_t i = 0; i < cells; ++i) {
+    auto found = by_shape.find(table.shape);
+    if (found == by_shape.end())
+      found = by_shape.emplace(table.shape, shape_variance(draw, table, b, points_left)).first;
+    estimated = estimated || found->second.estimated;
+    const double cell_sd = std::sqrt(found->second.variance);
+    for (std::size_t i = 0; i < table.cells.size(); ++i) {
       draw.interrupts.poll_every(i);
       sd[table.cells[i]] = cell_sd;
     }
@@ -160,9 +190,10 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
   publish_covariance_scale(estimated_tables, sd, draw.law, draw.interrupts);
   draw.report.iterations = 0;
   draw.report.sd_estimated = estimated;
-  draw.report.stddev = estimated ? "exact on tables with a line of two levels; on the others a Monte Carlo "
-                                   "estimate from further exact draws of the same law, pooled over each table's "
-                                   "cells (their noise has one law)"
+  draw.report.stddev = estimated ? "exact on tables with a line of two levels, computed from the law on tables "
+                                   "with a side of three or four levels (within its work limit); on the others a "
+                                   "Monte Carlo estimate from further exact draws of one table of each shape, "
+                                   "pooled over its cells (every cell of every table of a shape has one law)"
                                  : "exact";
   return kErrorFromCellSds;
 }

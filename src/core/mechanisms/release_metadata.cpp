@@ -95,7 +95,8 @@ const char* const kTableCovariance =
     "cells of different tables independent; within a complete table Cov(z) = c Pi_N (Pi_N: orthogonal projector "
     "onto the table's null space), because the law is invariant under permuting each axis's levels and that "
     "group acts irreducibly on the null space; c = sd^2 / prod_k ((n_k - 1) / n_k) from the per-cell sd, "
-    "published as noise.covariance_scale per table shape (estimated where no closed form gives it); where a "
+    "published as noise.covariance_scale per table shape (estimated where neither a closed form nor a computation "
+    "from the law gives it); where a "
     "chain drew the release this is its law's covariance, not a certified property of the chain's output";
 const char* const kLatticeCovariance =
     "estimated: c Pi_N (Pi_N: orthogonal projector onto the null space of the margins), c = the chain's Monte "

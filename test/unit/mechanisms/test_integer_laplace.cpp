@@ -8,6 +8,7 @@
 #include <map>
 #include <vector>
 
+#include "accuracy/table_covariance_scale.hpp"
 #include "errors.hpp"
 #include "mechanisms/release.hpp"
 #include "mechanisms/noise_calibration.hpp"
@@ -217,9 +218,36 @@ TEST(IntegerLaplaceRelease, TwoAndThreeLineTablesAreExact) {
       const double sd = std::sqrt(conditioned_laplace_variance(Rational{2, 1}, std::size_t(std::max(levels[0], levels[1]))));
       for (double s : result.noise_sd) EXPECT_NEAR(s, sd, 1e-12);
     } else {
-      for (double s : result.noise_sd) EXPECT_GT(s, 0);
-      EXPECT_NE(json.find("Monte Carlo estimate from further exact draws"), std::string::npos) << json;
+      // Computed from the law (accuracy/table_covariance_scale.hpp), not
+      // estimated: every cell the same sd.
+      const double sd = std::sqrt(
+          accuracy::table_covariance_scale({accuracy::IntegerNoise::Kind::laplace, {4, 1}}, 3, 4, Interrupts())
+              .cell_variance);
+      for (double s : result.noise_sd) EXPECT_NEAR(s, sd, 1e-12 * sd);
+      EXPECT_NE(json.find("\"stddev\": \"exact\""), std::string::npos) << json;
     }
+  }
+}
+
+// Tables with no side of at most four levels (5 x 5, drawn by row
+// rejection): the sd is estimated by further exact draws, once per shape,
+// so every table of a shape publishes one sd; and said so.
+TEST(IntegerLaplaceRelease, EstimatedSdsArePooledPerShape) {
+  std::vector<std::int64_t> counts(3 * 25);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(4 + 5 * i % 7);
+  const auto tables = grid({"g", "a", "b"}, {3, 5, 5}, counts);
+  auto rng = make_seeded_random_source(12);
+  const auto result = run_release(tables.keys(), tables.counts.data(), integer_laplace(1.0, {"g,a", "g,b"}), *rng,
+                                  Interrupts());
+  ASSERT_NE(result.metadata_json.find("exact: each table drawn by rejection over its lines"), std::string::npos)
+      << result.metadata_json;
+  EXPECT_NE(result.metadata_json.find("Monte Carlo estimate from further exact draws of one table of each shape"),
+            std::string::npos)
+      << result.metadata_json;
+  ASSERT_EQ(result.noise_sd.size(), counts.size());
+  for (double s : result.noise_sd) {
+    EXPECT_GT(s, 0);
+    EXPECT_EQ(s, result.noise_sd[0]);
   }
 }
 
