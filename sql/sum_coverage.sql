@@ -11,7 +11,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 54 checks together at most once in 3.7 10^4 seeds.
+-- level (1 - level)), the 60 checks together at most once in 3.3 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -66,6 +66,13 @@ INSERT INTO cov_sums SELECT 'F', g, 1, c, g FROM generate_series(1, 20) g, gener
 INSERT INTO cov_truth SELECT 'G', g, 1, c, (g * 5 + c) % 6 FROM generate_series(1, 60) g, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'G', g, 1, 1, (g - 1) / 3 FROM generate_series(1, 60) g;
 
+-- J: integer_laplace on 20 tables of 3 x 5 with both margins (epsilon 2:
+-- b = 2), drawn exactly by the three-line sampler; a sum is the cells
+-- (1, 1) and (2, 2) of one table (the l1 law of three-line tables).
+INSERT INTO cov_truth SELECT 'J', g, r, c, (g + r * 3 + c) % 8
+FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 5) c;
+INSERT INTO cov_sums SELECT 'J', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
 CREATE INDEX ON cov_truth (shape, g, r, c, k);
@@ -100,6 +107,8 @@ INSERT INTO cov_release VALUES
           'integer_cascade', delta => 1e-3, margins => '{g}', hierarchy => '{g,c}') AS x(g int, c int, n bigint)$$,
    '1', 'x.c');
 INSERT INTO cov_release VALUES
+  ('J', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''J''', 2.0 + 0 * run,
+          'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
   ('I', $$dp.privatize('SELECT g, r, c, k, n FROM cov_truth WHERE shape = ''I''', 4.0 + 0 * run,
           'integer_gaussian', delta => 1e-3, margins => '{"g,r,c","g,r,k","g,c,k"}')
           AS x(g int, r int, c int, k int, n bigint)$$, 'x.r', 'x.c', 'x.k');
