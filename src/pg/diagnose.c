@@ -9,6 +9,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
@@ -124,6 +125,7 @@ dp_diagnose(PG_FUNCTION_ARGS)
 	rows.has_count = !source_rows;
 	read_query_rows(source, &rows);
 	cells = query_cells(&rows, NULL);
+	idp_keep_results_for(GetUserId());
 	if (idp_diagnose(p->prepared, &cells, &randomness, &interrupts, &diagnostics, &n, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, &rows);
 	pack_rows(fcinfo, diagnostics, n);

@@ -18,6 +18,7 @@
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "libpq/pqformat.h"
 #include "nodes/primnodes.h"
 #include "optimizer/optimizer.h"
@@ -399,9 +400,12 @@ error_bar_of(FunctionCallInfo fcinfo, idp_error_bar *bar)
 	}
 	for (attempt = 0; attempt < 2; attempt++)
 	{
-		idp_accuracy *accuracy = prepared_release(relid, &law, attempt > 0);
+		idp_accuracy *accuracy;
 		idp_interrupts interrupts = pg_interrupts();
 		idp_error	error;
+
+		idp_keep_results_for(GetUserId());
+		accuracy = prepared_release(relid, &law, attempt > 0);
 
 		if (idp_accuracy_sum(accuracy, state->n, ids, weights, state->level, &interrupts, bar, &error) != IDP_OK)
 			raise_core_error(&error);

@@ -372,6 +372,7 @@ release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_p
 	cells = query_cells(&p->source_rows, p->domain ? &p->domain_rows : NULL);
 	/* Nothing reads the counts after the release: it may noise them in place. */
 	cells.counts_writable = true;
+	idp_keep_results_for(GetUserId());
 	if (idp_release(p->prepared, &cells, &randomness, &interrupts, &out->table, &error) != IDP_OK)
 		raise_core_error_rendered(&error, render_key, p);
 	out->free_table.func = free_release_table;

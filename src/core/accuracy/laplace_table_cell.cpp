@@ -311,6 +311,11 @@ TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std:
   return found;
 }
 
+void forget_kept_cell_quantiles() {
+  const std::lock_guard<std::mutex> lock(cache_mutex());
+  cache().clear();
+}
+
 namespace {
 
 TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,

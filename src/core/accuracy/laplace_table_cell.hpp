@@ -56,13 +56,17 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
 // t - 1 certainly does not), searched up to a ceiling well past the
 // unconditioned cell's quantile. The same errors as above, and OutOfRange
 // when the ceiling does not cover. The last 64 quantiles found are kept for
-// the process (they depend on b, the shape and the level alone): asked
-// again, one costs no work.
+// the process (they depend on b, the shape and the level alone; dropped
+// when another role calls: release/kept_results.hpp): asked again, one
+// costs no work.
 struct TableCellQuantile {
   Quantile quantile;
   double work = 0;
 };
 TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
                                               const Interrupts& interrupts, double max_work = kTableCellWork);
+
+// Drops the kept quantiles (the C boundary's idp_keep_results_for).
+void forget_kept_cell_quantiles();
 
 }  // namespace invariant_dp::accuracy

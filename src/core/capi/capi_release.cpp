@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "../release/kept_results.hpp"
 #include "../release/request_checks.hpp"
 #include "../release/release_entry.hpp"
 #include "capi_convert.hpp"
@@ -92,6 +93,8 @@ idp_status idp_release(const idp_prepared_request* prepared, const idp_cells* ce
                              interrupts_of(interrupts)));
   });
 }
+
+void idp_keep_results_for(uint32_t role) { keep_results_for(role); }
 
 void idp_free_release(idp_release_table* table) {
   if (table == nullptr) return;

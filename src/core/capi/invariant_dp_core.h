@@ -322,6 +322,14 @@ idp_status	idp_release(const idp_prepared_request *prepared, const idp_cells *ce
 void		idp_free_release(idp_release_table *table);
 
 /*
+ * Names the role a call into the core runs as, before any call that may
+ * read what the core keeps in the process between calls (lattice bases,
+ * table cells' quantiles): a role other than the last one named starts
+ * from nothing kept (release/kept_results.hpp).
+ */
+void		idp_keep_results_for(uint32_t role);
+
+/*
  * dp.range_variance: the variance of the sum of released leaves first..last
  * (0-based, leaf order) of a cascade release, rebuilt from its published
  * law: its error_law (which laws have range variances, and whether they

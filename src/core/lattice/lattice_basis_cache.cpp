@@ -81,4 +81,9 @@ std::shared_ptr<const LatticeBasis> kept_invariant_lattice_basis(const RowSparse
   return basis;
 }
 
+void forget_kept_lattice_bases() {
+  const std::lock_guard<std::mutex> lock(kept_mutex);
+  kept.clear();
+}
+
 }  // namespace invariant_dp
