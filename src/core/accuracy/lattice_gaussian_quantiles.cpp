@@ -101,6 +101,23 @@ Quantile tilted_gaussian_quantile(double V, std::uint64_t g, double log_excess, 
   return q;
 }
 
+double tilted_gaussian_variance_lower(double V, std::uint64_t g, double log_excess) {
+  if (!(V > 0) || !std::isfinite(V) || g == 0 || !(log_excess >= 0) || !(log_excess < 0.69)) return 0;
+  const double step2 = double(g) * double(g), v = V / step2;
+  if (v < 0.25) return 0;
+  const double pi2 = 9.869604401089358;  // pi^2
+  double sum = 0;
+  // Eight terms; from v >= 1/4 the rest sum to less than 1e-170 (the
+  // ninth is 81 e^(-2 pi^2 81 / 4), about 6e-172, and they fall faster
+  // than halving), added as their bound.
+  for (int k = 1; k <= 8; ++k) sum += double(k) * double(k) * std::exp(-2 * pi2 * v * double(k) * double(k));
+  sum += 1e-170;
+  const double dg_lower = v - 8 * pi2 * v * v * sum;
+  const double eps = std::expm1(log_excess);
+  const double ratio = (1 + eps) / (1 - eps);
+  return std::max(0.0, step2 * dg_lower / ratio * (1 - 1e-12));
+}
+
 double log_excess_at_least(double s2, double count) {
   if (!(count >= 0)) throw InvalidArgument("a coordinate count must be non-negative");
   if (count == 0) return 0;

@@ -50,6 +50,13 @@ namespace invariant_dp::accuracy {
 Quantile tilted_gaussian_quantile(double V, std::uint64_t g, double log_excess, double level,
                                   const Interrupts& interrupts);
 
+// A lower bound of Var(X) for X / g within the tilt exp(log_excess) of
+// D_{Z, V/g^2}: g^2 Var(D_{Z, v}) / R, R = (1 + eps)/(1 - eps), with
+// Var(D_{Z, v}) >= v - 8 pi^2 v^2 sum_(k >= 1) k^2 exp(-2 pi^2 v k^2) by
+// Poisson summation (DERIVATIONS.md, section 13); 0 where that says
+// nothing (v below 1/4, or the bound says nothing).
+double tilted_gaussian_variance_lower(double V, std::uint64_t g, double log_excess);
+
 // log(1 + eps) over `count` coordinates of conditional variance at least s2
 // (rounded up; infinity when q = exp(-2 pi^2 s2) may reach 1/3).
 double log_excess_at_least(double s2, double count);

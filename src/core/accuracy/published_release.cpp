@@ -437,6 +437,17 @@ struct PublishedRelease::Impl {
     return cells_query;
   }
 
+  // A lattice Gaussian on general margins publishes no deficit bound; its
+  // functionals' tilted laws bound their variances from below.
+  void general_variance_lower(const CellQuery& cells_query, VarianceFigure& variance, const Interrupts& interrupts) {
+    if (law.family != LawFamily::gaussian_lattice || !law.has_exact_parameter ||
+        variance.kind != Exactness::certified || !(variance.lower < variance.upper) ||
+        std::string(linear->form().structure()) != "general")
+      return;
+    const double lower = general_lattice_variance_lower(linear->form(), law.exact_parameter, cells_query, interrupts);
+    variance.lower = std::min(variance.upper, std::max(variance.lower, lower));
+  }
+
   // The margin of a sum of two or more cells of a flat (or rolled-up)
   // integer lattice law from the sum's own law, where it is known
   // (sum_quantile.hpp).
@@ -558,6 +569,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     }
     tail_cells = cells_query.size();
     out.variance = s.linear->variance(cells_query, interrupts);
+    s.general_variance_lower(cells_query, out.variance, interrupts);
     rows = cells_query;
   }
   out.caveat = s.law.caveat;

@@ -415,35 +415,60 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
   return std::nullopt;
 }
 
-std::optional<MarginOfError> general_lattice_margin(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
-                                                    double level, const Interrupts& interrupts) {
+namespace {
+
+// The functional of general margins' lattice Gaussian a query is (nothing
+// where the weights are no integers or the basis is past its limits), with
+// its continuous variance.
+std::optional<StepFunctional> general_functional(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                                 const Interrupts& interrupts) {
   std::vector<std::pair<std::uint32_t, std::int64_t>> cells(query.size());
   for (std::size_t k = 0; k < query.size(); ++k) {
     interrupts.poll_every(k);
     cells[k].first = query.cells[k];
     if (!integer_weight(query.weights[k], cells[k].second)) return std::nullopt;
   }
+  const GeneralLatticeFunctionals* lattice = form.lattice_functionals(interrupts);
+  if (lattice == nullptr) return std::nullopt;
+  const double variance = sigma2.to_double() * form.form(query, interrupts);
+  return lattice->functional(sigma2, cells, variance, interrupts);
+}
+
+}  // namespace
+
+std::optional<MarginOfError> general_lattice_margin(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                                    double level, const Interrupts& interrupts) {
   try {
-    const GeneralLatticeFunctionals* lattice = form.lattice_functionals(interrupts);
-    if (lattice == nullptr) return std::nullopt;
-    const double variance = sigma2.to_double() * form.form(query, interrupts);
-    const StepFunctional x = lattice->functional(sigma2, cells, variance, interrupts);
-    if (x.step == 0) {  // constant on the lattice
+    const std::optional<StepFunctional> x = general_functional(form, sigma2, query, interrupts);
+    if (!x) return std::nullopt;
+    if (x->step == 0) {  // constant on the lattice
       MarginOfError exact_zero;
       exact_zero.tail = SumTail::law_quantile;
       exact_zero.kind = Exactness::exact;
       exact_zero.method = "exact: a function of the margins, which the release keeps exact";
       return exact_zero;
     }
-    if (!(x.unit.variance > 0)) return std::nullopt;
-    return from_quantile(tilted_gaussian_quantile(x.unit.variance, 1, x.unit.log_excess, level, interrupts),
-                         static_cast<std::int64_t>(x.step),
+    if (!(x->unit.variance > 0)) return std::nullopt;
+    return from_quantile(tilted_gaussian_quantile(x->unit.variance, 1, x->unit.log_excess, level, interrupts),
+                         static_cast<std::int64_t>(x->step),
                          "general margins: the discrete Gaussian at the continuous variance, tilted within the theta "
                          "excess of short vectors of the lattice where it is 0");
   } catch (const OutOfRange&) {
     return std::nullopt;  // a lattice too coarse for the bound: the sub-Gaussian tail
   } catch (const TooLarge&) {
     return std::nullopt;
+  }
+}
+
+double general_lattice_variance_lower(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                      const Interrupts& interrupts) {
+  try {
+    const std::optional<StepFunctional> x = general_functional(form, sigma2, query, interrupts);
+    if (!x || x->step == 0) return 0;
+    return tilted_gaussian_variance_lower(x->unit.variance * double(x->step) * double(x->step), x->step,
+                                          x->unit.log_excess);
+  } catch (const TooLarge&) {
+    return 0;
   }
 }
 

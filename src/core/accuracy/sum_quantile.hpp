@@ -57,4 +57,9 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
 std::optional<MarginOfError> general_lattice_margin(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
                                                     double level, const Interrupts& interrupts);
 
+// The same functional's variance, from below: the tilted discrete
+// Gaussian's (tilted_gaussian_variance_lower); 0 where nothing is known.
+double general_lattice_variance_lower(const ProjectorForm& form, Rational sigma2, const CellQuery& query,
+                                      const Interrupts& interrupts);
+
 }  // namespace invariant_dp::accuracy

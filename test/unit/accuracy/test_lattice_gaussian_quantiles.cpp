@@ -23,6 +23,7 @@
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "samplers/discrete_gaussian.hpp"
 #include "tilted_laws.hpp"
 
 namespace invariant_dp::accuracy {
@@ -372,6 +373,27 @@ TEST(LatticeGaussianQuantiles, RefusesWhatItCannotBound) {
   EXPECT_THROW(box_variance({8, 1}, {3, 4}, {1}), InvalidArgument);
   // q near 1: the excess is too large for the bound to say anything.
   EXPECT_THROW(tilted_gaussian_quantile(10, 1, log_excess_at_least(1e-3, 1), 0.9, Interrupts()), OutOfRange);
+}
+
+// The variance's lower end: below the discrete Gaussian's own variance
+// (its series, samplers/discrete_gaussian.hpp) and within 1e-6 of it from
+// v = 1/2; scaled by the step squared; divided by R for a tilt; 0 where
+// it says nothing.
+TEST(LatticeGaussianQuantiles, VarianceLowerEnd) {
+  for (const Rational v : {Rational{3, 10}, Rational{1, 2}, Rational{1, 1}, Rational{2, 1}, Rational{10, 1}}) {
+    const double exact = discrete_gaussian_variance(v), x = v.to_double();
+    const double lower = tilted_gaussian_variance_lower(x, 1, 0);
+    EXPECT_LE(lower, exact) << x;
+    if (x >= 0.5) {
+      EXPECT_GE(lower, exact * (1 - 1e-6)) << x;
+    }
+    EXPECT_NEAR(tilted_gaussian_variance_lower(4 * x, 2, 0), 4 * lower, 1e-12 * lower) << x;
+  }
+  const double eps = std::expm1(0.01);
+  EXPECT_NEAR(tilted_gaussian_variance_lower(10, 1, 0.01), tilted_gaussian_variance_lower(10, 1, 0) * (1 - eps) / (1 + eps),
+              1e-9);
+  EXPECT_EQ(tilted_gaussian_variance_lower(0.2, 1, 0), 0);
+  EXPECT_EQ(tilted_gaussian_variance_lower(10, 1, 0.7), 0);
 }
 
 }  // namespace
