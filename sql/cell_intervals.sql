@@ -51,8 +51,8 @@ SELECT edu, dp.margin_of_error(r, 0.9, (SELECT law FROM il_law)) AS moe,
        (SELECT dp.margin_of_error(p, 0.9, (SELECT law FROM il_law)) FROM il_plain p WHERE p.edu = r.edu) AS moe_plain
 FROM il r GROUP BY edu ORDER BY edu;
 
--- integer_gaussian on both margins (a complete two-way table): certified,
--- never narrower than the level claims.
+-- integer_gaussian on both margins (a complete two-way table): exact, the
+-- quantile of the cell's law (a tilted discrete Gaussian the bound decides).
 SET dp.seed = 9;
 SELECT bool_and(lower <= n AND n <= upper) AS around_n, min(upper - n) AS min_half_width, max(upper - n) AS max_half_width,
        pg_typeof(min(lower)) AS bound_type

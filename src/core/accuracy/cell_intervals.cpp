@@ -15,6 +15,7 @@
 #include "conditioned_marginal.hpp"
 #include "laplace_table_cell.hpp"
 #include "lattice_bounds.hpp"
+#include "lattice_gaussian_quantiles.hpp"
 #include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
 
@@ -270,23 +271,33 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
       // Always valid: the lattice Gaussian is sub-Gaussian at the cell's continuous variance.
       double t = double(integer_half_width(sub_gaussian_half_width(cell_s2, level)));
       std::string how = "certified: sub-Gaussian tail bound at sigma^2 (Pi_N)_ii";
-      const double log_ratio = log_theta_ratio(table_coordinates(sigma2, shape));
-      if (log_ratio < 1) {
-        const double klein = double(discrete_gaussian_half_width(cell_s2, level, std::exp(log_ratio) * (1 + 1e-15)));
-        if (klein <= t) {
-          t = klein;
-          how = "certified: the discrete Gaussian quantile at sigma^2 (Pi_N)_ii with tails times the theta ratio "
-                "of the other Gram-Schmidt coordinates";
+      Exactness kind = Exactness::certified;
+      // The cell is the box of one level on every axis: its law is the
+      // tilted discrete Gaussian of its Klein order (the sums' box path).
+      const std::vector<std::size_t> one_level(shape.size(), 1);
+      try {
+        const Quantile q = tilted_gaussian_quantile(box_variance(sigma2, shape, one_level), 1,
+                                                    box_log_excess(sigma2, shape, one_level), level, interrupts);
+        if (double(q.half_width) <= t) {
+          t = double(q.half_width);
+          kind = q.exact ? Exactness::exact : Exactness::certified;
+          how = q.exact ? "exact: the quantile of the cell's law (the discrete Gaussian at its continuous variance, "
+                          "tilted within the theta excess of the other Gram-Schmidt coordinates)"
+                        : "certified: a covering quantile of the cell's law (the discrete Gaussian at its continuous "
+                          "variance, tilted within the theta excess of the other Gram-Schmidt coordinates)";
         }
+      } catch (const OutOfRange&) {
+        // a lattice too coarse for the tilted bound
       }
-      if (shape.size() == 1) {  // a margin group: the unconditioned law dominates (log-concavity)
+      if (shape.size() == 1 && kind != Exactness::exact) {
+        // A margin group: the unconditioned law dominates (log-concavity).
         const double plain = double(discrete_gaussian_half_width(s2, level));
         if (plain < t) {
           t = plain;
           how = "certified: the unconditioned discrete Gaussian quantile, which dominates the conditioned cell's law";
         }
       }
-      methods.add(how, Exactness::certified);
+      methods.add(how, kind);
       found = by_shape.emplace(shape, t).first;
     }
     width[block] = found->second;

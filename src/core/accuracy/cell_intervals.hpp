@@ -15,7 +15,8 @@
 // | integer_laplace, two-way table with a side of  | quantile of the cell's law by Fourier integrals | exact     |
 // |   3 or 4 levels (within kTableCellWork)        |   over its lines (laplace_table_cell.hpp)       |           |
 // | integer_laplace, other tables, l1 chains      | discrete Laplace quantile at the estimated variance | estimate |
-// | integer_gaussian, group or complete table      | discrete Gaussian quantile at sigma^2 (Pi_N)_ii, tails times R | certified |
+// | integer_gaussian, group or complete table      | the tilted discrete Gaussian of the cell as a   | exact or  |
+// |                                                |   box (lattice_gaussian_quantiles.hpp)          | certified |
 // | integer_gaussian, general margins              | the cell's margin alone (sum_quantile.hpp's     | exact or  |
 // |                                                |   general_lattice_margin): the tilted discrete  | certified |
 // |                                                |   Gaussian through the lattice's basis          |           |
