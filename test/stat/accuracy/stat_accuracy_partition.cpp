@@ -12,6 +12,8 @@
 // fail the exact per-cell check.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "accuracy/cell_intervals.hpp"
@@ -72,7 +74,8 @@ std::vector<std::pair<std::string, CellQuery>> partition_sums(const Groups& g) {
 
 template <class Draw>
 void run_partition(const std::string& family, const LinearAccuracy& acc, const CellIntervals& intervals,
-                   coverage::Check cells, const CellIntervals* wrong_intervals, LawShape shape, Draw draw) {
+                   coverage::Check cells, const CellIntervals* wrong_intervals, const std::string& wrong_name,
+                   LawShape shape, Draw draw) {
   const Groups g = make_groups();
   std::vector<coverage::SumCheck> sums, wrong;
   for (auto& [name, q] : partition_sums(g)) {
@@ -80,7 +83,7 @@ void run_partition(const std::string& family, const LinearAccuracy& acc, const C
     wrong.push_back(sum_check(family + ": " + name + ", variance x 1.2", acc, q, kPartitionLevel, shape, true, 1.2));
   }
   coverage::Check wrong_cells = cells;
-  wrong_cells.name += ", unconditioned law";
+  wrong_cells.name += ", " + wrong_name;
   std::vector<std::int64_t> z(g.group_of.size());
   for (int release = 0; release < kPartitionReleases; ++release) {
     draw(g, z);
@@ -93,7 +96,7 @@ void run_partition(const std::string& family, const LinearAccuracy& acc, const C
   EXPECT_TRUE(cells.passes());
   if (wrong_intervals) {
     wrong_cells.report();
-    EXPECT_FALSE(wrong_cells.passes()) << "power: the unconditioned law's intervals are not exact here";
+    EXPECT_FALSE(wrong_cells.passes()) << "power: the intervals of " << wrong_name << " are not exact here";
   }
   coverage::expect_sums_hold(sums);
   coverage::expect_wrong_sums_fail(wrong, [](const coverage::SumCheck& s) { return s.query.size() >= kNormalCells; });
@@ -130,7 +133,7 @@ TEST(StatAccuracy, PartitionIntegerLaplace) {
   std::size_t next = 0;
   run_partition(
       "integer_laplace, one margin", acc, intervals, coverage::Check{"integer_laplace: per-cell", expected, false},
-      &unconditioned, LawShape::other, [&](const Groups&, std::vector<std::int64_t>& z) {
+      &unconditioned, "the unconditioned law", LawShape::other, [&](const Groups&, std::vector<std::int64_t>& z) {
         std::copy(all.begin() + static_cast<std::ptrdiff_t>(next), all.begin() + static_cast<std::ptrdiff_t>(next + n),
                   z.begin());
         next += n;
@@ -142,11 +145,29 @@ TEST(StatAccuracy, PartitionIntegerGaussian) {
   const Groups g = make_groups();
   const auto acc = lattice_gaussian_accuracy(partition_form(g.group_of, kSizes.size()), sigma2, Interrupts());
   const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kPartitionLevel, Interrupts());
-  ASSERT_EQ(intervals.kind(), Exactness::certified);
+  ASSERT_EQ(intervals.kind(), Exactness::exact);
+  // The exact coverage, averaged over cells: a cell of a group of k is the
+  // discrete Gaussian at sigma2 (k - 1)/k within a tilt far below 1e-9 here.
+  double expected = 0;
+  for (std::size_t k = 0; k < kSizes.size(); ++k) {
+    const double v = sigma2.to_double() * double(kSizes[k] - 1) / double(kSizes[k]);
+    const auto t = static_cast<int>(intervals.half_width(static_cast<std::uint32_t>(g.first[k])));
+    double inside = 0, total = 0;
+    for (int x = -200; x <= 200; ++x) {
+      const double w = std::exp(-double(x) * double(x) / (2 * v));
+      total += w;
+      if (std::abs(x) <= t) inside += w;
+    }
+    expected += inside / total * double(kSizes[k]) / double(g.group_of.size());
+  }
+  // Power: one count narrower is not exact.
+  std::vector<double> narrower(g.group_of.size());
+  for (std::uint32_t i = 0; i < narrower.size(); ++i) narrower[i] = intervals.half_width(i) - 1;
+  const CellIntervals one_less(std::move(narrower), true, Exactness::exact, "one count narrower");
   auto rng = make_seeded_random_source(22);
   run_partition(
-      "integer_gaussian, one margin", acc, intervals,
-      coverage::Check{"integer_gaussian: per-cell (certified)", kPartitionLevel, true}, nullptr,
+      "integer_gaussian, one margin", acc, intervals, coverage::Check{"integer_gaussian: per-cell", expected, false},
+      &one_less, "one count narrower",
       LawShape::lattice_gaussian, [&](const Groups& groups, std::vector<std::int64_t>& z) {
         sample_gaussian_with_zero_group_sums(*rng, sigma2, {groups.group_of.data(), z.size(), kSizes.size()},
                                              z.data(), Interrupts());

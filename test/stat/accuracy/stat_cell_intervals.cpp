@@ -8,12 +8,12 @@
 // of [-t, t], within the binomial tolerance; the other exact ones (the
 // conditioned groups' quantiles) and the certified ones at least the level
 // minus the tolerance. Families: independent cells, one margin (exact), a
-// 2 x n table (exact), two margins of a lattice Gaussian (certified),
+// 2 x n table (exact), two margins of a lattice Gaussian (exact: its tilt decides),
 // subspace_gaussian (exact), subspace_laplace and project_l2 (certified),
 // cascade (exact) and integer_cascade (certified) over a hierarchy with its
 // regions exact.
-// Power: where the interval is tight (the exact families and the lattice
-// Gaussians' certified ones), the same intervals shrunk by 20 % fail the
+// Power: where the interval is tight (the exact families and the integer
+// cascade's certified ones), the same intervals shrunk by 20 % fail the
 // same check; Gauss's and Chebyshev's bounds are too loose for that, and
 // their narrower intervals are only reported.
 #include <gtest/gtest.h>
@@ -161,7 +161,7 @@ TEST(StatCellIntervals, AtLeastTheLevel) {
       {"integer_laplace 2x6, margins a and b", test_tables::grid({"a", "b"}, {2, 6}, counts(12, 3)),
        Request{"integer_laplace", 0.25, 0, {"a", "b"}}, "exact", true},
       {"integer_gaussian 6x8, margins a and b", test_tables::grid({"a", "b"}, {6, 8}, counts(48, 4)),
-       Request{"integer_gaussian", 1, 1e-6, {"a", "b"}}, "certified", true},
+       Request{"integer_gaussian", 1, 1e-6, {"a", "b"}}, "exact", true},
       {"subspace_laplace 8x10, margin a", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 6)),
        Request{"subspace_laplace", 1, 0, {"a"}}, "certified", false},
       {"project_l2 8x10, margin a", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 6)),
