@@ -19,6 +19,13 @@ namespace {
 // range of use.
 constexpr std::int64_t kMaxBasisValue = std::int64_t(1) << 62;
 constexpr std::int64_t kMaxWeight = std::int64_t(1) << 40;
+// Basis entries past this (never seen on margins' 0/1 rows, whose reduced
+// bases have entries of a few units) keep the caller's tail bound, so that
+// a weight times an entry, summed over every entry, stays inside 128 bits.
+constexpr std::int64_t kMaxEntry = std::int64_t(1) << 40;
+// A query's products (vector, weight x entry) are held at once, 32 bytes
+// each: past this many (128 MB) it keeps the caller's tail bound.
+constexpr std::size_t kMaxTouchedEntries = std::size_t(1) << 22;
 
 // <x, y> of two sparse vectors (indices increasing).
 double inner_product(const LatticeVector& x, const LatticeVector& y) {
@@ -52,6 +59,7 @@ GeneralLatticeFunctionals::GeneralLatticeFunctionals(std::shared_ptr<const Latti
     double norm2 = 0;
     for (std::size_t k = 0; k < vectors_[j].index.size(); ++k) {
       norm2 += double(vectors_[j].value[k]) * double(vectors_[j].value[k]);
+      largest_entry_ = std::max<std::uint64_t>(largest_entry_, std::uint64_t(std::llabs(vectors_[j].value[k])));
       ++first_of_cell_[vectors_[j].index[k] + 1];
     }
     length2_[j] = norm2;
@@ -87,13 +95,25 @@ StepFunctional GeneralLatticeFunctionals::functional(Rational sigma2,
                                                      const std::vector<std::pair<std::uint32_t, std::int64_t>>& cells,
                                                      double variance, const Interrupts& interrupts) const {
   if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("a lattice Gaussian needs a positive variance");
-  // a_j = w^T b_j over the vectors the query's cells touch, in 128 bits.
-  std::vector<std::pair<std::uint32_t, __int128>> touched;
+  // a_j = w^T b_j over the vectors the query's cells touch, in 128 bits;
+  // their number checked before anything is held.
+  if (largest_entry_ > std::uint64_t(kMaxEntry))
+    throw TooLarge("the lattice's basis has entries too large for the tilted Gaussian bound");
+  std::size_t n_touched = 0;
   for (std::size_t k = 0; k < cells.size(); ++k) {
     interrupts.poll_every(k);
     const auto& [cell, w] = cells[k];
     if (cell >= basis_->dimension) throw InvalidArgument("a functional's cell is not one of the lattice's");
     if (std::llabs(w) > kMaxWeight) throw InvalidArgument("a lattice functional's weights are at most 2^40");
+    n_touched += first_of_cell_[cell + 1] - first_of_cell_[cell];
+  }
+  if (n_touched > kMaxTouchedEntries)
+    throw TooLarge("the sum touches too much of the lattice's basis for the tilted Gaussian bound");
+  std::vector<std::pair<std::uint32_t, __int128>> touched;
+  touched.reserve(n_touched);
+  for (std::size_t k = 0; k < cells.size(); ++k) {
+    interrupts.poll_every(k);
+    const auto& [cell, w] = cells[k];
     for (std::size_t e = first_of_cell_[cell]; e < first_of_cell_[cell + 1]; ++e)
       touched.emplace_back(entries_[e].first, static_cast<__int128>(w) * entries_[e].second);
   }

@@ -39,8 +39,10 @@ class GeneralLatticeFunctionals {
   // (cells distinct, below the basis's dimension; weights of size at most
   // 2^40), whose continuous variance is `variance` (sigma2 w^T Pi_N w):
   // the step (0 when X is constant on L) and X / step's variance and log
-  // excess. TooLarge when X's values on the basis pass 2^62. Not for two
-  // queries at once (the whole basis's excess is kept for the last sigma2).
+  // excess. TooLarge when X's values on the basis pass 2^62, or the query
+  // touches more than 2^22 basis entries (checked before it holds them).
+  // Not for two queries at once (the whole basis's excess is kept for the
+  // last sigma2).
   StepFunctional functional(Rational sigma2, const std::vector<std::pair<std::uint32_t, std::int64_t>>& cells,
                             double variance, const Interrupts& interrupts) const;
 
@@ -55,6 +57,7 @@ class GeneralLatticeFunctionals {
   std::vector<std::size_t> first_of_cell_;               // cell c's entries: [first_of_cell_[c], first_of_cell_[c + 1])
   std::vector<std::pair<std::uint32_t, std::int64_t>> entries_;  // (vector j, b_j at the cell), by cell
   std::map<int, double> length_classes_;                 // |b|^2 pooled upward to 2^(k/16): k -> vectors
+  std::uint64_t largest_entry_ = 0;                      // max |b_j(c)|
   mutable Rational excess_sigma2_{0, 0};
   mutable double excess_ = 0;
 };

@@ -146,6 +146,10 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
   std::vector<double> widths;
   std::vector<std::uint32_t> class_of_node(var.size());
   std::string method;
+  Exactness kind = Exactness::exact;
+  // The factor R bounds max F / min F of the node's law rho_V(t) F(t) / Z:
+  // a tilt within [1 - eps, 1 + eps] of one constant, (1 + eps)/(1 - eps) = R.
+  const double log_excess = std::isfinite(ratio) && ratio < 2 ? std::log1p((ratio - 1) / (ratio + 1)) : INFINITY;
   // Nodes in level order mostly repeat the variance of the node before
   // (a level's nodes share it unless the conditioning differs): that class
   // is reused without a lookup.
@@ -165,9 +169,20 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
         method = "exact: the normal quantile at the node's variance";
       } else if (var[u] > 0) {
         t = double(integer_half_width(sub_gaussian_half_width(var[u], level)));
-        if (std::isfinite(ratio) && ratio < 2) t = std::min(t, double(discrete_gaussian_half_width(var[u], level, ratio)));
-        method = "certified: the discrete Gaussian quantile at the node's closed-form variance with tails times the "
-                 "theta ratio R, or the sub-Gaussian bound where smaller";
+        Exactness this_kind = Exactness::certified;
+        if (std::isfinite(log_excess)) {
+          const Quantile q = tilted_gaussian_quantile(var[u], 1, log_excess, level, interrupts);
+          if (double(q.half_width) <= t) {
+            t = double(q.half_width);
+            if (q.exact) this_kind = Exactness::exact;
+          }
+        }
+        kind = weaker(kind, this_kind);
+        method = kind == Exactness::exact
+                     ? "exact: the quantile of the node's law (the discrete Gaussian at its closed-form variance, "
+                       "tilted within the theta ratio R)"
+                     : "certified: the discrete Gaussian quantile at the node's closed-form variance with tails times "
+                       "the theta ratio R, or the sub-Gaussian bound where smaller";
       }
       found = class_of_variance.emplace(var[u], static_cast<std::uint32_t>(widths.size())).first;
       widths.push_back(t);
@@ -176,8 +191,7 @@ CellIntervals HierarchyAccuracy::node_intervals(double level, const Interrupts& 
     last_variance = var[u];
     last_class = found->second;
   }
-  CellIntervals out(std::move(class_of_node), std::move(widths), integer(),
-                    integer() ? Exactness::certified : Exactness::exact, method);
+  CellIntervals out(std::move(class_of_node), std::move(widths), integer(), kind, method);
   out.set_level(level);
   return out;
 }

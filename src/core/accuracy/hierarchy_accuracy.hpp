@@ -20,9 +20,10 @@
 // (hierarchy/integer_cascade_accuracy.hpp).
 //
 // Per-node intervals. `cascade`: the normal quantile at the node's variance
-// (exact). `integer_cascade`: certified, the smaller of the sub-Gaussian
-// bound at the node's closed-form variance V_u and the discrete Gaussian
-// quantile at V_u with tails times R: summing the lattice law over every
+// (exact). `integer_cascade`: the smaller of the sub-Gaussian bound at the
+// node's closed-form variance V_u (certified) and the quantile of the
+// discrete Gaussian at V_u tilted within R (exact where R decides one
+// count less, else certified): summing the lattice law over every
 // other node, down the tree and along the node's root path, leaves
 // P(X_u = t) = rho_{V_u}(t) F(t) / Z with max F / min F <= R, R the product
 // of (1 + 2 S) / (1 - 2 S) over the tree's Gram-Schmidt coordinates and the

@@ -8,14 +8,14 @@
 // of [-t, t], within the binomial tolerance; the other exact ones (the
 // conditioned groups' quantiles) and the certified ones at least the level
 // minus the tolerance. Families: independent cells, one margin (exact), a
-// 2 x n table (exact), two margins of a lattice Gaussian (exact: its tilt decides),
-// subspace_gaussian (exact), subspace_laplace and project_l2 (certified),
-// cascade (exact) and integer_cascade (certified) over a hierarchy with its
-// regions exact.
-// Power: where the interval is tight (the exact families and the integer
-// cascade's certified ones), the same intervals shrunk by 20 % fail the
-// same check; Gauss's and Chebyshev's bounds are too loose for that, and
-// their narrower intervals are only reported.
+// 2 x n table (exact), two margins of a lattice Gaussian (exact: its tilt
+// decides), subspace_gaussian (exact), subspace_laplace and project_l2
+// (certified), cascade (exact) and integer_cascade (exact: its ratio R
+// decides) over a hierarchy with its regions exact.
+// Power: where the interval is tight (the exact families), the same
+// intervals shrunk by 20 % fail the same check; Gauss's and Chebyshev's
+// bounds are too loose for that, and their narrower intervals are only
+// reported.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -191,7 +191,7 @@ TEST(StatCellIntervals, Cascades) {
   cascade.run({true, kIntervalLevel, true});
   IntervalFamily integer("integer_cascade region>county>cell, regions exact", test_tables::geography(counts(60, 7)),
                          Request{"integer_cascade", 1, 1e-6, {"region"}, {"region", "county"}}, 209);
-  EXPECT_EQ(integer.prepare(), "certified");
+  EXPECT_EQ(integer.prepare(), "exact");
   integer.run({true, kIntervalLevel, true});
 }
 
