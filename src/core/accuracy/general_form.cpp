@@ -31,6 +31,12 @@ using detail::ColSparse;
 using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 using Factor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
 
+// The LLL work an error bar may spend on a basis the release's process did
+// not keep (lattice_basis.hpp): FLINT's reduction cannot poll, so this
+// bounds a cancel's wait (about half a second on the 2-core machine, a
+// reduction of some 550 vectors); past it, the sub-Gaussian bound.
+constexpr double kErrorBarLllWork = 1.5e8;
+
 // A pivot this small relative to H's largest diagonal entry means dependent
 // rows (as sparse_projector.cpp).
 constexpr double kMinRelativePivot = 1e-10;
@@ -89,8 +95,8 @@ class GeneralForm final : public ProjectorForm {
     if (!lattice_ && !lattice_too_large_) {
       try {
         const RowSparse rows = columns_;
-        lattice_ = std::make_unique<GeneralLatticeFunctionals>(kept_invariant_lattice_basis(rows, interrupts),
-                                                               interrupts);
+        lattice_ = std::make_unique<GeneralLatticeFunctionals>(
+            kept_invariant_lattice_basis(rows, interrupts, kErrorBarLllWork), interrupts);
       } catch (const TooLarge&) {
         lattice_too_large_ = true;  // the size decides it: the same next time
       }

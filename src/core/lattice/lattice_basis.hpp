@@ -31,12 +31,19 @@ struct LatticeBasis {
   const LatticeVector& column(std::size_t j) const { return columns[j]; }
 };
 
+// The LLL work m^2 d allowed in one component (m = kernel rank, d =
+// cells): a few seconds. FLINT's reduction is one call that cannot poll,
+// so this is also how long a cancel may wait; callers bound by a shorter
+// wait pass less.
+constexpr double kMaxLllWork = 2.5e9;
+
 // A basis of Lambda_A for the independent 0/1 rows A (as returned by
 // InvariantModel::independent_rows()), LLL-reduced, verified A B = 0 and
 // verified to generate all of Lambda_A (not a sublattice). Throws
 // InconsistentInvariants when Lambda_A = {0}, TooLarge beyond the sizes an
-// exact computation can afford (checked before the work starts).
+// exact computation can afford, or a component's LLL work past
+// max_lll_work (checked before the work starts).
 LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows,
-                                     const Interrupts& interrupts);
+                                     const Interrupts& interrupts, double max_lll_work = kMaxLllWork);
 
 }  // namespace invariant_dp

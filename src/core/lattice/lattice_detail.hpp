@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "lattice_basis.hpp"
 
 namespace invariant_dp {
 namespace lattice_detail {
@@ -56,13 +57,13 @@ bool structured_basis(const Component& component, const std::vector<SparseVector
 // HNF of [A_c^T | I]), LLL-reduced. Throws TooLarge past the limits below.
 // force_hnf is for tests (both routes must give the same lattice).
 ComponentBasis general_basis(const Component& component, const std::vector<SparseVector>& rows,
-                             const Interrupts& interrupts, bool force_hnf = false);
+                             const Interrupts& interrupts, bool force_hnf = false, double max_lll_work = kMaxLllWork);
 
 // The general path's limits: cells in one component, cells for the HNF
-// fallback, and m^2 d (LLL work, m = kernel rank) in one component.
+// fallback (kMaxLllWork, the LLL work m^2 d in one component, m = kernel
+// rank, is in lattice_basis.hpp).
 constexpr std::size_t kMaxGeneralCells = 2000;
 constexpr std::size_t kMaxHnfCells = 400;
-constexpr double kMaxLllWork = 2.5e9;
 // Nonzero entries of the sparse output (12 bytes each, held twice while the
 // components are merged): 2^25, under 1 GiB in all. A two-way table's basis
 // has 4 per vector, so this admits about 8 million cells.

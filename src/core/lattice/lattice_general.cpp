@@ -188,13 +188,13 @@ std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors,
 }  // namespace
 
 ComponentBasis general_basis(const Component& component, const std::vector<SparseVector>& rows,
-                             const Interrupts& interrupts, bool force_hnf) {
+                             const Interrupts& interrupts, bool force_hnf, double max_lll_work) {
   const std::size_t d = component.cells.size(), k = component.rows.size();
   if (d > kMaxGeneralCells)
     throw too_entangled("A group of " + std::to_string(d) + " cells linked by intersecting margins exceeds the limit of " +
                         std::to_string(kMaxGeneralCells) + " cells for the exact integer basis.");
   // m >= d - k: refuse before any elimination when even that is too much LLL work
-  if (d > k && lll_work(d - k, d) > kMaxLllWork) throw too_long_to_reduce(d - k, d);
+  if (d > k && lll_work(d - k, d) > max_lll_work) throw too_long_to_reduce(d - k, d);
   FmpzMat a(k, d);
   fill_rows(component, rows, a);
   interrupts.poll();
@@ -213,7 +213,7 @@ ComponentBasis general_basis(const Component& component, const std::vector<Spars
   interrupts.poll();
   const std::size_t m = kernel->rows();
   if (m == 0) return out;
-  if (lll_work(m, d) > kMaxLllWork) throw too_long_to_reduce(m, d);
+  if (lll_work(m, d) > max_lll_work) throw too_long_to_reduce(m, d);
   lll_reduce(*kernel);
   interrupts.poll();
   if (!full_row_rank(*kernel)) throw std::logic_error("lattice: the reduced basis lost rank");

@@ -1,7 +1,8 @@
 // Kept invariant lattice bases (src/core/lattice/lattice_basis_cache.hpp):
 // the same rows give the kept basis itself, equal to a new computation;
 // other rows (even one entry apart) a basis of their own; the oldest is
-// dropped past kKeptBases; a cancelled computation keeps nothing.
+// dropped past kKeptBases; a shorter work limit refuses unless kept; a
+// cancelled computation keeps nothing.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -62,6 +63,16 @@ TEST(LatticeBasisCache, DropsTheOldest) {
   const auto again = kept_invariant_lattice_basis(oldest, Interrupts());
   EXPECT_NE(again, kept);  // computed anew
   EXPECT_TRUE(same_basis(*again, *kept));
+}
+
+// A caller bound by a short wait (the error bars: FLINT's reduction cannot
+// poll) is refused past its LLL work before the work starts, unless the
+// basis is kept.
+TEST(LatticeBasisCache, AShorterWorkLimitUnlessKept) {
+  const CachedRows a = incomplete_table(4, 7);  // 27 cells, 17 vectors: work 17^2 x 27
+  EXPECT_THROW(kept_invariant_lattice_basis(a, Interrupts(), 1000), TooLarge);
+  const auto kept = kept_invariant_lattice_basis(a, Interrupts());
+  EXPECT_EQ(kept_invariant_lattice_basis(a, Interrupts(), 1000), kept);
 }
 
 TEST(LatticeBasisCache, ACancelKeepsNothing) {
