@@ -1,7 +1,8 @@
 // Cooperative cancellation. The PostgreSQL shim passes a function that only
 // reads the backend's interrupt flag (it never longjmps); long core loops call
 // poll() and unwind with Interrupted, after which the shim lets PostgreSQL
-// report the cancel. The core never blocks signals or reads the clock.
+// report the cancel. The core never reads the clock, and blocks signals only
+// on the helper threads it starts (signals_blocked.hpp).
 #pragma once
 
 #include <cstdint>

@@ -13,9 +13,8 @@
 // not O(factor): one margin group's worth for a local query, up to the
 // whole factor for a query spread over every row.
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
-
-#include <Eigen/SparseCholesky>
 
 #include "../errors.hpp"
 #include "../invariants/null_projectors.hpp"
@@ -29,12 +28,12 @@ namespace {
 
 using detail::ColSparse;
 using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor>;
-using Factor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
 
 // The LLL work an error bar may spend on a basis the release's process did
-// not keep (lattice_basis.hpp): FLINT's reduction cannot poll, so this
-// bounds a cancel's wait (about half a second on the 2-core machine, a
-// reduction of some 550 vectors); past it, the sub-Gaussian bound.
+// not keep (lattice_basis.hpp): error bars are post-processing and should
+// stay cheap, so about half a second on the 2-core machine, a reduction of
+// some 550 vectors; past it, the sub-Gaussian bound. (A cancel does not
+// wait for the reduction: ../leave_on_cancel.hpp.)
 constexpr double kErrorBarLllWork = 1.5e8;
 
 // A pivot this small relative to H's largest diagonal entry means dependent
@@ -54,14 +53,14 @@ class GeneralForm final : public ProjectorForm {
       throw TooLarge("the declared margins are too entangled to give error bars",
                      "The invariant rows do not factor within the configured limits.",
                      "Declare fewer or coarser margins, or release smaller tables.");
-    factor_.compute(permuted);
+    factor_ = detail::factor_leaving_on_cancel(permuted, interrupts);
     interrupts.poll();
-    if (factor_.info() != Eigen::Success) throw std::logic_error("invariant rows are dependent");
-    pivots_ = factor_.vectorD();
+    if (factor_->info() != Eigen::Success) throw std::logic_error("invariant rows are dependent");
+    pivots_ = factor_->vectorD();
     if (pivots_.size() > 0 && pivots_.minCoeff() <= kMinRelativePivot * permuted.diagonal().maxCoeff())
       throw std::logic_error("invariant rows are numerically dependent");
     position_.assign(order.indices().data(), order.indices().data() + order.indices().size());
-    const ColSparse& lower = factor_.matrixL().nestedExpression();
+    const ColSparse& lower = factor_->matrixL().nestedExpression();
     parent_.assign(static_cast<std::size_t>(lower.cols()), -1);
     for (Eigen::Index j = 0; j < lower.cols(); ++j) {
       interrupts.poll_every(static_cast<std::uint64_t>(j));
@@ -108,7 +107,7 @@ class GeneralForm final : public ProjectorForm {
   // y^T H^-1 y for y = A x.
   double solved_form(const CellQuery& query, const Interrupts& interrupts) const {
     reach_.clear();
-    const ColSparse& lower = factor_.matrixL().nestedExpression();
+    const ColSparse& lower = factor_->matrixL().nestedExpression();
     for (std::size_t k = 0; k < query.size(); ++k) {
       interrupts.poll_every(k);
       for (ColSparse::InnerIterator it(columns_, query.cells[k]); it; ++it) {
@@ -138,7 +137,7 @@ class GeneralForm final : public ProjectorForm {
   }
 
   ColSparse columns_;  // A by columns: the rows holding each cell
-  Factor factor_;
+  std::shared_ptr<const detail::LdltFactor> factor_;
   Eigen::VectorXd pivots_;
   std::vector<int> position_;        // row of A -> row of the factor
   std::vector<std::int64_t> parent_;  // elimination tree of the factor

@@ -14,10 +14,15 @@
 //   1 - (1/D_f + (W S^{-1} W^T)_ff - 2 (W S^{-1})_fs + (S^{-1})_ss).
 // Used only while the dense matrices stay small (kMaxDenseEntries each) and
 // cheap (kMaxDenseWork); larger cases go to the sparse general projector.
+// The dense products, the factorisation and the diagonal's solves are single
+// Eigen calls that cannot poll: they run on a helper a cancel leaves
+// (../leave_on_cancel.hpp), owning copies of what they read.
 #include <Eigen/Cholesky>
 #include <Eigen/Dense>
+#include <memory>
 #include <stdexcept>
 
+#include "../leave_on_cancel.hpp"
 #include "null_projectors.hpp"
 
 namespace invariant_dp {
@@ -26,7 +31,7 @@ namespace {
 
 constexpr double kMaxDenseEntries = 1.6e7;  // 128 MB of doubles
 // g_F * n_kept^2 multiply-adds for the Schur complement and for the
-// diagonal's solves: a few seconds of dense algebra that cannot poll.
+// diagonal's solves: a few seconds of dense algebra.
 constexpr double kMaxDenseWork = 4e9;
 constexpr std::uint32_t kDropped = UINT32_MAX;
 
@@ -76,7 +81,7 @@ class IncompleteTwoWayProjector final : public NullProjector {
   std::uint32_t n_kept_ = 0;
   Eigen::VectorXd f_size_, s_size_;
   RowSparse shared_;  // B: F groups x kept S groups
-  Eigen::LLT<Eigen::MatrixXd> schur_;
+  std::shared_ptr<const Eigen::LLT<Eigen::MatrixXd>> schur_;  // shared with the helpers that solve with it
 
   static Eigen::VectorXd to_double(const std::vector<std::uint32_t>& sizes) {
     Eigen::VectorXd out(sizes.size());
@@ -102,14 +107,21 @@ void IncompleteTwoWayProjector::build_shared_counts(const Interrupts& interrupts
 
 // S = D_S - C^T C with C = D_F^{-1/2} B, one dense g_F x n_kept buffer.
 void IncompleteTwoWayProjector::factor_schur_complement(const Interrupts& interrupts) {
-  Eigen::MatrixXd scaled = Eigen::MatrixXd(shared_);
-  scaled.array().colwise() /= f_size_.array().sqrt();
-  interrupts.poll();
-  Eigen::MatrixXd schur = Eigen::MatrixXd(s_size_.asDiagonal());
-  schur.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), -1.0);
-  interrupts.poll();
-  schur_.compute(schur);
-  if (schur_.info() != Eigen::Success) throw std::logic_error("two-margin Schur complement is not definite");
+  auto shared = std::make_shared<const RowSparse>(shared_);
+  auto f_size = std::make_shared<const Eigen::VectorXd>(f_size_);
+  auto s_size = std::make_shared<const Eigen::VectorXd>(s_size_);
+  auto factor = std::make_shared<Eigen::LLT<Eigen::MatrixXd>>();
+  run_leaving_on_cancel(
+      [shared, f_size, s_size, factor] {
+        Eigen::MatrixXd scaled = Eigen::MatrixXd(*shared);
+        scaled.array().colwise() /= f_size->array().sqrt();
+        Eigen::MatrixXd schur = Eigen::MatrixXd(s_size->asDiagonal());
+        schur.selfadjointView<Eigen::Lower>().rankUpdate(scaled.transpose(), -1.0);
+        factor->compute(schur);
+      },
+      interrupts);
+  if (factor->info() != Eigen::Success) throw std::logic_error("two-margin Schur complement is not definite");
+  schur_ = factor;
 }
 
 Eigen::MatrixXd IncompleteTwoWayProjector::dense_weights() const {
@@ -127,7 +139,7 @@ void IncompleteTwoWayProjector::project(double* e, const Interrupts& interrupts)
     if (k != kDropped) y_s[k] += e[i];
   }
   const Eigen::VectorXd f_mean = y_f.cwiseQuotient(f_size_);  // D_F^{-1} y_F
-  const Eigen::VectorXd z_s = schur_.solve(y_s - shared_.transpose() * f_mean);
+  const Eigen::VectorXd z_s = schur_->solve(y_s - shared_.transpose() * f_mean);
   const Eigen::VectorXd z_f = f_mean - (shared_ * z_s).cwiseQuotient(f_size_);
   for (std::size_t i = 0; i < f_->n_cells(); ++i) {
     interrupts.poll_every(i);
@@ -137,12 +149,21 @@ void IncompleteTwoWayProjector::project(double* e, const Interrupts& interrupts)
 }
 
 std::vector<double> IncompleteTwoWayProjector::diagonal(const Interrupts& interrupts) const {
-  const Eigen::MatrixXd weights = dense_weights();
+  struct Solves {
+    Eigen::MatrixXd solved;                  // S^{-1} W^T, n_kept x g_F
+    Eigen::VectorXd schur_inverse_diagonal;  // diag(S^{-1})
+  };
+  auto weights = std::make_shared<const Eigen::MatrixXd>(dense_weights());
+  auto solves = std::make_shared<Solves>();
   interrupts.poll();
-  const Eigen::MatrixXd solved = schur_.solve(weights.transpose());  // S^{-1} W^T, n_kept x g_F
-  interrupts.poll();
-  const Eigen::VectorXd schur_inverse_diagonal =
-      schur_.solve(Eigen::MatrixXd::Identity(n_kept_, n_kept_)).diagonal();
+  run_leaving_on_cancel(
+      [weights, schur = schur_, solves, n = n_kept_] {
+        solves->solved = schur->solve(weights->transpose());
+        solves->schur_inverse_diagonal = schur->solve(Eigen::MatrixXd::Identity(n, n)).diagonal();
+      },
+      interrupts);
+  const Eigen::MatrixXd& solved = solves->solved;
+  const Eigen::VectorXd& schur_inverse_diagonal = solves->schur_inverse_diagonal;
   // (W S^{-1} W^T)_ff, from the stored nonzeros of row f of W only.
   Eigen::VectorXd f_quadratic = Eigen::VectorXd::Zero(f_->n_groups);
   for (Eigen::Index f = 0; f < shared_.outerSize(); ++f) {

@@ -10,6 +10,8 @@
 
 #include <Eigen/OrderingMethods>
 
+#include "../leave_on_cancel.hpp"
+
 namespace invariant_dp {
 namespace detail {
 namespace {
@@ -117,6 +119,13 @@ std::vector<bool> independent_pivots(const ColSparse& permuted, double relative_
     }
   }
   return independent;
+}
+
+std::shared_ptr<const LdltFactor> factor_leaving_on_cancel(const ColSparse& permuted, const Interrupts& interrupts) {
+  auto input = std::make_shared<const ColSparse>(permuted);
+  auto factor = std::make_shared<LdltFactor>();
+  run_leaving_on_cancel([input, factor] { factor->compute(*input); }, interrupts);
+  return factor;
 }
 
 }  // namespace detail

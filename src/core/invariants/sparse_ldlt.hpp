@@ -7,8 +7,10 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
+#include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
 
 #include "../interrupts.hpp"
@@ -31,13 +33,21 @@ void order_for_factoring(const ColSparse& matrix, Permutation& order, ColSparse&
 bool factor_fits(const ColSparse& permuted, double max_entries, double max_work);
 
 // The limits every factorisation of invariant rows is held to: 3e7 entries
-// (~360 MB with indices) and 3e9 multiply-adds (a few seconds, during which
-// Eigen's factorisation cannot poll for a cancel). A few intersecting
+// (~360 MB with indices) and 3e9 multiply-adds (a few seconds, on a helper
+// a cancel leaves: factor_leaving_on_cancel). A few intersecting
 // margins with rank up to ~10^4 stay inside unless their groups are densely
 // coupled, like the three two-way margins of a cube: 20^3 (rank 1141) fits,
 // 40^3 (rank 4681) does not. Beyond them InvariantModel throws TooLarge.
 constexpr double kMaxFactorEntries = 3e7;
 constexpr double kMaxFactorWork = 3e9;
+
+// Eigen's simplicial LDL^T of a matrix already ordered (order_for_factoring).
+using LdltFactor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
+
+// The factor of `permuted` (checked by factor_fits first), computed on a
+// helper a cancel leaves (../leave_on_cancel.hpp): Eigen's factorisation is
+// one call that cannot poll. Its info() tells whether it succeeded.
+std::shared_ptr<const LdltFactor> factor_leaving_on_cancel(const ColSparse& permuted, const Interrupts& interrupts);
 
 // Up-looking LDL^T of a symmetric PSD matrix (full pattern, already ordered)
 // that treats row k as dependent, and removes it, when its pivot falls below

@@ -11,9 +11,8 @@
 // kMaxFactorWork (sparse_ldlt.hpp), and the diagonal to
 // kMaxSelectedInverseWork multiply-adds (seconds).
 #include <algorithm>
+#include <memory>
 #include <stdexcept>
-
-#include <Eigen/SparseCholesky>
 
 #include "../errors.hpp"
 #include "null_projectors.hpp"
@@ -29,9 +28,6 @@ constexpr double kMaxSelectedInverseWork = 3e9;
 // were not independent after all (a rank decision went wrong upstream).
 constexpr double kMinRelativePivot = 1e-10;
 
-// The rows are ordered by AMD here, so the factor itself keeps that order.
-using Factor = Eigen::SimplicialLDLT<ColSparse, Eigen::Lower, Eigen::NaturalOrdering<int>>;
-
 TooLarge too_complex(const std::string& what) {
   return TooLarge("the declared margins are too entangled to " + what,
                   "The invariant rows do not factor within the configured limits.",
@@ -46,7 +42,7 @@ class SparseProjector final : public NullProjector {
     order_for_factoring(gram, order_, permuted);
     interrupts.poll();
     if (!factor_fits(permuted, kMaxFactorEntries, kMaxFactorWork)) throw too_complex("apply them");
-    factor_.compute(permuted);
+    factor_ = factor_leaving_on_cancel(permuted, interrupts);
     interrupts.poll();
     check_pivots(permuted);
   }
@@ -62,7 +58,7 @@ class SparseProjector final : public NullProjector {
       for (RowSparse::InnerIterator it(rows_, r); it; ++it) sum += it.value() * e[it.index()];
       row_sums[r] = sum;
     }
-    const Eigen::VectorXd weights = order_.transpose() * factor_.solve(order_ * row_sums);
+    const Eigen::VectorXd weights = order_.transpose() * factor_->solve(order_ * row_sums);
     for (Eigen::Index r = 0; r < rows_.rows(); ++r) {
       interrupts.poll_every(static_cast<std::uint64_t>(r));
       for (RowSparse::InnerIterator it(rows_, r); it; ++it) e[it.index()] -= it.value() * weights[r];
@@ -76,14 +72,14 @@ class SparseProjector final : public NullProjector {
  private:
   RowSparse rows_;
   Permutation order_;  // row r of A_r is row order_.indices()[r] of the factor
-  Factor factor_;      // of order_ (A_r A_r^T) order_^T
+  std::shared_ptr<const LdltFactor> factor_;  // of order_ (A_r A_r^T) order_^T (AMD-ordered here)
 
-  const ColSparse& lower() const { return factor_.matrixL().nestedExpression(); }
+  const ColSparse& lower() const { return factor_->matrixL().nestedExpression(); }
 
   void check_pivots(const ColSparse& gram) const {
-    if (factor_.info() != Eigen::Success) throw std::logic_error("invariant rows are dependent");
+    if (factor_->info() != Eigen::Success) throw std::logic_error("invariant rows are dependent");
     const double scale = gram.diagonal().maxCoeff();
-    if (factor_.vectorD().minCoeff() <= kMinRelativePivot * scale) {
+    if (factor_->vectorD().minCoeff() <= kMinRelativePivot * scale) {
       throw std::logic_error("invariant rows are numerically dependent");
     }
   }
@@ -95,7 +91,7 @@ std::vector<double> SparseProjector::diagonal(const Interrupts& interrupts) cons
   if (SelectedInverse::work(lower()) > kMaxSelectedInverseWork) {
     throw too_complex("compute exact noise variances");
   }
-  const SelectedInverse inverse(lower(), factor_.vectorD(), interrupts);
+  const SelectedInverse inverse(lower(), factor_->vectorD(), interrupts);
   const auto& position = order_.indices();  // row of A_r -> row of the factor
   const ColSparse columns = rows_;                            // the a_i, one per cell
   std::vector<double> diag(static_cast<std::size_t>(columns.cols()));

@@ -32,9 +32,10 @@ struct LatticeBasis {
 };
 
 // The LLL work m^2 d allowed in one component (m = kernel rank, d =
-// cells): a few seconds. FLINT's reduction is one call that cannot poll,
-// so this is also how long a cancel may wait; callers bound by a shorter
-// wait pass less.
+// cells): a few seconds. FLINT's reduction is one call that cannot poll;
+// it runs on a helper a cancel leaves (../leave_on_cancel.hpp), so this
+// bounds the processor time a left reduction still takes; callers that
+// must stay cheaper pass less.
 constexpr double kMaxLllWork = 2.5e9;
 
 // A basis of Lambda_A for the independent 0/1 rows A (as returned by

@@ -23,6 +23,8 @@
 // certified fmpz_lll only when that reports numerical failure) changes the
 // basis by a unimodular transform, so the lattice is untouched whatever the
 // floating-point steering did; its result is checked for full rank mod p.
+// These library calls cannot poll: they run on a helper a cancel leaves
+// (../leave_on_cancel.hpp).
 #include <flint/fmpz_lll.h>
 #include <flint/ulong_extras.h>
 
@@ -36,6 +38,7 @@
 #include <Eigen/Dense>
 
 #include "../errors.hpp"
+#include "../leave_on_cancel.hpp"
 #include "flint_handles.hpp"
 #include "lattice_detail.hpp"
 
@@ -59,13 +62,17 @@ TooLarge too_long_to_reduce(std::size_t m, std::size_t d) {
                        std::to_string(d) + " linked cells would take too long.");
 }
 
-// A_c as a dense k x d FLINT matrix over the component's local cells.
-void fill_rows(const Component& component, const std::vector<SparseVector>& rows, FmpzMat& a) {
+// A_c over the component's local cells, dense and row-major (k x d): the
+// copy the reduction owns (../leave_on_cancel.hpp).
+std::vector<std::int64_t> dense_rows(const Component& component, const std::vector<SparseVector>& rows) {
+  const std::size_t d = component.cells.size();
+  std::vector<std::int64_t> a(component.rows.size() * d, 0);
   for (std::size_t lr = 0; lr < component.rows.size(); ++lr)
     for (const auto& entry : rows[component.rows[lr]]) {
       const auto it = std::lower_bound(component.cells.begin(), component.cells.end(), entry.first);
-      fmpz_set_si(a.at(lr, static_cast<std::size_t>(it - component.cells.begin())), entry.second);
+      a[lr * d + static_cast<std::size_t>(it - component.cells.begin())] = entry.second;
     }
+  return a;
 }
 
 // Route 1; nullptr when the RREF is not integral. rank receives rank(A_c).
@@ -162,8 +169,7 @@ SparseVector to_sparse(const FmpzMat& basis, std::size_t i, const std::vector<st
 
 // |b_j*|^2 = L_jj^2 for the Cholesky factor of the Gram matrix (sparse
 // vectors: the Gram matrix costs sum over cells of occupancy^2).
-std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors, const std::vector<std::size_t>& cells,
-                                       const Interrupts& interrupts) {
+std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors, const std::vector<std::size_t>& cells) {
   const std::size_t m = vectors.size();
   std::vector<std::vector<std::pair<std::size_t, double>>> on_cell(cells.size());
   for (std::size_t j = 0; j < m; ++j)
@@ -174,7 +180,6 @@ std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors,
   for (const auto& list : on_cell)
     for (const auto& [i, x] : list)
       for (const auto& [j, y] : list) gram(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) += x * y;
-  interrupts.poll();
   const Eigen::LLT<Eigen::MatrixXd> factor(gram);
   if (factor.info() != Eigen::Success) throw std::logic_error("lattice: the Gram matrix is not positive definite");
   std::vector<double> out(m);
@@ -182,6 +187,37 @@ std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors,
     const double l = factor.matrixLLT()(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j));
     out[j] = l * l;
   }
+  return out;
+}
+
+// Everything after the copy of A_c: exact kernel, LLL, rank check, Gram-
+// Schmidt norms. Single library calls that cannot poll, so it runs on a
+// helper the caller may leave (../leave_on_cancel.hpp): it reads only its
+// arguments, owned by the helper's captures.
+ComponentBasis reduce_component(const std::vector<std::int64_t>& entries, const std::vector<std::size_t>& cells,
+                                std::size_t k, bool force_hnf, double max_lll_work) {
+  const std::size_t d = cells.size();
+  FmpzMat a(k, d);
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < d; ++j) fmpz_set_si(a.at(i, j), entries[i * d + j]);
+  ComponentBasis out;
+  std::unique_ptr<FmpzMat> kernel = force_hnf ? nullptr : rref_kernel(a, out.rank_of_rows);
+  out.method = "rref";
+  if (!kernel) {
+    if (d > kMaxHnfCells)
+      throw too_entangled("A group of " + std::to_string(d) + " cells linked by intersecting margins has a " +
+                          "non-integral echelon form, and the exact Hermite form is limited to " +
+                          std::to_string(kMaxHnfCells) + " cells.");
+    kernel = hnf_kernel(a, out.rank_of_rows);
+    out.method = "hnf";
+  }
+  const std::size_t m = kernel->rows();
+  if (m == 0) return out;
+  if (lll_work(m, d) > max_lll_work) throw too_long_to_reduce(m, d);
+  lll_reduce(*kernel);
+  if (!full_row_rank(*kernel)) throw std::logic_error("lattice: the reduced basis lost rank");
+  for (std::size_t i = 0; i < m; ++i) out.vectors.push_back(to_sparse(*kernel, i, cells));
+  out.gs_norm2 = gram_schmidt_norms(out.vectors, cells);
   return out;
 }
 
@@ -195,31 +231,16 @@ ComponentBasis general_basis(const Component& component, const std::vector<Spars
                         std::to_string(kMaxGeneralCells) + " cells for the exact integer basis.");
   // m >= d - k: refuse before any elimination when even that is too much LLL work
   if (d > k && lll_work(d - k, d) > max_lll_work) throw too_long_to_reduce(d - k, d);
-  FmpzMat a(k, d);
-  fill_rows(component, rows, a);
+  auto entries = std::make_shared<const std::vector<std::int64_t>>(dense_rows(component, rows));
+  auto cells = std::make_shared<const std::vector<std::size_t>>(component.cells);
+  auto result = std::make_shared<ComponentBasis>();
   interrupts.poll();
-  ComponentBasis out;
-  std::unique_ptr<FmpzMat> kernel = force_hnf ? nullptr : rref_kernel(a, out.rank_of_rows);
-  out.method = "rref";
-  if (!kernel) {
-    if (d > kMaxHnfCells)
-      throw too_entangled("A group of " + std::to_string(d) + " cells linked by intersecting margins has a " +
-                          "non-integral echelon form, and the exact Hermite form is limited to " +
-                          std::to_string(kMaxHnfCells) + " cells.");
-    interrupts.poll();
-    kernel = hnf_kernel(a, out.rank_of_rows);
-    out.method = "hnf";
-  }
-  interrupts.poll();
-  const std::size_t m = kernel->rows();
-  if (m == 0) return out;
-  if (lll_work(m, d) > max_lll_work) throw too_long_to_reduce(m, d);
-  lll_reduce(*kernel);
-  interrupts.poll();
-  if (!full_row_rank(*kernel)) throw std::logic_error("lattice: the reduced basis lost rank");
-  for (std::size_t i = 0; i < m; ++i) out.vectors.push_back(to_sparse(*kernel, i, component.cells));
-  out.gs_norm2 = gram_schmidt_norms(out.vectors, component.cells, interrupts);
-  return out;
+  run_leaving_on_cancel(
+      [entries, cells, result, k, force_hnf, max_lll_work] {
+        *result = reduce_component(*entries, *cells, k, force_hnf, max_lll_work);
+      },
+      interrupts);
+  return std::move(*result);
 }
 
 }  // namespace lattice_detail

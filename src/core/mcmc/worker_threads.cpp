@@ -2,8 +2,6 @@
 #include "worker_threads.hpp"
 
 #include <mpfr.h>
-#include <pthread.h>
-#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,34 +15,14 @@
 #include <utility>
 #include <vector>
 
+#include "../signals_blocked.hpp"
+
 namespace invariant_dp::mcmc {
 namespace {
 
 // Thrown by a job told to stop because another thread failed or the
 // caller cancelled; never leaves run_jobs.
 struct Stopped {};
-
-// Every signal blocked on the calling thread while helpers are created
-// (they inherit the mask), the caller's mask restored after: a signal
-// arriving meanwhile waits, and is then handled on the calling thread.
-class SignalsBlocked {
- public:
-  SignalsBlocked() {
-    sigset_t all;
-    sigfillset(&all);
-    blocked_ = pthread_sigmask(SIG_BLOCK, &all, &saved_) == 0;
-  }
-  ~SignalsBlocked() {
-    if (blocked_) pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
-  }
-  SignalsBlocked(const SignalsBlocked&) = delete;
-  SignalsBlocked& operator=(const SignalsBlocked&) = delete;
-  bool blocked() const { return blocked_; }
-
- private:
-  sigset_t saved_;
-  bool blocked_ = false;
-};
 
 // Up to `count` helper threads, each running `body` with every signal
 // blocked; a helper's error is kept and `on_error` stops the others. A

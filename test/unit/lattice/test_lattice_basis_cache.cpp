@@ -9,6 +9,7 @@
 
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
+#include "lattice_tables.hpp"
 #include "lattice/lattice_basis.hpp"
 #include "lattice/lattice_basis_cache.hpp"
 
@@ -16,23 +17,6 @@ namespace invariant_dp {
 namespace {
 
 using CachedRows = Eigen::SparseMatrix<double, Eigen::RowMajor>;
-
-// An R x C table without cell (R-1, C-1) (its column C-1 total dropped as
-// redundant): general margins, so the general path and LLL run.
-CachedRows incomplete_table(int R, int C) {
-  std::vector<Eigen::Triplet<double>> t;
-  int n = 0;
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < C; ++j) {
-      if (i == R - 1 && j == C - 1) continue;
-      t.emplace_back(i, n, 1.0);
-      if (j < C - 1) t.emplace_back(R + j, n, 1.0);
-      ++n;
-    }
-  CachedRows a(R + C - 1, n);
-  a.setFromTriplets(t.begin(), t.end());
-  return a;
-}
 
 bool same_basis(const LatticeBasis& x, const LatticeBasis& y) {
   if (x.dimension != y.dimension || x.rank() != y.rank()) return false;
@@ -42,7 +26,7 @@ bool same_basis(const LatticeBasis& x, const LatticeBasis& y) {
 }
 
 TEST(LatticeBasisCache, KeepsBasesByTheirRows) {
-  const CachedRows a = incomplete_table(4, 5);
+  const CachedRows a = test_tables::table_without_a_corner(4, 5);
   const auto first = kept_invariant_lattice_basis(a, Interrupts());
   EXPECT_TRUE(same_basis(*first, invariant_lattice_basis(a, Interrupts())));
   EXPECT_EQ(kept_invariant_lattice_basis(a, Interrupts()), first);  // the kept one itself
@@ -57,9 +41,10 @@ TEST(LatticeBasisCache, KeepsBasesByTheirRows) {
 }
 
 TEST(LatticeBasisCache, DropsTheOldest) {
-  const CachedRows oldest = incomplete_table(3, 7);
+  const CachedRows oldest = test_tables::table_without_a_corner(3, 7);
   const auto kept = kept_invariant_lattice_basis(oldest, Interrupts());
-  for (int k = 0; k < int(kKeptBases); ++k) kept_invariant_lattice_basis(incomplete_table(3, 8 + k), Interrupts());
+  for (int k = 0; k < int(kKeptBases); ++k)
+    kept_invariant_lattice_basis(test_tables::table_without_a_corner(3, 8 + k), Interrupts());
   const auto again = kept_invariant_lattice_basis(oldest, Interrupts());
   EXPECT_NE(again, kept);  // computed anew
   EXPECT_TRUE(same_basis(*again, *kept));
@@ -69,14 +54,14 @@ TEST(LatticeBasisCache, DropsTheOldest) {
 // poll) is refused past its LLL work before the work starts, unless the
 // basis is kept.
 TEST(LatticeBasisCache, AShorterWorkLimitUnlessKept) {
-  const CachedRows a = incomplete_table(4, 7);  // 27 cells, 17 vectors: work 17^2 x 27
+  const CachedRows a = test_tables::table_without_a_corner(4, 7);  // 27 cells, 17 vectors: work 17^2 x 27
   EXPECT_THROW(kept_invariant_lattice_basis(a, Interrupts(), 1000), TooLarge);
   const auto kept = kept_invariant_lattice_basis(a, Interrupts());
   EXPECT_EQ(kept_invariant_lattice_basis(a, Interrupts(), 1000), kept);
 }
 
 TEST(LatticeBasisCache, ACancelKeepsNothing) {
-  const CachedRows a = incomplete_table(5, 6);
+  const CachedRows a = test_tables::table_without_a_corner(5, 6);
   const Interrupts stop(test_interrupts::always_pending, nullptr);
   EXPECT_THROW(kept_invariant_lattice_basis(a, stop), Interrupted);
   const auto computed = kept_invariant_lattice_basis(a, Interrupts());
