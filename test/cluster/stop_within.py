@@ -9,6 +9,7 @@ accepts, at extreme parameters: epsilon from 1e-12, counts near 2^62 / the
 number of cells, privacy units with bounds near their maximum, partition
 selection; dp.diagnose, dp.noisy_count and dp.total_preserving_count at the
 same extremes; the range variances with the largest shapes they accept;
+the largest general margins, whose set-up is one long library call;
 and every error-bar function over a release table with its law forged to
 extreme values (a scale of 2^54, a variance of 1e300, a covariance scale of
 1e300, ...). A statement may fail with any error except an internal one or
@@ -147,6 +148,24 @@ def other_cases():
                    f"array[1.0, 1e300, 1e-300, 1.0], '{{}}', {deficit}, 0, 9223372036854775806)")
 
 
+# The largest inputs whose set-up is one library call that cannot poll, run
+# on a helper a cancel leaves (src/core/leave_on_cancel.hpp): FLINT's LLL of
+# a 40 x 40 table without a fifth of its cells (1,280 cells, a reduction of
+# about two seconds), and Eigen's factorisation of the three two-way
+# margins of a 33 x 33 x 33 cube without a tenth of its cells (seconds).
+def unpollable_cases():
+    incomplete = ("SELECT a, b, ((a + b) % 7 + 3)::bigint FROM generate_series(1, 40) a, generate_series(1, 40) b "
+                  "WHERE (a * 7919 + b * 104729) % 5 <> 0")
+    cube = ("SELECT a, b, c, 5::bigint FROM generate_series(1, 33) a, generate_series(1, 33) b, "
+            "generate_series(1, 33) c WHERE (a * 7919 + b * 104729 + c * 15485863) % 10 <> 0")
+    for mechanism, delta in [("integer_gaussian", "1e-6"), ("congenial", None)]:
+        yield ("library reductions", privatize(mechanism, incomplete, "1.0", "{a,b}", None, {}, delta))
+        yield ("library reductions", f"SELECT count(*) FROM dp.diagnose({quote(incomplete)}, 1.0, "
+               f"{quote(mechanism)}{', delta => ' + delta if delta else ''}, margins => '{{a,b}}')")
+    for mechanism, delta in [("subspace_gaussian", "1e-6"), ("project_l2", None)]:
+        yield ("library reductions", privatize(mechanism, cube, "1.0", '{"a,b","b,c","a,c"}', None, {}, delta))
+
+
 # A release table and its law, then every error-bar function with the law
 # forged at one path to an extreme value.
 FORGERIES = [
@@ -248,7 +267,8 @@ def main():
         laws = [error_bar_setup(cursor, k, release) for k, release in enumerate(ERROR_BAR_RELEASES)]
     setup.close()
 
-    cases = list(release_cases()) + list(unit_cases()) + list(other_cases()) + list(error_bar_cases(laws))
+    cases = (list(release_cases()) + list(unit_cases()) + list(other_cases()) + list(unpollable_cases()) +
+             list(error_bar_cases(laws)))
     work = queue.Queue()
     for case in cases:
         work.put(case)
