@@ -34,7 +34,8 @@ bool computed_table_scale(IntegerNoise noise, const std::vector<std::size_t>& sh
                           const Interrupts& interrupts) {
   if (shape.size() != 2 || shape_pinned(shape) || std::min(shape[0], shape[1]) > 4) return false;
   try {
-    const TableScale scale = table_covariance_scale(noise, shape[0], shape[1], interrupts, kErrorBarScalePoints);
+    const TableScale scale =
+        table_covariance_scale(noise, shape[0], shape[1], interrupts, kErrorBarScalePoints, kPublishedScaleError);
     if (!(scale.quadrature_error + scale.rounding_error <= 1e-9)) return false;
     c = scale.scale;
     return true;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <vector>
 
 #include "../errors.hpp"
@@ -14,10 +15,11 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-// The aliasing bounds at N, before their factors: first the smaller, then,
-// if the error bound it gives is not below kTargetError, the larger.
-constexpr double kAliasFirst = 1e-22, kAliasSecond = 1e-40;
-constexpr double kTargetError = 1e-13;
+// The aliasing bounds N is chosen for, before their factors: the target
+// error times P(S = 0) as the local limit theorem gives it (the error is
+// about the bound over P(S = 0)), then, while the error bound that gives is
+// not below the target, times kAliasRetry, then the target times kAliasLast.
+constexpr double kAliasRetry = 1e-6, kAliasLast = 1e-27;
 // Lines of at most this many cells are summed in double; longer ones in
 // 80-bit arithmetic, psi^n multiplying psi's relative error by n.
 constexpr double kDoubleLines = 2000;
@@ -238,10 +240,135 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, con
   return out;
 }
 
+// The whole grid (short tables, where no node is negligible), by the orbits
+// of the line's full symmetry. psi depends on the r angles (alpha_1 ..
+// alpha_(r-1), 0) only through their multiset modulo a common shift (the
+// cells of a zero-sum line are exchangeable, and adding t to every angle
+// multiplies e^(i alpha.Y) by e^(i t sum Y) = 1) and up to their common
+// negation; these maps permute the grid's nodes, so the trapezoid sum of
+// psi^n is a sum over the orbits, each counted by the nodes it holds. An
+// orbit is r points on the circle Z_N up to rotation and reflection, read as
+// its r gaps (g_0 .. g_(r-1), summing to N) up to cyclic shifts and
+// reversal: it is visited at the one gap sequence that is lexicographically
+// least among those 2r, its nodes being (p_1 .. p_(r-1)) = the partial sums
+// of the gaps (the last angle 0 at the origin). The orbit holds
+// r! / prod(m!) / s nodes (m the multiplicities of the points, s the
+// rotations of the circle that fix them), twice as many when the reflection
+// is another orbit of rotations. The numerator's |grad psi|^2 over the
+// first r - 1 angles is not symmetric, but the full gradient's r partials
+// (the last minus the sum of the others) are permuted by these maps, so
+// each has the same sum of psi^(n-2) (d_k psi)^2 over the grid and the
+// first r - 1 hold (r - 1)/r of the symmetric sum over all r. This visits
+// about N^(r-1) / (2 r!) nodes where trapezoid() visits N^(r-1) / (2 (r-1)!).
+template <class Real>
+Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, const Interrupts& interrupts) {
+  const int d = r - 1;
+  const LineTransform<Real> line(noise, r);
+  const auto N = static_cast<std::int64_t>(grid);
+  // The angle of point p of Z_N, 2 pi p / N taken in (-pi, pi], with its
+  // cosine and sine.
+  std::vector<Real> angle(grid), cosine(grid), sine(grid);
+  for (std::int64_t p = 0; p < N; ++p) {
+    interrupts.poll_every(static_cast<std::uint64_t>(p));
+    const std::int64_t centred = 2 * p <= N ? p : p - N;
+    angle[p] = 2 * Real(kQuadraturePi) * (Real(centred) / Real(N));
+    cosine[p] = std::cos(angle[p]);
+    sine[p] = std::sin(angle[p]);
+  }
+  constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
+  // -1, 0, 1 as gap sequence a is below, equal to or above b.
+  const auto compare = [r](const std::int64_t* a, const std::int64_t* b) {
+    for (int k = 0; k < r; ++k)
+      if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+  };
+  long double den = 0, num = 0, nodes = 0;
+  Sums out;
+  std::uint64_t counted = 0;
+  std::array<std::int64_t, kMaxLines> gap{}, image{};
+  // The least gap first: g_0 <= every other gap, so g_0 <= N / r.
+  for (std::int64_t g0 = 0; g0 * r <= N; ++g0) {
+    // An odometer over g_1 .. g_(d-1) >= g_0 with g_(r-1) = N - the rest >= g_0.
+    gap[0] = g0;
+    for (int k = 1; k < d; ++k) gap[k] = g0;
+    for (;;) {
+      interrupts.poll_every(++counted);
+      std::int64_t used = 0;
+      for (int k = 0; k < d; ++k) used += gap[k];
+      if (N - used >= g0) {
+        gap[d] = N - used;
+        // Least among the 2r readings; s: the rotations that give gap itself,
+        // told apart by the shift of the circle they make.
+        bool least = true, reflected_is_rotation = false;
+        int fixing = 0;
+        std::int64_t shift = 0, last_fixing_shift = -1;
+        for (int k = 0; k < r && least; ++k) {
+          for (int i = 0; i < r; ++i) image[i] = gap[(k + i) % r];
+          const int rotated = compare(image.data(), gap.data());
+          if (rotated < 0) least = false;
+          if (rotated == 0 && shift != last_fixing_shift) ++fixing, last_fixing_shift = shift;
+          for (int i = 0; i < r; ++i) image[i] = gap[((k - i) % r + r) % r];
+          const int reversed = compare(image.data(), gap.data());
+          if (reversed < 0) least = false;
+          if (reversed == 0) reflected_is_rotation = true;
+          shift = (shift + gap[k]) % N;
+        }
+        if (least) {
+          ++out.visited;
+          // The points 0 = p_0 <= p_1 <= ... <= p_d and their multiplicities.
+          std::int64_t point[kMaxLines];
+          point[0] = 0;
+          for (int k = 1; k < r; ++k) point[k] = point[k - 1] + gap[k - 1];
+          int permutations = kFactorial[r];
+          for (int k = 0, run = 1; k < r; ++k, ++run)
+            if (k + 1 == r || point[k + 1] != point[k]) {
+              permutations /= kFactorial[run];
+              run = 0;
+            }
+          const Real weight = Real(permutations) / Real(fixing) * (reflected_is_rotation ? 1 : 2);
+          Real alpha[kMaxLines] = {}, c[kMaxLines] = {}, s[kMaxLines] = {}, grad[kMaxLines] = {};
+          for (int i = 0; i < d; ++i) {
+            const auto at = static_cast<std::size_t>(point[i + 1]);
+            alpha[i] = angle[at], c[i] = cosine[at], s[i] = sine[at];
+          }
+          const Real log_psi = line.evaluate(alpha, c, s, grad);
+          Real g2 = 0, sum = 0;
+          for (int i = 0; i < d; ++i) g2 += grad[i] * grad[i], sum += grad[i];
+          g2 += sum * sum;  // the last angle's partial
+          den += weight * std::exp(Real(n) * log_psi);
+          num += weight * std::exp(Real(n - 2) * log_psi) * g2;
+          nodes += weight;
+        }
+      }
+      if (d < 2) break;
+      int k = d - 1;  // the next g_1 .. g_(d-1)
+      // Ends: each pass raises one gap; a gap past what is left resets and
+      // carries, and k falls to 0 after at most d - 1 carries.
+      for (;;) {
+        ++gap[k];
+        std::int64_t total = 0;
+        for (int i = 0; i < d; ++i) total += gap[i];
+        if (N - total >= g0) break;
+        gap[k] = g0;
+        if (--k == 0) break;
+      }
+      if (k == 0) break;
+    }
+  }
+  // Every node of the grid is in exactly one orbit.
+  if (nodes != std::pow(static_cast<long double>(N), d))
+    throw std::logic_error("table_covariance_scale: the orbits do not cover the grid");
+  out.den = double(den);
+  out.num = double(num) * double(d) / double(r);
+  return out;
+}
+
 }  // namespace
 
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts, double max_points) {
+                                  const Interrupts& interrupts, double max_points, double target_error) {
+  if (!(target_error >= 1e-15 && target_error <= 1e-9))
+    throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-9");
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (short_side < 2)
     throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");
@@ -259,19 +386,30 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
   // zero-sum line is dominated by the unconditioned cell).
   const std::vector<WeightedCells> plain{{1, long_side}};
   TableScale out;
-  for (const double target : {kAliasFirst, kAliasSecond}) {
+  // S, the sum of n zero-sum lines' first d cells, has covariance at most
+  // n var1 (I - J/r) (a zero-sum line's cells vary less than free ones), of
+  // determinant (n var1)^d / r: P(S = 0) is about (2 pi n var1)^(-d/2) sqrt(r).
+  const double at_zero = std::pow(2 * double(kQuadraturePi) * n * var1, -0.5 * d) * std::sqrt(double(r));
+  const double first = target_error * std::min(1.0, at_zero);
+  for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
     const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
-    // One node of each orbit of the signs and the permutations of the d axes.
+    // One node of each orbit of the signs and the permutations of the d axes
+    // in the box.
     const double factorial[kMaxLines] = {1, 1, 2, 6};
-    const QuadratureGrid g = quadrature_grid(law, d, n, n - 2, d * var1, var1 / n, x, 2 * factorial[d], interrupts);
-    if (g.points > std::min(max_points, kMaxScalePoints))
+    QuadratureGrid g = quadrature_grid(law, d, n, n - 2, d * var1, var1 / n, x, 2 * factorial[d], interrupts);
+    // The whole grid by orbits of all r angles (trapezoid_whole).
+    if (g.whole) g.points = std::pow(double(g.N), d) / (2 * factorial[d] * r);
+    // The points of every attempt count against the limit.
+    if (g.points > std::min(max_points, kMaxScalePoints) - double(out.points))
       throw TooLarge("the table's covariance scale needs too many quadrature points",
-                     "It would evaluate " + format_double(g.points) + " points.",
+                     "It would evaluate " + format_double(g.points + double(out.points)) + " points.",
                      "Its release publishes a Monte Carlo estimate of the scale instead.");
     const bool wide = n > kDoubleLines;
-    const Sums sums = wide ? trapezoid<long double>(noise, r, n, g, interrupts)
-                           : trapezoid<double>(noise, r, n, g, interrupts);
-    out.points = sums.visited;
+    const Sums sums = g.whole ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
+                                      : trapezoid_whole<double>(noise, r, n, g.N, interrupts))
+                              : (wide ? trapezoid<long double>(noise, r, n, g, interrupts)
+                                      : trapezoid<double>(noise, r, n, g, interrupts));
+    out.points += sums.visited;
     const double ratio = sums.num / sums.den;
     out.scale = double(r) * n / (double(d) * double(d)) * ratio;
     out.cell_variance = out.scale * (1 - 1.0 / double(rows)) * (1 - 1.0 / double(cols));
@@ -286,7 +424,7 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     // within their length.
     const double unit = wide ? 0x1p-64 : 0x1p-53;
     out.rounding_error = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64;
-    if (out.quadrature_error <= kTargetError) break;
+    if (out.quadrature_error <= target_error) break;
   }
   // Far from calibrated scales (b below about 1/50) the sums reach the
   // smallest doubles and the bound says so: refused rather than published.

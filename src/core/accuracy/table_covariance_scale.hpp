@@ -28,7 +28,8 @@
 // the 64-bit unit; test_table_covariance_scale.cpp checks c against exact
 // enumeration of 3 x 3 tables and the closed form of 2 x n tables.
 // Cost: about (60 sqrt(r))^(r-1) points for large n (a 4 x 1000 table
-// visits some 10^5), up to N^(r-1) for small tables at large scales;
+// visits some 10^5); for short tables, whose whole grid is summed, about
+// N^(r-1) / (2 r!) by the symmetries of a line (N growing with the scale);
 // TooLarge beyond kMaxScalePoints.
 #pragma once
 
@@ -47,17 +48,27 @@ struct TableScale {
   double cell_variance = 0;     // Var Z_ij = c (1 - 1/rows)(1 - 1/cols)
   double quadrature_error = 0;  // relative, certified: aliasing and truncation
   double rounding_error = 0;    // relative, estimated: floating-point rounding
-  std::uint64_t points = 0;     // quadrature points evaluated
+  std::uint64_t points = 0;     // quadrature points evaluated, over every attempt
 };
+
+// The relative quadrature error the grid is chosen for: by default far
+// below any digit printed; what releases and their error bars ask (the
+// same, so that the sd a release publishes and its error bars' c are one
+// number), below the 1e-9 they call exact with a third of the points.
+constexpr double kScaleQuadratureError = 1e-13;
+constexpr double kPublishedScaleError = 1e-10;
 
 // rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
 // line of one level pins the table: c is undefined). TooLarge, before any
-// point is evaluated, past max_points (at most kMaxScalePoints).
+// point is evaluated, past max_points (at most kMaxScalePoints). The grid is
+// chosen for quadrature_error <= target_error, in [1e-15, 1e-9].
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts, double max_points = kMaxScalePoints);
+                                  const Interrupts& interrupts, double max_points = kMaxScalePoints,
+                                  double target_error = kScaleQuadratureError);
 
-// The points the error bars of a release spend on one table shape (about
-// half a second): wider, the release keeps its Monte Carlo scale.
-constexpr double kErrorBarScalePoints = 5e5;
+// The points a release and its error bars spend on one table shape (about
+// half a second at some 0.8 microseconds a point): wider, the release keeps
+// its Monte Carlo scale.
+constexpr double kErrorBarScalePoints = 6e5;
 
 }  // namespace invariant_dp::accuracy

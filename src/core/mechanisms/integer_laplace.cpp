@@ -115,11 +115,14 @@ ShapeVariance shape_variance(const ReleaseDraw& draw, const LatticeTable& table,
   if (std::min(rows, cols) <= 4 && points_left > 0) {
     try {
       const accuracy::TableScale scale = accuracy::table_covariance_scale(
-          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left);
+          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left,
+          accuracy::kPublishedScaleError);
       points_left -= double(scale.points);
       return {scale.cell_variance, false};
     } catch (const TooLarge&) {
       // past what is left: the draws below
+    } catch (const OutOfRange&) {
+      // a scale its bound cannot certify (b below about 1/50): the draws below
     }
   }
   const std::size_t cells = table.cells.size(), draws = sd_draws(cells);

@@ -4,8 +4,9 @@
 // three-line sampler of 3 x 100 l1 tables, the table chain of 4 x 100 l1
 // tables and of 4 x 30 lattice Gaussian tables (independent chains, each
 // estimate averaged over its sweeps as a release pools its sd), and the
-// scale integer_laplace releases publish today (noise.covariance_scale,
-// their own chain's estimate).
+// scale integer_laplace releases publish (noise.covariance_scale): the
+// computed one where it is within a release's work, else their estimate
+// from further exact draws.
 //
 // Each check: the sample mean of independent estimates (tables, or chains,
 // or releases) within kZ standard errors of the computed c (kZ = 4.8916,
@@ -130,32 +131,49 @@ TEST(StatTableCovarianceScale, FourLineLatticeGaussianTablesByTheTableChain) {
                0.5, "sigma^2");
 }
 
-// What integer_laplace releases publish today for a 4 x 60 table: the
-// scale estimated from their chain (noise.covariance_scale), release by
-// release, against the scale computed at the published b.
-TEST(StatTableCovarianceScale, TheScaleIntegerLaplaceReleasesPublish) {
-  const std::size_t r = 4, c = 60;
+// The scale integer_laplace releases publish (noise.covariance_scale, from
+// their cells' sd), release by release: on a 4 x 60 table at epsilon 2 the
+// scale computed at the published target (the same number every release);
+// on a 4 x 20 table at epsilon 1, past the work a release spends on it, the
+// Monte Carlo estimate from further exact draws, against the scale
+// computed without that limit.
+std::vector<double> published_scales(std::size_t r, std::size_t c, double epsilon, int releases, Rational& b) {
   const auto table = test_tables::grid({"edu", "county"}, {int(r), int(c)}, std::vector<std::int64_t>(r * c, 20));
   const auto keys = table.keys();
   RawRequest raw;
   raw.mechanism = "integer_laplace";
-  raw.epsilon = 2;
+  raw.epsilon = epsilon;
   raw.margins = {"edu", "county"};
   const ReleaseRequest request = validate_request(raw);
   auto rng = make_seeded_random_source(84);
-  Estimates e;
-  Rational b;
-  for (int k = 0; k < 20; ++k) {
+  std::vector<double> scales;
+  for (int k = 0; k < releases; ++k) {
     const ReleaseResult result = run_release(keys, table.counts.data(), request, *rng, Interrupts());
     const PublishedLaw law = read_published_law(result.metadata_json);
-    ASSERT_TRUE(law.has_exact_parameter);
+    EXPECT_TRUE(law.has_exact_parameter);
     b = law.exact_parameter;
-    e.add(law.covariance_scale.of_shape({r, c}));
+    scales.push_back(law.covariance_scale.of_shape({r, c}));
   }
+  return scales;
+}
+
+TEST(StatTableCovarianceScale, TheScaleIntegerLaplaceReleasesPublish) {
+  Rational b;
+  const std::vector<double> computed_by_releases = published_scales(4, 60, 2, 5, b);
   const IntegerNoise noise{IntegerNoise::Kind::laplace, b};
-  expect_scale("integer_laplace 4x60 releases' published scale", e,
-               table_covariance_scale(noise, r, c, Interrupts()).scale,
-               table_covariance_scale(noise, r, 8, Interrupts()).scale, "the 4x8 scale");
+  const TableScale published =
+      table_covariance_scale(noise, 4, 60, Interrupts(), kErrorBarScalePoints, kPublishedScaleError);
+  for (const double c : computed_by_releases) EXPECT_NEAR(c / published.scale - 1, 0, 1e-12);
+  EXPECT_NEAR(published.scale / table_covariance_scale(noise, 4, 60, Interrupts()).scale - 1, 0, 1e-10);
+
+  Estimates e;
+  for (const double c : published_scales(4, 20, 1, 20, b)) e.add(c);
+  const IntegerNoise wide{IntegerNoise::Kind::laplace, b};
+  EXPECT_THROW(table_covariance_scale(wide, 4, 20, Interrupts(), kErrorBarScalePoints, kPublishedScaleError),
+               TooLarge);
+  expect_scale("integer_laplace 4x20 releases' estimated scale", e,
+               table_covariance_scale(wide, 4, 20, Interrupts()).scale,
+               table_covariance_scale(wide, 4, 8, Interrupts()).scale, "the 4x8 scale");
 }
 
 }  // namespace

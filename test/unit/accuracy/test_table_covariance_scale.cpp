@@ -1,12 +1,13 @@
 // The covariance scale of complete two-way tables computed by Fourier
 // integrals (accuracy/table_covariance_scale.hpp; DERIVATIONS.md beside it,
-// section 12): against exact enumeration of 2 x 2, 2 x 4 and 3 x 3 tables, the
+// section 12): against exact enumeration of 2 x 2, 2 x 4, 3 x 3 and 4 x 4 tables, the
 // closed form of 2 x n tables, and the lattice Gaussian's certified bounds
 // at calibrated variances.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "accuracy/lattice_bounds.hpp"
@@ -147,12 +148,108 @@ TEST(TableCovarianceScale, LaplaceScaleGrowsWithTheLongSide) {
   }
 }
 
+// Var Z_11 of a 4 x 4 table with both margins, enumerated row by row: each
+// row a zero-sum vector of cells within +-R, the state the partial sums of
+// the first three columns, the last row the negated state (so every column
+// sums to 0). F counts the weight, G the weight times Z_11^2 (row one).
+double enumerated_4x4_variance(IntegerNoise noise, int R) {
+  const double par = noise.parameter.to_double();
+  const auto W = [&](int x) {
+    return noise.kind == IntegerNoise::Kind::laplace ? std::exp(-std::fabs(double(x)) / par)
+                                                     : std::exp(-double(x) * double(x) / (2 * par));
+  };
+  struct Row {
+    int y[3];
+    double w;
+  };
+  std::vector<Row> rows;
+  for (int a = -R; a <= R; ++a)
+    for (int b = -R; b <= R; ++b)
+      for (int c = -R; c <= R; ++c)
+        if (std::abs(a + b + c) <= R) rows.push_back({{a, b, c}, W(a) * W(b) * W(c) * W(-a - b - c)});
+  const int S = 3 * R, side = 2 * S + 1;
+  const auto at = [&](int s1, int s2, int s3) { return (std::size_t(s1 + S) * side + (s2 + S)) * side + (s3 + S); };
+  std::vector<long double> f(std::size_t(side) * side * side, 0), g(f.size(), 0);
+  for (const Row& row : rows) {  // the first row
+    f[at(row.y[0], row.y[1], row.y[2])] += row.w;
+    g[at(row.y[0], row.y[1], row.y[2])] += row.w * row.y[0] * row.y[0];
+  }
+  for (int step = 0; step < 2; ++step) {  // rows two and three
+    std::vector<long double> f2(f.size(), 0), g2(f.size(), 0);
+    for (int s1 = -S; s1 <= S; ++s1)
+      for (int s2 = -S; s2 <= S; ++s2)
+        for (int s3 = -S; s3 <= S; ++s3) {
+          const long double fs = f[at(s1, s2, s3)], gs = g[at(s1, s2, s3)];
+          if (fs == 0) continue;
+          for (const Row& row : rows) {
+            const int t1 = s1 + row.y[0], t2 = s2 + row.y[1], t3 = s3 + row.y[2];
+            if (std::abs(t1) > S || std::abs(t2) > S || std::abs(t3) > S) continue;
+            f2[at(t1, t2, t3)] += fs * row.w;
+            g2[at(t1, t2, t3)] += gs * row.w;
+          }
+        }
+    f.swap(f2);
+    g.swap(g2);
+  }
+  long double total = 0, second = 0;
+  for (int s1 = -S; s1 <= S; ++s1)
+    for (int s2 = -S; s2 <= S; ++s2)
+      for (int s3 = -S; s3 <= S; ++s3) {
+        const long double last = W(-s1) * W(-s2) * W(-s3) * W(s1 + s2 + s3);
+        total += f[at(s1, s2, s3)] * last;
+        second += g[at(s1, s2, s3)] * last;
+      }
+  return double(second / total);
+}
+
+// Four-line tables, whose whole grid is summed by the orbits of all four
+// angles (the last one 0 among them): enumerated 4 x 4 tables at scales
+// where cells past +-R carry below 1e-12 of the mass, at both the default
+// and the published target error.
+TEST(TableCovarianceScale, FourByFourMatchesEnumeration) {
+  struct Case {
+    IntegerNoise noise;
+    int reach;
+  };
+  for (const Case& c : {Case{laplace(1, 4), 7}, Case{gaussian(35, 100), 6}, Case{gaussian(1, 1), 8}}) {
+    const double direct = enumerated_4x4_variance(c.noise, c.reach);
+    for (const double target : {kScaleQuadratureError, kPublishedScaleError}) {
+      const TableScale t = table_covariance_scale(c.noise, 4, 4, Interrupts(), kMaxScalePoints, target);
+      EXPECT_NEAR(t.cell_variance / direct - 1, 0, 1e-10) << c.noise.parameter.to_double();
+      EXPECT_DOUBLE_EQ(t.scale, t.cell_variance * 16 / 9);
+      EXPECT_LE(t.quadrature_error, target);
+    }
+  }
+}
+
+// The published target spends fewer points for the same figure (to its
+// error), and the limit holds the points to what it admits.
+TEST(TableCovarianceScale, PublishedTargetIsCheaperAndBounded) {
+  for (const auto& [r, n] : {std::pair<std::size_t, std::size_t>{4, 4}, {4, 10}, {3, 50}, {4, 1000}}) {
+    const TableScale strict = table_covariance_scale(laplace(4, 1), r, n, Interrupts());
+    const TableScale published =
+        table_covariance_scale(laplace(4, 1), r, n, Interrupts(), kMaxScalePoints, kPublishedScaleError);
+    EXPECT_LT(published.points, strict.points) << r << "x" << n;
+    EXPECT_NEAR(published.scale / strict.scale - 1, 0, 2 * kPublishedScaleError) << r << "x" << n;
+    // The limit is checked, before evaluating, against a count within some
+    // 10 % of the points the orbits then visit.
+    EXPECT_THROW(table_covariance_scale(laplace(4, 1), r, n, Interrupts(), 0.8 * double(published.points),
+                                        kPublishedScaleError),
+                 TooLarge);
+    EXPECT_EQ(table_covariance_scale(laplace(4, 1), r, n, Interrupts(), 1.1 * double(published.points),
+                                     kPublishedScaleError).points,
+              published.points);
+  }
+  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kMaxScalePoints, 1e-8), InvalidArgument);
+}
+
 TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 5, 5, Interrupts()), InvalidArgument);
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 1, 5, Interrupts()), InvalidArgument);
   EXPECT_THROW(table_covariance_scale(laplace(0, 1), 3, 5, Interrupts()), InvalidArgument);
   // Short wide tables: polynomially decaying integrands over a fine grid.
   EXPECT_THROW(table_covariance_scale(laplace(40, 1), 4, 4, Interrupts()), TooLarge);
+  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kErrorBarScalePoints / 10), TooLarge);
   // At b = 1/100 the cells are 0 but with probability 1e-87: its own error bound refuses it.
   EXPECT_THROW(table_covariance_scale(laplace(1, 100), 3, 3, Interrupts()), OutOfRange);
   const Interrupts stop([](void*) { return true; }, nullptr);
