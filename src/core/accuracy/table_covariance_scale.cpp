@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
 #include <vector>
 
@@ -363,18 +365,52 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
   return out;
 }
 
-}  // namespace
+// One attempt of the computation: the points estimated before it (checked
+// against the limit) and the points it visited.
+struct Attempt {
+  double estimated = 0, visited = 0;
+};
 
-TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts, double max_points, double target_error) {
-  if (!(target_error >= 1e-15 && target_error <= 1e-9))
-    throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-9");
+// Refuses, before evaluating, an attempt of `estimated` points past the
+// limit less what the earlier attempts spent.
+void check_points(double estimated, double spent, double max_points) {
+  if (estimated > std::min(max_points, kMaxScalePoints) - spent)
+    throw TooLarge("the table's covariance scale needs too many quadrature points",
+                   "It would evaluate " + format_double(estimated + spent) + " points.",
+                   "Its release publishes a Monte Carlo estimate of the scale instead.");
+}
+
+// The last scales computed, kept for the process (table_covariance_scale.hpp).
+struct ScaleKey {
+  IntegerNoise::Kind kind;
+  std::uint64_t num = 0, den = 0;
+  std::size_t lines = 0, length = 0;  // the shorter side, the longer
+  double target = 0;
+  bool operator==(const ScaleKey& o) const {
+    return kind == o.kind && num == o.num && den == o.den && lines == o.lines && length == o.length &&
+           target == o.target;
+  }
+};
+struct KeptScale {
+  ScaleKey key;
+  TableScale scale;
+  std::vector<Attempt> attempts;
+};
+constexpr std::size_t kKeptScales = 64;
+std::mutex& kept_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::deque<KeptScale>& kept_scales() {
+  static std::deque<KeptScale> entries;
+  return entries;
+}
+
+// The computation; `attempts` receives each attempt's estimated and visited
+// points, which replay() checks again when the result is kept.
+TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
+                         double max_points, double target_error, std::vector<Attempt>& attempts) {
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
-  if (short_side < 2)
-    throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");
-  if (short_side > std::size_t(kMaxLines))
-    throw InvalidArgument("the covariance scale is computed for tables whose shorter side has at most 4 levels");
-  if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its covariance scale");
   const int r = static_cast<int>(short_side), d = r - 1;
   const double n = double(long_side);
   const NoiseTransform law(noise);
@@ -399,17 +435,14 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     QuadratureGrid g = quadrature_grid(law, d, n, n - 2, d * var1, var1 / n, x, 2 * factorial[d], interrupts);
     // The whole grid by orbits of all r angles (trapezoid_whole).
     if (g.whole) g.points = std::pow(double(g.N), d) / (2 * factorial[d] * r);
-    // The points of every attempt count against the limit.
-    if (g.points > std::min(max_points, kMaxScalePoints) - double(out.points))
-      throw TooLarge("the table's covariance scale needs too many quadrature points",
-                     "It would evaluate " + format_double(g.points + double(out.points)) + " points.",
-                     "Its release publishes a Monte Carlo estimate of the scale instead.");
+    check_points(g.points, double(out.points), max_points);
     const bool wide = n > kDoubleLines;
     const Sums sums = g.whole ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
                                       : trapezoid_whole<double>(noise, r, n, g.N, interrupts))
                               : (wide ? trapezoid<long double>(noise, r, n, g, interrupts)
                                       : trapezoid<double>(noise, r, n, g, interrupts));
     out.points += sums.visited;
+    attempts.push_back({g.points, double(sums.visited)});
     const double ratio = sums.num / sums.den;
     out.scale = double(r) * n / (double(d) * double(d)) * ratio;
     out.cell_variance = out.scale * (1 - 1.0 / double(rows)) * (1 - 1.0 / double(cols));
@@ -432,6 +465,47 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     throw OutOfRange("the table's covariance scale could not be computed to its stated accuracy",
                      "The quadrature's error bound is " + format_double(out.quadrature_error) + ".");
   return out;
+}
+
+}  // namespace
+
+TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
+                                  const Interrupts& interrupts, double max_points, double target_error) {
+  if (!(target_error >= 1e-15 && target_error <= 1e-9))
+    throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-9");
+  const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
+  if (short_side < 2)
+    throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");
+  if (short_side > std::size_t(kMaxLines))
+    throw InvalidArgument("the covariance scale is computed for tables whose shorter side has at most 4 levels");
+  if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its covariance scale");
+  const ScaleKey key{noise.kind, noise.parameter.num, noise.parameter.den, short_side, long_side, target_error};
+  {
+    const std::lock_guard<std::mutex> lock(kept_mutex());
+    for (const KeptScale& kept : kept_scales())
+      if (kept.key == key) {
+        // The same checks the computation made, so that keeping changes
+        // only the time: a limit it would have refused refuses here too.
+        double spent = 0;
+        for (const Attempt& attempt : kept.attempts) {
+          check_points(attempt.estimated, spent, max_points);
+          spent += attempt.visited;
+        }
+        return kept.scale;
+      }
+  }
+  std::vector<Attempt> attempts;
+  const TableScale scale = compute_scale(noise, rows, cols, interrupts, max_points, target_error, attempts);
+  const std::lock_guard<std::mutex> lock(kept_mutex());
+  auto& kept = kept_scales();
+  if (kept.size() >= kKeptScales) kept.pop_front();
+  kept.push_back({key, scale, std::move(attempts)});
+  return scale;
+}
+
+void forget_kept_table_scales() {
+  const std::lock_guard<std::mutex> lock(kept_mutex());
+  kept_scales().clear();
 }
 
 }  // namespace invariant_dp::accuracy

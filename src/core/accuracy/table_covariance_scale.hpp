@@ -61,10 +61,18 @@ constexpr double kPublishedScaleError = 1e-10;
 // rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
 // line of one level pins the table: c is undefined). TooLarge, before any
 // point is evaluated, past max_points (at most kMaxScalePoints). The grid is
-// chosen for quadrature_error <= target_error, in [1e-15, 1e-9].
+// chosen for quadrature_error <= target_error, in [1e-15, 1e-9]. The last 64
+// results are kept for the process (they depend on the law, the shape and
+// the target alone; dropped when another role calls:
+// release/kept_results.hpp): asked again, one costs no work, and is
+// refused where its computation would have been, so keeping changes only
+// the time a call takes.
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
                                   const Interrupts& interrupts, double max_points = kMaxScalePoints,
                                   double target_error = kScaleQuadratureError);
+
+// Drops the kept scales (the C boundary's idp_keep_results_for).
+void forget_kept_table_scales();
 
 // The points a release and its error bars spend on one table shape (about
 // half a second at some 0.8 microseconds a point): wider, the release keeps

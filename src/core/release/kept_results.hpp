@@ -1,9 +1,10 @@
 // What the core keeps in a process between calls, scoped to one role: the
-// lattice bases of general margins (lattice/lattice_basis_cache.hpp) and the
-// l1 table cells' quantiles (accuracy/laplace_table_cell.hpp). Both depend
-// on the keys and public parameters only, never the counts, but a kept
-// basis says which key sets were released in this backend, and its
-// absence or presence shows in the time a call takes. A backend may switch
+// lattice bases of general margins (lattice/lattice_basis_cache.hpp), the
+// l1 table cells' quantiles (accuracy/laplace_table_cell.hpp) and the
+// covariance scales of short tables (accuracy/table_covariance_scale.hpp).
+// All depend on the keys and public parameters only, never the counts, but
+// a kept result says which key sets or shapes were released in this
+// backend, and its absence or presence shows in the time a call takes. A backend may switch
 // roles (SET ROLE, SECURITY DEFINER functions, a pooler reusing it), so
 // every call that may read them first names its role, and a new role
 // starts from nothing.
