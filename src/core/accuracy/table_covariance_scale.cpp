@@ -242,8 +242,8 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, con
   return out;
 }
 
-// The whole grid (short tables, where no node is negligible), by the orbits
-// of the line's full symmetry. psi depends on the r angles (alpha_1 ..
+// The whole grid (short tables, where few nodes are negligible), by the
+// orbits of the line's full symmetry. psi depends on the r angles (alpha_1 ..
 // alpha_(r-1), 0) only through their multiset modulo a common shift (the
 // cells of a zero-sum line are exchangeable, and adding t to every angle
 // multiplies e^(i alpha.Y) by e^(i t sum Y) = 1) and up to their common
@@ -433,14 +433,20 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     // in the box.
     const double factorial[kMaxLines] = {1, 1, 2, 6};
     QuadratureGrid g = quadrature_grid(law, d, n, n - 2, d * var1, var1 / n, x, 2 * factorial[d], interrupts);
-    // The whole grid by orbits of all r angles (trapezoid_whole).
-    if (g.whole) g.points = std::pow(double(g.N), d) / (2 * factorial[d] * r);
+    // The whole grid by orbits of all r angles (trapezoid_whole), wherever
+    // that visits fewer nodes than the box: nothing is then omitted.
+    const double orbit_points = std::pow(double(g.N), d) / (2 * factorial[d] * r);
+    const bool by_orbits = orbit_points <= g.points;
+    if (by_orbits) {
+      g.points = orbit_points;
+      g.omitted_den = g.omitted_num = 0;
+    }
     check_points(g.points, double(out.points), max_points);
     const bool wide = n > kDoubleLines;
-    const Sums sums = g.whole ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
-                                      : trapezoid_whole<double>(noise, r, n, g.N, interrupts))
-                              : (wide ? trapezoid<long double>(noise, r, n, g, interrupts)
-                                      : trapezoid<double>(noise, r, n, g, interrupts));
+    const Sums sums = by_orbits ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
+                                        : trapezoid_whole<double>(noise, r, n, g.N, interrupts))
+                                : (wide ? trapezoid<long double>(noise, r, n, g, interrupts)
+                                        : trapezoid<double>(noise, r, n, g, interrupts));
     out.points += sums.visited;
     attempts.push_back({g.points, double(sums.visited)});
     const double ratio = sums.num / sums.den;
