@@ -223,8 +223,8 @@ std::mutex& cache_mutex() {
   static std::mutex m;
   return m;
 }
-std::deque<std::pair<QuantileKey, Quantile>>& cache() {
-  static std::deque<std::pair<QuantileKey, Quantile>> entries;
+std::deque<std::pair<QuantileKey, TableCellQuantile>>& cache() {
+  static std::deque<std::pair<QuantileKey, TableCellQuantile>> entries;
   return entries;
 }
 TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
@@ -296,18 +296,25 @@ TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std:
   check_level(level);
   // The law depends on the public parameters alone: a backend that asks the
   // same shape, scale and level again (repeated releases, a dashboard's
-  // refresh) reads the quantile it found before, at no work.
+  // refresh) reads the quantile it found before without computing it. It
+  // reports the work the search took and is refused past a limit below
+  // that, so that a caller's budget runs as if it had been computed.
   const QuantileKey key{b.num, b.den, std::min(rows, cols), std::max(rows, cols), level};
   {
     const std::lock_guard<std::mutex> lock(cache_mutex());
-    for (const auto& [k, q] : cache())
-      if (k == key) return {q, 0};
+    for (const auto& [k, found] : cache())
+      if (k == key) {
+        if (found.work > max_work)
+          throw TooLarge("the table cell's law needs too much work", "Its search took " +
+                                                                         format_double(found.work) + " evaluations.");
+        return found;
+      }
   }
   TableCellQuantile found = search_quantile(b, rows, cols, level, interrupts, max_work);
   const std::lock_guard<std::mutex> lock(cache_mutex());
   auto& entries = cache();
   if (entries.size() >= kCachedQuantiles) entries.pop_front();
-  entries.emplace_back(key, found.quantile);
+  entries.emplace_back(key, found);
   return found;
 }
 

@@ -57,8 +57,9 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
 // unconditioned cell's quantile. The same errors as above, and OutOfRange
 // when the ceiling does not cover. The last 64 quantiles found are kept for
 // the process (they depend on b, the shape and the level alone; dropped
-// when another role calls: release/kept_results.hpp): asked again, one
-// costs no work.
+// when another role calls: release/kept_results.hpp): asked again, one is
+// read without computing, reports the work its search took and is refused
+// below that, so a caller's budget runs as if it had been computed.
 struct TableCellQuantile {
   Quantile quantile;
   double work = 0;

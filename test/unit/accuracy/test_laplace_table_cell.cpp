@@ -167,5 +167,19 @@ TEST(LaplaceTableCell, RefusesWhatItCannotCompute) {
   EXPECT_THROW(laplace_table_cell_quantile({10000000, 1}, 3, 5, 0.9, Interrupts()), TooLarge);
 }
 
+// A kept quantile changes only the time: it reports the work its search
+// took, and a limit below that refuses it as the search would.
+TEST(LaplaceTableCell, AKeptQuantileKeepsItsWork) {
+  forget_kept_cell_quantiles();
+  const TableCellQuantile first = laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts());
+  ASSERT_GT(first.work, 0);
+  const TableCellQuantile again = laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work);
+  EXPECT_EQ(again.work, first.work);
+  EXPECT_EQ(again.quantile.half_width, first.quantile.half_width);
+  EXPECT_THROW(laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work / 2), TooLarge);
+  forget_kept_cell_quantiles();
+  EXPECT_THROW(laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work / 2), TooLarge);
+}
+
 }  // namespace
 }  // namespace invariant_dp::accuracy
