@@ -29,13 +29,6 @@ namespace {
 using detail::ColSparse;
 using RowSparse = Eigen::SparseMatrix<double, Eigen::RowMajor>;
 
-// The LLL work an error bar may spend on a basis the release's process did
-// not keep (lattice_basis.hpp): error bars are post-processing and should
-// stay cheap, so about half a second on the 2-core machine, a reduction of
-// some 550 vectors; past it, the sub-Gaussian bound. (A cancel does not
-// wait for the reduction: ../leave_on_cancel.hpp.)
-constexpr double kErrorBarLllWork = 1.5e8;
-
 // A pivot this small relative to H's largest diagonal entry means dependent
 // rows (as sparse_projector.cpp).
 constexpr double kMinRelativePivot = 1e-10;
@@ -94,8 +87,11 @@ class GeneralForm final : public ProjectorForm {
     if (!lattice_ && !lattice_too_large_) {
       try {
         const RowSparse rows = columns_;
-        lattice_ = std::make_unique<GeneralLatticeFunctionals>(
-            kept_invariant_lattice_basis(rows, interrupts, kErrorBarLllWork), interrupts);
+        // The release's own limits, so that every backend gives a figure the
+        // same error bar: one that drew the release keeps its basis, another
+        // reduces it again (seconds at most, on a helper a cancel leaves).
+        lattice_ = std::make_unique<GeneralLatticeFunctionals>(kept_invariant_lattice_basis(rows, interrupts),
+                                                               interrupts);
       } catch (const TooLarge&) {
         lattice_too_large_ = true;  // the size decides it: the same next time
       }

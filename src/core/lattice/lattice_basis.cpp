@@ -180,7 +180,7 @@ LatticeBasis assemble(std::size_t n_cells, const std::vector<ComponentBasis>& pa
 }  // namespace
 
 LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows,
-                                     const Interrupts& interrupts, double max_lll_work) {
+                                     const Interrupts& interrupts) {
   const std::size_t n_cells = static_cast<std::size_t>(independent_rows.cols());
   if (n_cells == 0) throw InvalidData("there are no cells to release");
   if (n_cells > UINT32_MAX) throw TooLarge("too many cells for the invariant lattice basis");
@@ -194,7 +194,7 @@ LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::Ro
     if (lattice_detail::structured_basis(components[c], rows, parts[c]))
       certify_structured(components[c], rows, parts[c]);
     else
-      parts[c] = lattice_detail::general_basis(components[c], rows, interrupts, false, max_lll_work);
+      parts[c] = lattice_detail::general_basis(components[c], rows, interrupts);
   }
   interrupts.poll();
   verify_kernel(rows, n_cells, parts, interrupts);

@@ -34,8 +34,7 @@ struct LatticeBasis {
 // The LLL work m^2 d allowed in one component (m = kernel rank, d =
 // cells): a few seconds. FLINT's reduction is one call that cannot poll;
 // it runs on a helper a cancel leaves (../leave_on_cancel.hpp), so this
-// bounds the processor time a left reduction still takes; callers that
-// must stay cheaper pass less.
+// bounds the processor time a left reduction still takes.
 constexpr double kMaxLllWork = 2.5e9;
 
 // A basis of Lambda_A for the independent 0/1 rows A (as returned by
@@ -43,8 +42,8 @@ constexpr double kMaxLllWork = 2.5e9;
 // verified to generate all of Lambda_A (not a sublattice). Throws
 // InconsistentInvariants when Lambda_A = {0}, TooLarge beyond the sizes an
 // exact computation can afford, or a component's LLL work past
-// max_lll_work (checked before the work starts).
+// kMaxLllWork (checked before the work starts).
 LatticeBasis invariant_lattice_basis(const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows,
-                                     const Interrupts& interrupts, double max_lll_work = kMaxLllWork);
+                                     const Interrupts& interrupts);
 
 }  // namespace invariant_dp

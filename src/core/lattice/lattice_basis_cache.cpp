@@ -56,7 +56,7 @@ std::size_t entries_of(const LatticeBasis& basis) {
 }  // namespace
 
 std::shared_ptr<const LatticeBasis> kept_invariant_lattice_basis(const RowSparse& independent_rows,
-                                                                 const Interrupts& interrupts, double max_lll_work) {
+                                                                 const Interrupts& interrupts) {
   Rows rows = Rows::of(independent_rows, interrupts);
   {
     const std::lock_guard<std::mutex> lock(kept_mutex);
@@ -68,7 +68,7 @@ std::shared_ptr<const LatticeBasis> kept_invariant_lattice_basis(const RowSparse
         return kept.front().basis;
       }
   }
-  auto basis = std::make_shared<const LatticeBasis>(invariant_lattice_basis(independent_rows, interrupts, max_lll_work));
+  auto basis = std::make_shared<const LatticeBasis>(invariant_lattice_basis(independent_rows, interrupts));
   const std::size_t entries = entries_of(*basis) + rows.columns.size();
   if (entries > kMaxKeptBasisEntries) return basis;
   const std::lock_guard<std::mutex> lock(kept_mutex);

@@ -19,14 +19,12 @@
 namespace invariant_dp {
 
 // invariant_lattice_basis(independent_rows), from the kept ones when the
-// rows are the same (compared whole, whatever max_lll_work: a kept basis
-// costs nothing); a new basis is kept unless it has
+// rows are the same (compared whole); a new basis is kept unless it has
 // more than kMaxKeptBasisEntries entries, the oldest dropped past
 // kKeptBases or kMaxKeptBasisEntries in all. Errors as
 // invariant_lattice_basis (never kept).
 std::shared_ptr<const LatticeBasis> kept_invariant_lattice_basis(
-    const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows, const Interrupts& interrupts,
-    double max_lll_work = kMaxLllWork);
+    const Eigen::SparseMatrix<double, Eigen::RowMajor>& independent_rows, const Interrupts& interrupts);
 
 // Drops every kept basis (the C boundary's idp_keep_results_for: nothing
 // kept for one role is used for another).

@@ -57,7 +57,7 @@ bool structured_basis(const Component& component, const std::vector<SparseVector
 // HNF of [A_c^T | I]), LLL-reduced. Throws TooLarge past the limits below.
 // force_hnf is for tests (both routes must give the same lattice).
 ComponentBasis general_basis(const Component& component, const std::vector<SparseVector>& rows,
-                             const Interrupts& interrupts, bool force_hnf = false, double max_lll_work = kMaxLllWork);
+                             const Interrupts& interrupts, bool force_hnf = false);
 
 // The general path's limits: cells in one component, cells for the HNF
 // fallback (kMaxLllWork, the LLL work m^2 d in one component, m = kernel

@@ -195,7 +195,7 @@ std::vector<double> gram_schmidt_norms(const std::vector<SparseVector>& vectors,
 // helper the caller may leave (../leave_on_cancel.hpp): it reads only its
 // arguments, owned by the helper's captures.
 ComponentBasis reduce_component(const std::vector<std::int64_t>& entries, const std::vector<std::size_t>& cells,
-                                std::size_t k, bool force_hnf, double max_lll_work) {
+                                std::size_t k, bool force_hnf) {
   const std::size_t d = cells.size();
   FmpzMat a(k, d);
   for (std::size_t i = 0; i < k; ++i)
@@ -213,7 +213,7 @@ ComponentBasis reduce_component(const std::vector<std::int64_t>& entries, const 
   }
   const std::size_t m = kernel->rows();
   if (m == 0) return out;
-  if (lll_work(m, d) > max_lll_work) throw too_long_to_reduce(m, d);
+  if (lll_work(m, d) > kMaxLllWork) throw too_long_to_reduce(m, d);
   lll_reduce(*kernel);
   if (!full_row_rank(*kernel)) throw std::logic_error("lattice: the reduced basis lost rank");
   for (std::size_t i = 0; i < m; ++i) out.vectors.push_back(to_sparse(*kernel, i, cells));
@@ -224,21 +224,19 @@ ComponentBasis reduce_component(const std::vector<std::int64_t>& entries, const 
 }  // namespace
 
 ComponentBasis general_basis(const Component& component, const std::vector<SparseVector>& rows,
-                             const Interrupts& interrupts, bool force_hnf, double max_lll_work) {
+                             const Interrupts& interrupts, bool force_hnf) {
   const std::size_t d = component.cells.size(), k = component.rows.size();
   if (d > kMaxGeneralCells)
     throw too_entangled("A group of " + std::to_string(d) + " cells linked by intersecting margins exceeds the limit of " +
                         std::to_string(kMaxGeneralCells) + " cells for the exact integer basis.");
   // m >= d - k: refuse before any elimination when even that is too much LLL work
-  if (d > k && lll_work(d - k, d) > max_lll_work) throw too_long_to_reduce(d - k, d);
+  if (d > k && lll_work(d - k, d) > kMaxLllWork) throw too_long_to_reduce(d - k, d);
   auto entries = std::make_shared<const std::vector<std::int64_t>>(dense_rows(component, rows));
   auto cells = std::make_shared<const std::vector<std::size_t>>(component.cells);
   auto result = std::make_shared<ComponentBasis>();
   interrupts.poll();
   run_leaving_on_cancel(
-      [entries, cells, result, k, force_hnf, max_lll_work] {
-        *result = reduce_component(*entries, *cells, k, force_hnf, max_lll_work);
-      },
+      [entries, cells, result, k, force_hnf] { *result = reduce_component(*entries, *cells, k, force_hnf); },
       interrupts);
   return std::move(*result);
 }

@@ -1,8 +1,7 @@
 // Kept invariant lattice bases (src/core/lattice/lattice_basis_cache.hpp):
 // the same rows give the kept basis itself, equal to a new computation;
 // other rows (even one entry apart) a basis of their own; the oldest is
-// dropped past kKeptBases; a shorter work limit refuses unless kept; a
-// cancelled computation keeps nothing.
+// dropped past kKeptBases; a cancelled computation keeps nothing.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -53,13 +52,6 @@ TEST(LatticeBasisCache, DropsTheOldest) {
 // A caller bound by a short wait (the error bars: FLINT's reduction cannot
 // poll) is refused past its LLL work before the work starts, unless the
 // basis is kept.
-TEST(LatticeBasisCache, AShorterWorkLimitUnlessKept) {
-  const CachedRows a = test_tables::table_without_a_corner(4, 7);  // 27 cells, 17 vectors: work 17^2 x 27
-  EXPECT_THROW(kept_invariant_lattice_basis(a, Interrupts(), 1000), TooLarge);
-  const auto kept = kept_invariant_lattice_basis(a, Interrupts());
-  EXPECT_EQ(kept_invariant_lattice_basis(a, Interrupts(), 1000), kept);
-}
-
 TEST(LatticeBasisCache, ACancelKeepsNothing) {
   const CachedRows a = test_tables::table_without_a_corner(5, 6);
   const Interrupts stop(test_interrupts::always_pending, nullptr);
