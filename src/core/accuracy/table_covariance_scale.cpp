@@ -174,43 +174,81 @@ struct Sums {
   std::uint64_t visited = 0;
 };
 
-// The trapezoid sums over the grid's box. The integrands are symmetric
+// What both trapezoids share: the angles 2 pi j / N of the integers
+// j = first .. last (|j| <= N/2, so reduced exactly) with their cosines and
+// sines, and the weighted sums their nodes add to.
+template <class Real>
+class NodeSums {
+ public:
+  NodeSums(IntegerNoise noise, int r, double n, std::int64_t N, std::int64_t first, std::int64_t last,
+           const Interrupts& interrupts)
+      : line_(noise, r), d_(r - 1), n_(n), first_(first) {
+    const auto count = static_cast<std::size_t>(last - first + 1);
+    angle_.resize(count), cosine_.resize(count), sine_.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      interrupts.poll_every(i);
+      angle_[i] = 2 * Real(kQuadraturePi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
+      cosine_[i] = std::cos(angle_[i]);
+      sine_[i] = std::sin(angle_[i]);
+    }
+  }
+
+  // The node of angles 2 pi j_i / N, i < r - 1, standing for `weight`
+  // nodes; the numerator's term over the first r - 1 partials of psi, or
+  // over all r (the last minus the sum of the others) when all_partials.
+  void add(const std::int64_t* j, Real weight, bool all_partials) {
+    Real alpha[kMaxLines] = {}, c[kMaxLines] = {}, s[kMaxLines] = {}, grad[kMaxLines] = {};
+    for (int i = 0; i < d_; ++i) {
+      const auto at = static_cast<std::size_t>(j[i] - first_);
+      alpha[i] = angle_[at], c[i] = cosine_[at], s[i] = sine_[at];
+    }
+    const Real log_psi = line_.evaluate(alpha, c, s, grad);
+    Real g2 = 0, sum = 0;
+    for (int i = 0; i < d_; ++i) g2 += grad[i] * grad[i], sum += grad[i];
+    if (all_partials) g2 += sum * sum;
+    den_ += weight * std::exp(Real(n_) * log_psi);
+    num_ += weight * std::exp(Real(n_ - 2) * log_psi) * g2;
+    nodes_ += weight;
+    ++visited_;
+  }
+
+  // The sums, the numerator's times num_factor.
+  Sums sums(double num_factor) const { return {double(den_), double(num_) * num_factor, visited_}; }
+  long double nodes() const { return nodes_; }
+
+ private:
+  const LineTransform<Real> line_;
+  const int d_;
+  const double n_;
+  const std::int64_t first_;
+  std::vector<Real> angle_, cosine_, sine_;
+  long double den_ = 0, num_ = 0, nodes_ = 0;
+  std::uint64_t visited_ = 0;
+};
+
+// The trapezoid sums over the box max |j_i| <= J of a grid too large to sum
+// whole (the whole grid is trapezoid_whole's). The integrands are symmetric
 // under alpha -> -alpha (the law is) and under permuting alpha_1 ..
 // alpha_d (the cells of a line are exchangeable; the last one keeps angle
-// 0): each orbit is visited once, at its non-decreasing member that is not
-// below its negation's sorted form, weighted by the orbit's size.
+// 0), which map the box to itself: each orbit is visited once, at its
+// non-decreasing member that is not below its negation's sorted form,
+// weighted by the orbit's size.
 template <class Real>
 Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
   const int d = r - 1;
-  const LineTransform<Real> line(noise, r);
-  const auto N = static_cast<std::int64_t>(g.N);
-  const std::int64_t first = g.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(g.J);
-  const std::int64_t last = g.whole ? N / 2 : static_cast<std::int64_t>(g.J);
-  // Angles of the axis' nodes, 2 pi j / N for j = first .. last, with their
-  // cosines and sines (reduced exactly: |j| <= N/2).
-  const auto count = static_cast<std::size_t>(last - first + 1);
-  std::vector<Real> angle(count), cosine(count), sine(count);
-  for (std::size_t i = 0; i < count; ++i) {
-    interrupts.poll_every(i);
-    angle[i] = 2 * Real(kQuadraturePi) * (Real(first + static_cast<std::int64_t>(i)) / Real(N));
-    cosine[i] = std::cos(angle[i]);
-    sine[i] = std::sin(angle[i]);
-  }
-  const auto negated = [&](std::int64_t v) { return g.whole && 2 * v == N ? v : -v; };
+  const auto J = static_cast<std::int64_t>(g.J);
+  NodeSums<Real> nodes(noise, r, n, static_cast<std::int64_t>(g.N), -J, J, interrupts);
   constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
   std::array<std::int64_t, kMaxLines> j{}, minus{};
-  for (int i = 0; i < d; ++i) j[i] = first;
-  long double den = 0, num = 0;
-  Sums out;
+  for (int i = 0; i < d; ++i) j[i] = -J;
   std::uint64_t counted = 0;
   for (;;) {
     interrupts.poll_every(++counted);
-    for (int i = 0; i < d; ++i) minus[i] = negated(j[i]);
+    for (int i = 0; i < d; ++i) minus[i] = -j[i];
     std::sort(minus.begin(), minus.begin() + d);
     int order = 0;  // j against its negation, lexicographically
     for (int i = 0; i < d && order == 0; ++i) order = j[i] < minus[i] ? -1 : j[i] > minus[i] ? 1 : 0;
     if (order >= 0) {
-      ++out.visited;
       int permutations = kFactorial[d];
       for (int i = 0, run = 1; i < d; ++i, ++run) {
         if (i + 1 == d || j[i + 1] != j[i]) {
@@ -218,28 +256,16 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, con
           run = 0;
         }
       }
-      const Real weight = Real(permutations) * (order == 0 ? 1 : 2);
-      Real alpha[kMaxLines], c[kMaxLines], s[kMaxLines], grad[kMaxLines];
-      for (int i = 0; i < d; ++i) {
-        const auto at = static_cast<std::size_t>(j[i] - first);
-        alpha[i] = angle[at], c[i] = cosine[at], s[i] = sine[at];
-      }
-      const Real log_psi = line.evaluate(alpha, c, s, grad);
-      Real g2 = 0;
-      for (int i = 0; i < d; ++i) g2 += grad[i] * grad[i];
-      den += weight * std::exp(Real(n) * log_psi);
-      num += weight * std::exp(Real(n - 2) * log_psi) * g2;
+      nodes.add(j.data(), Real(permutations) * (order == 0 ? 1 : 2), false);
     }
     int k = d - 1;  // the next non-decreasing tuple
     // Ends: k falls to at most -1.
-    while (k >= 0 && j[k] == last) --k;
+    while (k >= 0 && j[k] == J) --k;
     if (k < 0) break;
     ++j[k];
     for (int i = k + 1; i < d; ++i) j[i] = j[k];
   }
-  out.den = double(den);
-  out.num = double(num);
-  return out;
+  return nodes.sums(1);
 }
 
 // The whole grid (short tables, where few nodes are negligible), by the
@@ -261,22 +287,15 @@ Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, con
 // (the last minus the sum of the others) are permuted by these maps, so
 // each has the same sum of psi^(n-2) (d_k psi)^2 over the grid and the
 // first r - 1 hold (r - 1)/r of the symmetric sum over all r. This visits
-// about N^(r-1) / (2 r!) nodes where trapezoid() visits N^(r-1) / (2 (r-1)!).
+// about N^(r-1) / (2 r!) nodes where the box's symmetries alone leave
+// N^(r-1) / (2 (r-1)!).
 template <class Real>
 Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, const Interrupts& interrupts) {
   const int d = r - 1;
-  const LineTransform<Real> line(noise, r);
   const auto N = static_cast<std::int64_t>(grid);
-  // The angle of point p of Z_N, 2 pi p / N taken in (-pi, pi], with its
-  // cosine and sine.
-  std::vector<Real> angle(grid), cosine(grid), sine(grid);
-  for (std::int64_t p = 0; p < N; ++p) {
-    interrupts.poll_every(static_cast<std::uint64_t>(p));
-    const std::int64_t centred = 2 * p <= N ? p : p - N;
-    angle[p] = 2 * Real(kQuadraturePi) * (Real(centred) / Real(N));
-    cosine[p] = std::cos(angle[p]);
-    sine[p] = std::sin(angle[p]);
-  }
+  // Point p of Z_N at its centred integer, in (-N/2, N/2].
+  const auto centred = [N](std::int64_t p) { return 2 * p <= N ? p : p - N; };
+  NodeSums<Real> nodes(noise, r, n, N, -(N - 1) / 2, N / 2, interrupts);
   constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
   // -1, 0, 1 as gap sequence a is below, equal to or above b.
   const auto compare = [r](const std::int64_t* a, const std::int64_t* b) {
@@ -284,8 +303,6 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
       if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
     return 0;
   };
-  long double den = 0, num = 0, nodes = 0;
-  Sums out;
   std::uint64_t counted = 0;
   std::array<std::int64_t, kMaxLines> gap{}, image{};
   // The least gap first: g_0 <= every other gap, so g_0 <= N / r.
@@ -316,7 +333,6 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
           shift = (shift + gap[k]) % N;
         }
         if (least) {
-          ++out.visited;
           // The points 0 = p_0 <= p_1 <= ... <= p_d and their multiplicities.
           std::int64_t point[kMaxLines];
           point[0] = 0;
@@ -327,19 +343,9 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
               permutations /= kFactorial[run];
               run = 0;
             }
-          const Real weight = Real(permutations) / Real(fixing) * (reflected_is_rotation ? 1 : 2);
-          Real alpha[kMaxLines] = {}, c[kMaxLines] = {}, s[kMaxLines] = {}, grad[kMaxLines] = {};
-          for (int i = 0; i < d; ++i) {
-            const auto at = static_cast<std::size_t>(point[i + 1]);
-            alpha[i] = angle[at], c[i] = cosine[at], s[i] = sine[at];
-          }
-          const Real log_psi = line.evaluate(alpha, c, s, grad);
-          Real g2 = 0, sum = 0;
-          for (int i = 0; i < d; ++i) g2 += grad[i] * grad[i], sum += grad[i];
-          g2 += sum * sum;  // the last angle's partial
-          den += weight * std::exp(Real(n) * log_psi);
-          num += weight * std::exp(Real(n - 2) * log_psi) * g2;
-          nodes += weight;
+          std::int64_t j[kMaxLines] = {};
+          for (int i = 0; i < d; ++i) j[i] = centred(point[i + 1]);
+          nodes.add(j, Real(permutations) / Real(fixing) * (reflected_is_rotation ? 1 : 2), true);
         }
       }
       if (d < 2) break;
@@ -358,11 +364,9 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
     }
   }
   // Every node of the grid is in exactly one orbit.
-  if (nodes != std::pow(static_cast<long double>(N), d))
+  if (nodes.nodes() != std::pow(static_cast<long double>(N), d))
     throw std::logic_error("table_covariance_scale: the orbits do not cover the grid");
-  out.den = double(den);
-  out.num = double(num) * double(d) / double(r);
-  return out;
+  return nodes.sums(double(d) / double(r));
 }
 
 // One attempt of the computation: the points estimated before it (checked
