@@ -190,6 +190,28 @@ FROM (VALUES ('diagonal pair', ARRAY['Low/Alpha', 'Medium/Beta']),
              ('2 x 2 block', ARRAY['Low/Alpha', 'Low/Beta', 'Medium/Alpha', 'Medium/Beta'])) q(what, cells),
      one_bar_l3 r, one_bar_l3_law l
 WHERE r.edu || '/' || r.county = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
+-- A four-line table (4 x 120, drawn by the chain): its cells' law and the
+-- law of a sum of cells, by Fourier integrals over three angles, exact
+-- within a margin's work; each cell's interval is that cell's margin.
+SET dp.seed = 7;
+CREATE TABLE one_bar_l4 AS
+SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 4) g, generate_series(1, 120) k,
+                             generate_series(1, 2 + (g * k) % 5) GROUP BY 1, 2$$, 1.0, 'integer_laplace',
+                           margins => '{g,k}', options => '{"sampler": "chain", "interval": 0.9}')
+    AS t(g int, k int, n bigint, lower bigint, upper bigint);
+CREATE TABLE one_bar_l4_law AS SELECT dp.last_release() AS law;
+RESET dp.seed;
+SELECT l.law -> 'interval' ->> 'kind' AS cells_kind FROM one_bar_l4_law l;
+SELECT count(*) AS cells, bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
+           AS interval_is_the_cells_margin
+FROM (SELECT * FROM one_bar_l4 WHERE k <= 3) c,
+     LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_l4_law)) AS margin
+              FROM one_bar_l4 r WHERE r.g = c.g AND r.k = c.k) m;
+SELECT q.what, (dp.error_bar(r, 0.9, l.law)).margin_of_error, (dp.error_bar(r, 0.9, l.law)).margin_kind
+FROM (VALUES ('pair', ARRAY['1/1', '2/2']), ('2 x 2 block', ARRAY['1/1', '1/2', '2/1', '2/2'])) q(what, cells),
+     one_bar_l4 r, one_bar_l4_law l
+WHERE r.g || '/' || r.k = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
+DROP TABLE one_bar_l4, one_bar_l4_law;
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound

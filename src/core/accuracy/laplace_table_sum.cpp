@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <deque>
 #include <map>
+#include <mutex>
 #include <numeric>
 
 #include "../errors.hpp"
@@ -17,7 +19,8 @@ namespace invariant_dp::accuracy {
 namespace {
 
 constexpr double kAlias = 1e-14;       // the alpha grid's aliasing, before its factor
-constexpr double kThetaAlias = 1e-13;  // the inversion's aliasing
+constexpr double kThetaAlias = 1e-10;  // the inversion's aliasing
+constexpr double kPruned = 1e-11;      // the alpha nodes left out in theta, relative to the denominator
 constexpr std::int64_t kMaxWeight = std::int64_t(1) << 39;  // differences of two stay within 2^40
 // Lines longer than this keep the caller's tail bound: psi^n in double
 // multiplies psi's relative error by n (the cell's law goes to 80 bits).
@@ -37,6 +40,9 @@ struct Table {
   double tau = 0;                      // P(S = 0 mod N, S != 0), bounded
   double den = 0, zero_sum = 0;        // (1/N^d) sum of psi^n, of psi^zero_lines (the box)
   std::vector<double> log_psi;         // at the box's nodes, in the odometer's order
+  int pruned_order = 0;                // nodes of this binary order of psi^zero_lines and beyond are left out in theta
+  double pruned = 0;                   // (1/N^d) sum of their psi^zero_lines
+  double kept = 0;                     // the nodes visited in theta
   std::vector<C> roots;                // e^(2 pi i m / N), m = 0 .. N - 1
   double psi0 = 0;                     // the line's transform at alpha = 0, unnormalised
 };
@@ -148,6 +154,44 @@ void for_each_node(const Table& t, std::uint64_t cost, const Interrupts& interru
   }
 }
 
+// The nodes the passes in theta leave out. A node adds
+// psi(alpha)^zero_lines prod_p (psi(alpha + theta p) / psi(0))^(n_p) to the
+// sum at theta, at most psi(alpha)^zero_lines in modulus (psi / psi(0) is a
+// transform), which the pass at theta = 0 has computed at every node: the
+// smallest nodes whose total stays below kPruned of the denominator are
+// left out, their total bounding what they would add at any theta. They
+// are chosen by binary order of magnitude (the total of the smaller orders
+// first), so that one pass over the nodes settles it.
+constexpr int kOrders = 1100;  // psi^zero_lines below 2^-1100 is 0 in double
+
+// o with e^log_term in (2^-(o+1), 2^-o], within 0 .. kOrders.
+int magnitude_order(double log_term) {
+  const double o = std::floor(-log_term / std::log(2.0));
+  return o >= kOrders ? kOrders : o <= 0 ? 0 : static_cast<int>(o);
+}
+
+void prune(Table& t, const Interrupts& interrupts) {
+  std::vector<long double> by_order(kOrders + 1, 0);
+  std::vector<double> nodes(kOrders + 1, 0);
+  for (std::size_t k = 0; k < t.log_psi.size(); ++k) {
+    interrupts.poll_every(k);
+    const double log_term = t.zero_lines * t.log_psi[k];
+    by_order[std::size_t(magnitude_order(log_term))] += std::exp(log_term);
+    nodes[std::size_t(magnitude_order(log_term))] += 1;
+  }
+  const long double all = std::pow((long double)t.grid.N, t.r - 1);
+  const long double allowed = (long double)kPruned * t.den * all;
+  long double pruned = 0;
+  int first_pruned = kOrders + 1;
+  // Ends: first_pruned falls to 1 at most (order 0 is always kept).
+  while (first_pruned > 1 && pruned + by_order[std::size_t(first_pruned - 1)] <= allowed)
+    pruned += by_order[std::size_t(--first_pruned)];
+  t.kept = 0;
+  for (int o = 0; o < first_pruned; ++o) t.kept += nodes[std::size_t(o)];
+  t.pruned_order = first_pruned;
+  t.pruned = next_up(double(pruned / all) * 1.01);
+}
+
 // e^(2 pi i m / N) for m = 0 .. N - 1.
 std::vector<C> roots_of_unity(std::uint64_t N, const Interrupts& interrupts) {
   std::vector<C> out(N);
@@ -242,11 +286,15 @@ class Chernoff {
   double log_rest_ = 0;
 };
 
-}  // namespace
+// The refusal past a caller's work limit, the same computed or kept.
+TooLarge past_the_work_limit(double needed) {
+  return TooLarge("the sum's law needs too many quadrature points", "It would evaluate " + format_double(needed) + ".");
+}
 
-TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
-                                            const Interrupts& interrupts, double max_work) {
-  check_level(level);
+// The computation; `needed` receives the line transforms it spent, or
+// would have spent when it refuses for max_work.
+TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
+                                      const Interrupts& interrupts, double max_work, double& needed) {
   const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
   const double inv_b = double(b.den) / double(b.num), a = std::exp(-inv_b);
   std::int64_t step = 0;
@@ -275,8 +323,8 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
     count_pairs(t);
     work += t.grid.points;
   }
-  if (work > max_work)
-    throw TooLarge("the sum's law needs too many quadrature points", "It would evaluate " + format_double(work) + ".");
+  needed = work;
+  if (work > max_work) throw past_the_work_limit(work);
   // theta = 0: psi at every node, kept; the sums of psi^n and psi^zero_lines.
   C zero[kMaxLines];
   for (C& z : zero) z = {1, 0};
@@ -300,6 +348,7 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
     t.zero_sum = double(zero_sum / all);
     if (!(t.den - t.grid.omitted_den - t.tau > 0))
       throw OutOfRange("the sum's law could not be computed to its stated accuracy");
+    prune(t, interrupts);
   }
   // The inversion's period: past the ceiling (a half-width that covers by
   // the tail bound alone) by the aliasing's reach.
@@ -326,10 +375,9 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
   }
   transform.omitted = next_up(omitted * 1.01);
   double theta_work = 0;
-  for (const Table& t : tables) theta_work += t.grid.points * double(t.patterns.size()) * double(listed);
-  if (work + theta_work > max_work)
-    throw TooLarge("the sum's law needs too many quadrature points",
-                   "It would evaluate " + format_double(work + theta_work) + ".");
+  for (const Table& t : tables) theta_work += t.kept * double(t.patterns.size()) * double(listed);
+  needed = work + theta_work;
+  if (needed > max_work) throw past_the_work_limit(needed);
   // The transform of X at theta_k = 2 pi k / period, k = 1 .. period / 2:
   // the product over the tables of their ratios, each within its box's
   // truncation and rounding.
@@ -338,7 +386,7 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
   for (const Table& t : tables) {
     rounding += 100 * t.n * 0x1p-53 + 4 * t.grid.points * 0x1p-53;
     const double den_lower = t.den - t.grid.omitted_den;
-    node_error += (t.grid.omitted_num + t.grid.omitted_den) / den_lower;
+    node_error += (t.grid.omitted_num + t.grid.omitted_den + t.pruned) / den_lower;
     tv += t.tau / den_lower;
   }
   for (std::uint64_t k = 1; k <= listed; ++k) {
@@ -361,14 +409,18 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
       long double sum = 0;
       std::size_t at = 0;
       for_each_node(t, shift.size(), interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
-        double log_term = t.zero_lines * t.log_psi[at++];
+        const double log_term = t.zero_lines * t.log_psi[at++];
+        if (magnitude_order(log_term) >= t.pruned_order) return;
+        C node[kMaxLines], u[kMaxLines];
+        for (int i = 0; i < d; ++i) node[i] = t.roots[residue(j[i], t.grid.N)];
+        u[d] = {1, 0};
+        double term = std::exp(log_term);
         for (std::size_t q = 0; q < shift.size(); ++q) {
-          C u[kMaxLines];
-          for (int i = 0; i < d; ++i) u[i] = t.roots[residue(j[i], t.grid.N)] * shift[q][i];
-          u[d] = {1, 0};
-          log_term += lines[q] * std::log(line_transform(a, t.r, u) / t.psi0);
+          for (int i = 0; i < d; ++i) u[i] = node[i] * shift[q][i];
+          const double ratio = line_transform(a, t.r, u) / t.psi0;  // in (0, 1]
+          term *= lines[q] == 1 ? ratio : std::pow(ratio, lines[q]);
         }
-        sum += std::exp(log_term);
+        sum += term;
       });
       const long double all = std::pow((long double)t.grid.N, d);
       value *= double(sum / all) / t.den;
@@ -384,6 +436,84 @@ TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<Laplac
   };
   out.quantile = smallest_covering(coverage, level, ceiling / 2, ceiling, interrupts);
   return out;
+}
+
+// The sums a process keeps: their laws depend on the scale, the tables'
+// shapes, the weights and the level alone. A query that names one error bar
+// several times (each column of a composite, each with its own copy of the
+// law's subquery, is its own aggregate) or asks again reads it without
+// computing it. The work it spent, or would have, is kept with it and
+// checked against the caller's limit as the computation would, so that
+// keeping changes only the time, never a figure or a refusal.
+struct KeptSum {
+  Rational b;
+  double level = 0;
+  std::vector<LaplaceTablePart> parts;
+  double needed = 0;
+  bool refused = false;
+  TableSumQuantile result;
+
+  bool same(Rational other_b, double other_level, const std::vector<LaplaceTablePart>& other) const {
+    if (b.num != other_b.num || b.den != other_b.den || level != other_level || parts.size() != other.size())
+      return false;
+    for (std::size_t k = 0; k < parts.size(); ++k)
+      if (parts[k].rows != other[k].rows || parts[k].cols != other[k].cols || parts[k].weights != other[k].weights)
+        return false;
+    return true;
+  }
+};
+
+constexpr std::size_t kKeptSums = 16;
+std::mutex& kept_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::deque<KeptSum>& kept_sums() {
+  static std::deque<KeptSum> entries;
+  return entries;
+}
+
+void keep(KeptSum entry) {
+  const std::lock_guard<std::mutex> lock(kept_mutex());
+  auto& kept = kept_sums();
+  for (auto it = kept.begin(); it != kept.end(); ++it)
+    if (it->same(entry.b, entry.level, entry.parts)) {
+      kept.erase(it);
+      break;
+    }
+  if (kept.size() >= kKeptSums) kept.pop_front();
+  kept.push_back(std::move(entry));
+}
+
+}  // namespace
+
+TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
+                                            const Interrupts& interrupts, double max_work) {
+  check_level(level);
+  {
+    const std::lock_guard<std::mutex> lock(kept_mutex());
+    for (const KeptSum& kept : kept_sums())
+      if (kept.same(b, level, parts)) {
+        if (kept.needed > max_work) throw past_the_work_limit(kept.needed);
+        if (!kept.refused) return kept.result;
+        break;  // refused under a lower limit than this one: computed again
+      }
+  }
+  double needed = 0;
+  try {
+    TableSumQuantile out = compute_sum_quantile(b, parts, level, interrupts, max_work, needed);
+    out.work = needed;
+    keep({b, level, parts, needed, false, out});
+    return out;
+  } catch (const TooLarge&) {
+    if (needed > max_work) keep({b, level, parts, needed, true, {}});
+    throw;
+  }
+}
+
+void forget_kept_table_sums() {
+  const std::lock_guard<std::mutex> lock(kept_mutex());
+  kept_sums().clear();
 }
 
 }  // namespace invariant_dp::accuracy

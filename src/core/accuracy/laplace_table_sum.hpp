@@ -16,11 +16,15 @@
 //   - the aliasing of the inversion, P(|X| >= N_theta - t), by Chernoff:
 //     E e^(lambda w . Y) of a zero-sum line is at most the ratio of its
 //     partition functions at a e^(lambda (max w - min w) / 2) and at a;
+//   - the alpha nodes left out in theta: psi^(lines of pattern 0), computed
+//     at theta = 0, bounds a node's share at every theta, and the smallest
+//     nodes up to 1e-11 of the whole are left out (a few per cent of the
+//     box remain);
 //   - rounding, estimated as for the cell's law.
-// Every node in theta is evaluated (no majorant in theta), so the work is
-// (nodes in theta) x (nodes in alpha) x (patterns): cheap for the sums of a
-// few cells or lines, refused (TooLarge, before any node is evaluated) past
-// max_work, where the caller keeps its tail bound.
+// The work is (nodes in theta) x (alpha nodes kept) x (patterns): cheap for
+// the sums of a few cells or lines, refused (TooLarge) past max_work, where
+// the caller keeps its tail bound: before any node is evaluated when the
+// box alone is past it, else after the pass at theta = 0.
 #pragma once
 
 #include <cstddef>
@@ -40,20 +44,28 @@ struct LaplaceTablePart {
   std::vector<std::int64_t> weights;
 };
 
-// Evaluations of a line's transform one margin of error may spend (about
-// half a second).
-constexpr double kTableSumWork = 4e6;
+// Evaluations of a line's transform one margin of error may spend (under a
+// second: a pair of cells of a 4 x 100 table at b = 10.4 spends 5.7e6 in
+// 0.8 s).
+constexpr double kTableSumWork = 6e6;
 
 struct TableSumQuantile {
   Quantile quantile;      // of X / step
   std::int64_t step = 0;  // X takes the values step Z; 0: X is constant given the margins
+  double work = 0;        // line transforms evaluated
 };
 
 // parts: tables with min(rows, cols) in {3, 4} and both sides at least 3
 // (InvalidArgument otherwise). TooLarge past max_work, for lines longer than
 // 2,000 or weights past 2^39 in size; OutOfRange when the bounds do not
 // certify a half-width.
+// The process keeps the last 16 sums it computed or refused for work, with
+// that work, so that asking again (a composite's columns, a dashboard's
+// refresh) reads them within the same limits.
 TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
                                             const Interrupts& interrupts, double max_work = kTableSumWork);
+
+// Drops the kept sums (release/kept_results.hpp: a new role starts from nothing).
+void forget_kept_table_sums();
 
 }  // namespace invariant_dp::accuracy

@@ -37,8 +37,8 @@ inline Cx<Real> operator*(Cx<Real> x, Cx<Real> y) {
 }
 template <class Real>
 inline Cx<Real> reciprocal(Cx<Real> x) {
-  const Real m = x.re * x.re + x.im * x.im;
-  return {x.re / m, -x.im / m};
+  const Real inverse_modulus = 1 / (x.re * x.re + x.im * x.im);
+  return {x.re * inverse_modulus, -x.im * inverse_modulus};
 }
 
 // f[x_1 .. x_n] for f(z) = z^p q(z) / prod_k (1 - beta_k z): the last entry
@@ -110,12 +110,31 @@ struct LaplaceLinePoles {
     }
   }
 
-  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is symmetric).
+  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is
+  // symmetric). divided_difference's steps at a fixed r, which the compiler
+  // unrolls: the callers' innermost evaluation.
   Real transform_difference() const {
-    int nodes[kMaxNodes];
-    for (int k = 0; k < r; ++k) nodes[k] = k;
-    const Cx<Real> one[1] = {Cx<Real>{1, 0}};
-    return divided_difference(x, nodes, r, r - 1, one, 0, beta, nodes, r, inverse).re;
+    static_assert(kMaxLines == 4, "one case per number of lines");
+    return r == 2 ? fixed_difference<2>() : r == 3 ? fixed_difference<3>() : fixed_difference<4>();
+  }
+
+ private:
+  template <int R>
+  Real fixed_difference() const {
+    Cx<Real> v[R] = {};
+    v[0] = {1, 0};
+    for (int k = 0; k < R - 1; ++k) {  // e_1^T J^(r-1)
+      for (int j = R - 1; j >= 1; --j) v[j] = v[j] * x[j] + v[j - 1];
+      v[0] = v[0] * x[0];
+    }
+    for (int k = 0; k < R; ++k) {  // times (I - beta_k J)^-1
+      Cx<Real> previous{};
+      for (int j = 0; j < R; ++j) {
+        v[j] = (v[j] + beta[k] * previous) * inverse[k][j];
+        previous = v[j];
+      }
+    }
+    return v[R - 1].re;
   }
 };
 

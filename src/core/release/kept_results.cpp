@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "../accuracy/laplace_table_cell.hpp"
+#include "../accuracy/laplace_table_sum.hpp"
 #include "../accuracy/table_covariance_scale.hpp"
 #include "../lattice/lattice_basis_cache.hpp"
 
@@ -21,6 +22,7 @@ void keep_results_for(std::uint32_t role) {
   if (named && role == last_role) return;
   forget_kept_lattice_bases();
   accuracy::forget_kept_cell_quantiles();
+  accuracy::forget_kept_table_sums();
   accuracy::forget_kept_table_scales();
   named = true;
   last_role = role;

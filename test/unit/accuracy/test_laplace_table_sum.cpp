@@ -73,9 +73,15 @@ TEST(LaplaceTableSum, TwoIndependentTablesConvolve) {
             enumerated_quantile(law, 0.99));
 }
 
+// The cell's law needs no inversion (laplace_table_cell.hpp): the two
+// enclosures of the coverage at the half-width and one count less agree,
+// within the sum's: its alpha grid's aliasing (1e-14 of the mass) over
+// P(S = 0 mod N), which is about 1e-9 on a table of 1,000 lines. On the long
+// tables most alpha nodes are left out in theta.
 TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
   for (const auto& [rows, cols, b] : {std::tuple<std::size_t, std::size_t, Rational>{4, 4, {1, 2}},
-                                      {4, 12, {1, 1}}, {3, 12, {3, 2}}, {12, 3, {3, 2}}}) {
+                                      {4, 12, {1, 1}}, {3, 12, {3, 2}}, {12, 3, {3, 2}}, {4, 300, {4, 1}},
+                                      {1000, 4, {52, 5}}}) {
     std::vector<std::int64_t> w(rows * cols, 0);
     w[cols + 1] = 1;
     for (const double level : {0.9, 0.99}) {
@@ -83,8 +89,48 @@ TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
           laplace_table_sum_quantile(b, {LaplaceTablePart{rows, cols, w}}, level, Interrupts(), 1e8);
       const Quantile cell = laplace_table_cell_quantile(b, rows, cols, level, Interrupts(), 1e9).quantile;
       EXPECT_EQ(q.quantile.half_width, cell.half_width) << rows << " x " << cols << " " << level;
+      EXPECT_NEAR(q.quantile.coverage_lower, cell.coverage_lower, 2e-5) << rows << " x " << cols << " " << level;
+      EXPECT_NEAR(q.quantile.narrower_upper, cell.narrower_upper, 2e-5) << rows << " x " << cols << " " << level;
     }
   }
+}
+
+// Sums of a few cells of long four-line tables at calibrated scales stay
+// within a margin's work: a pair of cells and a 2 x 2 block of a 4 x 1000
+// table at b = 10.4 (epsilon about 0.38), exact.
+TEST(LaplaceTableSum, FewCellsOfLongFourLineTablesWithinTheWorkLimit) {
+  std::vector<std::int64_t> pair(4 * 1000, 0), block(4 * 1000, 0);
+  pair[0] = pair[1000 + 1] = 1;
+  block[0] = block[1] = block[1000] = block[1000 + 1] = 1;
+  for (const auto& w : {pair, block}) {
+    const TableSumQuantile q = laplace_table_sum_quantile({52, 5}, {LaplaceTablePart{4, 1000, w}}, 0.9, Interrupts());
+    EXPECT_TRUE(q.quantile.exact);
+    EXPECT_EQ(q.step, 1);
+  }
+}
+
+// A kept sum is read without computing (no poll), and within the caller's
+// limit as computed: refused below the work it took; a refusal is kept
+// too, and a higher limit computes it again.
+TEST(LaplaceTableSum, AKeptSumKeepsItsWork) {
+  std::vector<std::int64_t> w(3 * 100, 0);
+  w[0] = w[100 + 1] = 1;
+  const std::vector<LaplaceTablePart> parts = {LaplaceTablePart{3, 100, w}};
+  const Interrupts stop(test_interrupts::always_pending, nullptr);
+  forget_kept_table_sums();
+  const TableSumQuantile first = laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts());
+  ASSERT_GT(first.work, 0);
+  const TableSumQuantile again = laplace_table_sum_quantile({2, 1}, parts, 0.9, stop, first.work);
+  EXPECT_EQ(again.quantile.half_width, first.quantile.half_width);
+  EXPECT_EQ(again.work, first.work);
+  EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, stop, first.work / 2), TooLarge);
+  EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.95, stop), Interrupted);  // another level
+  forget_kept_table_sums();
+  EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(), first.work / 2), TooLarge);
+  EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, stop, first.work / 2), TooLarge);
+  EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, stop), Interrupted);
+  EXPECT_EQ(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts()).quantile.half_width,
+            first.quantile.half_width);
 }
 
 // A stop asked at any of a sum's polls ends it (Interrupted).
@@ -93,10 +139,12 @@ TEST(LaplaceTableSum, PollsForCancellation) {
   for (std::size_t j = 0; j < 20; ++j) w[j] = w[40 + j] = 1;
   const std::vector<LaplaceTablePart> parts = {LaplaceTablePart{3, 40, w}};
   int left = std::numeric_limits<int>::max();
+  forget_kept_table_sums();  // else the calls below read what the first computes
   laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(test_interrupts::pending_after, &left));
   const int polls = std::numeric_limits<int>::max() - left;
   EXPECT_GT(polls, 100);
   for (const int passing : {0, polls / 2, polls - 1}) {
+    forget_kept_table_sums();
     int stop = passing;
     EXPECT_THROW(laplace_table_sum_quantile({2, 1}, parts, 0.9, Interrupts(test_interrupts::pending_after, &stop)),
                  Interrupted)

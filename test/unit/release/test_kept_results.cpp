@@ -1,12 +1,13 @@
 // Kept results scoped to one role (src/core/release/kept_results.hpp): a
-// lattice basis, a table cell's quantile and a table's covariance scale
-// kept for one role are used again by it, and dropped when another role is
-// named.
+// lattice basis, a table cell's quantile, a sum's law and a table's
+// covariance scale kept for one role are used again by it, and dropped when
+// another role is named.
 #include <gtest/gtest.h>
 
 #include <vector>
 
 #include "accuracy/laplace_table_cell.hpp"
+#include "accuracy/laplace_table_sum.hpp"
 #include "accuracy/table_covariance_scale.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
@@ -47,6 +48,20 @@ TEST(KeptResults, AnotherRoleComputesTheScaleAgain) {
   keep_results_for(21);
   EXPECT_THROW(scale(stop), Interrupted);
   EXPECT_EQ(scale(Interrupts()).scale, c);
+}
+
+TEST(KeptResults, AnotherRoleComputesTheSumAgain) {
+  std::vector<std::int64_t> w(3 * 50, 0);
+  w[0] = w[50 + 1] = 1;
+  const std::vector<accuracy::LaplaceTablePart> parts = {accuracy::LaplaceTablePart{3, 50, w}};
+  const Interrupts stop(test_interrupts::always_pending, nullptr);
+  keep_results_for(30);
+  const std::int64_t q = accuracy::laplace_table_sum_quantile({3, 1}, parts, 0.9, Interrupts()).quantile.half_width;
+  keep_results_for(30);
+  EXPECT_EQ(accuracy::laplace_table_sum_quantile({3, 1}, parts, 0.9, stop).quantile.half_width, q);
+  keep_results_for(31);
+  EXPECT_THROW(accuracy::laplace_table_sum_quantile({3, 1}, parts, 0.9, stop), Interrupted);
+  EXPECT_EQ(accuracy::laplace_table_sum_quantile({3, 1}, parts, 0.9, Interrupts()).quantile.half_width, q);
 }
 
 }  // namespace
