@@ -75,8 +75,8 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
 void forget_kept_table_scales();
 
 // The points a release and its error bars spend on one table shape (about
-// half a second at some 0.8 microseconds a point): wider, the release keeps
-// its Monte Carlo scale.
-constexpr double kErrorBarScalePoints = 6e5;
+// half a second at some 0.55 microseconds a point): wider, the release
+// keeps its Monte Carlo scale.
+constexpr double kErrorBarScalePoints = 1e6;
 
 }  // namespace invariant_dp::accuracy

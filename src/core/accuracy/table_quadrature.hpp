@@ -45,35 +45,50 @@ inline Cx<Real> reciprocal(Cx<Real> x) {
 // of the first row of f(J), J the upper bidiagonal matrix with the nodes on
 // its diagonal and ones above (Opitz 1964). The row is carried through the
 // factors: e_1^T J^p q(J) prod_k (I - beta_k J)^-1, each O(n). Nodes and
-// betas are given by index; inverse[b][x] = 1 / (1 - beta_b x_x).
-template <class Real>
-Cx<Real> divided_difference(const Cx<Real>* x, const int* node, int n, int p, const Cx<Real>* q, int q_degree,
-                            const Cx<Real>* beta, const int* factor, int n_factors,
-                            const Cx<Real> (*inverse)[kMaxNodes]) {
+// betas are given by index; inverse[b][x] = 1 / (1 - beta_b x_x). At a
+// number of nodes N fixed when compiled, which the compiler unrolls (the
+// callers' innermost evaluation); divided_difference dispatches on n.
+template <int N, class Real>
+Cx<Real> divided_difference_of(const Cx<Real>* x, const int* node, int p, const Cx<Real>* q, int q_degree,
+                               const Cx<Real>* beta, const int* factor, int n_factors,
+                               const Cx<Real> (*inverse)[kMaxNodes]) {
   using C = Cx<Real>;
-  std::array<C, kMaxNodes> v{}, acc{};
+  C v[N] = {}, acc[N] = {};
   v[0] = {1, 0};
-  const auto times_j = [&](std::array<C, kMaxNodes>& w) {
-    for (int j = n - 1; j >= 1; --j) w[j] = w[j] * x[node[j]] + w[j - 1];
+  const auto times_j = [&](C* w) {
+    for (int j = N - 1; j >= 1; --j) w[j] = w[j] * x[node[j]] + w[j - 1];
     w[0] = w[0] * x[node[0]];
   };
   for (int k = 0; k < p; ++k) times_j(v);
   // q(J) by Horner: acc = q_d v; acc = acc J + q_i v.
-  for (int j = 0; j < n; ++j) acc[j] = q[q_degree] * v[j];
+  for (int j = 0; j < N; ++j) acc[j] = q[q_degree] * v[j];
   for (int i = q_degree - 1; i >= 0; --i) {
     times_j(acc);
-    for (int j = 0; j < n; ++j) acc[j] = acc[j] + q[i] * v[j];
+    for (int j = 0; j < N; ++j) acc[j] = acc[j] + q[i] * v[j];
   }
-  v = acc;
-  for (int k = 0; k < n_factors; ++k) {  // v <- v (I - beta J)^-1
+  for (int k = 0; k < n_factors; ++k) {  // acc <- acc (I - beta J)^-1
     const C b = beta[factor[k]];
     C previous{};
-    for (int j = 0; j < n; ++j) {
-      v[j] = (v[j] + b * previous) * inverse[factor[k]][node[j]];
-      previous = v[j];
+    for (int j = 0; j < N; ++j) {
+      acc[j] = (acc[j] + b * previous) * inverse[factor[k]][node[j]];
+      previous = acc[j];
     }
   }
-  return v[n - 1];
+  return acc[N - 1];
+}
+
+template <class Real>
+Cx<Real> divided_difference(const Cx<Real>* x, const int* node, int n, int p, const Cx<Real>* q, int q_degree,
+                            const Cx<Real>* beta, const int* factor, int n_factors,
+                            const Cx<Real> (*inverse)[kMaxNodes]) {
+  static_assert(kMaxNodes == 5, "one case per number of nodes");
+  switch (n) {
+    case 1: return divided_difference_of<1>(x, node, p, q, q_degree, beta, factor, n_factors, inverse);
+    case 2: return divided_difference_of<2>(x, node, p, q, q_degree, beta, factor, n_factors, inverse);
+    case 3: return divided_difference_of<3>(x, node, p, q, q_degree, beta, factor, n_factors, inverse);
+    case 4: return divided_difference_of<4>(x, node, p, q, q_degree, beta, factor, n_factors, inverse);
+    default: return divided_difference_of<5>(x, node, p, q, q_degree, beta, factor, n_factors, inverse);
+  }
 }
 
 // One line of r cells of the l1 law (i.i.d. discrete Laplace of ratio a,
@@ -110,31 +125,12 @@ struct LaplaceLinePoles {
     }
   }
 
-  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is
-  // symmetric). divided_difference's steps at a fixed r, which the compiler
-  // unrolls: the callers' innermost evaluation.
+  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is symmetric).
   Real transform_difference() const {
-    static_assert(kMaxLines == 4, "one case per number of lines");
-    return r == 2 ? fixed_difference<2>() : r == 3 ? fixed_difference<3>() : fixed_difference<4>();
-  }
-
- private:
-  template <int R>
-  Real fixed_difference() const {
-    Cx<Real> v[R] = {};
-    v[0] = {1, 0};
-    for (int k = 0; k < R - 1; ++k) {  // e_1^T J^(r-1)
-      for (int j = R - 1; j >= 1; --j) v[j] = v[j] * x[j] + v[j - 1];
-      v[0] = v[0] * x[0];
-    }
-    for (int k = 0; k < R; ++k) {  // times (I - beta_k J)^-1
-      Cx<Real> previous{};
-      for (int j = 0; j < R; ++j) {
-        v[j] = (v[j] + beta[k] * previous) * inverse[k][j];
-        previous = v[j];
-      }
-    }
-    return v[R - 1].re;
+    int nodes[kMaxNodes];
+    for (int k = 0; k < r; ++k) nodes[k] = k;
+    const Cx<Real> one[1] = {Cx<Real>{1, 0}};
+    return divided_difference(x, nodes, r, r - 1, one, 0, beta, nodes, r, inverse).re;
   }
 };
 
