@@ -52,6 +52,14 @@ typedef struct ErrorBarState
 	Oid			rowtype;		/* a table's row type */
 	double		level;			/* NaN: no margin of error asked */
 	Jsonb	   *law;			/* the law given, or NULL: the governed release's */
+	/*
+	 * A law read from a column (a joined table's) comes with every row, as
+	 * stored: compressed or a TOAST pointer. The last one found equal to law,
+	 * as stored, so that the same stored value is not decompressed and
+	 * compared again at every row (not serialized: a fresh state compares
+	 * its first row in full).
+	 */
+	struct varlena *law_as_stored;
 	int64		n;
 	int64		capacity;
 	RowWeight  *rows;
@@ -160,6 +168,32 @@ check_same(const ErrorBarState *state, Oid rowtype, double level, const Jsonb *l
 				 errmsg("the noise law of an error bar must be the same for every row")));
 }
 
+/*
+ * Whether a law, as stored, is byte for byte the one last found equal to the
+ * state's: then it is the same value (the same compressed bytes, or a TOAST
+ * pointer to the same stored value).
+ */
+static bool
+same_as_stored(const ErrorBarState *state, Datum law)
+{
+	const struct varlena *stored = (const struct varlena *) DatumGetPointer(law);
+
+	return state->law_as_stored != NULL && VARSIZE_ANY(stored) == VARSIZE_ANY(state->law_as_stored) &&
+		memcmp(stored, state->law_as_stored, VARSIZE_ANY(stored)) == 0;
+}
+
+static void
+remember_as_stored(ErrorBarState *state, Datum law)
+{
+	const struct varlena *stored = (const struct varlena *) DatumGetPointer(law);
+	MemoryContext aggcontext = GetMemoryChunkContext(state);
+
+	if (state->law_as_stored != NULL)
+		pfree(state->law_as_stored);
+	state->law_as_stored = MemoryContextAlloc(aggcontext, VARSIZE_ANY(stored));
+	memcpy(state->law_as_stored, stored, VARSIZE_ANY(stored));
+}
+
 /* Whether the aggregate's argument arg (from 0) is the same for every row of the query. */
 static bool
 constant_argument(FunctionCallInfo fcinfo, int arg)
@@ -232,9 +266,13 @@ transition(FunctionCallInfo fcinfo, int level_arg, int law_arg)
 	types = row_type(fcinfo, row, law_arg);
 	if (state == NULL)
 		state = new_state(fcinfo, HeapTupleHeaderGetTypeId(row), level, law_arg > 0 ? PG_GETARG_JSONB_P(law_arg) : NULL);
+	else if (law_arg > 0 && !types->law_constant && !same_as_stored(state, PG_GETARG_DATUM(law_arg)))
+	{
+		check_same(state, HeapTupleHeaderGetTypeId(row), level, PG_GETARG_JSONB_P(law_arg));
+		remember_as_stored(state, PG_GETARG_DATUM(law_arg));
+	}
 	else
-		check_same(state, HeapTupleHeaderGetTypeId(row), level,
-				   law_arg > 0 && !types->law_constant ? PG_GETARG_JSONB_P(law_arg) : NULL);
+		check_same(state, HeapTupleHeaderGetTypeId(row), level, NULL);
 	tuple.t_len = HeapTupleHeaderGetDatumLength(row);
 	tuple.t_data = row;
 	heap_deform_tuple(&tuple, types->desc, types->values, types->nulls);
