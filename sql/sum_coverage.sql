@@ -11,7 +11,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 60 checks together at most once in 3.3 10^4 seeds.
+-- level (1 - level)), the 66 checks together at most once in 3 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -72,6 +72,13 @@ INSERT INTO cov_sums SELECT 'G', g, 1, 1, (g - 1) / 3 FROM generate_series(1, 60
 INSERT INTO cov_truth SELECT 'J', g, r, c, (g + r * 3 + c) % 8
 FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 5) c;
 INSERT INTO cov_sums SELECT 'J', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+-- K: integer_laplace on 20 tables of 4 x 4 with both margins (epsilon 10/3:
+-- b = 6/5), drawn exactly by rejection over lines; a sum is the 2 x 2 block
+-- of rows 1 and 2 and columns 1 and 2 of one table (the l1 law of four-line
+-- tables: a Fourier integral over three angles).
+INSERT INTO cov_truth SELECT 'K', g, r, c, (g + r * 2 + c * 3) % 7
+FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'K', g, r, c, g FROM generate_series(1, 20) g, generate_series(1, 2) r, generate_series(1, 2) c;
 
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
@@ -108,6 +115,8 @@ INSERT INTO cov_release VALUES
    '1', 'x.c');
 INSERT INTO cov_release VALUES
   ('J', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''J''', 2.0 + 0 * run,
+          'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
+  ('K', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''K''', 10.0 / 3 + 0 * run,
           'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
   ('I', $$dp.privatize('SELECT g, r, c, k, n FROM cov_truth WHERE shape = ''I''', 4.0 + 0 * run,
           'integer_gaussian', delta => 1e-3, margins => '{"g,r,c","g,r,k","g,c,k"}')
