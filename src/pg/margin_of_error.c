@@ -170,14 +170,18 @@ check_same(const ErrorBarState *state, Oid rowtype, double level, const Jsonb *l
 
 /*
  * Whether a law, as stored, is byte for byte the one last found equal to the
- * state's: then it is the same value (the same compressed bytes, or a TOAST
- * pointer to the same stored value).
+ * state's: then it is the same value (the same bytes, compressed or not, or
+ * a TOAST pointer to the same stored value). A pointer into memory (an
+ * indirect or expanded datum) says nothing of what it points to now, and is
+ * compared in full.
  */
 static bool
 same_as_stored(const ErrorBarState *state, Datum law)
 {
 	const struct varlena *stored = (const struct varlena *) DatumGetPointer(law);
 
+	if (VARATT_IS_EXTERNAL(stored) && !VARATT_IS_EXTERNAL_ONDISK(stored))
+		return false;
 	return state->law_as_stored != NULL && VARSIZE_ANY(stored) == VARSIZE_ANY(state->law_as_stored) &&
 		memcmp(stored, state->law_as_stored, VARSIZE_ANY(stored)) == 0;
 }
