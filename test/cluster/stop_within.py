@@ -197,11 +197,18 @@ ERROR_BAR_RELEASES = [
      "integer_cascade", "1e-6", "a int, b int, n bigint"),
     ("real hierarchy", "SELECT a, b, 5::bigint FROM generate_series(1, 3) a, generate_series(1, 4) b", "{}", "{a,b}",
      "cascade", "1e-6", "a int, b int, n float8"),
+    # Sums whose law is a Fourier integral over the lines of an l1 table:
+    # a diagonal of a 3 x 5 table, a block of a 4 x 4 one.
+    ("3 x 5 l1", "SELECT a, b, 5::bigint FROM generate_series(1, 3) a, generate_series(1, 5) b", "{a,b}", None,
+     "integer_laplace", None, "a int, b int, n bigint", "WHERE a = b"),
+    ("4 x 4 l1", "SELECT a, b, 5::bigint FROM generate_series(1, 4) a, generate_series(1, 4) b", "{a,b}", None,
+     "integer_laplace", None, "a int, b int, n bigint", "WHERE a <= 2 AND b <= 2"),
 ]
 
 
 def error_bar_setup(cursor, k, release):
-    name, source, margins, hierarchy, mechanism, delta, columns = release
+    name, source, margins, hierarchy, mechanism, delta, columns = release[:7]
+    rows = release[7] if len(release) > 7 else ""
     table = f"stop_within_bars_{k}"
     args = [quote(source), "1.0", f"mechanism => {quote(mechanism)}", f"margins => {quote(margins)}"]
     if delta:
@@ -211,17 +218,17 @@ def error_bar_setup(cursor, k, release):
     cursor.execute(f"DROP TABLE IF EXISTS {table}")
     cursor.execute(f"CREATE TABLE {table} AS SELECT * FROM dp.privatize({', '.join(args)}) AS t({columns})")
     cursor.execute("SELECT dp.last_release()::text")
-    return table, cursor.fetchone()[0]
+    return table, cursor.fetchone()[0], rows
 
 
 def error_bar_cases(laws):
-    for table, law in laws:
+    for table, law, rows in laws:
         for top, key, value in FORGERIES:
             path = "{" + top + ("," + key if key else "") + "}"
             forged = f"jsonb_set({quote(law)}::jsonb, {quote(path)}, {quote(value)}::jsonb, true)"
             for call in [f"dp.margin_of_error(r, 0.95, {forged})", f"dp.margin_of_error(r, 0.999999, {forged})",
                          f"dp.sum_variance(r, {forged})", f"dp.error_bar(r, 0.9, {forged})"]:
-                yield ("error bars on a forged law", f"SELECT {call} FROM {table} r")
+                yield ("error bars on a forged law", f"SELECT {call} FROM {table} r {rows}")
 
 
 def run_case(connection, sql):

@@ -24,7 +24,8 @@
 // The work is (nodes in theta) x (alpha nodes kept) x (patterns): cheap for
 // the sums of a few cells or lines, refused (TooLarge) past max_work, where
 // the caller keeps its tail bound: before any node is evaluated when the
-// box alone is past it, else after the pass at theta = 0.
+// box is past a third of it (the passes in theta cost twice the box or more
+// on every sum measured), else after the pass at theta = 0.
 #pragma once
 
 #include <cstddef>

@@ -109,6 +109,20 @@ TEST(LaplaceTableSum, FewCellsOfLongFourLineTablesWithinTheWorkLimit) {
   }
 }
 
+// A short four-line table at a calibrated scale (4 x 4, b = 4: a box of
+// 5.5e6 nodes, some 7e8 transforms in all) is refused before its pass at
+// theta = 0, which would poll over a thousand times.
+TEST(LaplaceTableSum, AHopelessBoxIsRefusedBeforeItsPass) {
+  std::vector<std::int64_t> w(16, 0);
+  w[0] = w[4 + 1] = 1;
+  forget_kept_table_sums();
+  int left = std::numeric_limits<int>::max();
+  EXPECT_THROW(laplace_table_sum_quantile({4, 1}, {LaplaceTablePart{4, 4, w}}, 0.9,
+                                          Interrupts(test_interrupts::pending_after, &left)),
+               TooLarge);
+  EXPECT_LT(std::numeric_limits<int>::max() - left, 100);
+}
+
 // A kept sum is read without computing (no poll), and within the caller's
 // limit as computed: refused below the work it took; a refusal is kept
 // too, and a higher limit computes it again.
