@@ -44,7 +44,7 @@ struct Table {
   int pruned_order = 0;                // nodes of this binary order of psi^zero_lines and beyond are left out in theta
   double pruned = 0;                   // (1/N^d) sum of their psi^zero_lines
   double kept = 0;                     // the nodes visited in theta
-  std::vector<C> roots;                // e^(2 pi i m / N), m = 0 .. N - 1
+  std::vector<C> roots;                // e^(2 pi i j / N) for the box's j, from its first
   double psi0 = 0;                     // the line's transform at alpha = 0, unnormalised
 };
 
@@ -132,14 +132,20 @@ void measure(Table& t, const NoiseTransform& law, const Interrupts& interrupts) 
   t.tau = law.tail_bound(plain, double(t.grid.N)) * d;
 }
 
+// The box's integers j on each axis: first .. last.
+std::int64_t box_first(const QuadratureGrid& g) {
+  return g.whole ? -(static_cast<std::int64_t>(g.N) - 1) / 2 : -static_cast<std::int64_t>(g.J);
+}
+std::int64_t box_last(const QuadratureGrid& g) {
+  return g.whole ? static_cast<std::int64_t>(g.N) / 2 : static_cast<std::int64_t>(g.J);
+}
+
 // The odometer over a table's box of alpha nodes, calling f(j) for each;
 // `cost` line transforms a node (the polls keep to every 4096 of them).
 template <class F>
 void for_each_node(const Table& t, std::uint64_t cost, const Interrupts& interrupts, F&& f) {
   const int d = t.r - 1;
-  const auto N = static_cast<std::int64_t>(t.grid.N);
-  const std::int64_t first = t.grid.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(t.grid.J);
-  const std::int64_t last = t.grid.whole ? N / 2 : static_cast<std::int64_t>(t.grid.J);
+  const std::int64_t first = box_first(t.grid), last = box_last(t.grid);
   std::array<std::int64_t, kMaxLines> j{};
   for (int i = 0; i < d; ++i) j[i] = first;
   std::uint64_t counted = 0;
@@ -193,13 +199,13 @@ void prune(Table& t, const Interrupts& interrupts) {
   t.pruned = next_up(double(pruned / all) * 1.01);
 }
 
-// e^(2 pi i m / N) for m = 0 .. N - 1.
-std::vector<C> roots_of_unity(std::uint64_t N, const Interrupts& interrupts) {
-  std::vector<C> out(N);
-  for (std::uint64_t m = 0; m < N; ++m) {
-    interrupts.poll_every(m);
-    const double angle = 2 * double(kQuadraturePi) * (double(m) / double(N));
-    out[m] = {std::cos(angle), std::sin(angle)};
+// e^(2 pi i m / N) for m = first .. last, from index 0.
+std::vector<C> roots_of_unity(std::uint64_t N, std::int64_t first, std::int64_t last, const Interrupts& interrupts) {
+  std::vector<C> out(static_cast<std::size_t>(last - first + 1));
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    interrupts.poll_every(k);
+    const double angle = 2 * double(kQuadraturePi) * (double(first + std::int64_t(k)) / double(N));
+    out[k] = {std::cos(angle), std::sin(angle)};
   }
   return out;
 }
@@ -336,13 +342,14 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   for (C& z : zero) z = {1, 0};
   for (Table& t : tables) {
     const int d = t.r - 1;
-    t.roots = roots_of_unity(t.grid.N, interrupts);
+    t.roots = roots_of_unity(t.grid.N, box_first(t.grid), box_last(t.grid), interrupts);
     t.psi0 = line_transform(a, t.r, zero);
     long double den = 0, zero_sum = 0;
     t.log_psi.reserve(static_cast<std::size_t>(t.grid.points) + 1);
+    const std::int64_t first = box_first(t.grid);
     for_each_node(t, 1, interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
       C u[kMaxLines];
-      for (int i = 0; i < d; ++i) u[i] = t.roots[residue(j[i], t.grid.N)];
+      for (int i = 0; i < d; ++i) u[i] = t.roots[static_cast<std::size_t>(j[i] - first)];
       u[d] = {1, 0};
       const double log_psi = std::log(line_transform(a, t.r, u) / t.psi0);
       t.log_psi.push_back(log_psi);
@@ -387,7 +394,7 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   // The transform of X at theta_k = 2 pi k / period, k = 1 .. period / 2:
   // the product over the tables of their ratios, each within its box's
   // truncation and rounding.
-  const std::vector<C> theta_roots = roots_of_unity(period, interrupts);
+  const std::vector<C> theta_roots = roots_of_unity(period, 0, std::int64_t(period) - 1, interrupts);
   double rounding = 0, tv = 0, node_error = 0;
   for (const Table& t : tables) {
     rounding += 100 * t.n * 0x1p-53 + 4 * t.grid.points * 0x1p-53;
@@ -414,11 +421,12 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
       }
       long double sum = 0;
       std::size_t at = 0;
+      const std::int64_t first = box_first(t.grid);
       for_each_node(t, shift.size(), interrupts, [&](const std::array<std::int64_t, kMaxLines>& j) {
         const double log_term = t.zero_lines * t.log_psi[at++];
         if (magnitude_order(log_term) >= t.pruned_order) return;
         C node[kMaxLines], u[kMaxLines];
-        for (int i = 0; i < d; ++i) node[i] = t.roots[residue(j[i], t.grid.N)];
+        for (int i = 0; i < d; ++i) node[i] = t.roots[static_cast<std::size_t>(j[i] - first)];
         u[d] = {1, 0};
         double term = std::exp(log_term);
         for (std::size_t q = 0; q < shift.size(); ++q) {

@@ -78,7 +78,7 @@ class LineTransform {
     const LaplaceLinePoles<Real> line(a_, r_, angles);
     const C* u = line.u;
     const Real psi = scale_ * line.transform_difference();
-    int nodes[kMaxNodes], factors[kMaxNodes];
+    int nodes[kMaxNodes] = {}, factors[kMaxNodes] = {};
     for (int k = 0; k < r_; ++k) nodes[k] = factors[k] = k;
     if (grad != nullptr) {
       for (int i = 0; i < r_ - 1; ++i) {

@@ -3,7 +3,9 @@
 #include "table_quadrature.hpp"
 
 #include <cmath>
+#include <string>
 
+#include "../errors.hpp"
 #include "../samplers/interval.hpp"
 
 namespace invariant_dp::accuracy {
@@ -11,6 +13,13 @@ namespace invariant_dp::accuracy {
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
                                double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts) {
   constexpr double kNegligible = 1e-18;  // the truncated nodes' share, relative
+  // The shells are scanned one by one from the outside in: a grid past this
+  // side (a scale b of millions, far from any calibrated release; a forged
+  // law) is refused before the scan, which would take seconds and more.
+  constexpr std::int64_t kMaxSide = std::int64_t(1) << 24;
+  if (!(x >= 0 && x < kMaxSide))
+    throw TooLarge("the quadrature grid is too fine for the noise law's scale",
+                   "Its side would be " + std::to_string(x + 1) + " points.");
   QuadratureGrid g;
   g.N = static_cast<std::uint64_t>(x + 1);
   g.J = g.N / 2;

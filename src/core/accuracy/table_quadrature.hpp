@@ -127,7 +127,7 @@ struct LaplaceLinePoles {
 
   // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is symmetric).
   Real transform_difference() const {
-    int nodes[kMaxNodes];
+    int nodes[kMaxNodes] = {};
     for (int k = 0; k < r; ++k) nodes[k] = k;
     const Cx<Real> one[1] = {Cx<Real>{1, 0}};
     return divided_difference(x, nodes, r, r - 1, one, 0, beta, nodes, r, inverse).re;
@@ -151,7 +151,8 @@ struct QuadratureGrid {
 };
 
 // N = x + 1 points per axis; n >= 3 lines (fewer: the whole grid);
-// `symmetry` the number of nodes each visited one stands for.
+// `symmetry` the number of nodes each visited one stands for. TooLarge for
+// N past 2^24.
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
                                double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts);
 

@@ -181,6 +181,13 @@ TEST(LaplaceTableSum, WholeLinesAreConstantAndRefusals) {
   std::vector<std::int64_t> half(4 * 20, 0);
   for (std::size_t k = 0; k < half.size(); ++k) half[k] = (k / 20 + k % 20) % 2;  // a checkerboard
   EXPECT_THROW(laplace_table_sum_quantile({52, 5}, {LaplaceTablePart{4, 20, half}}, 0.9, Interrupts(), 1e5), TooLarge);
+  // A scale of 2^54 (a forged law): a grid of 2^59 points a side, refused
+  // before its shells are scanned.
+  std::vector<std::int64_t> diagonal(15, 0);
+  diagonal[0] = diagonal[5 + 1] = 1;
+  EXPECT_THROW(laplace_table_sum_quantile({std::uint64_t(1) << 54, 1}, {LaplaceTablePart{3, 5, diagonal}}, 0.9,
+                                          Interrupts()),
+               TooLarge);
   // Weights past 2^39: too large for the inversion (the caller keeps its tail bound).
   std::vector<std::int64_t> heavy(12, 0);
   heavy[0] = (std::int64_t(1) << 39) + 1;

@@ -250,6 +250,10 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   // Short wide tables: polynomially decaying integrands over a fine grid.
   EXPECT_THROW(table_covariance_scale(laplace(40, 1), 4, 4, Interrupts()), TooLarge);
   EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kErrorBarScalePoints / 10), TooLarge);
+  // A scale far from any calibrated release (epsilon 1e-12): its grid would
+  // have some 1e15 points a side, refused before its shells are scanned
+  // (which would not end in hours).
+  EXPECT_THROW(table_covariance_scale(laplace(4000000000000, 1), 3, 50, Interrupts()), TooLarge);
   // At b = 1/100 the cells are 0 but with probability 1e-87: its own error bound refuses it.
   EXPECT_THROW(table_covariance_scale(laplace(1, 100), 3, 3, Interrupts()), OutOfRange);
   // A computation polls (a kept result, read at no work, need not).
