@@ -34,6 +34,7 @@ class Browser:
                          "--disable-extensions", "--no-first-run"):
             options.add_argument(argument)
         self.driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+        self.driver.set_script_timeout(timeout)
         self.timeout = timeout
 
     def close(self):
@@ -47,12 +48,44 @@ class Browser:
             raise BrowserError(f"{what}: not shown within {timeout or self.timeout} s "
                                f"at {self.driver.current_url}") from None
 
-    def log_in(self, url, user, password):
-        self.driver.get(url + "/login/")
-        self.wait("the login form", lambda: self.driver.find_elements(By.ID, "username"))
-        self.driver.find_element(By.ID, "username").send_keys(user)
-        self.driver.find_element(By.ID, "password").send_keys(password, Keys.ENTER)
-        self.wait("the page after logging in", lambda: "/login" not in self.driver.current_url)
+    def log_in(self, url, user, password, attempts=3):
+        """Logs in through Superset's login form, as a person does; returns
+        the number of attempts it took. The login page logs its own view
+        (a beacon to /superset/log/, a second after it shows) before anyone
+        is logged in, and the answer to that request rewrites the session
+        cookie: a login sent while it is under way is undone a moment later
+        (the next page finds no user and sends the browser back to the login
+        form). So the form is sent once the page's beacon has been answered,
+        and a login undone anyway is made again, as a person would, up to
+        `attempts` times."""
+        for attempt in range(1, attempts + 1):
+            self.driver.get(url + "/login/")
+            self.wait("the login form", lambda: self.driver.find_elements(By.ID, "username"))
+            try:
+                self.wait("the login page's log of its view", lambda: self.driver.execute_script(
+                    "return performance.getEntriesByType('resource')"
+                    ".some(e => e.name.includes('/superset/log/'))"), timeout=10)
+            except BrowserError:
+                pass  # a page that logs nothing: the check below still holds
+            self.driver.find_element(By.ID, "username").send_keys(user)
+            self.driver.find_element(By.ID, "password").send_keys(password, Keys.ENTER)
+            try:
+                self.wait("the page after logging in", lambda: "/login" not in self.driver.current_url
+                          and self.driver.execute_script("return document.readyState") == "complete")
+            except BrowserError as error:
+                text = self.driver.execute_script("return document.body ? document.body.innerText : ''")
+                raise BrowserError(f"{error}; the page says: {text[:600]!r}") from None
+            if self.session_user_answers():
+                return attempt
+        raise BrowserError(f"the login: undone {attempts} times in a row (the session holds no user)")
+
+    def session_user_answers(self):
+        """Whether Superset knows the browser's session: its /api/v1/me/
+        answers 200, and the page is not sent back to the login form."""
+        status = self.driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/api/v1/me/', {credentials: 'same-origin'}).then(r => done(r.status), () => done(0));")
+        return status == 200 and "/login" not in self.driver.current_url
 
     def open_dashboard(self, url, slug, tables, canvases):
         """Opens a dashboard and waits until each named table chart shows

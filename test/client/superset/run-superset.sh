@@ -116,9 +116,10 @@ stop_group() {
 
 # One worker: the metadata is prepared in it before it serves
 # (superset_app.py); its first preparation takes about a minute, which the
-# timeout allows.
+# timeout allows. Its access log goes to superset.log too: a failure shows
+# the requests around the login.
 start=$EPOCHREALTIME
-setsid "$venv/venv/bin/gunicorn" --no-control-socket --workers 1 --threads 4 --timeout 300 \
+setsid "$venv/venv/bin/gunicorn" --access-logfile - --no-control-socket --workers 1 --threads 4 --timeout 300 \
   --bind "127.0.0.1:$port" --pythonpath "$support" 'superset_app:create()' > "$state/superset.log" 2>&1 &
 superset=$!
 on_exit "stop_group $superset"
@@ -156,6 +157,9 @@ fi
 if [ "$driver_failed" -gt 0 ]; then
   echo "# Superset's log, last lines:"
   grep -E 'ERROR|Traceback|Error' "$state/superset.log" | tail -15 | sed 's/^/#   /'
+  echo "# Superset's requests around the login:"
+  grep -E '"(GET|POST) /(login|superset/log|superset/welcome|api/v1/me)' "$state/superset.log" |
+    cut -c1-160 | tail -20 | sed 's/^/#   /'
 fi
 
 stop_group $superset
