@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <deque>
-#include <mutex>
+#include <optional>
 #include <utility>
 
 #include "../errors.hpp"
+#include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
@@ -218,15 +218,11 @@ struct QuantileKey {
     return num == o.num && den == o.den && lines == o.lines && length == o.length && level == o.level;
   }
 };
-constexpr std::size_t kCachedQuantiles = 64;
-std::mutex& cache_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::deque<std::pair<QuantileKey, TableCellQuantile>>& cache() {
-  static std::deque<std::pair<QuantileKey, TableCellQuantile>> entries;
-  return entries;
-}
+struct KeptQuantile {
+  QuantileKey key;
+  TableCellQuantile quantile;
+};
+KeptList<KeptQuantile, 64> kept_quantiles;
 TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
                                   const Interrupts& interrupts, double max_work);
 
@@ -300,28 +296,19 @@ TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std:
   // reports the work the search took and is refused past a limit below
   // that, so that a caller's budget runs as if it had been computed.
   const QuantileKey key{b.num, b.den, std::min(rows, cols), std::max(rows, cols), level};
-  {
-    const std::lock_guard<std::mutex> lock(cache_mutex());
-    for (const auto& [k, found] : cache())
-      if (k == key) {
-        if (found.work > max_work)
-          throw TooLarge("the table cell's law needs too much work", "Its search took " +
-                                                                         format_double(found.work) + " evaluations.");
-        return found;
-      }
+  const auto same = [&key](const KeptQuantile& kept) { return kept.key == key; };
+  if (const std::optional<KeptQuantile> kept = kept_quantiles.find(same)) {
+    if (kept->quantile.work > max_work)
+      throw TooLarge("the table cell's law needs too much work",
+                     "Its search took " + format_double(kept->quantile.work) + " evaluations.");
+    return kept->quantile;
   }
   TableCellQuantile found = search_quantile(b, rows, cols, level, interrupts, max_work);
-  const std::lock_guard<std::mutex> lock(cache_mutex());
-  auto& entries = cache();
-  if (entries.size() >= kCachedQuantiles) entries.pop_front();
-  entries.emplace_back(key, found);
+  kept_quantiles.keep({key, found}, same);
   return found;
 }
 
-void forget_kept_cell_quantiles() {
-  const std::lock_guard<std::mutex> lock(cache_mutex());
-  cache().clear();
-}
+void forget_kept_cell_quantiles() { kept_quantiles.clear(); }
 
 namespace {
 

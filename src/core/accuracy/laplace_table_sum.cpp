@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <deque>
 #include <map>
-#include <mutex>
 #include <numeric>
+#include <optional>
 
 #include "../errors.hpp"
+#include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
@@ -477,57 +477,31 @@ struct KeptSum {
   }
 };
 
-constexpr std::size_t kKeptSums = 16;
-std::mutex& kept_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::deque<KeptSum>& kept_sums() {
-  static std::deque<KeptSum> entries;
-  return entries;
-}
-
-void keep(KeptSum entry) {
-  const std::lock_guard<std::mutex> lock(kept_mutex());
-  auto& kept = kept_sums();
-  for (auto it = kept.begin(); it != kept.end(); ++it)
-    if (it->same(entry.b, entry.level, entry.parts)) {
-      kept.erase(it);
-      break;
-    }
-  if (kept.size() >= kKeptSums) kept.pop_front();
-  kept.push_back(std::move(entry));
-}
+KeptList<KeptSum, 16> kept_sums;
 
 }  // namespace
 
 TableSumQuantile laplace_table_sum_quantile(Rational b, const std::vector<LaplaceTablePart>& parts, double level,
                                             const Interrupts& interrupts, double max_work) {
   check_level(level);
-  {
-    const std::lock_guard<std::mutex> lock(kept_mutex());
-    for (const KeptSum& kept : kept_sums())
-      if (kept.same(b, level, parts)) {
-        if (kept.needed > max_work) throw past_the_work_limit(kept.needed);
-        if (!kept.refused) return kept.result;
-        break;  // refused under a lower limit than this one: computed again
-      }
+  const auto same = [&](const KeptSum& kept) { return kept.same(b, level, parts); };
+  if (const std::optional<KeptSum> kept = kept_sums.find(same)) {
+    if (kept->needed > max_work) throw past_the_work_limit(kept->needed);
+    // Refused under a lower limit than this one: computed again.
+    if (!kept->refused) return kept->result;
   }
   double needed = 0;
   try {
     TableSumQuantile out = compute_sum_quantile(b, parts, level, interrupts, max_work, needed);
     out.work = needed;
-    keep({b, level, parts, needed, false, out});
+    kept_sums.keep({b, level, parts, needed, false, out}, same);
     return out;
   } catch (const TooLarge&) {
-    if (needed > max_work) keep({b, level, parts, needed, true, {}});
+    if (needed > max_work) kept_sums.keep({b, level, parts, needed, true, {}}, same);
     throw;
   }
 }
 
-void forget_kept_table_sums() {
-  const std::lock_guard<std::mutex> lock(kept_mutex());
-  kept_sums().clear();
-}
+void forget_kept_table_sums() { kept_sums.clear(); }
 
 }  // namespace invariant_dp::accuracy

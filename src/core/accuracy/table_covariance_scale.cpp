@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <deque>
-#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
 #include "../errors.hpp"
+#include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
 #include "table_quadrature.hpp"
 
@@ -400,15 +400,7 @@ struct KeptScale {
   TableScale scale;
   std::vector<Attempt> attempts;
 };
-constexpr std::size_t kKeptScales = 64;
-std::mutex& kept_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::deque<KeptScale>& kept_scales() {
-  static std::deque<KeptScale> entries;
-  return entries;
-}
+KeptList<KeptScale, 64> kept_scales;
 
 // The computation; `attempts` receives each attempt's estimated and visited
 // points, which replay() checks again when the result is kept.
@@ -490,32 +482,23 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     throw InvalidArgument("the covariance scale is computed for tables whose shorter side has at most 4 levels");
   if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its covariance scale");
   const ScaleKey key{noise.kind, noise.parameter.num, noise.parameter.den, short_side, long_side, target_error};
-  {
-    const std::lock_guard<std::mutex> lock(kept_mutex());
-    for (const KeptScale& kept : kept_scales())
-      if (kept.key == key) {
-        // The same checks the computation made, so that keeping changes
-        // only the time: a limit it would have refused refuses here too.
-        double spent = 0;
-        for (const Attempt& attempt : kept.attempts) {
-          check_points(attempt.estimated, spent, max_points);
-          spent += attempt.visited;
-        }
-        return kept.scale;
-      }
+  const auto same = [&key](const KeptScale& kept) { return kept.key == key; };
+  if (const std::optional<KeptScale> kept = kept_scales.find(same)) {
+    // The same checks the computation made, so that keeping changes only
+    // the time: a limit it would have refused refuses here too.
+    double spent = 0;
+    for (const Attempt& attempt : kept->attempts) {
+      check_points(attempt.estimated, spent, max_points);
+      spent += attempt.visited;
+    }
+    return kept->scale;
   }
   std::vector<Attempt> attempts;
   const TableScale scale = compute_scale(noise, rows, cols, interrupts, max_points, target_error, attempts);
-  const std::lock_guard<std::mutex> lock(kept_mutex());
-  auto& kept = kept_scales();
-  if (kept.size() >= kKeptScales) kept.pop_front();
-  kept.push_back({key, scale, std::move(attempts)});
+  kept_scales.keep({key, scale, std::move(attempts)}, same);
   return scale;
 }
 
-void forget_kept_table_scales() {
-  const std::lock_guard<std::mutex> lock(kept_mutex());
-  kept_scales().clear();
-}
+void forget_kept_table_scales() { kept_scales.clear(); }
 
 }  // namespace invariant_dp::accuracy
