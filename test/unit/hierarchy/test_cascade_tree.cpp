@@ -3,7 +3,10 @@
 // the three constructors, and the errors they raise.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "errors.hpp"
@@ -74,6 +77,82 @@ TEST(CascadeTree, FromCellKeysRefusesBadColumns) {
   const auto keys = table.keys();
   EXPECT_THROW(HierarchyTree::from_cell_keys(keys, {0, 0}, Interrupts()), InvalidArgument);
   EXPECT_THROW(HierarchyTree::from_cell_keys(keys, {5}, Interrupts()), InvalidArgument);
+}
+
+// Cells out of key order (shuffled, or a sorted table read from its middle,
+// as a scan joining another one reads it) are put in the order of their
+// codes, column by column: the order a comparison sort on the codes gives.
+TEST(CascadeTree, FromCellKeysOrdersCellsByTheirCodes) {
+  const std::size_t n = 20000;
+  std::mt19937_64 random(7);
+  std::vector<std::vector<std::uint32_t>> sorted(3, std::vector<std::uint32_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {  // states of 500 cells, counties of 50
+    sorted[0][i] = std::uint32_t(i / 500);
+    sorted[1][i] = std::uint32_t(i / 50);
+    sorted[2][i] = std::uint32_t(i);
+  }
+  std::vector<std::uint32_t> shuffled(n), rotated(n);
+  std::iota(shuffled.begin(), shuffled.end(), 0u);
+  std::shuffle(shuffled.begin(), shuffled.end(), random);
+  for (std::size_t i = 0; i < n; ++i) rotated[i] = std::uint32_t((i + 12345) % n);
+  for (const auto& cells : {shuffled, rotated}) {
+    std::vector<std::vector<std::uint32_t>> codes(3, std::vector<std::uint32_t>(n));
+    for (std::size_t c = 0; c < 3; ++c)
+      for (std::size_t i = 0; i < n; ++i) codes[c][i] = sorted[c][cells[i]];
+    const CellKeys keys = CellKeys::from_codes({"state", "county", "tract"}, codes, {40, 400, std::uint32_t(n)}, Interrupts());
+    // Levels: state and county; the tract is the leaves' other column.
+    const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1}, Interrupts());
+    std::vector<std::uint32_t> expected(n);
+    std::iota(expected.begin(), expected.end(), 0u);
+    std::sort(expected.begin(), expected.end(), [&](std::uint32_t a, std::uint32_t b) {
+      for (const auto& column : codes)
+        if (column[a] != column[b]) return column[a] < column[b];
+      return a < b;
+    });
+    ASSERT_EQ(tree.n_leaves(), n);
+    EXPECT_EQ(tree.n_nodes(), 1u + 40u + 400u + n);
+    for (std::uint32_t leaf = 0; leaf < n; ++leaf) ASSERT_EQ(tree.leaf_cell(leaf), expected[leaf]) << leaf;
+  }
+}
+
+// Sorting the cells polls: 200000 shuffled cells poll once per 4096 steps of
+// the sort's passes (two columns, each counted, summed over its levels and
+// scattered) beyond what the same cells in order do, less the pass that
+// finds cells in order, and a stop asked during the sort is obeyed.
+TEST(CascadeTree, SortingTheCellsPolls) {
+  const std::size_t n = 200000;
+  std::vector<std::uint32_t> shuffled(n), in_order(n);
+  std::iota(in_order.begin(), in_order.end(), 0u);
+  shuffled = in_order;
+  std::shuffle(shuffled.begin(), shuffled.end(), std::mt19937_64(11));
+  struct Counted {
+    long seen = 0, stop_at = -1;
+    static bool pending(void* self) {
+      auto* c = static_cast<Counted*>(self);
+      return ++c->seen == c->stop_at;
+    }
+  };
+  const auto polls = [&](const std::vector<std::uint32_t>& cells, long stop_at) {
+    std::vector<std::vector<std::uint32_t>> codes(2, std::vector<std::uint32_t>(n));
+    for (std::size_t i = 0; i < n; ++i) {
+      codes[0][i] = cells[i] / 1000;
+      codes[1][i] = cells[i];
+    }
+    const CellKeys keys = CellKeys::from_codes({"a", "b"}, codes, {200, std::uint32_t(n)}, Interrupts());
+    Counted counted;
+    counted.stop_at = stop_at;
+    try {
+      HierarchyTree::from_cell_keys(keys, {0}, Interrupts(&Counted::pending, &counted));
+    } catch (const Interrupted&) {
+      return -counted.seen;
+    }
+    return counted.seen;
+  };
+  const long sorted_polls = polls(in_order, -1), shuffled_polls = polls(shuffled, -1);
+  const long sort_steps = long(n + n + n) + long(n + 200 + n);
+  EXPECT_GE(shuffled_polls - sorted_polls, (sort_steps - long(n)) / 4096 - 2);
+  // Stopped at the 50th poll, within the sort.
+  EXPECT_EQ(polls(shuffled, 50), -50);
 }
 
 TEST(CascadeTree, FromParentsRenumbersBreadthFirst) {
