@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "kernel_lengths.hpp"
 
 namespace invariant_dp::accuracy {
@@ -122,7 +123,7 @@ std::vector<CascadeKernel::Move> CascadeKernel::changed_moves(const CellQuery& n
     events.emplace_back(tree_.leaf_begin(nodes.cells[k]), weight);
     events.emplace_back(tree_.leaf_end(nodes.cells[k]), -weight);
   }
-  std::sort(events.begin(), events.end());
+  polled_sort(events.begin(), events.end(), interrupts);
   std::vector<std::uint32_t> position;
   std::vector<std::int64_t> level;  // W from position[i] on
   for (const auto& [x, w] : events) {
@@ -154,7 +155,7 @@ std::vector<CascadeKernel::Move> CascadeKernel::changed_moves(const CellQuery& n
       }
     }
   }
-  std::sort(moved.begin(), moved.end());
+  polled_sort(moved.begin(), moved.end(), interrupts);
   moved.erase(std::unique(moved.begin(), moved.end()), moved.end());
   // Their values a (and the root's unit vector's, W of the first leaf).
   std::vector<Move> changed;

@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "kernel_lengths.hpp"
 
 namespace invariant_dp::accuracy {
@@ -117,7 +118,8 @@ StepFunctional GeneralLatticeFunctionals::functional(Rational sigma2,
     for (std::size_t e = first_of_cell_[cell]; e < first_of_cell_[cell + 1]; ++e)
       touched.emplace_back(entries_[e].first, static_cast<__int128>(w) * entries_[e].second);
   }
-  std::sort(touched.begin(), touched.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  polled_sort(
+      touched.begin(), touched.end(), [](const auto& x, const auto& y) { return x.first < y.first; }, interrupts);
   std::vector<std::pair<std::uint32_t, std::int64_t>> changed;  // (j, a_j != 0), j increasing
   for (std::size_t k = 0; k < touched.size();) {
     interrupts.poll_every(k);

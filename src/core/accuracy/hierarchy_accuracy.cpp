@@ -11,6 +11,7 @@
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
 #include "../hierarchy/integer_cascade_splits.hpp"
+#include "../polled_sort.hpp"
 #include "cascade_kernel.hpp"
 #include "lattice_bounds.hpp"
 #include "lattice_gaussian_quantiles.hpp"
@@ -61,7 +62,9 @@ VarianceFigure HierarchyAccuracy::variance(const CellQuery& nodes, const Interru
     }
   }
   // Top-down (node ids grow with depth): A(u) = A(parent) + w(u).
-  std::sort(ancestors.begin(), ancestors.end(), [](const Ancestor& a, const Ancestor& b) { return a.node < b.node; });
+  polled_sort(
+      ancestors.begin(), ancestors.end(), [](const Ancestor& a, const Ancestor& b) { return a.node < b.node; },
+      interrupts);
   for (std::size_t k = 0; k < ancestors.size(); ++k) {
     interrupts.poll_every(k);
     index[ancestors[k].node] = k;
@@ -212,7 +215,7 @@ std::optional<TiltedFunctional> HierarchyAccuracy::subtree_parts(const CellQuery
     while (top != kNoNode && !law_.pinned(top)) top = tree_.parent(top);
     by_block.emplace_back(top, node);
   }
-  std::sort(by_block.begin(), by_block.end());
+  polled_sort(by_block.begin(), by_block.end(), interrupts);
   // Per subtree, its part of the sum: one node, or some children of one node.
   std::vector<TiltedFunctional> blocks;
   for (std::size_t first = 0; first < by_block.size();) {
@@ -322,7 +325,7 @@ double stream_variance(double node_variance, std::vector<std::uint64_t> periods,
     if (!std::isfinite(weights[k])) throw InvalidArgument("the weight of a period in a query must be finite");
     sorted.emplace_back(periods[k], weights[k]);
   }
-  std::sort(sorted.begin(), sorted.end());
+  polled_sort(sorted.begin(), sorted.end(), interrupts);
   std::vector<std::pair<std::uint64_t, double>> merged;  // a period listed twice counts twice
   for (const auto& p : sorted) {
     if (!merged.empty() && merged.back().first == p.first)

@@ -10,6 +10,7 @@
 #include "../hierarchy/cascade_law.hpp"
 #include "../hierarchy/cascade_margins.hpp"
 #include "../invariants/invariant_model.hpp"
+#include "../polled_sort.hpp"
 #include "crossed_accuracy.hpp"
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
@@ -114,7 +115,7 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
     else
       found.emplace_back(row[i], weights[i]);
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  polled_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; }, interrupts);
   CellQuery out;
   for (std::size_t i = 0; i < found.size(); ++i) {
     interrupts.poll_every(i);
@@ -140,10 +141,10 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
 // A query's units (cells or nodes) in increasing order, so that one
 // functional asked in any order is summed in one order: its figures are
 // then the same number, not the same up to rounding.
-void sort_by_unit(CellQuery& q) {
+void sort_by_unit(CellQuery& q, const Interrupts& interrupts) {
   std::vector<std::pair<std::uint32_t, double>> pairs(q.size());
   for (std::size_t k = 0; k < q.size(); ++k) pairs[k] = {q.cells[k], q.weights[k]};
-  std::sort(pairs.begin(), pairs.end());
+  polled_sort(pairs.begin(), pairs.end(), interrupts);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     q.cells[k] = pairs[k].first;
     q.weights[k] = pairs[k].second;
@@ -161,7 +162,7 @@ void sort_by_unit(CellQuery& q) {
 // each depth merged with the parents the depth below produced (in order
 // too). O(nodes in the query x (depth + log)), no array of the tree's size.
 CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, const Interrupts& interrupts) {
-  sort_by_unit(q);
+  sort_by_unit(q, interrupts);
   using Entry = std::pair<std::uint32_t, double>;
   std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
   for (std::size_t k = 0; k < q.size(); ++k) {
@@ -208,7 +209,7 @@ CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, c
   double root = 0;
   for (const Entry& e : parents) root += e.second;
   if (!parents.empty() && root != 0) kept.emplace_back(parents[0].first, root);
-  std::sort(kept.begin(), kept.end());
+  polled_sort(kept.begin(), kept.end(), interrupts);
   CellQuery out;
   for (const Entry& e : kept)
     if (e.second != 0) {
@@ -231,9 +232,9 @@ bool collapse_along(const hierarchy::HierarchyTree& tree, std::vector<std::uint3
                     std::vector<std::uint32_t>& fixed, std::vector<double>& weights, const Interrupts& interrupts) {
   std::vector<std::size_t> order(along.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  polled_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return fixed[a] != fixed[b] ? fixed[a] < fixed[b] : along[a] < along[b];
-  });
+  }, interrupts);
   std::vector<std::uint32_t> new_along, new_fixed;
   std::vector<double> new_weights;
   bool changed = false;  // some entries merged, lifted or dropped (not merely reordered)
@@ -280,9 +281,9 @@ Rectangles collapse_rectangles(const hierarchy::HierarchyTree& rows, const hiera
   // In (row, column) order, so that one functional is summed in one order.
   std::vector<std::size_t> order(q.rows.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  polled_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return q.rows[a] != q.rows[b] ? q.rows[a] < q.rows[b] : q.cols[a] < q.cols[b];
-  });
+  }, interrupts);
   Rectangles out;
   for (const std::size_t k : order) {
     out.rows.push_back(q.rows[k]);
@@ -382,7 +383,7 @@ struct PublishedRelease::Impl {
         const auto nodes = hierarchy::margin_nodes(trees[0].tree, trees[0].leaf_keys, m.columns, interrupts);
         fixed.insert(fixed.end(), nodes.begin(), nodes.end());
       }
-      std::sort(fixed.begin(), fixed.end());
+      polled_sort(fixed.begin(), fixed.end(), interrupts);
       fixed.erase(std::unique(fixed.begin(), fixed.end()), fixed.end());
       if (!law.fixed_nodes.empty() && law.fixed_nodes.size() != fixed.size())
         throw InvalidData("the table's keys give " + std::to_string(fixed.size()) + " exact nodes, its noise law " +
@@ -433,7 +434,7 @@ struct PublishedRelease::Impl {
       }
     }
     CellQuery cells_query = cells_builder->take();
-    sort_by_unit(cells_query);
+    sort_by_unit(cells_query, interrupts);
     return cells_query;
   }
 
@@ -564,7 +565,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
       cells_query = s.rolled_up(rows, interrupts);
     } else {
       for (std::uint32_t& r : rows.cells) r = s.cell_of_row[r];
-      sort_by_unit(rows);
+      sort_by_unit(rows, interrupts);
       cells_query = std::move(rows);
     }
     tail_cells = cells_query.size();

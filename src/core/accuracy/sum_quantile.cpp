@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "general_lattice_functional.hpp"
 #include "independent_sum_quantiles.hpp"
 #include "laplace_table_sum.hpp"
@@ -48,7 +49,7 @@ bool by_block(const ProjectorForm& form, const CellQuery& query, std::vector<Blo
     order[k] = {form.block_of(query.cells[k]), k};
     one_block = one_block && order[k].first == order[0].first;
   }
-  if (!one_block) std::sort(order.begin(), order.end());  // one block (a single table): already in query order
+  if (!one_block) polled_sort(order.begin(), order.end(), interrupts);  // one block (a single table): already in query order
   for (std::size_t k = 0; k < order.size(); ++k) {
     interrupts.poll_every(k);
     std::int64_t w = 0;

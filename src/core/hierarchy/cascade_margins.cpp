@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -61,7 +62,7 @@ std::vector<std::uint32_t> margin_nodes(const HierarchyTree& tree, const CellKey
     if (tree.leaf_begin(v) != g.first || tree.leaf_end(v) != g.last + 1) refuse(keys, margin_columns);
     nodes.push_back(v);
   }
-  std::sort(nodes.begin(), nodes.end());  // independent of the hash order
+  polled_sort(nodes.begin(), nodes.end(), interrupts);  // independent of the hash order
   return nodes;
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "cascade_law.hpp"
 
 namespace invariant_dp::hierarchy {
@@ -114,8 +115,7 @@ double PublishedShape::range_variance(const std::vector<double>& level_variance,
       else
         fixed_leaves.push_back(node);
     }
-    interrupts.poll();
-    std::sort(fixed_leaves.begin(), fixed_leaves.end());
+    polled_sort(fixed_leaves.begin(), fixed_leaves.end(), interrupts);
     fixed_leaves.erase(std::unique(fixed_leaves.begin(), fixed_leaves.end()), fixed_leaves.end());
     interrupts.poll();
     covered = pinned;

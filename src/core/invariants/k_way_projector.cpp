@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "../polled_sort.hpp"
 #include "null_projectors.hpp"
 
 namespace invariant_dp {
@@ -174,7 +175,7 @@ std::optional<std::vector<LatticeTable>> complete_k_way_tables(const CellKeys& c
         interrupts.poll_every(i);
         present.push_back(std::uint64_t(group_of[i]) * r.levels + cells.code(axes[k], i));
       }
-      std::sort(present.begin(), present.end());
+      polled_sort(present.begin(), present.end(), interrupts);
       present.erase(std::unique(present.begin(), present.end()), present.end());
     }
     // present is in (group, level) order: number each group's levels.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 
 namespace invariant_dp {
 
@@ -40,9 +41,9 @@ std::vector<std::uint32_t> sorted_by_group(const ZeroSumPartition& groups, const
   std::vector<std::uint32_t> cells(n_cells);
   if (n_groups > 2 * n_cells + 1024) {
     for (std::size_t i = 0; i < n_cells; ++i) cells[i] = static_cast<std::uint32_t>(i);
-    interrupts.poll();
-    std::stable_sort(cells.begin(), cells.end(),
-                     [group_of_cell](std::uint32_t x, std::uint32_t y) { return group_of_cell[x] < group_of_cell[y]; });
+    polled_sort(
+        cells.begin(), cells.end(),
+        [group_of_cell](std::uint32_t x, std::uint32_t y) { return group_of_cell[x] < group_of_cell[y]; }, interrupts);
     return cells;
   }
   std::vector<std::size_t> next(n_groups + 1, 0);
