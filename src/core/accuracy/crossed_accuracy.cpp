@@ -9,6 +9,7 @@
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
+#include "../polled_sort.hpp"
 #include "tail_quantiles.hpp"
 
 namespace invariant_dp::accuracy {
@@ -71,8 +72,9 @@ VarianceFigure CrossedAccuracy::variance(const std::vector<std::uint32_t>& row_n
       if (!index.emplace(u, ancestors.size()).second) break;
       ancestors.push_back({u, rows_.parent(u), {}, {}, 0});
     }
-  std::sort(ancestors.begin(), ancestors.end(),
-            [](const RowAncestor& a, const RowAncestor& b) { return a.node < b.node; });
+  polled_sort(
+      ancestors.begin(), ancestors.end(), [](const RowAncestor& a, const RowAncestor& b) { return a.node < b.node; },
+      interrupts);
   for (std::size_t k = 0; k < ancestors.size(); ++k) index[ancestors[k].node] = k;
   Vector root_f;
   for (auto& [v, w] : selected) {

@@ -20,6 +20,7 @@
 #include "../invariants/null_projectors.hpp"
 #include "../invariants/sparse_ldlt.hpp"
 #include "../lattice/lattice_basis_cache.hpp"
+#include "../polled_sort.hpp"
 #include "general_lattice_functional.hpp"
 #include "projector_form.hpp"
 
@@ -117,7 +118,7 @@ class GeneralForm final : public ProjectorForm {
         }
       }
     }
-    std::sort(reach_.begin(), reach_.end());
+    polled_sort(reach_.begin(), reach_.end(), interrupts);
     double sum = 0;
     for (std::size_t r = 0; r < reach_.size(); ++r) {
       interrupts.poll_every(r);

@@ -188,7 +188,7 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
         const std::size_t two = axis == 0 ? p / shape[1] : p % 2, j = axis == 0 ? p % shape[1] : p / 2;
         line.emplace_back(j, two == 0 ? w : -w);
       }
-      std::sort(line.begin(), line.end());
+      polled_sort(line.begin(), line.end(), interrupts);
       std::size_t columns = 0;
       for (std::size_t k = 0; k < line.size();) {
         interrupts.poll_every(k);

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "composition_total.hpp"
 #include "composition_total_cache.hpp"
 #include "zero_sum_groups.hpp"
@@ -52,7 +53,7 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
     out.push_back(insert_if_absent(t) ? t : j);
     if (out.back() == j) insert_if_absent(j);
   }
-  std::sort(out.begin(), out.end());
+  polled_sort(out.begin(), out.end(), interrupts);
 }
 
 void check_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z,
