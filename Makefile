@@ -18,7 +18,7 @@ OBJS = src/pg/module.o src/pg/gucs.o src/pg/core_bridge.o src/pg/arguments.o \
        src/pg/total_preserving.o src/pg/diagnose.o \
        src/pg/check_request.o src/pg/source_relations.o src/pg/range_variance.o \
        src/pg/run_as.o src/pg/stream_append.o src/pg/stream_parameters.o src/pg/draw_worker.o src/pg/draw_launcher.o src/pg/draw_functions.o src/pg/column_list.o src/pg/object_owners.o src/pg/draw_checks.o src/pg/worker_settings.o src/pg/key_equality.o \
-       src/pg/margin_of_error.o src/pg/release_law.o src/pg/release_table.o
+       src/pg/margin_of_error.o src/pg/release_law.o src/pg/release_table.o src/pg/cancellable_sort.o
 
 # pg_regress suites: sql/<name>.sql against expected/<name>.out.
 REGRESS = setup privatize_margins privatize_types privatize_errors noisy_count integer_laplace diagnose governance hierarchy hierarchy_crossed integer_cascade nonnegative_cascade nonnegative_cascade_audit stream stream_privacy_unit conditioning_projection security privacy_unit privatize_scan bounds sql_equality total_preserving_count check_request margin_of_error cell_intervals error_bar_coverage sum_coverage source_rows partition_selection

@@ -27,6 +27,7 @@
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
+#include "cancellable_sort.h"
 #include "core_bridge.h"
 #include "margin_of_error.h"
 
@@ -104,7 +105,7 @@ new_state(FunctionCallInfo fcinfo, Oid rowtype, double level, Jsonb *law)
 }
 
 static int
-compare_ids(const void *a, const void *b)
+compare_ids(const void *a, const void *b, void *unused)
 {
 	const idp_row_id *x = &((const RowWeight *) a)->id;
 	const idp_row_id *y = &((const RowWeight *) b)->id;
@@ -133,10 +134,10 @@ make_room(ErrorBarState *state)
 		return;
 	if (state->n >= COMPACT_FROM)
 	{
-		qsort(state->rows, state->n, sizeof(RowWeight), compare_ids);
+		cancellable_sort(state->rows, state->n, sizeof(RowWeight), compare_ids, NULL);
 		for (i = 0; i < state->n; i++)
 		{
-			if (kept > 0 && compare_ids(&state->rows[kept - 1], &state->rows[i]) == 0)
+			if (kept > 0 && compare_ids(&state->rows[kept - 1], &state->rows[i], NULL) == 0)
 				state->rows[kept - 1].weight += state->rows[i].weight;
 			else
 				state->rows[kept++] = state->rows[i];

@@ -26,6 +26,7 @@
 #include "utils/snapmgr.h"
 #include "utils/typcache.h"
 
+#include "cancellable_sort.h"
 #include "core_bridge.h"
 #include "gucs.h"
 #include "key_equality.h"
@@ -396,7 +397,7 @@ sort_by_period(TableRows *t)
 				 errmsg("a stream's period type %s has no ordering", format_type_be(att->atttypid))));
 	for (i = 0; i < t->n; i++)
 		by_period[i] = (uint32) i;
-	qsort_arg(by_period, t->n, sizeof(uint32), compare_periods, &order);
+	cancellable_sort(by_period, t->n, sizeof(uint32), compare_periods, &order);
 	for (i = 0; i < t->n; i++)
 	{
 		ids[i] = t->ids[by_period[i]];
