@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
@@ -24,12 +25,32 @@ void check_node_count(std::size_t n_nodes) {
 // comparison sort would put them: a counting sort per column, the last
 // column first (each pass stable), O(n + levels) a column and polled, where
 // std::sort of 8M cells took over a second without a poll (and fell to its
-// heapsort on a sorted table read from its middle).
+// heapsort on a sorted table read from its middle). A column whose
+// dictionary is far larger than the cells (a domain's, shared) is sorted by
+// comparison instead, which costs nothing per level.
 std::vector<std::uint32_t> cells_in_code_order(const CellKeys& keys, const std::vector<std::size_t>& columns,
                                                const Interrupts& interrupts) {
   const std::size_t n = keys.n_cells();
-  std::vector<std::uint32_t> order(n), next(n), start;
+  std::vector<std::uint32_t> order(n), next, start;
   std::iota(order.begin(), order.end(), 0u);
+  std::vector<const std::uint32_t*> codes_of;
+  bool sparse = false;
+  for (std::size_t column : columns) {
+    codes_of.push_back(keys.codes(column));
+    sparse = sparse || keys.n_levels(column) > 4 * n + 4096;
+  }
+  if (sparse) {
+    polled_sort(
+        order.begin(), order.end(),
+        [&](std::uint32_t a, std::uint32_t b) {
+          for (const std::uint32_t* codes : codes_of)
+            if (codes[a] != codes[b]) return codes[a] < codes[b];
+          return a < b;
+        },
+        interrupts);
+    return order;
+  }
+  next.resize(n);
   std::uint64_t steps = 0;
   for (auto column = columns.rbegin(); column != columns.rend(); ++column) {
     const std::uint32_t* codes = keys.codes(*column);

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <numeric>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "errors.hpp"
@@ -95,11 +96,17 @@ TEST(CascadeTree, FromCellKeysOrdersCellsByTheirCodes) {
   std::iota(shuffled.begin(), shuffled.end(), 0u);
   std::shuffle(shuffled.begin(), shuffled.end(), random);
   for (std::size_t i = 0; i < n; ++i) rotated[i] = std::uint32_t((i + 12345) % n);
-  for (const auto& cells : {shuffled, rotated}) {
+  // With spread 100 the tracts' codes lie in a dictionary 100 times the
+  // cells (a domain's): sorted by comparison, not by counting.
+  const std::pair<const std::vector<std::uint32_t>*, std::uint32_t> cases[] = {
+      {&shuffled, 1}, {&rotated, 1}, {&shuffled, 100}, {&rotated, 100}};
+  for (const auto& [order_given, spread] : cases) {
+    const std::vector<std::uint32_t>& cells = *order_given;
     std::vector<std::vector<std::uint32_t>> codes(3, std::vector<std::uint32_t>(n));
     for (std::size_t c = 0; c < 3; ++c)
-      for (std::size_t i = 0; i < n; ++i) codes[c][i] = sorted[c][cells[i]];
-    const CellKeys keys = CellKeys::from_codes({"state", "county", "tract"}, codes, {40, 400, std::uint32_t(n)}, Interrupts());
+      for (std::size_t i = 0; i < n; ++i) codes[c][i] = sorted[c][cells[i]] * (c == 2 ? spread : 1);
+    const CellKeys keys =
+        CellKeys::from_codes({"state", "county", "tract"}, codes, {40, 400, std::uint32_t(n) * spread}, Interrupts());
     // Levels: state and county; the tract is the leaves' other column.
     const auto tree = HierarchyTree::from_cell_keys(keys, {0, 1}, Interrupts());
     std::vector<std::uint32_t> expected(n);
