@@ -69,19 +69,26 @@ class Browser:
                 pass  # a page that logs nothing: the check below still holds
             self.driver.find_element(By.ID, "username").send_keys(user)
             self.driver.find_element(By.ID, "password").send_keys(password, Keys.ENTER)
+            # Another page, or the login form again with the page it was
+            # to lead to (next=): sent back, the login did not hold.
             try:
-                self.wait("the page after logging in", lambda: "/login" not in self.driver.current_url
-                          and self.driver.execute_script("return document.readyState") == "complete")
+                self.wait("the page after logging in", lambda: self.driver.execute_script(
+                    "return document.readyState") == "complete" and (
+                        "/login" not in self.driver.current_url or "next=" in self.driver.current_url))
             except BrowserError as error:
-                text = self.driver.execute_script("return document.body ? document.body.innerText : ''")
-                raise BrowserError(f"{error}; the page says: {text[:600]!r}") from None
-            if self.session_user_answers():
+                raise BrowserError(f"{error}; the page says: {self.page_text()!r}") from None
+            if "/login" not in self.driver.current_url and self.session_user_answers():
                 return attempt
-        raise BrowserError(f"the login: undone {attempts} times in a row (the session holds no user)")
+        raise BrowserError(f"the login did not hold {attempts} times in a row; at {self.driver.current_url} "
+                           f"the page says: {self.page_text()!r}")
+
+    def page_text(self):
+        """The first 600 characters the page shows."""
+        return self.driver.execute_script("return document.body ? document.body.innerText : ''")[:600]
 
     def session_user_answers(self):
         """Whether Superset knows the browser's session: its /api/v1/me/
-        answers 200, and the page is not sent back to the login form."""
+        answers 200, and the page is still not the login form."""
         status = self.driver.execute_async_script(
             "const done = arguments[arguments.length - 1];"
             "fetch('/api/v1/me/', {credentials: 'same-origin'}).then(r => done(r.status), () => done(0));")

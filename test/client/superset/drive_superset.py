@@ -301,7 +301,7 @@ def main():
     try:
         attempts = browser.log_in(url, ENV["DP_SUPERSET_USER"], ENV["DP_SUPERSET_PASSWORD"])
         if attempts > 1:
-            tap.note(f"the login was undone by the login page's own log and made again: {attempts} attempts")
+            tap.note(f"the login did not hold and was made again: {attempts} attempts")
         first = view(tap, browser, url)
         check_page(tap, first, expected, "the dashboard in Chromium")
         screenshot = ENV.get("DP_SUPERSET_SCREENSHOT")
