@@ -57,6 +57,14 @@ CellQuery QueryBuilder::take() {
   return out;
 }
 
+void QueryBuilder::clear() {
+  for (const std::uint32_t cell : order_) {
+    weight_[cell] = 0;
+    listed_[cell] = 0;
+  }
+  order_.clear();
+}
+
 CellQuery all_cells(std::size_t n_cells) {
   if (n_cells > UINT32_MAX) throw TooLarge("a query over more than 2^32 cells is not supported");
   CellQuery out;

@@ -62,6 +62,9 @@ class QueryBuilder {
   // The query so far (cells whose weights cancel to 0 are dropped); the
   // builder is empty again afterwards.
   CellQuery take();
+  // Drops what was added: a query a cancel stopped midway leaves its cells,
+  // which a builder kept for later queries must not carry into the next.
+  void clear();
 
   std::size_t n_cells() const { return weight_.size(); }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
+#include <utility>
 
 #include "../errors.hpp"
 #include "../hierarchy/cascade_covariance.hpp"
@@ -119,9 +120,11 @@ CrossedAccuracy::RectangleInterval CrossedAccuracy::rectangle_interval(std::uint
                                                                         double level,
                                                                         const Interrupts& interrupts) const {
   check_level(level);
-  if (row_variance_.empty()) {
-    row_variance_ = hierarchy::node_variances(rows_, row_law_, interrupts);
+  // Both kept together: a cancel between the two keeps neither.
+  if (row_variance_.empty() || col_variance_.empty()) {
+    std::vector<double> rows = hierarchy::node_variances(rows_, row_law_, interrupts);
     col_variance_ = hierarchy::node_variances(cols_, col_law_, interrupts);
+    row_variance_ = std::move(rows);
   }
   if (row_node >= row_variance_.size() || col_node >= col_variance_.size())
     throw InvalidArgument("a rectangle names a node outside the trees");

@@ -101,8 +101,15 @@ class GeneralForm final : public ProjectorForm {
   }
 
  private:
-  // y^T H^-1 y for y = A x.
+  // y^T H^-1 y for y = A x. The scratch vectors u_ and on_path_ are zero
+  // between calls; a call a cancel stopped leaves them dirty, and the next
+  // clears them whole first (the form is kept for later statements).
   double solved_form(const CellQuery& query, const Interrupts& interrupts) const {
+    if (dirty_) {
+      std::fill(u_.begin(), u_.end(), 0.0);
+      std::fill(on_path_.begin(), on_path_.end(), std::uint8_t(0));
+    }
+    dirty_ = true;
     reach_.clear();
     const ColSparse& lower = factor_->matrixL().nestedExpression();
     for (std::size_t k = 0; k < query.size(); ++k) {
@@ -130,6 +137,7 @@ class GeneralForm final : public ProjectorForm {
       u_[j] = 0;
       on_path_[j] = 0;
     }
+    dirty_ = false;
     return sum;
   }
 
@@ -141,6 +149,7 @@ class GeneralForm final : public ProjectorForm {
   mutable std::vector<double> u_;
   mutable std::vector<std::uint8_t> on_path_;
   mutable std::vector<std::uint32_t> reach_;
+  mutable bool dirty_ = false;
   mutable std::unique_ptr<const GeneralLatticeFunctionals> lattice_;
   mutable bool lattice_too_large_ = false;
 };

@@ -65,6 +65,14 @@ class PartitionForm final : public ProjectorForm {
   std::vector<std::size_t> block_shape(std::uint32_t group) const override { return {size_[group]}; }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
+    // sum_ and squares_ are zero between calls; one a cancel stopped leaves
+    // them dirty, and the next clears them whole (the form is kept for
+    // later statements).
+    if (dirty_) {
+      std::fill(sum_.begin(), sum_.end(), 0.0);
+      std::fill(squares_.begin(), squares_.end(), 0.0);
+    }
+    dirty_ = true;
     touched_.clear();
     for (std::size_t k = 0; k < query.size(); ++k) {
       interrupts.poll_every(k);
@@ -85,6 +93,7 @@ class PartitionForm final : public ProjectorForm {
       out.push_back({g, std::max(0.0, form)});
       sum_[g] = squares_[g] = 0;
     }
+    dirty_ = false;
   }
 
  private:
@@ -92,6 +101,7 @@ class PartitionForm final : public ProjectorForm {
   std::vector<std::uint32_t> size_;
   mutable std::vector<double> sum_, squares_;
   mutable std::vector<std::uint32_t> touched_;
+  mutable bool dirty_ = false;
 };
 
 // Inclusion-exclusion over the subsets T of each table's axes. For each
@@ -161,6 +171,15 @@ class TableForm final : public ProjectorForm {
   std::size_t position_in_block(std::uint32_t cell) const override { return position_[cell]; }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
+    // The scratch arrays are zero between calls; one a cancel stopped leaves
+    // them dirty, and the next clears them whole (the form is kept for
+    // later statements).
+    if (dirty_) {
+      std::fill(scratch_.begin(), scratch_.end(), 0.0);
+      std::fill(table_sum_.begin(), table_sum_.end(), 0.0L);
+      std::fill(table_touched_.begin(), table_touched_.end(), std::uint8_t(0));
+    }
+    dirty_ = true;
     touched_.clear();
     tables_touched_.clear();
     std::size_t coordinates[kMaxTableAxes];
@@ -210,6 +229,7 @@ class TableForm final : public ProjectorForm {
       table_sum_[t] = 0;
       table_touched_[t] = 0;
     }
+    dirty_ = false;
   }
 
  private:
@@ -249,6 +269,7 @@ class TableForm final : public ProjectorForm {
   mutable std::vector<std::uint8_t> table_touched_;
   mutable std::vector<Touched> touched_;
   mutable std::vector<std::uint32_t> tables_touched_;
+  mutable bool dirty_ = false;
 };
 
 }  // namespace

@@ -412,6 +412,7 @@ struct PublishedRelease::Impl {
   // weight of its selected nodes above it, in cell order.
   CellQuery rolled_up(const CellQuery& q, const Interrupts& interrupts) {
     if (!cells_builder) cells_builder = std::make_unique<QueryBuilder>(model->n_cells());
+    cells_builder->clear();  // what a call a cancel stopped left
     for (std::size_t k = 0; k < q.size(); ++k) {
       interrupts.poll_every(k);
       const std::uint32_t r = q.cells[k];

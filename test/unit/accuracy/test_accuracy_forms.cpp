@@ -13,6 +13,7 @@
 #include "accuracy/projector_form.hpp"
 #include "accuracy_fixtures.hpp"
 #include "errors.hpp"
+#include "interrupt_callbacks.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -71,6 +72,29 @@ TEST(AccuracyForms, TwoWayTablesInBlocks) {
   expect_matches_dense(Release(blocks, 3, {{0, 1}, {0, 2}}), "tables", 7);
   // {c0, c1} and {c1, c2}: a 3 x 4 table per level of c1.
   expect_matches_dense(Release(grid({3, 3, 4}), 3, {{0, 1}, {1, 2}}), "tables", 11);
+}
+
+// A form is kept for later statements: a query a cancel stopped midway (at
+// its second poll, with the form's scratch arrays half written) leaves the
+// next query's figure unchanged, for the structures that keep scratch.
+TEST(AccuracyForms, AFormAfterACancelGivesTheSameFigures) {
+  const Release releases[] = {Release(grid({6, 5, 4}), 3, {{0}, {1}, {2}}), Release(grid({5, 4}), 2, {{0}}),
+                              Release(grid({6, 7}), 2, {{0}, {1}})};
+  const char* structures[] = {"general", "partition", "tables"};
+  for (int r = 0; r < 3; ++r) {
+    const auto form = form_of_model(*releases[r].model, Interrupts());
+    const auto fresh = form_of_model(*releases[r].model, Interrupts());
+    ASSERT_STREQ(form->structure(), structures[r]);
+    std::mt19937_64 gen(21 + r);
+    for (int trial = 0; trial < 5; ++trial) {
+      const CellQuery q = random_query(releases[r].n(), 0.3, true, gen);
+      int polls_left = 1;
+      EXPECT_THROW(form->form(q, Interrupts(test_interrupts::pending_after, &polls_left)), Interrupted)
+          << structures[r];
+      EXPECT_EQ(form->form(q, Interrupts()), fresh->form(q, Interrupts())) << structures[r] << " " << trial;
+      EXPECT_EQ(form->diagonal(trial), fresh->diagonal(trial)) << structures[r] << " " << trial;
+    }
+  }
 }
 
 TEST(AccuracyForms, KWayCube) {

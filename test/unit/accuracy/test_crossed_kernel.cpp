@@ -21,9 +21,11 @@
 #include "accuracy/crossed_accuracy.hpp"
 #include "accuracy/crossed_kernel.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
+#include "errors.hpp"
 #include "hierarchy/cascade_covariance.hpp"
 #include "hierarchy/cascade_law.hpp"
 #include "hierarchy/hierarchy_tree.hpp"
+#include "interrupt_callbacks.hpp"
 #include "tilted_laws.hpp"
 
 namespace invariant_dp::accuracy {
@@ -206,6 +208,36 @@ TEST(CrossedKernel, OneBoundCoversEveryRectangle) {
           rows.n_nodes() - 1, cols.n_nodes() - 1, 0.9, {});
       EXPECT_EQ(leaf.kind, Exactness::exact) << v << ": " << leaf.method;
     }
+  }
+}
+
+bool count_poll(void* polls) {
+  ++*static_cast<int*>(polls);
+  return false;
+}
+
+// A rectangle's interval keeps both trees' node variances for the next one:
+// a cancel at any poll of their computation, between the two trees
+// included, leaves the next interval what a fresh accuracy gives.
+TEST(CrossedKernel, ACancelWhileTheNodeVariancesAreComputedKeepsNeither) {
+  const hierarchy::HierarchyTree rows =
+      hierarchy::HierarchyTree::from_parents({-1, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 5, 5, 6, 7, 7}, {});
+  const hierarchy::HierarchyTree cols = hierarchy::HierarchyTree::from_parents({-1, 0, 0, 0, 1, 1, 2, 3, 3, 3}, {});
+  const hierarchy::CascadeLaw row_law = hierarchy::CascadeLaw::uniform(rows, 2.0);
+  const hierarchy::CascadeLaw col_law = hierarchy::CascadeLaw::uniform(cols, 2.0);
+  const std::uint32_t r = rows.n_nodes() - 1, c = cols.n_nodes() - 1;
+  const double expected = CrossedAccuracy(rows, row_law, cols, col_law, 0.0).rectangle_interval(r, c, 0.9, {}).half_width;
+  int polls = 0;
+  CrossedAccuracy(rows, row_law, cols, col_law, 0.0).rectangle_interval(r, c, 0.9, Interrupts(count_poll, &polls));
+  ASSERT_GE(polls, 2);
+  for (int k = 1; k <= polls; ++k) {
+    const CrossedAccuracy accuracy(rows, row_law, cols, col_law, 0.0);
+    int left = k - 1;
+    try {
+      accuracy.rectangle_interval(r, c, 0.9, Interrupts(test_interrupts::pending_after, &left));
+    } catch (const Interrupted&) {
+    }
+    EXPECT_EQ(accuracy.rectangle_interval(r, c, 0.9, {}).half_width, expected) << "stopped at poll " << k;
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <random>
 #include <string>
 
@@ -22,6 +23,7 @@
 #include "capi/invariant_dp_accuracy.h"
 #include "errors.hpp"
 #include "hierarchy/streaming_cascade.hpp"
+#include "interrupt_callbacks.hpp"
 #include "accuracy/hierarchy_accuracy.hpp"
 #include "json_reader.hpp"
 #include "release_table_rows.hpp"
@@ -878,6 +880,37 @@ TEST(PublishedRelease, RowsThatAreNotTheLawsReleaseAreRefused) {
   // A confidence outside (0, 1).
   EXPECT_EQ(idp_accuracy_sum(r->accuracy, 1, &r->rows->ids()[0], nullptr, 1.5, nullptr, &bar, &r->error),
             IDP_INVALID_ARGUMENT);
+}
+
+// A prepared release is kept for later statements: a sum a cancel stopped
+// at any of its polls (here a rolled-up hierarchy's 10,101 rows, whose
+// leaves' cells are gathered in a builder the release keeps) leaves the
+// next sums' figures what they were.
+TEST(PublishedRelease, ASumACancelStoppedLeavesTheNextSumsTheSame) {
+  const TestTable table = test_tables::grid({"a", "b"}, {100, 100}, std::vector<std::int64_t>(10000, 3));
+  auto r = run_release(table, Request{"integer_laplace", 1, 0, {}, {"a"}});
+  ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+  std::vector<std::size_t> all(r->rows->n_rows()), part = r->where({{0, "a7"}});
+  std::iota(all.begin(), all.end(), std::size_t(0));
+  ASSERT_EQ(all.size(), 10101u);
+  const idp_error_bar whole = r->sum(all), some = r->sum(part);
+  std::vector<idp_row_id> ids;
+  for (std::size_t row : all) ids.push_back(r->rows->ids()[row]);
+  int polls = 0;
+  idp_interrupts count{[](void* n) { return ++*static_cast<int*>(n) < 0; }, &polls, nullptr};
+  idp_error_bar counted{};
+  ASSERT_EQ(idp_accuracy_sum(r->accuracy, ids.size(), ids.data(), nullptr, 0.9, &count, &counted, &r->error), IDP_OK);
+  ASSERT_GE(polls, 5);
+  for (int k = 1; k <= polls; ++k) {
+    int left = k - 1;
+    idp_interrupts stop{test_interrupts::pending_after, &left, nullptr};
+    idp_error_bar bar{};
+    EXPECT_EQ(idp_accuracy_sum(r->accuracy, ids.size(), ids.data(), nullptr, 0.9, &stop, &bar, &r->error),
+              IDP_INTERRUPTED)
+        << "stopped at poll " << k;
+    EXPECT_EQ(r->sum(part).variance, some.variance) << "stopped at poll " << k;
+    EXPECT_EQ(r->sum(all).variance, whole.variance) << "stopped at poll " << k;
+  }
 }
 
 TEST(PublishedRelease, PreparationPollsForCancellation) {
