@@ -22,12 +22,14 @@ void check_node_count(std::size_t n_nodes) {
 }
 
 // The cells in the order of their codes on `columns`, ties by index, as a
-// comparison sort would put them: a counting sort per column, the last
-// column first (each pass stable), O(n + levels) a column and polled, where
-// std::sort of 8M cells took over a second without a poll (and fell to its
-// heapsort on a sorted table read from its middle). A column whose
-// dictionary is far larger than the cells (a domain's, shared) is sorted by
-// comparison instead, which costs nothing per level.
+// comparison sort would put them. Cells read in key order (a released
+// table's rows, a sorted source) are in order already: one pass finds so.
+// Otherwise a counting sort per column, the last column first (each pass
+// stable), O(n + levels) a column and polled, where std::sort of 8M cells
+// took over a second without a poll (and fell to its heapsort on a sorted
+// table read from its middle). A column whose dictionary is far larger than
+// the cells (a domain's, shared) is sorted by comparison instead, which
+// costs nothing per level.
 std::vector<std::uint32_t> cells_in_code_order(const CellKeys& keys, const std::vector<std::size_t>& columns,
                                                const Interrupts& interrupts) {
   const std::size_t n = keys.n_cells();
@@ -39,6 +41,16 @@ std::vector<std::uint32_t> cells_in_code_order(const CellKeys& keys, const std::
     codes_of.push_back(keys.codes(column));
     sparse = sparse || keys.n_levels(column) > 4 * n + 4096;
   }
+  bool in_order = true;
+  for (std::size_t i = 1; i < n && in_order; ++i) {
+    interrupts.poll_every(i);
+    for (const std::uint32_t* codes : codes_of)
+      if (codes[i - 1] != codes[i]) {
+        in_order = codes[i - 1] < codes[i];
+        break;
+      }
+  }
+  if (in_order) return order;
   if (sparse) {
     polled_sort(
         order.begin(), order.end(),
@@ -52,9 +64,9 @@ std::vector<std::uint32_t> cells_in_code_order(const CellKeys& keys, const std::
   }
   next.resize(n);
   std::uint64_t steps = 0;
-  for (auto column = columns.rbegin(); column != columns.rend(); ++column) {
-    const std::uint32_t* codes = keys.codes(*column);
-    const std::uint32_t levels = keys.n_levels(*column);
+  for (std::size_t k = columns.size(); k-- > 0;) {
+    const std::uint32_t* codes = codes_of[k];
+    const std::uint32_t levels = keys.n_levels(columns[k]);
     start.assign(std::size_t(levels) + 1, 0);
     for (std::size_t i = 0; i < n; ++i) {
       interrupts.poll_every(++steps);
@@ -118,26 +130,7 @@ HierarchyTree HierarchyTree::from_cell_keys(const CellKeys& keys, const std::vec
   const unsigned height = static_cast<unsigned>(level_columns.size() + (leaf_level_below ? 1 : 0));
   if (height == 0 && n > 1) throw InvalidData("cells without key columns must be a single cell");
 
-  // Cells read in key order (a released table's rows, a sorted source) are
-  // in order already: one pass finds so.
-  std::vector<const std::uint32_t*> sort_codes;
-  for (std::size_t c : sort_columns) sort_codes.push_back(keys.codes(c));
-  bool in_order = true;
-  for (std::size_t i = 1; i < n && in_order; ++i) {
-    interrupts.poll_every(i);
-    for (const std::uint32_t* codes : sort_codes)
-      if (codes[i - 1] != codes[i]) {
-        in_order = codes[i - 1] < codes[i];
-        break;
-      }
-  }
-  std::vector<std::uint32_t> order;
-  if (in_order) {
-    order.resize(n);
-    std::iota(order.begin(), order.end(), 0u);
-  } else {
-    order = cells_in_code_order(keys, sort_columns, interrupts);
-  }
+  std::vector<std::uint32_t> order = cells_in_code_order(keys, sort_columns, interrupts);
 
   // starts[d]: the sorted positions where a depth-d node begins. A node
   // begins where its parent begins or where its own column changes.
