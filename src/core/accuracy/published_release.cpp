@@ -115,7 +115,9 @@ CellQuery rows_of(const RowIndex& index, const RowId* ids, const double* weights
     else
       found.emplace_back(row[i], weights[i]);
   }
-  polled_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; }, interrupts);
+  // By row, then weight: a row given several times has its weights added
+  // in one order however the rows were listed.
+  polled_sort(found.begin(), found.end(), interrupts);
   CellQuery out;
   for (std::size_t i = 0; i < found.size(); ++i) {
     interrupts.poll_every(i);
