@@ -293,6 +293,7 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
     // The window must hold the largest value with room on both sides (the
     // tails continue its edge ratios): widen it until it does.
     // Ends: after at most 5 attempts (attempt >= 4 breaks), each convolution polling.
+    bool room = false, capped = false;
     for (int attempt = 0;; ++attempt) {
       Window w = choose_window(lo_center, hi_center, half, support[j], cap);
       if (own) {
@@ -313,11 +314,24 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
       std::size_t m0 = 0;
       for (std::size_t i = 1; i < F[j].v.size(); ++i)
         if (F[j].v[i] > F[j].v[m0]) m0 = i;
-      const bool room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
-      if (room || attempt >= 4 || static_cast<std::size_t>(w.hi - w.lo + 1) >= cap) break;
+      room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
+      capped = static_cast<std::size_t>(w.hi - w.lo + 1) >= cap;
+      if (room || attempt >= 4 || capped) break;
       half *= 2;
     }
     if (dominating && !own) {
+      // A window at its cap that still misses the function's largest value
+      // has no tail that bounds what lies beyond it. It happens where many
+      // small counts under one free node pull their sums (each leaf's noise
+      // is one-sided at a count of 0) farther from the node's own value
+      // than the cap reaches: at small epsilon, hundreds of nats apart.
+      if (!room && capped)
+        throw TooLarge("the non-negative cascade's windows cannot reach this split's values",
+                       "A sum of the children of a node at depth " + std::to_string(tree_.depth(u)) +
+                           " (0: the grand total) needs a window wider than " + std::to_string(options_.max_window) +
+                           " values.",
+                       "Raise epsilon, make the totals above these counts exact (margins), or release with "
+                       "integer_cascade (unbiased, its counts may be negative).");
       const std::size_t terms = F[j].v.size() + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
       make_log_concave_majorant(F[j], tilt_for(terms));
     }

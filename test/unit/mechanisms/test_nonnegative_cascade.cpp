@@ -393,6 +393,29 @@ TEST(NonnegativeCascadeRelease, WindowsThatWouldNotFitAreRefusedBeforeAnyAllocat
   }
 }
 
+// Many empty leaves under a free root: each leaf's noise is one-sided, so
+// the children's sums lie hundreds of values above the root's own value.
+// Windows capped below that distance cannot hold the sums' largest values
+// and are refused (TooLarge, with a hint), not left to fail inside the
+// sampler; with the default cap the same tree is released.
+TEST(NonnegativeCascadeSampler, ACappedWindowThatMissesItsLargestValueIsRefused) {
+  std::vector<std::int64_t> parent(301, 0);
+  parent[0] = -1;
+  const auto tree = HierarchyTree::from_parents(parent, Interrupts());
+  const std::vector<std::int64_t> counts(tree.n_leaves(), 0);
+  const NonnegativeLaw law = make_law(tree, {0.25, 0.25}, {});
+  NonnegativeOptions narrow;
+  narrow.max_window = 64;
+  try {
+    NonnegativeMessages(tree, law, counts.data(), narrow, Interrupts());
+    FAIL() << "not refused";
+  } catch (const TooLarge& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot reach"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.hint()).find("integer_cascade"), std::string::npos) << e.hint();
+  }
+  EXPECT_NO_THROW(NonnegativeMessages(tree, law, counts.data(), NonnegativeOptions(), Interrupts()));
+}
+
 // An Interrupts that reports a pending cancel from its k-th poll on.
 struct CountingCancel {
   std::uint64_t polls = 0, fire_at = ~std::uint64_t{0};
