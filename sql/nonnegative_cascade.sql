@@ -148,6 +148,12 @@ SELECT count(*) FROM dp.privatize('SELECT i / 64 AS a, i AS b, (i % 3)::bigint F
 AS t(a int, b int, n bigint, sd float8);
 RESET statement_timeout;
 SELECT 'the session is usable' AS after_cancel;
+-- Many empty leaves under one node whose total is not exact, at a small
+-- epsilon: their noises can only go up, so their sums lie farther from the
+-- node's own value than a window of 65,536 values reaches. Refused
+-- (54000), with a hint, once the backward pass gets there.
+SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS a, i AS b, 0::bigint FROM generate_series(1, 3000) i',
+                     0.1, 'nonnegative_cascade', hierarchy => '{a,b}') AS t(a int, b int, n bigint)$$);
 
 -- A governed non-negative cascade: registered, drawn by dp.refresh_release,
 -- charged its epsilon, audited with its law; the state totals exact.
