@@ -200,6 +200,51 @@ RatePowers::RatePowers(double rho, std::size_t length) : rho_(rho) {
     p = mul(p, q);
   }
   series_ = to_double(div(exact(kTablePrecision, std::uint64_t{1}), sub(1ul, q)), End::upper);
+  step_ = static_cast<std::int64_t>(length) - 1;
+  // Ends: at 1 at the latest (the table is finite, its entries decreasing).
+  while (step_ > 1 && !(pow_[static_cast<std::size_t>(step_)] >= 0x1p-1000)) --step_;
+}
+
+Separated separate(double x) {
+  Separated out;
+  out.m = std::frexp(x, &out.e);
+  if (out.m == 0) out.e = 0;
+  return out;
+}
+
+Separated times(Separated a, Separated b) {
+  Separated out = separate(a.m * b.m);
+  if (out.m != 0) out.e += a.e + b.e;
+  return out;
+}
+
+Separated ratio_power_separated(double x, std::int64_t j) {
+  if (j == 0) return Separated{0.5, 1};  // 1
+  if (x == 0) return Separated{};
+  // 2^(j log2 x) in 80-bit arithmetic: its exponent L (in bits) to within
+  // |L| 2^-63, so the power to within |L| 2^-63 relative, plus the final
+  // rounding to double (powering by squaring would compound j roundings).
+  const long double L = static_cast<long double>(j) * std::log2(static_cast<long double>(x));
+  const long double k = std::floor(L);
+  Separated out = separate(static_cast<double>(std::exp2(L - k)));
+  out.e += static_cast<int>(k);
+  return out;
+}
+
+Separated RatePowers::at_separated(std::int64_t j) const {
+  if (j <= step_) return separate(pow_[static_cast<std::size_t>(j)]);
+  const std::int64_t q = j / step_, r = j % step_;
+  const Separated step = separate(pow_[static_cast<std::size_t>(step_)]);
+  Separated result = separate(pow_[static_cast<std::size_t>(r)]);
+  // The power of step's entry by binary powering, as ratio_power_separated.
+  Separated base = step;
+  // Ends: q halves at each step (at most 63).
+  for (std::uint64_t k = static_cast<std::uint64_t>(q);; k >>= 1) {
+    if (k & 1) result = times(result, base);
+    if (k <= 1) break;
+    base = times(base, base);
+  }
+  return result;
 }
 
 double RatePowers::far(std::int64_t j) const {
@@ -269,6 +314,21 @@ void write_window(std::int64_t lo, const double* v, std::size_t n, double left, 
 
 void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
   write_window(lo, v.data(), v.size(), left, right, support, from, out);
+}
+
+Separated WindowFn::at_separated(std::int64_t r) const {
+  if (r < support) return Separated{};
+  if (r > hi()) return right == 0 ? Separated{} : times(separate(v.back()), ratio_power_separated(right, r - hi()));
+  if (r < lo) return left == 0 ? Separated{} : times(separate(v.front()), ratio_power_separated(left, lo - r));
+  return separate(v[static_cast<std::size_t>(r - lo)]);
+}
+
+Separated ChildMessage::h_separated(std::int64_t s) const {
+  if (s < support) return Separated{};
+  if (leaf) return Separated{0.5, 1};
+  if (s > hi()) return right == 0 ? Separated{} : times(separate(values[n - 1]), ratio_power_separated(right, s - hi()));
+  if (s < lo) return left == 0 ? Separated{} : times(separate(values[0]), ratio_power_separated(left, lo - s));
+  return separate(values[s - lo]);
 }
 
 double WindowFn::max() const {

@@ -34,6 +34,18 @@ namespace invariant_dp::hierarchy {
 constexpr std::int64_t kNoSupport = std::numeric_limits<std::int64_t>::min() / 4;
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
 
+// A value m 2^e with its exponent kept apart (m in [0.5, 1), or 0 with e =
+// 0): far from a function's largest value, powers of a rate and tails fall
+// below every double while their ratios, which a draw's weights are, still
+// matter.
+struct Separated {
+  double m = 0;
+  int e = 0;
+};
+Separated separate(double x);
+// a * b, renormalised (within half an ulp of the product of a and b).
+Separated times(Separated a, Separated b);
+
 // exp(-rho j) for j >= 0: a table of certified upper bounds (each within one
 // ulp of the exact value, MPFR), and the partial sums of the geometric
 // series sum_{i<n} exp(-rho i).
@@ -52,8 +64,15 @@ class RatePowers {
   // sum_{d=a}^{b} exp(-rho |d|) for a <= b (b may be kUnbounded); 0 if a > b.
   double range_sum(std::int64_t a, std::int64_t b) const;
 
+  // exp(-rho j) apart from its exponent, far beyond the double range too:
+  // a power of the table's last normal entry times an entry (each an upper
+  // bound within one ulp, so the result exceeds exp(-rho j) by at most
+  // 2^-52 per factor, less the products' rounding of half an ulp each).
+  Separated at_separated(std::int64_t j) const;
+
  private:
   double far(std::int64_t j) const;
+  std::int64_t step_ = 1;  // the largest index whose power is a normal double
   double rho_;
   std::vector<double> pow_, cumulative_;  // cumulative_[n] = sum_{i<n} pow_[i]
   double series_ = 0;                     // >= 1 / (1 - exp(-rho))
@@ -61,6 +80,9 @@ class RatePowers {
 
 // x^j for a ratio 0 <= x <= 1 and j >= 0 (0^0 = 1).
 double ratio_power(double x, std::int64_t j);
+// x^j apart from its exponent, for 0 <= x <= 1 (through 80-bit logarithms:
+// within 2^-52 + |j log2 x| 2^-63 of the exact power of the double x).
+Separated ratio_power_separated(double x, std::int64_t j);
 
 struct WindowFn {
   std::int64_t lo = 0;
@@ -79,6 +101,8 @@ struct WindowFn {
     return v[static_cast<std::size_t>(r - lo)];
   }
   double max() const;
+  // at(r) apart from its exponent (its tails far out do not round to 0).
+  Separated at_separated(std::int64_t r) const;
   // Where the largest window value is (the first, if several): a
   // log-concave F is largest there and decreases away from it.
   std::int64_t mode() const;
@@ -110,6 +134,18 @@ struct ChildMessage {
     return values[s - lo];
   }
   double g(std::int64_t s) const { return pow->at(s < 0 ? -s : s) * h(s); }
+  // Whether h(s) is 0 exactly (below the support, or beyond a window
+  // without a tail there), not only in double: far along a tail, h(s) is
+  // positive but may round to 0.
+  bool zero_at(std::int64_t s) const {
+    return s < support || (!leaf && ((s > hi() && right == 0) || (s < lo && left == 0)));
+  }
+  // h(s) and g(s) apart from their exponents (far along a tail, or where
+  // exp(-rho |s|) is below every double).
+  Separated h_separated(std::int64_t s) const;
+  Separated g_separated(std::int64_t s) const {
+    return times(pow->at_separated(s < 0 ? -s : s), h_separated(s));
+  }
   // g's mantissas on [from, from + out.size()), as write() above.
   void write(std::int64_t from, std::vector<double>& out) const;
   // Where g is largest (the first such point of its support, within its
@@ -133,6 +169,9 @@ struct Suffix {
   const WindowFn* window = nullptr;
   const ChildMessage* child = nullptr;
   double at(std::int64_t r) const { return window != nullptr ? window->at(r) : child->g(r); }
+  Separated at_separated(std::int64_t r) const {
+    return window != nullptr ? window->at_separated(r) : child->g_separated(r);
+  }
   void write(std::int64_t from, std::vector<double>& out) const {
     if (window != nullptr) {
       window->write(from, out);

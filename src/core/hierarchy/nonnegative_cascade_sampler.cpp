@@ -61,7 +61,8 @@ bool accept(RandomSource& rng, const std::vector<ChildMessage>& g, const std::ve
   };
   for (std::size_t j = 0; j < g.size(); ++j) {
     const double h = g[j].h(s[j]);
-    if (h == 0) return false;  // outside the support: the target is 0
+    // 0 in double far along a tail (positive there): the enclosures decide.
+    if (h == 0 && g[j].zero_at(s[j])) return false;  // outside the support: the target is 0
     times(g[j].pow->at(s[j] < 0 ? -s[j] : s[j]) * h, g[j].exp2);
   }
   for (const ProposalDraw& draw : d) times(1 / draw.probability, 0);

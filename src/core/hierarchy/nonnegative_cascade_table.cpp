@@ -161,36 +161,68 @@ ProposalDraw ProposalTable::draw(const ChildMessage& g, const Suffix* F, std::in
   if (left.n > 0) left.first = value(elo - 1);
   if (right.n > 0) right.first = value(ehi + 1);
   top = std::max({top, left.first, right.first});
-  if (!(top > 0) || !std::isfinite(top)) throw Error("the proposal weights of the non-negative cascade underflowed");
   int e = 0;
   std::frexp(top, &e);
+  // Where the largest product is near the bottom of the double range or
+  // below it (a split whose value lies far out: exp(-rho |s|) hundreds of
+  // nats down, tails read thousands of points beyond their windows, two
+  // factors floored near 2^-1000 multiplying to 2^-2000), the products are
+  // taken again with their exponents kept apart, factor by factor: in
+  // double they would round to 0 or to subnormal numbers that carry an
+  // absolute error, and the weights would no longer follow the products.
+  // Kept apart, every factor and product carries a relative error only,
+  // which kSeparatedWeightMargin covers (the stored values and the powers'
+  // upper bounds are exact doubles, subnormal or not).
+  bool separated = false;
+  int left_exp = 0, right_exp = 0;
+  if (!(top >= 0x1p-900)) {
+    separated = true;
+    xe_.resize(n);
+    auto product = [&](std::int64_t s, int* exponent) {
+      Separated x = g.g_separated(s);
+      if (F != nullptr) x = times(x, F->at_separated(rem - s));
+      *exponent = x.e;
+      return x.m;
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      x_[i] = product(elo + static_cast<std::int64_t>(i), &xe_[i]);
+    }
+    if (left.n > 0) left.first = product(elo - 1, &left_exp);
+    if (right.n > 0) right.first = product(ehi + 1, &right_exp);
+    bool any = false;
+    auto consider = [&](double m, int exponent) {
+      if (m == 0) return;
+      if (!any || exponent > e) e = exponent;
+      any = true;
+    };
+    for (std::size_t i = 0; i < n; ++i) consider(x_[i], xe_[i]);
+    consider(left.first, left_exp);
+    consider(right.first, right_exp);
+    if (!any) throw Error("the proposal weights of the non-negative cascade underflowed");
+  } else if (!std::isfinite(top)) {
+    throw Error("the proposal weights of the non-negative cascade are not finite");
+  }
   const int sexp = 61 - e;
 
   ProposalDraw d;
   d.scale_exp2 = sexp - (g.exp2 + (F == nullptr ? 0 : F->exp2()));
-  // A value below the double range's normal numbers carries an absolute
-  // rounding error, not a relative one: at most 2^-1075 per operation
-  // behind it (a power, a tail's power, two or three products), 2^-1070 in
-  // all. Where sigma = 2^sexp makes that error weigh (the largest value
-  // itself near 2^-940 or below: a split whose value lies hundreds of nats
-  // out, its powers of the rate underflowing), each weight adds it,
-  // 2^(sexp - 1070), and is computed with ldexp (2^sexp alone would
-  // overflow: the weights came out as garbage). Elsewhere (sigma below
-  // 2^1000) a weight of at least 1 covers it.
-  const bool far_scale = sexp > 1000;
-  const double absolute = far_scale ? std::ldexp(1.0, sexp - 1070) : 0.0;
-  auto mass = [&](const Tail& t) {
+  // Unseparated, the largest product is at least 2^-900, so sigma is at
+  // most 2^960, and what a product lost below the normal doubles (at most
+  // 2^-1070) weighs less than the floor of 1 every weight has.
+  auto mass = [&](const Tail& t, int exponent) {
     if (t.n == 0) return Uint128{0};
     const double series = series_bound(t);
-    return scaled_weight(t.first * series + (far_scale ? 0x1p-1070 * series : 0.0), sexp, kWeightMargin);
+    return scaled_weight(t.first * series, exponent + sexp, separated ? kSeparatedWeightMargin : kWeightMargin);
   };
-  const Uint128 left_mass = mass(left), right_mass = mass(right);
+  const Uint128 left_mass = mass(left, left_exp), right_mass = mass(right, right_exp);
   prefix_.resize(n);
   Uint128 acc = 0;
   // Explicit weights are below 2^62: ceil(x 2^sexp margin) in 64 bits.
-  const double scale = far_scale ? 0.0 : std::ldexp(kWeightMargin, sexp);
+  const double scale = std::ldexp(kWeightMargin, sexp);
   for (std::size_t i = 0; i < n; ++i) {
-    const double w = far_scale ? std::ceil(std::ldexp(x_[i], sexp) * kWeightMargin + absolute) : std::ceil(x_[i] * scale);
+    const double w =
+        separated ? std::ceil(std::ldexp(x_[i] * kSeparatedWeightMargin, xe_[i] + sexp)) : std::ceil(x_[i] * scale);
     acc += w >= 1 ? static_cast<std::uint64_t>(w) : std::uint64_t{1};
     prefix_[i] = acc;
   }

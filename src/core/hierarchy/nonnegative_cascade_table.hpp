@@ -33,6 +33,12 @@ namespace invariant_dp::hierarchy {
 // Explicit weights exceed the computed products by this factor (then are
 // rounded up): it covers the rounding of the products.
 constexpr double kWeightMargin = 1 + 0x1p-44;
+// Weights computed with their exponents apart (a table far out) exceed the
+// products by this factor: it covers their factors' relative errors there,
+// the powers of a tail ratio through 80-bit logarithms (at most 2^-52 +
+// |L| 2^-63 for a power of 2^L, |L| below 2^21 for every window and tail a
+// draw reads) and the products' rounding.
+constexpr double kSeparatedWeightMargin = 1 + 0x1p-40;
 
 struct ProposalDraw {
   std::int64_t s = 0;
@@ -62,6 +68,7 @@ class ProposalTable {
  private:
   std::int64_t written_tail_;
   std::vector<double> x_, f_;    // scratch: the explicit products, F's values
+  std::vector<int> xe_;          // scratch: the products' binary exponents (a table far out)
   std::vector<Uint128> prefix_;  // scratch: cumulative explicit weights
 };
 

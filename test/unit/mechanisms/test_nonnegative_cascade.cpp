@@ -416,6 +416,33 @@ TEST(NonnegativeCascadeSampler, ACappedWindowThatMissesItsLargestValueIsRefused)
   EXPECT_NO_THROW(NonnegativeMessages(tree, law, counts.data(), NonnegativeOptions(), Interrupts()));
 }
 
+// 31 groups of 64 empty leaves under a free root at epsilon 0.5: every
+// leaf's noise is one-sided, so the root's value lies hundreds of nats out,
+// where exp(-rho |t|) and the messages' tails fall below every double. The
+// proposals there follow the law (their weights computed with exponents
+// apart), so draws take about one attempt: 10 draws in at most 53 attempts
+// (acceptance at least 1/2, at a false-failure rate of 1e-6). Computed in
+// double, the weights were flat and a draw took about 500 attempts.
+TEST(NonnegativeCascadeRelease, EmptyLeavesUnderAFreeRootTakeFewAttempts) {
+  std::vector<std::int64_t> parent{-1};
+  for (int group = 0; group < 31; ++group) parent.push_back(0);
+  for (int group = 0; group < 31; ++group)
+    for (int leaf = 0; leaf < 64; ++leaf) parent.push_back(1 + group);
+  const auto tree = HierarchyTree::from_parents(parent, Interrupts());
+  const auto c = calibrate_nonnegative_cascade(tree, {1, 1, 1}, {}, 0.5, {Neighbours::ReplaceOne}, Interrupts());
+  const std::vector<std::int64_t> counts(tree.n_leaves(), 0);
+  NonnegativeReleaseOptions options;
+  options.with_moments = false;
+  std::uint64_t attempts = 0;
+  for (std::uint64_t seed = 1; seed <= 10; ++seed) {
+    auto rng = make_seeded_random_source(seed);
+    const auto release = release_nonnegative_cascade(tree, c, counts.data(), *rng, Interrupts(), options);
+    attempts += release.stats.attempts;
+    for (std::int64_t v : release.node_values) ASSERT_GE(v, 0);
+  }
+  EXPECT_LE(attempts, 53u);
+}
+
 // An Interrupts that reports a pending cancel from its k-th poll on.
 struct CountingCancel {
   std::uint64_t polls = 0, fire_at = ~std::uint64_t{0};

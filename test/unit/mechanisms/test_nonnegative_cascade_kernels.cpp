@@ -85,8 +85,9 @@ TEST(NonnegativeCascadeKernels, SubtreeConvolutionIsTightPerResultAndBoundsTheWh
 
 // A child whose values lie 700 nats out (exp(-rho |s|) near 2^-1010, below
 // it underflowing): the proposal's weights must still bound sigma times the
-// exact values, W(s) >= 2^sexp e^{-rho |s|} h(s), and stay within 2^-40
-// of it (plus rounding up). Computing sigma as one double overflowed there
+// exact values, W(s) >= 2^sexp e^{-rho |s|} h(s), and stay within 2^-39
+// of it (a table this far out is computed with exponents apart, margin
+// 2^-40; plus rounding up). Computing sigma as one double overflowed there
 // and gave garbage weights.
 TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd) {
   const RatePowers pow(0.5, 4096);
@@ -115,9 +116,67 @@ TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd
     const long double bound = std::ldexp(exact(d.s), d.scale_exp2 + g.exp2);
     const auto weight = static_cast<long double>(static_cast<std::uint64_t>(d.weight));
     ASSERT_GE(weight, bound) << "s " << d.s;
-    ASSERT_LE(weight, bound * (1 + 0x1p-40L) + 2) << "s " << d.s;
+    ASSERT_LE(weight, bound * (1 + 0x1p-39L) + 2) << "s " << d.s;
   }
   EXPECT_GT(explicit_draws, 1000);
+}
+
+// Values 3,000 nats out (e^-3000, far below every double, the rate's powers
+// read beyond the table's normal entries, h's tails thousands of steps
+// long): the weights, computed with their exponents apart, bound sigma
+// times the exact values and follow them to within 2^-39 (their margin
+// 2^-40, plus rounding up). In double, every product rounded to 0 and the
+// draw was refused.
+TEST(NonnegativeCascadeKernels, ProposalWeightsFollowValuesFarBelowTheDoubleRange) {
+  const RatePowers pow(0.5, 4096);
+  const std::vector<double> flat(21, 1.0);
+  ChildMessage g;
+  g.pow = &pow;
+  g.leaf = false;
+  g.support = 0;
+  g.lo = 6000;
+  g.values = flat.data();
+  g.n = static_cast<std::uint32_t>(flat.size());
+  g.left = g.right = 0.5;
+  describe_subtree_message(g);
+  auto exact = [&](std::int64_t s) {  // e^{-rho |s|} h(s)
+    const long double h = s < 6000 ? std::pow(0.5L, 6000 - s) : s > 6020 ? std::pow(0.5L, s - 6020) : 1.0L;
+    return std::exp(-0.5L * (long double)s) * h;
+  };
+  ProposalTable table;
+  auto rng = make_seeded_random_source(4);
+  int explicit_draws = 0;
+  for (int draw = 0; draw < 2000; ++draw) {
+    const ProposalDraw d = table.draw(g, nullptr, 0, *rng, Interrupts());
+    ASSERT_GT(d.total, Uint128{0});
+    if (d.tail) continue;
+    ++explicit_draws;
+    const long double bound = std::ldexp(exact(d.s), d.scale_exp2 + g.exp2);
+    const auto weight = static_cast<long double>(static_cast<std::uint64_t>(d.weight));
+    ASSERT_GE(weight, bound) << "s " << d.s;
+    ASSERT_LE(weight, bound * (1 + 0x1p-39L) + 2) << "s " << d.s;
+  }
+  EXPECT_GT(explicit_draws, 1000);
+}
+
+// exp(-rho j) and x^j with their exponents apart, against long double
+// references, from the table's range to far beyond the doubles'.
+TEST(NonnegativeCascadeKernels, SeparatedPowersMatchTheirValues) {
+  const RatePowers pow(0.25, 8192);
+  for (std::int64_t j : {0, 1, 100, 2770, 2771, 2772, 4000, 8191, 8192, 20000, 123457}) {
+    const Separated p = pow.at_separated(j);
+    const long double exact = std::exp(-0.25L * (long double)j);
+    const long double got = std::ldexp((long double)p.m, p.e);
+    EXPECT_GE(got, exact * (1 - 0x1p-48L)) << "j " << j;  // at most rounding below
+    EXPECT_LE(got, exact * (1 + 0x1p-44L)) << "j " << j;  // a few ulp of upper bounds above
+  }
+  for (std::int64_t j : {0, 1, 7, 1000, 65536, 1000003}) {
+    const Separated p = ratio_power_separated(0.9921875, j);
+    const long double exact = std::pow(0.9921875L, (long double)j);
+    EXPECT_NEAR(std::ldexp((long double)p.m, p.e) / exact, 1.0L, 0x1p-45L) << "j " << j;
+  }
+  EXPECT_EQ(ratio_power_separated(0.0, 5).m, 0.0);
+  EXPECT_EQ(ratio_power_separated(0.0, 0).m, 0.5);
 }
 
 }  // namespace
