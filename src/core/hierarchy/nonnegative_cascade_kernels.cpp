@@ -222,11 +222,13 @@ Separated ratio_power_separated(double x, std::int64_t j) {
   if (j == 0) return Separated{0.5, 1};  // 1
   if (x == 0) return Separated{};
   // 2^(j log2 x) in 80-bit arithmetic: its exponent L (in bits) to within
-  // |L| 2^-63, so the power to within |L| 2^-63 relative, plus the final
-  // rounding to double (powering by squaring would compound j roundings).
+  // |L| 2^-63, so the power to within |L| 2^-63 relative (powering by
+  // squaring would compound j roundings); raised by that and the rounding
+  // to double, so that it is an upper bound.
   const long double L = static_cast<long double>(j) * std::log2(static_cast<long double>(x));
   const long double k = std::floor(L);
-  Separated out = separate(static_cast<double>(std::exp2(L - k)));
+  const long double raise = 1 + (std::fabs(L) + 4) * 0x1p-62L + 0x1p-52L;
+  Separated out = separate(static_cast<double>(std::exp2(L - k) * raise));
   out.e += static_cast<int>(k);
   return out;
 }
@@ -234,17 +236,8 @@ Separated ratio_power_separated(double x, std::int64_t j) {
 Separated RatePowers::at_separated(std::int64_t j) const {
   if (j <= step_) return separate(pow_[static_cast<std::size_t>(j)]);
   const std::int64_t q = j / step_, r = j % step_;
-  const Separated step = separate(pow_[static_cast<std::size_t>(step_)]);
-  Separated result = separate(pow_[static_cast<std::size_t>(r)]);
-  // The power of step's entry by binary powering, as ratio_power_separated.
-  Separated base = step;
-  // Ends: q halves at each step (at most 63).
-  for (std::uint64_t k = static_cast<std::uint64_t>(q);; k >>= 1) {
-    if (k & 1) result = times(result, base);
-    if (k <= 1) break;
-    base = times(base, base);
-  }
-  return result;
+  return times(ratio_power_separated(pow_[static_cast<std::size_t>(step_)], q),
+               separate(pow_[static_cast<std::size_t>(r)]));
 }
 
 double RatePowers::far(std::int64_t j) const {

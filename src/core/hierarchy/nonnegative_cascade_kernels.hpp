@@ -65,9 +65,10 @@ class RatePowers {
   double range_sum(std::int64_t a, std::int64_t b) const;
 
   // exp(-rho j) apart from its exponent, far beyond the double range too:
-  // a power of the table's last normal entry times an entry (each an upper
-  // bound within one ulp, so the result exceeds exp(-rho j) by at most
-  // 2^-52 per factor, less the products' rounding of half an ulp each).
+  // the q-th power of the table's last normal entry (ratio_power_separated)
+  // times an entry, j = q step + r. The entries are upper bounds within one
+  // ulp, so the result exceeds exp(-rho j) by at most (q + 1) 2^-52, and
+  // falls below it by no more than the power's and the product's rounding.
   Separated at_separated(std::int64_t j) const;
 
  private:
@@ -80,8 +81,9 @@ class RatePowers {
 
 // x^j for a ratio 0 <= x <= 1 and j >= 0 (0^0 = 1).
 double ratio_power(double x, std::int64_t j);
-// x^j apart from its exponent, for 0 <= x <= 1 (through 80-bit logarithms:
-// within 2^-52 + |j log2 x| 2^-63 of the exact power of the double x).
+// An upper bound of x^j apart from its exponent, for 0 <= x <= 1 (through
+// 80-bit logarithms: within 2^-51 + |j log2 x| 2^-61 of the exact power of
+// the double x).
 Separated ratio_power_separated(double x, std::int64_t j);
 
 struct WindowFn {

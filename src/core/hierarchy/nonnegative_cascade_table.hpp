@@ -34,10 +34,9 @@ namespace invariant_dp::hierarchy {
 // rounded up): it covers the rounding of the products.
 constexpr double kWeightMargin = 1 + 0x1p-44;
 // Weights computed with their exponents apart (a table far out) exceed the
-// products by this factor: it covers their factors' relative errors there,
-// the powers of a tail ratio through 80-bit logarithms (at most 2^-52 +
-// |L| 2^-63 for a power of 2^L, |L| below 2^21 for every window and tail a
-// draw reads) and the products' rounding.
+// products by this factor: their factors are upper bounds there (the
+// stored values exactly, the powers of the rate and of a tail's ratio
+// raised by their error bounds), so it covers the products' rounding.
 constexpr double kSeparatedWeightMargin = 1 + 0x1p-40;
 
 struct ProposalDraw {
