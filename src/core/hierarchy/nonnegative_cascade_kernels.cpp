@@ -226,6 +226,9 @@ Separated ratio_power_separated(double x, std::int64_t j) {
   // squaring would compound j roundings); raised by that and the rounding
   // to double, so that it is an upper bound.
   const long double L = static_cast<long double>(j) * std::log2(static_cast<long double>(x));
+  // Beyond 2^-2^28 (a count near 2^62 away), 2^-2^28 itself: an upper
+  // bound whose exponent a few products keep inside int.
+  if (L < -0x1p28L) return Separated{0.5, -(1 << 28) + 1};
   const long double k = std::floor(L);
   const long double raise = 1 + (std::fabs(L) + 4) * 0x1p-62L + 0x1p-52L;
   Separated out = separate(static_cast<double>(std::exp2(L - k) * raise));

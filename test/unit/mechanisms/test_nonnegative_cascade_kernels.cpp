@@ -177,6 +177,10 @@ TEST(NonnegativeCascadeKernels, SeparatedPowersMatchTheirValues) {
     EXPECT_GE(got, exact * (1 - 0x1p-60L)) << "j " << j;  // an upper bound
     EXPECT_LE(got, exact * (1 + 0x1p-45L)) << "j " << j;
   }
+  // A power far below 2^-2^28 is bounded by 2^-2^28, its exponent in range.
+  const Separated far = ratio_power_separated(0.5, std::int64_t{1} << 40);
+  EXPECT_EQ(far.m, 0.5);
+  EXPECT_EQ(far.e, -(1 << 28) + 1);
   EXPECT_EQ(ratio_power_separated(0.0, 5).m, 0.0);
   EXPECT_EQ(ratio_power_separated(0.0, 0).m, 0.5);
 }
