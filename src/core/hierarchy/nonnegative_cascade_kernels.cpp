@@ -306,6 +306,16 @@ void write_window(std::int64_t lo, const double* v, std::size_t n, double left, 
   for (; r <= to; ++r, ++i) out[i] = x *= right;
 }
 
+// h(r) of a window v[0 .. n) at lo with its tails, apart from its exponent.
+Separated window_value_separated(std::int64_t lo, const double* v, std::size_t n, double left, double right,
+                                 std::int64_t support, std::int64_t r) {
+  const std::int64_t hi = lo + static_cast<std::int64_t>(n) - 1;
+  if (r < support) return Separated{};
+  if (r > hi) return right == 0 ? Separated{} : times(separate(v[n - 1]), ratio_power_separated(right, r - hi));
+  if (r < lo) return left == 0 ? Separated{} : times(separate(v[0]), ratio_power_separated(left, lo - r));
+  return separate(v[r - lo]);
+}
+
 }  // namespace
 
 void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
@@ -313,18 +323,12 @@ void WindowFn::write(std::int64_t from, std::vector<double>& out) const {
 }
 
 Separated WindowFn::at_separated(std::int64_t r) const {
-  if (r < support) return Separated{};
-  if (r > hi()) return right == 0 ? Separated{} : times(separate(v.back()), ratio_power_separated(right, r - hi()));
-  if (r < lo) return left == 0 ? Separated{} : times(separate(v.front()), ratio_power_separated(left, lo - r));
-  return separate(v[static_cast<std::size_t>(r - lo)]);
+  return window_value_separated(lo, v.data(), v.size(), left, right, support, r);
 }
 
 Separated ChildMessage::h_separated(std::int64_t s) const {
-  if (s < support) return Separated{};
-  if (leaf) return Separated{0.5, 1};
-  if (s > hi()) return right == 0 ? Separated{} : times(separate(values[n - 1]), ratio_power_separated(right, s - hi()));
-  if (s < lo) return left == 0 ? Separated{} : times(separate(values[0]), ratio_power_separated(left, lo - s));
-  return separate(values[s - lo]);
+  if (leaf) return s < support ? Separated{} : Separated{0.5, 1};
+  return window_value_separated(lo, values, n, left, right, support, s);
 }
 
 double WindowFn::max() const {

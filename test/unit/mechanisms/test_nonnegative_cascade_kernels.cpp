@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "hierarchy/nonnegative_cascade_kernels.hpp"
@@ -83,30 +84,31 @@ TEST(NonnegativeCascadeKernels, SubtreeConvolutionIsTightPerResultAndBoundsTheWh
   }
 }
 
-// A child whose values lie 700 nats out (exp(-rho |s|) near 2^-1010, below
-// it underflowing): the proposal's weights must still bound sigma times the
-// exact values, W(s) >= 2^sexp e^{-rho |s|} h(s), and stay within 2^-39
-// of it (a table this far out is computed with exponents apart, margin
-// 2^-40; plus rounding up). Computing sigma as one double overflowed there
-// and gave garbage weights.
-TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd) {
+// A child whose window starts at `lo` (rate 0.5, h = 1 on 21 points, its
+// tails halving per step), drawn 2,000 times from a table at rem = 0: each
+// explicit weight must bound sigma times the exact value, W(s) >= 2^sexp
+// e^{-rho |s|} h(s), and stay within 2^-39 of it (a table this far out is
+// computed with exponents apart, margin 2^-40; plus rounding up).
+void expect_weights_follow_far_values(std::int64_t lo, std::uint64_t seed) {
+  SCOPED_TRACE("window at " + std::to_string(lo));
   const RatePowers pow(0.5, 4096);
   const std::vector<double> flat(21, 1.0);
   ChildMessage g;
   g.pow = &pow;
   g.leaf = false;
   g.support = 0;
-  g.lo = 1400;
+  g.lo = lo;
   g.values = flat.data();
   g.n = static_cast<std::uint32_t>(flat.size());
   g.left = g.right = 0.5;
   describe_subtree_message(g);
-  auto exact = [&](std::int64_t s) {  // e^{-rho |s|} h(s), h's tails halving per step
-    const long double h = s < 1400 ? std::pow(0.5L, 1400 - s) : s > 1420 ? std::pow(0.5L, s - 1420) : 1.0L;
+  const std::int64_t hi = lo + 20;
+  auto exact = [&](std::int64_t s) {  // e^{-rho |s|} h(s)
+    const long double h = s < lo ? std::pow(0.5L, lo - s) : s > hi ? std::pow(0.5L, s - hi) : 1.0L;
     return std::exp(-0.5L * (long double)s) * h;
   };
   ProposalTable table;
-  auto rng = make_seeded_random_source(3);
+  auto rng = make_seeded_random_source(seed);
   int explicit_draws = 0;
   for (int draw = 0; draw < 2000; ++draw) {
     const ProposalDraw d = table.draw(g, nullptr, 0, *rng, Interrupts());
@@ -121,42 +123,17 @@ TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd
   EXPECT_GT(explicit_draws, 1000);
 }
 
+// Values 700 nats out (exp(-rho |s|) near 2^-1010, below it underflowing):
+// computing sigma as one double overflowed there and gave garbage weights.
+TEST(NonnegativeCascadeKernels, ProposalWeightsBoundValuesNearTheDoubleRangesEnd) {
+  expect_weights_follow_far_values(1400, 3);
+}
+
 // Values 3,000 nats out (e^-3000, far below every double, the rate's powers
 // read beyond the table's normal entries, h's tails thousands of steps
-// long): the weights, computed with their exponents apart, bound sigma
-// times the exact values and follow them to within 2^-39 (their margin
-// 2^-40, plus rounding up). In double, every product rounded to 0 and the
-// draw was refused.
+// long): in double every product rounded to 0 and the draw was refused.
 TEST(NonnegativeCascadeKernels, ProposalWeightsFollowValuesFarBelowTheDoubleRange) {
-  const RatePowers pow(0.5, 4096);
-  const std::vector<double> flat(21, 1.0);
-  ChildMessage g;
-  g.pow = &pow;
-  g.leaf = false;
-  g.support = 0;
-  g.lo = 6000;
-  g.values = flat.data();
-  g.n = static_cast<std::uint32_t>(flat.size());
-  g.left = g.right = 0.5;
-  describe_subtree_message(g);
-  auto exact = [&](std::int64_t s) {  // e^{-rho |s|} h(s)
-    const long double h = s < 6000 ? std::pow(0.5L, 6000 - s) : s > 6020 ? std::pow(0.5L, s - 6020) : 1.0L;
-    return std::exp(-0.5L * (long double)s) * h;
-  };
-  ProposalTable table;
-  auto rng = make_seeded_random_source(4);
-  int explicit_draws = 0;
-  for (int draw = 0; draw < 2000; ++draw) {
-    const ProposalDraw d = table.draw(g, nullptr, 0, *rng, Interrupts());
-    ASSERT_GT(d.total, Uint128{0});
-    if (d.tail) continue;
-    ++explicit_draws;
-    const long double bound = std::ldexp(exact(d.s), d.scale_exp2 + g.exp2);
-    const auto weight = static_cast<long double>(static_cast<std::uint64_t>(d.weight));
-    ASSERT_GE(weight, bound) << "s " << d.s;
-    ASSERT_LE(weight, bound * (1 + 0x1p-39L) + 2) << "s " << d.s;
-  }
-  EXPECT_GT(explicit_draws, 1000);
+  expect_weights_follow_far_values(6000, 4);
 }
 
 // exp(-rho j) and x^j with their exponents apart, against long double
