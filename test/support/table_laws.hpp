@@ -92,20 +92,29 @@ inline std::map<std::int64_t, double> l1_sum_law_3x3(double b, const std::vector
   for (const std::int64_t v : w) reach += 4 * R * std::llabs(v);
   std::vector<long double> mass(static_cast<std::size_t>(2 * reach + 1), 0);
   long double total = 0;
+  // The table (p, q, -p-q; u, v, -u-v; -p-u, -q-v, p+q+u+v): the first
+  // row's weight and share of X are taken out of the loops over u and v,
+  // and X moves by a constant along v. The products, and each run's sum
+  // over v, in double (within 2R + 1 units of 2^-53), the sums over the runs
+  // and into each value in long double.
+  const std::int64_t along_v = w[4] - w[5] - w[7] + w[8];
   for (std::int64_t p = -R; p <= R; ++p)
-    for (std::int64_t q = -R; q <= R; ++q)
-      for (std::int64_t u = -R; u <= R; ++u)
-        for (std::int64_t v = -R; v <= R; ++v) {
-          const std::int64_t z[9] = {p, q, -p - q, u, v, -u - v, -p - u, -q - v, p + q + u + v};
-          long double pr = 1;
-          std::int64_t x = 0;
-          for (std::size_t k = 0; k < 9; ++k) {
-            pr *= W(z[k]);
-            x += w[k] * z[k];
-          }
+    for (std::int64_t q = -R; q <= R; ++q) {
+      const double row = W(p) * W(q) * W(-p - q);
+      const std::int64_t x_row = w[0] * p + w[1] * q - w[2] * (p + q);
+      for (std::int64_t u = -R; u <= R; ++u) {
+        const double left = row * W(u) * W(-p - u);
+        // X at v = 0, then along v.
+        std::int64_t x = x_row + w[3] * u - w[5] * u - w[6] * (p + u) - w[7] * q + w[8] * (p + q + u) - R * along_v;
+        double run = 0;  // this run of v's mass, at most 2R + 1 terms
+        for (std::int64_t v = -R; v <= R; ++v, x += along_v) {
+          const double pr = left * W(v) * W(-u - v) * W(-q - v) * W(p + q + u + v);
           mass[static_cast<std::size_t>(x + reach)] += pr;
-          total += pr;
+          run += pr;
         }
+        total += run;
+      }
+    }
   std::map<std::int64_t, double> out;
   for (std::int64_t x = -reach; x <= reach; ++x)
     if (mass[static_cast<std::size_t>(x + reach)] > 0) out[x] = double(mass[static_cast<std::size_t>(x + reach)] / total);

@@ -85,14 +85,15 @@ void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int6
     cells *= n;
     free *= n - 1;
   }
-  std::vector<std::int64_t> f(free, -R), z(cells);
-  for (;;) {
-    // Extend the free block one axis at a time: the last level of axis k
-    // is minus the sum of the others, which keeps the earlier axes' lines
-    // at zero.
+  // Column f of the map from the free block to the table: free cell f at 1,
+  // extended one axis at a time (the last level of axis k is minus the sum
+  // of the others, which keeps the earlier axes' lines at zero).
+  std::vector<std::vector<std::int64_t>> column(free);
+  for (std::size_t f = 0; f < free; ++f) {
     std::vector<std::size_t> dims(K);
     for (std::size_t k = 0; k < K; ++k) dims[k] = shape[k] - 1;
-    std::vector<std::int64_t> cur = f;
+    std::vector<std::int64_t> cur(free, 0);
+    cur[f] = 1;
     for (std::size_t k = 0; k < K; ++k) {
       std::size_t outer = 1, inner = 1;
       for (std::size_t j = 0; j < k; ++j) outer *= dims[j];
@@ -112,13 +113,53 @@ void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int6
       cur.swap(next);
       dims[k] = n + 1;
     }
-    double q = 0;
-    for (const std::int64_t v : cur) q += double(v) * double(v);
-    visit(cur, std::exp(-q / (2 * sigma2)));
-    std::size_t k = 0;
-    while (k < free && ++f[k] > R) f[k++] = -R;
-    if (k == free) break;
+    column[f] = cur;
   }
+  // The tables in odometer order, each from the last by one column's step.
+  std::vector<std::int64_t> f(free, -R), z(cells, 0);
+  for (std::size_t k = 0; k < free; ++k)
+    for (std::size_t c = 0; c < cells; ++c) z[c] -= R * column[k][c];
+  for (;;) {
+    double q = 0;
+    for (const std::int64_t v : z) q += double(v) * double(v);
+    visit(z, std::exp(-q / (2 * sigma2)));
+    std::size_t k = 0;
+    for (; k < free && f[k] == R; ++k) {
+      f[k] = -R;
+      for (std::size_t c = 0; c < cells; ++c) z[c] -= 2 * R * column[k][c];
+    }
+    if (k == free) break;
+    ++f[k];
+    for (std::size_t c = 0; c < cells; ++c) z[c] += column[k][c];
+  }
+}
+
+// The laws of X = w . z for each weight vector w, over the tables
+// for_each_zero_margin_table visits, summed by value in dense arrays first
+// (millions of tables; a cell is a signed sum of at most every free cell,
+// so |X| <= sum |w| R free). Values of weight 0 are left out.
+inline std::vector<Law> enumerated_sums(const std::vector<std::size_t>& shape, std::int64_t R, double sigma2,
+                                        const std::vector<std::vector<std::int64_t>>& weights) {
+  std::int64_t free = 1;
+  for (const std::size_t n : shape) free *= static_cast<std::int64_t>(n) - 1;
+  std::vector<std::int64_t> reach(weights.size(), 0);
+  std::vector<std::vector<double>> mass(weights.size());
+  for (std::size_t b = 0; b < weights.size(); ++b) {
+    for (const std::int64_t w : weights[b]) reach[b] += std::llabs(w) * R * free;
+    mass[b].assign(std::size_t(2 * reach[b] + 1), 0.0);
+  }
+  for_each_zero_margin_table(shape, R, sigma2, [&](const std::vector<std::int64_t>& z, double weight) {
+    for (std::size_t b = 0; b < weights.size(); ++b) {
+      std::int64_t x = reach[b];
+      for (std::size_t k = 0; k < z.size(); ++k) x += weights[b][k] * z[k];
+      mass[b][std::size_t(x)] += weight;
+    }
+  });
+  std::vector<Law> laws(weights.size());
+  for (std::size_t b = 0; b < weights.size(); ++b)
+    for (std::size_t j = 0; j < mass[b].size(); ++j)
+      if (mass[b][j] > 0) laws[b].add(std::int64_t(j) - reach[b], mass[b][j]);
+  return laws;
 }
 
 }  // namespace invariant_dp::tilted_laws

@@ -274,7 +274,9 @@ TEST(PrivacyUnitStat, NoisyCountShowsACellIffItsCountReachesTheThreshold) {
     EXPECT_GT(lower, kChiSquare4) << mechanism;
     EXPECT_GT(higher, kChiSquare4) << mechanism;
     // Laplace: a lone cell of one unit (R = 1) is shown at most delta / k.
-    if (laplace) EXPECT_LT(shown[1] / kCellsPerCount, 0.3 / 2);
+    if (laplace) {
+      EXPECT_LT(shown[1] / kCellsPerCount, 0.3 / 2);
+    }
   }
 }
 

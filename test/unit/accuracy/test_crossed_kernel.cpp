@@ -90,25 +90,50 @@ std::size_t check_crossed(const hierarchy::HierarchyTree& rows, const hierarchy:
     EXPECT_GT(c.f.step, 0u) << queries[k].name;
     if (c.f.step == 0) return 0;
   }
-  // Dense accumulators per query (X / step within +-reach), made Laws at the end.
+  // Dense accumulators per query (X / step within +-reach, at X / step +
+  // reach), made Laws at the end.
   std::vector<std::int64_t> reach(queries.size(), 0);
   std::vector<std::vector<double>> mass(queries.size());
   for (std::size_t k = 0; k < queries.size(); ++k) {
     for (const std::int64_t w : claimed[k].cell_weight) reach[k] += std::llabs(w) * R;
     mass[k].assign(std::size_t(2 * reach[k] + 1), 0.0);
   }
-  std::vector<std::int64_t> z(std::size_t(n), -R);
-  for (;;) {
-    double form = 0;  // z^T precision z, without temporaries
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) form += double(z[std::size_t(i)]) * precision(i, j) * double(z[std::size_t(j)]);
-    const double w = std::exp(-form / 2);
-    for (std::size_t k = 0; k < queries.size(); ++k) {
-      std::int64_t sum = 0;
-      for (int i = 0; i < n; ++i) sum += claimed[k].cell_weight[std::size_t(i)] * z[std::size_t(i)];
-      mass[k][std::size_t(sum / static_cast<std::int64_t>(claimed[k].f.step) + reach[k])] += w;
+  // The tables in odometer order, cell 0 fastest. Along a run of cell 0
+  // (2R + 1 tables) the form and the sums follow its steps: the form by
+  // 2 (precision z)_0 + precision_00, recomputed whole at each run's start
+  // so that its rounding never accumulates past one run.
+  // X / step as a sum of cells: every cell's weight is a multiple of the
+  // step (the cells are free, so the step divides each).
+  std::vector<std::vector<std::int64_t>> unit(queries.size());
+  for (std::size_t k = 0; k < queries.size(); ++k)
+    for (const std::int64_t w : claimed[k].cell_weight) {
+      const auto step = static_cast<std::int64_t>(claimed[k].f.step);
+      EXPECT_EQ(w % step, 0) << queries[k].name;
+      unit[k].push_back(w / step);
     }
-    int i = 0;
+  std::vector<std::int64_t> z(std::size_t(n), -R), sum(queries.size());
+  for (;;) {
+    double form = 0, slope = 0;  // z^T precision z, and (precision z)_0
+    for (int i = 0; i < n; ++i) {
+      double row = 0;
+      for (int j = 0; j < n; ++j) row += precision(i, j) * double(z[std::size_t(j)]);
+      form += double(z[std::size_t(i)]) * row;
+      if (i == 0) slope = row;
+    }
+    for (std::size_t k = 0; k < queries.size(); ++k) {
+      sum[k] = 0;
+      for (int i = 0; i < n; ++i) sum[k] += unit[k][std::size_t(i)] * z[std::size_t(i)];
+      sum[k] += reach[k];
+    }
+    for (std::int64_t x0 = -R;; ++x0) {
+      const double w = std::exp(-form / 2);
+      for (std::size_t k = 0; k < queries.size(); ++k) mass[k][std::size_t(sum[k])] += w;
+      if (x0 == R) break;
+      form += 2 * slope + precision(0, 0);
+      slope += precision(0, 0);
+      for (std::size_t k = 0; k < queries.size(); ++k) sum[k] += unit[k][0];
+    }
+    int i = 1;
     while (i < n && ++z[std::size_t(i)] > R) z[std::size_t(i++)] = -R;
     if (i == n) break;
   }
