@@ -154,6 +154,18 @@ SELECT 'the session is usable' AS after_cancel;
 -- (54000), with a hint, once the backward pass gets there.
 SELECT sqlstate_of($$SELECT * FROM dp.privatize('SELECT 1 AS a, i AS b, 0::bigint FROM generate_series(1, 3000) i',
                      0.1, 'nonnegative_cascade', hierarchy => '{a,b}') AS t(a int, b int, n bigint)$$);
+-- 31 groups of 64 leaves, every 20th of count 1 and the rest empty, at
+-- epsilon 0.1: the grand total's sum of its children peaks at its window's
+-- end, two neighbours equal in double, so the window is widened until its
+-- end steps fall (its tails are bounds only then). Released: every count
+-- non-negative and the sum of its children.
+WITH r AS (SELECT * FROM dp.privatize('SELECT i / 64 AS a, i AS b, (i % 20 = 0)::int::bigint FROM generate_series(0, 1983) i',
+                                      0.1, 'nonnegative_cascade', hierarchy => '{a,b}') AS t(a int, b int, n bigint))
+SELECT count(*) AS rows, bool_and(n >= 0) AS non_negative,
+       (SELECT bool_and(g.n = s.total) FROM r g JOIN (SELECT a, sum(n) AS total FROM r WHERE b IS NOT NULL GROUP BY a) s
+        USING (a) WHERE g.b IS NULL) AS groups_add_up,
+       (SELECT n FROM r WHERE a IS NULL) = (SELECT sum(n) FROM r WHERE a IS NOT NULL AND b IS NULL) AS total_adds_up
+FROM r;
 
 -- A governed non-negative cascade: registered, drawn by dp.refresh_release,
 -- charged its epsilon, audited with its law; the state totals exact.

@@ -517,6 +517,13 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
   out.exp2 = g.exp2 + F.exp2() + e;
 }
 
+bool majorant_tails_fall(const WindowFn& F, double tilt) {
+  const std::vector<double>& v = F.v;
+  const std::size_t n = v.size();
+  if (n < 3 || !(v[n - 1] * tilt < v[n - 2])) return false;
+  return F.lo <= F.support || v[0] * tilt < v[1];
+}
+
 void make_log_concave_majorant(WindowFn& F, double tilt) {
   std::vector<double>& v = F.v;
   if (v.size() < 2) throw Error("a window of the non-negative cascade is too short for its tails");

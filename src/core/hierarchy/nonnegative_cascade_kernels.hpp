@@ -218,5 +218,11 @@ void convolve(const ChildMessage& g, const Suffix& F, std::int64_t lo, std::int6
 // (NONNEGATIVE.md, section 4). The window must hold its largest value away
 // from its ends where a tail continues (Error otherwise).
 void make_log_concave_majorant(WindowFn& F, double tilt);
+// Whether F's window holds what make_log_concave_majorant(F, tilt) needs
+// for tails that fall: its last step falls by more than the tilt (so its
+// largest value lies before it), and so does its first (rising) unless the
+// window starts at the support. A largest value that two neighbours share
+// in double (a flat top at a window's end) is not enough.
+bool majorant_tails_fall(const WindowFn& F, double tilt);
 
 }  // namespace invariant_dp::hierarchy

@@ -88,6 +88,13 @@ double tilt_for(std::size_t terms) { return 1 + double(terms + 64) * 0x1p-49; }
 
 std::size_t reach_of(double rate) { return static_cast<std::size_t>(std::ceil(kReach / rate)); }
 
+// The tilt of the majorant of a window of `window` values summing child g
+// against the rest: its terms are the window's, g's reach on either side
+// (a leaf's recursions) or g's own window.
+double majorant_tilt(std::size_t window, const ChildMessage& g) {
+  return tilt_for(window + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n));
+}
+
 // The message of a stored subtree, read at the chain's rate: its window
 // values in the pool, tails and scale (and its moments once described).
 ChildMessage subtree_message(const StoredMessage& sm, const RatePowers& pow) {
@@ -311,10 +318,17 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
                       "Its window reaches values below what its tails can bound.");
       }
       F[j].support = support[j];
-      std::size_t m0 = 0;
-      for (std::size_t i = 1; i < F[j].v.size(); ++i)
-        if (F[j].v[i] > F[j].v[m0]) m0 = i;
-      room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
+      if (dominating) {
+        // The tilt of this window's majorant (or, for the split's own sum, a
+        // bound of that of the part store_split keeps).
+        room = majorant_tails_fall(F[j], majorant_tilt(F[j].v.size(), g));
+      } else {
+        // The moments' windows (no majorant): the largest value inside.
+        std::size_t m0 = 0;
+        for (std::size_t i = 1; i < F[j].v.size(); ++i)
+          if (F[j].v[i] > F[j].v[m0]) m0 = i;
+        room = m0 + 1 < F[j].v.size() && (m0 > 0 || F[j].lo == support[j]);
+      }
       capped = static_cast<std::size_t>(w.hi - w.lo + 1) >= cap;
       if (room || attempt >= 4 || capped) break;
       half *= 2;
@@ -332,8 +346,7 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
                            " values.",
                        "Raise epsilon, make the totals above these counts exact (margins), or release with "
                        "integer_cascade (unbiased, its counts may be negative).");
-      const std::size_t terms = F[j].v.size() + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
-      make_log_concave_majorant(F[j], tilt_for(terms));
+      make_log_concave_majorant(F[j], majorant_tilt(F[j].v.size(), g));
     }
   }
 }
@@ -419,18 +432,21 @@ StoredMessage NonnegativeMessages::store_split(std::uint32_t u, std::vector<Chil
     children_mean_cap += mean_cap(tree_.first_child(u) + j);
   }
   // Keep where exp(-rate |t|) F_0(t) is within exp(-window_tail) of its
-  // largest value, with F_0's own largest value and a point on either
-  // side (the tails continue from the ends), and 0 if the cap allows.
+  // largest value, with F_0's own largest value and on either side the
+  // points to the first step that falls by more than the majorant's tilt
+  // (the tails continue from the ends; F_0's own window ends in such steps,
+  // suffixes saw to it), and 0 if the cap allows.
   WindowFn& F0 = F[0];
   const RatePowers& pow = powers(rate);
   const std::size_t n = F0.v.size();
   std::vector<double> w(n);
-  std::size_t best = 0, mode = 0;
+  std::size_t best = 0, mode = 0, last_mode = 0;  // F_0's largest value: first and last
   for (std::size_t k = 0; k < n; ++k) {
     const std::int64_t t = F0.lo + static_cast<std::int64_t>(k);
     w[k] = pow.at(t < 0 ? -t : t) * F0.v[k];
     if (w[k] > w[best]) best = k;
-    if (F0.v[k] > F0.v[mode]) mode = k;
+    if (F0.v[k] > F0.v[mode]) mode = last_mode = k;
+    if (F0.v[k] == F0.v[mode]) last_mode = k;
   }
   const double threshold = w[best] * std::exp(-options_.window_tail);
   std::size_t a = best, b = best;
@@ -438,22 +454,22 @@ StoredMessage NonnegativeMessages::store_split(std::uint32_t u, std::vector<Chil
   while (a > 0 && w[a - 1] >= threshold) --a;
   while (b + 1 < n && w[b + 1] >= threshold) ++b;
   a = std::min(a, mode > 0 ? mode - 1 : 0);
-  b = std::max(b, std::min(mode + 1, n - 1));
+  b = std::max(b, std::min(last_mode + 1, n - 1));
   const std::size_t cap = nonnegative_window_cap(discrete_laplace_variance_at(rate), rate, 0, options_);
   if (F0.lo <= 0 && F0.hi() >= 0) {
     const auto zero = static_cast<std::size_t>(-F0.lo);
     const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
     if (b0 - a0 + 1 <= cap) a = a0, b = b0;
   }
+  const double tilt = majorant_tilt(n, children[0]);
+  // Ends: each scan stays within the window's n values.
+  while (a > 0 && !(F0.v[a] * tilt < F0.v[a + 1])) --a;
+  while (b + 1 < n && !(F0.v[b] * tilt < F0.v[b - 1])) ++b;
   h.lo = F0.lo + static_cast<std::int64_t>(a);
   h.v.assign(F0.v.begin() + static_cast<std::ptrdiff_t>(a), F0.v.begin() + static_cast<std::ptrdiff_t>(b) + 1);
   h.support = F0.support;
   h.exp2 = F0.exp2;
-  if (options_.dominating) {
-    const ChildMessage& g = children[0];
-    const std::size_t terms = n + 64 * reach_of(g.rho()) + (g.leaf ? 0 : g.n);
-    make_log_concave_majorant(h, tilt_for(terms));
-  }
+  if (options_.dominating) make_log_concave_majorant(h, tilt);
   StoredMessage sm;
   sm.lo = h.lo;
   sm.support = h.support;
