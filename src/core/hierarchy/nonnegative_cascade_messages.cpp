@@ -344,8 +344,10 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
                        "A sum of the children of a node at depth " + std::to_string(tree_.depth(u)) +
                            " (0: the grand total) needs a window wider than " + std::to_string(options_.max_window) +
                            " values.",
-                       "Raise epsilon, make the totals above these counts exact (margins), or release with "
-                       "integer_cascade (unbiased, its counts may be negative).");
+                       pinned ? "Raise epsilon, or release with integer_cascade (unbiased, its counts may be "
+                                "negative)."
+                              : "Raise epsilon, make the totals above these counts exact (margins), or release "
+                                "with integer_cascade (unbiased, its counts may be negative).");
       make_log_concave_majorant(F[j], majorant_tilt(F[j].v.size(), g));
     }
   }
