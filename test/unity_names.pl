@@ -14,6 +14,10 @@ use strict;
 use warnings;
 use File::Find;
 
+# With --files DIR: the .cpp files under DIR (one library's sources) that
+# share such a name with another, one per line, exit 0: CMakeLists.txt
+# leaves them out of the sanitized build's unity batches of the core.
+my $files_only = @ARGV && $ARGV[0] eq '--files' ? shift : undef;
 my $root = shift // 'test';
 
 # The source without comments, string and character literals (raw strings
@@ -126,17 +130,30 @@ sub names {
     return keys %found;
 }
 
-my $clashes = 0;
-for my $binary (qw(unit stat)) {
+# Every name declared by more than one of these files: key => [files].
+sub clashes_in {
+    my ($dir) = @_;
     my @files;
-    next unless -d "$root/$binary";
-    find({ no_chdir => 1, wanted => sub { push @files, $File::Find::name if -f $_ && /\.cpp$/ } }, "$root/$binary");
+    find({ no_chdir => 1, wanted => sub { push @files, $File::Find::name if -f $_ && /\.cpp$/ } }, $dir);
     my %where;
     for my $file (sort @files) { push @{ $where{$_} }, $file for names($file) }
-    for my $key (sort keys %where) {
-        next unless @{ $where{$key} } > 1;
+    return map { $_ => $where{$_} } grep { @{ $where{$_} } > 1 } keys %where;
+}
+
+if (defined $files_only) {
+    my %clash = clashes_in($root);
+    my %file;
+    $file{$_} = 1 for map { @$_ } values %clash;
+    print "$_\n" for sort keys %file;
+    exit 0;
+}
+my $clashes = 0;
+for my $binary (qw(unit stat)) {
+    next unless -d "$root/$binary";
+    my %clash = clashes_in("$root/$binary");
+    for my $key (sort keys %clash) {
         my ($scope, $name) = split / /, $key;
-        print "$name (in $scope) is declared in " . join(', ', @{ $where{$key} }) . "\n";
+        print "$name (in $scope) is declared in " . join(', ', @{ $clash{$key} }) . "\n";
         $clashes++;
     }
 }
