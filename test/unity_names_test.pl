@@ -5,7 +5,8 @@
 # would compile as overloads; a type; a variable; a file-level static) are
 # each reported, while the same names in different namespaces, in two
 # binaries, in comments and strings, or as members and locals are not.
-# Run from the repository's top directory (ctest:
+# With --files, the files of one tree that share a name are listed. Run
+# from the repository's top directory (ctest:
 # Boundary.TestNamesCheckCatchesClashes).
 use strict;
 use warnings;
@@ -22,9 +23,10 @@ sub check {
     $failed++ unless $ok;
 }
 
-# Runs the checker on a tree of these files; returns (exit status, output).
-sub run_on {
-    my (%files) = @_;
+# Runs the checker (with these options first) on a tree of these files;
+# returns (exit status, output).
+sub run_with {
+    my ($options, %files) = @_;
     my $tree = tempdir(CLEANUP => 1);
     for my $path (keys %files) {
         (my $dir = "$tree/$path") =~ s{/[^/]*$}{};
@@ -32,9 +34,11 @@ sub run_on {
         open my $fh, '>', "$tree/$path" or die "$path: $!";
         print $fh $files{$path};
     }
-    my $out = `perl $checker $tree 2>&1`;
+    my $out = `perl $checker $options $tree 2>&1`;
+    $out =~ s{\Q$tree\E/}{}g;
     return ($? >> 8, $out);
 }
+sub run_on { return run_with('', @_) }
 
 my $first = <<'CPP';
 #include <gtest/gtest.h>
@@ -89,5 +93,8 @@ for my $name (qw(commented quoted member other_namespace local)) {
 check($out !~ /test_c\.cpp/, 'keeps the binaries apart');
 my ($clean, $quiet) = run_on('unit/test_a.cpp' => $first, 'stat/test_b.cpp' => $second);
 check($clean == 0 && $quiet eq '', 'exits 0 and prints nothing when no name is declared twice in one binary');
+# --files DIR lists the files of one library that share a name, and only those.
+my ($listed, $files) = run_with('--files', 'a/a.cpp' => $first, 'b/b.cpp' => $second, 'd.cpp' => $third);
+check($listed == 0 && $files eq "a/a.cpp\nb/b.cpp\n", '--files lists the two files that share names, not the third');
 print "--- unity_names.pl said:\n$out" if $failed || $ENV{VERBOSE};
 exit($failed ? 1 : 0);
