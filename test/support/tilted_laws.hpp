@@ -73,12 +73,11 @@ inline void expect_claim_holds(const Law& law, double V, double log_excess, cons
   }
 }
 
-// Calls visit(z, weight) for every table of this shape with every
-// (K-1)-way margin zero whose free cells (those below the last level on
-// every axis) lie in [-R, R], z row-major with the last axis fastest,
-// weight = exp(-|z|^2 / (2 sigma2)).
+// Calls visit(z) for every table of this shape with every (K-1)-way margin
+// zero whose free cells (those below the last level on every axis) lie in
+// [-R, R], z row-major with the last axis fastest.
 template <class Visit>
-void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int64_t R, double sigma2, Visit visit) {
+void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int64_t R, Visit visit) {
   const std::size_t K = shape.size();
   std::size_t cells = 1, free = 1;
   for (const std::size_t n : shape) {
@@ -120,9 +119,7 @@ void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int6
   for (std::size_t k = 0; k < free; ++k)
     for (std::size_t c = 0; c < cells; ++c) z[c] -= R * column[k][c];
   for (;;) {
-    double q = 0;
-    for (const std::int64_t v : z) q += double(v) * double(v);
-    visit(z, std::exp(-q / (2 * sigma2)));
+    visit(z);
     std::size_t k = 0;
     for (; k < free && f[k] == R; ++k) {
       f[k] = -R;
@@ -132,6 +129,16 @@ void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int6
     ++f[k];
     for (std::size_t c = 0; c < cells; ++c) z[c] += column[k][c];
   }
+}
+
+// The same, calling visit(z, weight), weight = exp(-|z|^2 / (2 sigma2)).
+template <class Visit>
+void for_each_zero_margin_table(const std::vector<std::size_t>& shape, std::int64_t R, double sigma2, Visit visit) {
+  for_each_zero_margin_table(shape, R, [&](const std::vector<std::int64_t>& z) {
+    double q = 0;
+    for (const std::int64_t v : z) q += double(v) * double(v);
+    visit(z, std::exp(-q / (2 * sigma2)));
+  });
 }
 
 // The laws of X = w . z for each weight vector w, over the tables

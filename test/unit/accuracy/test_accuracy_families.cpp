@@ -23,6 +23,7 @@
 #include "samplers/conditioned_laplace_variance.hpp"
 #include "samplers/discrete_gaussian.hpp"
 #include "samplers/discrete_laplace.hpp"
+#include "tilted_laws.hpp"
 
 namespace invariant_dp {
 namespace {
@@ -36,66 +37,20 @@ using namespace accuracy_fixtures;
 // proportional to weight(z) (row-major cells).
 Eigen::MatrixXd enumerated_covariance(const std::vector<int>& shape, int M,
                                       const std::function<double(const std::vector<int>&)>& weight) {
-  std::size_t cells = 1, free_cells = 1;
-  for (int n : shape) {
-    cells *= static_cast<std::size_t>(n);
-    free_cells *= static_cast<std::size_t>(n - 1);
-  }
-  const std::size_t K = shape.size();
-  // sign[c][f]: free cell f's share of cell c. Cell c at coordinates a is,
-  // by inclusion-exclusion over the axes at their last level,
-  // z_a = sum over subsets T of those axes of (-1)^|T| sum of the free
-  // block over T's axes, at a on the others: free cell b counts where
-  // b_k = a_k on every axis at a free level, with the sign (-1)^(axes at
-  // their last level).
-  std::vector<std::vector<int>> sign(cells, std::vector<int>(free_cells, 0));
-  for (std::size_t c = 0; c < cells; ++c) {
-    std::vector<int> a(K);
-    std::size_t rest = c;
-    for (std::size_t k = K; k-- > 0;) {
-      a[k] = static_cast<int>(rest % static_cast<std::size_t>(shape[k]));
-      rest /= static_cast<std::size_t>(shape[k]);
-    }
-    for (std::size_t f = 0; f < free_cells; ++f) {
-      std::size_t r = f;
-      std::vector<int> b(K);
-      for (std::size_t k = K; k-- > 0;) {
-        b[k] = static_cast<int>(r % static_cast<std::size_t>(shape[k] - 1));
-        r /= static_cast<std::size_t>(shape[k] - 1);
-      }
-      bool match = true;
-      int s = 1;
-      for (std::size_t k = 0; k < K && match; ++k) {
-        if (a[k] == shape[k] - 1)
-          s = -s;
-        else if (b[k] != a[k])
-          match = false;
-      }
-      if (match) sign[c][f] = s;
-    }
-  }
+  const std::vector<std::size_t> dims(shape.begin(), shape.end());
+  std::size_t cells = 1;
+  for (const std::size_t n : dims) cells *= n;
   Eigen::MatrixXd second = Eigen::MatrixXd::Zero(static_cast<Eigen::Index>(cells), static_cast<Eigen::Index>(cells));
   double total = 0;
-  // The free block in odometer order over [-M, M], each table from the last
-  // by one free cell's step.
-  std::vector<int> y(free_cells, -M), z(cells, 0);
-  for (std::size_t c = 0; c < cells; ++c)
-    for (std::size_t f = 0; f < free_cells; ++f) z[c] -= M * sign[c][f];
-  for (;;) {
+  std::vector<int> z(cells);
+  tilted_laws::for_each_zero_margin_table(dims, M, [&](const std::vector<std::int64_t>& table) {
+    for (std::size_t c = 0; c < cells; ++c) z[c] = static_cast<int>(table[c]);
     const double w = weight(z);
     total += w;
     for (std::size_t i = 0; i < cells; ++i)
       for (std::size_t j = 0; j < cells; ++j)
         second(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) += w * z[i] * z[j];
-    std::size_t k = 0;
-    for (; k < free_cells && y[k] == M; ++k) {
-      y[k] = -M;
-      for (std::size_t c = 0; c < cells; ++c) z[c] -= 2 * M * sign[c][k];
-    }
-    if (k == free_cells) break;
-    ++y[k];
-    for (std::size_t c = 0; c < cells; ++c) z[c] += sign[c][k];
-  }
+  });
   return second / total;
 }
 

@@ -98,10 +98,6 @@ std::size_t check_crossed(const hierarchy::HierarchyTree& rows, const hierarchy:
     for (const std::int64_t w : claimed[k].cell_weight) reach[k] += std::llabs(w) * R;
     mass[k].assign(std::size_t(2 * reach[k] + 1), 0.0);
   }
-  // The tables in odometer order, cell 0 fastest. Along a run of cell 0
-  // (2R + 1 tables) the form and the sums follow its steps: the form by
-  // 2 (precision z)_0 + precision_00, recomputed whole at each run's start
-  // so that its rounding never accumulates past one run.
   // X / step as a sum of cells: every cell's weight is a multiple of the
   // step (the cells are free, so the step divides each).
   std::vector<std::vector<std::int64_t>> unit(queries.size());
@@ -111,6 +107,10 @@ std::size_t check_crossed(const hierarchy::HierarchyTree& rows, const hierarchy:
       EXPECT_EQ(w % step, 0) << queries[k].name;
       unit[k].push_back(w / step);
     }
+  // The tables in odometer order, cell 0 fastest. Along a run of cell 0
+  // (2R + 1 tables) the form and the sums follow its steps: the form by
+  // 2 (precision z)_0 + precision_00, recomputed whole at each run's start
+  // so that its rounding never accumulates past one run.
   std::vector<std::int64_t> z(std::size_t(n), -R), sum(queries.size());
   for (;;) {
     double form = 0, slope = 0;  // z^T precision z, and (precision z)_0
