@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # The core's directories are floors: a file includes only files of its own
 # directory, of lower floors, and the core's top-level headers (errors,
-# interrupts, randomness). A request walks down the floors once: the C
+# interrupts, randomness, constants). A request walks down the floors once: the C
 # boundary converts it, the release entry dispatches it, the mechanisms and
 # hierarchies draw with the samplers and models below them, the accuracy
 # library states the laws they draw from, and nothing below calls back up. Prints each include that goes up or sideways, and

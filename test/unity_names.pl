@@ -84,10 +84,14 @@ sub declared {
         if ($ch eq '<') { $depth++ }
         elsif ($ch eq '>') { $depth-- }
         elsif ($ch =~ /[(=\[{]/ && $depth <= 0) {
-            return substr($t, 0, $j) =~ /(~?\w+)\s*$/ && !$keyword{$1} ? $1 : undef;
+            # A qualified name (Class::member defined out of its class)
+            # declares nothing in the namespace.
+            return undef unless substr($t, 0, $j) =~ /(::\s*)?(~?\w+)\s*$/;
+            return defined $1 || $keyword{$2} ? undef : $2;
         }
     }
-    return $t =~ /(\w+)\s*$/ ? $1 : undef;
+    # (A statement's tail after a braced initialiser, "<< 50", names nothing.)
+    return $t =~ /([A-Za-z_]\w*)\s*$/ ? $1 : undef;
 }
 
 # (name, enclosing namespaces) of every name the file declares at

@@ -4,7 +4,8 @@
 # namespace (a function with different parameters, which unity batches
 # would compile as overloads; a type; a variable; a file-level static) are
 # each reported, while the same names in different namespaces, in two
-# binaries, in comments and strings, or as members and locals are not.
+# binaries, in comments and strings, as members and locals, or as members
+# defined out of their classes (Holder::value) are not.
 # With --files, the files of one tree that share a name are listed. Run
 # from the repository's top directory (ctest:
 # Boundary.TestNamesCheckCatchesClashes).
@@ -49,6 +50,9 @@ struct Case { int n; };
 constexpr int kDraws = 10;
 // int commented(int);
 const char* text = "int quoted(int);";
+struct FirstHolder { int value(int x); };
+int FirstHolder::value(int x) { return x; }
+constexpr unsigned long kFirstShift = (unsigned long){1} << 50;
 }  // namespace
 static int file_static(int x) { return x; }
 TEST(A, B) { int local = reach(1.0); struct Inner { int member; }; EXPECT_EQ(local, 1); }
@@ -63,6 +67,9 @@ int kDraws = 3;
 int commented(int x) { return x; }
 int quoted(int x) { return x; }
 int member = 0;
+struct SecondHolder { int value(int x); };
+int SecondHolder::value(int x) { return x; }
+constexpr unsigned long kSecondShift = (unsigned long){1} << 50;
 }  // namespace
 static int file_static(long x) { return int(x); }
 namespace hierarchy {
@@ -87,7 +94,7 @@ check($status == 1, 'exits 1 on clashes');
 for my $name (qw(reach Case kDraws file_static)) {
     check($out =~ /^\Q$name\E \(in /m, "reports $name, declared in two files of one binary");
 }
-for my $name (qw(commented quoted member other_namespace local)) {
+for my $name (qw(commented quoted member other_namespace local value 50)) {
     check($out !~ /^\Q$name\E \(in /m, "does not report $name");
 }
 check($out !~ /test_c\.cpp/, 'keeps the binaries apart');

@@ -17,7 +17,7 @@
 
 namespace invariant_dp {
 namespace {
-__extension__ typedef unsigned __int128 u128;
+__extension__ typedef unsigned __int128 WideProduct;
 }  // namespace
 
 // Lemire (2019), "Fast Random Integer Generation in an Interval", with the
@@ -25,13 +25,13 @@ __extension__ typedef unsigned __int128 u128;
 // words below 2^64 mod n are rejected, so there is no modulo bias.
 std::uint64_t RandomSource::uniform_below(std::uint64_t n) {
   if (n == 0) throw InvalidArgument("upper bound of a uniform draw must be positive");
-  u128 m = static_cast<u128>(next_u64()) * n;
+  WideProduct m = static_cast<WideProduct>(next_u64()) * n;
   std::uint64_t low = static_cast<std::uint64_t>(m);
   if (low < n) {
     const std::uint64_t threshold = (0 - n) % n;  // 2^64 mod n
     // Ends: a pass is rejected with probability threshold / 2^64 < n / 2^64 <= 1/2 (Lemire's method).
     while (low < threshold) {
-      m = static_cast<u128>(next_u64()) * n;
+      m = static_cast<WideProduct>(next_u64()) * n;
       low = static_cast<std::uint64_t>(m);
     }
   }

@@ -14,7 +14,7 @@ constexpr double kRescale = 1e250;
 // The cell law is kept on 0 .. 45 b: past this many entries (32 MB, b about
 // 93,000) the conservative quantile is used instead.
 constexpr std::size_t kMaxSupport = std::size_t(1) << 22;
-constexpr double kMargin = 1e-9;
+constexpr double kTailSlack = 1e-9;
 
 // Where the downward recurrence starts: 12 sd of S_m, plus 70 b for the
 // exponential tail and the decay of the start's error.
@@ -82,7 +82,7 @@ std::int64_t marginal_half_width(const std::vector<double>& pmf, double level) {
   std::vector<double> tail(pmf.size() + 1, 0.0);
   for (std::size_t x = pmf.size(); x-- > 0;) tail[x] = tail[x + 1] + pmf[x];
   for (std::size_t t = 0; t + 1 < tail.size(); ++t)
-    if (2 * tail[t + 1] * (1 + kMargin) <= 1 - level) return static_cast<std::int64_t>(t);
+    if (2 * tail[t + 1] * (1 + kTailSlack) <= 1 - level) return static_cast<std::int64_t>(t);
   throw OutOfRange("the interval of this law is wider than its computed support");
 }
 

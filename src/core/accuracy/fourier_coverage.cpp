@@ -11,8 +11,6 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr double kU = 0x1p-53;
-
 // sin(pi r / N) for any integer r, from its residue modulo 2N.
 double sin_pi_multiple(unsigned __int128 r, std::uint64_t N) {
   const auto two_n = static_cast<unsigned __int128>(N) * 2;
@@ -42,13 +40,13 @@ CoverageBounds periodic_coverage(const SampledTransform& transform, std::int64_t
     sum += term;
     magnitude += std::abs(term);
     error += w * (transform.error[k] * std::abs(d) +
-                  std::abs(transform.value[k]) * (4 * kU / below + 6 * kU * std::abs(d)));
+                  std::abs(transform.value[k]) * (4 * kDoubleUnit / below + 6 * kDoubleUnit * std::abs(d)));
   }
-  error += transform.omitted * dw + (double(K) + 2) * kU * magnitude;
+  error += transform.omitted * dw + (double(K) + 2) * kDoubleUnit * magnitude;
   // The error's own rounding: a relative 1e-10 is far above it.
   error = next_up(error * (1 + 1e-10));
   const double q = sum / double(N);
-  const double e = next_up(error / double(N) + 2 * kU * std::abs(q));
+  const double e = next_up(error / double(N) + 2 * kDoubleUnit * std::abs(q));
   return {std::max(0.0, next_down(q - e)), std::min(1.0, next_up(q + e))};
 }
 

@@ -24,6 +24,10 @@
 
 namespace invariant_dp::accuracy {
 
+// The unit roundoff of double: every operation's relative error is at most
+// this (the error bounds below count operations in it).
+constexpr double kDoubleUnit = 0x1p-53;
+
 // u at the nodes j = 1 .. N/2 (u(0) = 1 and u(2 pi (N - j)/N) = u(2 pi j/N)).
 struct SampledTransform {
   std::uint64_t period = 0;         // N

@@ -19,7 +19,7 @@ namespace {
 // kernel_vector_length2's products of two of them are exact in a double's
 // range of use.
 constexpr std::int64_t kMaxBasisValue = std::int64_t(1) << 62;
-constexpr std::int64_t kMaxWeight = std::int64_t(1) << 40;
+constexpr std::int64_t kMaxFunctionalWeight = std::int64_t(1) << 40;
 // Basis entries past this (never seen on margins' 0/1 rows, whose reduced
 // bases have entries of a few units) keep the caller's tail bound, so that
 // a weight times an entry, summed over every entry, stays inside 128 bits.
@@ -105,7 +105,7 @@ StepFunctional GeneralLatticeFunctionals::functional(Rational sigma2,
     interrupts.poll_every(k);
     const auto& [cell, w] = cells[k];
     if (cell >= basis_->dimension) throw InvalidArgument("a functional's cell is not one of the lattice's");
-    if (std::llabs(w) > kMaxWeight) throw InvalidArgument("a lattice functional's weights are at most 2^40");
+    if (std::llabs(w) > kMaxFunctionalWeight) throw InvalidArgument("a lattice functional's weights are at most 2^40");
     n_touched += first_of_cell_[cell + 1] - first_of_cell_[cell];
   }
   if (n_touched > kMaxTouchedEntries)

@@ -14,20 +14,19 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr double kU = 0x1p-53;
 // Aliasing and truncation budgets: far below any level's resolution.
-constexpr double kAlias = 1e-20;
-constexpr double kNegligible = 1e-18;
+constexpr double kIndependentAlias = 1e-20;
+constexpr double kIndependentNegligible = 1e-18;
 // Nodes visited when no weight is 1 (no decreasing majorant).
 constexpr std::uint64_t kMaxScan = std::uint64_t(1) << 25;
 
-std::uint64_t residue(std::uint64_t w, std::uint64_t j, std::uint64_t N) {
+std::uint64_t weight_residue(std::uint64_t w, std::uint64_t j, std::uint64_t N) {
   return static_cast<std::uint64_t>((static_cast<unsigned __int128>(w) * j) % N);
 }
 
-// The period: t_max + x + 1 with P(|X| >= x) <= kAlias, and at least 2 t_max + 1.
+// The period: t_max + x + 1 with P(|X| >= x) <= kIndependentAlias, and at least 2 t_max + 1.
 std::uint64_t period_for(const NoiseTransform& law, const std::vector<WeightedCells>& terms, std::int64_t t_max) {
-  const std::int64_t x = law.tail_point(terms, kAlias);
+  const std::int64_t x = law.tail_point(terms, kIndependentAlias);
   const std::int64_t n = std::max(2 * t_max + 1, t_max + x + 1);
   if (n >= (std::int64_t(1) << 61)) throw OutOfRange("the sum's noise is too wide for an exact quantile");
   return static_cast<std::uint64_t>(n);
@@ -38,7 +37,7 @@ std::uint64_t period_for(const NoiseTransform& law, const std::vector<WeightedCe
 SumCoverage::SumCoverage(const NoiseTransform& law, std::vector<WeightedCells> terms, std::int64_t t_max,
                          const Interrupts& interrupts)
     : law_(law), terms_(std::move(terms)), t_max_(t_max), interrupts_(interrupts) {
-  transform_ = sample_independent_sum(law_, terms_, period_for(law_, terms_, t_max_), t_max_, kNegligible,
+  transform_ = sample_independent_sum(law_, terms_, period_for(law_, terms_, t_max_), t_max_, kIndependentNegligible,
                                       interrupts_);
 }
 
@@ -110,14 +109,14 @@ SampledTransform sample_independent_sum(const NoiseTransform& law, const std::ve
     interrupts.poll_every(j);
     double log_u = 0, log_major = 0;
     for (const WeightedCells& t : terms) {
-      const double lp = law.log_phi(residue(t.weight, j, N), N);
+      const double lp = law.log_phi(weight_residue(t.weight, j, N), N);
       log_u += double(t.cells) * lp;
       if (t.weight == 1) log_major = double(t.cells) * lp;
     }
     const double wj = 2 * j == N ? 1.0 : 2.0;
     const double u = std::exp(log_u);
     // log_u within 20 u |log_u| (each log phi within 16 u relative, terms of one sign).
-    const double err = u * (std::expm1(20 * kU * std::abs(log_u)) + 2 * kU) + 1e-300;
+    const double err = u * (std::expm1(20 * kDoubleUnit * std::abs(log_u)) + 2 * kDoubleUnit) + 1e-300;
     if (u > listed_floor) {
       if (s.node.size() >= kMaxTransformNodes)
         throw TooLarge("the sum's noise is too wide for an exact quantile",

@@ -5,13 +5,12 @@
 #include <cmath>
 
 #include "../errors.hpp"
+#include "../math_constants.hpp"
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/two_line_table.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 // Terms of the theta series below this share of the sum are dropped: every
 // remaining term is smaller still (they decrease geometrically).

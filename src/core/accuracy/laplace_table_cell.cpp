@@ -21,10 +21,6 @@ namespace {
 // larger when the coverage's error bound is not below kTargetError.
 constexpr double kAliasFirst = 1e-14, kAliasSecond = 1e-30;
 constexpr double kTargetError = 1e-9, kRefusedError = 1e-7;
-// Lines of at most this many cells are summed in double, longer ones in
-// 80-bit arithmetic (psi^(n-1) multiplies psi's relative error by n).
-constexpr double kDoubleLines = 2000;
-
 // At one alpha (r - 1 angles, the last line's cell at angle 0, the cell
 // asked in line 1): the line's transform psi (LaplaceLinePoles) and
 // h(s) = E[1{Y_1 = s} e^(i alpha . Y)] for s = 0 .. T, both unnormalised
@@ -159,8 +155,8 @@ class Orbits {
 
 // The trapezoid sums over the grid's box, one node per orbit (Orbits).
 template <class Real>
-CellSums trapezoid(Rational b, int r, double n, std::int64_t T, const QuadratureGrid& g,
-                   const Interrupts& interrupts) {
+CellSums cell_trapezoid(Rational b, int r, double n, std::int64_t T, const QuadratureGrid& g,
+                        const Interrupts& interrupts) {
   using C = Cx<Real>;
   const int d = r - 1;
   const CellLine<Real> line(b, r, T);
@@ -252,8 +248,8 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
       throw TooLarge("the table cell's law needs too many quadrature points",
                      "It would evaluate " + format_double(g.points) + " points.");
     const bool wide = n > kDoubleLines;
-    const CellSums sums = wide ? trapezoid<long double>(b, r, n, T, g, interrupts)
-                               : trapezoid<double>(b, r, n, T, g, interrupts);
+    const CellSums sums = wide ? cell_trapezoid<long double>(b, r, n, T, g, interrupts)
+                               : cell_trapezoid<double>(b, r, n, T, g, interrupts);
     out.points = double(sums.visited);
     out.work += out.points * double(T + r);
     // In units of N^d: the denominator D ~ P(S = 0 mod N), the numerators

@@ -18,23 +18,23 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr double kAlias = 1e-14;       // the alpha grid's aliasing, before its factor
+constexpr double kTableSumAlias = 1e-14;  // the alpha grid's aliasing, before its factor
 constexpr double kThetaAlias = 1e-10;  // the inversion's aliasing
 constexpr double kPruned = 1e-11;      // the alpha nodes left out in theta, relative to the denominator
 constexpr double kFirstPassShare = 3;  // the whole work, at least, in units of the pass at theta = 0
-constexpr std::int64_t kMaxWeight = std::int64_t(1) << 39;  // differences of two stay within 2^40
+constexpr std::int64_t kMaxLineWeight = std::int64_t(1) << 39;  // differences of two stay within 2^40
 // Lines longer than this keep the caller's tail bound: psi^n in double
 // multiplies psi's relative error by n (the cell's law goes to 80 bits).
 constexpr double kMaxLineCount = 2000;
 
 using C = Cx<double>;
-using Pattern = std::array<std::int64_t, kMaxLines>;  // a line's weights, less its last cell's
+using LinePattern = std::array<std::int64_t, kMaxLines>;  // a line's weights, less its last cell's
 
 // One table, read as n lines of r cells across its short side.
 struct Table {
   int r = 0;
   double n = 0;
-  std::map<Pattern, double> patterns;  // the nonzero patterns, with their lines
+  std::map<LinePattern, double> patterns;  // the nonzero patterns, with their lines
   double zero_lines = 0;               // lines of pattern 0
   double pairs = 0;                    // disjoint moves that shift X by +-1 (theta_majorant)
   QuadratureGrid grid;
@@ -61,24 +61,23 @@ Table read_part(const LaplaceTablePart& part, std::int64_t& step, const Interrup
   t.r = static_cast<int>(short_side);
   t.n = double(long_side);
   const bool lines_are_columns = part.rows <= part.cols;
-  std::map<Pattern, double> raw;
+  std::map<LinePattern, double> raw;
   for (std::size_t j = 0; j < long_side; ++j) {
     interrupts.poll_every(j);
     const auto weight = [&](std::size_t k) {
       const std::int64_t w = lines_are_columns ? part.weights[k * part.cols + j] : part.weights[j * part.cols + k];
-      if (w > kMaxWeight || w < -kMaxWeight) throw TooLarge("a sum's weights are too large for its inversion");
+      if (w > kMaxLineWeight || w < -kMaxLineWeight) throw TooLarge("a sum's weights are too large for its inversion");
       return w;
     };
-    Pattern p{};
+    LinePattern p{};
     const std::int64_t last = weight(short_side - 1);
     for (std::size_t k = 0; k + 1 < short_side; ++k) p[k] = weight(k) - last;
     raw[p] += 1;
   }
-  const Pattern common = std::max_element(raw.begin(), raw.end(), [](const auto& x, const auto& y) {
-                           return x.second < y.second;
-                         })->first;
+  const LinePattern common =
+      std::max_element(raw.begin(), raw.end(), [](const auto& x, const auto& y) { return x.second < y.second; })->first;
   for (const auto& [p, lines] : raw) {
-    Pattern q{};
+    LinePattern q{};
     bool zero = true;
     for (int k = 0; k + 1 < t.r; ++k) {
       q[k] = p[k] - common[k];
@@ -127,7 +126,7 @@ double theta_majorant(double q, double pairs, std::uint64_t k, std::uint64_t per
 void measure(Table& t, const NoiseTransform& law, const Interrupts& interrupts) {
   const int d = t.r - 1;
   const std::vector<WeightedCells> plain{{1, static_cast<std::uint64_t>(t.n)}};
-  const std::int64_t x = law.tail_point(plain, kAlias);
+  const std::int64_t x = law.tail_point(plain, kTableSumAlias);
   t.grid = quadrature_grid(law, d, t.n, t.zero_lines, 1, 0.1, x, 1, interrupts);
   t.tau = law.tail_bound(plain, double(t.grid.N)) * d;
 }
@@ -210,7 +209,7 @@ std::vector<C> roots_of_unity(std::uint64_t N, std::int64_t first, std::int64_t 
   return out;
 }
 
-std::uint64_t residue(std::int64_t v, std::uint64_t N) {
+std::uint64_t value_residue(std::int64_t v, std::uint64_t N) {
   const auto m = static_cast<std::int64_t>(N);
   std::int64_t r = v % m;
   return static_cast<std::uint64_t>(r < 0 ? r + m : r);
@@ -275,7 +274,7 @@ class Chernoff {
     int r = 0;
     double width = 0, lines = 0, log_partition0 = 0;
   };
-  static std::int64_t range(const Pattern& p, int r) {
+  static std::int64_t range(const LinePattern& p, int r) {
     std::int64_t lo = 0, hi = 0;  // the last cell's weight is 0
     for (int k = 0; k + 1 < r; ++k) lo = std::min(lo, p[k]), hi = std::max(hi, p[k]);
     return hi - lo;
@@ -315,9 +314,9 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   if (tables.empty()) return out;  // constant given the margins
   out.step = step = std::abs(step);
   for (Table& t : tables) {
-    std::map<Pattern, double> divided;
+    std::map<LinePattern, double> divided;
     for (const auto& [p, lines] : t.patterns) {
-      Pattern q = p;
+      LinePattern q = p;
       for (int k = 0; k + 1 < t.r; ++k) q[k] /= step;
       divided[q] += lines;
     }
@@ -413,8 +412,9 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
       for (const auto& [p, count] : t.patterns) {
         std::array<C, kMaxLines> s{};
         for (int i = 0; i < d; ++i) {
-          const auto entry = static_cast<std::int64_t>(residue(p[i], period));  // reduced first: k p stays in range
-          s[i] = theta_roots[residue(std::int64_t(k) * entry, period)];
+          const auto entry =
+              static_cast<std::int64_t>(value_residue(p[i], period));  // reduced first: k p stays in range
+          s[i] = theta_roots[value_residue(std::int64_t(k) * entry, period)];
         }
         shift.push_back(s);
         lines.push_back(count);

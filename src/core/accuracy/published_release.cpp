@@ -21,8 +21,7 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-const char* const kNotTheRelease = "The table's keys and the noise law describe different releases.";
-const char* const kRowsHint = "Aggregate over the release table as it was drawn, with the noise law of that draw.";
+const char* const kDifferentReleases = "The table's keys and the noise law describe different releases.";
 
 std::vector<Margin> margins_of(const PublishedLaw& law, const RowLayout& layout) {
   std::vector<Margin> out;
@@ -45,7 +44,7 @@ void check_model(const PublishedLaw& law, const InvariantModel& model) {
     throw InvalidData("the table's rows are not the release's cells: its noise law has " + std::to_string(law.cells) +
                           " cells of structure " + law.structure + ", the table's keys give " +
                           std::to_string(model.n_cells()) + " of structure " + model.structure(),
-                      kNotTheRelease, kRowsHint);
+                      kDifferentReleases, kReleaseRowsHint);
 }
 
 // The l1 law: closed forms where they exist, the published scalars on the
@@ -363,7 +362,7 @@ struct PublishedRelease::Impl {
       model = std::make_unique<InvariantModel>(*cells, margins_of(law, layout), interrupts);
     } catch (const InconsistentInvariants&) {
       throw InvalidData("the table's rows are not the release's cells: its margins would pin every cell",
-                        kNotTheRelease, kRowsHint);
+                        kDifferentReleases, kReleaseRowsHint);
     }
     check_model(law, *model);
     cell_of_row.assign(rows.n_rows, kNoRow);
@@ -390,7 +389,7 @@ struct PublishedRelease::Impl {
       if (!law.fixed_nodes.empty() && law.fixed_nodes.size() != fixed.size())
         throw InvalidData("the table's keys give " + std::to_string(fixed.size()) + " exact nodes, its noise law " +
                               std::to_string(law.fixed_nodes.size()),
-                          kNotTheRelease, kRowsHint);
+                          kDifferentReleases, kReleaseRowsHint);
       if (!fixed.empty()) cascade_laws[0] = cascade_laws[0].conditioned_on(trees[0].tree, fixed, interrupts);
       hierarchy = std::make_unique<HierarchyAccuracy>(trees[0].tree, cascade_laws[0], bound);
     }

@@ -12,7 +12,6 @@ namespace {
 const char* const kNotTheRelease =
     "A release table holds exactly the rows its release returned: the cells, and with a hierarchy one row per "
     "node (NULL in the keys below its level).";
-const char* const kRowsHint = "Aggregate over the release table as it was drawn, with the noise law of that draw.";
 
 std::size_t key_index(const std::vector<std::string>& names, const std::string& name) {
   const auto it = std::find(names.begin(), names.end(), name);
@@ -124,7 +123,7 @@ std::uint8_t row_depth(const ReleaseRows& rows, std::uint32_t r, const std::vect
 
 [[noreturn]] void not_a_node(const char* what) {
   throw InvalidData(std::string("the table's rows are not a hierarchy release's rows: ") + what, kNotTheRelease,
-                    kRowsHint);
+                    kReleaseRowsHint);
 }
 
 }  // namespace
@@ -159,10 +158,10 @@ RowLayout row_layout(const PublishedLaw& law, const TableColumns& columns) {
     throw InvalidArgument("the table has no key column and count as a release table has",
                           "A release table holds the key columns, then the count, then the columns options add (sd, "
                           "level, lower and upper).",
-                          kRowsHint);
+                          kReleaseRowsHint);
   if (!count_type(columns.types[layout.n_keys]))
     throw InvalidArgument("the column \"" + columns.names[layout.n_keys] + "\" after the keys is not a count",
-                          "A release's count is bigint, float8 or numeric.", kRowsHint);
+                          "A release's count is bigint, float8 or numeric.", kReleaseRowsHint);
   layout.key_names = columns.key_names.empty()
                          ? std::vector<std::string>(columns.names.begin(), columns.names.begin() + layout.n_keys)
                          : columns.key_names;
@@ -190,7 +189,7 @@ RowIndex::RowIndex(const RowId* ids, std::size_t n, const Interrupts& interrupts
     // Ends: open addressing at most half full: an empty slot is met.
     while (slots_[i] != kNoRow) {
       if (ids_[slots_[i]] == ids_[r])
-        throw InvalidData("the table holds the same row twice", kNotTheRelease, kRowsHint);
+        throw InvalidData("the table holds the same row twice", kNotTheRelease, kReleaseRowsHint);
       i = (i + 1) & mask_;
     }
     slots_[i] = r;
@@ -235,7 +234,7 @@ CellKeys cells_of_rows(const ReleaseRows& rows, const std::vector<std::string>& 
     return CellKeys::from_codes(std::move(names), std::move(codes), std::move(n_levels), interrupts);
   } catch (const InvalidData&) {
     throw InvalidData("the table's rows are not a release's rows: two cells have the same keys", kNotTheRelease,
-                      kRowsHint);
+                      kReleaseRowsHint);
   }
 }
 
@@ -257,7 +256,8 @@ std::vector<TreeRows> tree_rows(const PublishedLaw& law, const RowLayout& layout
   if (axes == 2 && !extras.empty())
     throw InvalidArgument("a crossed release's key columns are exactly its two hierarchies' levels");
   if (axes == 1 && extras.empty() == law.trees[0].cells_below)
-    throw InvalidArgument("the table's key columns do not match the hierarchy its noise law publishes", "", kRowsHint);
+    throw InvalidArgument("the table's key columns do not match the hierarchy its noise law publishes", "",
+                          kReleaseRowsHint);
 
   // Each row's depth in each tree.
   std::vector<std::vector<std::uint8_t>> depth(axes, std::vector<std::uint8_t>(rows.n_rows));
@@ -293,7 +293,7 @@ std::vector<TreeRows> tree_rows(const PublishedLaw& law, const RowLayout& layout
                             std::to_string(law.trees[a].nodes) + " nodes and " + std::to_string(law.trees[a].leaves) +
                             " leaves, the table's keys " + std::to_string(t.tree.n_nodes()) + " and " +
                             std::to_string(t.tree.n_leaves()),
-                        kNotTheRelease, kRowsHint);
+                        kNotTheRelease, kReleaseRowsHint);
     t.node_of_row.assign(rows.n_rows, kNoRow);
     for (std::uint32_t leaf = 0; leaf < t.tree.n_leaves(); ++leaf) {
       interrupts.poll_every(leaf);
@@ -314,7 +314,7 @@ std::vector<TreeRows> tree_rows(const PublishedLaw& law, const RowLayout& layout
   for (const TreeRows& t : out) expected *= t.tree.n_nodes();
   if (expected != rows.n_rows)
     throw InvalidData("the table has " + std::to_string(rows.n_rows) + " rows, its release " + std::to_string(expected),
-                      kNotTheRelease, kRowsHint);
+                      kNotTheRelease, kReleaseRowsHint);
   std::vector<std::uint8_t> seen(expected, 0);
   for (std::uint32_t r = 0; r < rows.n_rows; ++r) {
     std::size_t at = out[0].node_of_row[r];

@@ -34,6 +34,10 @@
 
 namespace invariant_dp::accuracy {
 
+// The hint of every refusal of a table whose rows are not a release's.
+constexpr const char* kReleaseRowsHint =
+    "Aggregate over the release table as it was drawn, with the noise law of that draw.";
+
 enum class ColumnType { other, int4, int8, float8, numeric };
 
 struct TableColumns {

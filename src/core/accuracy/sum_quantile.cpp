@@ -25,10 +25,10 @@ namespace invariant_dp::accuracy {
 namespace {
 
 // Weights of the inversions are integers well inside a double's exact range.
-constexpr double kMaxWeight = 0x1p40;
+constexpr double kMaxSumWeight = 0x1p40;
 
 bool integer_weight(double w, std::int64_t& out) {
-  if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return false;
+  if (!(std::fabs(w) <= kMaxSumWeight) || w != std::floor(w)) return false;
   out = static_cast<std::int64_t>(w);
   return true;
 }

@@ -22,10 +22,6 @@ namespace {
 // about the bound over P(S = 0)), then, while the error bound that gives is
 // not below the target, times kAliasRetry, then the target times kAliasLast.
 constexpr double kAliasRetry = 1e-6, kAliasLast = 1e-27;
-// Lines of at most this many cells are summed in double; longer ones in
-// 80-bit arithmetic, psi^n multiplying psi's relative error by n.
-constexpr double kDoubleLines = 2000;
-
 // log psi-hat and grad psi-hat of one line of r cells (psi-hat = psi / psi(0)).
 template <class Real>
 class LineTransform {
@@ -234,7 +230,7 @@ class NodeSums {
 // non-decreasing member that is not below its negation's sorted form,
 // weighted by the orbit's size.
 template <class Real>
-Sums trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
+Sums scale_trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
   const int d = r - 1;
   const auto J = static_cast<std::int64_t>(g.J);
   NodeSums<Real> nodes(noise, r, n, static_cast<std::int64_t>(g.N), -J, J, interrupts);
@@ -441,8 +437,8 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     const bool wide = n > kDoubleLines;
     const Sums sums = by_orbits ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
                                         : trapezoid_whole<double>(noise, r, n, g.N, interrupts))
-                                : (wide ? trapezoid<long double>(noise, r, n, g, interrupts)
-                                        : trapezoid<double>(noise, r, n, g, interrupts));
+                                : (wide ? scale_trapezoid<long double>(noise, r, n, g, interrupts)
+                                        : scale_trapezoid<double>(noise, r, n, g, interrupts));
     out.points += sums.visited;
     attempts.push_back({g.points, double(sums.visited)});
     const double ratio = sums.num / sums.den;

@@ -16,6 +16,10 @@
 
 namespace invariant_dp::accuracy {
 
+// Lines of at most this many cells are summed in double, longer ones in
+// 80-bit arithmetic (psi^n multiplies psi's relative error by n).
+constexpr double kDoubleLines = 2000;
+
 constexpr int kMaxLines = 4;              // r
 constexpr int kMaxNodes = kMaxLines + 1;  // nodes of a divided difference
 constexpr long double kQuadraturePi = 3.141592653589793238462643383279502884L;

@@ -18,7 +18,7 @@ constexpr mpfr_prec_t kPrecision = 128;
 // bound is at most one count wide of the exact quantile, a thousandth of it.
 constexpr double kDirectVariance = 1e6;
 // A computed tail must clear 1 - level by this relative margin.
-constexpr double kMargin = 1e-9;
+constexpr double kQuantileSlack = 1e-9;
 
 // 1 - level, enclosed.
 Interval alpha(double level) { return sub(1ul, exact_double(kPrecision, level)); }
@@ -127,7 +127,7 @@ std::int64_t discrete_gaussian_half_width(double s2, double level, double ratio)
     std::vector<double> tail;
     const double total = gaussian_suffix_sums(s2, tail);
     for (std::size_t t = 0; t + 1 < tail.size(); ++t)
-      if (ratio * 2 * tail[t + 1] / total * (1 + kMargin) <= alpha) return static_cast<std::int64_t>(t);
+      if (ratio * 2 * tail[t + 1] / total * (1 + kQuantileSlack) <= alpha) return static_cast<std::int64_t>(t);
     throw OutOfRange("the tail bound of this law says nothing at this coverage");
   }
   const double guess = normal_quantile(std::max(0.0, 1 - alpha / ratio)) * std::sqrt(s2);

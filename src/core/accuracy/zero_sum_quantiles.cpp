@@ -13,13 +13,12 @@
 namespace invariant_dp::accuracy {
 namespace {
 
-constexpr double kU = 0x1p-53;
-constexpr double kAlias = 1e-30;
-constexpr double kNegligible = 1e-18;
+constexpr double kGroupAlias = 1e-30;
+constexpr double kGroupNegligible = 1e-18;
 // Powers below this are dropped from the tables (each factor is at most 1).
 constexpr double kTiny = 1e-280;
 // A tabulated power is within 20 u |log| + 2 u of itself, |log| <= 745 here.
-constexpr double kTermError = (20 * 745 + 8) * kU;
+constexpr double kTermError = (20 * 745 + 8) * kDoubleUnit;
 constexpr std::uint64_t kMaxTable = std::uint64_t(1) << 22;  // 32 MB a table
 
 // phi(2 pi d / N)^e for d = 0 .. D, D the last d above kTiny (phi decreases
@@ -104,7 +103,7 @@ Reduced reduce(SignedCounts g) {
 }
 
 // `groups` independent groups of one reduced pattern, each entering X times `scale`.
-struct Pattern {
+struct ZeroSumPattern {
   SignedCounts counts;
   std::int64_t scale = 1;
   std::uint64_t groups = 0;
@@ -114,7 +113,7 @@ struct Pattern {
 // all terms non-negative, with the relative and absolute errors of each sum.
 class PatternSums {
  public:
-  PatternSums(const NoiseTransform& law, const Pattern& p, std::uint64_t N)
+  PatternSums(const NoiseTransform& law, const ZeroSumPattern& p, std::uint64_t N)
       : N_(N), plus_(law, p.counts.plus, N), minus_(law, p.counts.minus, N), zero_(law, p.counts.zero, N) {
     const std::uint64_t top = std::max({p.counts.plus, p.counts.minus, p.counts.zero});
     const PowerTable& widest = top == p.counts.zero ? zero_ : top == p.counts.plus ? plus_ : minus_;
@@ -122,7 +121,7 @@ class PatternSums {
     reach_ = widest.extent();
     whole_ = 2 * reach_ + 1 >= N;
     window_ = whole_ ? N : 2 * reach_ + 1;
-    rel_ = kTermError + (double(window_) + 2) * kU;
+    rel_ = kTermError + (double(window_) + 2) * kDoubleUnit;
     abs_ = 3 * double(N) * kTiny;
   }
   std::uint64_t window() const { return window_; }
@@ -157,7 +156,7 @@ class PatternSums {
       interrupts.poll_every(r);
       s += zero_.at(r);
     }
-    return s * (1 + (double(N_) + 2) * kU + kTermError);
+    return s * (1 + (double(N_) + 2) * kDoubleUnit + kTermError);
   }
   double rel() const { return rel_; }
   double abs() const { return abs_; }
@@ -185,14 +184,14 @@ struct HalvedCells {
 // variation (their sum is tv_).
 class GroupsInversion {
  public:
-  GroupsInversion(IntegerNoise noise, std::vector<Pattern> patterns, HalvedCells halved, double alpha,
+  GroupsInversion(IntegerNoise noise, std::vector<ZeroSumPattern> patterns, HalvedCells halved, double alpha,
                   std::int64_t t_fixed, const Interrupts& interrupts)
       : law_(noise), halved_law_(halved_noise(noise, halved)), patterns_(std::move(patterns)), halved_(halved),
         kappa_(patterns_.size(), 0.0) {
-    std::int64_t x_total = 0;  // every group's total below it but with probability kAlias / groups
-    for (const Pattern& p : patterns_)
+    std::int64_t x_total = 0;  // every group's total below it but with probability kGroupAlias / groups
+    for (const ZeroSumPattern& p : patterns_)
       x_total = std::max(x_total, law_.tail_point({{1, p.counts.plus + p.counts.minus + p.counts.zero}},
-                                                  kAlias / double(p.groups)));
+                                                  kGroupAlias / double(p.groups)));
     // t and N from the conditioned Chernoff bound, whose constants kappa
     // come from the tables: both are checked again once those are known.
     std::int64_t t = t_fixed >= 0 ? t_fixed : tail_point(alpha / 2);
@@ -231,7 +230,7 @@ class GroupsInversion {
   double log_mgf(double lambda) const {
     double v = 0;
     for (std::size_t i = 0; i < patterns_.size(); ++i) {
-      const Pattern& p = patterns_[i];
+      const ZeroSumPattern& p = patterns_[i];
       v += double(p.groups) *
            (kappa_[i] + double(p.counts.plus + p.counts.minus) * law_.log_mgf(lambda * double(p.scale)));
     }
@@ -241,7 +240,7 @@ class GroupsInversion {
   }
   double lambda_limit() const {
     double limit = INFINITY;
-    for (const Pattern& p : patterns_) limit = std::min(limit, law_.mgf_limit() / double(p.scale));
+    for (const ZeroSumPattern& p : patterns_) limit = std::min(limit, law_.mgf_limit() / double(p.scale));
     for (int scale = 1; scale <= 2; ++scale)
       if (halved_.cells[scale]) limit = std::min(limit, halved_law_.mgf_limit() / scale);
     // The Gaussian's bound is defined everywhere: search up to far beyond
@@ -270,7 +269,7 @@ class GroupsInversion {
     return hi;
   }
   std::uint64_t period(std::int64_t x_total, std::int64_t t) const {
-    const std::int64_t n = std::max({x_total + 1, 2 * t + 1, t + tail_point(kAlias) + 1});
+    const std::int64_t n = std::max({x_total + 1, 2 * t + 1, t + tail_point(kGroupAlias) + 1});
     if (n >= (std::int64_t(1) << 60)) throw OutOfRange("the groups' noise is too wide for an exact quantile");
     return static_cast<std::uint64_t>(n);
   }
@@ -281,14 +280,14 @@ class GroupsInversion {
     const std::uint64_t half = N / 2;
     std::vector<PatternSums> sums;
     sums.reserve(patterns_.size());
-    for (const Pattern& p : patterns_) sums.emplace_back(law_, p, N);
+    for (const ZeroSumPattern& p : patterns_) sums.emplace_back(law_, p, N);
     // The theta nodes: up to J, where the decreasing majorant of the scale-1
     // parts (the pair majorant per disjoint pair of each group, phi of the
     // halved cells; prepare() leaves one at least) makes the rest negligible.
     const double width = 2 * double(t_max) + 1;
     const auto log_majorant = [&](std::uint64_t j) {
       double v = 0;
-      for (const Pattern& p : patterns_)
+      for (const ZeroSumPattern& p : patterns_)
         if (p.scale == 1)
           v += double(p.groups) * double(std::min(p.counts.plus + p.counts.minus, p.counts.zero)) *
                std::log(law_.pair_majorant(j, N));
@@ -296,7 +295,7 @@ class GroupsInversion {
       return v;
     };
     const auto negligible_from = [&](std::uint64_t j) {
-      return log_majorant(j) + std::log(width) <= std::log(kNegligible);
+      return log_majorant(j) + std::log(width) <= std::log(kGroupNegligible);
     };
     std::uint64_t J = half;
     if (half >= 1 && negligible_from(half)) {
@@ -326,7 +325,7 @@ class GroupsInversion {
       PatternSums& ps = sums[i];
       ps.fill(interrupts);
       at_zero[i] = ps.sum(0, interrupts);
-      const Pattern& p = patterns_[i];
+      const ZeroSumPattern& p = patterns_[i];
       const std::uint64_t k = p.counts.plus + p.counts.minus + p.counts.zero;
       // P(S_g = 0), lower: P(S_g = 0 mod N) less the aliases P(|S_g| >= N).
       const double alias = law_.tail_bound({{1, k}}, double(N));
@@ -344,7 +343,7 @@ class GroupsInversion {
       double log_value = 0, error = 0;
       bool vanishes = false;
       for (std::size_t i = 0; i < sums.size(); ++i) {
-        const Pattern& p = patterns_[i];
+        const ZeroSumPattern& p = patterns_[i];
         const double r =
             std::min(1.0, sums[i].sum(static_cast<std::uint64_t>(p.scale) * j, interrupts) / at_zero[i]);
         error += double(p.groups) * (r * 2 * sums[i].rel() + (sums[i].abs() + r * sums[i].abs()) / at_zero[i]) * 1.01;
@@ -357,18 +356,18 @@ class GroupsInversion {
         if (!halved_.cells[scale]) continue;
         const double lp = double(halved_.cells[scale]) * halved_law_.log_phi(std::uint64_t(scale) * j, N);
         log_value += lp;
-        error += std::exp(lp) * (std::expm1(20 * kU * std::abs(lp)) + 2 * kU);
+        error += std::exp(lp) * (std::expm1(20 * kDoubleUnit * std::abs(lp)) + 2 * kDoubleUnit);
       }
       const double value = vanishes ? 0.0 : std::exp(log_value);
       s_.node.push_back(j);
       s_.value.push_back(value);
-      s_.error.push_back(next_up(error + value * (double(sums.size()) + 4) * kU + 1e-300));
+      s_.error.push_back(next_up(error + value * (double(sums.size()) + 4) * kDoubleUnit + 1e-300));
     }
     if (J < half) s_.omitted = next_up(2 * double(half - J) * std::exp(log_majorant(J)) * 1.01);
   }
 
   NoiseTransform law_, halved_law_;
-  std::vector<Pattern> patterns_;
+  std::vector<ZeroSumPattern> patterns_;
   HalvedCells halved_;
   std::vector<double> kappa_;
   SampledTransform s_;
@@ -380,7 +379,7 @@ class GroupsInversion {
 // when there is one, taken out (so that some part has scale 1 and the
 // majorant decreases).
 struct Prepared {
-  std::vector<Pattern> patterns;
+  std::vector<ZeroSumPattern> patterns;
   HalvedCells halved;
   std::int64_t scale = 1;
   double variance = 0;  // about Var X, where the search starts
@@ -398,7 +397,7 @@ Prepared prepare(IntegerNoise noise, const std::vector<GroupTerm>& terms) {
       continue;
     }
     bool merged = false;
-    for (Pattern& p : out.patterns)
+    for (ZeroSumPattern& p : out.patterns)
       if (!merged && p.scale == r.scale && p.counts.plus == r.counts.plus && p.counts.minus == r.counts.minus &&
           p.counts.zero == r.counts.zero) {
         p.groups += term.groups;
@@ -407,15 +406,15 @@ Prepared prepare(IntegerNoise noise, const std::vector<GroupTerm>& terms) {
     if (!merged) out.patterns.push_back({r.counts, r.scale, term.groups});
   }
   bool any_one = out.halved.cells[1] > 0;
-  for (const Pattern& p : out.patterns) any_one = any_one || p.scale == 1;
+  for (const ZeroSumPattern& p : out.patterns) any_one = any_one || p.scale == 1;
   if (!any_one && !out.empty()) {  // every part doubled: X = 2 X'
     out.scale = 2;
-    for (Pattern& p : out.patterns) p.scale = 1;
+    for (ZeroSumPattern& p : out.patterns) p.scale = 1;
     out.halved.cells[1] = out.halved.cells[2];
     out.halved.cells[2] = 0;
   }
   const double var1 = NoiseTransform(noise).variance();
-  for (const Pattern& p : out.patterns) {
+  for (const ZeroSumPattern& p : out.patterns) {
     const double k = double(p.counts.plus + p.counts.minus + p.counts.zero), s = double(p.counts.plus + p.counts.minus);
     out.variance += double(p.groups) * double(p.scale * p.scale) * var1 * s * (k - s) / k;
   }

@@ -59,7 +59,7 @@ constexpr double kMaxSigma2 = 1e13;
 // partial sum (the rest is then added, so this costs tightness, not safety).
 constexpr double kTailRelative = 1e-14;
 
-void check_epsilon(double epsilon) {
+void check_target_epsilon(double epsilon) {
   if (!(epsilon > 0) || !std::isfinite(epsilon))
     throw InvalidArgument("epsilon must be positive and finite",
                           "Epsilon is " + format_double(epsilon) + ".");
@@ -277,7 +277,7 @@ Rational certified_rational_at_least(const Target& t, double x) {
 }  // namespace
 
 double discrete_gaussian_delta(double epsilon, Rational sigma2, int moved_cells) {
-  check_epsilon(epsilon);
+  check_target_epsilon(epsilon);
   check_moved_cells(moved_cells);
   if (sigma2.num == 0 || sigma2.den == 0)
     throw InvalidArgument("variance must be positive",
@@ -287,7 +287,7 @@ double discrete_gaussian_delta(double epsilon, Rational sigma2, int moved_cells)
 }
 
 Rational discrete_gaussian_sigma2(double epsilon, double delta, int moved_cells) {
-  check_epsilon(epsilon);
+  check_target_epsilon(epsilon);
   if (!(delta > 0 && delta < 1))
     throw InvalidArgument("delta must be between 0 and 1 exclusive",
                           "Delta is " + format_double(delta) + ".");

@@ -58,10 +58,8 @@ std::vector<std::int64_t> noisy_start(const LinearInvariants& invariants, const 
   }
 }
 
-std::vector<std::int64_t> proportional_table_start(const std::vector<LatticeTable>& tables,
-                                                   const std::int64_t* counts, std::size_t n_cells,
-                                                   const Interrupts& interrupts) {
-  using u128 = Uint128;
+std::vector<std::int64_t> proportional_table_start(const std::vector<LatticeTable>& tables, const std::int64_t* counts,
+                                                   std::size_t n_cells, const Interrupts& interrupts) {
   std::vector<std::int64_t> y(n_cells, 0);
   for (const LatticeTable& table : tables) {
     if (table.shape.size() != 2) throw InvalidArgument("the proportional start needs two-way tables");
@@ -90,9 +88,9 @@ std::vector<std::int64_t> proportional_table_start(const std::vector<LatticeTabl
       for (std::size_t j = 0; j < cols; ++j) {
         // r, lacking[j] < 2^63: the product fits 128 bits, and the share
         // r l_j / L is at most l_j.
-        const u128 share = u128(std::uint64_t(r)) * u128(std::uint64_t(lacking[j]));
-        const auto whole = std::int64_t(share / u128(std::uint64_t(left)));
-        fraction[j] = {std::uint64_t(share % u128(std::uint64_t(left))), j};
+        const Uint128 share = Uint128(std::uint64_t(r)) * Uint128(std::uint64_t(lacking[j]));
+        const auto whole = std::int64_t(share / Uint128(std::uint64_t(left)));
+        fraction[j] = {std::uint64_t(share % Uint128(std::uint64_t(left))), j};
         y[table.cells[i * cols + j]] = whole;
         given += whole;  // at most r: the shares sum to r
       }

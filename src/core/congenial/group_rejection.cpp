@@ -7,13 +7,13 @@
 #include <limits>
 
 #include "../errors.hpp"
+#include "../math_constants.hpp"
 #include "../samplers/wide_int.hpp"
 #include "tilted_laplace.hpp"
 
 namespace invariant_dp {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kBudgetFactor = 50;     // proposals per unit of 1 / acceptance
 constexpr double kMaxCellDraws = 16777216;  // 2^24: a few seconds
 

@@ -13,11 +13,10 @@
 namespace invariant_dp {
 namespace {
 
-using u128 = Uint128;
 constexpr unsigned kTiltBits = 16;
 
-Rational reduced(u128 num, u128 den) {
-  const u128 a = gcd(num, den);
+Rational reduced(Uint128 num, Uint128 den) {
+  const Uint128 a = gcd(num, den);
   num /= a;
   den /= a;
   if (num == 0 || num > std::numeric_limits<std::uint64_t>::max() || den > std::numeric_limits<std::uint64_t>::max())
@@ -35,8 +34,8 @@ unsigned tilt_bits(Rational scale) {
 
 // G with P(G = g) proportional to exp(-g * rate), i.e. scale den/num.
 std::int64_t sample_geometric(RandomSource& rng, Rational rate) {
-  const u128 g = sample_discrete_geometric(rng, Rational{rate.den, rate.num});
-  if (g > static_cast<u128>(std::numeric_limits<std::int64_t>::max() / 2))
+  const Uint128 g = sample_discrete_geometric(rng, Rational{rate.den, rate.num});
+  if (g > static_cast<Uint128>(std::numeric_limits<std::int64_t>::max() / 2))
     throw OutOfRange("a congenial noise draw does not fit in a bigint");
   return static_cast<std::int64_t>(g);
 }
@@ -68,22 +67,22 @@ SideSums side_sums_to(double rate, std::int64_t limit) {
 // (values) * rate <= 2: then its weights relative to the mode are all at
 // least e^-2 and a uniform proposal is cheap.
 bool few_values(const TiltedRates& rates, std::int64_t count, std::int64_t upper) {
-  const u128 values = static_cast<u128>(count) + static_cast<u128>(upper) + 1;
-  const auto cheap = [values](Rational rate) { return values * rate.num <= static_cast<u128>(2) * rate.den; };
+  const Uint128 values = static_cast<Uint128>(count) + static_cast<Uint128>(upper) + 1;
+  const auto cheap = [values](Rational rate) { return values * rate.num <= static_cast<Uint128>(2) * rate.den; };
   return (upper == 0 || cheap(rates.up)) && (count == 0 || cheap(rates.down));
 }
 
 }  // namespace
 
 TiltedRates tilted_rates(Rational scale, std::int64_t steps, unsigned bits) {
-  const u128 one = static_cast<u128>(1) << bits;
-  const u128 mag = static_cast<u128>(steps < 0 ? -steps : steps);
+  const Uint128 one = static_cast<Uint128>(1) << bits;
+  const Uint128 mag = static_cast<Uint128>(steps < 0 ? -steps : steps);
   if (mag >= one) throw InvalidArgument("a tilt must stay below the discrete laplace rate");
-  const u128 den = static_cast<u128>(scale.num) << bits;
-  const u128 plus = steps < 0 ? one + mag : one - mag, minus = steps < 0 ? one - mag : one + mag;
+  const Uint128 den = static_cast<Uint128>(scale.num) << bits;
+  const Uint128 plus = steps < 0 ? one + mag : one - mag, minus = steps < 0 ? one - mag : one + mag;
   TiltedRates rates;
-  rates.up = reduced(static_cast<u128>(scale.den) * plus, den);
-  rates.down = reduced(static_cast<u128>(scale.den) * minus, den);
+  rates.up = reduced(static_cast<Uint128>(scale.den) * plus, den);
+  rates.down = reduced(static_cast<Uint128>(scale.den) * minus, den);
   rates.theta_times_b = static_cast<double>(steps) / static_cast<double>(one);
   return rates;
 }
@@ -162,7 +161,7 @@ bool accept_against_mode(RandomSource& rng, const TiltedRates& rates, std::int64
   if (z < -count || z > upper) return false;
   if (z == 0) return true;
   const Rational rate = z > 0 ? rates.up : rates.down;
-  const u128 magnitude = static_cast<u128>(z > 0 ? z : -z);
+  const Uint128 magnitude = static_cast<Uint128>(z > 0 ? z : -z);
   return sample_bernoulli_exp_neg_wide(rng, magnitude * rate.num, rate.den);
 }
 

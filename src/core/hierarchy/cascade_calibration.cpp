@@ -32,8 +32,8 @@ double epsilon_at_delta(double sensitivity_squared, double delta) {
   return hi;
 }
 
-CascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
-                            const char* derived_from) {
+CascadeCalibration describe_cascade(const HierarchyTree& tree, const CascadeLaw& law, Neighbours neighbours,
+                                    const char* derived_from) {
   CascadeCalibration c;
   c.derived_from = derived_from;
   c.neighbours = neighbours;
@@ -64,7 +64,7 @@ CalibratedLaw calibrate_epsilon_delta(const HierarchyTree& tree, const CascadeLa
   const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s = analytic_gaussian_sigma(epsilon, delta, std::sqrt(m));
   CalibratedLaw out{shape.scaled(s * s), {}};
-  out.calibration = describe(tree, out.law, neighbours, "epsilon_delta");
+  out.calibration = describe_cascade(tree, out.law, neighbours, "epsilon_delta");
   out.calibration.epsilon = epsilon;
   out.calibration.delta = delta;
   out.calibration.sensitivity_squared = m / (s * s);
@@ -79,7 +79,7 @@ CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, 
   const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = m / (2 * rho);
   CalibratedLaw out{shape.scaled(s2), {}};
-  out.calibration = describe(tree, out.law, neighbours, "rho");
+  out.calibration = describe_cascade(tree, out.law, neighbours, "rho");
   out.calibration.rho = rho;
   out.calibration.sensitivity_squared = m / s2;
   if (delta > 0) {
@@ -92,7 +92,7 @@ CalibratedLaw calibrate_rho(const HierarchyTree& tree, const CascadeLaw& shape, 
 CascadeCalibration cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
                                    const Protected& protect, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
-  CascadeCalibration c = describe(tree, law, protect.neighbours, "variance_targets");
+  CascadeCalibration c = describe_cascade(tree, law, protect.neighbours, "variance_targets");
   c.delta = delta;
   c.sensitivity_squared = protected_sensitivity_squared(tree, law, protect, interrupts);
   c.rho = c.sensitivity_squared / 2;

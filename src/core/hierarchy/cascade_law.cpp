@@ -11,14 +11,6 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
-std::string level_label(const HierarchyTree& tree, unsigned d) { return law_checks::level_label(d, tree.level_name(d)); }
-
 // The variance of every node when some one-child node sits between levels
 // with different targets (its child carries its noise); empty otherwise.
 std::vector<double> inherited_variances(const HierarchyTree& tree, const std::vector<double>& v,
@@ -48,7 +40,8 @@ std::vector<double> inherited_variances(const HierarchyTree& tree, const std::ve
 CascadeLaw::CascadeLaw(const HierarchyTree& tree, std::vector<double> level_variance, const Interrupts& interrupts)
     : level_variance_(std::move(level_variance)) {
   law_checks::check_target_count(level_variance_.size(), tree.height());
-  for (unsigned d = 0; d < level_variance_.size(); ++d) law_checks::check_target(level_variance_[d], level_label(tree, d));
+  for (unsigned d = 0; d < level_variance_.size(); ++d)
+    law_checks::check_target(level_variance_[d], law_checks::level_label(tree, d));
   inherited_ = inherited_variances(tree, level_variance_, interrupts);
   // Refuse the targets if some split cannot reach them (DERIVATIONS.md, section 1).
   for (unsigned d = 0; d < tree.height(); ++d) {
@@ -76,7 +69,7 @@ CascadeLaw CascadeLaw::scaled(double factor) const {
   for (double v : out.level_variance_)
     if (!std::isfinite(v) || v <= 0)
       throw OutOfRange("the calibrated noise variance is not a finite positive number",
-                       "Scaling the variance targets to the privacy budget gave " + number(v) + ".",
+                       "Scaling the variance targets to the privacy budget gave " + law_checks::six_digits(v) + ".",
                        "Raise epsilon (or rho), or give variance targets of ordinary size.");
   return out;
 }
@@ -119,7 +112,7 @@ CascadeLaw CascadeLaw::conditioned_on(const HierarchyTree& tree, const std::vect
       pinned_children += out.pinned_[c];
     }
     if (pinned_children != 0 && pinned_children != tree.n_children(v))
-      law_checks::refuse_partial_cut(level_label(tree, tree.depth(v)), pinned_children, tree.n_children(v));
+      law_checks::refuse_partial_cut(law_checks::level_label(tree, tree.depth(v)), pinned_children, tree.n_children(v));
     if (tree.is_leaf(v) && !covered[v]) law_checks::refuse_uncovered_leaf(tree.leaf_begin(v));
   }
   return out;
@@ -129,6 +122,16 @@ namespace law_checks {
 
 std::string level_label(unsigned depth, const std::string& level_name) {
   return "level " + std::to_string(depth) + " (" + level_name + ")";
+}
+
+std::string level_label(const HierarchyTree& tree, unsigned depth) {
+  return level_label(depth, tree.level_name(depth));
+}
+
+std::string six_digits(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
 }
 
 void check_target_count(std::size_t given, unsigned height) {
@@ -141,7 +144,7 @@ void check_target_count(std::size_t given, unsigned height) {
 void check_target(double variance, const std::string& level_label) {
   if (std::isfinite(variance) && variance > 0) return;
   throw InvalidArgument("variance target of " + level_label + " must be finite and positive",
-                        "It is " + number(variance) + ".");
+                        "It is " + six_digits(variance) + ".");
 }
 
 // Refuse the targets if the split cannot reach them (DERIVATIONS.md, section 1).
@@ -153,9 +156,9 @@ void check_split(double vp, double level_vp, double vc, std::uint32_t fanout, un
   const std::string inherited = vp != level_vp ? " (inherited from a one-child chain above it)" : std::string();
   throw InvalidArgument(
       "per-level variance targets are infeasible at " + parent_label,
-      "A node of " + parent_label + " with variance " + number(vp) + inherited + " splits into " +
-          std::to_string(fanout) + " children, so each child's variance must exceed " + number(vp) + "/" +
-          number(m * m) + " = " + number(floor) + "; " + child_label + " asks for " + number(vc) + ".",
+      "A node of " + parent_label + " with variance " + six_digits(vp) + inherited + " splits into " +
+          std::to_string(fanout) + " children, so each child's variance must exceed " + six_digits(vp) + "/" +
+          six_digits(m * m) + " = " + six_digits(floor) + "; " + child_label + " asks for " + six_digits(vc) + ".",
       "A parent's standard deviation must stay below m times its children's (m: the fan-out): raise the "
       "variance of " + child_label + " or lower that of " + parent_label + ".");
 }

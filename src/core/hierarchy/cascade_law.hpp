@@ -106,6 +106,9 @@ class CascadeLaw {
 // throws InvalidArgument with the message CascadeLaw gives.
 namespace law_checks {
 std::string level_label(unsigned depth, const std::string& level_name);
+std::string level_label(const HierarchyTree& tree, unsigned depth);
+// A number in a message, to six significant digits.
+std::string six_digits(double x);
 void check_target_count(std::size_t given, unsigned height);
 void check_target(double variance, const std::string& level_label);
 // A node of depth `depth` and variance vp (its level's target level_vp, or

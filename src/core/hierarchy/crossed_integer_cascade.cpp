@@ -22,24 +22,21 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-using u128 = Uint128;
-__extension__ typedef __int128 i128;
-
 constexpr std::int64_t kRoot = -1;  // the coordinate kind of a tree's root
 // Bounds over products of coordinate groups use at most this many groups per
 // tree (pooled_groups): 65,536 products, milliseconds even in MPFR.
 constexpr std::size_t kPooledGroups = 256;
 
-void require_unconditioned(const CascadeLaw& a, const CascadeLaw& b) {
+void require_unconditioned_integer(const CascadeLaw& a, const CascadeLaw& b) {
   if (a.conditioned() || b.conditioned())
     throw InvalidArgument("exact totals are not supported with crossed hierarchies",
                           "Crossed integer cascade noise is drawn without conditioning.");
 }
 
-std::int64_t checked(i128 x) { return checked_narrow(x, "crossed integer cascade centre is out of range"); }
+std::int64_t checked(Int128 x) { return checked_narrow(x, "crossed integer cascade centre is out of range"); }
 
-u128 product(u128 a, u128 b) {
-  u128 out;
+Uint128 product(Uint128 a, Uint128 b) {
+  Uint128 out;
   if (__builtin_mul_overflow(a, b, &out))
     throw OutOfRange("the crossed variances do not fit the exact sampler's 128-bit fractions",
                      "A product of a row and a column variance needs more than 128 bits.",
@@ -49,7 +46,7 @@ u128 product(u128 a, u128 b) {
 
 // A rational s^2.
 struct Scale {
-  u128 num, den;
+  Uint128 num, den;
 };
 
 }  // namespace
@@ -118,7 +115,7 @@ class CrossedIntegerCascadeSampler::Impl {
           draw_vector(rng, next.data(), i, Scale{rc.tau2_num * i, rc.tau2_den * (i + 1)}, k, cur.data(), interrupts);
           if (!ok_) return false;
           std::int64_t* child = out + std::size_t(c0 + i) * width;
-          for (std::size_t t = 0; t < width; ++t) child[t] = checked(i128(next[t]) - cur[t]);
+          for (std::size_t t = 0; t < width; ++t) child[t] = checked(Int128(next[t]) - cur[t]);
           next.swap(cur);
         }
         std::copy(next.begin(), next.end(), out + std::size_t(c0) * width);
@@ -132,7 +129,7 @@ class CrossedIntegerCascadeSampler::Impl {
   // correction coin (step 3).
   std::int64_t draw(RandomSource& rng, Scale row, Scale col, std::int64_t c_num, std::int64_t Q,
                     std::int64_t row_kind, std::int64_t col_kind) const {
-    const u128 Sn = product(row.num, col.num), Sd = product(row.den, col.den);
+    const Uint128 Sn = product(row.num, col.num), Sd = product(row.den, col.den);
     const std::int64_t x = sample_discrete_gaussian_centred(rng, Sn, Sd, c_num, Q);
     std::int64_t f = c_num % Q;
     if (f < 0) f += Q;
@@ -149,7 +146,7 @@ class CrossedIntegerCascadeSampler::Impl {
                    std::int64_t* W, const Interrupts& interrupts) const {
     ok_ = true;
     auto v_at = [V](std::uint32_t t) -> std::int64_t { return V == nullptr ? 0 : V[t]; };
-    const i128 I = i;
+    const Int128 I = i;
     W[0] = draw(rng, row, Scale{col_splits_.root_num(), col_splits_.root_den()}, checked(I * v_at(0)), i + 1, row_kind,
                 kRoot);
     if (!ok_) return;
@@ -167,14 +164,14 @@ class CrossedIntegerCascadeSampler::Impl {
         std::int64_t next_w = W[t], next_v = v_at(t);  // P'_{j+1} of W and of V
         for (std::uint32_t j = m - 1; j >= 1; --j) {
           interrupts.poll_every(steps_++);
-          const std::int64_t pv = checked(i128(next_v) - v_at(c0 + j));  // P'_j(V)
-          const i128 J = j;
+          const std::int64_t pv = checked(Int128(next_v) - v_at(c0 + j));  // P'_j(V)
+          const Int128 J = j;
           const std::int64_t c_num = checked(I * (J + 1) * pv + J * (I + 1) * next_w - I * J * next_v);
           const std::int64_t Q = checked((I + 1) * (J + 1));
           const std::int64_t p =
               draw(rng, row, Scale{cc.tau2_num * j, cc.tau2_den * (j + 1)}, c_num, Q, row_kind, col_class_[t]);
           if (!ok_) return;
-          W[c0 + j] = checked(i128(next_w) - p);
+          W[c0 + j] = checked(Int128(next_w) - p);
           next_w = p;
           next_v = pv;
         }
@@ -200,7 +197,7 @@ CrossedIntegerCascadeSampler::CrossedIntegerCascadeSampler(const HierarchyTree& 
                                                            const HierarchyTree& cols, const CascadeLaw& col_law,
                                                            const Interrupts& interrupts,
                                                            CrossedIntegerCascadeOptions options) {
-  require_unconditioned(row_law, col_law);
+  require_unconditioned_integer(row_law, col_law);
   const double values = double(rows.n_nodes()) * double(cols.n_nodes());
   if (values > double(kMaxIntegerCascadeNodes))
     throw TooLarge("the crossed hierarchies are too large for the integer cascade",

@@ -3,14 +3,13 @@
 
 #include <cmath>
 
+#include "../math_constants.hpp"
 #include "../samplers/interval.hpp"
 #include "cascade_covariance.hpp"
 #include "theta_sums.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
-
-constexpr double kTwoPiSquared = 2 * 9.8696044010893586;
 
 // B(eta) in double, for choosing eta only.
 double deficit_bound_double(const std::vector<std::vector<CoordinateGroup>>& factors, double eta) {

@@ -21,8 +21,9 @@ constexpr double kSlack = 1 + 1e-12;
 
 // Everything but the budget fields, for the law that will be sampled, whose
 // largest dx^T Sigma^+ dx is sensitivity_squared.
-IntegerCascadeCalibration describe(const HierarchyTree& tree, const CascadeLaw& law, double sensitivity_squared,
-                                   Neighbours neighbours, const char* derived_from, const Interrupts& interrupts) {
+IntegerCascadeCalibration describe_integer_cascade(const HierarchyTree& tree, const CascadeLaw& law,
+                                                   double sensitivity_squared, Neighbours neighbours,
+                                                   const char* derived_from, const Interrupts& interrupts) {
   IntegerCascadeCalibration c;
   c.privacy.derived_from = derived_from;
   c.privacy.neighbours = neighbours;
@@ -61,7 +62,7 @@ CalibratedIntegerLaw calibrate_integer_cascade_epsilon_delta(const HierarchyTree
   const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = integer_cascade_scale_epsilon_delta(m, epsilon, delta);
   const CascadeLaw law = shape.scaled(s2);
-  CalibratedIntegerLaw out{law, describe(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
+  CalibratedIntegerLaw out{law, describe_integer_cascade(tree, law, m / s2, neighbours, "epsilon_delta", interrupts)};
   if (zcdp_delta(epsilon, out.calibration.privacy.rho) > delta)
     throw Error("integer cascade calibration missed its delta");
   out.calibration.privacy.epsilon = epsilon;
@@ -76,15 +77,15 @@ CalibratedIntegerLaw calibrate_integer_cascade_rho(const HierarchyTree& tree, co
   const double m = shape_sensitivity(tree, shape, protect, interrupts);
   const double s2 = integer_cascade_scale_rho(m, rho);
   const CascadeLaw law = shape.scaled(s2);
-  return CalibratedIntegerLaw{law, describe(tree, law, m / s2, neighbours, "rho", interrupts)};
+  return CalibratedIntegerLaw{law, describe_integer_cascade(tree, law, m / s2, neighbours, "rho", interrupts)};
 }
 
 CalibratedIntegerLaw integer_cascade_cost_of_targets(const HierarchyTree& tree, const CascadeLaw& law, double delta,
                                                      const Protected& protect, const Interrupts& interrupts) {
   if (!(delta > 0 && delta < 1)) throw InvalidArgument("delta must be in (0, 1)");
   CalibratedIntegerLaw out{
-      law, describe(tree, law, protected_sensitivity_squared(tree, law, protect, interrupts), protect.neighbours,
-                    "variance_targets", interrupts)};
+      law, describe_integer_cascade(tree, law, protected_sensitivity_squared(tree, law, protect, interrupts),
+                                    protect.neighbours, "variance_targets", interrupts)};
   CascadeCalibration& c = out.calibration.privacy;
   c.delta = delta;
   if (c.rho == 0) return out;

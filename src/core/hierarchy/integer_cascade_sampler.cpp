@@ -9,16 +9,13 @@
 
 #include "../errors.hpp"
 #include "../large_buffer.hpp"
+#include "../math_constants.hpp"
 #include "../samplers/conditioned_gaussian.hpp"
 #include "../samplers/wide_int.hpp"
 
 namespace invariant_dp::hierarchy {
 namespace {
 
-using u128 = Uint128;
-__extension__ typedef __int128 i128;
-
-constexpr double kTwoPiSquared = 2 * 9.8696044010893586;
 // Tables: only for s^2 <= 2^20 (at most ~20,000 entries each), at most 2^22
 // entries (64 MB) in all, and only when a class's draws are at least
 // kDrawsPerTableEntry times the entries they need (an entry costs about
@@ -27,7 +24,7 @@ constexpr double kMaxTableS2 = 1048576.0;
 constexpr std::size_t kMaxTableEntries = std::size_t(1) << 22;
 constexpr double kDrawsPerTableEntry = 16;
 
-constexpr const char* kNoiseOutOfRange = "integer cascade noise is out of range";
+constexpr const char* kCascadeNoiseOutOfRange = "integer cascade noise is out of range";
 
 // Step 2 in node order: the root, then every free split's P_{m-1} .. P_1.
 // Draw: std::int64_t root(); void begin_split(node, depth, m);
@@ -56,8 +53,9 @@ bool run_integer_cascade(const HierarchyTree& tree, const CascadeLaw& law, Draw&
       for (std::uint32_t i = m - 1; i >= 1; --i) {
         interrupts.poll_every(steps++);
         std::int64_t p = 0;
-        if (!draw.coordinate(i, checked_narrow(i128(i) * next, kNoiseOutOfRange), std::uint64_t(i) + 1, p)) return false;
-        node[c0 + i] = checked_narrow(i128(next) - p, kNoiseOutOfRange);  // X_{c_{i+1}} = P_{i+1} - P_i
+        if (!draw.coordinate(i, checked_narrow(Int128(i) * next, kCascadeNoiseOutOfRange), std::uint64_t(i) + 1, p))
+          return false;
+        node[c0 + i] = checked_narrow(Int128(next) - p, kCascadeNoiseOutOfRange);  // X_{c_{i+1}} = P_{i+1} - P_i
         next = p;
       }
       node[c0] = next;  // P_1
@@ -204,7 +202,7 @@ std::uint64_t IntegerCascadeSampler::sample(RandomSource& rng, std::int64_t* nod
       auto s2_num = [&] { return cls->tau2_num * i; };
       auto s2_den = [&] { return cls->tau2_den * (std::uint64_t(i) + 1); };
       if (i < cd->tables.size() && !cd->tables[i].empty())
-        out = checked_narrow(i128(whole) + cd->tables[i][F].sample(rng), kNoiseOutOfRange);
+        out = checked_narrow(Int128(whole) + cd->tables[i][F].sample(rng), kCascadeNoiseOutOfRange);
       else
         out = sample_discrete_gaussian_centred(rng, s2_num(), s2_den(), c_num, static_cast<std::int64_t>(Q));
       return !correct || F == 0 || cd->correction.coin(rng, s2_num(), s2_den(), F, Q);

@@ -11,8 +11,6 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-using u128 = Uint128;
-
 // A positive finite double as mantissa * 2^exponent, the mantissa odd.
 struct Dyadic {
   std::uint64_t mantissa;
@@ -38,7 +36,7 @@ BigInt scaled_integer(double x, int K) {
   return BigInt(d.mantissa) << static_cast<std::size_t>(d.exponent + K);
 }
 
-bool to_u128(const BigInt& x, u128& out) {
+bool fits_u128(const BigInt& x, Uint128& out) {
   if (x.sign() < 0 || x.bits() > 126) return false;  // room for small factors
   out = x.to_u128();
   return true;
@@ -66,7 +64,7 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
     BigInt n = scaled_integer(law.level_variance(0), K);
     BigInt den = BigInt(std::uint64_t{1}) << static_cast<std::size_t>(K);
     reduce_fraction(n, den);
-    if (!to_u128(n, root_num_) || !to_u128(den, root_den_)) refuse("The root's variance is out of range.");
+    if (!fits_u128(n, root_num_) || !fits_u128(den, root_den_)) refuse("The root's variance is out of range.");
     ++n_coordinates_;
   }
   level_variance_ = law.level_variances();
@@ -97,9 +95,9 @@ IntegerSplits::IntegerSplits(const HierarchyTree& tree, const CascadeLaw& law, c
           BigInt den = (BigInt(std::uint64_t{m}) * (m - 1)) << static_cast<std::size_t>(K);
           reduce_fraction(num, den);
           // The sampler forms tau2_num * i and tau2_den * (i + 1) * 2, i < m.
-          u128 unused;
-          if (!to_u128(num * m, unused) || !to_u128(den * (2 * std::uint64_t{m}), unused) ||
-              !to_u128(num, c.tau2_num) || !to_u128(den, c.tau2_den))
+          Uint128 unused;
+          if (!fits_u128(num * m, unused) || !fits_u128(den * (2 * std::uint64_t{m}), unused) ||
+              !fits_u128(num, c.tau2_num) || !fits_u128(den, c.tau2_den))
             refuse("A split of " + std::to_string(m) + " children at depth " + std::to_string(d) +
                    " has a variance increment beyond 128-bit fractions.");
           classes_.push_back(c);

@@ -15,9 +15,6 @@ constexpr mpfr_prec_t kTablePrecision = 128;
 // Values are kept at least this large (an upward change keeps every bound a
 // bound; an underflow to 0 would drop a point of the support).
 constexpr double kFloor = 0x1p-1000;
-// A bound computed in double is raised by this factor (it covers the
-// rounding of the few operations behind it, libm's included).
-constexpr double kBoundSlack = 1 + 0x1p-40;
 
 // The kernels' buffers, one set per thread (the backward pass and the draw
 // run them on two), reused from call to call. Each kernel takes the set

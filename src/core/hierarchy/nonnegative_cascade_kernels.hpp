@@ -33,6 +33,9 @@ namespace invariant_dp::hierarchy {
 
 constexpr std::int64_t kNoSupport = std::numeric_limits<std::int64_t>::min() / 4;
 constexpr std::int64_t kUnbounded = std::numeric_limits<std::int64_t>::max() / 4;
+// A bound computed in double is raised by this factor (it covers the
+// rounding of the few operations behind it, libm's included).
+constexpr double kBoundSlack = 1 + 0x1p-40;
 
 // A value m 2^e with its exponent kept apart (m in [0.5, 1), or 0 with e =
 // 0): far from a function's largest value, powers of a rate and tails fall

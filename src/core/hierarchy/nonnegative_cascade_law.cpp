@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "../errors.hpp"
 #include "../samplers/interval.hpp"
@@ -13,28 +12,20 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-std::string number(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
-
 // Rounded down to the quantum; OutOfRange outside (quantum, kMaxLevelEpsilon].
 double quantised_epsilon(double eps, const std::string& level_label) {
   const double q = std::floor(std::ldexp(eps, 40));
   if (!(eps <= kMaxLevelEpsilon))
     throw OutOfRange("the noise of " + level_label + " is too small for the non-negative cascade",
-                     "Its discrete Laplace would need epsilon " + number(eps) + " at that level; at most " +
-                         number(kMaxLevelEpsilon) + " is supported.",
+                     "Its discrete Laplace would need epsilon " + law_checks::six_digits(eps) +
+                         " at that level; at most " + law_checks::six_digits(kMaxLevelEpsilon) + " is supported.",
                      "Lower epsilon, or raise that level's variance target.");
   if (!(q >= 1))
     throw OutOfRange("the noise of " + level_label + " is too large for the non-negative cascade",
-                     "Its discrete Laplace would need epsilon " + number(eps) + " at that level.",
+                     "Its discrete Laplace would need epsilon " + law_checks::six_digits(eps) + " at that level.",
                      "Raise epsilon, or lower that level's variance target.");
   return std::ldexp(q, -40);
 }
-
-std::string level_label(const HierarchyTree& tree, unsigned d) { return law_checks::level_label(d, tree.level_name(d)); }
 
 // The largest sum_v eps_v |dx_v| over single-record moves, with the nodes of
 // the best move's two paths counted per depth (for the calibration's solve).
@@ -120,8 +111,8 @@ double protected_cost(const MoveCost& cost, const NonnegativeLaw& law, const Pro
   return protect.unit_mass == 1 ? single : next_up(single * protect.unit_mass);
 }
 
-NonnegativeCalibration describe(const HierarchyTree& tree, const NonnegativeLaw& law, const Protected& protect,
-                                double base_epsilon, const char* derived_from) {
+NonnegativeCalibration describe_nonnegative(const HierarchyTree& tree, const NonnegativeLaw& law,
+                                            const Protected& protect, double base_epsilon, const char* derived_from) {
   NonnegativeCalibration c;
   c.derived_from = derived_from;
   c.neighbours = protect.neighbours;
@@ -138,7 +129,8 @@ NonnegativeCalibration describe(const HierarchyTree& tree, const NonnegativeLaw&
 
 void check_targets(const HierarchyTree& tree, const std::vector<double>& level_variance) {
   law_checks::check_target_count(level_variance.size(), tree.height());
-  for (unsigned d = 0; d < level_variance.size(); ++d) law_checks::check_target(level_variance[d], level_label(tree, d));
+  for (unsigned d = 0; d < level_variance.size(); ++d)
+    law_checks::check_target(level_variance[d], law_checks::level_label(tree, d));
 }
 
 std::size_t count_fixed(const std::vector<std::uint32_t>& fixed_nodes, std::size_t n) {
@@ -201,7 +193,7 @@ std::vector<std::uint8_t> nonnegative_pinned(const HierarchyTree& tree, const st
       pinned_children += pinned[c];
     }
     if (pinned_children != 0 && pinned_children != tree.n_children(v))
-      law_checks::refuse_partial_cut(level_label(tree, tree.depth(v)), pinned_children, tree.n_children(v));
+      law_checks::refuse_partial_cut(law_checks::level_label(tree, tree.depth(v)), pinned_children, tree.n_children(v));
     if (tree.is_leaf(v) && !covered[v]) law_checks::refuse_uncovered_leaf(tree.leaf_begin(v));
     if (pinned[v] && tree.n_children(v) == 1) pinned[tree.first_child(v)] = 1;
   }
@@ -244,7 +236,7 @@ CalibratedNonnegativeLaw calibrate_nonnegative_cascade(const HierarchyTree& tree
   auto law_at = [&](const std::vector<double>& eps) {
     std::vector<double> q(levels, 0.0);
     for (unsigned d = 0; d < levels; ++d)
-      if (probe.level_free(d)) q[d] = quantised_epsilon(eps[d], level_label(tree, d));
+      if (probe.level_free(d)) q[d] = quantised_epsilon(eps[d], law_checks::level_label(tree, d));
     return q;
   };
   MoveCost unit = move_cost(tree, probe, interrupts);
@@ -286,7 +278,8 @@ CalibratedNonnegativeLaw calibrate_nonnegative_cascade(const HierarchyTree& tree
     const double cost = protected_cost(at, law, protect);
     if (cost <= target) {
       return CalibratedNonnegativeLaw{law, [&] {
-                                        NonnegativeCalibration c = describe(tree, law, protect, cost, "epsilon");
+                                        NonnegativeCalibration c =
+                                            describe_nonnegative(tree, law, protect, cost, "epsilon");
                                         c.epsilon = epsilon;
                                         return c;
                                       }()};
@@ -312,23 +305,24 @@ CalibratedNonnegativeLaw nonnegative_cascade_cost_of_targets(const HierarchyTree
   NonnegativeLaw probe(tree, eps, pinned, n_fixed);
   for (unsigned d = 0; d <= tree.height(); ++d)
     if (probe.level_free(d))
-      eps[d] = quantised_epsilon(discrete_laplace_epsilon_for_variance(level_variance[d]), level_label(tree, d));
+      eps[d] =
+          quantised_epsilon(discrete_laplace_epsilon_for_variance(level_variance[d]), law_checks::level_label(tree, d));
   const NonnegativeLaw law(tree, eps, pinned, n_fixed);
   const double cost = nonnegative_base_epsilon(tree, law, protect, interrupts);
-  return CalibratedNonnegativeLaw{law, describe(tree, law, protect, cost, "variance_targets")};
+  return CalibratedNonnegativeLaw{law, describe_nonnegative(tree, law, protect, cost, "variance_targets")};
 }
 
 std::string nonnegative_privacy_statement(const NonnegativeCalibration& c) {
   const bool exact = c.n_fixed_nodes > 0;
-  std::string who = c.unit_mass > 1 ? "one privacy unit's rows (at most " + number(c.unit_mass) + ")"
+  std::string who = c.unit_mass > 1 ? "one privacy unit's rows (at most " + law_checks::six_digits(c.unit_mass) + ")"
                                     : std::string("one person's record");
   std::string moves = c.neighbours == Neighbours::AddRemove ? who + " added or removed"
                                                             : who + " moved between cells";
-  return "pure epsilon-DP with epsilon = " + number(c.epsilon) + " for databases that differ by " + moves +
-         (exact ? " and agree on every exact total" : "") +
+  return "pure epsilon-DP with epsilon = " + law_checks::six_digits(c.epsilon) + " for databases that differ by " +
+         moves + (exact ? " and agree on every exact total" : "") +
          ": the unconditioned release (independent discrete Laplace noise on every free node, epsilon_d at depth "
          "d) is " +
-         number(c.base_epsilon) +
+         law_checks::six_digits(c.base_epsilon) +
          "-DP for them, and conditioning it on consistency, the exact totals and non-negative leaves, a set fixed "
          "in output space, at most doubles that (Gong and Meng 2020, Theorem 2.1)";
 }

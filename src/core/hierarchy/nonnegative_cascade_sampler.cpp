@@ -14,7 +14,7 @@
 namespace invariant_dp::hierarchy {
 namespace {
 
-constexpr const char* kNoiseOutOfRange = "non-negative cascade noise is out of range";
+constexpr const char* kNonnegativeNoiseOutOfRange = "non-negative cascade noise is out of range";
 
 // c_u(t): a stored value of h_u (a window value, or an edge value times a
 // tail ratio to the power j) times 2^exp2, or T / sigma of the first table.
@@ -231,7 +231,7 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, const Slot& slot
     draws_[k] = table_.draw(children[k], &next, rem, rng, interrupts);
     stats.tail_draws += draws_[k].tail;
     values_[k] = draws_[k].s;
-    rem = checked_sub(rem, values_[k], kNoiseOutOfRange);
+    rem = checked_sub(rem, values_[k], kNonnegativeNoiseOutOfRange);
   }
   values_[m - 1] = rem;
   if (c.table_total) {

@@ -14,11 +14,9 @@ namespace {
 // Tails whose truncation keeps more than half their series are written out
 // (up to this many points).
 constexpr std::int64_t kLongestWrittenTail = std::int64_t{1} << 16;
-// Bounds computed in double are raised by this (their rounding, libm's too).
-constexpr double kBoundSlack = 1 + 0x1p-40;
 
 // An integer-valued double >= 0 below 2^127 as an unsigned 128-bit integer.
-Uint128 to_u128(double x) {
+Uint128 weight_to_u128(double x) {
   if (!(x >= 0) || !(x < 0x1p127)) throw Error("a proposal weight of the non-negative cascade is out of range");
   if (x < 0x1p64) return static_cast<Uint128>(static_cast<std::uint64_t>(x));
   const double high = std::floor(std::ldexp(x, -64));
@@ -29,7 +27,7 @@ Uint128 to_u128(double x) {
 // ceil(x 2^e * margin), at least 1 (x > 0 stands for a positive weight).
 Uint128 scaled_weight(double x, int e, double margin) {
   const double w = std::ceil(std::ldexp(x, e) * margin);
-  return w >= 1 ? to_u128(w) : Uint128{1};
+  return w >= 1 ? weight_to_u128(w) : Uint128{1};
 }
 
 // Uniform on [0, n), n >= 1, exactly.

@@ -129,7 +129,7 @@ std::vector<SharedGrouping> drop_nested(const std::vector<SharedGrouping>& decla
   return out;
 }
 
-InconsistentInvariants pins_every_cell(const CellKeys& keys, const std::vector<Margin>& margins) {
+InconsistentInvariants margins_pin_every_cell(const CellKeys& keys, const std::vector<Margin>& margins) {
   return InconsistentInvariants(
       "the invariants leave no cell to protect",
       std::string(margins.size() == 1 ? "The margin " : "The margins ") + describe_margins(keys, margins) +
@@ -220,7 +220,7 @@ InvariantModel::InvariantModel(const CellKeys& keys, std::vector<Margin> margins
   else
     impl_->projector = choose_projector(drop_nested(impl_->declared, interrupts), impl_->n_cells, interrupts);
   if (impl_->projector == nullptr || impl_->projector->rank() >= impl_->n_cells) {
-    throw pins_every_cell(keys, margins);
+    throw margins_pin_every_cell(keys, margins);
   }
 }
 

@@ -10,7 +10,7 @@
 namespace invariant_dp {
 namespace {
 
-constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
+constexpr std::uint64_t kKeyTagBits = 0xffffffff00000000ull;
 constexpr std::size_t kBatch = 32;
 constexpr std::size_t kFirstCapacity = 1024;
 constexpr std::size_t kMaxLevels = std::size_t(3) << 30;
@@ -122,7 +122,7 @@ void KeyEncoder::insert_slot(std::uint64_t hash, std::uint32_t code) {
   std::size_t slot = home(hash);
   // Ends: open addressing at most 3/4 full: an empty slot is met.
   while (slots_[slot] != 0) slot = (slot + 1) & mask;
-  slots_[slot] = (hash & kTagBits) | (std::uint64_t(code) + 1);
+  slots_[slot] = (hash & kKeyTagBits) | (std::uint64_t(code) + 1);
 }
 
 // A new key's bytes, copied into the current chunk (or borrowed), then its code.
@@ -252,11 +252,11 @@ void KeyEncoder::code_bytes(std::size_t begin, std::size_t end, const void* cons
       const std::uint64_t entry = slots_[slot];
       if (entry == 0) {
         codes[i] = add(data[i], size[i]);
-        slots_[slot] = (h & kTagBits) | (std::uint64_t(codes[i]) + 1);
+        slots_[slot] = (h & kKeyTagBits) | (std::uint64_t(codes[i]) + 1);
         break;
       }
-      if ((entry & kTagBits) != (h & kTagBits)) continue;
-      const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
+      if ((entry & kKeyTagBits) != (h & kKeyTagBits)) continue;
+      const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kKeyTagBits) - 1;
       if (std::string_view(static_cast<const char*>(data_[other]), size_[other]) == key) {
         codes[i] = other;
         break;
@@ -338,13 +338,13 @@ std::uint32_t KeyEncoder::hashed_word_code(std::uint64_t word, const Interrupts&
     const std::uint64_t entry = slots_[slot];
     if (entry == 0) {
       const std::uint32_t code = add_word(word, interrupts);
-      slots_[slot] = (h & kTagBits) | (std::uint64_t(code) + 1);
+      slots_[slot] = (h & kKeyTagBits) | (std::uint64_t(code) + 1);
       low_ = std::min(low_, word ^ kSignBit);
       high_ = std::max(high_, word ^ kSignBit);
       return code;
     }
-    if ((entry & kTagBits) != (h & kTagBits)) continue;
-    const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kTagBits) - 1;
+    if ((entry & kKeyTagBits) != (h & kKeyTagBits)) continue;
+    const std::uint32_t other = static_cast<std::uint32_t>(entry & ~kKeyTagBits) - 1;
     if (words_[other] == word) return other;
   }
 }

@@ -39,7 +39,7 @@ bool same_codes(const KeyRows& keys, const std::vector<std::size_t>& columns, st
 // tuples, not the rows (10^7 rows of 10^5 distinct tuples: 2 MB instead of
 // the 134 MB of a table sized by the rows). Growing re-inserts the old
 // slots in their order, which is the order of their new homes too.
-constexpr std::uint64_t kTagBits = 0xffffffff00000000ull;
+constexpr std::uint64_t kTupleTagBits = 0xffffffff00000000ull;
 
 struct TupleSlots {
   static constexpr unsigned kFirstBits = 8;
@@ -122,7 +122,7 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
     }
     table.make_room(out.n_ids, interrupts);
     const std::uint64_t hash = block_hash[i % kBlock];
-    const std::uint64_t tag = hash & kTagBits;
+    const std::uint64_t tag = hash & kTupleTagBits;
     // Ends: open addressing at most 3/4 full: a match or an empty slot is met.
     for (std::size_t slot = table.home(hash);; slot = table.next(slot)) {
       const std::uint64_t entry = table.slots[slot];
@@ -131,8 +131,8 @@ TupleIds dense_tuple_ids(const KeyRows& keys, const std::vector<std::size_t>& co
         out.id[i] = out.n_ids++;
         break;
       }
-      if ((entry & kTagBits) != tag) continue;
-      const std::size_t other = static_cast<std::size_t>(entry & ~kTagBits) - 1;
+      if ((entry & kTupleTagBits) != tag) continue;
+      const std::size_t other = static_cast<std::size_t>(entry & ~kTupleTagBits) - 1;
       if (same_codes(keys, columns, i, other)) {
         out.id[i] = out.id[other];
         break;

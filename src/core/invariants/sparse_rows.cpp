@@ -16,7 +16,7 @@ namespace invariant_dp {
 namespace detail {
 namespace {
 
-using Index = RowSparse::StorageIndex;
+using StoredIndex = RowSparse::StorageIndex;
 
 // A pivot of G = A A^T below this fraction of its diagonal entry marks a
 // dependent row. For 0/1 margin rows independent pivots stay far above it and
@@ -29,10 +29,10 @@ RowSparse empty_rows(const std::vector<std::size_t>& row_lengths, std::size_t n_
   RowSparse rows(static_cast<Eigen::Index>(row_lengths.size()), static_cast<Eigen::Index>(n_cells));
   std::size_t nnz = 0;
   for (std::size_t r = 0; r < row_lengths.size(); ++r) {
-    rows.outerIndexPtr()[r] = static_cast<Index>(nnz);
+    rows.outerIndexPtr()[r] = static_cast<StoredIndex>(nnz);
     nnz += row_lengths[r];
   }
-  rows.outerIndexPtr()[row_lengths.size()] = static_cast<Index>(nnz);
+  rows.outerIndexPtr()[row_lengths.size()] = static_cast<StoredIndex>(nnz);
   rows.resizeNonZeros(static_cast<Eigen::Index>(nnz));
   return rows;
 }
@@ -47,13 +47,13 @@ RowSparse indicator_rows(const std::vector<const Grouping*>& groupings, std::siz
     for (std::uint32_t size : group_sizes(*grouping)) row_lengths.push_back(size);
   }
   RowSparse rows = empty_rows(row_lengths, n_cells);
-  std::vector<Index> next(rows.outerIndexPtr(), rows.outerIndexPtr() + row_lengths.size());
+  std::vector<StoredIndex> next(rows.outerIndexPtr(), rows.outerIndexPtr() + row_lengths.size());
   for (std::size_t m = 0; m < groupings.size(); ++m) {
     const std::uint32_t* group_of_cell = groupings[m]->group_of_cell;
     for (std::size_t i = 0; i < n_cells; ++i) {  // increasing i keeps rows sorted
       interrupts.poll_every(i);
-      const Index at = next[first_row[m] + group_of_cell[i]]++;
-      rows.innerIndexPtr()[at] = static_cast<Index>(i);
+      const StoredIndex at = next[first_row[m] + group_of_cell[i]]++;
+      rows.innerIndexPtr()[at] = static_cast<StoredIndex>(i);
       rows.valuePtr()[at] = 1.0;
     }
   }
@@ -67,8 +67,8 @@ RowSparse take_rows(const RowSparse& rows, const std::vector<std::size_t>& which
   }
   RowSparse out = empty_rows(row_lengths, static_cast<std::size_t>(rows.cols()));
   for (std::size_t k = 0; k < which.size(); ++k) {
-    const Index from = rows.outerIndexPtr()[which[k]];
-    const Index to = out.outerIndexPtr()[k];
+    const StoredIndex from = rows.outerIndexPtr()[which[k]];
+    const StoredIndex to = out.outerIndexPtr()[k];
     for (std::size_t n = 0; n < row_lengths[k]; ++n) {
       out.innerIndexPtr()[to + n] = rows.innerIndexPtr()[from + n];
       out.valuePtr()[to + n] = rows.valuePtr()[from + n];
@@ -81,18 +81,18 @@ ColSparse gram_matrix(const RowSparse& rows, const Interrupts& interrupts) {
   const Eigen::SparseMatrix<double> columns = rows;  // the rows of each cell
   const Eigen::Index n_rows = rows.rows();
   std::vector<double> accumulated(static_cast<std::size_t>(n_rows), 0.0);
-  std::vector<Index> touched;
-  std::vector<Eigen::Triplet<double, Index>> entries;
+  std::vector<StoredIndex> touched;
+  std::vector<Eigen::Triplet<double, StoredIndex>> entries;
   for (Eigen::Index p = 0; p < n_rows; ++p) {
     interrupts.poll_every(static_cast<std::uint64_t>(p));
     for (RowSparse::InnerIterator cell(rows, p); cell; ++cell) {
       for (Eigen::SparseMatrix<double>::InnerIterator q(columns, cell.index()); q; ++q) {
-        if (accumulated[q.index()] == 0.0) touched.push_back(static_cast<Index>(q.index()));
+        if (accumulated[q.index()] == 0.0) touched.push_back(static_cast<StoredIndex>(q.index()));
         accumulated[q.index()] += cell.value() * q.value();
       }
     }
-    for (Index q : touched) {
-      entries.emplace_back(static_cast<Index>(p), q, accumulated[q]);
+    for (StoredIndex q : touched) {
+      entries.emplace_back(static_cast<StoredIndex>(p), q, accumulated[q]);
       accumulated[q] = 0.0;
     }
     touched.clear();

@@ -119,7 +119,7 @@ void verify_kernel(const std::vector<SparseVector>& rows, std::size_t n_cells,
     }
 }
 
-InconsistentInvariants pins_every_cell(std::size_t n_cells) {
+InconsistentInvariants lattice_pins_every_cell(std::size_t n_cells) {
   return InconsistentInvariants("the invariants leave no cell to protect",
                                 "The invariant rows fix all " + std::to_string(n_cells) +
                                     " cells exactly, so the invariant lattice is {0} and no noise can be added.",
@@ -155,7 +155,7 @@ LatticeBasis assemble(std::size_t n_cells, const std::vector<ComponentBasis>& pa
     rank += part.vectors.size();
     for (const SparseVector& v : part.vectors) entries += v.size();
   }
-  if (rank == 0) throw pins_every_cell(n_cells);
+  if (rank == 0) throw lattice_pins_every_cell(n_cells);
   if (entries > lattice_detail::kMaxBasisEntries)
     throw TooLarge("the invariant lattice basis is too large",
                    "Its " + std::to_string(rank) + " vectors over " + std::to_string(n_cells) + " cells have " +

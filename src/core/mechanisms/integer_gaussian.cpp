@@ -29,13 +29,14 @@ NoiseLaw lattice_gaussian_law(const ReleaseRequest& r, double /* l1 */, double l
   return law;
 }
 
-const LatticeNoise kLattice{mcmc::TargetKind::lattice_gaussian, lattice_gaussian_law};
+const LatticeNoise kGaussianLattice{mcmc::TargetKind::lattice_gaussian, lattice_gaussian_law};
 
 // The complete tables the exact sampler draws at its own law, or none.
-std::vector<LatticeTable> exact_tables(const ReleaseRequest& request, const InvariantModel& model, NoiseLaw* law) {
+std::vector<LatticeTable> gaussian_exact_tables(const ReleaseRequest& request, const InvariantModel& model,
+                                                NoiseLaw* law) {
   std::vector<LatticeTable> tables = model.lattice_tables();
   if (tables.empty()) return tables;
-  const NoiseLaw table_law = table_gaussian_law(request, kLattice.law, tables);
+  const NoiseLaw table_law = table_gaussian_law(request, kGaussianLattice.law, tables);
   if (!table_gaussian_applies(table_law, tables)) return {};
   if (law != nullptr) *law = table_law;
   return tables;
@@ -48,21 +49,21 @@ class IntegerGaussianMechanism final : public MechanismBehaviour {
 
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     const double l2 = request.l2_sensitivity();
-    return lattice_noise_law(request, kLattice.law, request.l1_sensitivity(), l2 * l2);
+    return lattice_noise_law(request, kGaussianLattice.law, request.l1_sensitivity(), l2 * l2);
   }
 
   // Exact on complete tables unless sigma^2 is too small for the rejection
   // step at this size (then the chain).
   double release(const ReleaseDraw& draw) const override {
     if (!draw.request.margins.empty()) {
-      const std::vector<LatticeTable> tables = exact_tables(draw.request, draw.model, &draw.law);
+      const std::vector<LatticeTable> tables = gaussian_exact_tables(draw.request, draw.model, &draw.law);
       if (!tables.empty()) {
         release_table_gaussian(draw.counts, draw.law, tables, draw.model.n_cells(), draw.rng, draw.interrupts,
                                draw.result.integer_values, draw.result.noise_sd, draw.report);
         return kErrorFromCellSds;
       }
     }
-    return release_on_margins(draw, kLattice);
+    return release_on_margins(draw, kGaussianLattice);
   }
 
   std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure,
@@ -80,9 +81,9 @@ class IntegerGaussianMechanism final : public MechanismBehaviour {
                                          const Interrupts& interrupts) const override {
     const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
     if (request.margins.empty() || model.structure() == "partition" ||
-        !exact_tables(request, model, nullptr).empty())
+        !gaussian_exact_tables(request, model, nullptr).empty())
       refuse_exact_diagnosis(request);
-    return lattice_diagnostics(request, kLattice, model, settings, rng, interrupts);
+    return lattice_diagnostics(request, kGaussianLattice, model, settings, rng, interrupts);
   }
 };
 

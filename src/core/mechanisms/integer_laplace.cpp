@@ -42,7 +42,7 @@ NoiseLaw integer_laplace_law(const ReleaseRequest& r, double l1, double /* l2_sq
   return law;
 }
 
-const LatticeNoise kLattice{mcmc::TargetKind::laplace_l1, integer_laplace_law};
+const LatticeNoise kL1Lattice{mcmc::TargetKind::laplace_l1, integer_laplace_law};
 
 // Further exact draws that estimate the per-cell sd of a table shape whose
 // variance is not computed (no side of at most four levels, or past the
@@ -204,12 +204,13 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
 // The exact tables of this release and the law calibrated on them, or none
 // (the chain's case): 2 x n and 3 x n tables at any size, other complete
 // two-way tables when row rejection is cheap enough.
-std::vector<LatticeTable> exact_tables(const ReleaseRequest& request, const InvariantModel& model, NoiseLaw* law) {
+std::vector<LatticeTable> laplace_exact_tables(const ReleaseRequest& request, const InvariantModel& model,
+                                               NoiseLaw* law) {
   if (request.margins.empty() || model.structure() == "partition") return {};
   std::vector<LatticeTable> tables = model.lattice_tables();
   if (tables.empty()) return {};
   const mcmc::TableMoves moves(tables, model.n_cells());
-  const NoiseLaw calibrated = lattice_noise_law(request, kLattice.law, moves.shortest_norm(), moves.shortest_norm());
+  const NoiseLaw calibrated = lattice_noise_law(request, kL1Lattice.law, moves.shortest_norm(), moves.shortest_norm());
   if (!exact_table_laplace_applies(tables) && !row_rejection_applies(tables, calibrated.exact_parameter)) return {};
   if (law != nullptr) *law = calibrated;
   return tables;
@@ -236,8 +237,8 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
     if (!draw.request.margins.empty() && draw.model.structure() != "partition") {
       // Named, the chain runs even where an exact sampler exists (to
       // compare the two, or diagnose the chain); else exact or refused.
-      if (draw.request.sampler == "chain") return release_on_margins(draw, kLattice);
-      const std::vector<LatticeTable> tables = exact_tables(draw.request, draw.model, &draw.law);
+      if (draw.request.sampler == "chain") return release_on_margins(draw, kL1Lattice);
+      const std::vector<LatticeTable> tables = laplace_exact_tables(draw.request, draw.model, &draw.law);
       if (!tables.empty()) return release_on_exact_tables(draw, tables, draw.law.exact_parameter);
       throw InvalidArgument(
           "integer_laplace has no exact sampler for these margins",
@@ -248,7 +249,7 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
           "Use mechanism => 'integer_gaussian', which draws complete tables of any size exactly, or accept "
           "the uncertified chain with options => '{\"sampler\": \"chain\"}' (its metadata then says so).");
     }
-    return release_on_margins(draw, kLattice);
+    return release_on_margins(draw, kL1Lattice);
   }
 
   std::string covariance_with_margins(const ReleaseRequest&, const std::string& structure,
@@ -262,8 +263,9 @@ class IntegerLaplaceMechanism final : public MechanismBehaviour {
                                          const Interrupts& interrupts) const override {
     const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
     if (request.margins.empty() || model.structure() == "partition") refuse_exact_diagnosis(request);
-    if (request.sampler != "chain" && !exact_tables(request, model, nullptr).empty()) refuse_exact_diagnosis(request);
-    return lattice_diagnostics(request, kLattice, model, settings, rng, interrupts);
+    if (request.sampler != "chain" && !laplace_exact_tables(request, model, nullptr).empty())
+      refuse_exact_diagnosis(request);
+    return lattice_diagnostics(request, kL1Lattice, model, settings, rng, interrupts);
   }
 };
 

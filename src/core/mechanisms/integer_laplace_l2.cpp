@@ -21,7 +21,7 @@ NoiseLaw l2_laplace_law(const ReleaseRequest& r, double /* l1 */, double l2_squa
   return law;
 }
 
-const LatticeNoise kLattice{mcmc::TargetKind::laplace_l2, l2_laplace_law};
+const LatticeNoise kL2Lattice{mcmc::TargetKind::laplace_l2, l2_laplace_law};
 
 class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
  public:
@@ -30,11 +30,11 @@ class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
 
   NoiseLaw calibrate(const ReleaseRequest& request) const override {
     const double l2 = request.l2_sensitivity();
-    return lattice_noise_law(request, kLattice.law, request.l1_sensitivity(), l2 * l2);
+    return lattice_noise_law(request, kL2Lattice.law, request.l1_sensitivity(), l2 * l2);
   }
 
   double release(const ReleaseDraw& draw) const override {
-    release_on_lattice(draw.counts, draw.request, kLattice, draw.model, draw.rng, draw.interrupts,
+    release_on_lattice(draw.counts, draw.request, kL2Lattice, draw.model, draw.rng, draw.interrupts,
                        draw.result.integer_values, draw.result.noise_sd, draw.law, draw.report);
     return kErrorFromCellSds;
   }
@@ -48,7 +48,7 @@ class IntegerLaplaceL2Mechanism final : public MechanismBehaviour {
                                          const DiagnosticsSettings& settings, RandomSource& rng,
                                          const Interrupts& interrupts) const override {
     const InvariantModel model(cells, margins_by_index(cells, request), interrupts);
-    return lattice_diagnostics(request, kLattice, model, settings, rng, interrupts);
+    return lattice_diagnostics(request, kL2Lattice, model, settings, rng, interrupts);
   }
 };
 

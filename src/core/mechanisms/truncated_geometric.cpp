@@ -11,7 +11,7 @@
 namespace invariant_dp {
 namespace {
 
-constexpr mpfr_prec_t kTablePrecision = 128;
+constexpr mpfr_prec_t kStepPrecision = 128;
 constexpr std::int64_t kFigureSteps = kMaxTruncatedGeometricSteps;
 
 // min(a, b) of two enclosures: each end the smaller of the two ends (min is
@@ -61,7 +61,7 @@ struct Step {
   }
 };
 
-void check(const TruncatedGeometricParameters& parameters) {
+void check_parameters(const TruncatedGeometricParameters& parameters) {
   if (!(parameters.epsilon > 0) || !(parameters.delta > 0 && parameters.delta < 1) || parameters.moved_cells < 1 ||
       parameters.max_rows < 1)
     throw Error("invalid truncated geometric selection parameters");
@@ -71,7 +71,7 @@ void check(const TruncatedGeometricParameters& parameters) {
 
 Interval truncated_geometric_probability(const TruncatedGeometricParameters& parameters, std::uint64_t n,
                                          mpfr_prec_t prec, const Interrupts& interrupts) {
-  check(parameters);
+  check_parameters(parameters);
   const Step step(parameters, prec);
   Interval p(prec);  // p_0 = 0
   for (std::uint64_t i = 1; i <= n; ++i) {
@@ -85,7 +85,7 @@ Interval truncated_geometric_probability(const TruncatedGeometricParameters& par
 
 TruncatedGeometricFigures truncated_geometric_figures(const TruncatedGeometricParameters& parameters,
                                                       const Interrupts& interrupts) {
-  check(parameters);
+  check_parameters(parameters);
   const double k = double(parameters.moved_cells);
   const double e = parameters.epsilon / k, d = parameters.delta / k;
   double growth_first = std::exp(e), growth_second = std::exp(e), add_first = d;
@@ -113,10 +113,10 @@ TruncatedGeometricFigures truncated_geometric_figures(const TruncatedGeometricPa
 TruncatedGeometricSelector::TruncatedGeometricSelector(const TruncatedGeometricParameters& parameters,
                                                        std::int64_t max_units, const Interrupts& interrupts)
     : parameters_(parameters), interrupts_(interrupts) {
-  check(parameters);
+  check_parameters(parameters);
   if (max_units < 0) throw Error("a negative count of units");
-  const Step step(parameters, kTablePrecision);
-  Interval p(kTablePrecision);  // p_0 = 0
+  const Step step(parameters, kStepPrecision);
+  Interval p(kStepPrecision);  // p_0 = 0
   lower_.push_back(0);
   upper_.push_back(0);
   // The calibration refused laws that do not reach 1 within the figures'
@@ -152,7 +152,7 @@ bool TruncatedGeometricSelector::shown(std::int64_t units, RandomSource& rng) co
   const ProbabilityBounds bounds = [this, units](mpfr_prec_t prec) {
     return truncated_geometric_probability(parameters_, std::uint64_t(units), prec, interrupts_);
   };
-  return u.less_than(bounds, 2 * kTablePrecision);
+  return u.less_than(bounds, 2 * kStepPrecision);
 }
 
 }  // namespace invariant_dp

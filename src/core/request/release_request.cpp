@@ -48,7 +48,7 @@ std::vector<std::string> parse_margin(const std::string& text) {
   return columns;
 }
 
-void check_epsilon(double epsilon) {
+void check_request_epsilon(double epsilon) {
   if (!std::isfinite(epsilon) || epsilon <= 0)
     throw InvalidArgument("epsilon must be positive and finite", "epsilon = " + format_number(epsilon) + ".");
   if (epsilon > kMaxEpsilon)
@@ -231,7 +231,7 @@ void apply_partition_selection(ReleaseRequest& request, const RawRequest& raw) {
 ReleaseRequest validate_request(const RawRequest& raw) {
   ReleaseRequest request;
   request.mechanism = &mechanism_by_name(raw.mechanism);
-  check_epsilon(raw.epsilon);
+  check_request_epsilon(raw.epsilon);
   request.epsilon = raw.epsilon;
   bool selection = false;
   for (const RawOption& option : raw.options) selection = selection || option.key == "partition_selection";

@@ -52,9 +52,9 @@ struct CrossedCalibration {
   double sigma_squared = 0, epsilon = 0, delta = 0, rho = 0, sensitivity_squared = 0;
 };
 
-CrossedCalibration calibrate(const CrossedGrid& grid, const ReleaseRequest& request,
-                             const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer,
-                             const Interrupts& interrupts) {
+CrossedCalibration calibrate_crossed(const CrossedGrid& grid, const ReleaseRequest& request,
+                                     const HierarchyRequest& hierarchy, const HierarchyBudget& budget, bool integer,
+                                     const Interrupts& interrupts) {
   if (budget.has_epsilon && hierarchy.rho > 0)
     throw InvalidArgument("give epsilon or the option \"rho\", not both",
                           "The cascade is calibrated to one target: (epsilon, delta) or rho-zCDP.");
@@ -101,7 +101,7 @@ std::string noise_law_text(const IntegerDraw* integer) {
          "column_level_variance[depth t]";
 }
 
-void cascade_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+void crossed_metadata(const CrossedGrid& grid, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
                       const CrossedCalibration& c, const CascadeLaw& row_law, const CascadeLaw& col_law,
                       const IntegerDraw* integer, CrossedReleaseResult& out) {
   accuracy::PublishedLaw& law = out.law;
@@ -160,11 +160,12 @@ std::vector<std::int64_t> with_integer_noise(const CrossedGrid& grid, const std:
   return out;
 }
 
-CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t* counts, const ReleaseRequest& request,
-                                     const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                                     RandomSource& rng, const Interrupts& interrupts) {
+CrossedReleaseResult crossed_cascade_release(const CrossedGrid& grid, const std::int64_t* counts,
+                                             const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                             const HierarchyBudget& budget, RandomSource& rng,
+                                             const Interrupts& interrupts) {
   const bool integer = request.mechanism->integer_output;
-  const CrossedCalibration c = calibrate(grid, request, hierarchy, budget, integer, interrupts);
+  const CrossedCalibration c = calibrate_crossed(grid, request, hierarchy, budget, integer, interrupts);
   const CascadeLaw row_law = CascadeLaw::uniform(grid.rows, c.sigma_squared, interrupts);
   const CascadeLaw col_law = CascadeLaw::uniform(grid.cols, 1.0, interrupts);
   CrossedReleaseResult out;
@@ -209,13 +210,14 @@ CrossedReleaseResult cascade_release(const CrossedGrid& grid, const std::int64_t
       }
     }
   }
-  cascade_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr, out);
+  crossed_metadata(grid, request, hierarchy, c, row_law, col_law, integer ? &draw : nullptr, out);
   return out;
 }
 
-CrossedReleaseResult rolled_up_release(const CrossedGrid& grid, const CellKeys& cells, const std::int64_t* counts,
-                                       const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-                                       RandomSource& rng, const Interrupts& interrupts) {
+CrossedReleaseResult crossed_rolled_up_release(const CrossedGrid& grid, const CellKeys& cells,
+                                               const std::int64_t* counts, const ReleaseRequest& request,
+                                               const HierarchyRequest& hierarchy, RandomSource& rng,
+                                               const Interrupts& interrupts) {
   const ReleaseResult leaves = run_release(cells, counts, request, rng, interrupts);
   CrossedReleaseResult out;
   out.integer_output = leaves.integer_output;
@@ -303,10 +305,9 @@ CrossedReleaseResult run_crossed_release(const CellKeys& cells, const std::int64
   const HierarchyRequest& hierarchy = checked.hierarchy;
   const HierarchyBudget& budget = checked.budget;
   const CrossedGrid grid = build_crossed_grid(cells, hierarchy.levels, hierarchy.crossed, interrupts);
-  CrossedReleaseResult out =
-      request.mechanism->calibrated_on_tree
-          ? cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)
-          : rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
+  CrossedReleaseResult out = request.mechanism->calibrated_on_tree
+                                 ? crossed_cascade_release(grid, counts, request, hierarchy, budget, rng, interrupts)
+                                 : crossed_rolled_up_release(grid, cells, counts, request, hierarchy, rng, interrupts);
   out.row_level_columns = grid.row_columns;
   out.col_level_columns = grid.col_columns;
   describe_nodes(grid, out, interrupts);

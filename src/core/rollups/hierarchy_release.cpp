@@ -24,9 +24,9 @@ namespace {
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
 
-hierarchy::CalibratedLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
-                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                                   const Interrupts& interrupts) {
+hierarchy::CalibratedLaw calibrate_cascade(const HierarchyTree& tree, const CascadeLaw& shape,
+                                           const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                           const HierarchyBudget& budget, const Interrupts& interrupts) {
   const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
@@ -72,8 +72,8 @@ HierarchyReleaseResult cascade_release(const CellKeys& cells, const std::int64_t
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  const auto calibrated =
-      calibrate(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request, hierarchy, budget, interrupts);
+  const auto calibrated = calibrate_cascade(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request, hierarchy,
+                                            budget, interrupts);
   if (!fixed.empty()) {
     double largest = 0;
     for (unsigned d = 0; d <= tree.height(); ++d) largest = std::max(largest, calibrated.law.level_variance(d));

@@ -17,9 +17,9 @@ using hierarchy::CalibratedIntegerLaw;
 using hierarchy::CascadeLaw;
 using hierarchy::HierarchyTree;
 
-CalibratedIntegerLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shape, const ReleaseRequest& request,
-                               const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                               const Interrupts& interrupts) {
+CalibratedIntegerLaw calibrate_integer_cascade(const HierarchyTree& tree, const CascadeLaw& shape,
+                                               const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                                               const HierarchyBudget& budget, const Interrupts& interrupts) {
   const hierarchy::Protected protect = protected_by(request);
   switch (cascade_budget(hierarchy, budget)) {
     case CascadeBudget::EpsilonDelta:
@@ -32,9 +32,10 @@ CalibratedIntegerLaw calibrate(const HierarchyTree& tree, const CascadeLaw& shap
   return hierarchy::integer_cascade_cost_of_targets(tree, shape, request.delta, protect, interrupts);
 }
 
-void metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-              const CalibratedIntegerLaw& calibrated, const std::vector<std::uint32_t>& fixed, std::uint64_t attempts,
-              HierarchyReleaseResult& out) {
+void integer_cascade_metadata(const HierarchyTree& tree, const ReleaseRequest& request,
+                              const HierarchyRequest& hierarchy, const CalibratedIntegerLaw& calibrated,
+                              const std::vector<std::uint32_t>& fixed, std::uint64_t attempts,
+                              HierarchyReleaseResult& out) {
   const auto& c = calibrated.calibration;
   const auto& p = c.privacy;
   accuracy::PublishedLaw& law = out.law;
@@ -88,8 +89,8 @@ HierarchyReleaseResult integer_cascade_release(const CellKeys& cells, const std:
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
   hierarchy::require_integer_cascade_size(tree.n_nodes());
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  const auto calibrated =
-      calibrate(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request, hierarchy, budget, interrupts);
+  const auto calibrated = calibrate_integer_cascade(tree, cascade_shape(tree, hierarchy, fixed, interrupts), request,
+                                                    hierarchy, budget, interrupts);
   auto released = hierarchy::release_integer_cascade(tree, calibrated.law, counts, rng, interrupts);
   out.integer_values = std::move(released.node_values);
   describe_nodes(tree, out, interrupts);
@@ -102,7 +103,7 @@ HierarchyReleaseResult integer_cascade_release(const CellKeys& cells, const std:
       out.noise_sd[v] = std::sqrt(out.noise_sd[v]);
     }
   }
-  metadata(tree, request, hierarchy, calibrated, fixed, released.attempts, out);
+  integer_cascade_metadata(tree, request, hierarchy, calibrated, fixed, released.attempts, out);
   return out;
 }
 

@@ -18,9 +18,9 @@ namespace {
 using hierarchy::CalibratedNonnegativeLaw;
 using hierarchy::HierarchyTree;
 
-CalibratedNonnegativeLaw calibrate(const HierarchyTree& tree, const ReleaseRequest& request,
-                                   const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
-                                   const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts) {
+CalibratedNonnegativeLaw calibrate_nonnegative(const HierarchyTree& tree, const ReleaseRequest& request,
+                                               const HierarchyRequest& hierarchy, const HierarchyBudget& budget,
+                                               const std::vector<std::uint32_t>& fixed, const Interrupts& interrupts) {
   const hierarchy::Protected protect = protected_by(request);
   // The default split: every depth's noise of one variance.
   const std::vector<double> targets =
@@ -57,9 +57,9 @@ std::string level_moments_json(const HierarchyTree& tree, const std::vector<doub
 // with the fields every hierarchy release publishes, the privacy
 // statement, the base law's epsilon and, when computed, how the per-node
 // bias and variance were obtained and their means per level.
-void metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
-              const CalibratedNonnegativeLaw& calibrated, const std::vector<std::uint32_t>& fixed,
-              const std::string& level_moments, HierarchyReleaseResult& out) {
+void nonnegative_metadata(const HierarchyTree& tree, const ReleaseRequest& request, const HierarchyRequest& hierarchy,
+                          const CalibratedNonnegativeLaw& calibrated, const std::vector<std::uint32_t>& fixed,
+                          const std::string& level_moments, HierarchyReleaseResult& out) {
   const hierarchy::NonnegativeCalibration& c = calibrated.calibration;
   accuracy::PublishedLaw& law = out.law;
   law = cascade_published_law(request, fixed, tree.n_leaves());
@@ -141,7 +141,8 @@ HierarchyReleaseResult nonnegative_cascade_release(const CellKeys& cells, const 
   out.level_columns = column_indices(cells, hierarchy.levels);
   const HierarchyTree tree = HierarchyTree::from_cell_keys(cells, out.level_columns, interrupts);
   const auto fixed = fixed_nodes_of_margins(tree, cells, request, interrupts);
-  const CalibratedNonnegativeLaw calibrated = calibrate(tree, request, hierarchy, budget, fixed, interrupts);
+  const CalibratedNonnegativeLaw calibrated =
+      calibrate_nonnegative(tree, request, hierarchy, budget, fixed, interrupts);
   hierarchy::NonnegativeReleaseOptions options;
   options.with_moments = request.with_stddev || request.interval_level > 0;
   auto released = hierarchy::release_nonnegative_cascade(tree, calibrated, counts, rng, interrupts, options);
@@ -160,7 +161,7 @@ HierarchyReleaseResult nonnegative_cascade_release(const CellKeys& cells, const 
       }
     }
   }
-  metadata(tree, request, hierarchy, calibrated, fixed, level_moments, out);
+  nonnegative_metadata(tree, request, hierarchy, calibrated, fixed, level_moments, out);
   return out;
 }
 

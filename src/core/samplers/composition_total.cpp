@@ -14,11 +14,10 @@ namespace {
 
 static_assert(sizeof(unsigned long) == 8 && sizeof(long) == 8, "LP64 is assumed by the MPFR calls");
 
-constexpr mpfr_prec_t kBasePrecision = 128;  // makes (n - m) * den exact
+constexpr mpfr_prec_t kCompositionPrecision = 128;  // makes (n - m) * den exact
 // With the mode below 2^50 a right-tail proposal reaches 2^62 only after
 // thousands of heads in a row, so the OutOfRange there never happens.
-constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
-
+constexpr std::uint64_t kMaxCompositionMode = std::uint64_t{1} << 50;
 
 // a = exp(-den/num).
 Interval a_bounds(mpfr_prec_t prec, Rational scale) {
@@ -27,9 +26,9 @@ Interval a_bounds(mpfr_prec_t prec, Rational scale) {
 
 // Sign of (n+k) a - (n+1), which is never 0 (a is transcendental), from
 // enclosures at doubling precision.
-bool ratio_above_one(Rational scale, std::uint64_t n, std::uint64_t k) {
+bool composition_ratio_above_one(Rational scale, std::uint64_t n, std::uint64_t k) {
   // Ends: the precision doubles up to 2^20 bits, then refuses: at most 14 passes.
-  for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
+  for (mpfr_prec_t prec = kCompositionPrecision;; prec *= 2) {
     const Interval d = sub(mul(a_bounds(prec, scale), n + k), n + 1);
     if (certainly_positive(d)) return true;
     if (certainly_negative(d)) return false;
@@ -42,12 +41,12 @@ std::uint64_t ceil_u64(long double x) { return x <= 0 ? 0 : static_cast<std::uin
 }  // namespace
 
 CompositionTotalSampler::CompositionTotalSampler(Rational scale, std::uint64_t k, unsigned squeeze_cells)
-    : scale_(scale), k_(k), mode_term_(kBasePrecision) {
+    : scale_(scale), k_(k), mode_term_(kCompositionPrecision) {
   if (scale.num == 0 || scale.den == 0)
     throw InvalidArgument("laplace scale must be positive");
   if (k < 2) throw InvalidArgument("a zero-sum group needs at least two cells");
   m_ = find_mode();
-  mode_term_ = mode_term_bounds(kBasePrecision);
+  mode_term_ = mode_term_bounds(kCompositionPrecision);
   choose_envelope();
   if (squeeze_cells > 0) build_squeeze(squeeze_cells);
 }
@@ -68,20 +67,20 @@ std::uint64_t CompositionTotalSampler::find_mode() const {
   const long double r = static_cast<long double>(scale_.den) / scale_.num;
   const long double a = std::exp(-r), one_minus_a = -std::expm1(-r);
   const long double estimate = (k_ * a - 1) / one_minus_a;
-  if (!(estimate <= static_cast<long double>(kMaxMode)))
+  if (!(estimate <= static_cast<long double>(kMaxCompositionMode)))
     throw OutOfRange("laplace scale is too large for a group of " + std::to_string(k_) + " cells",
                      "The expected group total k * a / (1 - a) must stay below 2^50.");
   std::uint64_t m = ceil_u64(estimate);
   // Ends: the double estimate of the mode is within a few units of it.
-  while (m > 0 && !ratio_above_one(scale_, m - 1, k_)) --m;
-  while (ratio_above_one(scale_, m, k_)) ++m;
+  while (m > 0 && !composition_ratio_above_one(scale_, m - 1, k_)) --m;
+  while (composition_ratio_above_one(scale_, m, k_)) ++m;
   return m;
 }
 
 Interval CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t n, std::uint64_t j) const {
-  if (prec < kBasePrecision) prec = kBasePrecision;
+  if (prec < kCompositionPrecision) prec = kCompositionPrecision;
   // 2 [lnG(n+k) - lnG(n+1) - (lnG(m+k) - lnG(m+1))], the mode's term computed once at 128 bits.
-  const Interval mode = prec == kBasePrecision ? mode_term_ : mode_term_bounds(prec);
+  const Interval mode = prec == kCompositionPrecision ? mode_term_ : mode_term_bounds(prec);
   const Interval binomials = scale_2exp(sub(sub(lngamma_at(prec, n + k_), lngamma_at(prec, n + 1)), mode), 1);
   // - 2 (n - m) den / num: (n - m) den is exact at 128 bits.
   const long diff = n >= m_ ? static_cast<long>(n - m_) : -static_cast<long>(m_ - n);
@@ -93,7 +92,7 @@ Interval CompositionTotalSampler::log_ratio_bounds(mpfr_prec_t prec, std::uint64
 // Certifies w(to) <= w(from) / 2, i.e. log w(to) - log w(from) + ln 2 <= 0.
 bool CompositionTotalSampler::halves_within(std::uint64_t from, std::uint64_t to) const {
   return certainly_not_positive(
-      sub(log_ratio_bounds(kBasePrecision, to, 1), log_ratio_bounds(kBasePrecision, from, 0)));
+      sub(log_ratio_bounds(kCompositionPrecision, to, 1), log_ratio_bounds(kCompositionPrecision, from, 0)));
 }
 
 void CompositionTotalSampler::choose_envelope() {
@@ -122,7 +121,7 @@ void CompositionTotalSampler::build_squeeze(unsigned cells) {
   grid_lo_.reserve(points);
   grid_hi_.reserve(points);
   for (std::uint64_t i = 0; i < points; ++i) {
-    const Interval ratio = exp(log_ratio_bounds(kBasePrecision, grid_start_ + i * grid_step_, 0));
+    const Interval ratio = exp(log_ratio_bounds(kCompositionPrecision, grid_start_ + i * grid_step_, 0));
     grid_lo_.push_back(to_double(ratio, End::lower));
     grid_hi_.push_back(to_double(ratio, End::upper));
   }
@@ -186,7 +185,7 @@ std::uint64_t CompositionTotalSampler::sample(RandomSource& rng, const Interrupt
       continue;
     }
     const ProbabilityBounds p = [this, n, j](mpfr_prec_t prec) { return exp(log_ratio_bounds(prec, n, j)); };
-    if (u.less_than(p, kBasePrecision)) return n;
+    if (u.less_than(p, kCompositionPrecision)) return n;
   }
 }
 

@@ -19,7 +19,7 @@ namespace {
 constexpr double kMaxNaiveDraws = 134217728.0;  // 2^27
 
 // Every step's s_i^2 = sigma2 i/(i+1) is at least sigma2/2.
-KleinCorrection smallest_step_correction(Rational sigma2) { return klein_correction_for(sigma2, 1); }
+KleinCorrection group_step_correction(Rational sigma2) { return klein_correction_for(sigma2, 1); }
 
 // Steps 1-4 for one group of k >= 2 cells: writes values[0..k).
 void klein_group(RandomSource& rng, Rational s, const KleinCorrection& correction, std::size_t k,
@@ -80,7 +80,7 @@ void sample_gaussian_zero_sum_klein(RandomSource& rng, Rational sigma2, std::siz
                                     const Interrupts& interrupts) {
   check_variance(sigma2);
   if (k < 2) throw InvalidArgument("a klein group needs at least two cells");
-  const KleinCorrection correction = smallest_step_correction(sigma2);
+  const KleinCorrection correction = group_step_correction(sigma2);
   std::vector<std::int64_t> partial;
   klein_group(rng, sigma2, correction, k, partial, z, interrupts);
 }
@@ -91,7 +91,7 @@ void sample_gaussian_with_zero_group_sums(RandomSource& rng, Rational sigma2, co
   check_zero_sum_groups(groups, z.out, interrupts);
   if (groups.n_cells == 0) return;
   const GroupRuns runs(groups, interrupts);
-  const KleinCorrection correction = smallest_step_correction(sigma2);
+  const KleinCorrection correction = group_step_correction(sigma2);
   const double sd = sigma2.to_double();
   const double loss_per_cell = correction.failure_bound();
   const auto klein_applies = [&](std::size_t k) { return static_cast<double>(k - 1) * loss_per_cell <= 0.5; };

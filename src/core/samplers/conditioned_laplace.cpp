@@ -56,8 +56,8 @@ void floyd_sorted(RandomSource& rng, std::uint64_t positions, std::uint64_t coun
   polled_sort(out.begin(), out.end(), interrupts);
 }
 
-void check_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z,
-                     const Interrupts& interrupts) {
+void check_group_arguments(Rational scale, const ZeroSumPartition& groups, const std::int64_t* z,
+                           const Interrupts& interrupts) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
   check_zero_sum_groups(groups, z, interrupts);
 }
@@ -94,7 +94,7 @@ void ZeroSumGroupSampler::draw(RandomSource& rng, const Interrupts& interrupts) 
 
 void sample_laplace_with_zero_group_sums(RandomSource& rng, Rational scale, const ZeroSumPartition& groups,
                                          NoiseOutput z, const Interrupts& interrupts) {
-  check_arguments(scale, groups, z.out, interrupts);
+  check_group_arguments(scale, groups, z.out, interrupts);
   // Cells ordered by group, each group in cell order; runs are the groups.
   const GroupRuns runs(groups, interrupts);
   // One sampler per group size; a size shared by many groups gets the squeeze.

@@ -21,14 +21,14 @@ namespace {
 
 constexpr double kTwoPi = 6.28318530717958647692;
 
-void check_scale(double scale, const char* message) {
+void check_continuous_scale(double scale, const char* message) {
   if (!std::isfinite(scale) || scale < 0.0) throw InvalidArgument(message);
 }
 
 }  // namespace
 
 double sample_gaussian(RandomSource& rng, double sigma) {
-  check_scale(sigma, "gaussian noise standard deviation must be finite and non-negative");
+  check_continuous_scale(sigma, "gaussian noise standard deviation must be finite and non-negative");
   // One of the pair only: a cached second value would tie two releases'
   // noise to one draw and make the sampler stateful.
   const double u1 = rng.uniform_open01();
@@ -37,7 +37,7 @@ double sample_gaussian(RandomSource& rng, double sigma) {
 }
 
 void sample_gaussians(RandomSource& rng, double sigma, double* out, std::size_t n, const Interrupts& interrupts) {
-  check_scale(sigma, "gaussian noise standard deviation must be finite and non-negative");
+  check_continuous_scale(sigma, "gaussian noise standard deviation must be finite and non-negative");
   for (std::size_t i = 0; i < n; i += 2) {
     interrupts.poll_every(i);
     const double radius = sigma * std::sqrt(-2.0 * std::log(rng.uniform_open01()));
@@ -48,7 +48,7 @@ void sample_gaussians(RandomSource& rng, double sigma, double* out, std::size_t 
 }
 
 double sample_laplace(RandomSource& rng, double b) {
-  check_scale(b, "laplace noise scale must be finite and non-negative");
+  check_continuous_scale(b, "laplace noise scale must be finite and non-negative");
   // u, 2u and 1 - u are exact on the 2^-53 grid, so both branches are
   // evaluated without cancellation and the law is symmetric.
   const double u = rng.uniform_open01();

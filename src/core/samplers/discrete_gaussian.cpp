@@ -7,14 +7,13 @@
 #include <string>
 
 #include "../errors.hpp"
+#include "../math_constants.hpp"
 #include "bernoulli_exp.hpp"
 #include "big_int.hpp"
 #include "discrete_laplace.hpp"
 
 namespace invariant_dp {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 // (floor(sigma) + 1)^2 den <= 2^58 for the uncentred mechanism (see the header).
 constexpr Uint128 kMaxTSquaredDen = static_cast<Uint128>(1) << 58;

@@ -12,16 +12,14 @@
 namespace invariant_dp {
 namespace {
 
-using u128 = Uint128;
-
-constexpr mpfr_prec_t kTablePrecision = 128;
+constexpr mpfr_prec_t kGaussianTablePrecision = 128;
 constexpr double kTailStandardDeviations = 10;  // mass beyond: about exp(-50)
-constexpr u128 kMaxS2 = u128{1} << 40;
+constexpr Uint128 kMaxS2 = Uint128{1} << 40;
 
 // Enclosures of rho_s(y - F/Q) and of sums of them.
 class GaussianMass {
  public:
-  GaussianMass(u128 Sn, u128 Sd, std::uint64_t F, std::uint64_t Q)
+  GaussianMass(Uint128 Sn, Uint128 Sd, std::uint64_t F, std::uint64_t Q)
       : F_(F), Q_(Q), sd_(Sd), two_sn_q_((BigInt(Sn) << 1) * Q), two_sn_q2_(two_sn_q_ * Q) {}
 
   // exp(-num/den) for the exact rational num/den >= 0.
@@ -102,7 +100,7 @@ std::size_t DiscreteGaussianTable::entries_for(double s2) {
   return static_cast<std::size_t>(2 * T + 3);
 }
 
-DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint64_t F, std::uint64_t Q,
+DiscreteGaussianTable::DiscreteGaussianTable(Uint128 s2_num, Uint128 s2_den, std::uint64_t F, std::uint64_t Q,
                                              const Interrupts& interrupts)
     : s2_num_(s2_num), s2_den_(s2_den), F_(F), Q_(Q) {
   if (s2_num == 0 || s2_den == 0) throw InvalidArgument("discrete gaussian variance must be positive");
@@ -114,7 +112,7 @@ DiscreteGaussianTable::DiscreteGaussianTable(u128 s2_num, u128 s2_den, std::uint
   const std::int64_t x0 = -T - 1;
   const std::int64_t x1 = T + 1;
   const GaussianMass mass(s2_num, s2_den, F, Q);
-  const mpfr_prec_t p = kTablePrecision;
+  const mpfr_prec_t p = kGaussianTablePrecision;
 
   // Terms of y = x0 + 1 .. x1, and the tails beyond (step 1).
   std::vector<Interval> terms;  // term k is y = x0 + k + 1

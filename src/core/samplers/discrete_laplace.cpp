@@ -25,13 +25,11 @@
 namespace invariant_dp {
 namespace {
 
-using u128 = Uint128;
-
 // scale <= 2^57 makes |X| > INT64_MAX (the only overflow left) need
 // X/scale > 64, an event of probability below exp(-64).
-constexpr u128 kMaxScale = static_cast<u128>(1) << 57;
+constexpr Uint128 kMaxScale = static_cast<Uint128>(1) << 57;
 
-void check_scale(Rational scale) {
+void check_laplace_scale(Rational scale) {
   if (scale.num == 0 || scale.den == 0)
     throw InvalidArgument("discrete laplace scale must be positive");
   if (scale.num > kMaxScale * scale.den)
@@ -53,17 +51,17 @@ Uint128 sample_discrete_geometric(RandomSource& rng, Rational scale) {
     std::uint64_t v = 0;
     // Ends: a geometric number of passes, 1/(e - 1) on average.
     while (sample_bernoulli_exp_neg_wide(rng, 1, 1)) ++v;
-    const u128 x = static_cast<u128>(t) * v + u;  // < 2^128: t, v < 2^64
+    const Uint128 x = static_cast<Uint128>(t) * v + u;  // < 2^128: t, v < 2^64
     return x / scale.den;
   }
 }
 
 std::int64_t sample_discrete_laplace(RandomSource& rng, Rational scale) {
-  check_scale(scale);
+  check_laplace_scale(scale);
   // Ends: a pass is rejected (y = 0, negative) with probability at most 1/2.
   for (;;) {
-    const u128 y = sample_discrete_geometric(rng, scale);
-    if (y > static_cast<u128>(std::numeric_limits<std::int64_t>::max()))
+    const Uint128 y = sample_discrete_geometric(rng, scale);
+    if (y > static_cast<Uint128>(std::numeric_limits<std::int64_t>::max()))
       throw OutOfRange("discrete laplace draw does not fit in a bigint");
     const bool negative = rng.fair_bit();
     if (negative && y == 0) continue;
@@ -73,7 +71,7 @@ std::int64_t sample_discrete_laplace(RandomSource& rng, Rational scale) {
 }
 
 double discrete_laplace_variance(Rational scale) {
-  check_scale(scale);
+  check_laplace_scale(scale);
   const double r = static_cast<double>(scale.den) / static_cast<double>(scale.num);
   const double a = std::exp(-r);
   const double one_minus_a = -std::expm1(-r);  // no cancellation for large scales

@@ -11,7 +11,7 @@
 namespace invariant_dp {
 namespace {
 
-constexpr mpfr_prec_t kTablePrecision = 128;
+constexpr mpfr_prec_t kLaplaceTablePrecision = 128;
 constexpr double kTailScales = 35;  // a^35scale = e^-35 < 2^-50
 
 // exp(-k den / num), the exponent an exact rational (k den < 2^128).
@@ -56,7 +56,7 @@ DiscreteLaplaceTable::DiscreteLaplaceTable(Rational scale, const Interrupts& int
   std::vector<std::uint64_t> lower(n), upper_minus_one(n);
   for (std::size_t k = 0; k < n; ++k) {
     interrupts.poll_every(k);
-    CdfTable::words(cdf(kTablePrecision, x0 + static_cast<std::int64_t>(k)), lower[k], upper_minus_one[k]);
+    CdfTable::words(cdf(kLaplaceTablePrecision, x0 + static_cast<std::int64_t>(k)), lower[k], upper_minus_one[k]);
   }
   table_ = CdfTable(x0, std::move(lower), std::move(upper_minus_one));
 }

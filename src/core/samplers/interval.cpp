@@ -25,7 +25,7 @@ constexpr mpfr_rnd_t toward(End e) { return e == End::lower ? MPFR_RNDD : MPFR_R
 }
 
 // An interval whose ends are NaN or crossed encloses nothing: refuse it.
-void check(const Interval& out, const char* operation) {
+void check_result(const Interval& out, const char* operation) {
   if (mpfr_nan_p(out.lower()) || mpfr_nan_p(out.upper()) || mpfr_greater_p(out.lower(), out.upper()))
     lost(operation);
 }
@@ -42,7 +42,7 @@ using Binary = int (*)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t);
 Interval increasing(const Interval& a, Unary f, const char* operation) {
   Interval out(a.precision());
   for (End e : kEnds) f(out.end(e), a.end(e), toward(e));
-  check(out, operation);
+  check_result(out, operation);
   return out;
 }
 
@@ -50,7 +50,7 @@ Interval increasing(const Interval& a, Unary f, const char* operation) {
 Interval increasing(const Interval& a, unsigned long c, WithScalar f, const char* operation) {
   Interval out(a.precision());
   for (End e : kEnds) f(out.end(e), a.end(e), c, toward(e));
-  check(out, operation);
+  check_result(out, operation);
   return out;
 }
 
@@ -58,7 +58,7 @@ Interval increasing(const Interval& a, unsigned long c, WithScalar f, const char
 Interval decreasing(const Interval& a, Unary f, const char* operation) {
   Interval out(a.precision());
   for (End e : kEnds) f(out.end(e), a.end(opposite(e)), toward(e));
-  check(out, operation);
+  check_result(out, operation);
   return out;
 }
 
@@ -81,7 +81,7 @@ Interval corners(const Interval& a, const Interval& b, Binary f, const char* ope
       }
     }
   }
-  check(out, operation);
+  check_result(out, operation);
   return out;
 }
 
@@ -186,7 +186,7 @@ Interval lngamma_at(mpfr_prec_t prec, std::uint64_t x) {
   mpfr_set_ui(point.v, x, MPFR_RNDN);  // exact: 64 bits
   Interval out(prec);
   for (End e : kEnds) mpfr_lngamma(out.end(e), point.v, toward(e));
-  check(out, "lngamma");
+  check_result(out, "lngamma");
   return out;
 }
 
@@ -195,14 +195,14 @@ Interval lngamma_at(mpfr_prec_t prec, std::uint64_t x) {
 Interval add(const Interval& a, const Interval& b) {
   Interval out(wider(a, b));
   for (End e : kEnds) mpfr_add(out.end(e), a.end(e), b.end(e), toward(e));
-  check(out, "add");
+  check_result(out, "add");
   return out;
 }
 
 Interval sub(const Interval& a, const Interval& b) {
   Interval out(wider(a, b));
   for (End e : kEnds) mpfr_sub(out.end(e), a.end(e), b.end(opposite(e)), toward(e));
-  check(out, "sub");
+  check_result(out, "sub");
   return out;
 }
 
@@ -217,7 +217,7 @@ Interval mul(const Interval& a, const Interval& b) {
   const Interval& s = a_nonneg ? b : a;
   Interval out(wider(a, b));
   for (End e : kEnds) mpfr_mul(out.end(e), p.end(mpfr_sgn(s.end(e)) >= 0 ? e : opposite(e)), s.end(e), toward(e));
-  check(out, "mul");
+  check_result(out, "mul");
   return out;
 }
 
@@ -229,7 +229,7 @@ Interval div(const Interval& a, const Interval& b) {
   if (mpfr_sgn(b.lower()) < 0) return corners(a, b, mpfr_div, "div");
   Interval out(wider(a, b));
   for (End e : kEnds) mpfr_div(out.end(e), a.end(e), b.end(mpfr_sgn(a.end(e)) >= 0 ? opposite(e) : e), toward(e));
-  check(out, "div");
+  check_result(out, "div");
   return out;
 }
 
@@ -237,7 +237,7 @@ Interval div(const Interval& a, const Interval& b) {
 // allows.
 void accumulate(Interval& sum, const Interval& term) {
   for (End e : kEnds) mpfr_add(sum.end(e), sum.end(e), term.end(e), toward(e));
-  check(sum, "accumulate");
+  check_result(sum, "accumulate");
 }
 
 Interval share(const Interval& l, const Interval& r) {
@@ -251,7 +251,7 @@ Interval share(const Interval& l, const Interval& r) {
     mpfr_add(sum.v, l.end(e), r.end(opposite(e)), toward(opposite(e)));
     mpfr_div(out.end(e), l.end(e), sum.v, toward(e));
   }
-  check(out, "share");
+  check_result(out, "share");
   return out;
 }
 
@@ -264,7 +264,7 @@ Interval sub(const Interval& a, unsigned long c) { return increasing(a, c, mpfr_
 Interval sub(unsigned long c, const Interval& a) {
   Interval out(a.precision());
   for (End e : kEnds) mpfr_ui_sub(out.end(e), c, a.end(opposite(e)), toward(e));
-  check(out, "sub");
+  check_result(out, "sub");
   return out;
 }
 
@@ -278,7 +278,7 @@ Interval div(const Interval& a, unsigned long c) {
 Interval scale_2exp(const Interval& a, long k) {
   Interval out(a.precision());
   for (End e : kEnds) mpfr_mul_2si(out.end(e), a.end(e), k, toward(e));
-  check(out, "scale_2exp");
+  check_result(out, "scale_2exp");
   return out;
 }
 
@@ -326,7 +326,7 @@ Interval cos_on_0_pi(const Interval& angle, const Interval& p) {
     else
       mpfr_cos(out.end(e), x, toward(e));
   }
-  check(out, "cos");
+  check_result(out, "cos");
   return out;
 }
 
@@ -335,7 +335,7 @@ Interval cos_on_0_pi(const Interval& angle, const Interval& p) {
 Interval hull(const Interval& a, const Interval& b) {
   Interval out(wider(a, b));
   for (End e : kEnds) (e == End::lower ? mpfr_min : mpfr_max)(out.end(e), a.end(e), b.end(e), toward(e));
-  check(out, "hull");
+  check_result(out, "hull");
   return out;
 }
 
@@ -356,7 +356,7 @@ Interval integer_hull(const Interval& a) {
   Interval out(a.precision());
   mpfr_rint_floor(out.end(End::lower), a.lower(), toward(End::lower));
   mpfr_rint_ceil(out.end(End::upper), a.upper(), toward(End::upper));
-  check(out, "integer_hull");
+  check_result(out, "integer_hull");
   return out;
 }
 

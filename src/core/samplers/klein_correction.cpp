@@ -9,6 +9,7 @@
 #include <string>
 
 #include "../errors.hpp"
+#include "../math_constants.hpp"
 #include "lazy_bernoulli.hpp"
 
 namespace invariant_dp {
@@ -32,7 +33,7 @@ Interval theta_ratio_bounds(mpfr_prec_t prec, Uint128 Sn, Uint128 Sd, std::uint6
   const mpfr_prec_t wp = prec + 32;
   const Interval q = theta_q(wp, Sn, Sd);
   // Terms up to M: q^((M+1)^2) ~ 2^-(prec + 32). Only convergence depends on M.
-  const double a = 2 * 9.8696044010893586 * (static_cast<double>(Sn) / static_cast<double>(Sd));
+  const double a = kTwoPiSquared * (static_cast<double>(Sn) / static_cast<double>(Sd));
   const double need = static_cast<double>(wp) * 0.6931471805599453 / a;
   const long M = std::max(1L, static_cast<long>(std::ceil(std::sqrt(need))));
   // T = 2 q^((M+1)^2) / (1 - q) bounds the tail of 2 sum q^(m^2) cos(.).
@@ -85,7 +86,7 @@ void check_klein_variance(Rational sigma2) {
 KleinCorrection::KleinCorrection(Uint128 min_s2_num, Uint128 min_s2_den) {
   if (min_s2_num == 0 || min_s2_den == 0) throw InvalidArgument("gaussian variance must be positive");
   have_threshold_ = certified_accept_threshold(min_s2_num, min_s2_den, threshold_);
-  const double q = std::exp(-2 * 9.8696044010893586 * (double(min_s2_num) / double(min_s2_den)));
+  const double q = std::exp(-kTwoPiSquared * (double(min_s2_num) / double(min_s2_den)));
   failure_bound_ = q < 1 ? 4 * q / (1 - q) : INFINITY;
 }
 

@@ -13,9 +13,6 @@
 namespace invariant_dp {
 namespace {
 
-using u128 = Uint128;
-using i128 = Int128;
-
 // Strides of the row-major layouts: cells (shape n_k) and coordinates
 // (shape n_k - 1).
 struct Layout {
@@ -45,11 +42,11 @@ void unpack(std::size_t position, const std::vector<std::size_t>& stride, std::v
 }
 
 // Every s_i^2 = sigma2 prod_k i_k/(i_k + 1) is at least sigma2 / 2^K.
-KleinCorrection smallest_step_correction(Rational sigma2, std::size_t K) {
+KleinCorrection kronecker_step_correction(Rational sigma2, std::size_t K) {
   return klein_correction_for(sigma2, static_cast<unsigned>(K));
 }
 
-void check_arguments(Rational sigma2, const std::vector<std::size_t>& shape, const std::int64_t* z) {
+void check_kronecker_arguments(Rational sigma2, const std::vector<std::size_t>& shape, const std::int64_t* z) {
   if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("gaussian variance must be positive");
   if (shape.size() < 2 || shape.size() > kMaxTableDimensions)
     throw InvalidArgument("a table lattice needs two to " + std::to_string(kMaxTableDimensions) + " dimensions");
@@ -74,15 +71,15 @@ bool klein_attempt(RandomSource& rng, Rational sigma2, const Layout& layout, con
     unpack(t, layout.coord_stride, a);
     // c = sum over nonempty S of (-1)^(|S|+1) prod_{k in S} i_k prod_{k not in S} (i_k + 1) y_{a + 1_S} / Q,
     // Q = prod (i_k + 1), i_k = a_k + 1; y beyond the last coordinate is 0.
-    i128 c_num = 0;
-    u128 Q = 1, product_i = 1;
+    Int128 c_num = 0;
+    Uint128 Q = 1, product_i = 1;
     for (std::size_t k = 0; k < K; ++k) {
       Q *= a[k] + 2;
       product_i *= a[k] + 1;
     }
     for (std::size_t S = 1; S < (std::size_t(1) << K); ++S) {
       std::size_t index = t;
-      u128 weight = 1;
+      Uint128 weight = 1;
       bool inside = true;
       for (std::size_t k = 0; k < K; ++k) {
         if (S >> k & 1) {
@@ -94,16 +91,16 @@ bool klein_attempt(RandomSource& rng, Rational sigma2, const Layout& layout, con
         }
       }
       if (!inside) continue;
-      const i128 term = static_cast<i128>(weight) * y[index];
+      const Int128 term = static_cast<Int128>(weight) * y[index];
       c_num += __builtin_popcountll(S) % 2 == 1 ? term : -term;
     }
     if (c_num > INT64_MAX || c_num < INT64_MIN) throw OutOfRange("table lattice prefix sum is out of range");
-    const u128 Sn = static_cast<u128>(sigma2.num) * product_i, Sd = static_cast<u128>(sigma2.den) * Q;
+    const Uint128 Sn = static_cast<Uint128>(sigma2.num) * product_i, Sd = static_cast<Uint128>(sigma2.den) * Q;
     y[t] = sample_discrete_gaussian_centred(rng, Sn, Sd, static_cast<std::int64_t>(c_num),
                                             static_cast<std::int64_t>(Q));
     if (correction == nullptr) continue;
-    i128 f = c_num % static_cast<i128>(Q);  // R depends only on c mod 1
-    if (f < 0) f += static_cast<i128>(Q);
+    Int128 f = c_num % static_cast<Int128>(Q);  // R depends only on c mod 1
+    if (f < 0) f += static_cast<Int128>(Q);
     if (f != 0 && !correction->coin(rng, Sn, Sd, static_cast<std::uint64_t>(f), static_cast<std::uint64_t>(Q)))
       return false;
   }
@@ -118,7 +115,7 @@ void table_from_coordinates(const std::vector<std::int64_t>& y, const Layout& la
   for (std::size_t cell = 0; cell < layout.cells; ++cell) {
     interrupts.poll_every(cell);
     unpack(cell, layout.cell_stride, a);
-    i128 v = 0;
+    Int128 v = 0;
     for (std::size_t T = 0; T < (std::size_t(1) << K); ++T) {
       std::size_t index = 0;
       bool inside = true;
@@ -132,7 +129,7 @@ void table_from_coordinates(const std::vector<std::int64_t>& y, const Layout& la
           index += b * layout.coord_stride[k];
         }
       }
-      if (inside) v += __builtin_popcountll(T) % 2 == 0 ? i128(y[index]) : -i128(y[index]);
+      if (inside) v += __builtin_popcountll(T) % 2 == 0 ? Int128(y[index]) : -Int128(y[index]);
     }
     z[cell] = checked_narrow(v, "lattice gaussian noise out of range for bigint");
   }
@@ -147,17 +144,17 @@ bool table_lattice_gaussian_applies(Rational sigma2, const std::vector<std::size
     if (n < 2) return false;
     coordinates *= double(n - 1);
   }
-  return coordinates * smallest_step_correction(sigma2, shape.size()).failure_bound() <= 0.5;
+  return coordinates * kronecker_step_correction(sigma2, shape.size()).failure_bound() <= 0.5;
 }
 
 void sample_table_lattice_gaussian(RandomSource& rng, Rational sigma2, const std::vector<std::size_t>& shape,
                                    std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(sigma2, shape, z);
+  check_kronecker_arguments(sigma2, shape, z);
   if (!table_lattice_gaussian_applies(sigma2, shape))
     throw OutOfRange("gaussian variance is too small for the exact table lattice sampler at this size",
                      "The variance is " + std::to_string(sigma2.num) + "/" + std::to_string(sigma2.den) + ".");
   const Layout layout(shape);
-  const KleinCorrection correction = smallest_step_correction(sigma2, shape.size());
+  const KleinCorrection correction = kronecker_step_correction(sigma2, shape.size());
   std::vector<std::int64_t> y(layout.coords);
   while (!klein_attempt(rng, sigma2, layout, &correction, y, interrupts)) interrupts.poll();
   table_from_coordinates(y, layout, z, interrupts);
@@ -165,7 +162,7 @@ void sample_table_lattice_gaussian(RandomSource& rng, Rational sigma2, const std
 
 void sample_table_klein_uncorrected(RandomSource& rng, Rational sigma2, const std::vector<std::size_t>& shape,
                                     std::int64_t* z, const Interrupts& interrupts) {
-  check_arguments(sigma2, shape, z);
+  check_kronecker_arguments(sigma2, shape, z);
   const Layout layout(shape);
   std::vector<std::int64_t> y(layout.coords);
   klein_attempt(rng, sigma2, layout, nullptr, y, interrupts);

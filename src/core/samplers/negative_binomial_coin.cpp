@@ -13,8 +13,8 @@ namespace {
 
 static_assert(sizeof(unsigned long) == 8 && sizeof(long) == 8, "LP64 is assumed by the MPFR calls");
 
-constexpr mpfr_prec_t kBasePrecision = 128;  // makes (m - M) * num exact
-constexpr std::uint64_t kMaxMode = std::uint64_t{1} << 50;
+constexpr mpfr_prec_t kCoinPrecision = 128;  // makes (m - M) * num exact
+constexpr std::uint64_t kMaxCoinMode = std::uint64_t{1} << 50;
 constexpr std::uint64_t kMaxArgument = std::uint64_t{1} << 63;
 
 // rho = exp(-num/den).
@@ -22,9 +22,9 @@ Interval rho_bounds(mpfr_prec_t prec, Rational rate) { return exp(neg(div(exact(
 
 // Sign of rho (m + k) - (m + 1), never 0, from enclosures at doubling
 // precision.
-bool ratio_above_one(Rational rate, std::uint64_t m, std::uint64_t k) {
+bool coin_ratio_above_one(Rational rate, std::uint64_t m, std::uint64_t k) {
   // Ends: the precision doubles up to 2^20 bits, then refuses: at most 14 passes.
-  for (mpfr_prec_t prec = kBasePrecision;; prec *= 2) {
+  for (mpfr_prec_t prec = kCoinPrecision;; prec *= 2) {
     const Interval d = sub(mul(rho_bounds(prec, rate), m + k), m + 1);
     if (certainly_positive(d)) return true;
     if (certainly_negative(d)) return false;
@@ -41,20 +41,20 @@ NegativeBinomialCoin::NegativeBinomialCoin(Rational rate, std::uint64_t k) : rat
   // to the exact one.
   const long double r = static_cast<long double>(rate.num) / rate.den;
   const long double estimate = (k * std::exp(-r) - 1) / -std::expm1(-r);
-  if (!(estimate <= static_cast<long double>(kMaxMode)))
+  if (!(estimate <= static_cast<long double>(kMaxCoinMode)))
     throw OutOfRange("the noise scale is too large for a table of " + std::to_string(k) + " columns",
                      "The expected sum of the geometric terms, about k exp(-rate) / (1 - exp(-rate)), must stay "
                      "below 2^50.");
   std::uint64_t m = estimate <= 0 ? 0 : static_cast<std::uint64_t>(std::ceil(estimate));
   // Ends: the double estimate of the mode is within a few units of it.
-  while (m > 0 && !ratio_above_one(rate, m - 1, k)) --m;
-  while (ratio_above_one(rate, m, k)) ++m;
+  while (m > 0 && !coin_ratio_above_one(rate, m - 1, k)) --m;
+  while (coin_ratio_above_one(rate, m, k)) ++m;
   mode_ = m;
   first_ = mode_ > kKept / 2 ? mode_ - kKept / 2 : 0;
 }
 
 Interval NegativeBinomialCoin::log_ratio_bounds(mpfr_prec_t prec, std::uint64_t m) const {
-  if (prec < kBasePrecision) prec = kBasePrecision;
+  if (prec < kCoinPrecision) prec = kCoinPrecision;
   if (m >= kMaxArgument - k_) throw OutOfRange("a negative binomial total does not fit in a bigint");
   const Interval at_m = sub(lngamma_at(prec, m + k_), lngamma_at(prec, m + 1));
   const Interval at_mode = sub(lngamma_at(prec, mode_ + k_), lngamma_at(prec, mode_ + 1));
@@ -72,7 +72,7 @@ bool NegativeBinomialCoin::decide_from_first_word(std::uint64_t m, std::uint64_t
   }
   const std::uint64_t i = m - first_;
   if (lo_[i] > hi_[i]) {
-    const Interval p = exp(log_ratio_bounds(kBasePrecision, m));
+    const Interval p = exp(log_ratio_bounds(kCoinPrecision, m));
     lo_[i] = to_double(p, End::lower);
     hi_[i] = to_double(p, End::upper);
   }
@@ -95,7 +95,7 @@ bool NegativeBinomialCoin::accept(RandomSource& rng, std::uint64_t m) {
   bool decided = false;
   if (decide_from_first_word(m, u.first_word(), decided)) return decided;
   const ProbabilityBounds p = [this, m](mpfr_prec_t prec) { return exp(log_ratio_bounds(prec, m)); };
-  return u.less_than(p, kBasePrecision);
+  return u.less_than(p, kCoinPrecision);
 }
 
 }  // namespace invariant_dp

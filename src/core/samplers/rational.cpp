@@ -23,8 +23,6 @@
 namespace invariant_dp {
 namespace {
 
-using u128 = Uint128;
-
 // A positive finite double below 2^64 as m * 2^e with m an integer < 2^53.
 struct Dyadic {
   std::uint64_t mantissa;
@@ -39,21 +37,21 @@ Dyadic decompose(double x) {
 }
 
 // ceil(x * q) exactly. Requires x < 2^64 and q < 2^64, so the result < 2^128.
-u128 ceil_times(const Dyadic& x, std::uint64_t q) {
-  const u128 product = static_cast<u128>(x.mantissa) * q;  // < 2^117
+Uint128 ceil_times(const Dyadic& x, std::uint64_t q) {
+  const Uint128 product = static_cast<Uint128>(x.mantissa) * q;  // < 2^117
   if (x.exponent >= 0) return product << x.exponent;
   const int shift = -x.exponent;
   if (shift >= 128) return product == 0 ? 0 : 1;
-  const u128 quotient = product >> shift;
-  const u128 remainder = product & ((static_cast<u128>(1) << shift) - 1);
+  const Uint128 quotient = product >> shift;
+  const Uint128 remainder = product & ((static_cast<Uint128>(1) << shift) - 1);
   return quotient + (remainder != 0 ? 1 : 0);
 }
 
 // p / q >= x, exactly (p integer, so p >= x q  <=>  p >= ceil(x q)).
-bool at_least(u128 p, std::uint64_t q, const Dyadic& x) { return p >= ceil_times(x, q); }
+bool at_least(Uint128 p, std::uint64_t q, const Dyadic& x) { return p >= ceil_times(x, q); }
 
 struct Frac {
-  u128 num;
+  Uint128 num;
   std::uint64_t den;
 };
 
@@ -81,14 +79,14 @@ Rational rational_at_least(double x, std::uint64_t max_den) {
     throw OutOfRange("value is too large for an exact rational",
                      "The value is " + format_double(x) + ".");
   const Dyadic dx = decompose(x);
-  const u128 ceil_x = ceil_times(dx, 1);  // >= 1
+  const Uint128 ceil_x = ceil_times(dx, 1);  // >= 1
   Frac left{ceil_x - 1, 1};               // < x
   Frac right{ceil_x, 1};                  // >= x
   // Fractions seen below are <= ceil(x) with denominators <= max_den, so
   // their numerators stay below 2^128.
   // Ends: each pass takes a whole run of the continued fraction, so the denominators at least double every two
   // passes: about 2 log2(max_den).
-  while (static_cast<u128>(left.den) + right.den <= max_den) {
+  while (static_cast<Uint128>(left.den) + right.den <= max_den) {
     const Frac mid{left.num + right.num, left.den + right.den};
     if (at_least(mid.num, mid.den, dx)) {
       // Move right towards left: right + k * left, largest k still >= x.

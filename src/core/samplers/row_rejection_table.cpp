@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../errors.hpp"
+#include "../math_constants.hpp"
 #include "bernoulli_exp.hpp"
 #include "conditioned_laplace_variance.hpp"
 #include "wide_int.hpp"
@@ -15,7 +16,6 @@
 namespace invariant_dp {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kCapFactor = 64;
 
 struct Lines {
@@ -49,14 +49,14 @@ double log_zero_sum_mass(double a, double log_a, double log1m_a, std::size_t l) 
   return 2 * k * log1m_a + top + std::log(sum);
 }
 
-void check_scale(Rational scale) {
+void check_row_scale(Rational scale) {
   if (scale.num == 0 || scale.den == 0) throw InvalidArgument("laplace scale must be positive");
 }
 
 }  // namespace
 
 double row_rejection_acceptance(Rational scale, std::size_t rows, std::size_t columns) {
-  check_scale(scale);
+  check_row_scale(scale);
   const Lines lines = lines_of(rows, columns);
   if (lines.length < 2) return 1;
   const double l = double(lines.length), m = double(lines.count);
@@ -78,7 +78,7 @@ double row_rejection_expected_cells(Rational scale, std::size_t rows, std::size_
 
 RowRejectionSampler::RowRejectionSampler(Rational scale, std::size_t rows, std::size_t columns)
     : scale_(scale), rows_(rows), columns_(columns) {
-  check_scale(scale);
+  check_row_scale(scale);
   const Lines lines = lines_of(rows, columns);
   length_ = lines.length;
   count_ = lines.count;

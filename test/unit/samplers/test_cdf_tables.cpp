@@ -31,7 +31,9 @@ TEST(DiscreteLaplaceTable, WordsEncloseTheCdf) {
     const double expected = std::ldexp(cdf(7.0 / 3, table.first_x() + std::int64_t(k)), 64);
     // Words are certified to 2^-64; double is good to about 2^-52 of the value.
     EXPECT_NEAR(double(table.lower_word(k)), expected, 1e-12 * expected + 2) << k;
-    if (k > 0) EXPECT_LT(table.lower_word(k - 1), table.lower_word(k));
+    if (k > 0) {
+      EXPECT_LT(table.lower_word(k - 1), table.lower_word(k));
+    }
   }
 }
 
