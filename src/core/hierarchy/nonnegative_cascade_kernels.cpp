@@ -202,6 +202,11 @@ RatePowers::RatePowers(double rho, std::size_t length) : rho_(rho) {
   while (step_ > 1 && !(pow_[static_cast<std::size_t>(step_)] >= 0x1p-1000)) --step_;
 }
 
+std::size_t rate_table_length(double rate) {
+  const double needed = std::ceil(760.0 / rate) + 2;  // exp(-760) is below every double
+  return static_cast<std::size_t>(std::min(needed, double(1u << 17)));
+}
+
 Separated separate(double x) {
   Separated out;
   out.m = std::frexp(x, &out.e);

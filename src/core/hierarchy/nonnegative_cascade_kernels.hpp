@@ -82,6 +82,10 @@ class RatePowers {
   double series_ = 0;                     // >= 1 / (1 - exp(-rho))
 };
 
+// The entries a RatePowers of this rate keeps: up to exp(-760), below every
+// double (at most 2^17).
+std::size_t rate_table_length(double rate);
+
 // x^j for a ratio 0 <= x <= 1 and j >= 0 (0^0 = 1).
 double ratio_power(double x, std::int64_t j);
 // An upper bound of x^j apart from its exponent, for 0 <= x <= 1 (through

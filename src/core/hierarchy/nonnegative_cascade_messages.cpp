@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <thread>
 
@@ -35,11 +36,6 @@ constexpr double kMaxThreads = 2;
 // and each depth would cost a good part of it (a statistical test draws
 // small trees 100,000 times): one thread.
 constexpr std::size_t kNodesForTwoThreads = 1024;
-
-std::size_t powers_length(double rate) {
-  const double needed = std::ceil(760.0 / rate) + 2;  // exp(-760) is below every double
-  return static_cast<std::size_t>(std::min(needed, double(1u << 17)));
-}
 
 struct Window {
   std::int64_t lo, hi;
@@ -132,6 +128,10 @@ double split_shift_cap(double limit, double suffix_var_cap, double mean_cap, dou
 
 double leaf_mean_cap(double rate) { return 1 / std::expm1(rate); }
 
+std::size_t pinned_tilt_window_cap(double var_cap, double mean_cap, double rate, const NonnegativeOptions& options) {
+  return std::min(4 * nonnegative_window_cap(var_cap, rate, mean_cap, options), options.max_window);
+}
+
 std::size_t nonnegative_window_cap(double variance_sum, double min_rate, double shift,
                                    const NonnegativeOptions& options) {
   const double half = options.window_sd * std::sqrt(variance_sum) + options.window_tail / min_rate + 1;
@@ -158,6 +158,44 @@ NonnegativeMessages::NonnegativeMessages(const HierarchyTree& tree, const Nonneg
     nonnegative_cascade_size(tree, law, options_, interrupts, &large_splits_);
   make_powers(interrupts);
   build(interrupts);
+  choose_pinned_tilts(interrupts);
+}
+
+std::vector<std::size_t> NonnegativeMessages::tilt_caps(std::uint32_t u, const Interrupts& interrupts) const {
+  std::vector<std::size_t> caps(tree_.n_children(u));
+  for (std::uint32_t j = 0; j < caps.size(); ++j) {
+    interrupts.poll_every(j);
+    const std::uint32_t top = tree_.first_child(u) + j;
+    caps[j] = pinned_tilt_window_cap(variance_cap(top), mean_cap(top), chain_rate(top), options_);
+  }
+  return caps;
+}
+
+// Every pinned split's tilt, from its children's messages (so after the
+// backward pass), and the tables of its tilted rates: made once, here, so
+// that each draw only reads them.
+void NonnegativeMessages::choose_pinned_tilts(const Interrupts& interrupts) {
+  std::vector<ChildMessage> children;
+  for (std::uint32_t u = 0; u < tree_.n_nodes(); ++u) {
+    interrupts.poll_every(u);
+    if (!law_.pinned(u) || tree_.n_children(u) < 2 || law_.pinned(tree_.first_child(u))) continue;
+    children.resize(tree_.n_children(u));
+    for (std::uint32_t j = 0; j < children.size(); ++j) children[j] = message(tree_.first_child(u) + j);
+    const double theta = pinned_split_tilt(children, tilt_caps(u, interrupts), options_.pinned_tilt_nats, interrupts);
+    if (!(theta < 0)) continue;
+    pinned_tilts_.emplace_back(u, theta);
+    for (const ChildMessage& g : children) {
+      const double rate = g.rho() - theta;  // exact: both multiples of 2^-40, far below 2^13
+      if (powers_.find(rate) == powers_.end())
+        powers_.emplace(rate, std::make_unique<RatePowers>(rate, rate_table_length(rate)));
+    }
+  }
+}
+
+double NonnegativeMessages::pinned_tilt(std::uint32_t u) const {
+  const auto it = std::lower_bound(pinned_tilts_.begin(), pinned_tilts_.end(),
+                                   std::make_pair(u, -std::numeric_limits<double>::infinity()));
+  return it != pinned_tilts_.end() && it->first == u ? it->second : 0.0;
 }
 
 bool NonnegativeMessages::large_split(std::uint32_t u) const {
@@ -177,7 +215,7 @@ void NonnegativeMessages::make_powers(const Interrupts& interrupts) {
     if (rate == last) continue;
     last = rate;
     if (powers_.find(rate) == powers_.end())
-      powers_.emplace(rate, std::make_unique<RatePowers>(rate, powers_length(rate)));
+      powers_.emplace(rate, std::make_unique<RatePowers>(rate, rate_table_length(rate)));
   }
 }
 
@@ -237,12 +275,21 @@ ChildMessage NonnegativeMessages::message(std::uint32_t top) const {
 }
 
 void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
-                                   unsigned first, const Interrupts& interrupts) const {
+                                   unsigned first, const Interrupts& interrupts, PinnedTilt* tilted) const {
   const std::uint32_t m = tree_.n_children(u);
   children.resize(m);
   for (std::uint32_t j = 0; j < m; ++j) {
     interrupts.poll_every(j);
     children[j] = message(tree_.first_child(u) + j);
+  }
+  if (tilted != nullptr) {
+    tilted->theta = 0;
+    tilted->plain.clear();
+    if (const double theta = pinned_tilt(u); theta < 0) {
+      std::vector<const RatePowers*> tables(m);
+      for (std::uint32_t j = 0; j < m; ++j) tables[j] = &powers(children[j].rho() - theta);
+      tilt_children(children, theta, tilt_caps(u, interrupts), tables, *tilted, interrupts);
+    }
   }
   // Suffix statistics of the children j..m-1, in one thread_local set
   // taken once (each thread_local access of a shared library is a call).
@@ -273,6 +320,7 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
   // split_tilt_limit in size.
   const bool pinned = law_.pinned(u);
   const double own_rate = pinned ? 0.0 : chain_rate(chain_top(u));
+  const bool under_pinned = !pinned && chain_top(u) != 0 && law_.pinned(tree_.parent(chain_top(u)));
   const double limit = split_tilt_limit(pinned, own_rate, rmax);
   const double tilt = var[0] > 0 ? -std::clamp(mean[0] / var[0], -limit, limit) : 0.0;
   const double t_star = mean[0] + var[0] * tilt;
@@ -306,6 +354,9 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
       if (own) {
         w.lo = std::max(std::min<std::int64_t>(w.lo, 0), support[j]);
         w.hi = std::max<std::int64_t>(w.hi, 0);
+        // Under a pinned split, down to the support where the cap allows:
+        // a tilted draw there may take the least values (store_split).
+        if (under_pinned && static_cast<std::size_t>(w.hi - support[j] + 1) <= cap) w.lo = support[j];
       }
       // Ends: at kMaxReachDoublings at the latest (refused there).
       for (int doubling = 0;; ++doubling) {
@@ -463,6 +514,14 @@ StoredMessage NonnegativeMessages::store_split(std::uint32_t u, std::vector<Chil
     const std::size_t a0 = std::min(a, zero), b0 = std::max(b, zero);
     if (b0 - a0 + 1 <= cap) a = a0, b = b0;
   }
+  // A child of a pinned split may be drawn tilted (nonnegative_cascade_tilt.hpp),
+  // near the least values its counts allow: where what is kept starts at 0
+  // or above, a window that reaches the support (suffixes takes it there
+  // when its cap allows) keeps what lies below (within the size check's
+  // pool, which counts the whole window).
+  const std::uint32_t top = chain_top(u);
+  if (top != 0 && law_.pinned(tree_.parent(top)) && F0.lo == F0.support && F0.lo + static_cast<std::int64_t>(a) >= 0)
+    a = 0;
   const double tilt = majorant_tilt(n, children[0]);
   // Ends: each scan stays within the window's n values.
   while (a > 0 && !(F0.v[a] * tilt < F0.v[a + 1])) --a;
@@ -548,6 +607,22 @@ NonnegativeSize nonnegative_cascade_size(const HierarchyTree& tree, const Nonneg
       total_mean += tree.is_leaf(e) ? leaf_mean_cap(rates[j]) : mean_cap[e];
     }
     double suffix_var = 0, suffix_min = INFINITY, scratch = 0, ops = 0;
+    if (pinned) {
+      // The children's tilted windows; the tables of their tilted rates
+      // (one for each rate among them, no longer than that rate's).
+      std::vector<double> distinct;
+      for (std::uint32_t j = 0; j < m; ++j) {
+        interrupts.poll_every(steps++);
+        const std::uint32_t e = chain_end(tree.first_child(u) + j);
+        const double v = discrete_laplace_variance_at(rates[j]) + var_cap[e];
+        const double mean = tree.is_leaf(e) ? leaf_mean_cap(rates[j]) : mean_cap[e];
+        scratch += 8.0 * double(pinned_tilt_window_cap(v, mean, rates[j], options));
+        if (std::find(distinct.begin(), distinct.end(), rates[j]) == distinct.end()) {
+          distinct.push_back(rates[j]);
+          size.pool_bytes += 16.0 * double(rate_table_length(rates[j])) + 128.0;
+        }
+      }
+    }
     for (std::uint32_t j = m; j-- > 0;) {
       interrupts.poll_every(steps++);
       const std::uint32_t e = chain_end(tree.first_child(u) + j);

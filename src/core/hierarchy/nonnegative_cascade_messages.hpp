@@ -37,6 +37,7 @@
 #include "hierarchy_tree.hpp"
 #include "nonnegative_cascade_kernels.hpp"
 #include "nonnegative_cascade_law.hpp"
+#include "nonnegative_cascade_tilt.hpp"
 
 namespace invariant_dp::hierarchy {
 
@@ -70,6 +71,10 @@ struct NonnegativeOptions {
   // with two cores, one for a small tree), else 1 or 2. The released values
   // do not depend on it.
   unsigned threads = 0;
+  // A pinned split's children are tilted (nonnegative_cascade_tilt.hpp)
+  // where their summed mean lies at least this many nats above 0 (tests
+  // set 0 to tilt wherever it lies above 0).
+  double pinned_tilt_nats = kPinnedTiltNats;
   // Power tests only: every leaf treated as if its count were unbounded
   // (the law without the non-negativity conditioning).
   bool ignore_nonnegativity_for_power_test = false;
@@ -120,8 +125,11 @@ class NonnegativeMessages {
   // F[m-1] holds the last child's window values (its message itself is the
   // suffix function: suffix(k) says which to read). The windows depend on
   // the children's messages and the law only, so every call gives the same.
+  // With `tilted` (the sampler's), a pinned split's children are tilted
+  // by its pinned_tilt, if any (children and F then the tilted ones,
+  // tilted->plain the children's own messages; tilted->theta 0 otherwise).
   void suffixes(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F, unsigned first,
-                const Interrupts& interrupts) const;
+                const Interrupts& interrupts, PinnedTilt* tilted = nullptr) const;
   Suffix suffix(const std::vector<ChildMessage>& children, const std::vector<WindowFn>& F, std::size_t k) const {
     if (options_.dominating && k + 1 == children.size()) return Suffix{nullptr, &children[k]};
     return Suffix{&F[k], nullptr};
@@ -143,6 +151,9 @@ class NonnegativeMessages {
   // The table of a chain's rate (every free chain's is made by the
   // constructor; Error for another rate).
   const RatePowers& powers(double rate) const;
+  // The tilt of pinned split u's children (nonnegative_cascade_tilt.hpp; 0:
+  // not tilted), chosen once from their messages by the constructor.
+  double pinned_tilt(std::uint32_t u) const;
   // Whether split u's suffix functions may exceed kNonnegativeLargeSplitBytes
   // (from the tree and the law: nonnegative_cascade_size): such a split is
   // worked on alone, on the calling thread (always false on one thread).
@@ -152,6 +163,9 @@ class NonnegativeMessages {
   static constexpr std::uint32_t kNone = 0xffffffffu;
   void make_powers(const Interrupts& interrupts);
   void build(const Interrupts& interrupts);
+  void choose_pinned_tilts(const Interrupts& interrupts);
+  // Each child's pinned_tilt_window_cap, from the tree and the law.
+  std::vector<std::size_t> tilt_caps(std::uint32_t u, const Interrupts& interrupts) const;
   // Split u's stored message h_u: its window in h, the rest in the result
   // (values left for the caller to place).
   StoredMessage store_split(std::uint32_t u, std::vector<ChildMessage>& children, std::vector<WindowFn>& F,
@@ -168,6 +182,7 @@ class NonnegativeMessages {
   std::vector<std::vector<double>> pool_;
   std::map<double, std::unique_ptr<RatePowers>> powers_;
   std::vector<std::uint32_t> large_splits_;  // in node order
+  std::vector<std::pair<std::uint32_t, double>> pinned_tilts_;  // (split, theta < 0), in node order
 };
 
 // The threads a tree of `nodes` nodes gets: options.threads (1 or 2) if
@@ -213,5 +228,10 @@ double split_tilt_limit(bool pinned, double own_rate, double largest_child_rate)
 double split_shift_cap(double limit, double suffix_var_cap, double mean_cap, double var_cap);
 // A leaf's mean_cap: the mean of a one-sided geometric of rate `rate`.
 double leaf_mean_cap(double rate);
+// The longest tilted window a child of a pinned split may take (from its
+// support to past 0 and its own window; a child whose support lies farther
+// below is not tilted), from its variance_cap and mean_cap and its rate:
+// four times the window cap of a sum of that variance moved by that mean.
+std::size_t pinned_tilt_window_cap(double var_cap, double mean_cap, double rate, const NonnegativeOptions& options);
 
 }  // namespace invariant_dp::hierarchy

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "../errors.hpp"
 #include "../large_buffer.hpp"
@@ -198,7 +199,11 @@ class MomentPass {
   void split(const Pending& p) {
     const HierarchyTree& tree = m_.tree();
     const std::uint32_t u = p.node, m = tree.n_children(u);
-    m_.suffixes(u, children_, F_, 1, interrupts_);
+    // A pinned split's children may be tilted (nonnegative_cascade_tilt.hpp):
+    // the recursions below then run on the tilted messages, which leaves
+    // every marginal as it is (the tilts' product is exp(theta * 0)); only
+    // the Psi a child passes down needs its own factor back (subtree).
+    m_.suffixes(u, children_, F_, 1, interrupts_, &tilt_);
     // Q~_k(z) = Q_k(-z): a convolution with g_k carries it to Q~_{k+1}.
     WindowFn qt;
     qt.lo = -(p.lo + static_cast<std::int64_t>(p.psi.size()) - 1);
@@ -265,6 +270,7 @@ class MomentPass {
   void subtree(std::uint32_t top, const ChildMessage& g, const std::vector<double>& qf, std::int64_t qlo,
                const WindowFn* F) {
     std::vector<double> phi(g.n, 0.0), pi(g.n), psi(g.n);
+    const double theta = tilt_.theta;
     const auto nq = static_cast<std::int64_t>(qf.size());
     for (std::uint32_t i = 0; i < g.n; ++i) {
       interrupts_.poll_every(i);
@@ -288,7 +294,24 @@ class MomentPass {
       pi[i] = psi[i] * g.values[i];
     }
     assign(top, pi, g.lo);
-    stack_.push_back({m_.chain_end(top), g.lo, std::move(psi)});
+    const std::uint32_t end = m_.chain_end(top);
+    if (m_.tree().is_leaf(end)) return;  // a tilted leaf: its marginal is all it needs
+    if (theta < 0) {
+      // Phi here is exp(-theta s) times the plain recursions' (the tilted
+      // suffix functions and Q's carry exp(theta r) and exp(-theta y)): the
+      // split below receives exp(-rho |s| + theta s) Phi(s), scaled to its
+      // largest value (a tilted window may span more than the doubles).
+      const double rho = tilt_.plain[top - m_.tree().first_child(m_.tree().parent(top))].rho();
+      double largest = -std::numeric_limits<double>::infinity();
+      for (std::uint32_t i = 0; i < g.n; ++i) {
+        const double s = double(g.lo + std::int64_t(i));
+        psi[i] =
+            phi[i] > 0 ? std::log(phi[i]) - rho * std::fabs(s) + theta * s : -std::numeric_limits<double>::infinity();
+        largest = std::max(largest, psi[i]);
+      }
+      for (double& x : psi) x = std::exp(x - largest);
+    }
+    stack_.push_back({end, g.lo, std::move(psi)});
   }
 
   const NonnegativeMessages& m_;
@@ -297,6 +320,7 @@ class MomentPass {
   std::vector<Pending> stack_;
   std::vector<ChildMessage> children_;
   std::vector<WindowFn> F_;
+  PinnedTilt tilt_;
   WindowFn next_qt_;
   ThreeSums pos_, neg_;
 };

@@ -173,7 +173,7 @@ bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, co
   std::size_t begin = 0;
   auto prepare = [&](std::size_t item, std::size_t slot, const mcmc::JobPoll& poll) {
     const std::uint32_t u = splits_[begin + item];
-    messages_.suffixes(u, slots_[slot].children, slots_[slot].suffixes, 1, poll.interrupts());
+    messages_.suffixes(u, slots_[slot].children, slots_[slot].suffixes, 1, poll.interrupts(), &slots_[slot].tilt);
   };
   auto use = [&](std::size_t item, std::size_t slot) {
     interrupts.poll_every(item);
@@ -194,7 +194,7 @@ bool NonnegativeSampler::attempt(RandomSource& rng, std::int64_t* node_noise, co
     const std::uint32_t u = splits_[begin++];
     for (Slot& slot : slots_) slot = Slot{};  // nothing else held meanwhile
     Slot large;
-    messages_.suffixes(u, large.children, large.suffixes, 1, interrupts);
+    messages_.suffixes(u, large.children, large.suffixes, 1, interrupts, &large.tilt);
     if (!split(u, node_noise[u], large, rng, node_noise, interrupts, stats)) return false;
   }
   return true;
@@ -238,7 +238,11 @@ bool NonnegativeSampler::split(std::uint32_t u, std::int64_t t, const Slot& slot
     c.total = draws_[0].total;
     c.scale_exp2 = draws_[0].scale_exp2;
   }
-  if (!accept(rng, children, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
+  // The coin's numerator is the target's: the children's own messages. Where
+  // they were tilted, the proposal's are exp(theta s_j) times larger or more,
+  // and the s_j sum to 0 (t = 0 at a pinned node), so p <= 1 still holds.
+  const std::vector<ChildMessage>& target = slot.tilt.theta < 0 ? slot.tilt.plain : children;
+  if (!accept(rng, target, values_, draws_, c, messages_.options().enclosed_coins_for_test, stats)) return false;
   for (std::uint32_t j = 0; j < m; ++j) assign_chain(tree.first_child(u) + j, values_[j], node_noise);
   return true;
 }

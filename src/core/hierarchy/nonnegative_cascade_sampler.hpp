@@ -69,6 +69,7 @@ class NonnegativeSampler {
   struct Slot {
     std::vector<ChildMessage> children;
     std::vector<WindowFn> suffixes;
+    PinnedTilt tilt;  // a pinned split's tilted children (children then the tilted ones)
   };
   void list_splits(const Interrupts& interrupts);
   bool attempt(RandomSource& rng, std::int64_t* node_noise, const Interrupts& interrupts, NonnegativeDrawStats& stats);

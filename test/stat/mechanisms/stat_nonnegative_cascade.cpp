@@ -144,6 +144,28 @@ TEST(StatNonnegativeCascade, TheLawWithTinyWindowsAndGeometricTails) {
   for (const Case& c : cases()) check_law(c, tiny, 100000, 303, " (tiny windows, tails drawn as series)", false);
 }
 
+// At an exact root the children's messages may be tilted (the sampler's
+// proposal only; nonnegative_cascade_tilt.hpp): tilted wherever their summed
+// mean lies above 0, the law is the same.
+TEST(StatNonnegativeCascade, TheLawWithTiltedMessagesAtAnExactRoot) {
+  NonnegativeOptions tilted;
+  tilted.pinned_tilt_nats = 0;
+  const auto all = cases();
+  std::uint64_t seed = 404;
+  for (const std::size_t k : {std::size_t(1), std::size_t(3)}) {
+    const Case& c = all[k];
+    const auto tree = HierarchyTree::from_parents(c.parent, Interrupts());
+    const NonnegativeLaw law = law_of(tree, c);
+    const NonnegativeMessages messages(tree, law, c.counts.data(), tilted, Interrupts());
+    std::vector<ChildMessage> children;
+    std::vector<WindowFn> F;
+    PinnedTilt tilt;
+    messages.suffixes(0, children, F, 1, Interrupts(), &tilt);
+    ASSERT_LT(tilt.theta, 0) << c.name;  // the root's children are tilted
+    check_law(c, tilted, 200000, seed++, " (tilted at the exact root)", k == 3);
+  }
+}
+
 // ---- 2. the published bias and variance --------------------------------
 
 struct Sample {

@@ -193,14 +193,25 @@ TEST(NonnegativeCascadeLaw, PinnedNodesAndRefusals) {
   EXPECT_NO_THROW(NonnegativeLaw(tree, {0.5, 0.5, 0.125, 0.25}, p, 2));
 }
 
+// tilt_nats: NonnegativeOptions::pinned_tilt_nats (0: a pinned split's
+// children tilted wherever their summed mean lies above 0, which it checks).
 void expect_moments_match_enumeration(const std::vector<std::int64_t>& parent, const std::vector<double>& eps,
-                                      const std::vector<std::uint32_t>& fixed, const std::vector<std::int64_t>& counts) {
+                                      const std::vector<std::uint32_t>& fixed, const std::vector<std::int64_t>& counts,
+                                      double tilt_nats = kPinnedTiltNats) {
   const auto tree = HierarchyTree::from_parents(parent, Interrupts());
   const NonnegativeLaw law = make_law(tree, eps, fixed);
   const auto exact = enumerate_law(tree, law, counts, 32, true, 1.0, false);
-  const auto moments = nonnegative_cascade_moments(tree, law, counts.data(), Interrupts());
+  NonnegativeOptions options = nonnegative_moment_windows();
+  options.pinned_tilt_nats = tilt_nats;
+  if (tilt_nats == 0) {
+    NonnegativeOptions bounded = options;
+    bounded.dominating = false;
+    const NonnegativeMessages messages(tree, law, counts.data(), bounded, Interrupts());
+    EXPECT_LT(messages.pinned_tilt(fixed.at(0)), 0) << "tilted";
+  }
+  const auto moments = nonnegative_cascade_moments(tree, law, counts.data(), Interrupts(), options);
   // The same with wider windows: the error is the windows', not the method's.
-  NonnegativeOptions wide = nonnegative_moment_windows();
+  NonnegativeOptions wide = options;
   wide.window_tail = wide.leaf_split_window_tail = 34;
   const auto precise = nonnegative_cascade_moments(tree, law, counts.data(), Interrupts(), wide);
   for (std::uint32_t v = 0; v < tree.n_nodes(); ++v) {
@@ -225,6 +236,14 @@ TEST(NonnegativeCascadeMoments, MatchEnumerationOnSmallTrees) {
   expect_moments_match_enumeration({-1, 0, 1}, {0.5, 0.25, 1.0}, none, {1});
 }
 
+// With the exact root's children tilted (leaves, then subtrees), every
+// marginal is the same: the recursions run on the tilted messages and each
+// subtree's split below gets its own factor back.
+TEST(NonnegativeCascadeMoments, MatchEnumerationWithTiltedMessagesAtAnExactRoot) {
+  const std::vector<std::uint32_t> root{0};
+  expect_moments_match_enumeration({-1, 0, 0, 0}, {0.75, 1.0}, root, {0, 1, 2}, 0);
+  expect_moments_match_enumeration({-1, 0, 0, 1, 1, 2, 2}, {0.5, 1.0, 1.25}, root, {2, 0, 0, 1}, 0);
+}
 
 // The exact privacy loss of small releases, by enumeration: the largest
 // |log P_x(r) - log P_x'(r)| over the released tables r of two neighbours,
