@@ -102,10 +102,18 @@ bool scaled_at_most(double x, double a, double b) {
 
 // The largest double x <= candidate with x a <= b b (a, b > 0).
 double capped(double candidate, double a, double b) {
-  double x = std::min(candidate, b * b / a);
+  // b b / a with b scaled to about 1: far below a window's largest value
+  // (under 2^-537) b b itself would round to 0 (the cap with it), and the
+  // scaling by a power of two changes no rounding in the normal range.
+  const int e = std::ilogb(b);
+  const double bs = std::ldexp(b, -e), as = std::ldexp(a, -e);
+  double x = std::min(candidate, std::ldexp(bs * bs / as, e));
   // Ends: x starts within the quotient's rounding (an ulp or two) of the
-  // largest admissible value, and each pass steps one ulp down.
-  while (x > 0 && !product_at_most(x, a, b)) x = next_down(x);
+  // largest admissible value, and each pass steps one ulp down; at most 64
+  // passes (where b b / a is not a normal double, ulps are too fine to step
+  // through: 0 is admissible, and the majorant then says it fell below its
+  // values instead of running on).
+  for (int step = 0; x > 0 && !product_at_most(x, a, b); ++step) x = step < 64 ? next_down(x) : 0.0;
   return x;
 }
 

@@ -200,5 +200,31 @@ TEST(NonnegativeCascadeKernels, TailsFallOnlyWhereTheEndStepsFall) {
   }
 }
 
+// A window whose values rise geometrically from 400 nats below its largest
+// (a leaf split of a group with one count in the hundreds, at epsilon 2):
+// where the majorant caps a value to keep log-concavity, b b / a of two
+// values under 2^-537 rounded to 0 and the majorant fell below its values
+// (an internal error on a valid request). It now dominates them, log-concave.
+TEST(NonnegativeCascadeKernels, MajorantsHoldValuesFarBelowTheirLargest) {
+  const double tilt = 1.0000000000237588, rise = 1.6201608577183921;
+  WindowFn F;
+  F.lo = -631;
+  F.support = -1629;
+  F.v.push_back(2.3397878275126805e-175);
+  // Ends: at the first value past 0.69 (about 830 steps).
+  while (F.v.back() < 0.69) F.v.push_back(F.v.back() * rise);
+  const double top = F.v.back();
+  for (int j = 1; j <= 400; ++j) F.v.push_back(top * std::exp(-double(j) * j / 2000));
+  const std::vector<double> values = F.v;
+  ASSERT_NO_THROW(make_log_concave_majorant(F, tilt));
+  ASSERT_EQ(F.lo, -631);
+  ASSERT_EQ(F.v.size(), values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    EXPECT_GE(F.v[i], values[i]) << i;
+    EXPECT_LE(F.v[i], values[i] * 1.001) << i;  // raised by the tilt's compounding, not floored
+    if (i > 0 && i + 1 < values.size()) EXPECT_GE(F.v[i] * F.v[i], F.v[i - 1] * F.v[i + 1] * (1 - 1e-15)) << i;
+  }
+}
+
 }  // namespace
 }  // namespace invariant_dp::hierarchy
