@@ -356,7 +356,8 @@ void NonnegativeMessages::suffixes(std::uint32_t u, std::vector<ChildMessage>& c
         w.hi = std::max<std::int64_t>(w.hi, 0);
         // Under a pinned split, down to the support where the cap allows:
         // a tilted draw there may take the least values (store_split).
-        if (under_pinned && static_cast<std::size_t>(w.hi - support[j] + 1) <= cap) w.lo = support[j];
+        // (w.hi + 1 - cap <= support: a support of -2^62 does not overflow.)
+        if (under_pinned && w.hi + 1 - static_cast<std::int64_t>(cap) <= support[j]) w.lo = support[j];
       }
       // Ends: at kMaxReachDoublings at the latest (refused there).
       for (int doubling = 0;; ++doubling) {

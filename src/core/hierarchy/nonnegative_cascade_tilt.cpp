@@ -41,7 +41,9 @@ bool log_h(const ChildMessage& g, double theta, std::size_t cap, LogH& out) {
   // exp(-kRightNats) off (a leaf's mass lies mostly beyond 0).
   const auto right = static_cast<std::int64_t>(std::ceil(kRightNats / (g.rho() - theta)));
   out.to = (g.leaf ? 0 : std::max<std::int64_t>(g.hi(), 0)) + right;
-  if (out.to < out.from || static_cast<std::uint64_t>(out.to - out.from) + 1 > cap) return false;
+  // to + 1 - cap > from: too long (without forming to - from, which a
+  // support near -2^63 would overflow).
+  if (out.to < out.from || out.to + 1 - static_cast<std::int64_t>(cap) > out.from) return false;
   out.value.resize(static_cast<std::size_t>(out.to - out.from + 1));
   for (std::size_t i = 0; i < out.value.size(); ++i) {
     const std::int64_t s = out.from + static_cast<std::int64_t>(i);

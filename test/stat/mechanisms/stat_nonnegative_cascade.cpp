@@ -41,12 +41,12 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
-#include <random>
-
 #include "chi_square.hpp"
+#include "group_trees.hpp"
 #include "hierarchy/nonnegative_cascade.hpp"
 #include "nonnegative_enumeration.hpp"
 #include "random_source.hpp"
@@ -256,15 +256,6 @@ std::uint64_t attempts_of_draws(const HierarchyTree& tree, const NonnegativeLaw&
   std::uint64_t attempts = 0;
   for (int d = 0; d < kDraws; ++d) attempts += sampler.sample(*rng, noise.data(), Interrupts()).attempts;
   return attempts;
-}
-
-// A root over `groups` nodes of `size` leaves each.
-HierarchyTree groups_tree(int groups, int size) {
-  std::vector<std::int64_t> parent{-1};
-  for (int g = 0; g < groups; ++g) parent.push_back(0);
-  for (int g = 0; g < groups; ++g)
-    for (int i = 0; i < size; ++i) parent.push_back(1 + g);
-  return HierarchyTree::from_parents(parent, Interrupts());
 }
 
 TEST(StatNonnegativeCascade, FewAttemptsOnBigGroupsOfEmptyLeavesAtSmallEpsilon) {
