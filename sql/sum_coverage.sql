@@ -11,7 +11,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 66 checks together at most once in 3 10^4 seeds.
+-- level (1 - level)), the 72 checks together at most once in 2.7 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -79,6 +79,14 @@ INSERT INTO cov_sums SELECT 'J', g, r, r, g FROM generate_series(1, 20) g, gener
 INSERT INTO cov_truth SELECT 'K', g, r, c, (g + r * 2 + c * 3) % 7
 FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'K', g, r, c, g FROM generate_series(1, 20) g, generate_series(1, 2) r, generate_series(1, 2) c;
+-- L: integer_laplace on 20 tables of 4 x 4 with both margins (epsilon 4/3:
+-- b = 3), drawn exactly by rejection over lines; a sum is the cells (1, 1)
+-- and (2, 2) of one table: one cell of each of two lines, whose law one
+-- Fourier integral over the lines' angles gives (the inversion of K's
+-- sums would cost some 10^8 line transforms at this scale).
+INSERT INTO cov_truth SELECT 'L', g, r, c, (g * 3 + r + c * 2) % 9
+FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'L', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
 
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
@@ -117,6 +125,8 @@ INSERT INTO cov_release VALUES
   ('J', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''J''', 2.0 + 0 * run,
           'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
   ('K', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''K''', 10.0 / 3 + 0 * run,
+          'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
+  ('L', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''L''', 4.0 / 3 + 0 * run,
           'integer_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n bigint)$$, 'x.r', 'x.c', '1'),
   ('I', $$dp.privatize('SELECT g, r, c, k, n FROM cov_truth WHERE shape = ''I''', 4.0 + 0 * run,
           'integer_gaussian', delta => 1e-3, margins => '{"g,r,c","g,r,k","g,c,k"}')

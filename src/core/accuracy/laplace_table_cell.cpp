@@ -11,6 +11,7 @@
 #include "../errors.hpp"
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
+#include "laplace_cell_line.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
 
@@ -21,145 +22,19 @@ namespace {
 // larger when the coverage's error bound is not below kTargetError.
 constexpr double kAliasFirst = 1e-14, kAliasSecond = 1e-30;
 constexpr double kTargetError = 1e-9, kRefusedError = 1e-7;
-// At one alpha (r - 1 angles, the last line's cell at angle 0, the cell
-// asked in line 1): the line's transform psi (LaplaceLinePoles) and
-// h(s) = E[1{Y_1 = s} e^(i alpha . Y)] for s = 0 .. T, both unnormalised
-// (divided by psi at alpha = 0 by the caller). With u_k = e^(i alpha_k), the
-// poles x_k = a conj(u_k) and beta_k = a u_k:
-//   h(s) = (1 - a^2)^(r-1) (a u_1)^s g_s[x_2 .. x_r],
-//   g_s(z) = z^(r-2+s) / prod_{k >= 2} (1 - beta_k z)
-// (the coefficient of z^-s in the product of the other cells' two-sided
-// geometric series). g_s[...] = e_1^T J^(r-2+s) R(J) e_K: the column R(J)
-// e_K once, then the row e_1^T J^p carried one power at a time.
-template <class Real>
-class CellLine {
-  using C = Cx<Real>;
-
- public:
-  CellLine(Rational b, int r, std::int64_t T) : r_(r), T_(T) {
-    const Real inv_b = Real(b.den) / Real(b.num);
-    a_ = std::exp(-inv_b);
-    one_minus_a2_ = -std::expm1(-2 * inv_b);
-  }
-
-  // psi at the angles, and h(0 .. T) into `h`.
-  Real evaluate(const Real* cosine, const Real* sine, C* h) const {
-    const int K = r_ - 1;
-    C angles[kMaxLines];
-    for (int k = 0; k < r_; ++k) angles[k] = k < r_ - 1 ? C{cosine[k], sine[k]} : C{1, 0};
-    const LaplaceLinePoles<Real> line(a_, r_, angles);
-    const C* x = line.x;
-    const C* beta = line.beta;
-    const auto& inverse = line.inverse;
-    const Real psi = std::pow(one_minus_a2_, r_) * line.transform_difference();
-    // The column R(J) e_K over the nodes x_2 .. x_r: K bidiagonal solves
-    // (I - beta J) y = v from the bottom up.
-    std::array<C, kMaxNodes> column{}, row{};
-    column[K - 1] = {1, 0};
-    for (int f = 1; f < r_; ++f) {
-      C below{};
-      for (int i = K - 1; i >= 0; --i) {
-        column[i] = (column[i] + beta[f] * below) * inverse[f][i + 1];
-        below = column[i];
-      }
-    }
-    // The row e_1^T J^(K-1).
-    row[0] = {1, 0};
-    const auto times_j = [&] {
-      for (int j = K - 1; j >= 1; --j) row[j] = row[j] * x[j + 1] + row[j - 1];
-      row[0] = row[0] * x[1];
-    };
-    for (int p = 0; p < K - 1; ++p) times_j();
-    C power{std::pow(one_minus_a2_, K), 0};  // (1 - a^2)^K (a u_1)^s
-    const C ratio = beta[0];
-    for (std::int64_t s = 0; s <= T_; ++s) {
-      C dot{};
-      for (int i = 0; i < K; ++i) dot = dot + row[i] * column[i];
-      h[s] = power * dot;
-      power = power * ratio;
-      times_j();
-    }
-    return psi;
-  }
-
- private:
-  int r_;
-  std::int64_t T_;
-  Real a_ = 0, one_minus_a2_ = 0;
-};
-
 struct CellSums {
   long double den = 0;                   // sum of psi^n
   std::vector<long double> mass;         // sum of psi^(n-1) Re h(s), per s
   std::uint64_t visited = 0;
 };
 
-// The symmetries of the integrand: the sign (psi(-alpha) = psi(alpha),
-// h_-alpha(s) = conj(h_alpha(s))) and the permutations of lines 2 .. r
-// (they hold no cell asked), on the angles of all r lines up to a common
-// shift (the lines sum to 0), i.e. re-gauged so that line r keeps angle 0.
-// On the whole torus the group maps the grid onto itself, and each orbit is
-// visited once, at its lexicographically largest node, weighted by its
-// size. In a box of the torus the shift would leave the box: there only
-// the sign and, for four lines, the swap of lines 2 and 3 are used.
-class Orbits {
- public:
-  Orbits(int r, std::int64_t N, std::int64_t first) : r_(r), N_(N), first_(first) {}
-
-  // The size of j's orbit on the whole torus when j is its largest node, else 0.
-  int whole_weight(const std::array<std::int64_t, kMaxLines>& j) const {
-    const int d = r_ - 1;
-    std::array<std::int64_t, kMaxLines> beta{}, image{};
-    for (int i = 0; i < d; ++i) beta[i] = j[i];
-    beta[d] = 0;
-    std::array<int, kMaxLines> perm{};
-    for (int k = 0; k < r_; ++k) perm[k] = k;
-    int fixed = 0, images = 0;
-    // Ends: next_permutation runs through the (r - 1)! orders of lines 2 .. r.
-    do {
-      for (const int sign : {1, -1}) {
-        ++images;
-        for (int k = 0; k < d; ++k) image[k] = reduce(sign * (beta[perm[k]] - beta[perm[d]]));
-        int order = 0;
-        for (int k = 0; k < d && order == 0; ++k) order = image[k] < j[k] ? -1 : image[k] > j[k] ? 1 : 0;
-        if (order > 0) return 0;
-        fixed += order == 0;
-      }
-    } while (std::next_permutation(perm.begin() + 1, perm.begin() + r_));
-    return images / fixed;
-  }
-
-  // In a box: the weight of j (j[1] <= j[2] for four lines) when it is the
-  // larger of itself and its negation's ordered form, else 0.
-  int box_weight(const std::array<std::int64_t, kMaxLines>& j) const {
-    const int d = r_ - 1;
-    std::array<std::int64_t, kMaxLines> minus{};
-    for (int i = 0; i < d; ++i) minus[i] = -j[i];
-    if (d == 3 && minus[1] > minus[2]) std::swap(minus[1], minus[2]);
-    int order = 0;
-    for (int i = 0; i < d && order == 0; ++i) order = j[i] < minus[i] ? -1 : j[i] > minus[i] ? 1 : 0;
-    if (order < 0) return 0;
-    return (order == 0 ? 1 : 2) * (d == 3 && j[1] != j[2] ? 2 : 1);
-  }
-
- private:
-  // v modulo N, in [first, first + N).
-  std::int64_t reduce(std::int64_t v) const {
-    std::int64_t m = (v - first_) % N_;
-    if (m < 0) m += N_;
-    return m + first_;
-  }
-  int r_;
-  std::int64_t N_, first_;
-};
-
-// The trapezoid sums over the grid's box, one node per orbit (Orbits).
+// The trapezoid sums over the grid's box, one node per orbit (LineOrbits).
 template <class Real>
 CellSums cell_trapezoid(Rational b, int r, double n, std::int64_t T, const QuadratureGrid& g,
                         const Interrupts& interrupts) {
   using C = Cx<Real>;
   const int d = r - 1;
-  const CellLine<Real> line(b, r, T);
+  const LaplaceCellLine<Real> line(b, r, T);
   const auto N = static_cast<std::int64_t>(g.N);
   const std::int64_t first = g.whole ? -(N - 1) / 2 : -static_cast<std::int64_t>(g.J);
   const std::int64_t last = g.whole ? N / 2 : static_cast<std::int64_t>(g.J);
@@ -171,7 +46,7 @@ CellSums cell_trapezoid(Rational b, int r, double n, std::int64_t T, const Quadr
     cosine[i] = std::cos(angle);
     sine[i] = std::sin(angle);
   }
-  const Orbits orbits(r, N, first);
+  const LineOrbits orbits(r, N, first, first_cell_symmetries(r));
   std::vector<C> h(static_cast<std::size_t>(T) + 1);
   CellSums out;
   out.mass.assign(static_cast<std::size_t>(T) + 1, 0);
@@ -182,7 +57,7 @@ CellSums cell_trapezoid(Rational b, int r, double n, std::int64_t T, const Quadr
   std::uint64_t counted = 0;
   for (;;) {
     interrupts.poll_scaled(++counted, static_cast<std::uint64_t>(T) + 1);
-    if (const int weight = g.whole ? orbits.whole_weight(j) : orbits.box_weight(j)) {
+    if (const int weight = g.whole ? orbits.whole_weight(j) : orbits.first_cell_box_weight(j)) {
       ++out.visited;
       Real c[kMaxLines], s[kMaxLines];
       for (int i = 0; i < d; ++i) {
@@ -237,7 +112,7 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
   const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
   const std::vector<WeightedCells> plain{{1, long_side}};
   // The nodes each visited one stands for, about: the orbits' sizes in a
-  // box, and on the whole torus (Orbits).
+  // box, and on the whole torus (LineOrbits).
   const double box_symmetry = d == 3 ? 4 : 2, whole_symmetry = d == 3 ? 12 : 4;
   TableCellCoverage out;
   for (const double target : {kAliasFirst, kAliasSecond}) {

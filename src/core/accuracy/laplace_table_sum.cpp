@@ -12,6 +12,7 @@
 #include "../errors.hpp"
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
+#include "laplace_table_sparse_sum.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
 
@@ -28,7 +29,6 @@ constexpr std::int64_t kMaxLineWeight = std::int64_t(1) << 39;  // differences o
 constexpr double kMaxLineCount = 2000;
 
 using C = Cx<double>;
-using LinePattern = std::array<std::int64_t, kMaxLines>;  // a line's weights, less its last cell's
 
 // One table, read as n lines of r cells across its short side.
 struct Table {
@@ -292,6 +292,42 @@ class Chernoff {
   double log_rest_ = 0;
 };
 
+// A table's patterns divided by the sum's step.
+void divide_patterns(Table& t, std::int64_t step) {
+  std::map<LinePattern, double> divided;
+  for (const auto& [p, lines] : t.patterns) {
+    LinePattern q = p;
+    for (int k = 0; k + 1 < t.r; ++k) q[k] /= step;
+    divided[q] += lines;
+  }
+  t.patterns = std::move(divided);
+}
+
+// One table's sum as lines of one cell each (laplace_table_sparse_sum.hpp):
+// read across the short side, or, on a square table, along it too (a pair
+// of cells of one column is a pair of cells of one row there).
+std::optional<SparseTableSum> sparse_reading(const std::vector<LaplaceTablePart>& parts, const Table& table,
+                                             std::int64_t step, const Interrupts& interrupts) {
+  const auto as_sparse = [](const Table& t) {
+    return sparse_table_sum(t.r, t.n,
+                            std::vector<std::pair<LinePattern, double>>(t.patterns.begin(), t.patterns.end()));
+  };
+  if (std::optional<SparseTableSum> sparse = as_sparse(table)) return sparse;
+  const LaplaceTablePart* part = nullptr;
+  for (const LaplaceTablePart& p : parts)
+    if (std::any_of(p.weights.begin(), p.weights.end(), [](std::int64_t w) { return w != 0; })) part = &p;
+  if (part == nullptr || part->rows != part->cols) return std::nullopt;
+  LaplaceTablePart transposed{part->cols, part->rows, std::vector<std::int64_t>(part->weights.size())};
+  for (std::size_t i = 0; i < part->rows; ++i)
+    for (std::size_t j = 0; j < part->cols; ++j)
+      transposed.weights[j * part->rows + i] = part->weights[i * part->cols + j];
+  std::int64_t transposed_step = 0;
+  Table t = read_part(transposed, transposed_step, interrupts);
+  if (std::abs(transposed_step) != step) return std::nullopt;
+  divide_patterns(t, step);
+  return as_sparse(t);
+}
+
 // The refusal past a caller's work limit, the same computed or kept.
 TooLarge past_the_work_limit(double needed) {
   return TooLarge("the sum's law needs too many quadrature points", "It would evaluate " + format_double(needed) + ".");
@@ -313,15 +349,7 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   TableSumQuantile out;
   if (tables.empty()) return out;  // constant given the margins
   out.step = step = std::abs(step);
-  for (Table& t : tables) {
-    std::map<LinePattern, double> divided;
-    for (const auto& [p, lines] : t.patterns) {
-      LinePattern q = p;
-      for (int k = 0; k + 1 < t.r; ++k) q[k] /= step;
-      divided[q] += lines;
-    }
-    t.patterns = std::move(divided);
-  }
+  for (Table& t : tables) divide_patterns(t, step);
   // The alpha grids, and the work of the pass at theta = 0.
   double work = 0;
   for (Table& t : tables) {
@@ -335,7 +363,22 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   // third of the limit is refused before its pass rather than after it
   // (a 4 x 4 table at b = 4: 5.5e6 nodes, 0.9 s to learn it needs 7e8).
   needed = kFirstPassShare * work;
-  if (needed > max_work) throw past_the_work_limit(needed);
+  if (needed > max_work) {
+    // A sum that takes at most one cell from each line of one table has its
+    // law in one pass over the grid (laplace_table_sparse_sum.hpp): short
+    // four-line tables, whose wide grids the inversion cannot afford.
+    if (const std::optional<SparseTableSum> sparse =
+            tables.size() == 1 ? sparse_reading(parts, tables[0], step, interrupts) : std::nullopt) {
+      const double least = sparse_sum_least_work(b, *sparse, level, interrupts);
+      if (least <= max_work) {
+        out.quantile = sparse_sum_quantile(b, *sparse, level, interrupts, max_work, needed);
+        out.inverted = false;
+        return out;
+      }
+      needed = std::min(needed, least);
+    }
+    throw past_the_work_limit(needed);
+  }
   // theta = 0: psi at every node, kept; the sums of psi^n and psi^zero_lines.
   C zero[kMaxLines];
   for (C& z : zero) z = {1, 0};

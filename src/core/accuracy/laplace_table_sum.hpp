@@ -54,6 +54,7 @@ struct TableSumQuantile {
   Quantile quantile;      // of X / step
   std::int64_t step = 0;  // X takes the values step Z; 0: X is constant given the margins
   double work = 0;        // line transforms evaluated
+  bool inverted = true;   // by the inversion; else by one pass (laplace_table_sparse_sum.hpp)
 };
 
 // parts: tables with min(rows, cols) in {3, 4} and both sides at least 3

@@ -414,11 +414,7 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // zero-sum line is dominated by the unconditioned cell).
   const std::vector<WeightedCells> plain{{1, long_side}};
   TableScale out;
-  // S, the sum of n zero-sum lines' first d cells, has covariance at most
-  // n var1 (I - J/r) (a zero-sum line's cells vary less than free ones), of
-  // determinant (n var1)^d / r: P(S = 0) is about (2 pi n var1)^(-d/2) sqrt(r).
-  const double at_zero = std::pow(2 * double(kQuadraturePi) * n * var1, -0.5 * d) * std::sqrt(double(r));
-  const double first = target_error * std::min(1.0, at_zero);
+  const double first = target_error * lines_sum_at_zero(var1, r, n);
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
     const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
     // One node of each orbit of the signs and the permutations of the d axes

@@ -11,8 +11,8 @@
 namespace invariant_dp::accuracy {
 
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
-                               double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts) {
-  constexpr double kNegligible = 1e-18;  // the truncated nodes' share, relative
+                               double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts,
+                               double negligible) {
   // The shells are scanned one by one from the outside in: a grid past this
   // side (a scale b of millions, far from any calibrated release; a forged
   // law) is refused before the scan, which would take seconds and more.
@@ -35,7 +35,7 @@ QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, doubl
       const double m = law.pair_majorant(s, g.N);
       const double count = std::pow(2.0 * double(s) + 1, d) - std::pow(2.0 * double(s) - 1, d);
       const double den = tail_den + count * std::pow(m, n), num = tail_num + count * num_bound * std::pow(m, num_power);
-      if (den > kNegligible || num > kNegligible * num_at_zero) {
+      if (den > negligible || num > negligible * num_at_zero) {
         g.J = s;
         break;
       }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 #include "../interrupts.hpp"
@@ -23,6 +24,11 @@ constexpr double kDoubleLines = 2000;
 constexpr int kMaxLines = 4;              // r
 constexpr int kMaxNodes = kMaxLines + 1;  // nodes of a divided difference
 constexpr long double kQuadraturePi = 3.141592653589793238462643383279502884L;
+
+// A line's weights in a sum of a table's cells, less its last cell's (that
+// cell's entry, 0, left out): the lines' cells sum to 0, so a line's
+// weights matter up to a constant.
+using LinePattern = std::array<std::int64_t, kMaxLines>;
 
 // Complex numbers with plain arithmetic (std::complex's operators guard
 // against infinities and NaN at several times the cost; none arise here:
@@ -145,7 +151,7 @@ struct LaplaceLinePoles {
 // num_bound |psi|^num_power, so the nodes outside the box add at most
 // sum_{s > J} ((2s + 1)^d - (2s - 1)^d) M_s^power (times num_bound for the
 // numerator), in units of the node at 0; the box stops at the first shell
-// whose suffix is not negligible (1e-18) against the node at 0, the
+// whose suffix is not negligible (1e-18 unless told) against the node at 0, the
 // numerator's taken as num_at_zero.
 struct QuadratureGrid {
   std::uint64_t N = 0, J = 0;
@@ -154,10 +160,23 @@ struct QuadratureGrid {
   double points = 0;                        // nodes evaluated, after the symmetries
 };
 
-// N = x + 1 points per axis; n >= 3 lines (fewer: the whole grid);
+// P(S = 0) as the local limit theorem gives it, for the aliasing targets:
+// S, the sum of n zero-sum lines' first d = r - 1 cells, has covariance at
+// most n var1 (I - J/r) (a zero-sum line's cells vary less than free ones,
+// of variance var1), of determinant (n var1)^d / r: P(S = 0) is about
+// (2 pi n var1)^(-d/2) sqrt(r), taken at most 1.
+inline double lines_sum_at_zero(double var1, int r, double n) {
+  const double at_zero = std::pow(2 * double(kQuadraturePi) * n * var1, -0.5 * (r - 1)) * std::sqrt(double(r));
+  return at_zero < 1 ? at_zero : 1;
+}
+
+// `negligible`: the shells' share left out, in units of the node at 0
+// (a pass that decides a quantile to 1e-5 affords more than one that
+// publishes a figure). N = x + 1 points per axis; n >= 3 lines (fewer: the whole grid);
 // `symmetry` the number of nodes each visited one stands for. TooLarge for
 // N past 2^24.
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
-                               double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts);
+                               double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts,
+                               double negligible = 1e-18);
 
 }  // namespace invariant_dp::accuracy

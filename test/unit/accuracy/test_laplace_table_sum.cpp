@@ -111,10 +111,12 @@ TEST(LaplaceTableSum, FewCellsOfLongFourLineTablesWithinTheWorkLimit) {
 
 // A short four-line table at a calibrated scale (4 x 4, b = 4: a box of
 // 5.5e6 nodes, some 7e8 transforms in all) is refused before its pass at
-// theta = 0, which would poll over a thousand times.
+// theta = 0, which would poll over a thousand times: a 2 x 2 block, which
+// takes two cells of every line it touches (a sum taking one cell per line
+// has its law in one pass instead: laplace_table_sparse_sum.hpp).
 TEST(LaplaceTableSum, AHopelessBoxIsRefusedBeforeItsPass) {
   std::vector<std::int64_t> w(16, 0);
-  w[0] = w[4 + 1] = 1;
+  w[0] = w[1] = w[4] = w[4 + 1] = 1;
   forget_kept_table_sums();
   int left = std::numeric_limits<int>::max();
   EXPECT_THROW(laplace_table_sum_quantile({4, 1}, {LaplaceTablePart{4, 4, w}}, 0.9,

@@ -222,7 +222,9 @@ TEST(NonnegativeCascadeKernels, MajorantsHoldValuesFarBelowTheirLargest) {
   for (std::size_t i = 0; i < values.size(); ++i) {
     EXPECT_GE(F.v[i], values[i]) << i;
     EXPECT_LE(F.v[i], values[i] * 1.001) << i;  // raised by the tilt's compounding, not floored
-    if (i > 0 && i + 1 < values.size()) EXPECT_GE(F.v[i] * F.v[i], F.v[i - 1] * F.v[i + 1] * (1 - 1e-15)) << i;
+    if (i > 0 && i + 1 < values.size()) {
+      EXPECT_GE(F.v[i] * F.v[i], F.v[i - 1] * F.v[i + 1] * (1 - 1e-15)) << i;
+    }
   }
 }
 
