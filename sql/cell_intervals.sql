@@ -212,6 +212,31 @@ FROM (VALUES ('pair', ARRAY['1/1', '2/2']), ('2 x 2 block', ARRAY['1/1', '1/2', 
      one_bar_l4 r, one_bar_l4_law l
 WHERE r.g || '/' || r.k = ANY (q.cells) GROUP BY q.what ORDER BY q.what;
 DROP TABLE one_bar_l4, one_bar_l4_law;
+-- A short four-line table at a small epsilon (4 x 20 at epsilon 0.4, b =
+-- 10, drawn by the chain), past the cell's law's work limit: its cells' law by one pass over
+-- the lines' angles that only bounds the nodes of negligible weight, and a
+-- pair of cells (one of each of two lines) the same way, both exact; each
+-- cell's interval is that cell's margin.
+SET dp.seed = 11;
+CREATE TABLE one_bar_l4s AS
+SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 4) g, generate_series(1, 20) k,
+                             generate_series(1, 1 + (g + k) % 4) GROUP BY 1, 2$$, 0.4, 'integer_laplace',
+                           margins => '{g,k}', options => '{"sampler": "chain", "interval": 0.9}')
+    AS t(g int, k int, n bigint, lower bigint, upper bigint);
+CREATE TABLE one_bar_l4s_law AS SELECT dp.last_release() AS law;
+RESET dp.seed;
+SELECT l.law -> 'interval' ->> 'kind' AS cells_kind, min(c.upper - c.n) AS min_half_width,
+       max(c.upper - c.n) AS max_half_width
+FROM one_bar_l4s c, one_bar_l4s_law l GROUP BY l.law;
+SELECT count(*) AS cells, bool_and(m.margin = c.upper - c.n AND c.n - c.lower = c.upper - c.n)
+           AS interval_is_the_cells_margin
+FROM (SELECT * FROM one_bar_l4s WHERE k <= 3) c,
+     LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_l4s_law)) AS margin
+              FROM one_bar_l4s r WHERE r.g = c.g AND r.k = c.k) m;
+SELECT (dp.error_bar(r, 0.9, l.law)).margin_of_error AS pair_margin, (dp.error_bar(r, 0.9, l.law)).margin_kind,
+       (dp.error_bar(r, 0.9, l.law)).method
+FROM one_bar_l4s r, one_bar_l4s_law l WHERE r.g || '/' || r.k IN ('1/1', '2/2') GROUP BY l.law;
+DROP TABLE one_bar_l4s, one_bar_l4s_law;
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound

@@ -12,6 +12,7 @@
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
 #include "laplace_cell_line.hpp"
+#include "laplace_table_sparse_sum.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
 
@@ -91,16 +92,18 @@ struct QuantileKey {
 };
 struct KeptQuantile {
   QuantileKey key;
-  TableCellQuantile quantile;
+  TableCellQuantile quantile;  // found, with the work its search took
+  bool refused = false;        // else refused for work under the limit `limit`
+  double limit = 0;
 };
 KeptList<KeptQuantile, 64> kept_quantiles;
 TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
-                                  const Interrupts& interrupts, double max_work);
+                                  const Interrupts& interrupts, double max_work, double& work);
 
 }  // namespace
 
 TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
-                                              const Interrupts& interrupts, double max_work) {
+                                              const Interrupts& interrupts, double max_work, double* spent) {
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (short_side < 3 || short_side > std::size_t(kMaxLines))
     throw InvalidArgument("a table cell's law is computed for tables whose shorter side has 3 or 4 levels");
@@ -119,6 +122,7 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
     const std::int64_t x = law.tail_point(plain, target);
     QuadratureGrid g = quadrature_grid(law, d, n, n - 1, 1, 0.1, x, box_symmetry, interrupts);
     if (g.whole) g.points *= box_symmetry / whole_symmetry;
+    if (spent != nullptr) *spent = out.work;
     if (out.work + g.points * double(T + r) > max_work)
       throw TooLarge("the table cell's law needs too many quadrature points",
                      "It would evaluate " + format_double(g.points) + " points.");
@@ -168,30 +172,69 @@ TableCellQuantile laplace_table_cell_quantile(Rational b, std::size_t rows, std:
   // that, so that a caller's budget runs as if it had been computed.
   const QuantileKey key{b.num, b.den, std::min(rows, cols), std::max(rows, cols), level};
   const auto same = [&key](const KeptQuantile& kept) { return kept.key == key; };
+  // A refusal for work is kept too, with its limit: a search under that
+  // limit or a lower one is refused (the cell's law refuses before any node
+  // by its estimate, the one-pass law as soon as its work passes the limit),
+  // so a release asking again is refused at once, not after the one-pass
+  // law spent the limit again. A quantile found with more work than this
+  // limit is searched again: the one-pass law may find it within it.
   if (const std::optional<KeptQuantile> kept = kept_quantiles.find(same)) {
-    if (kept->quantile.work > max_work)
+    if (kept->refused && max_work <= kept->limit)
       throw TooLarge("the table cell's law needs too much work",
-                     "Its search took " + format_double(kept->quantile.work) + " evaluations.");
-    return kept->quantile;
+                     "It was refused under a limit of " + format_double(kept->limit) + " evaluations.");
+    if (!kept->refused && kept->quantile.work <= max_work) return kept->quantile;
   }
-  TableCellQuantile found = search_quantile(b, rows, cols, level, interrupts, max_work);
-  kept_quantiles.keep({key, found}, same);
-  return found;
+  double work = 0;
+  try {
+    TableCellQuantile found = search_quantile(b, rows, cols, level, interrupts, max_work, work);
+    kept_quantiles.keep({key, found, false, 0}, same);
+    return found;
+  } catch (const TooLarge&) {
+    if (work > max_work) kept_quantiles.keep({key, {}, true, max_work}, same);
+    throw;
+  }
 }
 
 void forget_kept_cell_quantiles() { kept_quantiles.clear(); }
 
 namespace {
 
+// Past the cell's law's work limit: the same law by one pass at a coarser
+// grid first (laplace_table_sparse_sum.hpp, a sum of this one cell), which
+// leaves out the nodes where psi^(n-1) is negligible, within what is left
+// of the limit (`work` adds what it spends, in the cell's units).
+TableCellQuantile one_pass_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
+                                    const Interrupts& interrupts, double max_work, double& work) {
+  const SparseTableSum one_cell{static_cast<int>(std::min(rows, cols)), double(std::max(rows, cols)), {{0, 1}}};
+  double spent = 0;
+  try {
+    const Quantile q =
+        sparse_sum_quantile(b, one_cell, level, interrupts, (max_work - work) / kCellWorkPerSumWork, spent);
+    work += spent * kCellWorkPerSumWork;
+    return {q, work};
+  } catch (const TooLarge&) {
+    work += spent * kCellWorkPerSumWork;
+    throw TooLarge("the table cell's law needs too many quadrature points",
+                   "Its search would evaluate " + format_double(work) + " or more.");
+  }
+}
+
 TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols, double level,
-                                  const Interrupts& interrupts, double max_work) {
+                                  const Interrupts& interrupts, double max_work, double& work) {
   // Searched up to the unconditioned cell's quantile and two counts more
   // (conditioning on the margins narrows the cell's law), then, if that
   // does not cover, up to its quantile at a level a hundred times closer to 1.
-  double work = 0;
+  work = 0;
   for (const std::int64_t T : {discrete_laplace_half_width(b, level) + 2,
                                discrete_laplace_half_width(b, 1 - (1 - level) / 100)}) {
-    const TableCellCoverage c = laplace_table_cell_coverage(b, rows, cols, T, interrupts, max_work - work);
+    TableCellCoverage c;
+    double spent = 0;
+    try {
+      c = laplace_table_cell_coverage(b, rows, cols, T, interrupts, max_work - work, &spent);
+    } catch (const TooLarge&) {
+      work += spent;  // a coarser grid evaluated, if any
+      return one_pass_quantile(b, rows, cols, level, interrupts, max_work, work);
+    }
     work += c.work;
     for (std::int64_t t = 0; t <= T; ++t) {
       const auto k = static_cast<std::size_t>(t);

@@ -43,23 +43,35 @@ struct TableCellCoverage {
 // intervals of a release spend at most kTableCellWork on all its shapes
 // (about half a second).
 constexpr double kTableCellWork = 1.5e7;
+// A work unit of the sums' measure (a line transform, about 1.5e-7 s) in
+// the cell's (about 3.3e-8 s): the one-pass law the quantile falls back on
+// counts in the former.
+constexpr double kCellWorkPerSumWork = 4.5;
 
 // rows, cols >= 3 with min(rows, cols) <= 4 (InvalidArgument otherwise: a
 // line of two levels is a zero-sum group, conditioned_marginal.hpp), T >= 0.
 // TooLarge, before any node is evaluated, when the work passes max_work or
 // T passes 2^20;
 // OutOfRange when the error bound passes 1e-9 (scales far from calibrated).
+// `spent`, when given, receives the work spent, also when refused for work
+// (after a coarser grid).
 TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
-                                              const Interrupts& interrupts, double max_work = kTableCellWork);
+                                              const Interrupts& interrupts, double max_work = kTableCellWork,
+                                              double* spent = nullptr);
 
 // The smallest t whose certified coverage reaches the level (exact when
 // t - 1 certainly does not), searched up to a ceiling well past the
-// unconditioned cell's quantile. The same errors as above, and OutOfRange
+// unconditioned cell's quantile. Where the coverage above is past the work
+// limit, the same law by one pass that decides at a coarser grid first and
+// leaves out the nodes where psi^(n-1) is negligible
+// (laplace_table_sparse_sum.hpp: a sum of this one cell): long tables at
+// small epsilon, e.g. 4 x 20 at b = 10.4 in 0.03 s. The same errors as above, and OutOfRange
 // when the ceiling does not cover. The last 64 quantiles found are kept for
 // the process (they depend on b, the shape and the level alone; dropped
 // when another role calls: release/kept_results.hpp): asked again, one is
-// read without computing, reports the work its search took and is refused
-// below that, so a caller's budget runs as if it had been computed.
+// read without computing and reports the work its search took (asked
+// under a lower limit, it is searched again); a refusal for work is kept
+// with its limit, and refuses at once under that limit or a lower one.
 struct TableCellQuantile {
   Quantile quantile;
   double work = 0;

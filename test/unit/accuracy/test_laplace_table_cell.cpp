@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "accuracy/laplace_table_cell.hpp"
@@ -167,18 +168,53 @@ TEST(LaplaceTableCell, RefusesWhatItCannotCompute) {
   EXPECT_THROW(laplace_table_cell_quantile({10000000, 1}, 3, 5, 0.9, Interrupts()), TooLarge);
 }
 
-// A kept quantile changes only the time: it reports the work its search
-// took, and a limit below that refuses it as the search would.
+// A kept quantile changes only the time: asked again within the work its
+// search took, it is read without computing (no poll); under a lower limit
+// it is searched again, as a first search would be. A refusal for work is
+// kept with its limit: refused at once under it, searched again above it.
 TEST(LaplaceTableCell, AKeptQuantileKeepsItsWork) {
+  const Interrupts stop(test_interrupts::always_pending, nullptr);
   forget_kept_cell_quantiles();
   const TableCellQuantile first = laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts());
   ASSERT_GT(first.work, 0);
-  const TableCellQuantile again = laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work);
+  const TableCellQuantile again = laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, stop, first.work);
   EXPECT_EQ(again.work, first.work);
   EXPECT_EQ(again.quantile.half_width, first.quantile.half_width);
-  EXPECT_THROW(laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work / 2), TooLarge);
+  EXPECT_THROW(laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, stop, first.work / 2), Interrupted);
+  // 4 x 4 at b = 8 (epsilon 0.5) under a limit of 2e6: both laws refuse
+  // before any node (the one-pass law's least work is about 5.8e6 of the
+  // cell's units).
   forget_kept_cell_quantiles();
-  EXPECT_THROW(laplace_table_cell_quantile({7, 2}, 3, 6, 0.9, Interrupts(), first.work / 2), TooLarge);
+  EXPECT_THROW(laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, Interrupts(), 2e6), TooLarge);
+  EXPECT_THROW(laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, stop, 2e6), TooLarge);
+  EXPECT_THROW(laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, stop, 1e6), TooLarge);
+  EXPECT_THROW(laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, stop, 1e7), Interrupted);
+}
+
+// Past the cell's law's work limit, the one-pass law (a sum of this one
+// cell) gives the same quantile: a 4 x 10 table at b = 9/2 (epsilon 8/9),
+// within the release's limit in 0.07 s, against the cell's law under twice
+// that limit (2.1e7 units, 1.1 s). Refused for work by both, the search
+// says so as the cell's law.
+TEST(LaplaceTableCell, PastItsLimitTheOnePassLaw) {
+  forget_kept_cell_quantiles();
+  EXPECT_THROW(laplace_table_cell_coverage({9, 2}, 4, 10, 9, Interrupts()), TooLarge);
+  const TableCellQuantile q = laplace_table_cell_quantile({9, 2}, 4, 10, 0.9, Interrupts());
+  EXPECT_TRUE(q.quantile.exact);
+  EXPECT_LE(q.work, kTableCellWork);
+  forget_kept_cell_quantiles();
+  const TableCellQuantile full = laplace_table_cell_quantile({9, 2}, 4, 10, 0.9, Interrupts(), 2 * kTableCellWork);
+  EXPECT_GT(full.work, kTableCellWork);  // by the cell's law: the one-pass law is only its fallback
+  EXPECT_TRUE(full.quantile.exact);
+  EXPECT_EQ(q.quantile.half_width, full.quantile.half_width);
+  EXPECT_NEAR(q.quantile.coverage_lower, full.quantile.coverage_lower, 1e-3);
+  forget_kept_cell_quantiles();
+  try {
+    laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, Interrupts(), 2e6);
+    ADD_FAILURE() << "4 x 4 at b = 8 within 2e6";
+  } catch (const TooLarge& e) {
+    EXPECT_NE(std::string(e.what()).find("table cell's law"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -173,7 +173,10 @@ TEST(LaplaceTableSparseSum, RefusalsAndPolls) {
   EXPECT_GT(work, 10);
   EXPECT_THROW(sparse_sum_quantile({3, 1}, pair, 0.9, Interrupts(), 5e5, work), TooLarge);
   EXPECT_GT(work, 5e5);
-  EXPECT_THROW(sparse_sum_quantile({3, 1}, {4, 4, {}}, 0.9, Interrupts(), 1e9, work), InvalidArgument);
+  SparseTableSum no_lines;
+  no_lines.r = 4;
+  no_lines.n = 4;
+  EXPECT_THROW(sparse_sum_quantile({3, 1}, no_lines, 0.9, Interrupts(), 1e9, work), InvalidArgument);
   const SparseTableSum small{3, 8, {{0, 1}, {2, -1}}};
   int left = std::numeric_limits<int>::max();
   sparse_sum_quantile({2, 1}, small, 0.9, Interrupts(test_interrupts::pending_after, &left), 1e9, work);
