@@ -237,6 +237,16 @@ SELECT (dp.error_bar(r, 0.9, l.law)).margin_of_error AS pair_margin, (dp.error_b
        (dp.error_bar(r, 0.9, l.law)).method
 FROM one_bar_l4s r, one_bar_l4s_law l WHERE r.g || '/' || r.k IN ('1/1', '2/2') GROUP BY l.law;
 DROP TABLE one_bar_l4s, one_bar_l4s_law;
+-- A 4 x 4 table at epsilon 0.5 (b = 8): its cells' law by the same pass,
+-- within the release's limit, exact.
+SET dp.seed = 12;
+SELECT count(*) AS cells, min(upper - n) AS min_half_width, max(upper - n) AS max_half_width,
+       dp.last_release() -> 'interval' ->> 'kind' AS cells_kind
+FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 4) g, generate_series(1, 4) k,
+                    generate_series(1, 2 + g * k % 3) GROUP BY 1, 2$$, 0.5, 'integer_laplace',
+                  margins => '{g,k}', options => '{"interval": 0.9}')
+    AS t(g int, k int, n bigint, lower bigint, upper bigint);
+RESET dp.seed;
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound

@@ -38,6 +38,8 @@ class LaplaceCellLine {
     const Real inv_b = Real(b.den) / Real(b.num);
     a_ = std::exp(-inv_b);
     one_minus_a2_ = -std::expm1(-2 * inv_b);
+    power_r_ = std::pow(one_minus_a2_, r_);
+    power_k_ = std::pow(one_minus_a2_, r_ - 1);
   }
 
   // The grid's form: r - 1 angles by cosine and sine, the last cell's 0.
@@ -47,19 +49,25 @@ class LaplaceCellLine {
     return evaluate(angles, h);
   }
 
-  // psi alone at the r angles.
-  Real transform(const C* angles) const {
-    return std::pow(one_minus_a2_, r_) * LaplaceLinePoles<Real>(a_, r_, angles).transform_difference();
-  }
-
   // psi at the r angles, and h(0 .. T) into `h`.
   Real evaluate(const C* angles, C* h) const {
+    const LaplaceLinePoles<Real> line = poles(angles);
+    cell_law(line, h);
+    return transform(line);
+  }
+
+  // The poles at the r angles, which psi and h share.
+  LaplaceLinePoles<Real> poles(const C* angles) const { return LaplaceLinePoles<Real>(a_, r_, angles); }
+
+  // psi at the poles' angles.
+  Real transform(const LaplaceLinePoles<Real>& line) const { return power_r_ * line.transform_difference(); }
+
+  // h(0 .. T) at the poles' angles, into `h`.
+  void cell_law(const LaplaceLinePoles<Real>& line, C* h) const {
     const int K = r_ - 1;
-    const LaplaceLinePoles<Real> line(a_, r_, angles);
     const C* x = line.x;
     const C* beta = line.beta;
     const auto& inverse = line.inverse;
-    const Real psi = std::pow(one_minus_a2_, r_) * line.transform_difference();
     // The column R(J) e_K over the nodes x_2 .. x_r: K bidiagonal solves
     // (I - beta J) y = v from the bottom up.
     std::array<C, kMaxNodes> column{}, row{};
@@ -78,7 +86,7 @@ class LaplaceCellLine {
       row[0] = row[0] * x[1];
     };
     for (int p = 0; p < K - 1; ++p) times_j();
-    C power{std::pow(one_minus_a2_, K), 0};  // (1 - a^2)^K (a u_1)^s
+    C power{power_k_, 0};  // (1 - a^2)^K (a u_1)^s
     const C ratio = beta[0];
     for (std::int64_t s = 0; s <= T_; ++s) {
       C dot{};
@@ -87,13 +95,12 @@ class LaplaceCellLine {
       power = power * ratio;
       times_j();
     }
-    return psi;
   }
 
  private:
   int r_;
   std::int64_t T_;
-  Real a_ = 0, one_minus_a2_ = 0;
+  Real a_ = 0, one_minus_a2_ = 0, power_r_ = 0, power_k_ = 0;  // (1 - a^2)^r, (1 - a^2)^(r-1)
 };
 
 // A permutation of a line's r cells.
@@ -172,10 +179,16 @@ class LineOrbits {
   double largest_orbit() const { return 2 * double(group_.size()); }
 
  private:
-  // v modulo N, in [first, first + N).
+  // v modulo N, in [first, first + N): the images' entries are differences
+  // of two angles of the grid, within a period or two of it (no division,
+  // which the scan over every node of the grid would pay many times).
   std::int64_t reduce(std::int64_t v) const {
-    std::int64_t m = (v - first_) % N_;
+    std::int64_t m = v - first_;
     if (m < 0) m += N_;
+    if (m < 0) m += N_;
+    if (m >= N_) m -= N_;
+    if (m >= N_) m -= N_;
+    if (m < 0 || m >= N_) m = ((m % N_) + N_) % N_;
     return m + first_;
   }
   int r_;

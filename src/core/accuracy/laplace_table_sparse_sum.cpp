@@ -23,6 +23,8 @@ constexpr double kFirstPassError = 1e-4, kSecondPassError = 1e-12;
 // Arithmetic operations of a node per work unit (a line transform of the
 // inversion, about 1.5e-7 s): measured on 4 x 4 tables at b = 2 .. 5.
 constexpr double kOperationsPerUnit = 220;
+// A node scanned and checked against its orbit, in work units.
+constexpr double kScanUnits = 0.15;
 
 using C = Cx<double>;
 
@@ -95,17 +97,26 @@ Pass plan_pass(Rational b, const SparseTableSum& sum, double error, std::int64_t
   const double a = std::exp(-inv_b);
   p.T = std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(std::log(2 * k / (error * (1 + a))) / inv_b)));
   p.ceiling = ceiling;
+  // One line: {|X| <= t} for t up to the ceiling takes only its cell's
+  // values |s| <= ceiling / |w|, summed exactly, with nothing truncated.
+  if (sum.lines.size() == 1) p.T = ceiling / std::llabs(sum.lines[0].weight);
   double reach = 0, operations = 0;
   for (const SparseLine& line : sum.lines) {
     if (&line != &sum.lines.back() && &line != &sum.lines.front())
       operations += 4 * double(2 * p.T + 1) * (2 * reach * double(p.T) + 1);
     reach += double(std::llabs(line.weight));
   }
-  operations += 2 * double(p.ceiling + 1) * double(2 * p.T + 1);  // the last line
+  // The last line: each s meets the values x of the lines before within
+  // [w s - L, w s + L] (one, for one line).
+  operations += 2 * double(2 * p.T + 1) * (sum.lines.size() == 1 ? 1 : double(p.ceiling + 1));
   operations += double(p.positions.size()) * (8 * double(d) * double(p.T + 1) + 60);
   p.operations = operations;
-  p.least = p.grid.points;
-  p.units = p.grid.points * (1 + operations / kOperationsPerUnit);
+  // Every node the odometer scans is checked against its orbit; a node its
+  // orbit's largest takes psi at least.
+  const double side = p.grid.whole ? double(p.grid.N) : double(2 * p.grid.J + 1);
+  const double scanned = std::pow(side, d) / 2 / (p.one_position && d == 3 ? 2 : 1);
+  p.least = scanned * kScanUnits + p.grid.points;
+  p.units = scanned * kScanUnits + p.grid.points * (1 + operations / kOperationsPerUnit);
   return p;
 }
 
@@ -117,6 +128,14 @@ struct PassSums {
   std::uint64_t visited = 0;                  // nodes evaluated
   double spent = 0;                           // work units
 };
+
+// A line's angles read from one position: that cell's first, then the
+// others in order (the line's law depends on them up to a common rotation).
+void order_angles(const C* u, int r, int position, C* angles) {
+  angles[0] = u[position];
+  for (int i = 0, at = 1; i < r; ++i)
+    if (i != position) angles[at++] = u[i];
+}
 
 // The node loop. Angles u_0 .. u_(r-2) from the grid, u_(r-1) = 1; with one
 // position, that position is read as the first (the law is invariant under
@@ -162,11 +181,18 @@ PassSums run_pass(Rational b, const SparseTableSum& sum, const Pass& p, double b
   // negation is larger): the odometer starts that angle at 0.
   j[0] = 0;
   for (int i = 1; i < d; ++i) j[i] = first;
-  const bool ordered_box = p.one_position && !p.grid.whole && d == 3;  // j[1] <= j[2]
+  // With one position on four lines, the swap of lines 2 and 3 halves the
+  // nodes scanned: in a box its convention is j[1] <= j[2]
+  // (first_cell_box_weight); on the whole torus the swap maps j to
+  // (j[0], j[2], j[1]), so a largest node has j[1] >= j[2].
+  const bool ordered_box = p.one_position && !p.grid.whole && d == 3;
+  const bool ordered_whole = p.one_position && p.grid.whole && d == 3;
+  const auto top = [&](int i) { return ordered_whole && i == 2 ? j[1] : last; };
   const auto cost = static_cast<std::uint64_t>(p.operations / 4) + 1;
   std::uint64_t counted = 0;
   for (;;) {
     interrupts.poll_scaled(++counted, cost);
+    out.spent += kScanUnits;
     if (out.spent > budget)
       throw TooLarge("the sum's law needs too many quadrature points",
                      "It evaluated " + format_double(out.spent) + " before it stopped.");
@@ -177,7 +203,11 @@ PassSums run_pass(Rational b, const SparseTableSum& sum, const Pass& p, double b
       C u[kMaxLines];
       for (int i = 0; i < d; ++i) u[i] = root[static_cast<std::size_t>(j[i] - first)];
       u[d] = {1, 0};
-      const double psi = cell.transform(u) / psi0;
+      // The poles of the first position's reading give psi and its h.
+      C first_angles[kMaxLines];
+      order_angles(u, r, positions[0], first_angles);
+      const LaplaceLinePoles<double> first_poles = cell.poles(first_angles);
+      const double psi = cell.transform(first_poles) / psi0;
       out.spent += 1;
       const double log_psi = std::log(psi);
       out.den += weight * std::exp(sum.n * log_psi);
@@ -188,11 +218,13 @@ PassSums run_pass(Rational b, const SparseTableSum& sum, const Pass& p, double b
         ++out.visited;
         out.spent += p.operations / kOperationsPerUnit;
         for (const int position : positions) {
-          C angles[kMaxLines];
-          angles[0] = u[position];
-          for (int i = 0, at = 1; i < r; ++i)
-            if (i != position) angles[at++] = u[i];
-          cell.evaluate(angles, h[std::size_t(position)].data());
+          if (position == positions[0]) {
+            cell.cell_law(first_poles, h[std::size_t(position)].data());
+          } else {
+            C angles[kMaxLines];
+            order_angles(u, r, position, angles);
+            cell.cell_law(cell.poles(angles), h[std::size_t(position)].data());
+          }
           for (C& v : h[std::size_t(position)]) v = {v.re / psi0, v.im / psi0};
         }
         const double for_mass = weight * std::exp((sum.n - 1) * log_psi);
@@ -246,7 +278,7 @@ PassSums run_pass(Rational b, const SparseTableSum& sum, const Pass& p, double b
     // The next tuple (in an ordered box, with j[1] <= j[2]).
     int i = d - 1;
     // Ends: i falls to at most -1.
-    while (i >= 0 && j[i] == last) --i;
+    while (i >= 0 && j[i] == top(i)) --i;
     if (i < 0) break;
     ++j[i];
     for (int m = i + 1; m < d; ++m) j[m] = (ordered_box && m == 2) ? j[1] : first;
@@ -295,6 +327,7 @@ PassBounds bound_pass(const SparseTableSum& sum, const Pass& p, const PassSums& 
   // have one law: the lines are exchangeable).
   double beyond = 0;
   for (const SparseLine& line : sum.lines) {
+    if (sum.lines.size() == 1) break;  // nothing truncated (plan_pass)
     const int position = p.one_position ? 0 : line.position;
     beyond += std::max(0.0, double((s.den - s.mass[std::size_t(position)]) / all)) + om_den + om_num + rounding * D;
   }

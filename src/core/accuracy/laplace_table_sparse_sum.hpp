@@ -63,9 +63,10 @@ std::optional<SparseTableSum> sparse_table_sum(int r, double n,
                                                const std::vector<std::pair<LinePattern, double>>& patterns);
 
 // The least work its first pass can take (in line transforms of the
-// inversion's measure, for one limit: about 1.5e-7 s each): one transform
-// per node of its grid, every node only bounded. A node whose psi^(n-k) is
-// not negligible costs more: about (2T + 1)(ceiling + 1) operations.
+// inversion's measure, for one limit: about 1.5e-7 s each): the scan of
+// its grid against the orbits, and one transform per orbit, every node
+// only bounded. A node whose psi^(n-k) is not negligible costs more: about
+// (2T + 1)(ceiling + 1) operations.
 double sparse_sum_least_work(Rational b, const SparseTableSum& sum, double level, const Interrupts& interrupts);
 
 // The quantile of X (in units of the step). TooLarge past max_work: before
