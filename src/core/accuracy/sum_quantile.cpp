@@ -362,11 +362,13 @@ std::optional<MarginOfError> laplace_table_margin(const ProjectorForm& form, Int
     if (parts.empty()) return std::nullopt;
     const TableSumQuantile q = laplace_table_sum_quantile(noise.parameter, parts, level, interrupts);
     if (q.step == 0) return std::nullopt;  // constant: the variance's bound says 0 too
-    return from_quantile(q.quantile, q.step,
-                         q.inverted ? "complete tables of the l1 law: the sum's transform by Fourier integrals over "
-                                      "the tables' lines, inverted"
-                                    : "complete tables of the l1 law, one cell of each line: its law by one Fourier "
-                                      "integral over the lines");
+    const char* how =
+        q.method == TableSumMethod::inversion
+            ? "complete tables of the l1 law: the sum's transform by Fourier integrals over the tables' lines, inverted"
+        : q.method == TableSumMethod::one_pass
+            ? "complete tables of the l1 law, one cell of each line: its law by one Fourier integral over the lines"
+            : "complete tables of the l1 law, one cell and whole lines: the cell's law";
+    return from_quantile(q.quantile, q.step, how);
   } catch (const TooLarge&) {
     return std::nullopt;  // past the inversion's work limit: the variance's tail bound
   } catch (const OutOfRange&) {
