@@ -12,7 +12,6 @@
 #include "../errors.hpp"
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
-#include "laplace_table_cell.hpp"
 #include "laplace_table_sparse_sum.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
@@ -354,20 +353,6 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   // One table's sum read as lines of one cell each, where it is.
   const std::optional<SparseTableSum> sparse =
       tables.size() == 1 ? sparse_reading(parts, tables[0], step, interrupts) : std::nullopt;
-  // One such line, the others taken whole or not at all: the sum is that
-  // cell (times the step, up to its sign), so its law is the cell's, by the
-  // cell's own computation within a release's limit for it, as the cell's
-  // interval is: the cell asked alone or with whole lines gets one margin.
-  if (sparse && sparse->lines.size() == 1) {
-    needed = max_work + 1;  // if refused: kept as past this limit
-    const TableCellQuantile cell =
-        laplace_table_cell_quantile(b, static_cast<std::size_t>(sparse->r), static_cast<std::size_t>(sparse->n), level,
-                                    interrupts, std::min(kTableCellWork, max_work * kCellWorkPerSumWork));
-    needed = cell.work / kCellWorkPerSumWork;
-    out.quantile = cell.quantile;
-    out.method = TableSumMethod::one_cell;
-    return out;
-  }
   // The alpha grids, and the work of the pass at theta = 0.
   double work = 0;
   for (Table& t : tables) {

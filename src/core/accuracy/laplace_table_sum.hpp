@@ -50,11 +50,9 @@ struct LaplaceTablePart {
 // 0.8 s).
 constexpr double kTableSumWork = 6e6;
 
-// How a sum's law was computed: by the inversion; by one pass, the sum
-// taking at most one cell of each line (laplace_table_sparse_sum.hpp); or,
-// the sum being one cell up to whole lines, as that cell's
-// (laplace_table_cell.hpp, within a release's limit for cells).
-enum class TableSumMethod { inversion, one_pass, one_cell };
+// How a sum's law was computed: by the inversion, or by one pass, the sum
+// taking at most one cell of each line (laplace_table_sparse_sum.hpp).
+enum class TableSumMethod { inversion, one_pass };
 struct TableSumQuantile {
   Quantile quantile;      // of X / step
   std::int64_t step = 0;  // X takes the values step Z; 0: X is constant given the margins

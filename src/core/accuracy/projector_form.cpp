@@ -17,6 +17,10 @@ double ProjectorForm::form(const CellQuery& query, const Interrupts& interrupts)
   return sum;
 }
 
+std::uint32_t ProjectorForm::cell_at(std::uint32_t, std::size_t, const Interrupts&) const {
+  throw InvalidArgument(std::string("the ") + structure() + " form's blocks are no tables");
+}
+
 namespace {
 
 void check_cells(std::size_t n_cells) {
@@ -49,12 +53,16 @@ class IdentityForm final : public ProjectorForm {
 class PartitionForm final : public ProjectorForm {
  public:
   PartitionForm(std::vector<std::uint32_t> group_of_cell, std::size_t n_groups, const Interrupts& interrupts)
-      : group_(std::move(group_of_cell)), size_(n_groups, 0), sum_(n_groups, 0.0), squares_(n_groups, 0.0) {
+      : group_(std::move(group_of_cell)),
+        position_(group_.size()),
+        size_(n_groups, 0),
+        sum_(n_groups, 0.0),
+        squares_(n_groups, 0.0) {
     check_cells(group_.size());
     for (std::size_t i = 0; i < group_.size(); ++i) {
       interrupts.poll_every(i);
       if (group_[i] >= n_groups) throw InvalidArgument("a cell's group is out of range");
-      ++size_[group_[i]];
+      position_[i] = size_[group_[i]]++;
     }
   }
   const char* structure() const override { return "partition"; }
@@ -63,6 +71,15 @@ class PartitionForm final : public ProjectorForm {
   std::uint32_t block_of(std::uint32_t cell) const override { return group_[cell]; }
   double diagonal(std::uint32_t cell) const override { return 1 - 1.0 / size_[group_[cell]]; }
   std::vector<std::size_t> block_shape(std::uint32_t group) const override { return {size_[group]}; }
+  std::size_t position_in_block(std::uint32_t cell) const override { return position_[cell]; }
+  std::uint32_t cell_at(std::uint32_t group, std::size_t position, const Interrupts& interrupts) const override {
+    if (group >= size_.size() || position >= size_[group])
+      throw InvalidArgument("no cell is at that place of the group");
+    for (std::uint32_t i = 0;; ++i) {  // Ends: the group has a cell at every place below its size.
+      interrupts.poll_every(i);
+      if (group_[i] == group && position_[i] == position) return i;
+    }
+  }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
     // sum_ and squares_ are zero between calls; one a cancel stopped leaves
@@ -98,6 +115,7 @@ class PartitionForm final : public ProjectorForm {
 
  private:
   std::vector<std::uint32_t> group_;
+  std::vector<std::uint32_t> position_;  // the cell's place among its group's cells
   std::vector<std::uint32_t> size_;
   mutable std::vector<double> sum_, squares_;
   mutable std::vector<std::uint32_t> touched_;
@@ -169,6 +187,11 @@ class TableForm final : public ProjectorForm {
   double diagonal(std::uint32_t cell) const override { return diagonal_[table_of_[cell]]; }
   std::vector<std::size_t> block_shape(std::uint32_t table) const override { return tables_[table].shape; }
   std::size_t position_in_block(std::uint32_t cell) const override { return position_[cell]; }
+  std::uint32_t cell_at(std::uint32_t table, std::size_t position, const Interrupts&) const override {
+    if (table >= tables_.size() || position >= tables_[table].cells.size())
+      throw InvalidArgument("no cell is at that place of the table");
+    return static_cast<std::uint32_t>(tables_[table].cells[position]);
+  }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
     // The scratch arrays are zero between calls; one a cancel stopped leaves

@@ -65,8 +65,13 @@ class ProjectorForm {
   // general forms, whose one block is no table.
   virtual std::vector<std::size_t> block_shape(std::uint32_t) const { return {}; }
   // The cell's place in its block as a table, in row-major order over
-  // block_shape (0 for forms whose blocks are no tables).
+  // block_shape (a group's cells in cell order; 0 for forms whose blocks are
+  // no tables).
   virtual std::size_t position_in_block(std::uint32_t) const { return 0; }
+  // The cell at a place in a block (the inverse of position_in_block, for
+  // the partition and table forms; a group's cell by one pass over the
+  // cells). InvalidArgument for another form or a place outside the block.
+  virtual std::uint32_t cell_at(std::uint32_t block, std::size_t position, const Interrupts& interrupts) const;
   // out <- one entry per block the query touches (in no particular order).
   // The query's cells must be distinct and below n_cells() (check_query).
   virtual void block_forms(const CellQuery& query, std::vector<BlockForm>& out,

@@ -14,6 +14,7 @@
 #include "crossed_accuracy.hpp"
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
+#include "one_cell_query.hpp"
 #include "projector_form.hpp"
 #include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
@@ -570,6 +571,10 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
       sort_by_unit(rows, interrupts);
       cells_query = std::move(rows);
     }
+    // One cell given the margins (the rest of its row, the cell with its
+    // row added): that cell, so that its figure is the cell's below.
+    if (std::optional<CellQuery> one = as_one_cell(s.linear->form(), cells_query, interrupts))
+      cells_query = std::move(*one);
     tail_cells = cells_query.size();
     out.variance = s.linear->variance(cells_query, interrupts);
     s.general_variance_lower(cells_query, out.variance, interrupts);
@@ -590,9 +595,10 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     double half = w * unit.half_width;
     if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
     out.margin.half_width = half;
-    // The kind its interval reports (the quantile is of the law, whose
-    // certified variance bounds do not enter it), unless the law is estimated.
-    out.margin.kind = out.variance.kind == Exactness::estimate ? Exactness::estimate : unit.kind;
+    // The kind its interval reports: the quantile is of the law, and neither
+    // certified variance bounds nor an estimated covariance scale enter it
+    // (an interval drawn from an estimated variance says so itself).
+    out.margin.kind = unit.kind;
     out.margin.method = unit.method;
     return out;
   }
@@ -604,7 +610,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     if (s.law.integer_output && w != std::floor(w)) half = double(integer_half_width(half));
     out.margin.half_width = half;
     // The kind its interval reports, as for a rectangle above.
-    out.margin.kind = out.variance.kind == Exactness::estimate ? Exactness::estimate : unit.kind();
+    out.margin.kind = unit.kind();
     out.margin.method = unit.method();
     return out;
   }

@@ -365,9 +365,7 @@ std::optional<MarginOfError> laplace_table_margin(const ProjectorForm& form, Int
     const char* how =
         q.method == TableSumMethod::inversion
             ? "complete tables of the l1 law: the sum's transform by Fourier integrals over the tables' lines, inverted"
-        : q.method == TableSumMethod::one_pass
-            ? "complete tables of the l1 law, one cell of each line: its law by one Fourier integral over the lines"
-            : "complete tables of the l1 law, one cell and whole lines: the cell's law";
+            : "complete tables of the l1 law, one cell of each line: its law by one Fourier integral over the lines";
     return from_quantile(q.quantile, q.step, how);
   } catch (const TooLarge&) {
     return std::nullopt;  // past the inversion's work limit: the variance's tail bound

@@ -73,42 +73,6 @@ TEST(LaplaceTableSum, TwoIndependentTablesConvolve) {
             enumerated_quantile(law, 0.99));
 }
 
-// A sum that is one cell up to whole lines is that cell, and gets the
-// cell's own law (laplace_table_cell.hpp) within a release's limit for
-// cells, as the cell's interval does: the cell alone, the cell with its
-// whole row added (a constant given the margins) and twice the cell less
-// its whole column have one quantile (in units of their step), equal to the
-// cell's, with the same enclosures, on short, long and transposed tables.
-TEST(LaplaceTableSum, OneCellIsTheCellsLaw) {
-  for (const auto& [rows, cols, b] : {std::tuple<std::size_t, std::size_t, Rational>{4, 4, {1, 2}},
-                                      {4, 12, {1, 1}},
-                                      {3, 12, {3, 2}},
-                                      {12, 3, {3, 2}},
-                                      {4, 300, {4, 1}},
-                                      {1000, 4, {52, 5}},
-                                      {4, 4, {8, 1}}}) {
-    std::vector<std::int64_t> alone(rows * cols, 0), with_row(rows * cols, 0), less_column(rows * cols, 0);
-    alone[cols + 1] = 1;
-    for (std::size_t j = 0; j < cols; ++j) with_row[cols + j] = 1;
-    with_row[cols + 1] = 2;
-    for (std::size_t i = 0; i < rows; ++i) less_column[i * cols + 1] = -1;
-    less_column[cols + 1] = 1;
-    for (const double level : {0.9, 0.99}) {
-      const Quantile cell = laplace_table_cell_quantile(b, rows, cols, level, Interrupts()).quantile;
-      for (const std::vector<std::int64_t>* sum : {&alone, &with_row, &less_column}) {
-        const std::vector<std::int64_t>& w = *sum;
-        const TableSumQuantile q =
-            laplace_table_sum_quantile(b, {LaplaceTablePart{rows, cols, w}}, level, Interrupts());
-        EXPECT_EQ(q.method, TableSumMethod::one_cell) << rows << " x " << cols << " " << level;
-        EXPECT_EQ(q.step, sum == &less_column ? 2 : 1);
-        EXPECT_EQ(q.quantile.half_width, cell.half_width) << rows << " x " << cols << " " << level;
-        EXPECT_EQ(q.quantile.coverage_lower, cell.coverage_lower) << rows << " x " << cols << " " << level;
-        EXPECT_EQ(q.quantile.narrower_upper, cell.narrower_upper) << rows << " x " << cols << " " << level;
-      }
-    }
-  }
-}
-
 // Sums of a few cells of long four-line tables at calibrated scales stay
 // within a margin's work: a pair of cells and a 2 x 2 block of a 4 x 1000
 // table at b = 10.4 (epsilon about 0.38), exact.

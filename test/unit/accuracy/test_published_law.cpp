@@ -515,6 +515,33 @@ void expect_intervals_are_margins_alone(const std::unique_ptr<Released>& r, cons
   }
 }
 
+// A row of a two-key table whose first `margins` key columns are margins,
+// asked as the rest of its line along each (its line's other rows) and with
+// its line added (its line's rows, itself twice): the same random variable
+// given the margins (minus it, or it), so the same margin, kind and method
+// as the row alone, at every level.
+void expect_one_cell_however_asked(const std::unique_ptr<Released>& r, std::size_t margins, const std::string& what) {
+  ASSERT_EQ(r->status, IDP_OK) << what << ": " << r->error.message;
+  for (std::size_t row = 0; row < r->rows->n_rows(); ++row)
+    for (std::size_t k = 0; k < margins; ++k) {
+      const std::vector<std::size_t> line = r->where({{k, r->rows->key(row, k)}});
+      std::vector<std::size_t> rest, with_line = line;
+      for (const std::size_t other : line)
+        if (other != row) rest.push_back(other);
+      with_line.push_back(row);
+      for (const double level : {0.5, 0.9, 0.99}) {
+        const idp_error_bar alone = r->sum({row}, level);
+        for (const auto& [name, asked] : {std::pair{"rest of its line", &rest}, {"with its line", &with_line}}) {
+          const idp_error_bar bar = r->sum(*asked, level);
+          EXPECT_EQ(bar.margin_of_error, alone.margin_of_error) << what << ", row " << row << " " << name;
+          EXPECT_STREQ(bar.margin_kind, alone.margin_kind) << what << ", row " << row << " " << name;
+          EXPECT_STREQ(bar.method, alone.method) << what << ", row " << row << " " << name;
+          EXPECT_EQ(bar.variance, alone.variance) << what << ", row " << row << " " << name;
+        }
+      }
+    }
+}
+
 // Each row's interval (the release's option "interval") and the margin of
 // that row alone at the same level are one number, for every family with
 // intervals, on tables whose single-cell laws are exact (a margin group, a
@@ -619,7 +646,8 @@ TEST(OneErrorBar, SumsThatAreNoNodeStaySums) {
 
 // Each row's interval and the margin of that row alone, on random tables:
 // every family with intervals, each structure it has (no margin, one margin,
-// 2 x n, tables of three and four lines, complete two-way tables).
+// 2 x n, tables of three and four lines, complete two-way tables); with a
+// margin, the row asked as the rest of its line or with its line added too.
 TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
   std::mt19937_64 gen(20261129);
   struct Family {
@@ -639,12 +667,30 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
       for (const std::vector<const char*>& margins :
            flat_only ? std::vector<std::vector<const char*>>{{}}
                      : std::vector<std::vector<const char*>>{{}, {"a"}, {"a", "b"}}) {
-        expect_intervals_are_margins_alone(
-            run_release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}}),
-            std::string(f.mechanism) + " " + std::to_string(rows) + " x " + std::to_string(cols) + " margins " +
-                std::to_string(margins.size()));
+        const auto released = run_release(table, Request{f.mechanism, 1, f.delta, margins, {}, {"interval"}, {"0.9"}});
+        const std::string what = std::string(f.mechanism) + " " + std::to_string(rows) + " x " + std::to_string(cols) +
+                                 " margins " + std::to_string(margins.size());
+        expect_intervals_are_margins_alone(released, what);
+        expect_one_cell_however_asked(released, margins.size(), what);
       }
     }
+  }
+}
+
+// integer_laplace on 4 x 4 tables: at epsilon 0.5 (b = 8) a cell's law is
+// exact within a release's limit; at 5/13 (b = 10.4) it is past it and the
+// interval is an estimate. Either way the rest of a cell's row or column,
+// and the cell with its line, take the cell's figure and its label.
+TEST(OneErrorBar, ShortFourLineTablesOneCellHoweverAsked) {
+  std::vector<std::int64_t> counts(16);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(3 + (i * 5) % 7);
+  const TestTable table = test_tables::grid({"a", "b"}, {4, 4}, counts);
+  for (const auto& [epsilon, kind] : {std::pair{0.5, "exact"}, {5.0 / 13, "estimate"}}) {
+    const auto r = run_release(table, Request{"integer_laplace", epsilon, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}});
+    ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+    EXPECT_STREQ(r->sum({0}, 0.9).margin_kind, kind) << epsilon;
+    expect_intervals_are_margins_alone(r, "4 x 4 at epsilon " + std::to_string(epsilon));
+    expect_one_cell_however_asked(r, 2, "4 x 4 at epsilon " + std::to_string(epsilon));
   }
 }
 
