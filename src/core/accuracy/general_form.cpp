@@ -70,11 +70,49 @@ class GeneralForm final : public ProjectorForm {
   std::size_t n_blocks() const override { return 1; }
   std::uint32_t block_of(std::uint32_t) const override { return 0; }
 
+  // Kept per cell once asked: a query read as one cell compares every
+  // cell's (one_cell_query.hpp), as a release's intervals do.
   double diagonal(std::uint32_t cell) const override {
-    CellQuery one;
-    one.cells = {cell};
-    one.weights = {1.0};
-    return std::max(0.0, 1 - solved_form(one, Interrupts()));
+    if (diagonal_.empty()) diagonal_.assign(n_cells(), -1.0);
+    if (diagonal_[cell] < 0) {
+      CellQuery one;
+      one.cells = {cell};
+      one.weights = {1.0};
+      diagonal_[cell] = std::max(0.0, 1 - solved_form(one, Interrupts()));
+    }
+    return diagonal_[cell];
+  }
+
+  // x - A^T H^-1 A x: L D L^T u = order A x over the whole factor, then
+  // A^T back to the cells.
+  std::vector<double> projection(const CellQuery& query, const Interrupts& interrupts) const override {
+    const ColSparse& lower = factor_->matrixL().nestedExpression();
+    std::vector<double> u(parent_.size(), 0.0), out(n_cells(), 0.0);
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      interrupts.poll_every(k);
+      out[query.cells[k]] += query.weights[k];
+      for (ColSparse::InnerIterator it(columns_, query.cells[k]); it; ++it)
+        u[static_cast<std::size_t>(position_[static_cast<std::size_t>(it.index())])] += query.weights[k] * it.value();
+    }
+    for (std::size_t j = 0; j < u.size(); ++j) {  // L w = y
+      interrupts.poll_every(j);
+      if (u[j] != 0)
+        for (ColSparse::InnerIterator it(lower, Eigen::Index(j)); it; ++it)
+          u[static_cast<std::size_t>(it.index())] -= it.value() * u[j];
+    }
+    for (std::size_t j = 0; j < u.size(); ++j) u[j] /= pivots_[Eigen::Index(j)];
+    for (std::size_t j = u.size(); j-- > 0;) {  // L^T lambda = D^-1 w
+      interrupts.poll_every(j);
+      for (ColSparse::InnerIterator it(lower, Eigen::Index(j)); it; ++it)
+        u[j] -= it.value() * u[static_cast<std::size_t>(it.index())];
+    }
+    for (Eigen::Index cell = 0; cell < columns_.cols(); ++cell) {
+      interrupts.poll_every(static_cast<std::uint64_t>(cell));
+      for (ColSparse::InnerIterator it(columns_, cell); it; ++it)
+        out[static_cast<std::size_t>(cell)] -=
+            it.value() * u[static_cast<std::size_t>(position_[static_cast<std::size_t>(it.index())])];
+    }
+    return out;
   }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
@@ -150,6 +188,7 @@ class GeneralForm final : public ProjectorForm {
   mutable std::vector<std::uint8_t> on_path_;
   mutable std::vector<std::uint32_t> reach_;
   mutable bool dirty_ = false;
+  mutable std::vector<double> diagonal_;  // (Pi_N)_ii once asked, -1 before
   mutable std::unique_ptr<const GeneralLatticeFunctionals> lattice_;
   mutable bool lattice_too_large_ = false;
 };

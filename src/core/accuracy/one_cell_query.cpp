@@ -2,11 +2,10 @@
 #include "one_cell_query.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "../polled_sort.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -83,47 +82,86 @@ BlockReading read_block(const std::vector<std::size_t>& shape,
   return out;
 }
 
+// General margins: v = Pi_N x, and the cell c with the largest
+// v_c^2 / (Pi_N)_cc, which is at most |v|^2 (Cauchy and Schwarz), with
+// equality exactly when v = a Pi_N e_c. The projector is computed in
+// floating point, so equality is read within kGeneralTolerance. Such a c
+// has v_c^2 = (Pi_N)_cc |v|^2: only cells with v_j^2 at least
+// kGeneralLeast |v|^2 are compared (at most 1 / kGeneralLeast of them, each
+// diagonal computed once per form), which leaves out cells whose variance
+// is below that share of a free cell's.
+constexpr double kGeneralTolerance = 1e-9, kGeneralLeast = 1e-3;
+std::optional<CellQuery> general_one_cell(const ProjectorForm& form, const CellQuery& query,
+                                          const Interrupts& interrupts) {
+  // A constant (the variance says 0), or rounding's residue of one.
+  double squares = 0;
+  for (const double w : query.weights) squares += w * w;
+  if (!(form.form(query, interrupts) > kGeneralTolerance * squares)) return std::nullopt;
+  const std::vector<double> v = form.projection(query, interrupts);
+  double norm = 0, best = 0;
+  std::uint32_t at = 0;
+  for (std::uint32_t j = 0; j < v.size(); ++j) {
+    interrupts.poll_every(j);
+    norm += v[j] * v[j];
+  }
+  for (std::uint32_t j = 0; j < v.size(); ++j) {
+    interrupts.poll_every(j);
+    if (!(v[j] * v[j] >= kGeneralLeast * norm)) continue;
+    const double d = form.diagonal(j);
+    if (!(d > kGeneralTolerance)) continue;  // a cell its margins fix
+    const double score = v[j] * v[j] / d;
+    if (score > best) best = score, at = j;
+  }
+  if (!(norm > 0) || best < norm * (1 - kGeneralTolerance)) return std::nullopt;
+  double a = v[at] / form.diagonal(at);
+  if (std::fabs(a - std::round(a)) <= kGeneralTolerance * std::fabs(a)) a = std::round(a);
+  CellQuery out;
+  out.cells.push_back(at);
+  out.weights.push_back(a);
+  return out;
+}
+
 }  // namespace
 
 std::optional<CellQuery> as_one_cell(const ProjectorForm& form, const CellQuery& query, const Interrupts& interrupts) {
   const std::string structure = form.structure();
-  if (query.size() < 2 || (structure != "partition" && structure != "tables")) return std::nullopt;
-  std::vector<std::pair<std::uint32_t, std::size_t>> order;  // (block, entry), weights not 0
+  if (query.size() < 2 || structure == "none") return std::nullopt;
+  if (structure == "general") return general_one_cell(form, query, interrupts);
+  // A block whose share of the variance is 0 is a constant (the forms sum
+  // integer weights exactly); the query is one cell only if one block has
+  // a share, and that block is one cell.
+  std::vector<BlockForm> shares;
+  form.block_forms(query, shares, interrupts);
+  std::optional<std::uint32_t> block;
+  for (const BlockForm& share : shares)
+    if (share.form != 0) {
+      if (block) return std::nullopt;  // two blocks' cells
+      block = share.block;
+    }
+  if (!block) return std::nullopt;                      // a constant: its variance says 0
+  std::vector<std::pair<std::size_t, double>> entries;  // (place, weight) in the block
+  std::uint32_t last_cell = 0;
   for (std::size_t k = 0; k < query.size(); ++k) {
     interrupts.poll_every(k);
-    if (query.weights[k] != 0) order.emplace_back(form.block_of(query.cells[k]), k);
+    if (query.weights[k] == 0 || form.block_of(query.cells[k]) != *block) continue;
+    entries.emplace_back(form.position_in_block(query.cells[k]), query.weights[k]);
+    last_cell = query.cells[k];
   }
-  polled_sort(order.begin(), order.end(), interrupts);
-  std::optional<std::pair<std::uint32_t, BlockReading>> found;
-  for (std::size_t i = 0, j = 0; i < order.size(); i = j) {
-    const std::uint32_t block = order[i].first;
-    // Ends: j walks the entries of one block.
-    for (j = i; j < order.size() && order[j].first == block; ++j) interrupts.poll_every(j);
-    const std::vector<std::size_t> shape = form.block_shape(block);
-    if (shape_pinned(shape)) continue;  // every cell fixed: a constant
-    BlockReading reading;
-    if (j - i == 1) {
-      const std::size_t k = order[i].second;
-      reading = {BlockReading::Kind::one_cell, form.position_in_block(query.cells[k]), query.weights[k]};
-    } else if (j - i + 1 < *std::min_element(shape.begin(), shape.end())) {
-      // A non-zero sum of line functions has a line's cells or more, so one
-      // with a cell removed has at least a line's cells less one.
-      return std::nullopt;
-    } else {
-      std::vector<std::pair<std::size_t, double>> entries;
-      for (std::size_t k = i; k < j; ++k)
-        entries.emplace_back(form.position_in_block(query.cells[order[k].second]), query.weights[order[k].second]);
-      reading = read_block(shape, entries, interrupts);
-    }
-    if (reading.kind == BlockReading::Kind::other) return std::nullopt;
-    if (reading.kind == BlockReading::Kind::constant) continue;
-    if (found) return std::nullopt;  // two blocks' cells
-    found = std::pair{block, reading};
-  }
-  if (!found) return std::nullopt;
   CellQuery out;
-  out.cells.push_back(form.cell_at(found->first, found->second.position, interrupts));
-  out.weights.push_back(found->second.weight);
+  if (entries.size() == 1) {
+    out.cells.push_back(last_cell);
+    out.weights.push_back(entries[0].second);
+    return out;
+  }
+  // A non-zero sum of line functions has at least a line's cells, so a
+  // block that is one cell with such a sum added holds a line's cells less
+  // one or more: with fewer it is no cell, and the pass is skipped.
+  const std::vector<std::size_t> shape = form.block_shape(*block);
+  if (entries.size() + 1 < *std::min_element(shape.begin(), shape.end())) return std::nullopt;
+  const BlockReading reading = read_block(shape, entries, interrupts);
+  if (reading.kind != BlockReading::Kind::one_cell) return std::nullopt;
+  out.cells.push_back(form.cell_at(*block, reading.position, interrupts));
+  out.weights.push_back(reading.weight);
   return out;
 }
 

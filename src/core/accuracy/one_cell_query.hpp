@@ -13,6 +13,9 @@
 // c_m != 0 and {1, ..., n_m - 1} where c_m = 0, s = (-1)^#{m : c_m = 0}.
 // So w is a times c exactly when D w is a * s on that box and 0 elsewhere,
 // checked exactly (differences of the weights, exact for integer weights).
+// On general margins (incomplete tables, margins that cross), w is a times
+// c when Pi_N w is a times Pi_N e_c, read from Pi_N w up to the rounding of
+// the floating-point projector.
 #pragma once
 
 #include <cstddef>
@@ -24,10 +27,10 @@
 
 namespace invariant_dp::accuracy {
 
-// The one cell (with its weight) the query equals given the invariants, for
-// the partition and table forms; nothing for a query of one cell already, a
-// constant, any other query, or a block past kMaxOneCellBlock cells (then the
-// sum keeps its own figure).
+// The one cell (with its weight) the query equals given the invariants;
+// nothing without invariants, for a query of one cell already, a constant,
+// any other query, or a block past kMaxOneCellBlock cells (then the sum
+// keeps its own figure).
 std::optional<CellQuery> as_one_cell(const ProjectorForm& form, const CellQuery& query, const Interrupts& interrupts);
 constexpr std::size_t kMaxOneCellBlock = std::size_t(1) << 22;
 

@@ -21,6 +21,10 @@ std::uint32_t ProjectorForm::cell_at(std::uint32_t, std::size_t, const Interrupt
   throw InvalidArgument(std::string("the ") + structure() + " form's blocks are no tables");
 }
 
+std::vector<double> ProjectorForm::projection(const CellQuery&, const Interrupts&) const {
+  throw InvalidArgument(std::string("the ") + structure() + " form's queries are read by blocks");
+}
+
 namespace {
 
 void check_cells(std::size_t n_cells) {

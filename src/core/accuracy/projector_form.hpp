@@ -78,6 +78,10 @@ class ProjectorForm {
                            const Interrupts& interrupts) const = 0;
   // Their sum: x^T Pi_N x.
   double form(const CellQuery& query, const Interrupts& interrupts) const;
+  // Pi_N x over every cell, for the general form (the partition and table
+  // forms' blocks are read as tables instead: one_cell_query.hpp), by one
+  // solve with the whole factor. InvalidArgument for the other forms.
+  virtual std::vector<double> projection(const CellQuery& query, const Interrupts& interrupts) const;
   // The general form's lattice of integer noise vectors, by a basis
   // (general_lattice_functional.hpp), built at the first call and kept;
   // nullptr for the other forms (their lattices have explicit moves) and

@@ -677,6 +677,32 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
   }
 }
 
+// General margins (a 4 x 6 table without three of its cells): each family
+// with intervals, the row asked alone, as the rest of its line or with its
+// line added.
+TEST(OneErrorBar, IncompleteTablesOneCellHoweverAsked) {
+  TestTable table{{"a", "b"}, {}, {}};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) {
+      if ((i == 0 && j == 0) || (i == 1 && j == 3) || (i == 3 && j == 5)) continue;
+      table.text.push_back("a" + std::to_string(i));
+      table.text.push_back("b" + std::to_string(j));
+      table.counts.push_back(3 + (i * 7 + j * 5) % 11);
+    }
+  const Request requests[] = {{"integer_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}},
+                              {"integer_laplace", 1, 0, {"a", "b"}, {}, {"interval", "sampler"}, {"0.9", "chain"}},
+                              {"subspace_gaussian", 1, 1e-6, {"a", "b"}, {}, {"interval"}, {"0.9"}},
+                              {"subspace_laplace", 1, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}},
+                              {"project_l2", 1, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}}};
+  for (const Request& request : requests) {
+    const auto r = run_release(table, request);
+    ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
+    EXPECT_EQ(read_published_law(r->rows->law()).structure, "general") << request.mechanism;
+    expect_intervals_are_margins_alone(r, std::string(request.mechanism) + " incomplete");
+    expect_one_cell_however_asked(r, 2, std::string(request.mechanism) + " incomplete");
+  }
+}
+
 // integer_laplace on 4 x 4 tables: at epsilon 0.5 (b = 8) a cell's law is
 // exact within a release's limit; at 5/13 (b = 10.4) it is past it and the
 // interval is an estimate. Either way the rest of a cell's row or column,
