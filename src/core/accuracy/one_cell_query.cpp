@@ -34,11 +34,12 @@ BlockReading read_block(const std::vector<std::size_t>& shape,
   const std::size_t K = shape.size();
   std::vector<std::size_t> stride(K, 1);
   for (std::size_t m = K - 1; m-- > 0;) stride[m] = stride[m + 1] * shape[m + 1];
+  std::uint64_t lines = 0;
   for (std::size_t m = 0; m < K; ++m) {
     const std::size_t span = stride[m] * shape[m];
     for (std::size_t outer = 0; outer < cells; outer += span) {
-      interrupts.poll();
       for (std::size_t inner = 0; inner < stride[m]; ++inner) {
+        interrupts.poll_scaled(++lines, shape[m]);
         const std::size_t base = outer + inner;
         const double first = v[base];
         if (first == 0) continue;
