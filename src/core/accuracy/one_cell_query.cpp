@@ -17,6 +17,10 @@ struct BlockReading {
   double weight = 0;
 };
 
+// The relative rounding a block's share of the variance may carry (the
+// forms sum in extended precision and divide once).
+constexpr double kSquareTolerance = 1e-9;
+
 // The block's weights (entries: place, weight) through the mixed difference.
 BlockReading read_block(const std::vector<std::size_t>& shape,
                         const std::vector<std::pair<std::size_t, double>>& entries, const Interrupts& interrupts) {
@@ -134,31 +138,53 @@ std::optional<CellQuery> as_one_cell(const ProjectorForm& form, const CellQuery&
   std::vector<BlockForm> shares;
   form.block_forms(query, shares, interrupts);
   std::optional<std::uint32_t> block;
+  double block_share = 0;
   for (const BlockForm& share : shares)
     if (share.form != 0) {
       if (block) return std::nullopt;  // two blocks' cells
       block = share.block;
+      block_share = share.form;
     }
   if (!block) return std::nullopt;                      // a constant: its variance says 0
-  std::vector<std::pair<std::size_t, double>> entries;  // (place, weight) in the block
+  // The block's entries: how many, whether their weights are integers.
+  std::size_t count = 0;
   std::uint32_t last_cell = 0;
+  double last_weight = 0;
+  bool integer = true;
+  const auto in_block = [&](std::size_t k) { return query.weights[k] != 0 && form.block_of(query.cells[k]) == *block; };
   for (std::size_t k = 0; k < query.size(); ++k) {
     interrupts.poll_every(k);
-    if (query.weights[k] == 0 || form.block_of(query.cells[k]) != *block) continue;
-    entries.emplace_back(form.position_in_block(query.cells[k]), query.weights[k]);
+    if (!in_block(k)) continue;
+    ++count;
     last_cell = query.cells[k];
+    last_weight = query.weights[k];
+    const double w = query.weights[k];
+    integer = integer && std::fabs(w) < 0x1p40 && w == std::round(w);
   }
   CellQuery out;
-  if (entries.size() == 1) {
+  if (count == 1) {
     out.cells.push_back(last_cell);
-    out.weights.push_back(entries[0].second);
+    out.weights.push_back(last_weight);
     return out;
   }
   // A non-zero sum of line functions has at least a line's cells, so a
   // block that is one cell with such a sum added holds a line's cells less
   // one or more: with fewer it is no cell, and the pass is skipped.
   const std::vector<std::size_t> shape = form.block_shape(*block);
-  if (entries.size() + 1 < *std::min_element(shape.begin(), shape.end())) return std::nullopt;
+  if (count + 1 < *std::min_element(shape.begin(), shape.end())) return std::nullopt;
+  // With integer weights a is an integer (a difference of sums of them), so
+  // the block's share a^2 (Pi_N)_cc is the cell's diagonal times a square:
+  // a share that is not (a sum of most of a large table) skips the pass.
+  if (integer) {
+    const double squared = block_share / shape_diagonal(shape), root = std::round(std::sqrt(squared));
+    if (!(root >= 1 && std::fabs(squared - root * root) <= kSquareTolerance * squared)) return std::nullopt;
+  }
+  std::vector<std::pair<std::size_t, double>> entries;  // (place, weight) in the block
+  entries.reserve(count);
+  for (std::size_t k = 0; k < query.size(); ++k) {
+    interrupts.poll_every(k);
+    if (in_block(k)) entries.emplace_back(form.position_in_block(query.cells[k]), query.weights[k]);
+  }
   const BlockReading reading = read_block(shape, entries, interrupts);
   if (reading.kind != BlockReading::Kind::one_cell) return std::nullopt;
   out.cells.push_back(form.cell_at(*block, reading.position, interrupts));
