@@ -23,7 +23,9 @@
 //     cells, a region of half the long side), with the work each refuses;
 //   * integer_gaussian on incomplete two-way tables (general margins,
 //     general_lattice_functional; section 13): the lattice's basis once,
-//     then every cell's interval and a random half of the cells.
+//     then every cell's interval and a random half of the cells;
+//   * queries read as one cell given the margins (one_cell_query.hpp;
+//     section 16) on a 1000 x 1000 table and an incomplete 300 x 300 one.
 // Each half-width is also checked against the normal quantile at its
 // variance (within 3 counts), so a fast wrong answer fails.
 #include <algorithm>
@@ -43,6 +45,7 @@
 #include "accuracy/laplace_table_sum.hpp"
 #include "accuracy/lattice_gaussian_quantiles.hpp"
 #include "accuracy/linear_accuracy.hpp"
+#include "accuracy/one_cell_query.hpp"
 #include "accuracy/projector_form.hpp"
 #include "accuracy/sum_quantile.hpp"
 #include "accuracy/table_covariance_scale.hpp"
@@ -336,6 +339,57 @@ void general_margins() {
   }
 }
 
+// Queries read as one cell given the margins (one_cell_query.hpp;
+// section 16): on a 1000 x 1000 table the rest of a column (one pass over
+// the table) and most of the table (no cell: skipped by its share of the
+// variance), beside that query's variance; on an incomplete 300 x 300
+// table (general margins) the rest of a row and a pair of cells, each a
+// projection by the whole factor.
+void one_cell_reading() {
+  LatticeTable table{{1000, 1000}, {}};
+  for (std::size_t i = 0; i < 1000000; ++i) table.cells.push_back(i);
+  const auto form = table_form({table}, 1000000);
+  CellQuery rest, most;
+  for (std::uint32_t i = 0; i < 1000; ++i)
+    if (i != 3) {
+      rest.cells.push_back(i * 1000 + 7);
+      rest.weights.push_back(1);
+    }
+  for (std::uint32_t i = 0; i < 1000000; ++i)
+    if (i % 7 != 3) {
+      most.cells.push_back(i);
+      most.weights.push_back(1);
+    }
+  std::optional<CellQuery> one;
+  const double t_rest = best_of_3([&] { one = as_one_cell(*form, rest, Interrupts()); });
+  if (!one || one->cells[0] != 3007 || one->weights[0] != -1) bench_checks::fail("the rest of a column is no cell");
+  const double t_most = best_of_3([&] { one = as_one_cell(*form, most, Interrupts()); });
+  if (one) bench_checks::fail("most of a table is read as a cell");
+  const double t_form = best_of_3([&] { form->form(most, Interrupts()); });
+  std::printf(
+      "one cell given the margins, 1000 x 1000: the rest of a column %.4f s; most of the table (%zu cells, no "
+      "cell) %.4f s, its variance alone %.4f s\n",
+      t_rest, most.size(), t_most, t_form);
+  const auto rows = incomplete_table(300, 300, 0.05);
+  const auto general = general_form(rows, Interrupts());
+  const std::size_t n = std::size_t(rows.cols());
+  CellQuery row_rest, pair;
+  for (std::uint32_t i = 1; i < 300; ++i) {  // the first row (complete) without its first cell
+    row_rest.cells.push_back(i);
+    row_rest.weights.push_back(1);
+  }
+  pair.cells = {5, std::uint32_t(n / 2)};
+  pair.weights = {1, 1};
+  std::optional<CellQuery> general_one;
+  const double t_first = best_of_3([&] { general_one = as_one_cell(*general, row_rest, Interrupts()); });
+  if (!general_one || general_one->cells[0] != 0 || general_one->weights[0] != -1)
+    bench_checks::fail("the rest of a row of an incomplete table is no cell");
+  const double t_pair = best_of_3([&] { general_one = as_one_cell(*general, pair, Interrupts()); });
+  if (general_one) bench_checks::fail("a pair of an incomplete table is read as a cell");
+  std::printf("general margins, an incomplete 300 x 300 table (%zu cells): the rest of a row %.4f s, a pair %.4f s\n",
+              n, t_first, t_pair);
+}
+
 }  // namespace
 
 // Every part, or the one named: bench_error_bar_laws l1_tables.
@@ -347,7 +401,8 @@ int main(int argc, char** argv) {
                                                                  {"table_scales", table_scales},
                                                                  {"published_table_scales", published_table_scales},
                                                                  {"l1_tables", laplace_table_laws},
-                                                                 {"general_margins", general_margins}};
+                                                                 {"general_margins", general_margins},
+                                                                 {"one_cell_reading", one_cell_reading}};
   for (const auto& [name, part] : parts)
     if (only.empty() || only == name) part();
   return 0;
