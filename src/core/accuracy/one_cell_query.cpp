@@ -100,7 +100,10 @@ std::optional<CellQuery> general_one_cell(const ProjectorForm& form, const CellQ
                                           const Interrupts& interrupts) {
   // A constant (the variance says 0), or rounding's residue of one.
   double squares = 0;
-  for (const double w : query.weights) squares += w * w;
+  for (std::size_t k = 0; k < query.size(); ++k) {
+    interrupts.poll_every(k);
+    squares += query.weights[k] * query.weights[k];
+  }
   if (!(form.form(query, interrupts) > kGeneralTolerance * squares)) return std::nullopt;
   const std::vector<double> v = form.projection(query, interrupts);
   double norm = 0, best = 0;
