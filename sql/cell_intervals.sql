@@ -280,6 +280,36 @@ EXECUTE one_bar_l44_asked;
 DEALLOCATE one_bar_l44_release;
 DEALLOCATE one_bar_l44_asked;
 DROP TABLE one_bar_l44, one_bar_l44_law;
+-- Each cell asked as the rest of its county's row and as the rest of its
+-- edu column (each the cell's noise, negated, given the margins) has its
+-- interval's margin and the cell's kind and method, on the two-way
+-- releases above, the incomplete one (general margins) included.
+CREATE FUNCTION pg_temp.rest_is_the_interval(rel regclass, law jsonb) RETURNS boolean LANGUAGE plpgsql AS $f$
+DECLARE
+  same boolean;
+BEGIN
+  EXECUTE format($q$SELECT bool_and((row_rest.bar).margin_of_error = c.upper - c.n
+                                    AND (column_rest.bar).margin_of_error = c.upper - c.n
+                                    AND (row_rest.bar).method = (alone.bar).method
+                                    AND (column_rest.bar).method = (alone.bar).method
+                                    AND (row_rest.bar).margin_kind = (alone.bar).margin_kind)
+                    FROM %1$s c,
+                         LATERAL (SELECT dp.error_bar(r, 0.9, $1) AS bar FROM %1$s r
+                                  WHERE r.county = c.county AND r.edu = c.edu) alone,
+                         LATERAL (SELECT dp.error_bar(r, 0.9, $1) AS bar FROM %1$s r
+                                  WHERE r.county = c.county AND r.edu <> c.edu) row_rest,
+                         LATERAL (SELECT dp.error_bar(r, 0.9, $1) AS bar FROM %1$s r
+                                  WHERE r.edu = c.edu AND r.county <> c.county) column_rest$q$, rel)
+    INTO same USING law;
+  RETURN same;
+END
+$f$;
+SELECT release, pg_temp.rest_is_the_interval(rel, law) AS rest_of_a_line_is_the_interval
+FROM (VALUES ('integer_laplace 2 x 4', 'one_bar_ln'::regclass, (SELECT law FROM one_bar_ln_law)),
+             ('integer_laplace 3 x 4', 'one_bar_l3'::regclass, (SELECT law FROM one_bar_l3_law)),
+             ('integer_gaussian 4 x 4', 'one_bar_g'::regclass, (SELECT law FROM one_bar_g_law)),
+             ('integer_gaussian 4 x 4 without a cell', 'one_bar_gi'::regclass, (SELECT law FROM one_bar_gi_law)))
+    AS t(release, rel, law);
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound
