@@ -100,7 +100,10 @@ class GeneralForm final : public ProjectorForm {
         for (ColSparse::InnerIterator it(lower, Eigen::Index(j)); it; ++it)
           u[static_cast<std::size_t>(it.index())] -= it.value() * u[j];
     }
-    for (std::size_t j = 0; j < u.size(); ++j) u[j] /= pivots_[Eigen::Index(j)];
+    for (std::size_t j = 0; j < u.size(); ++j) {
+      interrupts.poll_every(j);
+      u[j] /= pivots_[Eigen::Index(j)];
+    }
     for (std::size_t j = u.size(); j-- > 0;) {  // L^T lambda = D^-1 w
       interrupts.poll_every(j);
       for (ColSparse::InnerIterator it(lower, Eigen::Index(j)); it; ++it)

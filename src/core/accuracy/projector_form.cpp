@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "../errors.hpp"
 
@@ -79,10 +80,11 @@ class PartitionForm final : public ProjectorForm {
   std::uint32_t cell_at(std::uint32_t group, std::size_t position, const Interrupts& interrupts) const override {
     if (group >= size_.size() || position >= size_[group])
       throw InvalidArgument("no cell is at that place of the group");
-    for (std::uint32_t i = 0;; ++i) {  // Ends: the group has a cell at every place below its size.
+    for (std::uint32_t i = 0; i < group_.size(); ++i) {
       interrupts.poll_every(i);
       if (group_[i] == group && position_[i] == position) return i;
     }
+    throw std::logic_error("a group has no cell at a place below its size");
   }
 
   void block_forms(const CellQuery& query, std::vector<BlockForm>& out, const Interrupts& interrupts) const override {
