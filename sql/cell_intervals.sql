@@ -310,6 +310,28 @@ FROM (VALUES ('integer_laplace 2 x 4', 'one_bar_ln'::regclass, (SELECT law FROM 
              ('integer_gaussian 4 x 4', 'one_bar_g'::regclass, (SELECT law FROM one_bar_g_law)),
              ('integer_gaussian 4 x 4 without a cell', 'one_bar_gi'::regclass, (SELECT law FROM one_bar_gi_law)))
     AS t(release, rel, law);
+-- A sum is worth what its noise reads, not the rows it is asked with: on a
+-- 10 x 30 subspace_laplace table with both margins (a projected log-concave
+-- law: Gauss's bound below 30 cells, the normal approximation from 30) a
+-- pair of cells, the pair with its first cell's whole row of 30 added and
+-- the pair with a whole column added are one random variable given the
+-- margins, with one margin, kind and method (Gauss's bound: the pair is
+-- worth about two cells, however many rows are asked).
+CREATE TABLE one_bar_worth (g int, k int, n float8);
+SET dp.seed = 14;
+INSERT INTO one_bar_worth
+SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 10) g, generate_series(1, 30) k,
+                             generate_series(1, 1 + (g + k) % 4) GROUP BY 1, 2$$, 1, 'subspace_laplace',
+                           margins => '{g,k}') AS t(g int, k int, n float8);
+CREATE TABLE one_bar_worth_law AS SELECT dp.last_release() AS law;
+RESET dp.seed;
+SELECT q.what, count(*) AS rows_asked, round((dp.error_bar(r, 0.9, l.law)).margin_of_error::numeric, 6) AS margin_of_error,
+       (dp.error_bar(r, 0.9, l.law)).margin_kind, (dp.error_bar(r, 0.9, l.law)).method
+FROM (VALUES ('pair', 0, 0), ('pair with row 1', 1, 0), ('pair with column 5', 0, 5)) q(what, row_added, column_added),
+     one_bar_worth r, generate_series(1, 2) times, one_bar_worth_law l
+WHERE (times = 1 AND (r.g, r.k) IN ((1, 1), (2, 2))) OR (times = 2 AND (r.g = q.row_added OR r.k = q.column_added))
+GROUP BY q.what, l.law ORDER BY q.what;
+DROP TABLE one_bar_worth, one_bar_worth_law;
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound

@@ -2,7 +2,8 @@
 // from integer tuples, margins by column, the dense reference projector
 // Pi_N = I - A^+ A built from the tuples alone (every group of every margin
 // a row, redundant ones included; Eigen's complete orthogonal decomposition),
-// and small seeded helpers.
+// the groups the margins fix, the structures the projector forms read (one
+// small release each), and small seeded helpers.
 #pragma once
 
 #include <Eigen/Dense>
@@ -116,6 +117,54 @@ inline Eigen::VectorXd dense_weights(const accuracy::CellQuery& q, std::size_t n
   Eigen::VectorXd x = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n));
   for (std::size_t k = 0; k < q.size(); ++k) x[q.cells[k]] += q.weights[k];
   return x;
+}
+
+// The indicators of every group of every margin (the sums the invariants fix).
+inline std::vector<std::vector<std::uint32_t>> margin_groups(const Release& release) {
+  std::vector<std::vector<std::uint32_t>> out;
+  for (const auto& columns : release.margin_columns) {
+    std::map<std::vector<int>, std::size_t> group;
+    for (std::uint32_t i = 0; i < release.n(); ++i) {
+      std::vector<int> key;
+      for (const std::size_t c : columns) key.push_back(release.tuples[i][c]);
+      const auto found = group.emplace(key, out.size());
+      if (found.second) out.emplace_back();
+      out[found.first->second].push_back(i);
+    }
+  }
+  return out;
+}
+
+struct ProjectorFormCase {
+  const char* name;
+  Release release;
+};
+
+// The structures the forms read (partitions, tables in blocks, cubes,
+// general margins), each a small release.
+inline std::vector<ProjectorFormCase> projector_form_cases() {
+  std::vector<ProjectorFormCase> out;
+  out.push_back({"one margin", Release(grid({5, 4}), 2, {{0}})});
+  out.push_back({"nested margins", Release(grid({3, 2, 4}), 3, {{0}, {0, 1}})});
+  std::vector<Tuple> uneven;  // groups of 1 (pinned) to 5 cells
+  for (int g = 0; g < 5; ++g)
+    for (int k = 0; k <= g; ++k) uneven.push_back({g, k});
+  out.push_back({"uneven groups", Release(uneven, 2, {{0}})});
+  out.push_back({"4 x 5", Release(grid({4, 5}), 2, {{0}, {1}})});
+  std::vector<Tuple> blocks;  // 3 x 4, 2 x 5 and a pinned 1 x 3
+  const int rows[] = {3, 2, 1}, cols[] = {4, 5, 3};
+  for (int b = 0; b < 3; ++b)
+    for (int r = 0; r < rows[b]; ++r)
+      for (int c = 0; c < cols[b]; ++c) blocks.push_back({b, r, c});
+  out.push_back({"blocks", Release(blocks, 3, {{0, 1}, {0, 2}})});
+  out.push_back({"a table per level", Release(grid({3, 3, 4}), 3, {{0, 1}, {1, 2}})});
+  out.push_back({"3 x 4 x 2 cube", Release(grid({3, 4, 2}), 3, {{0, 1}, {0, 2}, {1, 2}})});
+  out.push_back({"2 x 3 x 2 x 3", Release(grid({2, 3, 2, 3}), 4, {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}})});
+  out.push_back({"main effects", Release(grid({3, 4, 2}), 3, {{0}, {1}, {2}})});
+  std::vector<Tuple> incomplete = grid({4, 5});  // a 4 x 5 table without three cells
+  for (const int gone : {17, 8, 0}) incomplete.erase(incomplete.begin() + gone);
+  out.push_back({"incomplete", Release(incomplete, 2, {{0}, {1}})});
+  return out;
 }
 
 }  // namespace invariant_dp::accuracy_fixtures

@@ -15,12 +15,13 @@ namespace invariant_dp::accuracy_sums {
 
 using namespace accuracy;
 
-// A sum's check from its variance figure; `scale` multiplies the variance
-// the margin is computed from (1, or 0.8 for the power checks, which keep
-// the prediction of the wrong variance).
-inline coverage::SumCheck sum_check(const std::string& name, CellQuery query, const VarianceFigure& variance,
-                                    double level, LawShape shape, bool integer, double scale = 1) {
-  const SumTail tail = recommended_tail(shape, query.size());
+// A sum's check from its variance figure and the cells it is worth (its
+// cell count, or LinearAccuracy::effective_cells); `scale` multiplies the
+// variance the margin is computed from (1, or 0.8 for the power checks,
+// which keep the prediction of the wrong variance).
+inline coverage::SumCheck counted_sum_check(const std::string& name, CellQuery query, const VarianceFigure& variance,
+                                            double cells, double level, LawShape shape, bool integer, double scale) {
+  const SumTail tail = recommended_tail(shape, cells);
   VarianceFigure claimed = variance;
   claimed.lower *= scale;
   claimed.upper *= scale;
@@ -43,10 +44,19 @@ inline coverage::SumCheck sum_check(const std::string& name, CellQuery query, co
   return s;
 }
 
+// A sum of nodes or periods, counted as asked.
+inline coverage::SumCheck sum_check(const std::string& name, CellQuery query, const VarianceFigure& variance,
+                                    double level, LawShape shape, bool integer, double scale = 1) {
+  const double cells = double(query.size());
+  return counted_sum_check(name, std::move(query), variance, cells, level, shape, integer, scale);
+}
+
+// A sum of cells of a flat release, counted as the release counts it.
 inline coverage::SumCheck sum_check(const std::string& name, const LinearAccuracy& accuracy, CellQuery query,
                                     double level, LawShape shape, bool integer, double scale = 1) {
   const VarianceFigure v = accuracy.variance(query, Interrupts());
-  return sum_check(name, std::move(query), v, level, shape, integer, scale);
+  const double cells = accuracy.effective_cells(query, Interrupts());
+  return counted_sum_check(name, std::move(query), v, cells, level, shape, integer, scale);
 }
 
 // The share of cells whose interval covers the truth in one release.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "../errors.hpp"
 #include "../hierarchy/integer_cascade_accuracy.hpp"
@@ -12,6 +13,7 @@
 #include "../samplers/discrete_gaussian.hpp"
 #include "../samplers/discrete_laplace.hpp"
 #include "../samplers/two_line_table.hpp"
+#include "effective_cells.hpp"
 #include "lattice_bounds.hpp"
 #include "table_covariance_scale.hpp"
 
@@ -98,6 +100,14 @@ VarianceFigure LinearAccuracy::cell_variance(std::uint32_t cell) const {
   VarianceFigure out{scalars_.lower[b] * d, scalars_.upper[b] * d, scalars_.kind[b]};
   if (out.kind != Exactness::certified) out.lower = out.upper;
   return out;
+}
+
+double LinearAccuracy::effective_cells(const CellQuery& query, const Interrupts& interrupts) const {
+  const std::optional<double> largest = largest_cell_term(*form_, scalars_.upper, query, interrupts);
+  // No noise at all (whole margins): the count does not matter, the
+  // variance says 0.
+  if (!largest || !(*largest > 0)) return double(query.size());
+  return variance(query, interrupts).upper / *largest;
 }
 
 Exactness LinearAccuracy::kind() const {

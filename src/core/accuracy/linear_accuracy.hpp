@@ -48,6 +48,12 @@ class LinearAccuracy {
   VarianceFigure variance(const CellQuery& query, const Interrupts& interrupts) const;
   // One cell's: c_b (Pi_N)_ii.
   VarianceFigure cell_variance(std::uint32_t cell) const;
+  // How many cells the query's noise is worth for the normal approximation:
+  // its variance over the largest one cell's term can carry
+  // (effective_cells.hpp), the same for the query and the query plus whole
+  // margins; the query's cell count where that is not computed (a table of
+  // three axes or more past kMaxDenseCountBlock cells).
+  double effective_cells(const CellQuery& query, const Interrupts& interrupts) const;
 
   const ProjectorForm& form() const { return *form_; }
   std::shared_ptr<const ProjectorForm> shared_form() const { return form_; }

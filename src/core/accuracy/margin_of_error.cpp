@@ -17,8 +17,8 @@ const char* sum_tail_name(SumTail tail) {
   return "normal";
 }
 
-SumTail recommended_tail(LawShape shape, std::size_t cells_in_sum) {
-  if (shape == LawShape::gaussian || cells_in_sum >= kNormalCells) return SumTail::normal;
+SumTail recommended_tail(LawShape shape, double cells_in_sum) {
+  if (shape == LawShape::gaussian || cells_in_sum >= double(kNormalCells) * (1 - 1e-9)) return SumTail::normal;
   if (shape == LawShape::lattice_gaussian) return SumTail::sub_gaussian;
   if (shape == LawShape::log_concave) return SumTail::gauss;
   return SumTail::chebyshev;

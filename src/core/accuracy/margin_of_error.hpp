@@ -6,7 +6,9 @@
 //                 cascade, streams); otherwise the normal approximation, an
 //                 estimate, sound for sums of many cells (the noise of a sum
 //                 of m cells is close to normal by the central limit theorem,
-//                 tested by the coverage tests for sums of 30 cells and more);
+//                 tested by the coverage tests for sums of 30 cells and more;
+//                 cells counted as the random variable's, not as asked:
+//                 effective_cells.hpp);
 //   sub_gaussian  certified for Gaussian and lattice Gaussian laws (a lattice
 //                 Gaussian centred at 0 is sub-Gaussian at its continuous
 //                 variance);
@@ -48,9 +50,11 @@ struct MarginOfError {
 // Sums of at least this many cells take the normal approximation by default.
 constexpr std::size_t kNormalCells = 30;
 
-// The default: normal for Gaussian laws and for sums of kNormalCells or
-// more; below, the certified tail of the law's shape.
-SumTail recommended_tail(LawShape shape, std::size_t cells_in_sum);
+// The default: normal for Gaussian laws and for sums worth kNormalCells
+// cells or more (a count of the sum's random variable where one is computed,
+// LinearAccuracy::effective_cells; read within a relative 1e-9, its
+// rounding); below, the certified tail of the law's shape.
+SumTail recommended_tail(LawShape shape, double cells_in_sum);
 
 MarginOfError margin_of_error(const VarianceFigure& variance, double level, SumTail tail, LawShape shape,
                               bool integer_output);

@@ -541,7 +541,11 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   CellQuery rows = rows_of(s.index, ids, weights, n, out.unknown_rows, interrupts);
   if (out.unknown_rows > 0) return out;
   out.cells = rows.size();
-  std::size_t tail_cells = rows.size();
+  // How many cells the sum is worth for the normal approximation: nodes or
+  // rectangles once families are collapsed; for flat and rolled-up laws a
+  // count of the random variable, not of the rows asked.
+  double tail_cells = double(rows.size());
+  bool flat_query = false;
   CellQuery cells_query;  // flat and rolled-up laws: the sum over the model's cells
   Rectangles rectangles;  // crossed laws: the sum over (row node, column node) pairs
   if (s.law.family == LawFamily::stream) {
@@ -551,7 +555,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
   } else if (s.hierarchy) {
     for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
     rows = collapse_families(s.trees[0].tree, std::move(rows), interrupts);
-    tail_cells = rows.size();
+    tail_cells = double(rows.size());
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {
     Rectangles q;
@@ -561,7 +565,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     }
     q.weights = rows.weights;
     rectangles = collapse_rectangles(s.trees[0].tree, s.trees[1].tree, std::move(q), interrupts);
-    tail_cells = rectangles.rows.size();
+    tail_cells = double(rectangles.rows.size());
     out.variance = s.crossed->variance(rectangles.rows, rectangles.cols, rectangles.weights, interrupts);
   } else {
     if (s.law.hierarchical()) {
@@ -575,10 +579,10 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     // row added): that cell, so that its figure is the cell's below.
     if (std::optional<CellQuery> one = as_one_cell(s.linear->form(), cells_query, interrupts))
       cells_query = std::move(*one);
-    tail_cells = cells_query.size();
     out.variance = s.linear->variance(cells_query, interrupts);
     s.general_variance_lower(cells_query, out.variance, interrupts);
     rows = cells_query;
+    flat_query = true;
   }
   out.caveat = s.law.caveat;
   if (std::isnan(level)) return out;
@@ -628,6 +632,7 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
       return out;
     }
   }
+  if (flat_query) tail_cells = s.linear->effective_cells(rows, interrupts);
   out.margin = margin_of_error(out.variance, level, recommended_tail(s.law.shape, tail_cells), s.law.shape,
                                s.law.integer_output);
   return out;

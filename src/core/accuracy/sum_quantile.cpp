@@ -278,6 +278,67 @@ std::vector<std::int64_t> dense_weights(const ProjectorForm& form, const BlockCe
   return weights;
 }
 
+// A table's dense weights as a box up to whole lines: on the lattice a
+// sum is unchanged by adding any multiple of a line (a line's sum is a
+// fixed margin), so the pair asked alone and the pair with its row added
+// are one sum, and must take one route. The weights differenced against
+// level 0 along every axis, D_i = sum over subsets S of axes of
+// (-1)^|S| w(i with the axes of S at 0), are exactly what lines leave
+// alone; a box of weight d on level sets S_k is, up to lines, the box with
+// S_k not holding level 0 (a box on S_k and on its complement differ by
+// lines and a sign, and box_log_excess reads s and n - s alike), and its D
+// is +-d on the product of those sets, 0 elsewhere. Nothing when D has
+// another pattern; a step-0 functional when D is 0 (a sum of lines).
+std::optional<StepFunctional> box_up_to_lines(Rational sigma2, const std::vector<std::size_t>& shape,
+                                              std::vector<std::int64_t> d, const Interrupts& interrupts) {
+  // |D| <= 2^K max|w|, inside an int64 for the weights' 2^40 and K <= 20.
+  if (shape.size() > 20) return std::nullopt;
+  std::size_t stride = d.size();
+  for (const std::size_t n : shape) {
+    stride /= n;  // the axis's stride in row-major order
+    // From the end: a level-0 entry is read by the levels after it, then
+    // set to its own difference, 0.
+    for (std::size_t i = d.size(); i-- > 0;) {
+      interrupts.poll_every(i);
+      const std::size_t level = (i / stride) % n;
+      d[i] = level == 0 ? 0 : d[i] - d[i - level * stride];
+    }
+  }
+  std::size_t pivot = 0;
+  while (pivot < d.size() && d[pivot] == 0) interrupts.poll_every(pivot++);
+  StepFunctional out;
+  if (pivot == d.size()) return out;
+  const std::int64_t v = d[pivot];
+  // Each axis's set: the levels l where D at the pivot with axis k at l is v.
+  std::vector<std::vector<char>> in(shape.size());
+  std::vector<std::size_t> selected(shape.size(), 0);
+  stride = d.size();
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    stride /= shape[k];
+    const std::size_t base = pivot - ((pivot / stride) % shape[k]) * stride;
+    in[k].assign(shape[k], 0);
+    for (std::size_t l = 0; l < shape[k]; ++l) {
+      const std::int64_t x = d[base + l * stride];
+      if (x != 0 && x != v) return std::nullopt;
+      in[k][l] = x == v;
+      selected[k] += x == v;
+    }
+  }
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    interrupts.poll_every(i);
+    bool inside = true;
+    std::size_t rest = i;
+    for (std::size_t k = shape.size(); k-- > 0 && inside;) {
+      inside = in[k][rest % shape[k]] != 0;
+      rest /= shape[k];
+    }
+    if (d[i] != (inside ? v : 0)) return std::nullopt;
+  }
+  out.unit = {box_variance(sigma2, shape, selected), box_log_excess(sigma2, shape, selected)};
+  out.step = static_cast<std::uint64_t>(std::llabs(v));
+  return out;
+}
+
 // Complete tables of the lattice Gaussian (and the zero-sum groups of one
 // margin, tables of one axis): per table a box of one weight (its Klein
 // order) or any integer weights (short vectors of its kernel). Parts of one
@@ -305,9 +366,14 @@ std::optional<MarginOfError> table_margin(const ProjectorForm& form, IntegerNois
       if (std::optional<StepFunctional> box = box_functional(form, noise.parameter, b, shape, interrupts)) {
         part.functional = *box;
       } else {
-        part.kernel = table_functional(noise.parameter, shape, dense_weights(form, b, shape, interrupts), interrupts);
-        part.functional = part.kernel->functional;
-        boxes_only = false;
+        std::vector<std::int64_t> weights = dense_weights(form, b, shape, interrupts);
+        if (std::optional<StepFunctional> lined = box_up_to_lines(noise.parameter, shape, weights, interrupts)) {
+          part.functional = *lined;
+        } else {
+          part.kernel = table_functional(noise.parameter, shape, std::move(weights), interrupts);
+          part.functional = part.kernel->functional;
+          boxes_only = false;
+        }
       }
       if (part.functional.step == 0) continue;  // constant on the lattice
       if (d == 0) d = part.functional.step;

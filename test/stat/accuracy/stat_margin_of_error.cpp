@@ -132,7 +132,7 @@ class MarginFamily {
     s.variance_lower = bar.variance_lower * scale;
     s.variance_upper = bar.variance * scale;
     const bool normal = std::string(bar.method).rfind("normal", 0) == 0;
-    const SumTail tail = normal ? SumTail::normal : recommended_tail(shape_, q.size());
+    const SumTail tail = normal ? SumTail::normal : recommended_tail(shape_, 0.0);  // the shape's bound
     s.half_width = scale == 1 ? bar.margin_of_error
                               : margin_of_error(VarianceFigure{s.variance_lower, s.variance_upper, Exactness::exact},
                                                 kMarginLevel, tail, shape_, integer_)

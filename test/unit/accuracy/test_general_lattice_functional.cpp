@@ -22,6 +22,7 @@
 #include "accuracy/linear_accuracy.hpp"
 #include "accuracy/projector_form.hpp"
 #include "accuracy/sum_quantile.hpp"
+#include "accuracy/tail_quantiles.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
 #include "lattice/lattice_basis.hpp"

@@ -24,22 +24,6 @@ namespace {
 using namespace accuracy;
 using namespace accuracy_fixtures;
 
-// The indicators of every group of every margin (the sums the invariants fix).
-std::vector<std::vector<std::uint32_t>> margin_groups(const Release& release) {
-  std::vector<std::vector<std::uint32_t>> out;
-  for (const auto& columns : release.margin_columns) {
-    std::map<std::vector<int>, std::size_t> group;
-    for (std::uint32_t i = 0; i < release.n(); ++i) {
-      std::vector<int> key;
-      for (const std::size_t c : columns) key.push_back(release.tuples[i][c]);
-      const auto found = group.emplace(key, out.size());
-      if (found.second) out.emplace_back();
-      out[found.first->second].push_back(i);
-    }
-  }
-  return out;
-}
-
 // The cell and weight a query's projection is a multiple of, if any (the
 // reference: Pi x = a Pi e_c, a != 0, checked over every cell).
 std::optional<std::pair<std::uint32_t, double>> projector_cell(const Eigen::MatrixXd& P, const Eigen::VectorXd& x) {
@@ -54,43 +38,13 @@ std::optional<std::pair<std::uint32_t, double>> projector_cell(const Eigen::Matr
   return std::nullopt;
 }
 
-struct FormCase {
-  const char* name;
-  Release release;
-};
-
-std::vector<FormCase> form_cases() {
-  std::vector<FormCase> out;
-  out.push_back({"one margin", Release(grid({5, 4}), 2, {{0}})});
-  out.push_back({"nested margins", Release(grid({3, 2, 4}), 3, {{0}, {0, 1}})});
-  std::vector<Tuple> uneven;  // groups of 1 (pinned) to 5 cells
-  for (int g = 0; g < 5; ++g)
-    for (int k = 0; k <= g; ++k) uneven.push_back({g, k});
-  out.push_back({"uneven groups", Release(uneven, 2, {{0}})});
-  out.push_back({"4 x 5", Release(grid({4, 5}), 2, {{0}, {1}})});
-  std::vector<Tuple> blocks;  // 3 x 4, 2 x 5 and a pinned 1 x 3
-  const int rows[] = {3, 2, 1}, cols[] = {4, 5, 3};
-  for (int b = 0; b < 3; ++b)
-    for (int r = 0; r < rows[b]; ++r)
-      for (int c = 0; c < cols[b]; ++c) blocks.push_back({b, r, c});
-  out.push_back({"blocks", Release(blocks, 3, {{0, 1}, {0, 2}})});
-  out.push_back({"a table per level", Release(grid({3, 3, 4}), 3, {{0, 1}, {1, 2}})});
-  out.push_back({"3 x 4 x 2 cube", Release(grid({3, 4, 2}), 3, {{0, 1}, {0, 2}, {1, 2}})});
-  out.push_back({"2 x 3 x 2 x 3", Release(grid({2, 3, 2, 3}), 4, {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}})});
-  out.push_back({"main effects", Release(grid({3, 4, 2}), 3, {{0}, {1}, {2}})});
-  std::vector<Tuple> incomplete = grid({4, 5});  // a 4 x 5 table without three cells
-  for (const int gone : {17, 8, 0}) incomplete.erase(incomplete.begin() + gone);
-  out.push_back({"incomplete", Release(incomplete, 2, {{0}, {1}})});
-  return out;
-}
-
 // Every cell, plus random multiples of the margins' groups, times a random
 // weight: read as a cell whose projection is the query's (the cell itself
 // but where an axis has two levels and its neighbour is minus it).
 TEST(OneCellQuery, EveryCellUpToTheMarginsIsThatCell) {
   std::mt19937_64 gen(20261201);
   std::uniform_int_distribution<int> coefficient(-2, 2), weight(1, 3);
-  for (const FormCase& c : form_cases()) {
+  for (const ProjectorFormCase& c : projector_form_cases()) {
     const Eigen::MatrixXd P = dense_projector(c.release.tuples, c.release.margin_columns);
     const auto form = form_of_model(*c.release.model, Interrupts());
     const auto groups = margin_groups(c.release);
@@ -132,7 +86,7 @@ TEST(OneCellQuery, EveryCellUpToTheMarginsIsThatCell) {
 TEST(OneCellQuery, ACellExactlyWhenTheProjectorSaysSo) {
   std::mt19937_64 gen(4242);
   std::uniform_int_distribution<int> coefficient(-2, 2);
-  for (const FormCase& c : form_cases()) {
+  for (const ProjectorFormCase& c : projector_form_cases()) {
     const Eigen::MatrixXd P = dense_projector(c.release.tuples, c.release.margin_columns);
     const auto form = form_of_model(*c.release.model, Interrupts());
     const auto groups = margin_groups(c.release);

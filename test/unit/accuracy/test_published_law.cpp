@@ -542,6 +542,39 @@ void expect_one_cell_however_asked(const std::unique_ptr<Released>& r, std::size
     }
 }
 
+// Pairs of rows of a two-key table whose first `margins` key columns are
+// margins, asked alone and with the whole line of the first row along each
+// margin added (its line's rows; the first row then twice): one random
+// variable given the margins, so one margin, kind, method and variance,
+// whether the sum's own law, a tail bound or the normal approximation gives
+// it.
+void expect_sum_however_asked(const std::unique_ptr<Released>& r, std::size_t margins, const std::string& what) {
+  ASSERT_EQ(r->status, IDP_OK) << what << ": " << r->error.message;
+  const std::size_t n = r->rows->n_rows();
+  // Two pairs a release, each line at one level, the levels taken in turn:
+  // a pair's exact law can cost seconds on short integer_laplace tables, and
+  // the routes differ by the pair's shape, not by how many pairs are asked.
+  const double levels[] = {0.5, 0.9, 0.99};
+  std::size_t asked_so_far = 0;
+  for (const std::size_t first : {std::size_t(0), n / 2}) {
+    const std::vector<std::size_t> pair{first, (first * 7 + 5) % n};
+    if (pair[0] == pair[1]) continue;
+    for (std::size_t k = 0; k < margins; ++k) {
+      std::vector<std::size_t> with_line = pair;
+      for (const std::size_t other : r->where({{k, r->rows->key(first, k)}})) with_line.push_back(other);
+      const double level = levels[asked_so_far++ % 3];
+      const idp_error_bar alone = r->sum(pair, level), bar = r->sum(with_line, level);
+      const std::string asked = what + ", rows " + std::to_string(pair[0]) + " and " + std::to_string(pair[1]) +
+                                " with the line of key " + std::to_string(k) + " at " + std::to_string(level);
+      // One number, up to the rounding of two orders of summation.
+      EXPECT_NEAR(bar.margin_of_error, alone.margin_of_error, 1e-9 * std::max(1.0, alone.margin_of_error)) << asked;
+      EXPECT_STREQ(bar.margin_kind, alone.margin_kind) << asked;
+      EXPECT_STREQ(bar.method, alone.method) << asked;
+      EXPECT_NEAR(bar.variance, alone.variance, 1e-9 * alone.variance) << asked;
+    }
+  }
+}
+
 // Each row's interval (the release's option "interval") and the margin of
 // that row alone at the same level are one number, for every family with
 // intervals, on tables whose single-cell laws are exact (a margin group, a
@@ -672,6 +705,7 @@ TEST(OneErrorBar, EveryFamilysCellIntervalIsItsMarginAloneOnRandomTables) {
                                  " margins " + std::to_string(margins.size());
         expect_intervals_are_margins_alone(released, what);
         expect_one_cell_however_asked(released, margins.size(), what);
+        expect_sum_however_asked(released, margins.size(), what);
       }
     }
   }
@@ -700,6 +734,7 @@ TEST(OneErrorBar, IncompleteTablesOneCellHoweverAsked) {
     EXPECT_EQ(read_published_law(r->rows->law()).structure, "general") << request.mechanism;
     expect_intervals_are_margins_alone(r, std::string(request.mechanism) + " incomplete");
     expect_one_cell_however_asked(r, 2, std::string(request.mechanism) + " incomplete");
+    expect_sum_however_asked(r, 2, std::string(request.mechanism) + " incomplete");
   }
 }
 
@@ -717,6 +752,7 @@ TEST(OneErrorBar, ShortFourLineTablesOneCellHoweverAsked) {
     EXPECT_STREQ(r->sum({0}, 0.9).margin_kind, kind) << epsilon;
     expect_intervals_are_margins_alone(r, "4 x 4 at epsilon " + std::to_string(epsilon));
     expect_one_cell_however_asked(r, 2, "4 x 4 at epsilon " + std::to_string(epsilon));
+    expect_sum_however_asked(r, 2, "4 x 4 at epsilon " + std::to_string(epsilon));
   }
 }
 
