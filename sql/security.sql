@@ -219,6 +219,23 @@ SET SESSION AUTHORIZATION regress_sec_analyst;
 SELECT sqlstate_of($$SET dp.seed = '1'$$);
 SELECT sqlstate_of($$SELECT current_setting('dp.seed')$$);
 RESET SESSION AUTHORIZATION;
+-- A superuser's seed reaches parallel workers with the rest of the session
+-- (they load the library and restore the leader's settings): a parallel
+-- query of a seeded session runs.
+SET dp.seed = '1';
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE TABLE sec_parallel AS SELECT g FROM generate_series(1, 20000) g;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sec_parallel;
+SELECT count(*) AS counted_in_parallel FROM sec_parallel;
+DROP TABLE sec_parallel;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET dp.seed;
 
 -- 6. Bad administrator input leaves nothing half-done. -------------------------------
 SELECT sqlstate_of($$SELECT dp.set_budget('security', 'NaN')$$);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "access/parallel.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/guc.h"
@@ -49,8 +50,12 @@ check_seed(char **newval, void **extra, GucSource source)
 	 * SET clause in the session of whoever calls it. Each of those arrives
 	 * here without the statement flag, as does a value set before the
 	 * library was loaded in the session (it cannot be told from a function's).
+	 * A parallel worker restores its leader's session values, this one
+	 * included, which passed here when they were set: refused, every
+	 * parallel query of a seeded session would fail (assign_seed keeps the
+	 * worker's own draws unseeded).
 	 */
-	if (!seed_from_statement)
+	if (!seed_from_statement && !InitializingParallelWorker)
 	{
 		GUC_check_errdetail("dp.seed is accepted only from SET in a session: set anywhere else it would be "
 							"shared by other sessions or readable by every role, and whoever knows the seed "
@@ -70,10 +75,15 @@ check_seed(char **newval, void **extra, GucSource source)
 	return true;
 }
 
+/*
+ * A parallel worker never takes the seed: should it ever draw (a final
+ * function run below a Gather), the leader's seed would repeat the leader's
+ * noise, and every worker's; its draws come from the CSPRNG.
+ */
 static void
 assign_seed(const char *newval, void *extra)
 {
-	dp_seed_is_set = newval != NULL && newval[0] != '\0';
+	dp_seed_is_set = newval != NULL && newval[0] != '\0' && !IsParallelWorker();
 	dp_seed_value = dp_seed_is_set ? strtoull(newval, NULL, 10) : 0;
 	dp_seed_generation++;
 }
