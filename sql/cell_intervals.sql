@@ -179,6 +179,19 @@ SELECT 'integer_cascade, every node', count(*), bool_and(m.margin = c.upper - c.
 FROM one_bar_c c, LATERAL (SELECT dp.margin_of_error(r, 0.9, (SELECT law FROM one_bar_c_law)) AS margin
                            FROM one_bar_c r WHERE r.level = c.level AND r.county IS NOT DISTINCT FROM c.county
                                               AND r.edu IS NOT DISTINCT FROM c.edu) m;
+-- A county given with one of its cells (as a join may give them) is that
+-- cell twice beside the county's other cells: one margin and one method
+-- either way.
+SELECT c.county, (a.e).margin_of_error = (b.e).margin_of_error AND (a.e).variance = (b.e).variance
+                 AND (a.e).method = (b.e).method AS one_error_bar, (a.e).margin_kind
+FROM (SELECT county FROM one_bar_c WHERE level = 1) c,
+     LATERAL (SELECT dp.error_bar(r, 0.9, (SELECT law FROM one_bar_c_law)) AS e
+              FROM one_bar_c r, generate_series(1, 2) t
+              WHERE r.county = c.county AND ((t = 1 AND r.level = 1) OR (t = 2 AND r.level = 2 AND r.edu = 'Low'))) a,
+     LATERAL (SELECT dp.error_bar(r, 0.9, (SELECT law FROM one_bar_c_law)) AS e
+              FROM one_bar_c r, generate_series(1, 2) t
+              WHERE r.county = c.county AND r.level = 2 AND (t = 1 OR r.edu = 'Low')) b
+ORDER BY c.county;
 -- The 3 x 4 integer_laplace table: its cells' law and the law of a sum of
 -- cells (two diagonal cells, a 2 x 2 block) are computed from the l1 law,
 -- not estimated: both exact.

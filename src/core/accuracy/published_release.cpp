@@ -153,6 +153,83 @@ void sort_by_unit(CellQuery& q, const Interrupts& interrupts) {
   }
 }
 
+// A query over a cascade's nodes with no node above another: a node with
+// nodes of the query below it is replaced by its children, each with its
+// weight, down to those nodes (a consistent release's node is the sum of
+// its children). With collapse_families after it, every way of writing one
+// functional has one form: a county less one of its two tracts is the other
+// tract, and a tract with its county is that tract twice beside its
+// sibling. Top down, one depth at a time (level order keeps each depth's
+// pushed children in order); the nodes pushed are the ancestors of the
+// query's nodes, so the work is at most their children: O(nodes in the
+// query x depth x fan-out), the size of the form itself.
+CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery q, const Interrupts& interrupts) {
+  // Nodes of one depth (the common query: leaves, or counties) are above
+  // none of each other.
+  bool one_depth = true;
+  for (std::size_t k = 1; k < q.size() && one_depth; ++k) {
+    interrupts.poll_every(k);
+    one_depth = tree.depth(q.cells[k]) == tree.depth(q.cells[0]);
+  }
+  if (one_depth) return q;
+  sort_by_unit(q, interrupts);
+  using Entry = std::pair<std::uint32_t, double>;
+  std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    interrupts.poll_every(k);
+    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
+  }
+  // The nodes with query nodes below them, per depth, bottom up: the
+  // parents of a depth's query nodes and of its own such nodes (both in
+  // order, so their parents are in order: duplicates are neighbours).
+  std::vector<std::vector<std::uint32_t>> above(tree.height() + 1);
+  bool any = false;
+  for (unsigned d = tree.height(); d > 0; --d) {
+    std::vector<std::uint32_t> here;
+    for (const Entry& e : by_depth[d]) here.push_back(e.first);
+    std::vector<std::uint32_t> both;
+    std::merge(here.begin(), here.end(), above[d].begin(), above[d].end(), std::back_inserter(both));
+    for (std::size_t i = 0; i < both.size(); ++i) {
+      interrupts.poll_every(i);
+      const std::uint32_t p = tree.parent(both[i]);
+      if (above[d - 1].empty() || above[d - 1].back() != p) above[d - 1].push_back(p);
+    }
+    any = any || std::any_of(by_depth[d - 1].begin(), by_depth[d - 1].end(), [&](const Entry& e) {
+            return std::binary_search(above[d - 1].begin(), above[d - 1].end(), e.first);
+          });
+  }
+  if (!any) return q;
+  std::vector<Entry> pushed, kept;  // pushed: children made for the depth below, in order
+  for (unsigned d = 0; d <= tree.height(); ++d) {
+    std::vector<Entry> here;
+    std::merge(by_depth[d].begin(), by_depth[d].end(), pushed.begin(), pushed.end(), std::back_inserter(here),
+               [](const Entry& a, const Entry& b) { return a.first < b.first; });
+    pushed.clear();
+    for (std::size_t i = 0; i < here.size();) {
+      interrupts.poll_every(i);
+      double w = 0;
+      std::size_t j = i;
+      for (; j < here.size() && here[j].first == here[i].first; ++j) w += here[j].second;
+      const std::uint32_t u = here[i].first;
+      if (w != 0 && std::binary_search(above[d].begin(), above[d].end(), u)) {
+        for (std::uint32_t c = tree.first_child(u); c < tree.child_end(u); ++c) {
+          interrupts.poll_every(c);
+          pushed.emplace_back(c, w);
+        }
+      } else if (w != 0) {
+        kept.emplace_back(u, w);
+      }
+      i = j;
+    }
+  }
+  CellQuery out;
+  for (const Entry& e : kept) {
+    out.cells.push_back(e.first);
+    out.weights.push_back(e.second);
+  }
+  return out;
+}
+
 // A query over a cascade's nodes in its canonical form: every node whose
 // children are all in the query with one weight w stands for them, with
 // weight w (added to its own), up the tree. A consistent release's node is
@@ -554,7 +631,8 @@ ErrorBar PublishedRelease::sum(const RowId* ids, const double* weights, std::siz
     out.variance = VarianceFigure{v, v, Exactness::exact};
   } else if (s.hierarchy) {
     for (std::uint32_t& r : rows.cells) r = s.trees[0].node_of_row[r];
-    rows = collapse_families(s.trees[0].tree, std::move(rows), interrupts);
+    rows = collapse_families(s.trees[0].tree, push_down_to_antichain(s.trees[0].tree, std::move(rows), interrupts),
+                             interrupts);
     tail_cells = double(rows.size());
     out.variance = s.hierarchy->variance(rows, interrupts);
   } else if (s.crossed) {

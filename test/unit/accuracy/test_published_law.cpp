@@ -57,6 +57,16 @@ struct Released {
         << error.message;
     return bar;
   }
+  // The same with a weight per row.
+  idp_error_bar weighted_sum(const std::vector<std::size_t>& rows_in_sum, const std::vector<double>& weights,
+                             double level) {
+    std::vector<idp_row_id> ids;
+    for (std::size_t r : rows_in_sum) ids.push_back(rows->ids()[r]);
+    idp_error_bar bar{};
+    EXPECT_EQ(idp_accuracy_sum(accuracy, ids.size(), ids.data(), weights.data(), level, nullptr, &bar, &error), IDP_OK)
+        << error.message;
+    return bar;
+  }
   // Rows whose key k is `text` (nullptr: NULL), for every (k, text) given.
   std::vector<std::size_t> where(const std::vector<std::pair<std::size_t, const char*>>& keys) const {
     std::vector<std::size_t> out;
@@ -832,6 +842,62 @@ TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
           EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
         }
       }
+    }
+  }
+}
+
+// A node less some of its children is the others, and a node with one of
+// its children is that child twice beside its siblings: on random trees,
+// for every node of two children or more, each way of writing the same sum
+// has one error bar (a single child's being its interval's).
+TEST(OneErrorBar, NodesLessTheirChildrenAreTheOtherChildren) {
+  std::mt19937_64 gen(1912);
+  const Request requests[] = {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                              {"integer_cascade", 1, 1e-6, {"region"}, {"region", "county", "tract"}},
+                              {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}}};
+  for (int trial = 0; trial < 3; ++trial) {
+    const TestTable table = random_geography(gen);
+    for (const Request& request : requests) {
+      auto r = run_release(table, request);
+      ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
+      const TreeRows tree{*r};
+      std::size_t families = 0;
+      for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
+        const std::size_t d = tree.depth(node);
+        if (d == 3) continue;
+        const auto children = tree.at_depth_under(d + 1, node);
+        if (children.size() < 2) continue;
+        ++families;
+        const double level = (node % 3 == 0) ? 0.5 : (node % 3 == 1 ? 0.9 : 0.99);
+        const std::vector<std::size_t> others(children.begin() + 1, children.end());
+        // The node less every child but the first, and less the first: the
+        // first child, and the rest.
+        std::vector<std::size_t> node_less_others{node}, node_less_first{node, children[0]};
+        std::vector<double> less_others{1}, less_first{1, -1};
+        for (const std::size_t c : others) {
+          node_less_others.push_back(c);
+          less_others.push_back(-1);
+        }
+        const std::string what = std::string(request.mechanism) + " node " + std::to_string(node) + " at depth " +
+                                 std::to_string(d) + " level " + std::to_string(level);
+        const idp_error_bar first = r->sum({children[0]}, level), rest = r->sum(others, level);
+        for (const auto& [asked, same] : {std::pair{r->weighted_sum(node_less_others, less_others, level), first},
+                                          std::pair{r->weighted_sum(node_less_first, less_first, level), rest}}) {
+          EXPECT_EQ(asked.margin_of_error, same.margin_of_error) << what;
+          EXPECT_EQ(asked.variance, same.variance) << what;
+          EXPECT_STREQ(asked.margin_kind, same.margin_kind) << what;
+          EXPECT_STREQ(asked.method, same.method) << what;
+        }
+        // The node with its first child: that child twice and the others.
+        std::vector<std::size_t> twice_and_others{children[0], children[0]};
+        twice_and_others.insert(twice_and_others.end(), others.begin(), others.end());
+        const idp_error_bar with_child = r->sum({node, children[0]}, level), spelled = r->sum(twice_and_others, level);
+        EXPECT_EQ(with_child.margin_of_error, spelled.margin_of_error) << what;
+        EXPECT_EQ(with_child.variance, spelled.variance) << what;
+        EXPECT_STREQ(with_child.method, spelled.method) << what;
+      }
+      EXPECT_GT(families, 0u);
     }
   }
 }
