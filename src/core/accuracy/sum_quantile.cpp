@@ -155,6 +155,11 @@ MarginOfError from_quantile(const Quantile& q, std::int64_t step, const std::str
   return out;
 }
 
+// Whether a table's part of a sum is whole lines (0 on the lattice); no
+// past kMaxFunctionalCells.
+bool zero_up_to_lines(const ProjectorForm& form, const BlockCells& b, const std::vector<std::size_t>& shape,
+                      const Interrupts& interrupts);
+
 // Partitions and 2 x n tables: zero-sum groups.
 std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNoise noise,
                                           const std::vector<BlockCells>& blocks, double level,
@@ -177,7 +182,9 @@ std::optional<MarginOfError> group_margin(const ProjectorForm& form, IntegerNois
       // The line y of the table (y, -y): column j's weight on y is the
       // difference of its two cells' weights.
       const int axis = two_line_axis(shape);
-      if (axis < 0) return std::nullopt;
+      // A table of no line of two levels: whole lines, 0 on the lattice
+      // (lattice_sum_margin sends no other here).
+      if (axis < 0) continue;
       group_size = shape[1 - axis];
       std::vector<std::pair<std::size_t, std::int64_t>> line;  // (column, weight on y), sorted then merged
       line.reserve(b.cells.size());
@@ -278,6 +285,19 @@ std::vector<std::int64_t> dense_weights(const ProjectorForm& form, const BlockCe
   return weights;
 }
 
+bool zero_up_to_lines(const ProjectorForm& form, const BlockCells& b, const std::vector<std::size_t>& shape,
+                      const Interrupts& interrupts) {
+  double cells = 1;
+  for (const std::size_t n : shape) cells *= double(n);
+  if (cells > double(kMaxFunctionalCells)) return false;
+  const std::vector<std::int64_t> d = up_to_lines(shape, dense_weights(form, b, shape, interrupts), interrupts);
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    interrupts.poll_every(i);
+    if (d[i] != 0) return false;
+  }
+  return true;
+}
+
 // A table's dense weights as a box up to whole lines: on the lattice a
 // sum is unchanged by adding any multiple of a line (a line's sum is a
 // fixed margin), so the pair asked alone and the pair with its row added
@@ -293,17 +313,7 @@ std::optional<StepFunctional> box_up_to_lines(Rational sigma2, const std::vector
                                               std::vector<std::int64_t> d, const Interrupts& interrupts) {
   // |D| <= 2^K max|w|, inside an int64 for the weights' 2^40 and K <= 20.
   if (shape.size() > 20) return std::nullopt;
-  std::size_t stride = d.size();
-  for (const std::size_t n : shape) {
-    stride /= n;  // the axis's stride in row-major order
-    // From the end: a level-0 entry is read by the levels after it, then
-    // set to its own difference, 0.
-    for (std::size_t i = d.size(); i-- > 0;) {
-      interrupts.poll_every(i);
-      const std::size_t level = (i / stride) % n;
-      d[i] = level == 0 ? 0 : d[i] - d[i - level * stride];
-    }
-  }
+  d = up_to_lines(shape, std::move(d), interrupts);
   std::size_t pivot = 0;
   while (pivot < d.size() && d[pivot] == 0) interrupts.poll_every(pivot++);
   StepFunctional out;
@@ -312,7 +322,7 @@ std::optional<StepFunctional> box_up_to_lines(Rational sigma2, const std::vector
   // Each axis's set: the levels l where D at the pivot with axis k at l is v.
   std::vector<std::vector<char>> in(shape.size());
   std::vector<std::size_t> selected(shape.size(), 0);
-  stride = d.size();
+  std::size_t stride = d.size();
   for (std::size_t k = 0; k < shape.size(); ++k) {
     stride /= shape[k];
     const std::size_t base = pivot - ((pivot / stride) % shape[k]) * stride;
@@ -470,10 +480,14 @@ std::optional<MarginOfError> lattice_sum_margin(const ProjectorForm& form, Integ
   }
   std::vector<BlockCells> blocks;
   if (!by_block(form, query, blocks, interrupts)) return std::nullopt;
+  // Zero-sum groups when every block touched is a group or a 2 x n table,
+  // or whole lines of another table (w plus a row of a 3 x 4 table is w:
+  // one route however the sum is written).
   bool all_groups = true;
-  for (const BlockCells& b : blocks) {
-    const std::vector<std::size_t> shape = form.block_shape(b.block);
-    all_groups = all_groups && (structure == "partition" || shape_pinned(shape) || two_line_axis(shape) >= 0);
+  for (std::size_t k = 0; k < blocks.size() && all_groups; ++k) {
+    const std::vector<std::size_t> shape = form.block_shape(blocks[k].block);
+    all_groups = structure == "partition" || shape_pinned(shape) || two_line_axis(shape) >= 0 ||
+                 zero_up_to_lines(form, blocks[k], shape, interrupts);
   }
   if (all_groups)
     if (std::optional<MarginOfError> m = group_margin(form, noise, blocks, level, interrupts)) return m;

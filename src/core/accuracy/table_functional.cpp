@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 #include <unordered_map>
+#include <utility>
 
 #include "../errors.hpp"
+#include "../polled_sort.hpp"
 #include "kernel_lengths.hpp"
 
 namespace invariant_dp::accuracy {
@@ -44,35 +47,47 @@ void check_table(Rational sigma2, const std::vector<std::size_t>& shape, const s
     if (std::llabs(w) > (std::int64_t(1) << 40)) throw InvalidArgument("a table functional's weights are at most 2^40");
 }
 
-}  // namespace
+// Axes of at most this many levels take their corner from the functional
+// itself (corner_candidates: n levels x cells of work).
+constexpr std::size_t kCanonicalCornerLevels = 32;
 
-TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>& shape,
-                                 const std::vector<std::int64_t>& weights, const Interrupts& interrupts) {
-  check_table(sigma2, shape, weights);
-  const std::size_t K = shape.size(), cells = weights.size();
-  // The corner of every axis: its level with the fewest nonzero weights
-  // (the first of them), so that a set of cells missing a whole slice on
-  // every axis has a = +-w on its own cells and 0 elsewhere.
-  std::vector<std::vector<std::size_t>> nonzero(K);
-  for (std::size_t k = 0; k < K; ++k) nonzero[k].assign(shape[k], 0);
-  std::vector<std::size_t> index(K, 0);
-  for (std::size_t c = 0; c < cells; ++c) {
-    interrupts.poll_every(c);
-    if (weights[c] != 0)
-      for (std::size_t k = 0; k < K; ++k) ++nonzero[k][index[k]];
-    for (std::size_t k = K; k-- > 0;) {  // the next cell's index, the last axis fastest
-      if (++index[k] < shape[k]) break;
-      index[k] = 0;
+// The corners of axis k read from the functional, not from how it was
+// written: w differenced against level 0 along every other axis (whole
+// lines along those axes gone; a line along k shifts every slice alike),
+// the levels p whose slice differs from the others' in the fewest entries
+// (the moves along k with a != 0), in increasing order.
+std::vector<std::size_t> corner_candidates(const std::vector<std::size_t>& shape, std::vector<std::int64_t> w,
+                                           std::size_t k, const Interrupts& interrupts) {
+  w = up_to_lines(shape, std::move(w), interrupts, k);
+  const AxisView v = around(shape, k);
+  std::vector<std::size_t> best;
+  std::size_t best_differing = SIZE_MAX;
+  for (std::size_t p = 0; p < v.n; ++p) {
+    std::size_t differing = 0;
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      interrupts.poll_every(o);
+      for (std::size_t in = 0; in < v.inner; ++in) {
+        const std::int64_t at_p = w[(o * v.n + p) * v.inner + in];
+        for (std::size_t l = 0; l < v.n; ++l) differing += w[(o * v.n + l) * v.inner + in] != at_p;
+      }
     }
+    if (differing < best_differing) {
+      best_differing = differing;
+      best.clear();
+    }
+    if (differing == best_differing) best.push_back(p);
   }
-  std::vector<std::size_t> corner(K);
-  for (std::size_t k = 0; k < K; ++k)
-    corner[k] = static_cast<std::size_t>(std::min_element(nonzero[k].begin(), nonzero[k].end()) - nonzero[k].begin());
-  // a = (D_1 x ... x D_K) w, (D_k v)_i = v_corner - v_i over the levels
-  // i != corner in increasing order.
-  std::vector<std::int64_t> a = weights, next;
-  std::vector<std::size_t> dims = shape;
-  for (std::size_t k = 0; k < K; ++k) {
+  return best;
+}
+
+// a = (D_1 x ... x D_K) w at these corners, (D_k v)_i = v_corner - v_i over
+// the levels i != corner in increasing order (dims: the moves' grid).
+std::vector<std::int64_t> differenced_at(const std::vector<std::size_t>& shape, std::vector<std::int64_t> a,
+                                         const std::vector<std::size_t>& corner, std::vector<std::size_t>& dims,
+                                         const Interrupts& interrupts) {
+  std::vector<std::int64_t> next;
+  dims = shape;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
     const AxisView v = around(dims, k);
     next.assign(v.outer * (v.n - 1) * v.inner, 0);
     for (std::size_t o = 0; o < v.outer; ++o) {
@@ -89,7 +104,102 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
     a.swap(next);
     dims[k] = v.n - 1;
   }
-  next = {};
+  return a;
+}
+
+// Corners tried among the axes' candidates, at most this many cells'
+// differencing in all.
+constexpr std::size_t kCornerTrialCells = std::size_t(1) << 22;
+
+}  // namespace
+
+std::vector<std::int64_t> up_to_lines(const std::vector<std::size_t>& shape, std::vector<std::int64_t> d,
+                                      const Interrupts& interrupts, std::size_t except_axis) {
+  std::size_t stride = d.size();
+  for (std::size_t m = 0; m < shape.size(); ++m) {
+    stride /= shape[m];  // the axis's stride in row-major order
+    if (m == except_axis) continue;
+    // From the end: a level-0 entry is read by the levels after it, then
+    // set to its own difference, 0.
+    for (std::size_t i = d.size(); i-- > 0;) {
+      interrupts.poll_every(i);
+      const std::size_t level = (i / stride) % shape[m];
+      d[i] = level == 0 ? 0 : d[i] - d[i - level * stride];
+    }
+  }
+  return d;
+}
+
+TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>& shape,
+                                 const std::vector<std::int64_t>& weights, const Interrupts& interrupts) {
+  check_table(sigma2, shape, weights);
+  const std::size_t K = shape.size(), cells = weights.size();
+  // Each level's nonzero weights: a long axis's corner is its level with
+  // the fewest (the first of them), so that a set of cells missing a whole
+  // slice on every axis has a = +-w on its own cells and 0 elsewhere.
+  std::vector<std::vector<std::size_t>> nonzero(K);
+  for (std::size_t k = 0; k < K; ++k) nonzero[k].assign(shape[k], 0);
+  std::vector<std::size_t> index(K, 0);
+  for (std::size_t c = 0; c < cells; ++c) {
+    interrupts.poll_every(c);
+    if (weights[c] != 0)
+      for (std::size_t k = 0; k < K; ++k) ++nonzero[k][index[k]];
+    for (std::size_t k = K; k-- > 0;) {  // the next cell's index, the last axis fastest
+      if (++index[k] < shape[k]) break;
+      index[k] = 0;
+    }
+  }
+  // Every corner of a small table, else for axes of few levels the
+  // candidates read from the functional; of their combinations the one
+  // with the fewest moves of a != 0 (so one corner however the functional
+  // is written, and a sparse a). Longer axes of larger tables keep the
+  // level with the fewest nonzero weights.
+  std::vector<std::vector<std::size_t>> candidates(K);
+  // Small tables try every corner.
+  double every_corner = double(cells);
+  for (const std::size_t n : shape) every_corner *= double(n);
+  std::size_t combinations = 1;
+  for (std::size_t k = 0; k < K; ++k) {
+    if (every_corner <= double(kCornerTrialCells)) {
+      candidates[k].resize(shape[k]);
+      std::iota(candidates[k].begin(), candidates[k].end(), std::size_t(0));
+    } else if (shape[k] <= kCanonicalCornerLevels) {
+      candidates[k] = corner_candidates(shape, weights, k, interrupts);
+    } else {
+      candidates[k] = {
+          static_cast<std::size_t>(std::min_element(nonzero[k].begin(), nonzero[k].end()) - nonzero[k].begin())};
+    }
+    // Past the trials' budget an axis keeps its first candidate.
+    if (combinations * candidates[k].size() * cells > kCornerTrialCells) candidates[k].resize(1);
+    combinations *= candidates[k].size();
+  }
+  std::vector<std::size_t> choice(K, 0), dims;
+  std::vector<std::int64_t> a;
+  std::pair<std::size_t, std::size_t> fewest{SIZE_MAX, SIZE_MAX};
+  for (std::size_t trial = 0; trial < combinations; ++trial) {
+    interrupts.poll();
+    std::vector<std::size_t> tried(K);
+    for (std::size_t k = 0; k < K; ++k) tried[k] = candidates[k][choice[k]];
+    std::vector<std::size_t> tried_dims;
+    std::vector<std::int64_t> tried_a = differenced_at(shape, weights, tried, tried_dims, interrupts);
+    // The fewest moves of a != 0, then the fewest distinct values (moves
+    // of one value pair into short kernel vectors).
+    std::vector<std::int64_t> values;
+    for (const std::int64_t x : tried_a)
+      if (x != 0) values.push_back(x);
+    const std::size_t moves = values.size();
+    polled_sort(values.begin(), values.end(), interrupts);
+    const auto distinct = std::size_t(std::unique(values.begin(), values.end()) - values.begin());
+    if (std::pair{moves, distinct} < fewest) {
+      fewest = {moves, distinct};
+      a = std::move(tried_a);
+      dims = std::move(tried_dims);
+    }
+    for (std::size_t k = K; k-- > 0;) {  // the next combination, the last axis fastest
+      if (++choice[k] < candidates[k].size()) break;
+      choice[k] = 0;
+    }
+  }
   // The step (the gcd of the moves' values) and the pivot.
   std::uint64_t step = 0, pivot_size = 0;
   std::size_t pivot = 0;
@@ -112,7 +222,9 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
   // The continuous variance: sigma2 times the squared norm of w / step
   // projected on the lattice's span (centred along every axis).
   std::vector<double> centred(cells);
-  for (std::size_t c = 0; c < cells; ++c) centred[c] = double(weights[c]) / double(step);
+  // From w up to whole lines: the same doubles however w was written.
+  const std::vector<std::int64_t> lined = up_to_lines(shape, weights, interrupts);
+  for (std::size_t c = 0; c < cells; ++c) centred[c] = double(lined[c]) / double(step);
   for (std::size_t k = 0; k < K; ++k) {
     const AxisView v = around(shape, k);
     for (std::size_t o = 0; o < v.outer; ++o) {

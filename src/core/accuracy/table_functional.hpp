@@ -8,15 +8,17 @@
 // (kernel_lengths.hpp; DERIVATIONS.md, section 13, "Any functional of a
 // complete table").
 //
-// The moves: with a corner level p_k on every axis (the level with the
-// fewest nonzero weights), M_i = (e_p1 - e_i1) x ... x (e_pK - e_iK) for
+// The moves: with a corner level p_k on every axis (read from the
+// functional, not from how it was written, where the table or the axis is
+// small: DERIVATIONS.md, section 13, "The corner"), M_i = (e_p1 - e_i1) x ... x (e_pK - e_iK) for
 // every i with i_k != p_k, a basis of the lattice (Kronecker products of the
 // axes' zero-sum bases), each of squared length 2^K, and
 // <M_i, M_j> = prod_k (1 + [i_k = j_k]) = 2^(axes where i and j agree).
 // The values a_i = w^T M_i are the weights differenced against the corner
-// along every axis: O(K x cells).
+// along every axis: O(K x cells), and up to 2^22 more for the corner.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +38,17 @@ struct TableFunctional {
 // their differences and the centred copy are held at once: 24 bytes a
 // cell).
 constexpr std::size_t kMaxFunctionalCells = std::size_t(1) << 23;
+
+// w up to whole lines (functions constant along some axis, which the
+// (K-1)-way margins fix): differenced against level 0 along every axis,
+// D_i = sum over subsets S of axes of (-1)^|S| w(i with the axes of S at 0),
+// 0 wherever some axis is at level 0. One vector for every way of writing
+// one functional on the lattice; 0 exactly for sums of whole lines.
+// |D| <= 2^K max|w|. O(K x cells). With except_axis, every axis but that
+// one (lines along the others gone; a line along it shifts every slice
+// across it alike).
+std::vector<std::int64_t> up_to_lines(const std::vector<std::size_t>& shape, std::vector<std::int64_t> w,
+                                      const Interrupts& interrupts, std::size_t except_axis = SIZE_MAX);
 
 // X = w^T z for one table of this shape (each axis at least two levels),
 // w integer up to 2^40 in size, one per cell in row-major order (the last

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "accuracy/projector_form.hpp"
@@ -275,6 +277,46 @@ TEST(SumQuantile, AnySumOfCompleteTablesOrGroups) {
   std::vector<std::int64_t> steps(18, 0);
   steps[0] = 1, steps[9] = 3, steps[13] = 3;
   expect_exact(*tables_form, steps, "different steps", "steps 1 and 3");
+}
+
+// Under the lattice Gaussian a sum and the same sum with whole margins
+// added (random multiples of the margins' groups) are one random variable:
+// one margin, kind and method, on every structure the forms read (groups,
+// tables in blocks, cubes, main effects, general margins), for random sets
+// of cells, weighted sums and pairs.
+TEST(SumQuantile, OneMarginWhateverMarginsAreAdded) {
+  std::mt19937_64 gen(1202);
+  std::uniform_int_distribution<int> coefficient(-2, 2);
+  const IntegerNoise gaussian{IntegerNoise::Kind::gaussian, {30, 1}};
+  for (const accuracy_fixtures::ProjectorFormCase& c : accuracy_fixtures::projector_form_cases()) {
+    const auto form = form_of_model(*c.release.model, Interrupts());
+    const auto groups = accuracy_fixtures::margin_groups(c.release);
+    std::size_t compared = 0;
+    for (int trial = 0; trial < 12; ++trial) {
+      std::vector<std::int64_t> w(c.release.n(), 0);
+      if (trial < 4) {  // a pair
+        w[gen() % w.size()] += 1;
+        w[gen() % w.size()] += 1;
+      } else {
+        for (std::int64_t& x : w) x = gen() % 4 == 0 ? (trial % 2 ? std::int64_t(gen() % 5) - 2 : 1) : 0;
+      }
+      std::vector<std::int64_t> with_margins = w;
+      for (const auto& g : groups)
+        if (const int k = coefficient(gen); k != 0)
+          for (const std::uint32_t i : g) with_margins[i] += k;
+      const std::optional<MarginOfError> alone = lattice_sum_margin(*form, gaussian, query_of(w), 0.9, Interrupts());
+      const std::optional<MarginOfError> added =
+          lattice_sum_margin(*form, gaussian, query_of(with_margins), 0.9, Interrupts());
+      const std::string what = std::string(c.name) + ", trial " + std::to_string(trial);
+      ASSERT_EQ(alone.has_value(), added.has_value()) << what;
+      if (!alone) continue;
+      ++compared;
+      EXPECT_EQ(added->half_width, alone->half_width) << what;
+      EXPECT_EQ(added->kind, alone->kind) << what;
+      EXPECT_EQ(added->method, alone->method) << what;
+    }
+    EXPECT_GT(compared, 0u) << c.name;
+  }
 }
 
 // A sum of a million independent cells costs milliseconds (the inversion
