@@ -182,6 +182,11 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
     for (std::size_t k = 0; k < K; ++k) tried[k] = candidates[k][choice[k]];
     std::vector<std::size_t> tried_dims;
     std::vector<std::int64_t> tried_a = differenced_at(shape, weights, tried, tried_dims, interrupts);
+    if (combinations == 1) {
+      a = std::move(tried_a);
+      dims = std::move(tried_dims);
+      break;
+    }
     // The fewest moves of a != 0, then the fewest distinct values (moves
     // of one value pair into short kernel vectors).
     std::vector<std::int64_t> values;
