@@ -430,7 +430,9 @@ std::optional<MarginOfError> laplace_table_margin(const ProjectorForm& form, Int
     for (const BlockCells& b : blocks) {
       interrupts.poll();
       const std::vector<std::size_t> shape = form.block_shape(b.block);
-      if (shape_pinned(shape)) continue;
+      // Whole lines of any table add nothing (one route however the sum is
+      // written).
+      if (shape_pinned(shape) || zero_up_to_lines(form, b, shape, interrupts)) continue;
       if (shape.size() != 2 || std::min(shape[0], shape[1]) < 3 || std::min(shape[0], shape[1]) > 4)
         return std::nullopt;
       parts.push_back({shape[0], shape[1], dense_weights(form, b, shape, interrupts)});
