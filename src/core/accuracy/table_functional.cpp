@@ -109,7 +109,7 @@ std::vector<std::int64_t> differenced_at(const std::vector<std::size_t>& shape, 
 
 // Corners tried among the axes' candidates, at most this many cells'
 // differencing in all.
-constexpr std::size_t kCornerTrialCells = std::size_t(1) << 22;
+constexpr std::size_t kCornerTrialCells = std::size_t(1) << 18;
 
 }  // namespace
 

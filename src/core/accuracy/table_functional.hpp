@@ -15,7 +15,8 @@
 // axes' zero-sum bases), each of squared length 2^K, and
 // <M_i, M_j> = prod_k (1 + [i_k = j_k]) = 2^(axes where i and j agree).
 // The values a_i = w^T M_i are the weights differenced against the corner
-// along every axis: O(K x cells), and up to 2^22 more for the corner.
+// along every axis: O(K x cells), and up to 2^18 more (and 32 x cells a
+// short axis) for the corner.
 #pragma once
 
 #include <cstddef>
