@@ -284,7 +284,7 @@ TEST(SumQuantile, AnySumOfCompleteTablesOrGroups) {
 // none for both, on every structure the forms read (groups, tables in
 // blocks, cubes, main effects, general margins), for pairs, random sets of
 // cells and weighted sums. Returns how many had a law.
-std::size_t expect_one_margin_whatever_margins_added(IntegerNoise noise, int trials, std::uint64_t seed) {
+std::size_t expect_one_margin_whatever_margins_added(IntegerNoise noise, int trials, int pairs, std::uint64_t seed) {
   std::mt19937_64 gen(seed);
   std::uniform_int_distribution<int> coefficient(-2, 2);
   std::size_t compared = 0;
@@ -293,7 +293,7 @@ std::size_t expect_one_margin_whatever_margins_added(IntegerNoise noise, int tri
     const auto groups = accuracy_fixtures::margin_groups(c.release);
     for (int trial = 0; trial < trials; ++trial) {
       std::vector<std::int64_t> w(c.release.n(), 0);
-      if (trial < trials / 3) {  // a pair
+      if (trial < pairs) {
         w[gen() % w.size()] += 1;
         w[gen() % w.size()] += 1;
       } else {
@@ -320,14 +320,17 @@ std::size_t expect_one_margin_whatever_margins_added(IntegerNoise noise, int tri
 }
 
 TEST(SumQuantile, OneMarginWhateverMarginsAreAddedLatticeGaussian) {
-  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::gaussian, {30, 1}}, 12, 1202),
+  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::gaussian, {30, 1}}, 12, 4, 1202),
             60u);
 }
 
 // The l1 law: groups, 2 x n tables and tables with a side of three or four
-// levels have laws; the others none either way.
+// levels have laws; the others none either way. Pairs only: a random set
+// of cells of a 4 x 5 table is an inversion of seconds under the
+// sanitizers.
 TEST(SumQuantile, OneMarginWhateverMarginsAreAddedLaplace) {
-  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::laplace, {3, 1}}, 9, 1203), 10u);
+  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::laplace, {3, 1}}, 5, 5, 1203),
+            10u);
 }
 
 // A sum of a million independent cells costs milliseconds (the inversion
