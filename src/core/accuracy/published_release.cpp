@@ -153,6 +153,30 @@ void sort_by_unit(CellQuery& q, const Interrupts& interrupts) {
   }
 }
 
+// A cascade query's (node, weight) pairs, one list per depth, each in node order.
+using NodeWeight = std::pair<std::uint32_t, double>;
+std::vector<std::vector<NodeWeight>> nodes_by_depth(const hierarchy::HierarchyTree& tree, CellQuery q,
+                                                    const Interrupts& interrupts) {
+  sort_by_unit(q, interrupts);
+  std::vector<std::vector<NodeWeight>> by_depth(tree.height() + 1);
+  for (std::size_t k = 0; k < q.size(); ++k) {
+    interrupts.poll_every(k);
+    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
+  }
+  return by_depth;
+}
+
+// The query of the pairs with a non-zero weight.
+CellQuery query_of(const std::vector<NodeWeight>& pairs) {
+  CellQuery out;
+  for (const NodeWeight& e : pairs)
+    if (e.second != 0) {
+      out.cells.push_back(e.first);
+      out.weights.push_back(e.second);
+    }
+  return out;
+}
+
 // A query over a cascade's nodes with no node above another: a node with
 // nodes of the query below it is replaced by its children, each with its
 // weight, down to those nodes (a consistent release's node is the sum of
@@ -172,13 +196,7 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
     one_depth = tree.depth(q.cells[k]) == tree.depth(q.cells[0]);
   }
   if (one_depth) return q;
-  sort_by_unit(q, interrupts);
-  using Entry = std::pair<std::uint32_t, double>;
-  std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
-  for (std::size_t k = 0; k < q.size(); ++k) {
-    interrupts.poll_every(k);
-    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
-  }
+  const std::vector<std::vector<NodeWeight>> by_depth = nodes_by_depth(tree, std::move(q), interrupts);
   // The nodes with query nodes below them, per depth, bottom up: the
   // parents of a depth's query nodes and of its own such nodes (both in
   // order, so their parents are in order: duplicates are neighbours).
@@ -186,7 +204,7 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
   bool any = false;
   for (unsigned d = tree.height(); d > 0; --d) {
     std::vector<std::uint32_t> here;
-    for (const Entry& e : by_depth[d]) here.push_back(e.first);
+    for (const NodeWeight& e : by_depth[d]) here.push_back(e.first);
     std::vector<std::uint32_t> both;
     std::merge(here.begin(), here.end(), above[d].begin(), above[d].end(), std::back_inserter(both));
     for (std::size_t i = 0; i < both.size(); ++i) {
@@ -194,16 +212,16 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
       const std::uint32_t p = tree.parent(both[i]);
       if (above[d - 1].empty() || above[d - 1].back() != p) above[d - 1].push_back(p);
     }
-    any = any || std::any_of(by_depth[d - 1].begin(), by_depth[d - 1].end(), [&](const Entry& e) {
+    any = any || std::any_of(by_depth[d - 1].begin(), by_depth[d - 1].end(), [&](const NodeWeight& e) {
             return std::binary_search(above[d - 1].begin(), above[d - 1].end(), e.first);
           });
   }
   if (!any) return q;
-  std::vector<Entry> pushed, kept;  // pushed: children made for the depth below, in order
+  std::vector<NodeWeight> pushed, kept;  // pushed: children made for the depth below, in order
   for (unsigned d = 0; d <= tree.height(); ++d) {
-    std::vector<Entry> here;
+    std::vector<NodeWeight> here;
     std::merge(by_depth[d].begin(), by_depth[d].end(), pushed.begin(), pushed.end(), std::back_inserter(here),
-               [](const Entry& a, const Entry& b) { return a.first < b.first; });
+               [](const NodeWeight& a, const NodeWeight& b) { return a.first < b.first; });
     pushed.clear();
     for (std::size_t i = 0; i < here.size();) {
       interrupts.poll_every(i);
@@ -222,12 +240,7 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
       i = j;
     }
   }
-  CellQuery out;
-  for (const Entry& e : kept) {
-    out.cells.push_back(e.first);
-    out.weights.push_back(e.second);
-  }
-  return out;
+  return query_of(kept);
 }
 
 // A query over a cascade's nodes in its canonical form: every node whose
@@ -241,22 +254,16 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
 // each depth merged with the parents the depth below produced (in order
 // too). O(nodes in the query x (depth + log)), no array of the tree's size.
 CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, const Interrupts& interrupts) {
-  sort_by_unit(q, interrupts);
-  using Entry = std::pair<std::uint32_t, double>;
-  std::vector<std::vector<Entry>> by_depth(tree.height() + 1);
-  for (std::size_t k = 0; k < q.size(); ++k) {
-    interrupts.poll_every(k);
-    by_depth[tree.depth(q.cells[k])].emplace_back(q.cells[k], q.weights[k]);
-  }
-  std::vector<Entry> kept, parents;  // parents: produced for the depth above, in order
+  const std::vector<std::vector<NodeWeight>> by_depth = nodes_by_depth(tree, std::move(q), interrupts);
+  std::vector<NodeWeight> kept, parents;  // parents: produced for the depth above, in order
   for (unsigned d = tree.height(); d > 0; --d) {
     // This depth's entries and the parents made from the depth below, merged
     // (both in order; equal nodes add).
-    std::vector<Entry> here;
+    std::vector<NodeWeight> here;
     std::merge(by_depth[d].begin(), by_depth[d].end(), parents.begin(), parents.end(), std::back_inserter(here),
-               [](const Entry& a, const Entry& b) { return a.first < b.first; });
+               [](const NodeWeight& a, const NodeWeight& b) { return a.first < b.first; });
     parents.clear();
-    std::vector<Entry> merged;
+    std::vector<NodeWeight> merged;
     for (std::size_t i = 0; i < here.size(); ++i) {
       interrupts.poll_every(i);
       if (!merged.empty() && merged.back().first == here[i].first)
@@ -284,18 +291,12 @@ CellQuery collapse_families(const hierarchy::HierarchyTree& tree, CellQuery q, c
     }
   }
   // The root: its own entry and what its children made.
-  for (const Entry& e : by_depth[0]) parents.push_back(e);
+  for (const NodeWeight& e : by_depth[0]) parents.push_back(e);
   double root = 0;
-  for (const Entry& e : parents) root += e.second;
+  for (const NodeWeight& e : parents) root += e.second;
   if (!parents.empty() && root != 0) kept.emplace_back(parents[0].first, root);
   polled_sort(kept.begin(), kept.end(), interrupts);
-  CellQuery out;
-  for (const Entry& e : kept)
-    if (e.second != 0) {
-      out.cells.push_back(e.first);
-      out.weights.push_back(e.second);
-    }
-  return out;
+  return query_of(kept);
 }
 
 // Rectangles (row node, column node) of a crossed cascade, with weights.

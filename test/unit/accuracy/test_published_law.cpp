@@ -800,45 +800,60 @@ struct TreeRows {
       if (depth(row) == d && under(row, node)) out.push_back(row);
     return out;
   }
+  // The rows above the leaves.
+  std::vector<std::size_t> inner_nodes() const {
+    std::vector<std::size_t> out;
+    for (std::size_t row = 0; row < r.rows->n_rows(); ++row)
+      if (depth(row) < 3) out.push_back(row);
+    return out;
+  }
 };
 
-// Every node of random trees, read from its row, its children's rows and
-// its leaves' rows: one error bar, for the cascades (each node a unit) and
-// for flat laws rolled up (each node the sum of its leaves).
-TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
-  std::mt19937_64 gen(4711);
-  const Request requests[] = {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
-                              {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
-                              {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}},
-                              {"discrete_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}},
-                              {"integer_laplace", 1, 0, {"region"}, {"region", "county", "tract"}},
-                              {"subspace_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}}};
+// Each request released on three random geographies drawn from seed; check
+// gets each release, its rows as a tree, and the mechanism's name.
+template <typename Check>
+void on_random_trees(std::uint64_t seed, const std::vector<Request>& requests, Check check) {
+  std::mt19937_64 gen(seed);
   for (int trial = 0; trial < 3; ++trial) {
     const TestTable table = random_geography(gen);
     for (const Request& request : requests) {
       auto r = run_release(table, request);
       ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
-      const TreeRows tree{*r};
-      for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
-        const std::size_t d = tree.depth(node);
-        if (d == 3) continue;
-        const auto children = tree.at_depth_under(d + 1, node), leaves = tree.at_depth_under(3, node);
-        for (const double level : {0.5, 0.9, 0.99}) {
-          const idp_error_bar from_row = r->sum({node}, level);
-          const idp_error_bar from_children = r->sum(children, level);
-          const idp_error_bar from_leaves = r->sum(leaves, level);
-          const std::string what = std::string(request.mechanism) + " node " + std::to_string(node) + " at depth " +
-                                   std::to_string(d) + " level " + std::to_string(level);
-          EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << what;
-          EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << what;
-          EXPECT_EQ(from_children.variance, from_row.variance) << what;
-          EXPECT_EQ(from_leaves.variance, from_row.variance) << what;
-          EXPECT_STREQ(from_children.method, from_row.method) << what;
-          EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
-        }
-      }
+      check(*r, TreeRows{*r}, std::string(request.mechanism));
     }
   }
+}
+
+// Every node of random trees, read from its row, its children's rows and
+// its leaves' rows: one error bar, for the cascades (each node a unit) and
+// for flat laws rolled up (each node the sum of its leaves).
+TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
+  on_random_trees(4711,
+                  {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                   {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+                   {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}},
+                   {"discrete_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}},
+                   {"integer_laplace", 1, 0, {"region"}, {"region", "county", "tract"}},
+                   {"subspace_gaussian", 1, 1e-6, {}, {"region", "county", "tract"}}},
+                  [](Released& r, const TreeRows& tree, const std::string& mechanism) {
+                    for (const std::size_t node : tree.inner_nodes()) {
+                      const std::size_t d = tree.depth(node);
+                      const auto children = tree.at_depth_under(d + 1, node), leaves = tree.at_depth_under(3, node);
+                      for (const double level : {0.5, 0.9, 0.99}) {
+                        const idp_error_bar from_row = r.sum({node}, level);
+                        const idp_error_bar from_children = r.sum(children, level);
+                        const idp_error_bar from_leaves = r.sum(leaves, level);
+                        const std::string what = mechanism + " node " + std::to_string(node) + " at depth " +
+                                                 std::to_string(d) + " level " + std::to_string(level);
+                        EXPECT_EQ(from_children.margin_of_error, from_row.margin_of_error) << what;
+                        EXPECT_EQ(from_leaves.margin_of_error, from_row.margin_of_error) << what;
+                        EXPECT_EQ(from_children.variance, from_row.variance) << what;
+                        EXPECT_EQ(from_leaves.variance, from_row.variance) << what;
+                        EXPECT_STREQ(from_children.method, from_row.method) << what;
+                        EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
+                      }
+                    }
+                  });
 }
 
 // A node less some of its children is the others, and a node with one of
@@ -846,55 +861,49 @@ TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
 // for every node of two children or more, each way of writing the same sum
 // has one error bar (a single child's being its interval's).
 TEST(OneErrorBar, NodesLessTheirChildrenAreTheOtherChildren) {
-  std::mt19937_64 gen(1912);
-  const Request requests[] = {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
-                              {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
-                              {"integer_cascade", 1, 1e-6, {"region"}, {"region", "county", "tract"}},
-                              {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}}};
-  for (int trial = 0; trial < 3; ++trial) {
-    const TestTable table = random_geography(gen);
-    for (const Request& request : requests) {
-      auto r = run_release(table, request);
-      ASSERT_EQ(r->status, IDP_OK) << request.mechanism << ": " << r->error.message;
-      const TreeRows tree{*r};
-      std::size_t families = 0;
-      for (std::size_t node = 0; node < r->rows->n_rows(); ++node) {
-        const std::size_t d = tree.depth(node);
-        if (d == 3) continue;
-        const auto children = tree.at_depth_under(d + 1, node);
-        if (children.size() < 2) continue;
-        ++families;
-        const double level = (node % 3 == 0) ? 0.5 : (node % 3 == 1 ? 0.9 : 0.99);
-        const std::vector<std::size_t> others(children.begin() + 1, children.end());
-        // The node less every child but the first, and less the first: the
-        // first child, and the rest.
-        std::vector<std::size_t> node_less_others{node}, node_less_first{node, children[0]};
-        std::vector<double> less_others{1}, less_first{1, -1};
-        for (const std::size_t c : others) {
-          node_less_others.push_back(c);
-          less_others.push_back(-1);
+  on_random_trees(
+      1912,
+      {{"cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+       {"integer_cascade", 1, 1e-6, {}, {"region", "county", "tract"}},
+       {"integer_cascade", 1, 1e-6, {"region"}, {"region", "county", "tract"}},
+       {"discrete_laplace", 1, 0, {}, {"region", "county", "tract"}}},
+      [](Released& r, const TreeRows& tree, const std::string& mechanism) {
+        std::size_t families = 0;
+        for (const std::size_t node : tree.inner_nodes()) {
+          const std::size_t d = tree.depth(node);
+          const auto children = tree.at_depth_under(d + 1, node);
+          if (children.size() < 2) continue;
+          ++families;
+          const double level = (node % 3 == 0) ? 0.5 : (node % 3 == 1 ? 0.9 : 0.99);
+          const std::vector<std::size_t> others(children.begin() + 1, children.end());
+          // The node less every child but the first, and less the first: the
+          // first child, and the rest.
+          std::vector<std::size_t> node_less_others{node}, node_less_first{node, children[0]};
+          std::vector<double> less_others{1}, less_first{1, -1};
+          for (const std::size_t c : others) {
+            node_less_others.push_back(c);
+            less_others.push_back(-1);
+          }
+          const std::string what = mechanism + " node " + std::to_string(node) + " at depth " + std::to_string(d) +
+                                   " level " + std::to_string(level);
+          const idp_error_bar first = r.sum({children[0]}, level), rest = r.sum(others, level);
+          for (const auto& [asked, same] : {std::pair{r.weighted_sum(node_less_others, less_others, level), first},
+                                            std::pair{r.weighted_sum(node_less_first, less_first, level), rest}}) {
+            EXPECT_EQ(asked.margin_of_error, same.margin_of_error) << what;
+            EXPECT_EQ(asked.variance, same.variance) << what;
+            EXPECT_STREQ(asked.margin_kind, same.margin_kind) << what;
+            EXPECT_STREQ(asked.method, same.method) << what;
+          }
+          // The node with its first child: that child twice and the others.
+          std::vector<std::size_t> twice_and_others{children[0], children[0]};
+          twice_and_others.insert(twice_and_others.end(), others.begin(), others.end());
+          const idp_error_bar with_child = r.sum({node, children[0]}, level), spelled = r.sum(twice_and_others, level);
+          EXPECT_EQ(with_child.margin_of_error, spelled.margin_of_error) << what;
+          EXPECT_EQ(with_child.variance, spelled.variance) << what;
+          EXPECT_STREQ(with_child.method, spelled.method) << what;
         }
-        const std::string what = std::string(request.mechanism) + " node " + std::to_string(node) + " at depth " +
-                                 std::to_string(d) + " level " + std::to_string(level);
-        const idp_error_bar first = r->sum({children[0]}, level), rest = r->sum(others, level);
-        for (const auto& [asked, same] : {std::pair{r->weighted_sum(node_less_others, less_others, level), first},
-                                          std::pair{r->weighted_sum(node_less_first, less_first, level), rest}}) {
-          EXPECT_EQ(asked.margin_of_error, same.margin_of_error) << what;
-          EXPECT_EQ(asked.variance, same.variance) << what;
-          EXPECT_STREQ(asked.margin_kind, same.margin_kind) << what;
-          EXPECT_STREQ(asked.method, same.method) << what;
-        }
-        // The node with its first child: that child twice and the others.
-        std::vector<std::size_t> twice_and_others{children[0], children[0]};
-        twice_and_others.insert(twice_and_others.end(), others.begin(), others.end());
-        const idp_error_bar with_child = r->sum({node, children[0]}, level), spelled = r->sum(twice_and_others, level);
-        EXPECT_EQ(with_child.margin_of_error, spelled.margin_of_error) << what;
-        EXPECT_EQ(with_child.variance, spelled.variance) << what;
-        EXPECT_STREQ(with_child.method, spelled.method) << what;
-      }
-      EXPECT_GT(families, 0u);
-    }
-  }
+        EXPECT_GT(families, 0u) << mechanism;
+      });
 }
 
 // A rectangle of a crossed cascade (row node x column node) read from its
