@@ -80,6 +80,60 @@ std::vector<std::size_t> corner_candidates(const std::vector<std::size_t>& shape
   return best;
 }
 
+// The corner of a long axis k read from the functional, in O(K x cells):
+// w differenced against level 0 along every other axis (as for
+// corner_candidates: which slices are equal is then a property of the
+// functional), its levels grouped into classes of equal slices, and the
+// lowest level of the largest class (of equal ones, the class holding the
+// lowest level). The levels of that class need no move along k (a = 0
+// there): a set of cells that misses a slice on every axis has a = +-w on
+// its own cells.
+std::size_t modal_slice_level(const std::vector<std::size_t>& shape, std::vector<std::int64_t> w, std::size_t k,
+                              const Interrupts& interrupts) {
+  w = up_to_lines(shape, std::move(w), interrupts, k);
+  const AxisView v = around(shape, k);
+  const auto entry = [&](std::size_t level, std::size_t o, std::size_t in) {
+    return w[(o * v.n + level) * v.inner + in];
+  };
+  // A 64-bit hash of each level's slice, then the levels sorted by it: a
+  // class is a run of one hash, its members the slices equal to the run's
+  // lowest level (a collision leaves the unequal ones out of the count).
+  std::vector<std::pair<std::uint64_t, std::size_t>> hashed(v.n);
+  for (std::size_t level = 0; level < v.n; ++level) hashed[level] = {0x243F6A8885A308D3ull, level};
+  for (std::size_t o = 0; o < v.outer; ++o)
+    for (std::size_t level = 0; level < v.n; ++level) {
+      interrupts.poll_every(o * v.n + level);
+      std::uint64_t& h = hashed[level].first;
+      for (std::size_t in = 0; in < v.inner; ++in) {
+        h = (h ^ static_cast<std::uint64_t>(entry(level, o, in))) * 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+      }
+    }
+  polled_sort(hashed.begin(), hashed.end(), interrupts);
+  const auto equal_slices = [&](std::size_t p, std::size_t q) {
+    for (std::size_t o = 0; o < v.outer; ++o) {
+      interrupts.poll_every(o);
+      for (std::size_t in = 0; in < v.inner; ++in)
+        if (entry(p, o, in) != entry(q, o, in)) return false;
+    }
+    return true;
+  };
+  std::size_t best_level = 0, best_size = 0;
+  for (std::size_t i = 0; i < hashed.size();) {
+    std::size_t j = i, size = 0;
+    // Ends: j walks one run of equal hashes.
+    for (; j < hashed.size() && hashed[j].first == hashed[i].first; ++j)
+      size += equal_slices(hashed[i].second, hashed[j].second);
+    const std::size_t lowest = hashed[i].second;  // sorted by (hash, level)
+    if (size > best_size || (size == best_size && lowest < best_level)) {
+      best_size = size;
+      best_level = lowest;
+    }
+    i = j;
+  }
+  return best_level;
+}
+
 // a = (D_1 x ... x D_K) w at these corners, (D_k v)_i = v_corner - v_i over
 // the levels i != corner in increasing order (dims: the moves' grid).
 std::vector<std::int64_t> differenced_at(const std::vector<std::size_t>& shape, std::vector<std::int64_t> a,
@@ -134,26 +188,11 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
                                  const std::vector<std::int64_t>& weights, const Interrupts& interrupts) {
   check_table(sigma2, shape, weights);
   const std::size_t K = shape.size(), cells = weights.size();
-  // Each level's nonzero weights: a long axis's corner is its level with
-  // the fewest (the first of them), so that a set of cells missing a whole
-  // slice on every axis has a = +-w on its own cells and 0 elsewhere.
-  std::vector<std::vector<std::size_t>> nonzero(K);
-  for (std::size_t k = 0; k < K; ++k) nonzero[k].assign(shape[k], 0);
-  std::vector<std::size_t> index(K, 0);
-  for (std::size_t c = 0; c < cells; ++c) {
-    interrupts.poll_every(c);
-    if (weights[c] != 0)
-      for (std::size_t k = 0; k < K; ++k) ++nonzero[k][index[k]];
-    for (std::size_t k = K; k-- > 0;) {  // the next cell's index, the last axis fastest
-      if (++index[k] < shape[k]) break;
-      index[k] = 0;
-    }
-  }
   // Every corner of a small table, else for axes of few levels the
   // candidates read from the functional; of their combinations the one
   // with the fewest moves of a != 0 (so one corner however the functional
-  // is written, and a sparse a). Longer axes of larger tables keep the
-  // level with the fewest nonzero weights.
+  // is written, and a sparse a). Longer axes of larger tables take the
+  // lowest level of their most common slice.
   std::vector<std::vector<std::size_t>> candidates(K);
   // Small tables try every corner.
   double every_corner = double(cells);
@@ -166,8 +205,7 @@ TableFunctional table_functional(Rational sigma2, const std::vector<std::size_t>
     } else if (shape[k] <= kCanonicalCornerLevels) {
       candidates[k] = corner_candidates(shape, weights, k, interrupts);
     } else {
-      candidates[k] = {
-          static_cast<std::size_t>(std::min_element(nonzero[k].begin(), nonzero[k].end()) - nonzero[k].begin())};
+      candidates[k] = {modal_slice_level(shape, weights, k, interrupts)};
     }
     // Past the trials' budget an axis keeps its first candidate.
     if (combinations * candidates[k].size() * cells > kCornerTrialCells) candidates[k].resize(1);

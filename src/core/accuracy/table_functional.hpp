@@ -9,14 +9,14 @@
 // complete table").
 //
 // The moves: with a corner level p_k on every axis (read from the
-// functional, not from how it was written, where the table or the axis is
-// small: DERIVATIONS.md, section 13, "The corner"), M_i = (e_p1 - e_i1) x ... x (e_pK - e_iK) for
+// functional, not from how it was written: DERIVATIONS.md, section 13,
+// "The corner"), M_i = (e_p1 - e_i1) x ... x (e_pK - e_iK) for
 // every i with i_k != p_k, a basis of the lattice (Kronecker products of the
 // axes' zero-sum bases), each of squared length 2^K, and
 // <M_i, M_j> = prod_k (1 + [i_k = j_k]) = 2^(axes where i and j agree).
 // The values a_i = w^T M_i are the weights differenced against the corner
-// along every axis: O(K x cells), and up to 2^18 more (and 32 x cells a
-// short axis) for the corner.
+// along every axis: O(K x cells), and up to 2^18 more (32 x cells a short
+// axis, K x cells a long one) for the corner.
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,53 @@ TEST(TableFunctional, AnyFunctionalOfAThreeWayTable) {
   std::vector<std::int64_t> line(18, 0);
   line[0] = line[9] = 1;  // (0, 0, 0) and (1, 0, 0): the line along the first axis
   EXPECT_EQ(table_functional({2, 1}, {2, 3, 3}, line, Interrupts()).functional.step, 0u);
+}
+
+// Tables whose corner cannot be tried at every level (sides of more than 32
+// levels, past 2^18 cells x corners): a functional and the same functional
+// with random whole lines added along every axis have one step, pivot,
+// variance and excess, for pairs, sparse sets with unequal weights, a row
+// less a cell, and on a three-way table.
+TEST(TableFunctional, LongSidesReadTheirCornerFromTheFunctional) {
+  std::mt19937_64 gen(2718);
+  std::size_t compared = 0;
+  for (const std::vector<std::size_t>& shape : {std::vector<std::size_t>{40, 36}, std::vector<std::size_t>{34, 3, 5}}) {
+    std::size_t cells = 1;
+    for (const std::size_t n : shape) cells *= n;
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<std::int64_t> w(cells, 0);
+      if (trial < 3) {
+        w[gen() % cells] += 1;
+        w[gen() % cells] += 1;
+      } else if (trial == 3) {
+        for (std::size_t j = 1; j < cells / shape[0]; ++j) w[j] = 1;  // the first slice less its first cell
+      } else {
+        for (std::int64_t& x : w) x = gen() % 9 == 0 ? std::int64_t(gen() % 5) - 2 : 0;
+      }
+      // Lines along axis k: a function of the other coordinates, here one
+      // random coefficient per line.
+      std::vector<std::int64_t> with_lines = w;
+      for (std::size_t k = 0; k < shape.size(); ++k) {
+        std::size_t inner = 1;
+        for (std::size_t m = k + 1; m < shape.size(); ++m) inner *= shape[m];
+        std::vector<std::int64_t> coefficient(cells / shape[k]);
+        for (std::int64_t& c : coefficient) c = gen() % 6 == 0 ? std::int64_t(gen() % 5) - 2 : 0;
+        for (std::size_t i = 0; i < cells; ++i) {
+          const std::size_t line = (i / (inner * shape[k])) * inner + i % inner;
+          with_lines[i] += coefficient[line];
+        }
+      }
+      const TableFunctional alone = table_functional({30, 1}, shape, w, Interrupts());
+      const TableFunctional added = table_functional({30, 1}, shape, with_lines, Interrupts());
+      const std::string what = shape_name(shape) + " trial " + std::to_string(trial);
+      EXPECT_EQ(added.functional.step, alone.functional.step) << what;
+      EXPECT_EQ(added.pivot, alone.pivot) << what;
+      EXPECT_EQ(added.functional.unit.variance, alone.functional.unit.variance) << what;
+      EXPECT_EQ(added.functional.unit.log_excess, alone.functional.unit.log_excess) << what;
+      compared += alone.functional.step != 0;
+    }
+  }
+  EXPECT_EQ(compared, 16u);
 }
 
 // A zero-sum group is a table of one axis: four weight values, and
