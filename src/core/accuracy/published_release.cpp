@@ -196,7 +196,7 @@ CellQuery push_down_to_antichain(const hierarchy::HierarchyTree& tree, CellQuery
     one_depth = tree.depth(q.cells[k]) == tree.depth(q.cells[0]);
   }
   if (one_depth) return q;
-  const std::vector<std::vector<NodeWeight>> by_depth = nodes_by_depth(tree, std::move(q), interrupts);
+  const std::vector<std::vector<NodeWeight>> by_depth = nodes_by_depth(tree, q, interrupts);
   // The nodes with query nodes below them, per depth, bottom up: the
   // parents of a depth's query nodes and of its own such nodes (both in
   // order, so their parents are in order: duplicates are neighbours).

@@ -852,6 +852,21 @@ TEST(OneErrorBar, NodesOfRandomTreesFromTheirRowsOrChildren) {
                         EXPECT_STREQ(from_children.method, from_row.method) << what;
                         EXPECT_STREQ(from_leaves.margin_kind, from_row.margin_kind) << what;
                       }
+                      // With a leaf outside it (nodes of two depths, neither
+                      // above the other): the same as its leaves with that leaf.
+                      std::size_t outside = r.rows->n_rows();
+                      for (std::size_t row = 0; row < r.rows->n_rows(); ++row)
+                        if (tree.depth(row) == 3 && !tree.under(row, node)) outside = row;
+                      if (outside == r.rows->n_rows()) continue;
+                      std::vector<std::size_t> spelled = leaves;
+                      spelled.push_back(outside);
+                      const idp_error_bar asked = r.sum({node, outside}, 0.9), same = r.sum(spelled, 0.9);
+                      const std::string what =
+                          mechanism + " node " + std::to_string(node) + " with leaf " + std::to_string(outside);
+                      EXPECT_GT(asked.variance, 0) << what;
+                      EXPECT_EQ(asked.margin_of_error, same.margin_of_error) << what;
+                      EXPECT_EQ(asked.variance, same.variance) << what;
+                      EXPECT_STREQ(asked.method, same.method) << what;
                     }
                   });
 }
