@@ -329,7 +329,7 @@ TEST(SumQuantile, OneMarginWhateverMarginsAreAddedLatticeGaussian) {
 // of cells of a 4 x 5 table is an inversion of seconds under the
 // sanitizers.
 TEST(SumQuantile, OneMarginWhateverMarginsAreAddedLaplace) {
-  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::laplace, {3, 1}}, 5, 5, 1203),
+  EXPECT_GT(expect_one_margin_whatever_margins_added(IntegerNoise{IntegerNoise::Kind::laplace, {3, 2}}, 5, 5, 1203),
             10u);
 }
 
