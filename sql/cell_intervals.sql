@@ -345,6 +345,28 @@ FROM (VALUES ('pair', 0, 0), ('pair with row 1', 1, 0), ('pair with column 5', 0
 WHERE (times = 1 AND (r.g, r.k) IN ((1, 1), (2, 2))) OR (times = 2 AND (r.g = q.row_added OR r.k = q.column_added))
 GROUP BY q.what, l.law ORDER BY q.what;
 DROP TABLE one_bar_worth, one_bar_worth_law;
+-- On a table too large to try every corner of the lattice's basis (40 x 36,
+-- integer_gaussian with both margins: sides of more than 32 levels), a
+-- scattered set of cells with one of them twice, the set with row 1 added,
+-- and with row 40 and column 5 added are one random variable given the
+-- margins, with one margin, kind and method: the corner is read from the
+-- functional on every side.
+CREATE TABLE one_bar_long (g int, k int, n bigint);
+SET dp.seed = 15;
+INSERT INTO one_bar_long
+SELECT * FROM dp.privatize($$SELECT g, k, (g * 7 + k * 3) % 11 FROM generate_series(1, 40) g, generate_series(1, 36) k$$,
+                           1, 'integer_gaussian', 1e-6, margins => '{g,k}') AS t(g int, k int, n bigint);
+CREATE TABLE one_bar_long_law AS SELECT dp.last_release() AS law;
+RESET dp.seed;
+SELECT q.what, count(*) AS rows_asked, round((dp.error_bar(r, 0.9, l.law)).margin_of_error::numeric, 6) AS margin_of_error,
+       (dp.error_bar(r, 0.9, l.law)).margin_kind, (dp.error_bar(r, 0.9, l.law)).method
+FROM (VALUES ('cells', 0, 0), ('cells with row 1', 1, 0), ('cells with row 40 and column 5', 40, 5))
+         q(what, row_added, column_added),
+     one_bar_long r, generate_series(1, 4) times, one_bar_long_law l
+WHERE (times = 1 AND (r.g, r.k) IN ((1, 1), (2, 3), (2, 7), (5, 5), (9, 30), (33, 12)))
+   OR (times = 2 AND (r.g, r.k) = (2, 3)) OR (times = 3 AND r.g = q.row_added) OR (times = 4 AND r.k = q.column_added)
+GROUP BY q.what, l.law ORDER BY q.what;
+DROP TABLE one_bar_long, one_bar_long_law;
 -- The incomplete table: its cells' law and sums of its cells (a pair, a
 -- 2 x 2 block, a county's row: constant, since its total is kept) from the
 -- lattice Gaussian's law through a basis of its lattice, not a tail bound
