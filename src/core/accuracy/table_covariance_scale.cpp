@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
 #include "table_quadrature.hpp"
+#include "zero_sum_line_mass.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -413,10 +415,18 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // sum_i E[|Y_1i Y_2i| 1{|S_i| >= N}] (product_tail_bound; a cell of a
   // zero-sum line is dominated by the unconditioned cell).
   const std::vector<WeightedCells> plain{{1, long_side}};
+  // For the l1 law, also by the lines' l1 mass L (zero_sum_line_mass.hpp):
+  // S in N Z^d \ {0} needs L >= 2 N, and |Y_1i Y_2i| summed over i is at
+  // most L_1 L_2; whichever bound is smaller.
+  std::optional<ZeroSumLineMass> mass;
+  if (noise.kind == IntegerNoise::Kind::laplace) mass.emplace(noise.parameter, r, interrupts);
+  const auto half_up = [](std::int64_t x) { return x == INT64_MAX ? x : (x + 1) / 2; };
   TableScale out;
   const double first = target_error * lines_sum_at_zero(var1, r, n);
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
-    const std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
+    std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
+    if (mass)
+      x = std::min(x, std::max(half_up(mass->tail_point(n, target)), half_up(mass->product_tail_point(n, target))));
     // One node of each orbit of the signs and the permutations of the d axes
     // in the box.
     const double factorial[kMaxLines] = {1, 1, 2, 6};
@@ -443,8 +453,12 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     // Relative errors, in units where both sums are divided by N^d.
     const double all = std::pow(double(g.N), d);
     const double den_n = sums.den / all, num_n = sums.num / all;
-    const double alias = law.tail_bound(plain, double(g.N)) * d;
-    const double alias_num = law.product_tail_bound(long_side, double(g.N)) * d;
+    double alias = law.tail_bound(plain, double(g.N)) * d;
+    double alias_num = law.product_tail_bound(long_side, double(g.N)) * d;
+    if (mass) {
+      alias = std::min(alias, mass->tail_bound(n, 2 * double(g.N)));
+      alias_num = std::min(alias_num, mass->product_tail_bound(n, 2 * double(g.N)));
+    }
     out.quadrature_error = next_up((alias + g.omitted_den) / den_n + (alias_num + g.omitted_num) / num_n) * 1.01;
     // log psi within some 100 units of its arithmetic (the divided
     // differences, or the Poisson sums), times n in psi^n; the 80-bit sums

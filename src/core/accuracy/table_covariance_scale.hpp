@@ -23,7 +23,9 @@
 // lattice of the zero-sum vectors (or the direct sum at small variances).
 //
 // Error: `quadrature_error` bounds aliasing and truncation (rigorously, as
-// a relative error of c); the floating-point rounding of the sums and of
+// a relative error of c; for the l1 law the aliasing by the cells' tails
+// or by the lines' l1 mass, whichever is smaller: zero_sum_line_mass.hpp,
+// a third of the points on short tables); the floating-point rounding of the sums and of
 // psi^n (80-bit arithmetic) is estimated in `rounding_error`, about n times
 // the 64-bit unit; test_table_covariance_scale.cpp checks c against exact
 // enumeration of 3 x 3 tables and the closed form of 2 x n tables.

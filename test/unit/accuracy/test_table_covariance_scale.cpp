@@ -249,7 +249,7 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(0, 1), 3, 5, Interrupts()), InvalidArgument);
   // Short wide tables: polynomially decaying integrands over a fine grid.
   EXPECT_THROW(table_covariance_scale(laplace(40, 1), 4, 4, Interrupts()), TooLarge);
-  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kErrorBarScalePoints / 10), TooLarge);
+  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kErrorBarScalePoints / 100), TooLarge);
   // A scale far from any calibrated release (epsilon 1e-12): its grid would
   // have some 1e15 points a side, refused before its shells are scanned
   // (which would not end in hours).
