@@ -251,7 +251,7 @@ SELECT (dp.error_bar(r, 0.9, l.law)).margin_of_error AS pair_margin, (dp.error_b
 FROM one_bar_l4s r, one_bar_l4s_law l WHERE r.g || '/' || r.k IN ('1/1', '2/2') GROUP BY l.law;
 DROP TABLE one_bar_l4s, one_bar_l4s_law;
 -- 4 x 4 tables: at epsilon 0.5 (b = 8) the cells' law by the same pass,
--- within the release's limit, exact; at 0.38 (b = 10.4) past it, so the
+-- within the release's limit, exact; at 1/3 (b = 12) past it, so the
 -- intervals are estimates. Either way the figure asked four ways has one
 -- margin, one kind and one method: a cell's interval, that cell alone, the
 -- rest of its row (its row's total less the cell: the cell's noise,
@@ -286,7 +286,7 @@ SELECT count(*) AS cells, min(upper - n) AS min_half_width, max(upper - n) AS ma
 EXECUTE one_bar_l44_asked;
 TRUNCATE one_bar_l44, one_bar_l44_law;
 SET dp.seed = 13;
-EXECUTE one_bar_l44_release(0.38);
+EXECUTE one_bar_l44_release(1.0 / 3);
 INSERT INTO one_bar_l44_law SELECT dp.last_release();
 RESET dp.seed;
 EXECUTE one_bar_l44_asked;

@@ -15,6 +15,7 @@
 #include "laplace_table_sparse_sum.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
+#include "zero_sum_line_mass.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -113,13 +114,13 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
   const int r = static_cast<int>(short_side), d = r - 1;
   const double n = double(long_side);
   const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
-  const std::vector<WeightedCells> plain{{1, long_side}};
   // The nodes each visited one stands for, about: the orbits' sizes in a
   // box, and on the whole torus (LineOrbits).
   const double box_symmetry = d == 3 ? 4 : 2, whole_symmetry = d == 3 ? 12 : 4;
+  const LinesAliasing aliasing(b, r, long_side, interrupts);
   TableCellCoverage out;
   for (const double target : {kAliasFirst, kAliasSecond}) {
-    const std::int64_t x = law.tail_point(plain, target);
+    const std::int64_t x = aliasing.point(target);
     QuadratureGrid g = quadrature_grid(law, d, n, n - 1, 1, 0.1, x, box_symmetry, interrupts);
     if (g.whole) g.points *= box_symmetry / whole_symmetry;
     if (spent != nullptr) *spent = out.work;
@@ -135,7 +136,7 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
     // U_t ~ P(|Z_11| <= t, S = 0 mod N); tau bounds P(S = 0 mod N, S != 0).
     const long double all = std::pow((long double)g.N, d);
     const double D = double(sums.den / all);
-    const double tau = law.tail_bound(plain, double(g.N)) * d;
+    const double tau = aliasing.bound(double(g.N));
     const double unit = wide ? 0x1p-64 : 0x1p-53;
     const double rounding = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64 + double(T) * 0x1p-53;
     out.lower.assign(static_cast<std::size_t>(T) + 1, 0);

@@ -15,11 +15,12 @@
 // every s at once by carrying one row through powers of the bidiagonal
 // matrix: the sum over s is exact, only the integral over alpha is
 // discretised. The trapezoid rule on N^(r-1) points computes the integrals
-// conditioned on S = 0 modulo N instead, within P(max |S_i| >= N)
-// (Chernoff), and only the nodes where psi^(n-1) is not negligible are
-// visited (the pair majorant bounds the rest): both bounds enclose the
-// coverage. The floating-point rounding is estimated (about n times the
-// unit of the arithmetic, as for the covariance scale).
+// conditioned on S = 0 modulo N instead, within P(S in N Z^(r-1) \ {0})
+// (LinesAliasing, zero_sum_line_mass.hpp), and only the nodes where
+// psi^(n-1) is not negligible are visited (the pair majorant bounds the
+// rest): both bounds enclose the coverage. The floating-point rounding is
+// estimated (about n times the unit of the arithmetic, as for the
+// covariance scale).
 #pragma once
 
 #include <cstddef>

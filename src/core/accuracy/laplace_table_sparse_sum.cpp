@@ -12,6 +12,7 @@
 #include "../samplers/interval.hpp"
 #include "laplace_cell_line.hpp"
 #include "tail_quantiles.hpp"
+#include "zero_sum_line_mass.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -68,7 +69,6 @@ std::vector<CellPermutation> sum_symmetries(const SparseTableSum& sum, bool one_
 Pass plan_pass(Rational b, const SparseTableSum& sum, double error, std::int64_t ceiling,
                const Interrupts& interrupts) {
   const NoiseTransform law(IntegerNoise{IntegerNoise::Kind::laplace, b});
-  const std::vector<WeightedCells> plain{{1, static_cast<std::uint64_t>(sum.n)}};
   const int d = sum.r - 1;
   const auto k = double(sum.lines.size());
   Pass p;
@@ -85,12 +85,13 @@ Pass plan_pass(Rational b, const SparseTableSum& sum, double error, std::int64_t
   // The grid's aliasing, and the shells and nodes left out, each a tenth of
   // the error against the denominator, P(S = 0) (lines_sum_at_zero).
   const double at_zero = lines_sum_at_zero(law.variance(), sum.r, sum.n);
-  const std::int64_t x = law.tail_point(plain, error * at_zero);
+  const LinesAliasing aliasing(b, sum.r, static_cast<std::uint64_t>(sum.n), interrupts);
+  const std::int64_t x = aliasing.point(error * at_zero);
   p.prune = 0.1 * error * at_zero;
   p.grid = quadrature_grid(law, d, sum.n, sum.n - k, 1, 0.1, x, box_symmetry, interrupts,
                            p.prune * std::pow(double(x + 1), d));
   if (p.grid.whole) p.grid.points *= box_symmetry / whole_symmetry;
-  p.tau = law.tail_bound(plain, double(p.grid.N)) * d;
+  p.tau = aliasing.bound(double(p.grid.N));
   // P(|Y| > T) <= 2 a^(T+1) / (1 + a) <= error / k for the unconditioned
   // cell: the truncation's share, which the pass measures, is about that.
   const double inv_b = double(b.den) / double(b.num);

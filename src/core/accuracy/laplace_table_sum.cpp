@@ -15,6 +15,7 @@
 #include "laplace_table_sparse_sum.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
+#include "zero_sum_line_mass.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -125,10 +126,10 @@ double theta_majorant(double q, double pairs, std::uint64_t k, std::uint64_t per
 // The grid of one table (its box of alpha nodes) and its aliasing bound.
 void measure(Table& t, const NoiseTransform& law, const Interrupts& interrupts) {
   const int d = t.r - 1;
-  const std::vector<WeightedCells> plain{{1, static_cast<std::uint64_t>(t.n)}};
-  const std::int64_t x = law.tail_point(plain, kTableSumAlias);
+  const LinesAliasing aliasing(law.noise().parameter, t.r, static_cast<std::uint64_t>(t.n), interrupts);
+  const std::int64_t x = aliasing.point(kTableSumAlias);
   t.grid = quadrature_grid(law, d, t.n, t.zero_lines, 1, 0.1, x, 1, interrupts);
-  t.tau = law.tail_bound(plain, double(t.grid.N)) * d;
+  t.tau = aliasing.bound(double(t.grid.N));
 }
 
 // The box's integers j on each axis: first .. last.
@@ -365,22 +366,28 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   // kept nodes are 4 % of the box, at 57 nodes in theta), so a box past a
   // third of the limit is refused before its pass rather than after it
   // (a 4 x 4 table at b = 4: 5.5e6 nodes, 0.9 s to learn it needs 7e8).
-  needed = kFirstPassShare * work;
-  if (needed > max_work) {
-    // A sum that takes at most one cell from each line of one table has its
-    // law in one pass over the grid (laplace_table_sparse_sum.hpp): short
-    // four-line tables, whose wide grids the inversion cannot afford.
+  // A sum that takes at most one cell from each line of one table has its
+  // law in one pass over the grid (laplace_table_sparse_sum.hpp): short
+  // four-line tables, whose wide grids the inversion cannot afford. Taken
+  // wherever the inversion is past the limit, before its pass at theta = 0
+  // or after it (`spent`, counted against the limit).
+  const auto one_pass_or_refuse = [&](double inversion_needs, double spent) {
     if (sparse) {
       const double least = sparse_sum_least_work(b, *sparse, level, interrupts);
-      if (least <= max_work) {
-        out.quantile = sparse_sum_quantile(b, *sparse, level, interrupts, max_work, needed);
+      if (spent + least <= max_work) {
+        double pass = 0;
+        out.quantile = sparse_sum_quantile(b, *sparse, level, interrupts, max_work - spent, pass);
         out.method = TableSumMethod::one_pass;
+        needed = spent + pass;
         return out;
       }
-      needed = std::min(needed, least);
+      inversion_needs = std::min(inversion_needs, spent + least);
     }
+    needed = inversion_needs;
     throw past_the_work_limit(needed);
-  }
+  };
+  needed = kFirstPassShare * work;
+  if (needed > max_work) return one_pass_or_refuse(needed, 0);
   // theta = 0: psi at every node, kept; the sums of psi^n and psi^zero_lines.
   C zero[kMaxLines];
   for (C& z : zero) z = {1, 0};
@@ -434,7 +441,7 @@ TableSumQuantile compute_sum_quantile(Rational b, const std::vector<LaplaceTable
   double theta_work = 0;
   for (const Table& t : tables) theta_work += t.kept * double(t.patterns.size()) * double(listed);
   needed = work + theta_work;
-  if (needed > max_work) throw past_the_work_limit(needed);
+  if (needed > max_work) return one_pass_or_refuse(needed, work);
   // The transform of X at theta_k = 2 pi k / period, k = 1 .. period / 2:
   // the product over the tables of their ratios, each within its box's
   // truncation and rounding.

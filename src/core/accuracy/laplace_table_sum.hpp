@@ -10,7 +10,7 @@
 // 0, most of them). The transform at the N-th roots of unity is inverted
 // for the coverage of [-t, t] (fourier_coverage.hpp), enclosing:
 //   - the trapezoid rule in alpha (each table conditioned on its margins
-//     modulo N: within P(max |S_i| >= N) / P(S = 0 mod N) in total
+//     modulo N: within P(S in N Z^d \ {0}) / P(S = 0 mod N) in total
 //     variation, added over the tables);
 //   - the nodes outside the box in alpha (the pair majorant);
 //   - the aliasing of the inversion, P(|X| >= N_theta - t), by Chernoff:

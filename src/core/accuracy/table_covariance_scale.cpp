@@ -418,15 +418,17 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // For the l1 law, also by the lines' l1 mass L (zero_sum_line_mass.hpp):
   // S in N Z^d \ {0} needs L >= 2 N, and |Y_1i Y_2i| summed over i is at
   // most L_1 L_2; whichever bound is smaller.
-  std::optional<ZeroSumLineMass> mass;
-  if (noise.kind == IntegerNoise::Kind::laplace) mass.emplace(noise.parameter, r, interrupts);
-  const auto half_up = [](std::int64_t x) { return x == INT64_MAX ? x : (x + 1) / 2; };
+  std::optional<LinesAliasing> aliasing;
+  if (noise.kind == IntegerNoise::Kind::laplace) aliasing.emplace(noise.parameter, r, long_side, interrupts);
   TableScale out;
   const double first = target_error * lines_sum_at_zero(var1, r, n);
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
-    std::int64_t x = std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
-    if (mass)
-      x = std::min(x, std::max(half_up(mass->tail_point(n, target)), half_up(mass->product_tail_point(n, target))));
+    std::int64_t x_num = law.product_tail_point(long_side, target);
+    if (aliasing) {
+      const std::int64_t by_mass = aliasing->mass().product_tail_point(n, target * d);
+      x_num = std::min(x_num, by_mass == INT64_MAX ? by_mass : (by_mass + 1) / 2);
+    }
+    const std::int64_t x = std::max(aliasing ? aliasing->point(target) : law.tail_point(plain, target), x_num);
     // One node of each orbit of the signs and the permutations of the d axes
     // in the box.
     const double factorial[kMaxLines] = {1, 1, 2, 6};
@@ -453,12 +455,9 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     // Relative errors, in units where both sums are divided by N^d.
     const double all = std::pow(double(g.N), d);
     const double den_n = sums.den / all, num_n = sums.num / all;
-    double alias = law.tail_bound(plain, double(g.N)) * d;
+    const double alias = aliasing ? aliasing->bound(double(g.N)) : law.tail_bound(plain, double(g.N)) * d;
     double alias_num = law.product_tail_bound(long_side, double(g.N)) * d;
-    if (mass) {
-      alias = std::min(alias, mass->tail_bound(n, 2 * double(g.N)));
-      alias_num = std::min(alias_num, mass->product_tail_bound(n, 2 * double(g.N)));
-    }
+    if (aliasing) alias_num = std::min(alias_num, aliasing->mass().product_tail_bound(n, 2 * double(g.N)));
     out.quadrature_error = next_up((alias + g.omitted_den) / den_n + (alias_num + g.omitted_num) / num_n) * 1.01;
     // log psi within some 100 units of its arithmetic (the divided
     // differences, or the Poisson sums), times n in psi^n; the 80-bit sums

@@ -110,4 +110,20 @@ std::int64_t ZeroSumLineMass::product_tail_point(double lines, double p) const {
   return static_cast<std::int64_t>(std::ceil(std::max(best, 0.0)));
 }
 
+LinesAliasing::LinesAliasing(Rational b, int r, std::uint64_t lines, const Interrupts& interrupts)
+    : cells_(IntegerNoise{IntegerNoise::Kind::laplace, b}),
+      mass_(b, r, interrupts),
+      line_sums_{{1, lines}},
+      d_(r - 1),
+      lines_(double(lines)) {}
+
+double LinesAliasing::bound(double N) const {
+  return std::min(cells_.tail_bound(line_sums_, N) * d_, mass_.tail_bound(lines_, 2 * N));
+}
+
+std::int64_t LinesAliasing::point(double p) const {
+  const std::int64_t by_mass = mass_.tail_point(lines_, p * d_);
+  return std::min(cells_.tail_point(line_sums_, p), by_mass == INT64_MAX ? by_mass : (by_mass + 1) / 2);
+}
+
 }  // namespace invariant_dp::accuracy

@@ -24,6 +24,7 @@
 
 #include "../interrupts.hpp"
 #include "../samplers/rational.hpp"
+#include "integer_noise_transforms.hpp"
 
 namespace invariant_dp::accuracy {
 
@@ -51,6 +52,31 @@ class ZeroSumLineMass {
   // At each lambda_k: upper bounds on log E e^(lambda |Y|_1) and on
   // log E[|Y|_1 e^(lambda |Y|_1)].
   std::vector<double> lambda_, log_mgf_, log_mass_mgf_;
+};
+
+// The aliasing of the Fourier integrals over a table's lines (the trapezoid
+// rule with N points per angle): where the partial sums S of n independent
+// zero-sum lines of r discrete Laplace cells (S_i the sum of the lines'
+// i-th cells, i < r) are a nonzero point of N Z^(r-1). Bounded by the
+// cells' tails (some |S_i| >= N, a cell of a zero-sum line dominated by
+// an unconditioned one: r - 1 times NoiseTransform::tail_bound) or by the
+// lines' mass (L >= 2N), whichever is smaller.
+class LinesAliasing {
+ public:
+  LinesAliasing(Rational b, int r, std::uint64_t lines, const Interrupts& interrupts);
+  // An upper bound on P(S in N Z^(r-1) \ {0}).
+  double bound(double N) const;
+  // An x with bound(N) <= (r - 1) p for every N >= x: the cells' tail
+  // point for p, or the mass's for (r - 1) p if smaller.
+  std::int64_t point(double p) const;
+  const ZeroSumLineMass& mass() const { return mass_; }
+
+ private:
+  NoiseTransform cells_;
+  ZeroSumLineMass mass_;
+  std::vector<WeightedCells> line_sums_;
+  int d_;
+  double lines_;
 };
 
 }  // namespace invariant_dp::accuracy

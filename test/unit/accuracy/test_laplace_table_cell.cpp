@@ -192,18 +192,18 @@ TEST(LaplaceTableCell, AKeptQuantileKeepsItsWork) {
 }
 
 // Past the cell's law's work limit, the one-pass law (a sum of this one
-// cell) gives the same quantile: a 4 x 10 table at b = 9/2 (epsilon 8/9),
-// within the release's limit in 0.07 s, against the cell's law under twice
-// that limit (2.1e7 units, 1.1 s). Refused for work by both, the search
+// cell) gives the same quantile: a 4 x 10 table at b = 5 (epsilon 4/5),
+// within the release's limit in 0.04 s, against the cell's law under twice
+// that limit (2.1e7 units, 1 s). Refused for work by both, the search
 // says so as the cell's law.
 TEST(LaplaceTableCell, PastItsLimitTheOnePassLaw) {
   forget_kept_cell_quantiles();
-  EXPECT_THROW(laplace_table_cell_coverage({9, 2}, 4, 10, 9, Interrupts()), TooLarge);
-  const TableCellQuantile q = laplace_table_cell_quantile({9, 2}, 4, 10, 0.9, Interrupts());
+  EXPECT_THROW(laplace_table_cell_coverage({5, 1}, 4, 10, 9, Interrupts()), TooLarge);
+  const TableCellQuantile q = laplace_table_cell_quantile({5, 1}, 4, 10, 0.9, Interrupts());
   EXPECT_TRUE(q.quantile.exact);
   EXPECT_LE(q.work, kTableCellWork);
   forget_kept_cell_quantiles();
-  const TableCellQuantile full = laplace_table_cell_quantile({9, 2}, 4, 10, 0.9, Interrupts(), 2 * kTableCellWork);
+  const TableCellQuantile full = laplace_table_cell_quantile({5, 1}, 4, 10, 0.9, Interrupts(), 2 * kTableCellWork);
   EXPECT_GT(full.work, kTableCellWork);  // by the cell's law: the one-pass law is only its fallback
   EXPECT_TRUE(full.quantile.exact);
   EXPECT_EQ(q.quantile.half_width, full.quantile.half_width);

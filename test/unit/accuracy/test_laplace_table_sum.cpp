@@ -105,10 +105,13 @@ TEST(LaplaceTableSum, AHopelessBoxIsRefusedBeforeItsPass) {
 
 // A kept sum is read without computing (no poll), and within the caller's
 // limit as computed: refused below the work it took; a refusal is kept
-// too, and a higher limit computes it again.
+// too, and a higher limit computes it again. Weights 1 and 2 on two cells
+// of each of two lines: no one cell of a line up to its zero sum, so no
+// one-pass law takes it past the limit.
 TEST(LaplaceTableSum, AKeptSumKeepsItsWork) {
   std::vector<std::int64_t> w(3 * 100, 0);
-  w[0] = w[100 + 1] = 1;
+  w[0] = w[1] = 1;
+  w[100] = w[100 + 1] = 2;
   const std::vector<LaplaceTablePart> parts = {LaplaceTablePart{3, 100, w}};
   const Interrupts stop(test_interrupts::always_pending, nullptr);
   forget_kept_table_sums();
