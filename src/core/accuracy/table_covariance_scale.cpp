@@ -423,12 +423,9 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   TableScale out;
   const double first = target_error * lines_sum_at_zero(var1, r, n);
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
-    std::int64_t x_num = law.product_tail_point(long_side, target);
-    if (aliasing) {
-      const std::int64_t by_mass = aliasing->mass().product_tail_point(n, target * d);
-      x_num = std::min(x_num, by_mass == INT64_MAX ? by_mass : (by_mass + 1) / 2);
-    }
-    const std::int64_t x = std::max(aliasing ? aliasing->point(target) : law.tail_point(plain, target), x_num);
+    const std::int64_t x = aliasing
+                               ? std::max(aliasing->point(target), aliasing->product_point(target))
+                               : std::max(law.tail_point(plain, target), law.product_tail_point(long_side, target));
     // One node of each orbit of the signs and the permutations of the d axes
     // in the box.
     const double factorial[kMaxLines] = {1, 1, 2, 6};
@@ -456,8 +453,8 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     const double all = std::pow(double(g.N), d);
     const double den_n = sums.den / all, num_n = sums.num / all;
     const double alias = aliasing ? aliasing->bound(double(g.N)) : law.tail_bound(plain, double(g.N)) * d;
-    double alias_num = law.product_tail_bound(long_side, double(g.N)) * d;
-    if (aliasing) alias_num = std::min(alias_num, aliasing->mass().product_tail_bound(n, 2 * double(g.N)));
+    const double alias_num =
+        aliasing ? aliasing->product_bound(double(g.N)) : law.product_tail_bound(long_side, double(g.N)) * d;
     out.quadrature_error = next_up((alias + g.omitted_den) / den_n + (alias_num + g.omitted_num) / num_n) * 1.01;
     // log psi within some 100 units of its arithmetic (the divided
     // differences, or the Poisson sums), times n in psi^n; the 80-bit sums

@@ -47,6 +47,9 @@ Trapezoid trapezoid(double a, int r, std::uint64_t M, const Interrupts& interrup
   return out;
 }
 
+// The N whose mass 2N reaches a mass point x (none past INT64_MAX).
+std::int64_t half_of_mass(std::int64_t x) { return x == INT64_MAX ? x : x / 2 + x % 2; }
+
 // Points enough that the coefficients the trapezoid adds at a are below
 // e^-(reach) of Z (a^(M/2) with M (1 - a) >= 2 reach), within [lo, hi].
 std::uint64_t points_for(double a, double reach, std::uint64_t lo, std::uint64_t hi) {
@@ -122,8 +125,17 @@ double LinesAliasing::bound(double N) const {
 }
 
 std::int64_t LinesAliasing::point(double p) const {
-  const std::int64_t by_mass = mass_.tail_point(lines_, p * d_);
-  return std::min(cells_.tail_point(line_sums_, p), by_mass == INT64_MAX ? by_mass : (by_mass + 1) / 2);
+  return std::min(cells_.tail_point(line_sums_, p), half_of_mass(mass_.tail_point(lines_, p * d_)));
+}
+
+double LinesAliasing::product_bound(double N) const {
+  const auto lines = static_cast<std::uint64_t>(lines_);
+  return std::min(cells_.product_tail_bound(lines, N) * d_, mass_.product_tail_bound(lines_, 2 * N));
+}
+
+std::int64_t LinesAliasing::product_point(double p) const {
+  const auto lines = static_cast<std::uint64_t>(lines_);
+  return std::min(cells_.product_tail_point(lines, p), half_of_mass(mass_.product_tail_point(lines_, p * d_)));
 }
 
 }  // namespace invariant_dp::accuracy

@@ -69,7 +69,14 @@ class LinesAliasing {
   // An x with bound(N) <= (r - 1) p for every N >= x: the cells' tail
   // point for p, or the mass's for (r - 1) p if smaller.
   std::int64_t point(double p) const;
-  const ZeroSumLineMass& mass() const { return mass_; }
+
+  // The same for the covariance scale's numerator (lines >= 2): an upper
+  // bound on the sum over i < r of E[|Y_1i Y_2i| 1{S in N Z^(r-1) \ {0}}]
+  // for two of the lines, by the cells (NoiseTransform::product_tail_bound
+  // on each S_i) or by the masses (at most E[L_1 L_2 1{L >= 2N}]); and an x
+  // past which it is at most (r - 1) p.
+  double product_bound(double N) const;
+  std::int64_t product_point(double p) const;
 
  private:
   NoiseTransform cells_;
