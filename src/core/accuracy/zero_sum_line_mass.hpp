@@ -31,11 +31,14 @@ namespace invariant_dp::accuracy {
 class ZeroSumLineMass {
  public:
   // b > 0, r >= 2 cells a line. Scales past kMaxScale give no bound (the
-  // tail bound 1, the product's infinite). Polls: up to some 10^5 points of
-  // the trapezoids at calibrated scales, 10^7 near kMaxScale.
+  // tail bound 1, the product's infinite): there every grid these bounds
+  // serve is past its work limit whichever bound sets it (a 4 x 4 table at
+  // b = 64 would need some 3e8 points), and the trapezoids' points grow
+  // with b. Polls: some 8,000 b points of the trapezoids (under 0.5e6, a
+  // few milliseconds, at kMaxScale).
   ZeroSumLineMass(Rational b, int r, const Interrupts& interrupts);
 
-  static constexpr double kMaxScale = 1e4;
+  static constexpr double kMaxScale = 64;
 
   // An upper bound on P(L >= x) for the mass L of `lines` lines.
   double tail_bound(double lines, double x) const;
