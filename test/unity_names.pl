@@ -16,7 +16,7 @@ use File::Find;
 
 # With --files DIR: the .cpp files under DIR (one library's sources) that
 # share such a name with another, one per line, exit 0: CMakeLists.txt
-# leaves them out of the sanitized build's unity batches of the core.
+# leaves them out of the core's unity batches (INVARIANT_DP_CORE_BATCH).
 my $files_only = @ARGV && $ARGV[0] eq '--files' ? shift : undef;
 my $root = shift // 'test';
 
