@@ -465,7 +465,7 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   }
   // Far from calibrated scales (b below about 1/50) the sums reach the
   // smallest doubles and the bound says so: refused rather than published.
-  if (!(out.quadrature_error <= 1e-9) || !(out.scale > 0))
+  if (!(out.quadrature_error <= std::max(1e-9, target_error)) || !(out.scale > 0))
     throw OutOfRange("the table's covariance scale could not be computed to its stated accuracy",
                      "The quadrature's error bound is " + format_double(out.quadrature_error) + ".");
   return out;
@@ -475,8 +475,8 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
 
 TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
                                   const Interrupts& interrupts, double max_points, double target_error) {
-  if (!(target_error >= 1e-15 && target_error <= 1e-9))
-    throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-9");
+  if (!(target_error >= 1e-15 && target_error <= kCertifiedScaleError))
+    throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-3");
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (short_side < 2)
     throw InvalidArgument("a table with a line of one level is pinned: its noise has no covariance scale");

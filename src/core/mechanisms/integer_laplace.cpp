@@ -102,27 +102,28 @@ constexpr double kReleaseScalePoints = accuracy::kErrorBarScalePoints;
 // the closed form on a two-line table (its first line is one zero-sum group
 // of n cells at b/2: two_line_table.hpp); computed from the law on a table
 // with a side of three or four levels (accuracy/table_covariance_scale.hpp,
-// within points_left, which it spends); else estimated from further exact
-// draws of this table.
+// within points_left, which it spends; past them, the same quadrature on
+// the coarser grid of kCertifiedScaleError, as the error bars compute it);
+// else estimated from further exact draws of this table.
 struct ShapeVariance {
   double variance = 0;
-  bool estimated = false;
+  bool estimated = false, certified = false;
 };
 
 ShapeVariance shape_variance(const ReleaseDraw& draw, const LatticeTable& table, Rational b, double& points_left) {
   const std::size_t rows = table.shape[0], cols = table.shape[1];
   if (is_two_line_table(table)) return {conditioned_laplace_variance(half_of(b), std::max(rows, cols)), false};
-  if (std::min(rows, cols) <= 4 && points_left > 0) {
+  for (const double target : {accuracy::kPublishedScaleError, accuracy::kCertifiedScaleError}) {
+    if (std::min(rows, cols) > 4 || !(points_left > 0)) break;
     try {
       const accuracy::TableScale scale = accuracy::table_covariance_scale(
-          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left,
-          accuracy::kPublishedScaleError);
+          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left, target);
       points_left -= double(scale.points);
-      return {scale.cell_variance, false};
+      return {scale.cell_variance, false, target != accuracy::kPublishedScaleError};
     } catch (const TooLarge&) {
-      // past what is left: the draws below
+      // past what is left: the coarser grid, then the draws below
     } catch (const OutOfRange&) {
-      // a scale its bound cannot certify (b below about 1/50): the draws below
+      break;  // a scale its bound cannot certify (b below about 1/50): the draws below
     }
   }
   const std::size_t cells = table.cells.size(), draws = sd_draws(cells);
@@ -166,13 +167,14 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
   sd.assign(n, 0.0);  // cells of pinned tables keep their counts
   std::map<std::vector<std::size_t>, ShapeVariance> by_shape;
   double points_left = kReleaseScalePoints;
-  bool estimated = false;
+  bool estimated = false, certified = false;
   for (const LatticeTable& table : tables) {
     if (std::min(table.shape[0], table.shape[1]) < 2) continue;
     auto found = by_shape.find(table.shape);
     if (found == by_shape.end())
       found = by_shape.emplace(table.shape, shape_variance(draw, table, b, points_left)).first;
     estimated = estimated || found->second.estimated;
+    certified = certified || found->second.certified;
     const double cell_sd = std::sqrt(found->second.variance);
     for (std::size_t i = 0; i < table.cells.size(); ++i) {
       draw.interrupts.poll_every(i);
@@ -193,11 +195,18 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
   publish_covariance_scale(estimated_tables, sd, draw.law, draw.interrupts);
   draw.report.iterations = 0;
   draw.report.sd_estimated = estimated;
-  draw.report.stddev = estimated ? "exact on tables with a line of two levels, computed from the law on tables "
-                                   "with a side of three or four levels (within its work limit); on the others a "
-                                   "Monte Carlo estimate from further exact draws of one table of each shape, "
-                                   "pooled over its cells (every cell of every table of a shape has one law)"
-                                 : "exact";
+  const std::string limit = certified ? "within its work limit, past it within a certified relative error below 1e-3"
+                                      : "within its work limit";
+  draw.report.stddev =
+      estimated
+          ? "exact on tables with a line of two levels, computed from the law on tables with a side of three "
+            "or four levels (" +
+                limit +
+                "); on the others a Monte Carlo estimate from further exact draws of "
+                "one table of each shape, pooled over its cells (every cell of every table of a shape has one law)"
+      : certified ? "exact, but computed from the law within a certified relative error below 1e-3 on tables with a "
+                    "side of three or four levels past the quadrature's work limit"
+                  : "exact";
   return kErrorFromCellSds;
 }
 

@@ -402,6 +402,44 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
   EXPECT_NE(std::string(chain.caveat).find("the figure is the law's"), std::string::npos);
 }
 
+// A four-line table whose scale is past a release's work at the published
+// target (4 x 6 at epsilon 4/9, b = 9) takes it from the coarser grid of
+// kCertifiedScaleError, the release and its error bars alike: the published
+// scale is that c, a sum's variance a certified bracket around c's exact
+// figure (no Monte Carlo estimate), and the figure is the same however
+// often it is asked.
+TEST(PublishedRelease, FourLineTablesPastThePublishedTargetTakeTheCertifiedScale) {
+  std::vector<std::int64_t> counts(24);
+  for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(4 + (i * 7) % 9);
+  const TestTable table = test_tables::grid({"a", "b"}, {4, 6}, counts);
+  auto r = run_release(table, Request{"integer_laplace", 4.0 / 9, 0, {"a", "b"}});
+  ASSERT_EQ(r->status, IDP_OK) << r->error.message;
+  const PublishedLaw law = read_published_law(r->rows->law());
+  const IntegerNoise noise{IntegerNoise::Kind::laplace, law.exact_parameter};
+  EXPECT_THROW(table_covariance_scale(noise, 4, 6, Interrupts(), kErrorBarScalePoints, kPublishedScaleError), TooLarge);
+  const TableScale certified =
+      table_covariance_scale(noise, 4, 6, Interrupts(), kErrorBarScalePoints, kCertifiedScaleError);
+  const double c = table_covariance_scale(noise, 4, 6, Interrupts(), kMaxScalePoints, kPublishedScaleError).scale;
+  EXPECT_NEAR(law.covariance_scale.of_shape({4, 6}) / certified.scale - 1, 0, 1e-12);
+  // A pair of cells of one row: Var = c (Pi_11 + Pi_22 + 2 Pi_12), Pi of a
+  // 4 x 6 table: (1 - 1/4)(1 - 1/6) on the diagonal, -(1 - 1/4)/6 off it.
+  const double form = 2 * (0.75 * 5.0 / 6) - 2 * 0.75 / 6;
+  const idp_error_bar pair = r->sum({0, 1}, 0.9);
+  EXPECT_STREQ(pair.variance_kind, "certified");
+  EXPECT_STRNE(pair.margin_kind, "estimate");
+  EXPECT_LE(pair.variance_lower, c * form);
+  EXPECT_GE(pair.variance, c * form);
+  EXPECT_LE(pair.variance / pair.variance_lower - 1, 2.1 * kCertifiedScaleError);
+  EXPECT_EQ(r->sum({0, 1}, 0.9).margin_of_error, pair.margin_of_error);
+  // Without the coarser grid the same release was an estimate: a larger
+  // table of this law (4 x 15) is past both grids and still is.
+  std::vector<std::int64_t> long_counts(60, 5);
+  auto past = run_release(test_tables::grid({"a", "b"}, {4, 15}, long_counts),
+                          Request{"integer_laplace", 4.0 / 9, 0, {"a", "b"}});
+  ASSERT_EQ(past->status, IDP_OK) << past->error.message;
+  EXPECT_STREQ(past->sum({0, 1}, 0.9).variance_kind, "estimate");
+}
+
 // A basis chain publishes its scale too: on a margin group per group size
 // (integer_laplace_l2 on one margin), and on general margins (a 3 x 4
 // table without its first cell) one scalar of shape [], the cells' Monte

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -240,7 +241,31 @@ TEST(TableCovarianceScale, PublishedTargetIsCheaperAndBounded) {
                                      kPublishedScaleError).points,
               published.points);
   }
-  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kMaxScalePoints, 1e-8), InvalidArgument);
+  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kMaxScalePoints, 1e-2), InvalidArgument);
+  EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kMaxScalePoints, 1e-16), InvalidArgument);
+}
+
+// Past a release's points at the published target, the coarser grid of
+// kCertifiedScaleError: its c within its stated error of the published
+// one, that error below the target, on fewer than half the points. These
+// shapes are past the release's limit at the published target and within
+// it at the certified one.
+TEST(TableCovarianceScale, CertifiedTargetIsWithinItsErrorOnFewerPoints) {
+  for (const auto& [r, n, b] : {std::tuple<std::size_t, std::size_t, std::uint64_t>{4, 6, 9}, {4, 4, 10}, {4, 15, 6}}) {
+    const TableScale published =
+        table_covariance_scale(laplace(b, 1), r, n, Interrupts(), kMaxScalePoints, kPublishedScaleError);
+    const TableScale certified =
+        table_covariance_scale(laplace(b, 1), r, n, Interrupts(), kMaxScalePoints, kCertifiedScaleError);
+    const double error = certified.quadrature_error + certified.rounding_error;
+    EXPECT_LE(error, kCertifiedScaleError) << r << "x" << n << " at b = " << b;
+    EXPECT_LE(std::abs(certified.scale / published.scale - 1), error) << r << "x" << n << " at b = " << b;
+    EXPECT_LT(2 * certified.points, published.points) << r << "x" << n << " at b = " << b;
+    EXPECT_THROW(table_covariance_scale(laplace(b, 1), r, n, Interrupts(), kErrorBarScalePoints, kPublishedScaleError),
+                 TooLarge)
+        << r << "x" << n << " at b = " << b;
+    EXPECT_NO_THROW(
+        table_covariance_scale(laplace(b, 1), r, n, Interrupts(), kErrorBarScalePoints, kCertifiedScaleError));
+  }
 }
 
 TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
