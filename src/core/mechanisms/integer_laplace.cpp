@@ -204,8 +204,8 @@ double release_on_exact_tables(const ReleaseDraw& draw, const std::vector<Lattic
                 limit +
                 "); on the others a Monte Carlo estimate from further exact draws of "
                 "one table of each shape, pooled over its cells (every cell of every table of a shape has one law)"
-      : certified ? "exact, but computed from the law within a certified relative error below 1e-3 on tables with a "
-                    "side of three or four levels past the quadrature's work limit"
+      : certified ? "computed from the law: within a certified relative error below 1e-3 on tables with a side "
+                    "of three or four levels past the exact quadrature's work limit, exact on the others"
                   : "exact";
   return kErrorFromCellSds;
 }

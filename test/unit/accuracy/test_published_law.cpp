@@ -421,6 +421,10 @@ TEST(PublishedRelease, FourLineTablesPastThePublishedTargetTakeTheCertifiedScale
       table_covariance_scale(noise, 4, 6, Interrupts(), kErrorBarScalePoints, kCertifiedScaleError);
   const double c = table_covariance_scale(noise, 4, 6, Interrupts(), kMaxScalePoints, kPublishedScaleError).scale;
   EXPECT_NEAR(law.covariance_scale.of_shape({4, 6}) / certified.scale - 1, 0, 1e-12);
+  EXPECT_NE(r->rows->law().find("within a certified relative error below 1e-3 on tables with a side of three or four "
+                                "levels past the exact quadrature's work limit"),
+            std::string::npos)
+      << r->rows->law();
   // A pair of cells of one row: Var = c (Pi_11 + Pi_22 + 2 Pi_12), Pi of a
   // 4 x 6 table: (1 - 1/4)(1 - 1/6) on the diagonal, -(1 - 1/4)/6 off it.
   const double form = 2 * (0.75 * 5.0 / 6) - 2 * 0.75 / 6;
