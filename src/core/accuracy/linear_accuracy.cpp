@@ -31,7 +31,7 @@ BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, E
 // 64-bit arithmetic; together below 1e-9 relative, so the figure is exact
 // as conditioned_laplace_variance's is. Past kErrorBarScalePoints at that
 // accuracy, the same quadrature to kCertifiedScaleError on a coarser grid
-// (about 2.4 times fewer points) when `coarser` is set: c within a
+// (about 2.5 times fewer points) when `coarser` is set: c within a
 // certified relative error, written to `error`. false where every grid is
 // refused (past the points, or a scale its bound does not certify): short
 // wide l1 tables at small epsilon, e.g. 4 x 20 at b = 10.4.

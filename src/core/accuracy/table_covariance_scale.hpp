@@ -58,7 +58,7 @@ struct TableScale {
 // same, so that the sd a release publishes and its error bars' c are one
 // number), below the 1e-9 they call exact with a third of the points;
 // where that is past their points, the coarser grid they call certified
-// (c within its stated error, below 1e-3: about 2.4 times fewer points, as
+// (c within its stated error, below 1e-3: about 2.5 times fewer points, as
 // the grid's side grows with the log of the target).
 constexpr double kScaleQuadratureError = 1e-13;
 constexpr double kPublishedScaleError = 1e-10;
