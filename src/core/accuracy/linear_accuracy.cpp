@@ -38,22 +38,19 @@ BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, E
 bool computed_table_scale(IntegerNoise noise, const std::vector<std::size_t>& shape, bool coarser, double& c,
                           double& error, const Interrupts& interrupts) {
   if (shape.size() != 2 || shape_pinned(shape) || std::min(shape[0], shape[1]) > 4) return false;
-  for (const double target : {kPublishedScaleError, kCertifiedScaleError}) {
-    if (target != kPublishedScaleError && !coarser) break;
-    try {
-      const TableScale scale =
-          table_covariance_scale(noise, shape[0], shape[1], interrupts, kErrorBarScalePoints, target);
-      error = scale.quadrature_error + scale.rounding_error;
-      if (!(error <= std::max(1e-9, target))) return false;
-      c = scale.scale;
-      return true;
-    } catch (const TooLarge&) {
-      // the coarser grid next
-    } catch (const OutOfRange&) {
-      return false;
-    }
+  try {
+    const TableScale scale = coarser ? release_table_scale(noise, shape[0], shape[1], interrupts, kErrorBarScalePoints)
+                                     : table_covariance_scale(noise, shape[0], shape[1], interrupts,
+                                                              kErrorBarScalePoints, kPublishedScaleError);
+    error = scale.quadrature_error + scale.rounding_error;
+    if (!(error <= (coarser ? kCertifiedScaleError : 1e-9))) return false;
+    c = scale.scale;
+    return true;
+  } catch (const TooLarge&) {
+    return false;
+  } catch (const OutOfRange&) {
+    return false;
   }
-  return false;
 }
 
 // The l1 law's scalar on a block of this shape, when it has a closed form:

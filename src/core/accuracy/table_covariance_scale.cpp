@@ -508,6 +508,15 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
   return scale;
 }
 
+TableScale release_table_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
+                               double max_points) {
+  try {
+    return table_covariance_scale(noise, rows, cols, interrupts, max_points, kPublishedScaleError);
+  } catch (const TooLarge&) {
+    return table_covariance_scale(noise, rows, cols, interrupts, max_points, kCertifiedScaleError);
+  }
+}
+
 void forget_kept_table_scales() { kept_scales.clear(); }
 
 }  // namespace invariant_dp::accuracy

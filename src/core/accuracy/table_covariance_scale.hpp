@@ -77,6 +77,13 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
                                   const Interrupts& interrupts, double max_points = kMaxScalePoints,
                                   double target_error = kScaleQuadratureError);
 
+// The scale a release and its error bars take: at kPublishedScaleError,
+// or, past max_points there, on the coarser grid of kCertifiedScaleError
+// within the same points (its quadrature_error says which: above 1e-9 on
+// the coarser grid). TooLarge past both; OutOfRange as above.
+TableScale release_table_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
+                               double max_points);
+
 // Drops the kept scales (the C boundary's idp_keep_results_for).
 void forget_kept_table_scales();
 

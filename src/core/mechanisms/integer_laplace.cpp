@@ -113,17 +113,16 @@ struct ShapeVariance {
 ShapeVariance shape_variance(const ReleaseDraw& draw, const LatticeTable& table, Rational b, double& points_left) {
   const std::size_t rows = table.shape[0], cols = table.shape[1];
   if (is_two_line_table(table)) return {conditioned_laplace_variance(half_of(b), std::max(rows, cols)), false};
-  for (const double target : {accuracy::kPublishedScaleError, accuracy::kCertifiedScaleError}) {
-    if (std::min(rows, cols) > 4 || !(points_left > 0)) break;
+  if (std::min(rows, cols) <= 4 && points_left > 0) {
     try {
-      const accuracy::TableScale scale = accuracy::table_covariance_scale(
-          {accuracy::IntegerNoise::Kind::laplace, b}, rows, cols, draw.interrupts, points_left, target);
+      const accuracy::TableScale scale = accuracy::release_table_scale({accuracy::IntegerNoise::Kind::laplace, b}, rows,
+                                                                       cols, draw.interrupts, points_left);
       points_left -= double(scale.points);
-      return {scale.cell_variance, false, target != accuracy::kPublishedScaleError};
+      return {scale.cell_variance, false, scale.quadrature_error + scale.rounding_error > 1e-9};
     } catch (const TooLarge&) {
-      // past what is left: the coarser grid, then the draws below
+      // past what is left at either target: the draws below
     } catch (const OutOfRange&) {
-      break;  // a scale its bound cannot certify (b below about 1/50): the draws below
+      // a scale its bound cannot certify (b below about 1/50): the draws below
     }
   }
   const std::size_t cells = table.cells.size(), draws = sd_draws(cells);
