@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "../errors.hpp"
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
+#include "four_line_residues.hpp"
 #include "table_quadrature.hpp"
 #include "zero_sum_line_mass.hpp"
 
@@ -224,26 +226,20 @@ class NodeSums {
   std::uint64_t visited_ = 0;
 };
 
-// The trapezoid sums over the box max |j_i| <= J of a grid too large to sum
-// whole (the whole grid is trapezoid_whole's). The integrands are symmetric
-// under alpha -> -alpha (the law is) and under permuting alpha_1 ..
-// alpha_d (the cells of a line are exchangeable; the last one keeps angle
-// 0), which map the box to itself: each orbit is visited once, at its
-// non-decreasing member that is not below its negation's sorted form,
-// weighted by the orbit's size.
-template <class Real>
-Sums scale_trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
-  const int d = r - 1;
-  const auto J = static_cast<std::int64_t>(g.J);
-  NodeSums<Real> nodes(noise, r, n, static_cast<std::int64_t>(g.N), -J, J, interrupts);
+// The nodes of the box max |j_i| <= J in d dimensions, up to negation and
+// permutations of the axes (which map the box to itself): each orbit is
+// visited once, at its non-decreasing member that is not below its
+// negation's sorted form, with its size.
+template <class Visit>
+void for_each_box_orbit(int d, std::int64_t J, const Interrupts& interrupts, Visit visit) {
   constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
   std::array<std::int64_t, kMaxLines> j{}, minus{};
   for (int i = 0; i < d; ++i) j[i] = -J;
   std::uint64_t counted = 0;
   for (;;) {
     interrupts.poll_every(++counted);
-    for (int i = 0; i < d; ++i) minus[i] = -j[i];
-    std::sort(minus.begin(), minus.begin() + d);
+    // -j sorted: j is non-decreasing, so its negation reversed.
+    for (int i = 0; i < d; ++i) minus[i] = -j[d - 1 - i];
     int order = 0;  // j against its negation, lexicographically
     for (int i = 0; i < d && order == 0; ++i) order = j[i] < minus[i] ? -1 : j[i] > minus[i] ? 1 : 0;
     if (order >= 0) {
@@ -254,7 +250,7 @@ Sums scale_trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& 
           run = 0;
         }
       }
-      nodes.add(j.data(), Real(permutations) * (order == 0 ? 1 : 2), false);
+      visit(j.data(), double(permutations) * (order == 0 ? 1 : 2));
     }
     int k = d - 1;  // the next non-decreasing tuple
     // Ends: k falls to at most -1.
@@ -263,37 +259,36 @@ Sums scale_trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& 
     ++j[k];
     for (int i = k + 1; i < d; ++i) j[i] = j[k];
   }
+}
+
+// The trapezoid sums over the box max |j_i| <= J of a grid too large to sum
+// whole (the whole grid is trapezoid_whole's). The integrands are symmetric
+// under alpha -> -alpha (the law is) and under permuting alpha_1 ..
+// alpha_d (the cells of a line are exchangeable; the last one keeps angle
+// 0): the box's orbits (for_each_box_orbit).
+template <class Real>
+Sums scale_trapezoid(IntegerNoise noise, int r, double n, const QuadratureGrid& g, const Interrupts& interrupts) {
+  const auto J = static_cast<std::int64_t>(g.J);
+  NodeSums<Real> nodes(noise, r, n, static_cast<std::int64_t>(g.N), -J, J, interrupts);
+  for_each_box_orbit(r - 1, J, interrupts,
+                     [&nodes](const std::int64_t* j, double weight) { nodes.add(j, Real(weight), false); });
   return nodes.sums(1);
 }
 
-// The whole grid (short tables, where few nodes are negligible), by the
-// orbits of the line's full symmetry. psi depends on the r angles (alpha_1 ..
-// alpha_(r-1), 0) only through their multiset modulo a common shift (the
-// cells of a zero-sum line are exchangeable, and adding t to every angle
-// multiplies e^(i alpha.Y) by e^(i t sum Y) = 1) and up to their common
-// negation; these maps permute the grid's nodes, so the trapezoid sum of
-// psi^n is a sum over the orbits, each counted by the nodes it holds. An
-// orbit is r points on the circle Z_N up to rotation and reflection, read as
-// its r gaps (g_0 .. g_(r-1), summing to N) up to cyclic shifts and
-// reversal: it is visited at the one gap sequence that is lexicographically
-// least among those 2r, its nodes being (p_1 .. p_(r-1)) = the partial sums
-// of the gaps (the last angle 0 at the origin). The orbit holds
-// r! / prod(m!) / s nodes (m the multiplicities of the points, s the
-// rotations of the circle that fix them), twice as many when the reflection
-// is another orbit of rotations. The numerator's |grad psi|^2 over the
-// first r - 1 angles is not symmetric, but the full gradient's r partials
-// (the last minus the sum of the others) are permuted by these maps, so
-// each has the same sum of psi^(n-2) (d_k psi)^2 over the grid and the
-// first r - 1 hold (r - 1)/r of the symmetric sum over all r. This visits
-// about N^(r-1) / (2 r!) nodes where the box's symmetries alone leave
-// N^(r-1) / (2 (r-1)!).
-template <class Real>
-Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, const Interrupts& interrupts) {
+// The orbits of r points on the circle Z_N, one at 0, under rotation and
+// reflection, each visited once with the number of grid nodes it holds. An
+// orbit is read as its r gaps (g_0 .. g_(r-1), summing to N) up to cyclic
+// shifts and reversal: it is visited at the one gap sequence that is
+// lexicographically least among those 2r, its node being (p_1 .. p_(r-1))
+// = the partial sums of the gaps, centred (the last point 0 at the
+// origin). The orbit holds r! / prod(m!) / s nodes (m the multiplicities of
+// the points, s the rotations of the circle that fix them), twice as many
+// when the reflection is another orbit of rotations.
+template <class Visit>
+void for_each_orbit(int r, std::int64_t N, const Interrupts& interrupts, Visit visit) {
   const int d = r - 1;
-  const auto N = static_cast<std::int64_t>(grid);
   // Point p of Z_N at its centred integer, in (-N/2, N/2].
   const auto centred = [N](std::int64_t p) { return 2 * p <= N ? p : p - N; };
-  NodeSums<Real> nodes(noise, r, n, N, -(N - 1) / 2, N / 2, interrupts);
   constexpr int kFactorial[kMaxLines + 1] = {1, 1, 2, 6, 24};
   // -1, 0, 1 as gap sequence a is below, equal to or above b.
   const auto compare = [r](const std::int64_t* a, const std::int64_t* b) {
@@ -343,7 +338,7 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
             }
           std::int64_t j[kMaxLines] = {};
           for (int i = 0; i < d; ++i) j[i] = centred(point[i + 1]);
-          nodes.add(j, Real(permutations) / Real(fixing) * (reflected_is_rotation ? 1 : 2), true);
+          visit(j, double(permutations) / double(fixing) * (reflected_is_rotation ? 1 : 2));
         }
       }
       if (d < 2) break;
@@ -361,10 +356,117 @@ Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, co
       if (k == 0) break;
     }
   }
+}
+
+// The whole grid (short tables, where few nodes are negligible), by the
+// orbits of the line's full symmetry. psi depends on the r angles
+// (alpha_1 .. alpha_(r-1), 0) only through their multiset modulo a common
+// shift (the cells of a zero-sum line are exchangeable, and adding t to
+// every angle multiplies e^(i alpha.Y) by e^(i t sum Y) = 1) and up to their
+// common negation; these maps permute the grid's nodes, so the trapezoid sum
+// of psi^n is a sum over the orbits of r points (for_each_orbit), each
+// counted by the nodes it holds. The numerator's |grad psi|^2 over the
+// first r - 1 angles is not symmetric, but the full gradient's r partials
+// (the last minus the sum of the others) are permuted by these maps, so
+// each has the same sum of psi^(n-2) (d_k psi)^2 over the grid and the
+// first r - 1 hold (r - 1)/r of the symmetric sum over all r. This visits
+// about N^(r-1) / (2 r!) nodes where the box's symmetries alone leave
+// N^(r-1) / (2 (r-1)!).
+template <class Real>
+Sums trapezoid_whole(IntegerNoise noise, int r, double n, std::uint64_t grid, const Interrupts& interrupts) {
+  const int d = r - 1;
+  const auto N = static_cast<std::int64_t>(grid);
+  NodeSums<Real> nodes(noise, r, n, N, -(N - 1) / 2, N / 2, interrupts);
+  for_each_orbit(r, N, interrupts,
+                 [&nodes](const std::int64_t* j, double weight) { nodes.add(j, Real(weight), true); });
   // Every node of the grid is in exactly one orbit.
   if (nodes.nodes() != std::pow(static_cast<long double>(N), d))
     throw std::logic_error("table_covariance_scale: the orbits do not cover the grid");
   return nodes.sums(double(d) / double(r));
+}
+
+// Tables of up to this many lines may take the residues: a node costs some
+// n^2 operations, and its double arithmetic loses digits as n grows.
+constexpr std::size_t kResidueLines = 32;
+
+// The rounding the residues may have at targets below it: with the
+// quadrature's 1e-10, still below the 1e-9 the scale's readers call exact
+// (the whole grid's 64-bit rounding is some 1e-13 on short tables).
+constexpr double kResidueRoundingForExact = 5e-10;
+
+// A residue node's work in 80-bit arithmetic, in units of its work in double.
+constexpr double kWideResidueWork = 6;
+
+// A residue node's work in points of the other grids (some 0.55
+// microseconds each): about 1 + 1.8 n + 0.12 n^2 microseconds.
+double residue_node_points(double n) { return (1 + 1.8 * n + 0.12 * n * n) / 0.55; }
+
+// Four-line l1 tables with the third angle integrated by residues
+// (four_line_residues.hpp): the trapezoid over (alpha_1, alpha_2) of the
+// node sums den and second (`num` holds the sum of second), over the whole
+// grid or the box max |j_i| <= J. After the third angle is integrated, a
+// node depends on the three other cells' angles (alpha_1, alpha_2, 0) only
+// through their multiset modulo a common shift (the shift moves the third
+// angle too, which is integrated over the whole circle) and up to negation:
+// the whole grid by the orbits of three points (for_each_orbit), the box by
+// its own (for_each_box_orbit).
+template <class Real>
+Sums residue_trapezoid(Rational b, int n, const QuadratureGrid& g, const Interrupts& interrupts) {
+  const auto N = static_cast<std::int64_t>(g.N), J = static_cast<std::int64_t>(g.J);
+  const std::int64_t first = g.whole ? -(N - 1) / 2 : -J, last = g.whole ? N / 2 : J;
+  const auto count = static_cast<std::size_t>(last - first + 1);
+  std::vector<Real> cosine(count), sine(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    interrupts.poll_every(i);
+    const long double angle = 2 * kQuadraturePi * ((long double)(first + std::int64_t(i)) / (long double)N);
+    cosine[i] = Real(std::cos(angle));
+    sine[i] = Real(std::sin(angle));
+  }
+  FourLineResidues<Real> node(b, n);
+  const auto cost = static_cast<std::uint64_t>(node.operations());
+  long double den = 0, second = 0, nodes = 0;
+  std::uint64_t visited = 0;
+  const auto visit = [&](const std::int64_t* j, double weight) {
+    interrupts.poll_scaled(visited, cost);
+    const auto i1 = static_cast<std::size_t>(j[0] - first), i2 = static_cast<std::size_t>(j[1] - first);
+    const ResidueNode value = node.evaluate(cosine[i1], sine[i1], cosine[i2], sine[i2]);
+    den += weight * value.den;
+    second += weight * value.second;
+    nodes += weight;
+    ++visited;
+  };
+  if (g.whole)
+    for_each_orbit(3, N, interrupts, visit);
+  else
+    for_each_box_orbit(2, J, interrupts, visit);
+  const long double side = g.whole ? (long double)N : (long double)(2 * J + 1);
+  if (nodes != side * side) throw std::logic_error("table_covariance_scale: the orbits do not cover the residue grid");
+  return {double(den), double(second), visited};
+}
+
+// The rounding of residue_trapezoid's double arithmetic, estimated: the
+// node at 0 (the largest) and two at the scale b of the law's mass, each
+// evaluated again in 80-bit arithmetic; ten times the largest difference,
+// relative to the node at 0 (the sums are of that order, times the nodes
+// near 0), plus the sums' rounding. The 80-bit arithmetic's: the same
+// difference times the ratio of the two units, 2^-11.
+double residue_rounding(Rational b, int n, std::uint64_t grid, double visited, bool wide) {
+  FourLineResidues<double> coarse(b, n);
+  FourLineResidues<long double> fine(b, n);
+  const double inv_b = double(b.den) / double(b.num);
+  const long double step = 2 * kQuadraturePi / (long double)grid;
+  const long double away =
+      step * std::max<long double>(1, std::round(std::min<long double>(2 * inv_b / step, (long double)grid / 4)));
+  const ResidueNode origin = fine.evaluate(1, 0, 1, 0);
+  double worst = 0;
+  for (const auto& [x, y] : {std::pair<long double, long double>{0, 0}, {away, 0}, {away, 2 * away}}) {
+    const ResidueNode c =
+        coarse.evaluate(double(std::cos(x)), double(std::sin(x)), double(std::cos(y)), double(std::sin(y)));
+    const ResidueNode f = fine.evaluate(std::cos(x), std::sin(x), std::cos(y), std::sin(y));
+    worst = std::max({worst, double(std::fabs((c.den - f.den) / origin.den)),
+                      double(std::fabs((c.second - f.second) / origin.second))});
+  }
+  return 10 * worst * (wide ? 0x1p-11 : 1) + 4 * visited * 0x1p-64;
 }
 
 // One attempt of the computation: the points estimated before it (checked
@@ -388,9 +490,10 @@ struct ScaleKey {
   std::uint64_t num = 0, den = 0;
   std::size_t lines = 0, length = 0;  // the shorter side, the longer
   double target = 0;
+  ScaleQuadrature quadrature = ScaleQuadrature::fewest_points;
   bool operator==(const ScaleKey& o) const {
     return kind == o.kind && num == o.num && den == o.den && lines == o.lines && length == o.length &&
-           target == o.target;
+           target == o.target && quadrature == o.quadrature;
   }
 };
 struct KeptScale {
@@ -403,7 +506,8 @@ KeptList<KeptScale, 64> kept_scales;
 // The computation; `attempts` receives each attempt's estimated and visited
 // points, which replay() checks again when the result is kept.
 TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
-                         double max_points, double target_error, std::vector<Attempt>& attempts) {
+                         double max_points, double target_error, ScaleQuadrature quadrature,
+                         std::vector<Attempt>& attempts) {
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   const int r = static_cast<int>(short_side), d = r - 1;
   const double n = double(long_side);
@@ -445,6 +549,62 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
       g.points = orbit_points;
       g.omitted_den = g.omitted_num = 0;
     }
+    // Four-line l1 tables: the third angle by residues (residue_trapezoid),
+    // wherever that costs less work, in points of the grids above, and its
+    // double arithmetic rounds within the target. The numerator's aliasing,
+    // E[Y_13^2 1{S = x}] over x in N Z^2 x {0} \ {0}, is n - 1 times
+    // -E[Y_13 Y_23 1{S = x}] (the lines are exchangeable given S = x, and
+    // their third cells sum to 0 exactly): within n - 1 times the bound above.
+    if (aliasing && r == 4 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles) {
+      const std::int64_t xr = std::max(aliasing->point(target), aliasing->product_point(target * var1 / (16.0 * n)));
+      const double side = double(xr + 1);
+      // The box: a node with max |j_i| = s has |psi| at most M_s (the pair
+      // of the larger angle's cell i and the fourth cell) at every alpha_3,
+      // so den is at most M_s^n; so is |second| / var1: conditioned on
+      // everything but the split of cells i and 4, Y_3^2 is fixed and the
+      // split's transform at most M_s, so |E[Y_3^2 e^(i alpha.Y)]| <= E[Y_3^2]
+      // M_s <= var1 M_s. The shells past J are left out where their sum is
+      // below a quarter of the target against P(S = 0) and, for the
+      // numerator, against P(S = 0) Var Z_31, Var Z_31 taken at var1 (3/16)
+      // (1 - 1/n) (c at a quarter of var1, as above).
+      const double share = std::max(target / 4 * side * side, 1e-300);
+      QuadratureGrid residue_grid =
+          quadrature_grid(law, 2, n, n, var1, var1 * 3 / 16 * (1 - 1 / n), xr, 4, interrupts, share);
+      if (residue_grid.whole || side * side / 12 <= residue_grid.points) {
+        residue_grid.whole = true;
+        residue_grid.points = side * side / 12;
+        residue_grid.omitted_den = residue_grid.omitted_num = 0;
+      }
+      // Double arithmetic where it rounds within the target, else 80-bit
+      // (some six times the work a node), else not the residues.
+      const int lines = static_cast<int>(long_side);
+      const double allowed = std::max(target_error, kResidueRoundingForExact);
+      const bool wide = residue_rounding(noise.parameter, lines, residue_grid.N, residue_grid.points, false) > allowed;
+      const double node_points = residue_node_points(n) * (wide ? kWideResidueWork : 1);
+      const double residue_points = residue_grid.points * node_points;
+      if ((residue_points < g.points || quadrature == ScaleQuadrature::third_angle_by_residues) &&
+          residue_rounding(noise.parameter, lines, residue_grid.N, residue_grid.points, wide) <= allowed) {
+        check_points(residue_points, double(out.points), max_points);
+        const Sums sums = wide ? residue_trapezoid<long double>(noise.parameter, lines, residue_grid, interrupts)
+                               : residue_trapezoid<double>(noise.parameter, lines, residue_grid, interrupts);
+        const double spent = double(sums.visited) * node_points;
+        out.points += static_cast<std::uint64_t>(spent);
+        attempts.push_back({residue_points, spent});
+        // Var Z_31 = E[Y_13^2; S = 0] / P(S = 0); c = Var r n / ((r - 1)(n - 1)).
+        out.scale = 4 * n / (3 * (n - 1)) * (sums.num / sums.den);
+        out.cell_variance = out.scale * (1 - 1.0 / double(rows)) * (1 - 1.0 / double(cols));
+        const double den_n = sums.den / (side * side), num_n = sums.num / (side * side);
+        out.quadrature_error = next_up((aliasing->bound(side) + residue_grid.omitted_den) / den_n +
+                                       ((n - 1) * aliasing->product_bound(side) + residue_grid.omitted_num) / num_n) *
+                               1.01;
+        out.rounding_error = residue_rounding(noise.parameter, lines, residue_grid.N, double(sums.visited), wide);
+        if (out.quadrature_error <= target_error) break;
+        continue;
+      }
+    }
+    if (quadrature == ScaleQuadrature::third_angle_by_residues)
+      throw InvalidArgument("the residues are taken on tables of four lines of at most 32 cells under the l1 law",
+                            "Or their arithmetic rounds past the target.");
     check_points(g.points, double(out.points), max_points);
     const bool wide = n > kDoubleLines;
     const Sums sums = by_orbits ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)
@@ -480,8 +640,8 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
 
 }  // namespace
 
-TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts, double max_points, double target_error) {
+TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
+                                  double max_points, double target_error, ScaleQuadrature quadrature) {
   if (!(target_error >= 1e-15 && target_error <= kCertifiedScaleError))
     throw InvalidArgument("the covariance scale's target error must be between 1e-15 and 1e-3");
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
@@ -490,7 +650,8 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
   if (short_side > std::size_t(kMaxLines))
     throw InvalidArgument("the covariance scale is computed for tables whose shorter side has at most 4 levels");
   if (long_side > (std::size_t(1) << 40)) throw TooLarge("the table is too long for its covariance scale");
-  const ScaleKey key{noise.kind, noise.parameter.num, noise.parameter.den, short_side, long_side, target_error};
+  const ScaleKey key{noise.kind, noise.parameter.num, noise.parameter.den, short_side,
+                     long_side,  target_error,        quadrature};
   const auto same = [&key](const KeptScale& kept) { return kept.key == key; };
   if (const std::optional<KeptScale> kept = kept_scales.find(same)) {
     // The same checks the computation made, so that keeping changes only
@@ -503,7 +664,7 @@ TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::siz
     return kept->scale;
   }
   std::vector<Attempt> attempts;
-  const TableScale scale = compute_scale(noise, rows, cols, interrupts, max_points, target_error, attempts);
+  const TableScale scale = compute_scale(noise, rows, cols, interrupts, max_points, target_error, quadrature, attempts);
   kept_scales.keep({key, scale, std::move(attempts)}, same);
   return scale;
 }

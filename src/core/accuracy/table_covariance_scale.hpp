@@ -64,6 +64,12 @@ constexpr double kScaleQuadratureError = 1e-13;
 constexpr double kPublishedScaleError = 1e-10;
 constexpr double kCertifiedScaleError = 1e-3;
 
+// Which quadrature: the one of fewer points (what releases and error bars
+// take), or, to check one against the other, the Fourier integral over all
+// r - 1 angles, or four-line l1 tables' with the third angle by residues
+// (four_line_residues.hpp; InvalidArgument where it does not apply).
+enum class ScaleQuadrature { fewest_points, all_angles, third_angle_by_residues };
+
 // rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
 // line of one level pins the table: c is undefined). TooLarge, before any
 // point is evaluated, past max_points (at most kMaxScalePoints). The grid is
@@ -73,9 +79,9 @@ constexpr double kCertifiedScaleError = 1e-3;
 // release/kept_results.hpp): asked again, one costs no work, and is
 // refused where its computation would have been, so keeping changes only
 // the time a call takes.
-TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
-                                  const Interrupts& interrupts, double max_points = kMaxScalePoints,
-                                  double target_error = kScaleQuadratureError);
+TableScale table_covariance_scale(IntegerNoise noise, std::size_t rows, std::size_t cols, const Interrupts& interrupts,
+                                  double max_points = kMaxScalePoints, double target_error = kScaleQuadratureError,
+                                  ScaleQuadrature quadrature = ScaleQuadrature::fewest_points);
 
 // The scale a release and its error bars take: at kPublishedScaleError,
 // or, past max_points there, on the coarser grid of kCertifiedScaleError
