@@ -27,14 +27,14 @@ BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, E
 
 // The scale c of a complete two-way table whose shorter side has at most
 // four levels, computed by Fourier quadrature (table_covariance_scale.hpp):
-// its quadrature error is certified, its rounding about n times the unit of
-// 64-bit arithmetic; together below 1e-9 relative, so the figure is exact
-// as conditioned_laplace_variance's is. Past kErrorBarScalePoints at that
-// accuracy, the same quadrature to kCertifiedScaleError on a coarser grid
-// (about 2.5 times fewer points) when `coarser` is set: c within a
+// its quadrature error is certified, its rounding estimated; together below
+// 1e-9 relative, so the figure is exact as conditioned_laplace_variance's
+// is. Past kErrorBarScalePoints at that accuracy, the same quadrature to
+// kCertifiedScaleError on a coarser grid (fewer points, and on four-line
+// l1 tables a box that stops growing with b) when `coarser` is set: c within a
 // certified relative error, written to `error`. false where every grid is
-// refused (past the points, or a scale its bound does not certify): short
-// wide l1 tables at small epsilon, e.g. 4 x 20 at b = 10.4.
+// refused (past the points, or a scale its bound does not certify): 4 x 4
+// l1 tables past about b = 70 (epsilon 0.057).
 bool computed_table_scale(IntegerNoise noise, const std::vector<std::size_t>& shape, bool coarser, double& c,
                           double& error, const Interrupts& interrupts) {
   if (shape.size() != 2 || shape_pinned(shape) || std::min(shape[0], shape[1]) > 4) return false;

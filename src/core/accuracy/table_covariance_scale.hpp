@@ -32,7 +32,11 @@
 // Cost: about (60 sqrt(r))^(r-1) points for large n (a 4 x 1000 table
 // visits some 10^5); for short tables, whose whole grid is summed, about
 // N^(r-1) / (2 r!) by the symmetries of a line (N growing with the scale);
-// TooLarge beyond kMaxScalePoints.
+// TooLarge beyond kMaxScalePoints. Four-line l1 tables of up to 32 lines
+// may instead take the third angle by residues (four_line_residues.hpp):
+// a grid of N^2 nodes, or a box whose size does not grow with the scale,
+// at some n^2 operations a node, wherever that is less work (DERIVATIONS.md,
+// section 12, "One angle by residues").
 #pragma once
 
 #include <cstddef>

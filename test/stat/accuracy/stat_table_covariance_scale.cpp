@@ -134,9 +134,9 @@ TEST(StatTableCovarianceScale, FourLineLatticeGaussianTablesByTheTableChain) {
 // The scale integer_laplace releases publish (noise.covariance_scale, from
 // their cells' sd), release by release: on a 4 x 60 table at epsilon 2 the
 // scale computed at the published target (the same number every release);
-// on a 4 x 12 table at epsilon 1/2 (b = 8), past the work a release spends
-// on it at either target, the Monte Carlo estimate from further exact
-// draws, against the scale computed without that limit.
+// on a 4 x 4 table at epsilon 0.04 (b = 100), past the work a release
+// spends on it at either target, the Monte Carlo estimate from further
+// exact draws, against the scale computed without that limit.
 std::vector<double> published_scales(std::size_t r, std::size_t c, double epsilon, int releases, Rational& b) {
   const auto table = test_tables::grid({"edu", "county"}, {int(r), int(c)}, std::vector<std::int64_t>(r * c, 20));
   const auto keys = table.keys();
