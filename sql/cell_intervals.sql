@@ -253,7 +253,7 @@ DROP TABLE one_bar_l4s, one_bar_l4s_law;
 -- 4 x 4 tables: at epsilon 0.5 (b = 8) the cells' law by the same pass,
 -- within the release's limit, exact; at 1/3 (b = 12) past it, so the
 -- intervals are estimates (the discrete Laplace quantile at the cell's
--- variance, its scale c certified on the coarser grid). Either way the figure asked four ways has one
+-- variance, its scale c computed). Either way the figure asked four ways has one
 -- margin, one kind and one method: a cell's interval, that cell alone, the
 -- rest of its row (its row's total less the cell: the cell's noise,
 -- negated) and the cell with its column added.
