@@ -206,7 +206,7 @@ SELECT (dp.error_bar(r, 0.95)).margin_kind FROM moe_daily r;
 -- the release's scale: exact on a 4 x 4 table at epsilon 0.25 (b = 16),
 -- certified within 1e-3 on a 4 x 6 table at epsilon 0.1 (b = 40: a sum's
 -- variance a bracket that narrow). Past the work a release spends (a 4 x 4
--- table at epsilon 0.04, b = 100) it is the Monte Carlo estimate, and says so.
+-- table at epsilon 0.02, b = 200) it is the Monte Carlo estimate, and says so.
 CREATE TABLE short_laws (epsilon float8, shape text, law jsonb);
 CREATE TABLE short_4x4 (a int, b int, n bigint);
 CREATE TABLE short_4x6 (a int, b int, n bigint);
@@ -224,9 +224,9 @@ SELECT * FROM dp.privatize($$SELECT a, b, count(*) FROM generate_series(1, 4) a,
 INSERT INTO short_laws SELECT 0.1, '4 x 6', dp.last_release();
 INSERT INTO short_4x4_wide
 SELECT * FROM dp.privatize($$SELECT a, b, count(*) FROM generate_series(1, 4) a, generate_series(1, 4) b,
-                             generate_series(1, 3 + a * b % 4) GROUP BY 1, 2$$, 0.04, 'integer_laplace',
+                             generate_series(1, 3 + a * b % 4) GROUP BY 1, 2$$, 0.02, 'integer_laplace',
                            margins => '{a,b}') AS t(a int, b int, n bigint);
-INSERT INTO short_laws SELECT 0.04, '4 x 4', dp.last_release();
+INSERT INTO short_laws SELECT 0.02, '4 x 4', dp.last_release();
 RESET dp.seed;
 SELECT epsilon, shape, published_scale, (e).variance_kind,
        round(((e).variance / (e).variance_lower - 1)::numeric, 4) AS bracket_width

@@ -34,22 +34,23 @@ Cx<Real> root_of_unity(int k) {
 }
 
 template <class Real>
-TaylorJet<Real> operator*(const TaylorJet<Real>& x, const TaylorJet<Real>& y) {
+inline TaylorJet<Real> operator*(const TaylorJet<Real>& x, const TaylorJet<Real>& y) {
   return {x.c0 * y.c0, x.c0 * y.c1 + x.c1 * y.c0, x.c0 * y.c2 + x.c1 * y.c1 + x.c2 * y.c0};
 }
 template <class Real>
-TaylorJet<Real> operator+(const TaylorJet<Real>& x, const TaylorJet<Real>& y) {
+inline TaylorJet<Real> operator+(const TaylorJet<Real>& x, const TaylorJet<Real>& y) {
   return {x.c0 + y.c0, x.c1 + y.c1, x.c2 + y.c2};
 }
 template <class Real>
-TaylorJet<Real> constant(Cx<Real> c) {
+inline TaylorJet<Real> constant(Cx<Real> c) {
   return {c, {}, {}};
 }
-// 1 / (1 - x).
+// 1 / (1 - w e^(s beta)) as a jet, given r = 1 / (1 - w): its derivatives
+// at 0 are s w r^2 and s^2 w r^2 (1 + 2 w r).
 template <class Real>
-TaylorJet<Real> one_minus_reciprocal(const TaylorJet<Real>& x) {
-  const Cx<Real> i0 = reciprocal(Cx<Real>{1, 0} - x.c0), i1 = x.c1 * i0 * i0;
-  return {i0, i1, (x.c2 * i0 + x.c1 * i1) * i0};
+inline TaylorJet<Real> tilted_reciprocal(Cx<Real> w, Cx<Real> r, Real s) {
+  const Cx<Real> wr2 = w * r * r;
+  return {r, scaled(s, wr2), scaled(s * s / 2, wr2 * (Cx<Real>{1, 0} + scaled(Real(2), w * r)))};
 }
 
 }  // namespace
@@ -135,19 +136,30 @@ ResidueNode FourLineResidues<Real>::evaluate(Real cos1, Real sin1, Real cos2, Re
     for (int k = 0; k < 3; ++k) tail[k] = tail_acc[k];
   }
   // ... and (I - q_k J)^-1, q_k = a^2 conj(u_k), n - 1 times for each k:
-  // row_j <- (row_j + q row'_(j-1)) / (1 - q x_j), a bidiagonal solve.
-  for (const C& w : u) {
-    const C q = scaled(a2, conj(w));
+  // row_j <- (row_j + q row'_(j-1)) / (1 - q x_j), a bidiagonal solve. The
+  // nodes take four values, 0 and the a^2 u_m, so each solve's divisions
+  // are those four: inverse[k][m] = 1 / (1 - q_k a^2 u_m) (m = 3: node 0),
+  // and at the moving nodes a^2 u_m e^(-beta) the same tilted.
+  C inverse[3][4];
+  for (int k = 0; k < 3; ++k) {
+    for (int m = 0; m < 3; ++m) inverse[k][m] = reciprocal(C{1, 0} - scaled(a2, conj(u[k])) * scaled(a2, u[m]));
+    inverse[k][3] = {1, 0};
+  }
+  const auto node_class = [this](std::size_t j) { return j == 0 ? 3 : static_cast<int>((j - 1) / (n_ - 1)); };
+  for (int k = 0; k < 3; ++k) {
+    const C q = scaled(a2, conj(u[k]));
+    J tail_inverse[3];
+    for (int m = 0; m < 3; ++m) tail_inverse[m] = tilted_reciprocal(q * scaled(a2, u[m]), inverse[k][m], Real(-1));
     for (int t = 0; t < n_ - 1; ++t) {
       C previous{0, 0};
       for (std::size_t j = 0; j < P; ++j) {
-        plain_row_[j] = (plain_row_[j] + q * previous) * reciprocal(C{1, 0} - q * plain_node_[j]);
+        plain_row_[j] = (plain_row_[j] + q * previous) * inverse[k][node_class(j)];
         previous = plain_row_[j];
       }
       J before = constant(previous);
-      for (int k = 0; k < 3; ++k) {
-        tail[k] = (tail[k] + constant(q) * before) * one_minus_reciprocal(constant(q) * tail_node[k]);
-        before = tail[k];
+      for (int m = 0; m < 3; ++m) {
+        tail[m] = (tail[m] + constant(q) * before) * tail_inverse[m];
+        before = tail[m];
       }
     }
   }
@@ -161,12 +173,20 @@ ResidueNode FourLineResidues<Real>::evaluate(Real cos1, Real sin1, Real cos2, Re
     for (std::size_t j = 0; j < K; ++j) acc_[j] = acc_[j] + moving[i] * row_[j];
   }
   row_.swap(acc_);
-  for (const C& w : u) {
-    const C q0 = scaled(a2, conj(w));
+  // The moving factors, q_k e^beta: tilted at the plain nodes, and at the
+  // moving ones (a^2 u_m e^(-beta)) the product is constant.
+  for (int k = 0; k < 3; ++k) {
+    const C q0 = scaled(a2, conj(u[k]));
     const J q{q0, q0, scaled(Real(0.5), q0)};  // a^2 conj(u_k) e^beta
+    J plain_inverse[4], tail_inverse[3];
+    for (int m = 0; m < 3; ++m) {
+      plain_inverse[m] = tilted_reciprocal(q0 * scaled(a2, u[m]), inverse[k][m], Real(1));
+      tail_inverse[m] = constant(inverse[k][m]);
+    }
+    plain_inverse[3] = constant(C{1, 0});
     J previous{};
     for (std::size_t j = 0; j < K; ++j) {
-      row_[j] = (row_[j] + q * previous) * one_minus_reciprocal(q * node_[j]);
+      row_[j] = (row_[j] + q * previous) * (j < P ? plain_inverse[node_class(j)] : tail_inverse[j - P]);
       previous = row_[j];
     }
   }

@@ -34,7 +34,7 @@ BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, E
 // l1 tables a box that stops growing with b) when `coarser` is set: c within a
 // certified relative error, written to `error`. false where every grid is
 // refused (past the points, or a scale its bound does not certify): 4 x 4
-// l1 tables past about b = 70 (epsilon 0.057).
+// l1 tables past about b = 65 (epsilon 0.06).
 bool computed_table_scale(IntegerNoise noise, const std::vector<std::size_t>& shape, bool coarser, double& c,
                           double& error, const Interrupts& interrupts) {
   if (shape.size() != 2 || shape_pinned(shape) || std::min(shape[0], shape[1]) > 4) return false;

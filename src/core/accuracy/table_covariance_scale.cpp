@@ -395,11 +395,11 @@ constexpr std::size_t kResidueLines = 32;
 constexpr double kResidueRoundingForExact = 5e-10;
 
 // A residue node's work in 80-bit arithmetic, in units of its work in double.
-constexpr double kWideResidueWork = 6;
+constexpr double kWideResidueWork = 7;
 
 // A residue node's work in points of the other grids (some 0.55
-// microseconds each): about 1 + 1.8 n + 0.12 n^2 microseconds.
-double residue_node_points(double n) { return (1 + 1.8 * n + 0.12 * n * n) / 0.55; }
+// microseconds each): about 1 + 1.2 n + 0.09 n^2 microseconds.
+double residue_node_points(double n) { return (1 + 1.2 * n + 0.09 * n * n) / 0.55; }
 
 // Four-line l1 tables with the third angle integrated by residues
 // (four_line_residues.hpp): the trapezoid over (alpha_1, alpha_2) of the
@@ -576,7 +576,7 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
         residue_grid.omitted_den = residue_grid.omitted_num = 0;
       }
       // Double arithmetic where it rounds within the target, else 80-bit
-      // (some six times the work a node), else not the residues.
+      // (some seven times the work a node), else not the residues.
       const int lines = static_cast<int>(long_side);
       const double allowed = std::max(target_error, kResidueRoundingForExact);
       const bool wide = residue_rounding(noise.parameter, lines, residue_grid.N, residue_grid.points, false) > allowed;

@@ -403,7 +403,7 @@ TEST(PublishedRelease, ChainsAndTheThreeLineSamplerNeedTheirPublishedScalar) {
 }
 
 // A four-line table whose scale is past a release's work at the published
-// target (4 x 6 at epsilon 1/4, b = 16) takes it from the coarser grid of
+// target (4 x 6 at epsilon 1/6, b = 24) takes it from the coarser grid of
 // kCertifiedScaleError, the release and its error bars alike: the published
 // scale is that c, a sum's variance a certified bracket around c's exact
 // figure (no Monte Carlo estimate), and the figure is the same however
@@ -412,7 +412,7 @@ TEST(PublishedRelease, FourLineTablesPastThePublishedTargetTakeTheCertifiedScale
   std::vector<std::int64_t> counts(24);
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(4 + (i * 7) % 9);
   const TestTable table = test_tables::grid({"a", "b"}, {4, 6}, counts);
-  auto r = run_release(table, Request{"integer_laplace", 0.25, 0, {"a", "b"}});
+  auto r = run_release(table, Request{"integer_laplace", 1.0 / 6, 0, {"a", "b"}});
   ASSERT_EQ(r->status, IDP_OK) << r->error.message;
   const PublishedLaw law = read_published_law(r->rows->law());
   const IntegerNoise noise{IntegerNoise::Kind::laplace, law.exact_parameter};
@@ -436,10 +436,10 @@ TEST(PublishedRelease, FourLineTablesPastThePublishedTargetTakeTheCertifiedScale
   EXPECT_LE(pair.variance / pair.variance_lower - 1, 2.1 * kCertifiedScaleError);
   EXPECT_EQ(r->sum({0, 1}, 0.9).margin_of_error, pair.margin_of_error);
   // Without the coarser grid the same release was an estimate: a 4 x 4
-  // table at epsilon 0.04 (b = 100) is past both grids and still is.
+  // table at epsilon 0.02 (b = 200) is past both grids and still is.
   std::vector<std::int64_t> short_counts(16, 5);
   auto past =
-      run_release(test_tables::grid({"a", "b"}, {4, 4}, short_counts), Request{"integer_laplace", 0.04, 0, {"a", "b"}});
+      run_release(test_tables::grid({"a", "b"}, {4, 4}, short_counts), Request{"integer_laplace", 0.02, 0, {"a", "b"}});
   ASSERT_EQ(past->status, IDP_OK) << past->error.message;
   EXPECT_STREQ(past->sum({0, 1}, 0.9).variance_kind, "estimate");
 }

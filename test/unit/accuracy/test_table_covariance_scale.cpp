@@ -290,7 +290,7 @@ TEST(TableCovarianceScale, PublishedTargetIsCheaperAndBounded) {
 // law's mass are bounded, not summed).
 TEST(TableCovarianceScale, CertifiedTargetIsWithinItsErrorOnFewerPoints) {
   for (const auto& [r, n, b] :
-       {std::tuple<std::size_t, std::size_t, std::uint64_t>{4, 6, 16}, {4, 4, 32}, {4, 8, 12}}) {
+       {std::tuple<std::size_t, std::size_t, std::uint64_t>{4, 6, 24}, {4, 4, 32}, {4, 5, 24}}) {
     const TableScale published =
         table_covariance_scale(laplace(b, 1), r, n, Interrupts(), kMaxScalePoints, kPublishedScaleError);
     const TableScale certified =
