@@ -324,6 +324,27 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   forget_kept_table_scales();
   const Interrupts stop([](void*) { return true; }, nullptr);
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 4, 1000, stop), Interrupted);
+  // The residues poll at every node (each is thousands of operations): a
+  // 4 x 4 table at b = 16 visits some 34,000, and stops at the poll asked.
+  struct Polls {
+    int count = 0, stop_at = -1;
+  } polls;
+  const Interrupts counting(
+      [](void* context) {
+        auto* p = static_cast<Polls*>(context);
+        return ++p->count == p->stop_at;
+      },
+      &polls);
+  forget_kept_table_scales();
+  table_covariance_scale(laplace(16, 1), 4, 4, counting, kMaxScalePoints, kPublishedScaleError,
+                         ScaleQuadrature::third_angle_by_residues);
+  EXPECT_GT(polls.count, 30000);
+  forget_kept_table_scales();
+  polls = {0, 5000};
+  EXPECT_THROW(table_covariance_scale(laplace(16, 1), 4, 4, counting, kMaxScalePoints, kPublishedScaleError,
+                                      ScaleQuadrature::third_angle_by_residues),
+               Interrupted);
+  EXPECT_EQ(polls.count, 5000);
 }
 
 }  // namespace
