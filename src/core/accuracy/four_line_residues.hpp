@@ -20,7 +20,8 @@
 // beta = 0 of the constant coefficient of Phi(z e^beta) Phi(z)^(n-1), the
 // same divided difference with three nodes moving with beta, carried as
 // second-order Taylor jets. The grid left is N^2, so the cost grows as b^2
-// (times n^2 a node) instead of b^3.
+// (times n^2 a node) instead of b^3, or less: a box around 0 whose size
+// stops growing with b (table_covariance_scale.cpp).
 #pragma once
 
 #include <vector>
@@ -38,7 +39,7 @@ struct ResidueNode {
   long double den = 0, second = 0;
 };
 
-// c0 + c1 beta + c2 beta^2: a number and its first two derivatives in beta.
+// c0 + c1 beta + c2 beta^2: a number's first three Taylor coefficients in beta.
 template <class Real>
 struct TaylorJet {
   Cx<Real> c0, c1, c2;
