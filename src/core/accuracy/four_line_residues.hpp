@@ -56,7 +56,8 @@ class FourLineResidues {
   // given by their cosines and sines.
   ResidueNode evaluate(Real cos1, Real sin1, Real cos2, Real sin2);
 
-  // The floating-point operations one evaluation takes, for the work limit.
+  // The floating-point operations one evaluation takes, about: how often
+  // the caller polls for cancellation.
   double operations() const;
 
  private:

@@ -444,13 +444,13 @@ Sums residue_trapezoid(Rational b, int n, const QuadratureGrid& g, const Interru
   return {double(den), double(second), visited};
 }
 
-// The rounding of residue_trapezoid's double arithmetic, estimated: the
-// node at 0 (the largest) and two at the scale b of the law's mass, each
+// The rounding of residue_trapezoid's double arithmetic, before the sums':
+// the node at 0 (the largest) and two at the scale b of the law's mass, each
 // evaluated again in 80-bit arithmetic; ten times the largest difference,
 // relative to the node at 0 (the sums are of that order, times the nodes
-// near 0), plus the sums' rounding. The 80-bit arithmetic's: the same
-// difference times the ratio of the two units, 2^-11.
-double residue_rounding(Rational b, int n, std::uint64_t grid, double visited, bool wide) {
+// near 0). The 80-bit arithmetic's: the same times the ratio of the two
+// units, 2^-11. The sums' own rounding adds 4 visited 2^-64.
+double residue_node_rounding(Rational b, int n, std::uint64_t grid) {
   FourLineResidues<double> coarse(b, n);
   FourLineResidues<long double> fine(b, n);
   const double inv_b = double(b.den) / double(b.num);
@@ -466,7 +466,7 @@ double residue_rounding(Rational b, int n, std::uint64_t grid, double visited, b
     worst = std::max({worst, double(std::fabs((c.den - f.den) / origin.den)),
                       double(std::fabs((c.second - f.second) / origin.second))});
   }
-  return 10 * worst * (wide ? 0x1p-11 : 1) + 4 * visited * 0x1p-64;
+  return 10 * worst;
 }
 
 // One attempt of the computation: the points estimated before it (checked
@@ -579,11 +579,15 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
       // (some seven times the work a node), else not the residues.
       const int lines = static_cast<int>(long_side);
       const double allowed = std::max(target_error, kResidueRoundingForExact);
-      const bool wide = residue_rounding(noise.parameter, lines, residue_grid.N, residue_grid.points, false) > allowed;
+      const double node_rounding = residue_node_rounding(noise.parameter, lines, residue_grid.N);
+      const auto rounding = [&](bool in_80_bits, double visited) {
+        return node_rounding * (in_80_bits ? 0x1p-11 : 1) + 4 * visited * 0x1p-64;
+      };
+      const bool wide = rounding(false, residue_grid.points) > allowed;
       const double node_points = residue_node_points(n) * (wide ? kWideResidueWork : 1);
       const double residue_points = residue_grid.points * node_points;
       if ((residue_points < g.points || quadrature == ScaleQuadrature::third_angle_by_residues) &&
-          residue_rounding(noise.parameter, lines, residue_grid.N, residue_grid.points, wide) <= allowed) {
+          rounding(wide, residue_grid.points) <= allowed) {
         check_points(residue_points, double(out.points), max_points);
         const Sums sums = wide ? residue_trapezoid<long double>(noise.parameter, lines, residue_grid, interrupts)
                                : residue_trapezoid<double>(noise.parameter, lines, residue_grid, interrupts);
@@ -597,7 +601,7 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
         out.quadrature_error = next_up((aliasing->bound(side) + residue_grid.omitted_den) / den_n +
                                        ((n - 1) * aliasing->product_bound(side) + residue_grid.omitted_num) / num_n) *
                                1.01;
-        out.rounding_error = residue_rounding(noise.parameter, lines, residue_grid.N, double(sums.visited), wide);
+        out.rounding_error = rounding(wide, double(sums.visited));
         if (out.quadrature_error <= target_error) break;
         continue;
       }
