@@ -7,6 +7,7 @@
 #include "../errors.hpp"
 #include "../math_constants.hpp"
 #include "../samplers/discrete_gaussian.hpp"
+#include "../samplers/interval.hpp"
 #include "../samplers/two_line_table.hpp"
 
 namespace invariant_dp::accuracy {
@@ -92,6 +93,27 @@ double NoiseTransform::log_phi(std::uint64_t r, std::uint64_t N) const {
     if (rho <= kSeriesCut) break;
   }
   return std::log1p(diff / den);
+}
+
+double NoiseTransform::pair_majorant_mean_power(int k) const {
+  if (noise_.kind != IntegerNoise::Kind::laplace)
+    throw InvalidArgument("the pair majorant's mean power is taken for the l1 law");
+  if (k < 0 || k > 64) throw InvalidArgument("the pair majorant's mean power is taken for powers 0 to 64");
+  if (k == 0) return 1;
+  // (1/pi) int_0^pi (A + B cos t)^-k dt = P_(k-1)(A / sqrt(A^2 - B^2)) /
+  // (A^2 - B^2)^(k/2) for A > |B|; here A = 1 + kappa_2/2, B = -kappa_2/2.
+  // Bonnet's recurrence, stable upwards for z >= 1 (every term positive
+  // after the first two), in 80-bit arithmetic: z^(k-1) and (1 + kappa_2)^(k/2)
+  // stay far inside its range for every scale a grid takes.
+  const long double q = 1 + (long double)kappa2_, z = (1 + (long double)kappa2_ / 2) / std::sqrt(q);
+  long double previous = 1, current = z;  // P_0, P_1
+  for (int m = 1; m < k - 1; ++m) {
+    const long double next = ((2 * m + 1) * z * current - m * previous) / (m + 1);
+    previous = current;
+    current = next;
+  }
+  const long double legendre = k == 1 ? 1 : current;
+  return next_up(double(legendre / std::pow(q, (long double)k / 2)) * (1 + 1e-13));
 }
 
 double NoiseTransform::pair_majorant(std::uint64_t r, std::uint64_t N) const {

@@ -59,6 +59,13 @@ class NoiseTransform {
   double log_phi(std::uint64_t r, std::uint64_t N) const;
   // The pair majorant at 2 pi r / N (at most 1).
   double pair_majorant(std::uint64_t r, std::uint64_t N) const;
+  // Its mean k-th power over the circle, (2 pi)^-1 int M(theta)^k d theta,
+  // 0 <= k <= 64, from above (its rounding's few units added). The l1 law
+  // only (InvalidArgument for the Gaussian): M = 1 / (1 + kappa_2
+  // sin^2(theta/2)), whose mean power is P_(k-1)(z) / (1 + kappa_2)^(k/2),
+  // z = (1 + kappa_2/2) / sqrt(1 + kappa_2), P the Legendre polynomial
+  // (Laplace's integral for the Legendre functions).
+  double pair_majorant_mean_power(int k) const;
 
   // An upper bound on P(|sum of the terms| >= x), x >= 0 (Chernoff,
   // optimised over its free parameter; any value of it gives a bound).

@@ -533,6 +533,11 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // the loop to its finer grid): sized against P(S = 0) alone, the grid
   // met its target 30 to over 1000 times over, on some 16 % more points.
   const double num_scale = var1 * d * d / (4.0 * r * n);
+  // Four-line l1 tables may integrate their third angle by residues (below):
+  // the means I_n and I_(n-1) of the pair majorant's powers over that angle.
+  const bool residues = aliasing && r == 4 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles;
+  const double mean_power[2] = {residues ? law.pair_majorant_mean_power(int(long_side)) : 1,
+                                residues ? law.pair_majorant_mean_power(int(long_side) - 1) : 1};
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
     const std::int64_t x =
         aliasing ? std::max(aliasing->point(target), aliasing->product_point(target * num_scale))
@@ -555,21 +560,24 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     // E[Y_13^2 1{S = x}] over x in N Z^2 x {0} \ {0}, is n - 1 times
     // -E[Y_13 Y_23 1{S = x}] (the lines are exchangeable given S = x, and
     // their third cells sum to 0 exactly): within n - 1 times the bound above.
-    if (aliasing && r == 4 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles) {
+    if (residues) {
       const std::int64_t xr = std::max(aliasing->point(target), aliasing->product_point(target * var1 / (16.0 * n)));
       const double side = double(xr + 1);
-      // The box: a node with max |j_i| = s has |psi| at most M_s (the pair
-      // of the larger angle's cell i and the fourth cell) at every alpha_3,
-      // so den is at most M_s^n; so is |second| / var1: conditioned on
-      // everything but the split of cells i and 4, Y_3^2 is fixed and the
-      // split's transform at most M_s, so |E[Y_3^2 e^(i alpha.Y)]| <= E[Y_3^2]
-      // M_s <= var1 M_s. The shells past J are left out where their sum is
-      // below a quarter of the target against P(S = 0) and, for the
+      // The box: at a node with max |j_i| = s, i the larger angle's cell,
+      // a line conditioned on Y_i + Y_4 (so Y_j + Y_3 = -(Y_i + Y_4), j the
+      // other cell) splits both pairs independently, so |psi| <= M_s
+      // M(alpha_j - alpha_3) (pair majorants): den is at most M_s^n I_n,
+      // I_k the mean of M^k over alpha_3 (NoiseTransform::pair_majorant_mean_power; some
+      // 1/(3b) at n = 4, where the maximum over alpha_3 is 1). In the
+      // weighted line of the second moment the split of (j, 3) moves Y_3,
+      // so that line gives E[Y_3^2] M_s <= var1 M_s: |second| is at most
+      // var1 M_s^n I_(n-1). The shells past J are left out where their sum
+      // is below a quarter of the target against P(S = 0) and, for the
       // numerator, against P(S = 0) Var Z_31, Var Z_31 taken at var1 (3/16)
       // (1 - 1/n) (c at a quarter of var1, as above).
       const double share = std::max(target / 4 * side * side, 1e-300);
-      QuadratureGrid residue_grid =
-          quadrature_grid(law, 2, n, n, var1, var1 * 3 / 16 * (1 - 1 / n), xr, 4, interrupts, share);
+      QuadratureGrid residue_grid = quadrature_grid(law, 2, n, n, var1 * mean_power[1], var1 * 3 / 16 * (1 - 1 / n), xr,
+                                                    4, interrupts, share, mean_power[0]);
       if (residue_grid.whole || side * side / 12 <= residue_grid.points) {
         residue_grid.whole = true;
         residue_grid.points = side * side / 12;

@@ -12,7 +12,7 @@ namespace invariant_dp::accuracy {
 
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
                                double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts,
-                               double negligible) {
+                               double negligible, double den_bound) {
   // The shells are scanned one by one from the outside in: a grid past this
   // side (a scale b of millions, far from any calibrated release; a forged
   // law) is refused before the scan, which would take seconds and more.
@@ -34,7 +34,8 @@ QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, doubl
       interrupts.poll_every(s);
       const double m = law.pair_majorant(s, g.N);
       const double count = std::pow(2.0 * double(s) + 1, d) - std::pow(2.0 * double(s) - 1, d);
-      const double den = tail_den + count * std::pow(m, n), num = tail_num + count * num_bound * std::pow(m, num_power);
+      const double den = tail_den + count * den_bound * std::pow(m, n),
+                   num = tail_num + count * num_bound * std::pow(m, num_power);
       if (den > negligible || num > negligible * num_at_zero) {
         g.J = s;
         break;

@@ -150,7 +150,9 @@ struct LaplaceLinePoles {
 // last cell). The denominator's integrand is psi^n, the numerator's at most
 // num_bound |psi|^num_power, so the nodes outside the box add at most
 // sum_{s > J} ((2s + 1)^d - (2s - 1)^d) M_s^power (times num_bound for the
-// numerator), in units of the node at 0; the box stops at the first shell
+// numerator, den_bound for the denominator: a node that integrates one more
+// angle in closed form is bounded by M_s^power times the integral of the
+// majorant's power over that angle), in units of the node at 0; the box stops at the first shell
 // whose suffix is not negligible (1e-18 unless told) against the node at 0, the
 // numerator's taken as num_at_zero.
 struct QuadratureGrid {
@@ -177,6 +179,6 @@ inline double lines_sum_at_zero(double var1, int r, double n) {
 // N past 2^24.
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,
                                double num_at_zero, std::int64_t x, double symmetry, const Interrupts& interrupts,
-                               double negligible = 1e-18);
+                               double negligible = 1e-18, double den_bound = 1);
 
 }  // namespace invariant_dp::accuracy

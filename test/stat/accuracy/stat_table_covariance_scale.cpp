@@ -134,7 +134,7 @@ TEST(StatTableCovarianceScale, FourLineLatticeGaussianTablesByTheTableChain) {
 // The scale integer_laplace releases publish (noise.covariance_scale, from
 // their cells' sd), release by release: on a 4 x 60 table at epsilon 2 the
 // scale computed at the published target (the same number every release);
-// on a 4 x 4 table at epsilon 0.02 (b = 200), past the work a release
+// on a 4 x 4 table at epsilon 0.004 (b = 1000), past the work a release
 // spends on it at either target, the Monte Carlo estimate from further
 // exact draws, against the scale computed without that limit.
 std::vector<double> published_scales(std::size_t r, std::size_t c, double epsilon, int releases, Rational& b) {
@@ -166,12 +166,12 @@ TEST(StatTableCovarianceScale, TheScaleIntegerLaplaceReleasesPublish) {
   for (const double c : computed_by_releases) EXPECT_NEAR(c / published.scale - 1, 0, 1e-12);
   EXPECT_NEAR(published.scale / table_covariance_scale(noise, 4, 60, Interrupts()).scale - 1, 0, 1e-10);
 
-  // Past a release's work at both targets: a 4 x 4 table at epsilon 0.02
-  // (b = 200), whose releases publish their estimate; checked against the
+  // Past a release's work at both targets: a 4 x 4 table at epsilon 0.004
+  // (b = 1000), whose releases publish their estimate; checked against the
   // scale computed to the certified target with the points of the default
   // limit (its error, below 1e-3, is far inside the estimates' spread).
   Estimates e;
-  for (const double c : published_scales(4, 4, 0.02, 20, b)) e.add(c);
+  for (const double c : published_scales(4, 4, 0.004, 20, b)) e.add(c);
   const IntegerNoise wide{IntegerNoise::Kind::laplace, b};
   for (const double target : {kPublishedScaleError, kCertifiedScaleError})
     EXPECT_THROW(table_covariance_scale(wide, 4, 4, Interrupts(), kErrorBarScalePoints, target), TooLarge);

@@ -10,7 +10,9 @@
 #include <tuple>
 
 #include "accuracy/four_line_residues.hpp"
+#include "accuracy/integer_noise_transforms.hpp"
 #include "accuracy/table_quadrature.hpp"
+#include "errors.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -83,6 +85,57 @@ TEST(FourLineResidues, TheSecondMomentIsTheThirdCellsVariance) {
   const ResidueNode exact = by_trapezoid(8, 4, 0, 0, 40000);
   EXPECT_GT(at_zero.second / at_zero.den, 10);
   EXPECT_NEAR(double(at_zero.second / exact.second - 1), 0, 1e-11);
+}
+
+// The mean of the pair majorant's k-th power over an angle (its closed
+// form), from above: against the midpoint rule on 2^16 intervals (the
+// majorant is analytic and periodic, its width some 1/b, so that is exact
+// to rounding), within 1e-12 of it.
+TEST(FourLineResidues, TheMajorantsMeanPowerIsItsIntegral) {
+  for (const std::uint64_t b : {1, 4, 40, 400, 2000})
+    for (const int k : {1, 2, 3, 4, 20, 32}) {
+      const NoiseTransform law({IntegerNoise::Kind::laplace, {b, 1}});
+      const double closed = law.pair_majorant_mean_power(k);
+      const std::uint64_t K = std::uint64_t(1) << 16;
+      long double mean = 0;
+      for (std::uint64_t i = 0; i < K; ++i) mean += std::pow((long double)law.pair_majorant(2 * i + 1, 4 * K), k);
+      mean /= K;
+      EXPECT_GE(closed, double(mean) * (1 - 1e-15)) << "b = " << b << ", k = " << k;
+      EXPECT_LE(closed, double(mean) * (1 + 1e-12)) << "b = " << b << ", k = " << k;
+    }
+  EXPECT_THROW(NoiseTransform({IntegerNoise::Kind::gaussian, {4, 1}}).pair_majorant_mean_power(4), InvalidArgument);
+}
+
+// The bounds the box of table_covariance_scale.cpp leaves its shells out
+// by: at a node whose larger angle is alpha_i, den <= M(alpha_i)^n I_n and
+// |second| <= var1 M(alpha_i)^n I_(n-1), I_k the majorant's mean power
+// (conditioning a line on Y_i + Y_4 splits both pairs independently). On a
+// grid of nodes with both ridges (the other angle at 0 and at alpha_i),
+// within the rounding of the node at 0; the bound is reached within a
+// factor of two near 0, so one half as large would fail there.
+TEST(FourLineResidues, NodesAreWithinTheMajorantBoundOfTheBox) {
+  for (const std::uint64_t b : {10, 40})
+    for (const int n : {4, 6, 20}) {
+      const NoiseTransform law({IntegerNoise::Kind::laplace, {b, 1}});
+      const double mean_n = law.pair_majorant_mean_power(n), mean_n1 = law.pair_majorant_mean_power(n - 1);
+      FourLineResidues<LD> node({b, 1}, n);
+      const ResidueNode origin = node.evaluate(1, 0, 1, 0);
+      const std::uint64_t N = 64 * b;
+      double closest = 0;
+      for (std::uint64_t s = 1; s <= N / 2; s += 1 + s / 8)
+        for (std::int64_t t = -std::int64_t(s); t <= std::int64_t(s); t += 1 + std::int64_t(s) / 16) {
+          const LD alpha1 = 2 * kQuadraturePi * LD(s) / LD(N), alpha2 = 2 * kQuadraturePi * LD(t) / LD(N);
+          const ResidueNode v = node.evaluate(std::cos(alpha1), std::sin(alpha1), std::cos(alpha2), std::sin(alpha2));
+          const double power = std::pow(law.pair_majorant(s, N), n);
+          const double den_bound = power * mean_n, second_bound = law.variance() * power * mean_n1;
+          EXPECT_LE(double(std::fabs(v.den)), den_bound + 1e-15 * double(origin.den))
+              << "b = " << b << ", n = " << n << ", node (" << s << ", " << t << ") of " << N;
+          EXPECT_LE(double(std::fabs(v.second)), second_bound + 1e-15 * double(origin.second))
+              << "b = " << b << ", n = " << n << ", node (" << s << ", " << t << ") of " << N;
+          closest = std::max(closest, double(v.den) / den_bound);
+        }
+      EXPECT_GT(closest, 0.5) << "b = " << b << ", n = " << n;
+    }
 }
 
 }  // namespace
