@@ -14,7 +14,7 @@
 #include "../errors.hpp"
 #include "../kept_list.hpp"
 #include "../samplers/interval.hpp"
-#include "four_line_residues.hpp"
+#include "line_residues.hpp"
 #include "table_quadrature.hpp"
 #include "zero_sum_line_mass.hpp"
 
@@ -398,20 +398,26 @@ constexpr double kResidueRoundingForExact = 5e-10;
 constexpr double kWideResidueWork = 7;
 
 // A residue node's work in points of the other grids (some 0.55
-// microseconds each): about 1 + 1.2 n + 0.09 n^2 microseconds.
-double residue_node_points(double n) { return (1 + 1.2 * n + 0.09 * n * n) / 0.55; }
+// microseconds each): about 1 + 1.2 n + 0.09 n^2 microseconds on four-cell
+// lines, in proportion to the operations on three-cell ones.
+double residue_node_points(int r, double n) {
+  const int lines = static_cast<int>(n);
+  return (1 + 1.2 * n + 0.09 * n * n) / 0.55 * LineResidues<double>::operations(r, lines) /
+         LineResidues<double>::operations(4, lines);
+}
 
-// Four-line l1 tables with the third angle integrated by residues
-// (four_line_residues.hpp): the trapezoid over (alpha_1, alpha_2) of the
-// node sums den and second (`num` holds the sum of second), over the whole
-// grid or the box max |j_i| <= J. After the third angle is integrated, a
-// node depends on the three other cells' angles (alpha_1, alpha_2, 0) only
-// through their multiset modulo a common shift (the shift moves the third
-// angle too, which is integrated over the whole circle) and up to negation:
-// the whole grid by the orbits of three points (for_each_orbit), the box by
-// its own (for_each_box_orbit).
+// Tables of three or four lines across under the l1 law with the last free
+// angle integrated by residues (line_residues.hpp): the trapezoid over the
+// other angles of the node sums den and second (`num` holds the sum of
+// second). After that angle is integrated, a node depends on the other
+// cells' angles (alpha_1 [, alpha_2], 0) only through their multiset modulo
+// a common shift (the shift moves the integrated angle too, which runs
+// over the whole circle) and up to negation. Four cells: over the whole
+// grid by the orbits of three points (for_each_orbit), or over the box
+// max |j_i| <= J by its own (for_each_box_orbit). Three cells: the whole
+// circle of alpha_1, whose orbits are {j, -j}.
 template <class Real>
-Sums residue_trapezoid(Rational b, int n, const QuadratureGrid& g, const Interrupts& interrupts) {
+Sums residue_trapezoid(Rational b, int r, int n, const QuadratureGrid& g, const Interrupts& interrupts) {
   const auto N = static_cast<std::int64_t>(g.N), J = static_cast<std::int64_t>(g.J);
   const std::int64_t first = g.whole ? -(N - 1) / 2 : -J, last = g.whole ? N / 2 : J;
   const auto count = static_cast<std::size_t>(last - first + 1);
@@ -422,25 +428,31 @@ Sums residue_trapezoid(Rational b, int n, const QuadratureGrid& g, const Interru
     cosine[i] = Real(std::cos(angle));
     sine[i] = Real(std::sin(angle));
   }
-  FourLineResidues<Real> node(b, n);
-  const auto cost = static_cast<std::uint64_t>(node.operations());
+  LineResidues<Real> node(b, r, n);
+  const auto cost = static_cast<std::uint64_t>(LineResidues<Real>::operations(r, n));
   long double den = 0, second = 0, nodes = 0;
   std::uint64_t visited = 0;
   const auto visit = [&](const std::int64_t* j, double weight) {
     interrupts.poll_scaled(visited, cost);
-    const auto i1 = static_cast<std::size_t>(j[0] - first), i2 = static_cast<std::size_t>(j[1] - first);
+    const auto i1 = static_cast<std::size_t>(j[0] - first), i2 = static_cast<std::size_t>(j[r == 4 ? 1 : 0] - first);
     const ResidueNode value = node.evaluate(cosine[i1], sine[i1], cosine[i2], sine[i2]);
     den += weight * value.den;
     second += weight * value.second;
     nodes += weight;
     ++visited;
   };
-  if (g.whole)
+  if (r == 3) {
+    if (!g.whole) throw std::logic_error("table_covariance_scale: three-cell residues take the whole circle");
+    // Ends: j rises to N / 2.
+    for (std::int64_t j = 0; j <= N / 2; ++j) visit(&j, j == 0 || 2 * j == N ? 1 : 2);
+  } else if (g.whole) {
     for_each_orbit(3, N, interrupts, visit);
-  else
+  } else {
     for_each_box_orbit(2, J, interrupts, visit);
+  }
   const long double side = g.whole ? (long double)N : (long double)(2 * J + 1);
-  if (nodes != side * side) throw std::logic_error("table_covariance_scale: the orbits do not cover the residue grid");
+  if (nodes != (r == 3 ? side : side * side))
+    throw std::logic_error("table_covariance_scale: the orbits do not cover the residue grid");
   return {double(den), double(second), visited};
 }
 
@@ -450,9 +462,9 @@ Sums residue_trapezoid(Rational b, int n, const QuadratureGrid& g, const Interru
 // relative to the node at 0 (the sums are of that order, times the nodes
 // near 0). The 80-bit arithmetic's: the same times the ratio of the two
 // units, 2^-11. The sums' own rounding adds 4 visited 2^-64.
-double residue_node_rounding(Rational b, int n, std::uint64_t grid) {
-  FourLineResidues<double> coarse(b, n);
-  FourLineResidues<long double> fine(b, n);
+double residue_node_rounding(Rational b, int r, int n, std::uint64_t grid) {
+  LineResidues<double> coarse(b, r, n);
+  LineResidues<long double> fine(b, r, n);
   const double inv_b = double(b.den) / double(b.num);
   const long double step = 2 * kQuadraturePi / (long double)grid;
   const long double away =
@@ -533,11 +545,13 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // the loop to its finer grid): sized against P(S = 0) alone, the grid
   // met its target 30 to over 1000 times over, on some 16 % more points.
   const double num_scale = var1 * d * d / (4.0 * r * n);
-  // Four-line l1 tables may integrate their third angle by residues (below):
-  // the means I_n and I_(n-1) of the pair majorant's powers over that angle.
-  const bool residues = aliasing && r == 4 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles;
-  const double mean_power[2] = {residues ? law.pair_majorant_mean_power(int(long_side)) : 1,
-                                residues ? law.pair_majorant_mean_power(int(long_side) - 1) : 1};
+  // Three- and four-line l1 tables may integrate their last free angle by
+  // residues (below); four-line ones bound their box by the means I_n and
+  // I_(n-1) of the pair majorant's powers over that angle.
+  const bool residues = aliasing && r >= 3 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles;
+  const bool box = residues && r == 4;
+  const double mean_power[2] = {box ? law.pair_majorant_mean_power(int(long_side)) : 1,
+                                box ? law.pair_majorant_mean_power(int(long_side) - 1) : 1};
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
     const std::int64_t x =
         aliasing ? std::max(aliasing->point(target), aliasing->product_point(target * num_scale))
@@ -554,15 +568,16 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
       g.points = orbit_points;
       g.omitted_den = g.omitted_num = 0;
     }
-    // Four-line l1 tables: the third angle by residues (residue_trapezoid),
-    // wherever that costs less work, in points of the grids above, and its
-    // double arithmetic rounds within the target. The numerator's aliasing,
-    // E[Y_13^2 1{S = x}] over x in N Z^2 x {0} \ {0}, is n - 1 times
-    // -E[Y_13 Y_23 1{S = x}] (the lines are exchangeable given S = x, and
-    // their third cells sum to 0 exactly): within n - 1 times the bound above.
+    // Three- and four-line l1 tables: the last free angle (cell r - 1's) by
+    // residues (residue_trapezoid), wherever that costs less work, in points
+    // of the grids above, and its double arithmetic rounds within the
+    // target. The numerator's aliasing, E[Y_1,r-1^2 1{S = x}] over x in
+    // N Z^(r-2) x {0} \ {0}, is n - 1 times -E[Y_1,r-1 Y_2,r-1 1{S = x}]
+    // (the lines are exchangeable given S = x, and their cells r - 1 sum to
+    // 0 exactly): within n - 1 times the bound above.
     if (residues) {
       const std::int64_t xr = std::max(aliasing->point(target), aliasing->product_point(target * var1 / (16.0 * n)));
-      const double side = double(xr + 1);
+      const double side = double(xr + 1), nodes_all = std::pow(side, r - 2);
       // The box: at a node with max |j_i| = s, i the larger angle's cell,
       // a line conditioned on Y_i + Y_4 (so Y_j + Y_3 = -(Y_i + Y_4), j the
       // other cell) splits both pairs independently, so |psi| <= M_s
@@ -575,37 +590,42 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
       // is below a quarter of the target against P(S = 0) and, for the
       // numerator, against P(S = 0) Var Z_31, Var Z_31 taken at var1 (3/16)
       // (1 - 1/n) (c at a quarter of var1, as above).
+      // Three-line tables take the whole circle of alpha_1 (side / 2 orbits).
       const double share = std::max(target / 4 * side * side, 1e-300);
-      QuadratureGrid residue_grid = quadrature_grid(law, 2, n, n, var1 * mean_power[1], var1 * 3 / 16 * (1 - 1 / n), xr,
-                                                    4, interrupts, share, mean_power[0]);
-      if (residue_grid.whole || side * side / 12 <= residue_grid.points) {
+      QuadratureGrid residue_grid;
+      if (box)
+        residue_grid = quadrature_grid(law, 2, n, n, var1 * mean_power[1], var1 * 3 / 16 * (1 - 1 / n), xr, 4,
+                                       interrupts, share, mean_power[0]);
+      residue_grid.N = static_cast<std::uint64_t>(side);
+      const double whole_points = r == 4 ? side * side / 12 : side / 2;
+      if (!box || residue_grid.whole || whole_points <= residue_grid.points) {
         residue_grid.whole = true;
-        residue_grid.points = side * side / 12;
+        residue_grid.points = whole_points;
         residue_grid.omitted_den = residue_grid.omitted_num = 0;
       }
       // Double arithmetic where it rounds within the target, else 80-bit
       // (some seven times the work a node), else not the residues.
       const int lines = static_cast<int>(long_side);
       const double allowed = std::max(target_error, kResidueRoundingForExact);
-      const double node_rounding = residue_node_rounding(noise.parameter, lines, residue_grid.N);
+      const double node_rounding = residue_node_rounding(noise.parameter, r, lines, residue_grid.N);
       const auto rounding = [&](bool in_80_bits, double visited) {
         return node_rounding * (in_80_bits ? 0x1p-11 : 1) + 4 * visited * 0x1p-64;
       };
       const bool wide = rounding(false, residue_grid.points) > allowed;
-      const double node_points = residue_node_points(n) * (wide ? kWideResidueWork : 1);
+      const double node_points = residue_node_points(r, n) * (wide ? kWideResidueWork : 1);
       const double residue_points = residue_grid.points * node_points;
-      if ((residue_points < g.points || quadrature == ScaleQuadrature::third_angle_by_residues) &&
+      if ((residue_points < g.points || quadrature == ScaleQuadrature::last_angle_by_residues) &&
           rounding(wide, residue_grid.points) <= allowed) {
         check_points(residue_points, double(out.points), max_points);
-        const Sums sums = wide ? residue_trapezoid<long double>(noise.parameter, lines, residue_grid, interrupts)
-                               : residue_trapezoid<double>(noise.parameter, lines, residue_grid, interrupts);
+        const Sums sums = wide ? residue_trapezoid<long double>(noise.parameter, r, lines, residue_grid, interrupts)
+                               : residue_trapezoid<double>(noise.parameter, r, lines, residue_grid, interrupts);
         const double spent = double(sums.visited) * node_points;
         out.points += static_cast<std::uint64_t>(spent);
         attempts.push_back({residue_points, spent});
-        // Var Z_31 = E[Y_13^2; S = 0] / P(S = 0); c = Var r n / ((r - 1)(n - 1)).
-        out.scale = 4 * n / (3 * (n - 1)) * (sums.num / sums.den);
+        // Var Z = E[Y_1,r-1^2; S = 0] / P(S = 0); c = Var r n / ((r - 1)(n - 1)).
+        out.scale = double(r) * n / (double(d) * (n - 1)) * (sums.num / sums.den);
         out.cell_variance = out.scale * (1 - 1.0 / double(rows)) * (1 - 1.0 / double(cols));
-        const double den_n = sums.den / (side * side), num_n = sums.num / (side * side);
+        const double den_n = sums.den / nodes_all, num_n = sums.num / nodes_all;
         out.quadrature_error = next_up((aliasing->bound(side) + residue_grid.omitted_den) / den_n +
                                        ((n - 1) * aliasing->product_bound(side) + residue_grid.omitted_num) / num_n) *
                                1.01;
@@ -614,9 +634,10 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
         continue;
       }
     }
-    if (quadrature == ScaleQuadrature::third_angle_by_residues)
-      throw InvalidArgument("the residues are taken on tables of four lines of at most 32 cells under the l1 law",
-                            "Or their arithmetic rounds past the target.");
+    if (quadrature == ScaleQuadrature::last_angle_by_residues)
+      throw InvalidArgument(
+          "the residues are taken on tables of three or four lines of at most 32 cells under the l1 law",
+          "Or their arithmetic rounds past the target.");
     check_points(g.points, double(out.points), max_points);
     const bool wide = n > kDoubleLines;
     const Sums sums = by_orbits ? (wide ? trapezoid_whole<long double>(noise, r, n, g.N, interrupts)

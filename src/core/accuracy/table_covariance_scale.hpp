@@ -32,11 +32,12 @@
 // Cost: about (60 sqrt(r))^(r-1) points for large n (a 4 x 1000 table
 // visits some 10^5); for short tables, whose whole grid is summed, about
 // N^(r-1) / (2 r!) by the symmetries of a line (N growing with the scale);
-// TooLarge beyond kMaxScalePoints. Four-line l1 tables of up to 32 lines
-// may instead take the third angle by residues (four_line_residues.hpp):
-// a grid of N^2 nodes, or a box whose size does not grow with the scale,
-// at some n^2 operations a node, wherever that is less work (DERIVATIONS.md,
-// section 12, "One angle by residues").
+// TooLarge beyond kMaxScalePoints. Three- and four-line l1 tables of up to
+// 32 lines may instead take their last free angle by residues
+// (line_residues.hpp): a grid of N^(r-2) nodes, or on four-line tables a
+// box whose size does not grow with the scale, at some n^2 operations a
+// node, wherever that is less work (DERIVATIONS.md, section 12, "One angle
+// by residues").
 #pragma once
 
 #include <cstddef>
@@ -70,9 +71,10 @@ constexpr double kCertifiedScaleError = 1e-3;
 
 // Which quadrature: the one of fewer points (what releases and error bars
 // take), or, to check one against the other, the Fourier integral over all
-// r - 1 angles, or four-line l1 tables' with the third angle by residues
-// (four_line_residues.hpp; InvalidArgument where it does not apply).
-enum class ScaleQuadrature { fewest_points, all_angles, third_angle_by_residues };
+// r - 1 angles, or three- and four-line l1 tables' with the last free
+// angle by residues (line_residues.hpp; InvalidArgument where it does not
+// apply).
+enum class ScaleQuadrature { fewest_points, all_angles, last_angle_by_residues };
 
 // rows, cols >= 2 with min(rows, cols) <= 4. InvalidArgument otherwise (a
 // line of one level pins the table: c is undefined). TooLarge, before any
