@@ -251,6 +251,21 @@ FROM (SELECT l.epsilon, l.shape,
 ORDER BY epsilon DESC;
 DROP TABLE short_laws, short_4x4, short_4x6, short_4x4_small, short_4x4_wide;
 
+-- Short three-line tables integrate their second angle by residues: a
+-- 3 x 3 table at epsilon 0.01 (b = 400) publishes its scale exact, and a
+-- pair of cells gets an exact variance.
+CREATE TABLE short_3x3 (a int, b int, n bigint);
+SET dp.seed = 22;
+INSERT INTO short_3x3
+SELECT * FROM dp.privatize($$SELECT a, b, count(*) FROM generate_series(1, 3) a, generate_series(1, 3) b,
+                             generate_series(1, 100) GROUP BY 1, 2$$, 0.01, 'integer_laplace',
+                           margins => '{a,b}') AS t(a int, b int, n bigint);
+RESET dp.seed;
+SELECT round((dp.last_release() -> 'noise' -> 'covariance_scale' -> 0 ->> 'scale')::numeric, 4) AS published_scale,
+       (e).variance_kind, round((e).variance::numeric, 2) AS pair_variance
+FROM (SELECT dp.error_bar(r, 0.9, dp.last_release()) AS e FROM short_3x3 r WHERE a = 1 AND b <= 2) s;
+DROP TABLE short_3x3;
+
 -- Clean up.
 SELECT dp.drop_release('public.moe_daily');
 SELECT dp.drop_release('public.moe_county_edu');
