@@ -578,12 +578,13 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
     if (residues) {
       const std::int64_t xr = std::max(aliasing->point(target), aliasing->product_point(target * var1 / (16.0 * n)));
       const double side = double(xr + 1), nodes_all = std::pow(side, r - 2);
-      // The box: at a node with max |j_i| = s, i the larger angle's cell,
-      // a line conditioned on Y_i + Y_4 (so Y_j + Y_3 = -(Y_i + Y_4), j the
-      // other cell) splits both pairs independently, so |psi| <= M_s
-      // M(alpha_j - alpha_3) (pair majorants): den is at most M_s^n I_n,
-      // I_k the mean of M^k over alpha_3 (NoiseTransform::pair_majorant_mean_power; some
-      // 1/(3b) at n = 4, where the maximum over alpha_3 is 1). In the
+      // The box (four lines): at a node with max |j_i| = s, i the larger
+      // angle's cell, a line conditioned on Y_i + Y_4 (so Y_j + Y_3 =
+      // -(Y_i + Y_4), j the other cell) splits both pairs independently, so
+      // |psi| <= M_s M(alpha_j - alpha_3) (pair majorants): den is at most
+      // M_s^n I_n, I_k the mean of M^k over alpha_3
+      // (NoiseTransform::pair_majorant_mean_power; some 1/(3b) at n = 4,
+      // where the maximum over alpha_3 is 1). In the
       // weighted line of the second moment the split of (j, 3) moves Y_3,
       // so that line gives E[Y_3^2] M_s <= var1 M_s: |second| is at most
       // var1 M_s^n I_(n-1). The shells past J are left out where their sum
