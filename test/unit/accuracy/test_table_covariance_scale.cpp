@@ -399,6 +399,19 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
                                       ScaleQuadrature::last_angle_by_residues),
                Interrupted);
   EXPECT_EQ(polls.count, 5000);
+  // So do three-line ones, whose grid left is one circle: a 3 x 8 table at
+  // b = 400 visits some 13,000 nodes.
+  forget_kept_table_scales();
+  polls = {};
+  table_covariance_scale(laplace(400, 1), 3, 8, counting, kMaxScalePoints, kPublishedScaleError,
+                         ScaleQuadrature::last_angle_by_residues);
+  EXPECT_GT(polls.count, 12000);
+  forget_kept_table_scales();
+  polls = {0, 2000};
+  EXPECT_THROW(table_covariance_scale(laplace(400, 1), 3, 8, counting, kMaxScalePoints, kPublishedScaleError,
+                                      ScaleQuadrature::last_angle_by_residues),
+               Interrupted);
+  EXPECT_EQ(polls.count, 2000);
 }
 
 }  // namespace
