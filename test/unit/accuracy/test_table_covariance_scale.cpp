@@ -378,8 +378,9 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   forget_kept_table_scales();
   const Interrupts stop([](void*) { return true; }, nullptr);
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 4, 1000, stop), Interrupted);
-  // The residues poll at every node (each is thousands of operations): a
-  // 4 x 4 table at b = 16 visits some 34,000, and stops at the poll asked.
+  // The residues poll at every node (each is thousands of operations), and
+  // stop at the poll asked: a 4 x 4 table at b = 16 visits some 34,000; a
+  // 3 x 8 table at b = 400, whose grid left is one circle, some 13,000.
   struct Polls {
     int count = 0, stop_at = -1;
   } polls;
@@ -389,29 +390,21 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
         return ++p->count == p->stop_at;
       },
       &polls);
-  forget_kept_table_scales();
-  table_covariance_scale(laplace(16, 1), 4, 4, counting, kMaxScalePoints, kPublishedScaleError,
-                         ScaleQuadrature::last_angle_by_residues);
-  EXPECT_GT(polls.count, 30000);
-  forget_kept_table_scales();
-  polls = {0, 5000};
-  EXPECT_THROW(table_covariance_scale(laplace(16, 1), 4, 4, counting, kMaxScalePoints, kPublishedScaleError,
-                                      ScaleQuadrature::last_angle_by_residues),
-               Interrupted);
-  EXPECT_EQ(polls.count, 5000);
-  // So do three-line ones, whose grid left is one circle: a 3 x 8 table at
-  // b = 400 visits some 13,000 nodes.
-  forget_kept_table_scales();
-  polls = {};
-  table_covariance_scale(laplace(400, 1), 3, 8, counting, kMaxScalePoints, kPublishedScaleError,
-                         ScaleQuadrature::last_angle_by_residues);
-  EXPECT_GT(polls.count, 12000);
-  forget_kept_table_scales();
-  polls = {0, 2000};
-  EXPECT_THROW(table_covariance_scale(laplace(400, 1), 3, 8, counting, kMaxScalePoints, kPublishedScaleError,
-                                      ScaleQuadrature::last_angle_by_residues),
-               Interrupted);
-  EXPECT_EQ(polls.count, 2000);
+  for (const auto& [r, n, b, at_least, stop_at] :
+       {std::tuple<std::size_t, std::size_t, std::uint64_t, int, int>{4, 4, 16, 30000, 5000},
+        {3, 8, 400, 12000, 2000}}) {
+    const auto residues = [&] {
+      forget_kept_table_scales();
+      return table_covariance_scale(laplace(b, 1), r, n, counting, kMaxScalePoints, kPublishedScaleError,
+                                    ScaleQuadrature::last_angle_by_residues);
+    };
+    polls = {};
+    residues();
+    EXPECT_GT(polls.count, at_least) << r << "x" << n;
+    polls = {0, stop_at};
+    EXPECT_THROW(residues(), Interrupted) << r << "x" << n;
+    EXPECT_EQ(polls.count, stop_at) << r << "x" << n;
+  }
 }
 
 }  // namespace
