@@ -325,17 +325,17 @@ FROM (VALUES ('integer_laplace 2 x 4', 'one_bar_ln'::regclass, (SELECT law FROM 
              ('integer_gaussian 4 x 4 without a cell', 'one_bar_gi'::regclass, (SELECT law FROM one_bar_gi_law)))
     AS t(release, rel, law);
 -- A sum is worth what its noise reads, not the rows it is asked with: on a
--- 10 x 30 subspace_laplace table with both margins (a projected log-concave
--- law: Gauss's bound below 30 cells, the normal approximation from 30) a
+-- 10 x 30 project_l2 table with both margins (a law known by its variance:
+-- Chebyshev's bound below 30 cells, the normal approximation from 30) a
 -- pair of cells, the pair with its first cell's whole row of 30 added and
 -- the pair with a whole column added are one random variable given the
--- margins, with one margin, kind and method (Gauss's bound: the pair is
--- worth about two cells, however many rows are asked).
+-- margins, with one margin, kind and method (Chebyshev's bound: the pair
+-- is worth about two cells, however many rows are asked).
 CREATE TABLE one_bar_worth (g int, k int, n float8);
 SET dp.seed = 14;
 INSERT INTO one_bar_worth
 SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 10) g, generate_series(1, 30) k,
-                             generate_series(1, 1 + (g + k) % 4) GROUP BY 1, 2$$, 1, 'subspace_laplace',
+                             generate_series(1, 1 + (g + k) % 4) GROUP BY 1, 2$$, 1, 'project_l2',
                            margins => '{g,k}') AS t(g int, k int, n float8);
 CREATE TABLE one_bar_worth_law AS SELECT dp.last_release() AS law;
 RESET dp.seed;
@@ -346,6 +346,34 @@ FROM (VALUES ('pair', 0, 0), ('pair with row 1', 1, 0), ('pair with column 5', 0
 WHERE (times = 1 AND (r.g, r.k) IN ((1, 1), (2, 2))) OR (times = 2 AND (r.g = q.row_added OR r.k = q.column_added))
 GROUP BY q.what, l.law ORDER BY q.what;
 DROP TABLE one_bar_worth, one_bar_worth_law;
+
+-- subspace_laplace: a cell's noise is a combination of independent Laplace
+-- variables weighted by its row of Pi_N, and so is any sum's (weights
+-- Pi_N w). Each interval is the exact quantile of the cell's law; the
+-- margin of the cell alone and of the rest of its row (the row's total is
+-- exact) are that interval; a pair of cells and the pair with a whole row
+-- added are one law, exact, narrower than Gauss's bound at its variance.
+SET dp.seed = 15;
+CREATE TABLE laplace_cells AS
+SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 4) g, generate_series(1, 6) k,
+                             generate_series(1, 1 + (g * k) % 5) GROUP BY 1, 2$$, 0.5, 'subspace_laplace',
+                           margins => '{g,k}', options => '{"interval": 0.9}')
+    AS t(g int, k int, n float8, lower float8, upper float8);
+CREATE TABLE laplace_cells_law AS SELECT dp.last_release() AS law;
+RESET dp.seed;
+SELECT law -> 'interval' ->> 'kind' AS kind, law -> 'interval' ->> 'method' AS method FROM laplace_cells_law;
+SELECT count(DISTINCT round((upper - n)::numeric, 6)) AS half_widths, round(min(upper - n)::numeric, 6) AS half_width
+FROM laplace_cells;
+SELECT q.what, count(*) AS rows_asked, round((dp.error_bar(r, 0.9, l.law)).margin_of_error::numeric, 6) AS margin_of_error,
+       (dp.error_bar(r, 0.9, l.law)).margin_kind,
+       round((dp.error_bar(r, 0.9, l.law)).margin_of_error::numeric, 6) <
+           round((2.0 / 3 * sqrt((dp.error_bar(r, 0.9, l.law)).variance / 0.1))::numeric, 6) AS narrower_than_gauss
+FROM (VALUES ('cell (1, 1)', 1), ('rest of row 1', 2), ('pair (1, 1), (2, 2)', 3), ('pair with row 3', 4)) q(what, id),
+     laplace_cells r, laplace_cells_law l
+WHERE (q.id = 1 AND (r.g, r.k) = (1, 1)) OR (q.id = 2 AND r.g = 1 AND r.k <> 1)
+   OR (q.id IN (3, 4) AND (r.g, r.k) IN ((1, 1), (2, 2))) OR (q.id = 4 AND r.g = 3)
+GROUP BY q.what, l.law ORDER BY q.what;
+DROP TABLE laplace_cells, laplace_cells_law;
 -- On a table too large to try every corner of the lattice's basis (40 x 36,
 -- integer_gaussian with both margins: sides of more than 32 levels), a
 -- scattered set of cells with one of them twice, the set with row 1 added,

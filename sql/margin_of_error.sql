@@ -102,7 +102,8 @@ RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
 SELECT round(v::numeric, 6) = round(s::numeric, 6) AS same_in_parallel
 FROM parallel_figure, (SELECT dp.sum_variance(r, (SELECT law FROM wide_law)) AS s FROM wide r WHERE a <= 30 AND b % 3 = 0) q;
--- Many cells: the normal approximation, labelled so.
+-- Many cells of projected Laplace noise: still the quantile of the sum's
+-- law, its weights Pi_N w over the whole 60 x 300 table.
 SELECT (dp.error_bar(r, 0.9, (SELECT law FROM wide_law))).method FROM wide r WHERE a = 1 AND b <= 40;
 -- statement_timeout stops the statement (the preparation polls for it).
 SET statement_timeout = '1ms';

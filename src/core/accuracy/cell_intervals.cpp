@@ -16,6 +16,7 @@
 #include "laplace_table_cell.hpp"
 #include "lattice_bounds.hpp"
 #include "lattice_gaussian_quantiles.hpp"
+#include "projected_laplace.hpp"
 #include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
 
@@ -338,6 +339,51 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
     width[block] = width_of(accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : shape_diagonal(shape)));
   }
   CellIntervals out(accuracy.shared_form(), std::move(width), false, kind, method);
+  out.set_level(level);
+  return out;
+}
+
+CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts) {
+  const ProjectorForm& form = accuracy.form();
+  const std::string structure = form.structure();
+  // General margins: a cell's weights need a solve over every cell, per
+  // cell; their bound stays Gauss's.
+  if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
+  Methods methods;
+  std::vector<double> width(form.n_blocks(), 0.0);
+  std::map<std::pair<std::vector<std::size_t>, double>, double> by_shape;
+  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+    interrupts.poll_every(block);
+    std::vector<std::size_t> shape = form.block_shape(block);
+    if (structure == "none") shape = {};
+    if (!shape.empty() && shape_pinned(shape)) continue;  // every cell fixed: width 0
+    // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
+    const double b = std::sqrt(accuracy.scalars().upper[block] / 2);
+    auto found = by_shape.find({shape, b});
+    if (found == by_shape.end()) {
+      const std::vector<LaplaceTerm> terms =
+          shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape);
+      double t = 0;
+      try {
+        const RealQuantile q = laplace_combination_quantile(b, terms, level, interrupts);
+        t = q.half_width;
+        methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of independent Laplace variables, "
+                              "by its Fourier series)"
+                            : "certified: a covering quantile of the cell's law (a combination of independent "
+                              "Laplace variables, by its Fourier series)",
+                    q.exact ? Exactness::exact : Exactness::certified);
+      } catch (const TooLarge&) {
+        double v = 0;
+        for (const LaplaceTerm& term : terms) v += 2 * b * b * term.count * term.weight * term.weight;
+        t = gauss_half_width(v, level);
+        methods.add("certified: Gauss's inequality (a symmetric log-concave marginal)", Exactness::certified);
+      }
+      found = by_shape.emplace(std::make_pair(shape, b), t).first;
+    }
+    width[block] = found->second;
+  }
+  CellIntervals out(accuracy.shared_form(), std::move(width), false, weaker(methods.kind, accuracy.kind()),
+                    methods.text());
   out.set_level(level);
   return out;
 }

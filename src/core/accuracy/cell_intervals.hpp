@@ -22,7 +22,9 @@
 // |                                                |   Gaussian through the lattice's basis          |           |
 // |   (basis past its limits, or too coarse)       | sub-Gaussian at sigma^2 (Pi_N)_ii               | certified |
 // | subspace_gaussian                              | normal quantile                                 | exact     |
-// | subspace_laplace                               | Gauss's inequality (log-concave marginal)       | certified |
+// | subspace_laplace, no margin, groups and        | quantile of the cell's law, a combination of    | exact     |
+// |   complete tables                              |   independent Laplace variables (laplace_combination.hpp) |  |
+// | subspace_laplace, general margins              | Gauss's inequality (log-concave marginal)       | certified |
 // | project_l2                                     | Chebyshev                                       | certified |
 // | integer_laplace_l2 chains                      | normal quantile at the estimated variance       | estimate  |
 // Integer releases get integer half-widths, hence integer bounds.
@@ -97,6 +99,11 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
 enum class RealTail { normal, gauss, chebyshev };
 CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealTail tail,
                              const Interrupts& interrupts);
+// subspace_laplace: each cell's law, a combination of independent Laplace
+// variables of the scale its block's unit variance 2 b^2 gives, weighted by
+// the cell's row of Pi_N (projected_laplace.hpp), once per block shape;
+// general margins, and laws past their work limit, take Gauss's inequality.
+CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts);
 // A chain's law with estimated variances: the discrete Laplace quantile at
 // the estimated variance (laplace_shape, the l1 law) or the normal one,
 // rounded up to integers.

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "../errors.hpp"
+#include "table_functional.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
@@ -137,24 +138,9 @@ std::optional<long double> dense_largest_square(const std::vector<std::size_t>& 
     interrupts.poll_every(e);
     x[entries[e].first] += entries[e].second;
   }
-  const std::size_t K = shape.size();
-  std::vector<std::size_t> stride(K, 1);
-  for (std::size_t m = K - 1; m-- > 0;) stride[m] = stride[m + 1] * shape[m + 1];
   long double scale = 1;
-  std::uint64_t lines = 0;
-  for (std::size_t m = 0; m < K; ++m) {
-    const std::size_t span = stride[m] * shape[m];
-    const double n = double(shape[m]);
-    scale *= n;
-    for (std::size_t outer = 0; outer < cells; outer += span)
-      for (std::size_t inner = 0; inner < stride[m]; ++inner) {
-        interrupts.poll_scaled(++lines, shape[m]);
-        const std::size_t base = outer + inner;
-        double sum = 0;
-        for (std::size_t l = 0; l < shape[m]; ++l) sum += x[base + l * stride[m]];
-        for (std::size_t l = 0; l < shape[m]; ++l) x[base + l * stride[m]] = n * x[base + l * stride[m]] - sum;
-      }
-  }
+  for (const std::size_t n : shape) scale *= (long double)n;
+  centred_numerators(shape, x, interrupts);
   double largest = 0;
   for (std::size_t p = 0; p < cells; ++p) {
     interrupts.poll_every(p);

@@ -15,6 +15,7 @@
 #include "hierarchy_accuracy.hpp"
 #include "linear_accuracy.hpp"
 #include "one_cell_query.hpp"
+#include "projected_laplace.hpp"
 #include "projector_form.hpp"
 #include "sum_quantile.hpp"
 #include "tail_quantiles.hpp"
@@ -383,15 +384,15 @@ CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accur
     case LawFamily::gaussian_lattice:
       return lattice_gaussian_intervals(accuracy, law.exact_parameter, level, interrupts);
     case LawFamily::l2_lattice: return estimated_intervals(accuracy, level, false, interrupts);
-    case LawFamily::projected: {
-      // Projected Gaussian noise is Gaussian; projected continuous Laplace
-      // noise has symmetric log-concave marginals; otherwise only the
-      // variance is known.
-      const RealTail tail = law.error_law == ErrorLaw::projected_gaussian      ? RealTail::normal
-                            : law.error_law == ErrorLaw::projected_log_concave ? RealTail::gauss
-                                                                                : RealTail::chebyshev;
-      return real_intervals(accuracy, level, tail, interrupts);
-    }
+    case LawFamily::projected:
+      // Projected Gaussian noise is Gaussian; a cell of projected continuous
+      // Laplace noise is a combination of independent Laplace variables;
+      // otherwise only the variance is known.
+      if (law.error_law == ErrorLaw::projected_log_concave)
+        return projected_laplace_intervals(accuracy, level, interrupts);
+      return real_intervals(accuracy, level,
+                            law.error_law == ErrorLaw::projected_gaussian ? RealTail::normal : RealTail::chebyshev,
+                            interrupts);
     default: break;
   }
   throw InvalidArgument("the noise law of mechanism \"" + law.mechanism + "\" is not one of a flat release");
@@ -531,9 +532,12 @@ struct PublishedRelease::Impl {
   }
 
   // The margin of a sum of two or more cells of a flat (or rolled-up)
-  // integer lattice law from the sum's own law, where it is known
-  // (sum_quantile.hpp).
+  // integer lattice law, or of projected continuous Laplace noise, from the
+  // sum's own law, where it is known (sum_quantile.hpp,
+  // projected_laplace.hpp).
   std::optional<MarginOfError> law_of_sum(const CellQuery& cells_query, double level, const Interrupts& interrupts) {
+    if (law.family == LawFamily::projected && law.error_law == ErrorLaw::projected_log_concave)
+      return projected_laplace_margin(linear->form(), std::sqrt(law.unit_variance / 2), cells_query, level, interrupts);
     if (!law.has_exact_parameter ||
         (law.family != LawFamily::laplace_lattice && law.family != LawFamily::gaussian_lattice))
       return std::nullopt;

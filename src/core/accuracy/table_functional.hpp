@@ -51,6 +51,28 @@ constexpr std::size_t kMaxFunctionalCells = std::size_t(1) << 23;
 std::vector<std::int64_t> up_to_lines(const std::vector<std::size_t>& shape, std::vector<std::int64_t> w,
                                       const Interrupts& interrupts, std::size_t except_axis = SIZE_MAX);
 
+// prod n_k Pi_b x for a dense table of this shape (row-major, the last
+// axis fastest), in place: each axis centred in turn as numerators,
+// x <- n x - (the line's sum), exact in integers (|x| grows at most 2n
+// times an axis: the caller keeps it in range). O(K x cells).
+template <class T>
+void centred_numerators(const std::vector<std::size_t>& shape, std::vector<T>& x, const Interrupts& interrupts) {
+  std::size_t stride = x.size();
+  std::uint64_t lines = 0;
+  for (const std::size_t n : shape) {
+    stride /= n;  // the axis's step
+    const std::size_t span = stride * n;
+    for (std::size_t outer = 0; outer < x.size(); outer += span)
+      for (std::size_t inner = 0; inner < stride; ++inner) {
+        interrupts.poll_scaled(++lines, n);
+        const std::size_t base = outer + inner;
+        T sum = 0;
+        for (std::size_t l = 0; l < n; ++l) sum += x[base + l * stride];
+        for (std::size_t l = 0; l < n; ++l) x[base + l * stride] = T(n) * x[base + l * stride] - sum;
+      }
+  }
+}
+
 // X = w^T z for one table of this shape (each axis at least two levels),
 // w integer up to 2^40 in size, one per cell in row-major order (the last
 // axis fastest). InvalidArgument for a malformed shape or weights; TooLarge

@@ -1,0 +1,192 @@
+// Combinations of independent Laplace variables (accuracy/laplace_combination.hpp)
+// against closed forms: one weight is Laplace; two equal weights have
+// P(|X| <= x) = 1 - e^(-x/b) (1 + x/(2b)); distinct weights a_j = b |v_j|
+// are a signed mixture of Laplace laws by partial fractions,
+// phi = sum_j A_j / (1 + a_j^2 theta^2), A_j = prod_{k != j} a_j^2 / (a_j^2 - a_k^2).
+// The enclosure holds the closed form and is narrower than 1e-11; the
+// quantile is the closed form's root within its resolution. The weights of
+// subspace_laplace's functionals (accuracy/projected_laplace.hpp) against
+// the dense projector, for every structure; refusals; cancels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "accuracy/laplace_combination.hpp"
+#include "accuracy/projected_laplace.hpp"
+#include "accuracy_fixtures.hpp"
+#include "errors.hpp"
+#include "interrupt_callbacks.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using namespace accuracy_fixtures;
+
+// P(|X| <= x) for distinct scales a_j, each once, by partial fractions.
+double mixture_coverage(const std::vector<double>& a, double x) {
+  long double p = 0;
+  for (std::size_t j = 0; j < a.size(); ++j) {
+    long double A = 1;
+    for (std::size_t k = 0; k < a.size(); ++k)
+      if (k != j) A *= (long double)a[j] * a[j] / ((long double)a[j] * a[j] - (long double)a[k] * a[k]);
+    p += A * -std::expm1(-(long double)x / a[j]);
+  }
+  return double(p);
+}
+
+// The root in x of coverage(x) = level, by bisection on the closed form.
+template <class F>
+double closed_form_quantile(F coverage, double level, double hi) {
+  double lo = 0;
+  for (int i = 0; i < 200; ++i) {
+    const double mid = (lo + hi) / 2;
+    (coverage(mid) < level ? lo : hi) = mid;
+  }
+  return hi;
+}
+
+void expect_combination_encloses(const LaplaceCombination& law, double x, double expected) {
+  const CoverageBounds c = law.coverage(x, Interrupts());
+  EXPECT_LE(c.lower, expected + 1e-15) << "x " << x;
+  EXPECT_GE(c.upper, expected - 1e-15) << "x " << x;
+  EXPECT_LT(c.upper - c.lower, 1e-11) << "x " << x;
+}
+
+TEST(LaplaceCombination, OneWeightIsLaplace) {
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const RealQuantile q = laplace_combination_quantile(2.5, {{0.75, 1}}, level, Interrupts());
+    const double expected = -2.5 * 0.75 * std::log1p(-level);
+    EXPECT_TRUE(q.exact);
+    EXPECT_GE(q.half_width, expected * (1 - 1e-12));
+    EXPECT_LE(q.half_width, expected * (1 + kQuantileResolution));
+  }
+}
+
+TEST(LaplaceCombination, TwoEqualWeightsMatchTheirClosedForm) {
+  const double b = 3;
+  const auto coverage = [b](double x) { return double(1 - std::exp(-(long double)x / b) * (1 + x / (2 * b))); };
+  const LaplaceCombination law(b, {{1, 2}}, 60, Interrupts());
+  for (const double x : {0.0, 0.01, 0.5, 2.0, 7.3, 15.0, 40.0, 60.0}) expect_combination_encloses(law, x, coverage(x));
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const RealQuantile q = laplace_combination_quantile(b, {{1, 2}}, level, Interrupts());
+    const double expected = closed_form_quantile(coverage, level, 100);
+    EXPECT_TRUE(q.exact) << level;
+    EXPECT_GE(q.half_width, expected * (1 - 1e-12)) << level;
+    EXPECT_LE(q.half_width, expected * (1 + kQuantileResolution)) << level;
+    EXPECT_GE(q.coverage_lower, level);
+    EXPECT_LT(q.narrower_upper, level);
+  }
+}
+
+TEST(LaplaceCombination, DistinctWeightsMatchTheirPartialFractions) {
+  const double b = 1.7;
+  const std::vector<double> v = {1, 0.7, 0.45, 0.3, 0.2};
+  std::vector<LaplaceTerm> terms;
+  std::vector<double> a;
+  for (const double w : v) {
+    terms.push_back({w, 1});
+    a.push_back(b * w);
+  }
+  const LaplaceCombination law(b, terms, 30, Interrupts());
+  for (const double x : {0.1, 1.0, 2.2, 3.9, 8.0, 30.0}) expect_combination_encloses(law, x, mixture_coverage(a, x));
+  for (const double level : {0.5, 0.9, 0.99}) {
+    const RealQuantile q = laplace_combination_quantile(b, terms, level, Interrupts());
+    const double expected = closed_form_quantile([&](double x) { return mixture_coverage(a, x); }, level, 100);
+    EXPECT_TRUE(q.exact) << level;
+    EXPECT_GE(q.half_width, expected * (1 - 1e-12)) << level;
+    EXPECT_LE(q.half_width, expected * (1 + kQuantileResolution)) << level;
+  }
+  // Power: the law of slightly different weights is outside the enclosure.
+  std::vector<double> other = a;
+  other[1] *= 1.01;
+  const CoverageBounds c = law.coverage(2.2, Interrupts());
+  EXPECT_GT(std::fabs(mixture_coverage(other, 2.2) - (c.lower + c.upper) / 2), 1e-4);
+}
+
+// A cell of a large table: one weight near 1, a few thousand near 1e-3 and
+// a million near 1e-6. Its quantile lies between the lone cell's Laplace
+// quantile and Gauss's bound, and takes few series terms (the small
+// weights decay phi like a Gaussian).
+TEST(LaplaceCombination, ACellOfALargeTableIsCheap) {
+  const std::vector<LaplaceTerm> terms = cell_projected_weights({1000, 1000});
+  ASSERT_EQ(terms.size(), 4u);
+  double variance = 0;
+  for (const LaplaceTerm& t : terms) variance += 2 * t.count * t.weight * t.weight;
+  const LaplaceCombination law(1, terms, 10, Interrupts());
+  EXPECT_LT(law.series_terms(), 200000u);
+  const RealQuantile q = laplace_combination_quantile(1, terms, 0.9, Interrupts());
+  EXPECT_TRUE(q.exact);
+  EXPECT_GT(q.half_width, -0.998 * 0.998 * std::log(0.1));
+  EXPECT_LT(q.half_width, std::sqrt(variance) * 2.11);
+}
+
+TEST(LaplaceCombination, RefusesBadArgumentsAndTooMuchWork) {
+  EXPECT_THROW(LaplaceCombination(0, {{1, 1}}, 1, Interrupts()), InvalidArgument);
+  EXPECT_THROW(LaplaceCombination(1, {{0, 3}}, 1, Interrupts()), InvalidArgument);
+  EXPECT_THROW(LaplaceCombination(1, {{NAN, 1}}, 1, Interrupts()), InvalidArgument);
+  EXPECT_THROW(LaplaceCombination(1, {{1, 0.5}}, 1, Interrupts()), InvalidArgument);
+  EXPECT_THROW(LaplaceCombination(1, {{1, 1}, {1e-6, 1}}, 1, Interrupts(), 1e3), TooLarge);
+  const LaplaceCombination law(1, {{1, 1}, {0.5, 1}}, 5, Interrupts());
+  EXPECT_THROW(law.coverage(6, Interrupts()), InvalidArgument);
+}
+
+TEST(LaplaceCombination, ACancelStopsTheSeries) {
+  std::vector<LaplaceTerm> terms;
+  for (int k = 1; k <= 3000; ++k) terms.push_back({1.0 / k, 1});
+  int polls_left = 2;
+  EXPECT_THROW(laplace_combination_quantile(1, terms, 0.9, Interrupts(test_interrupts::pending_after, &polls_left)),
+               Interrupted);
+}
+
+// The sizes of Pi_N w, expanded, against the dense projector's.
+void expect_weights_match(const Release& release, const char* structure, std::uint64_t seed) {
+  const Eigen::MatrixXd P = dense_projector(release.tuples, release.margin_columns);
+  const auto form = form_of_model(*release.model, Interrupts());
+  ASSERT_STREQ(form->structure(), structure);
+  std::mt19937_64 gen(seed);
+  for (int trial = 0; trial < 20; ++trial) {
+    const CellQuery q = random_query(release.n(), trial < 3 ? 1.0 : 0.3, trial % 2 == 1, gen);
+    const Eigen::VectorXd v = P * dense_weights(q, release.n());
+    std::vector<double> expected;
+    for (Eigen::Index i = 0; i < v.size(); ++i)
+      if (std::fabs(v[i]) > 1e-9) expected.push_back(std::fabs(v[i]));
+    std::sort(expected.begin(), expected.end());
+    const auto terms = projected_weights(*form, q, Interrupts());
+    ASSERT_TRUE(terms) << structure;
+    std::vector<double> got;
+    for (const LaplaceTerm& t : *terms)
+      for (double c = 0; c < t.count; ++c) got.push_back(t.weight);
+    std::sort(got.begin(), got.end());
+    ASSERT_EQ(got.size(), expected.size()) << structure << " trial " << trial;
+    for (std::size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], expected[k], 1e-9) << structure;
+  }
+}
+
+TEST(ProjectedLaplace, WeightsAreTheProjectionOfTheQuery) {
+  expect_weights_match(Release(grid({3, 4}), 2, {}), "none", 1);
+  expect_weights_match(Release(grid({5, 4}), 2, {{0}}), "partition", 2);
+  expect_weights_match(Release(grid({4, 5}), 2, {{0}, {1}}), "tables", 3);
+  expect_weights_match(Release(grid({3, 4, 2}), 3, {{0, 1}, {0, 2}, {1, 2}}), "tables", 4);
+  expect_weights_match(Release(grid({3, 4, 2}), 3, {{0}, {1}, {2}}), "general", 5);
+}
+
+TEST(ProjectedLaplace, ACellsWeightsAreItsRowOfTheProjector) {
+  const Release release(grid({4, 5}), 2, {{0}, {1}});
+  const Eigen::MatrixXd P = dense_projector(release.tuples, release.margin_columns);
+  std::vector<double> expected;
+  for (Eigen::Index j = 0; j < P.cols(); ++j)
+    if (std::fabs(P(7, j)) > 1e-12) expected.push_back(std::fabs(P(7, j)));
+  std::sort(expected.begin(), expected.end());
+  std::vector<double> got;
+  for (const LaplaceTerm& t : cell_projected_weights({4, 5}))
+    for (double c = 0; c < t.count; ++c) got.push_back(t.weight);
+  std::sort(got.begin(), got.end());
+  ASSERT_EQ(got.size(), expected.size());
+  for (std::size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], expected[k], 1e-12);
+}
+
+}  // namespace
+}  // namespace invariant_dp::accuracy
