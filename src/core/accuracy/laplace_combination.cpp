@@ -99,8 +99,8 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
         "It would evaluate " + format_double(K) + " terms of " + std::to_string(terms_.size()) + " distinct weights.");
   truncation_ = kSeriesError;
 
-  // phi at pi k/L. phi decreases in k: once a term is negligible, the
-  // rest up to K are bounded by it and the sum of 2/(pi k).
+  // phi at pi k/L. phi decreases in k: once the terms left are negligible
+  // by phi_k (below), they are bounded, not summed.
   const std::size_t n_terms = static_cast<std::size_t>(K);
   phi_.reserve(n_terms);
   long double rounding = 0;
@@ -121,7 +121,8 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
     rounding +=
         term * (4 * weight_count + 30 + 2 * std::fabs(log_phi) + 4 * kRotationRun + (long double)n_terms) * kLongUnit;
     phi_.push_back(phi);
-    const long double rest = term * (std::log((long double)n_terms / (long double)k) + 1);
+    // The terms k' = k + 1 .. K: at most (2/pi) phi_k sum 1/k' <= (2/pi) phi_k ln(K/k).
+    const long double rest = 2 / kPi * phi * std::log((long double)n_terms / (long double)k);
     if (rest < 1e-17L) {
       truncation_ += double(rest);
       break;

@@ -13,7 +13,8 @@
 //                 Gaussian centred at 0 is sub-Gaussian at its continuous
 //                 variance);
 //   gauss         certified for symmetric log-concave laws (a sum of projected
-//                 continuous Laplace noise: subspace_laplace);
+//                 continuous Laplace noise, subspace_laplace, whose own law
+//                 is past its work limit: projected_laplace.hpp);
 //   chebyshev     certified for any law given its variance (the conditioned
 //                 discrete Laplace, projected discrete Laplace).
 // With an estimated variance every margin is an estimate. Integer releases
