@@ -1,4 +1,5 @@
--- Coverage of the error bars of sums of two or more cells or nodes, through
+-- Coverage of the error bars of sums of two or more cells or nodes (and of
+-- one cell of a continuous law), through
 -- SQL, on repeated seeded releases: each family whose sums have a known law
 -- (src/core/accuracy/DERIVATIONS.md, section 14) gets its margin of error
 -- from dp.margin_of_error with its law, and that margin must be neither too
@@ -13,7 +14,7 @@
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 78 checks together at most once in 2.5 10^4 seeds.
+-- level (1 - level)), the 84 checks together at most once in 2.3 10^4 seeds.
 -- Power, each limit against a wrong margin: m - 1 must fail the lower limit
 -- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -98,6 +99,12 @@ INSERT INTO cov_sums SELECT 'L', g, r, r, g FROM generate_series(1, 20) g, gener
 INSERT INTO cov_truth SELECT 'M', g, r, c, (g * 2 + r + c * 3) % 8
 FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'M', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+-- N: the same law on 20 tables of 4 x 5; a "sum" is the cell (1, 1) of
+-- one table: its margin is the cell's interval (the same law, one code
+-- path).
+INSERT INTO cov_truth SELECT 'N', g, r, c, (g + r * 2 + c) % 9
+FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 5) c;
+INSERT INTO cov_sums SELECT 'N', g, 1, 1, g FROM generate_series(1, 20) g;
 
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
@@ -145,6 +152,8 @@ INSERT INTO cov_release VALUES
           AS x(g int, r int, c int, k int, n bigint)$$, 'x.r', 'x.c', 'x.k');
 INSERT INTO cov_release VALUES
   ('M', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''M''', 0.5 + 0 * run,
+          'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0),
+  ('N', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''N''', 0.5 + 0 * run,
           'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0);
 
 -- Per release, each sum's noise (released minus true): one query per shape,
