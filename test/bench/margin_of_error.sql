@@ -5,6 +5,9 @@
 --     a governed release's first statement (the table read and the
 --     structure built) and again (the structure kept); with the law given
 --     (built in every statement). Target: < 1 s.
+--  1b. the same grid released by subspace_laplace with its law given: a
+--     2 x 3 block, 150,000 cells, a random half, each from its own law
+--     over Pi_N w on every cell, beside the variance alone. Target: < 1 s.
 --  2. the 3,143 county sums of the 8M-block national integer cascade
 --     (us_geography.sql, as national_integer_cascade.sql releases it), a
 --     governed release: as the county nodes (3,143 rows aggregated) and as
@@ -49,6 +52,31 @@ FROM bench_two_way r WHERE (a * 31 + b * 17) % 2 = 0;
 \timing on
 SELECT count(*) AS cells, sum(n) FROM bench_two_way r WHERE (a * 31 + b * 17) % 2 = 0;
 \timing off
+
+\echo
+\echo === 1b. the same grid by subspace_laplace (real, both margins): each sum's own law over Pi_N w, all 10^6 cells
+CREATE TABLE bench_laplace AS
+SELECT * FROM dp.privatize('SELECT a, b, n FROM bench_grid', 1.0, 'subspace_laplace', margins => '{a,b}')
+    AS t(a int, b int, n float8);
+CREATE TABLE bench_laplace_law AS SELECT dp.last_release() AS law;
+\echo a 2 x 3 block, then about 150,000 cells, then a random half (the law given: the table read by each statement)
+\timing on
+SELECT cells, round((e).margin_of_error::numeric, 3) AS moe, (e).margin_kind
+FROM (SELECT count(*) AS cells, dp.error_bar(r, 0.95, (SELECT law FROM bench_laplace_law)) AS e
+      FROM bench_laplace r WHERE a <= 2 AND b <= 3) s;
+SELECT cells, round((e).margin_of_error::numeric, 3) AS moe, (e).margin_kind
+FROM (SELECT count(*) AS cells, dp.error_bar(r, 0.95, (SELECT law FROM bench_laplace_law)) AS e
+      FROM bench_laplace r WHERE a <= 300 AND b <= 500) s;
+SELECT cells, round((e).margin_of_error::numeric, 3) AS moe, (e).margin_kind
+FROM (SELECT count(*) AS cells, dp.error_bar(r, 0.95, (SELECT law FROM bench_laplace_law)) AS e
+      FROM bench_laplace r WHERE (a * 31 + b * 17) % 2 = 0) s;
+\timing off
+\echo its variance alone, for the read of the table
+\timing on
+SELECT round(dp.sum_variance(r, (SELECT law FROM bench_laplace_law))) AS variance
+FROM bench_laplace r WHERE (a * 31 + b * 17) % 2 = 0;
+\timing off
+DROP TABLE bench_laplace, bench_laplace_law;
 
 \echo
 \echo === 2. the national integer cascade (8M blocks), the state totals exact, a governed release
