@@ -324,13 +324,12 @@ FROM (VALUES ('integer_laplace 2 x 4', 'one_bar_ln'::regclass, (SELECT law FROM 
              ('integer_gaussian 4 x 4', 'one_bar_g'::regclass, (SELECT law FROM one_bar_g_law)),
              ('integer_gaussian 4 x 4 without a cell', 'one_bar_gi'::regclass, (SELECT law FROM one_bar_gi_law)))
     AS t(release, rel, law);
--- A sum is worth what its noise reads, not the rows it is asked with: on a
--- 10 x 30 project_l2 table with both margins (a law known by its variance:
--- Chebyshev's bound below 30 cells, the normal approximation from 30) a
--- pair of cells, the pair with its first cell's whole row of 30 added and
--- the pair with a whole column added are one random variable given the
--- margins, with one margin, kind and method (Chebyshev's bound: the pair
--- is worth about two cells, however many rows are asked).
+-- A sum is what its noise reads, not the rows it is asked with: on a
+-- 10 x 30 project_l2 table with both margins a pair of cells, the pair
+-- with its first cell's whole row of 30 added and the pair with a whole
+-- column added are one random variable given the margins, with one
+-- margin, kind and method (the quantile of its law: discrete Laplace cells
+-- weighted by the pair's projection, on the lattice of step 1/300).
 CREATE TABLE one_bar_worth (g int, k int, n float8);
 SET dp.seed = 14;
 INSERT INTO one_bar_worth

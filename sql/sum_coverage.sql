@@ -8,18 +8,20 @@
 --    level - kZ sqrt(level (1 - level) / N);
 --  - upper limit: the share the margin one step narrower covers is at most
 --    level + kZ sqrt(level (1 - level) / N): the margin is the exact
---    quantile (margin_kind exact), so for an integer law P(|X| <= m - 1) <
---    level, and for a continuous law (subspace_laplace) the margin itself
---    covers with the level (within 1e-9 of the quantile).
+--    quantile (margin_kind exact), so for a law on a lattice of step s
+--    (the integers; project_l2's 1/12) P(|X| <= m - s) < level, and for a
+--    continuous law (subspace_laplace) the margin itself covers with the
+--    level (within 1e-9 of the quantile).
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 84 checks together at most once in 2.3 10^4 seeds.
--- Power, each limit against a wrong margin: m - 1 must fail the lower limit
--- and ceil(1.3 m) the upper one (the noise is a few counts wide, so one
+-- level (1 - level)), the 90 checks together at most once in 2.2 10^4 seeds.
+-- Power, each limit against a wrong margin: m - s must fail the lower limit
+-- and 1.3 m, rounded up to the lattice, the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
--- scales were chosen so, from the exact laws); for the continuous law,
--- 0.85 m and 1.3 m.
+-- scales were chosen so, from the exact laws); for the continuous law and
+-- the fine lattice, whose one step moves the coverage by little, 0.85 m
+-- fails the lower limit.
 \set VERBOSITY terse
 LOAD 'invariant_dp';
 SET dp.seed = 20261129;
@@ -105,6 +107,13 @@ INSERT INTO cov_sums SELECT 'M', g, r, r, g FROM generate_series(1, 20) g, gener
 INSERT INTO cov_truth SELECT 'N', g, r, c, (g + r * 2 + c) % 9
 FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 5) c;
 INSERT INTO cov_sums SELECT 'N', g, 1, 1, g FROM generate_series(1, 20) g;
+-- O: project_l2 on 20 tables of 3 x 4 with both margins (epsilon 0.5:
+-- discrete Laplace cells at b = 2, projected); a sum is the cells (1, 1)
+-- and (2, 2) of one table, whose noise lives on the lattice of step 1/12
+-- (discrete Laplace cells weighted by the pair's projection).
+INSERT INTO cov_truth SELECT 'O', g, r, c, (g * 3 + r * 2 + c) % 7
+FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
+INSERT INTO cov_sums SELECT 'O', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
 
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
@@ -116,7 +125,8 @@ ANALYZE cov_sums;
 -- Each shape's release: the call (its epsilon written as a function of the
 -- run number, so that a lateral join draws once per run), and how its rows
 -- name the line r, the column c and the layer k (a rollup row's keys are
--- NULL and join nothing), and the law's step (1: integer counts; 0: real).
+-- NULL and join nothing), and the law's step (1: integer counts; 0: a
+-- continuous law; 1/12: project_l2's lattice on 3 x 4 tables).
 CREATE TEMP TABLE cov_release (shape text PRIMARY KEY, call text, r text, c text, k text DEFAULT '1',
                                step float8 DEFAULT 1);
 INSERT INTO cov_release VALUES
@@ -154,7 +164,9 @@ INSERT INTO cov_release VALUES
   ('M', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''M''', 0.5 + 0 * run,
           'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0),
   ('N', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''N''', 0.5 + 0 * run,
-          'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0);
+          'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0),
+  ('O', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''O''', 0.5 + 0 * run,
+          'project_l2', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 1.0 / 12);
 
 -- Per release, each sum's noise (released minus true): one query per shape,
 -- each release materialized once (a function scan the planner put inside a
@@ -207,9 +219,10 @@ WITH shares AS (
   SELECT m.shape, m.level, m.margin, m.margins, m.kinds, count(*) AS n,
          avg((abs(r.noise) <= m.margin)::int) AS share,
          avg((abs(r.noise) <= m.margin - d.step)::int) AS narrower_share,
-         avg((abs(r.noise) <= CASE WHEN d.step = 0 THEN 0.85 * m.margin ELSE m.margin - d.step END)::int)
+         avg((abs(r.noise) <= CASE WHEN d.step < 1 THEN 0.85 * m.margin ELSE m.margin - d.step END)::int)
              AS wrong_narrower_share,
-         avg((abs(r.noise) <= CASE WHEN d.step = 0 THEN 1.3 * m.margin ELSE ceil(1.3 * m.margin) - d.step END)::int)
+         avg((abs(r.noise) <= CASE WHEN d.step = 0 THEN 1.3 * m.margin
+                                   ELSE d.step * ceil(1.3 * m.margin / d.step) - d.step END)::int)
              AS wider_narrower_share
   FROM cov_margins m JOIN cov_release d USING (shape) JOIN cov_runs r USING (shape)
   GROUP BY m.shape, m.level, m.margin, m.margins, m.kinds),

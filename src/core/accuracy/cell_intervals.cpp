@@ -388,6 +388,44 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
   return out;
 }
 
+CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
+                                                   const Interrupts& interrupts) {
+  const ProjectorForm& form = accuracy.form();
+  const std::string structure = form.structure();
+  // General margins: a cell's weights are no lattice vector here; their
+  // bound stays Chebyshev's.
+  if (structure == "general") return real_intervals(accuracy, level, RealTail::chebyshev, interrupts);
+  Methods methods;
+  std::vector<double> width(form.n_blocks(), 0.0);
+  std::map<std::vector<std::size_t>, double> by_shape;
+  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+    interrupts.poll_every(block);
+    std::vector<std::size_t> shape = form.block_shape(block);
+    if (structure == "none") shape = {};
+    if (!shape.empty() && shape_pinned(shape)) continue;  // every cell fixed: width 0
+    auto found = by_shape.find(shape);
+    if (found == by_shape.end()) {
+      double t = 0;
+      try {
+        const ScaledWeights weights = shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape);
+        const MarginOfError m = discrete_combination_margin(b, weights, level, interrupts);
+        t = m.half_width;
+        methods.add(m.method, m.kind);
+      } catch (const TooLarge&) {
+        const double v = accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : shape_diagonal(shape));
+        t = chebyshev_half_width(v, level);
+        methods.add("certified: Chebyshev's inequality", Exactness::certified);
+      }
+      found = by_shape.emplace(shape, t).first;
+    }
+    width[block] = found->second;
+  }
+  CellIntervals out(accuracy.shared_form(), std::move(width), false, weaker(methods.kind, accuracy.kind()),
+                    methods.text());
+  out.set_level(level);
+  return out;
+}
+
 CellIntervals estimated_intervals(const LinearAccuracy& accuracy, double level, bool laplace_shape,
                                   const Interrupts& interrupts) {
   const ProjectorForm& form = accuracy.form();

@@ -25,7 +25,9 @@
 // | subspace_laplace, no margin, groups and        | quantile of the cell's law, a combination of    | exact     |
 // |   complete tables                              |   independent Laplace variables (laplace_combination.hpp) |  |
 // | subspace_laplace, general margins              | Gauss's inequality (log-concave marginal)       | certified |
-// | project_l2                                     | Chebyshev                                       | certified |
+// | project_l2, no margin, groups and complete     | quantile of the cell's law on its lattice, D X  | exact     |
+// |   tables (the law naming its parameter)        |   a weighted sum of discrete Laplace cells      |           |
+// | project_l2, general margins                    | Chebyshev                                       | certified |
 // | integer_laplace_l2 chains                      | normal quantile at the estimated variance       | estimate  |
 // Integer releases get integer half-widths, hence integer bounds.
 #pragma once
@@ -104,6 +106,12 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
 // the cell's row of Pi_N (projected_laplace.hpp), once per block shape;
 // general margins, and laws past their work limit, take Gauss's inequality.
 CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts);
+// project_l2: each cell's law, discrete Laplace(b) cells weighted by the
+// cell's row of Pi_N, a lattice vector over prod n_k (projected_laplace.hpp),
+// once per block shape; general margins, and laws past the inversion's
+// limits, take Chebyshev's inequality.
+CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
+                                                   const Interrupts& interrupts);
 // A chain's law with estimated variances: the discrete Laplace quantile at
 // the estimated variance (laplace_shape, the l1 law) or the normal one,
 // rounded up to integers.

@@ -1,44 +1,47 @@
-// Linear functionals of projected continuous Laplace noise
-// (projected_laplace.hpp; DERIVATIONS.md, section 18).
+// Linear functionals of projected Laplace noise (projected_laplace.hpp;
+// DERIVATIONS.md, section 18).
 #include "projected_laplace.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <map>
+#include <numeric>
 #include <string>
 #include <utility>
 
 #include "../errors.hpp"
 #include "../polled_sort.hpp"
+#include "independent_sum_quantiles.hpp"
 #include "table_functional.hpp"
 
 namespace invariant_dp::accuracy {
 namespace {
 
 constexpr double kMaxWeight = 0x1p40;
+constexpr double kMaxNumerator = 0x1p62;
 // Sizes of a general form's projection below this share of the largest
 // are its rounding of a 0.
 constexpr double kSolveRounding = 1e-12;
 
 // Sorted sizes, equal ones merged into one term.
-std::vector<LaplaceTerm> merged(std::vector<double> sizes, const Interrupts& interrupts) {
+template <class T>
+std::vector<std::pair<T, std::uint64_t>> merged(std::vector<T> sizes, const Interrupts& interrupts) {
   polled_sort(sizes.begin(), sizes.end(), interrupts);
-  std::vector<LaplaceTerm> out;
+  std::vector<std::pair<T, std::uint64_t>> out;
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     interrupts.poll_every(k);
     if (sizes[k] == 0) continue;
-    if (!out.empty() && out.back().weight == sizes[k])
-      out.back().count += 1;
+    if (!out.empty() && out.back().first == sizes[k])
+      ++out.back().second;
     else
-      out.push_back({sizes[k], 1});
+      out.emplace_back(sizes[k], 1);
   }
   return out;
 }
 
-// A table's (or group's) prod n_k Pi_b w, exactly: centring along an axis
-// of n levels is V <- n V - (the line's sum), in integers. Nothing when an
-// integer could pass 2^62 (|V| grows at most 2n times an axis).
+// A table's (or group's) prod n_k Pi_b w, exactly (centred_numerators);
+// nothing when an integer could pass 2^62 (|V| grows at most 2n times an
+// axis).
 std::optional<std::vector<std::int64_t>> scaled_projection(const std::vector<std::size_t>& shape,
                                                            std::vector<std::int64_t> v, std::int64_t largest,
                                                            const Interrupts& interrupts) {
@@ -49,82 +52,135 @@ std::optional<std::vector<std::int64_t>> scaled_projection(const std::vector<std
   return v;
 }
 
+std::vector<LaplaceTerm> as_terms(const ScaledWeights& w) {
+  std::vector<LaplaceTerm> out;
+  for (const WeightedCells& c : w.numerators)
+    out.push_back({double(c.weight) / double(w.denominator), double(c.cells)});
+  return out;
+}
+
 }  // namespace
+
+std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, const CellQuery& query,
+                                                  const Interrupts& interrupts) {
+  const std::string structure = form.structure();
+  if (structure == "general") return std::nullopt;
+  // Each block's numerators over its own denominator, then over their lcm.
+  std::vector<std::pair<std::vector<std::int64_t>, std::uint64_t>> parts;
+  if (structure == "none") {
+    std::vector<std::int64_t> w;
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      interrupts.poll_every(k);
+      const double x = query.weights[k];
+      if (!(std::fabs(x) <= kMaxWeight) || x != std::floor(x)) return std::nullopt;
+      w.push_back(static_cast<std::int64_t>(x));
+    }
+    parts.emplace_back(std::move(w), 1);
+  } else {
+    std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::int64_t>>> by_block;
+    for (std::size_t k = 0; k < query.size(); ++k) {
+      interrupts.poll_every(k);
+      const double w = query.weights[k];
+      if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return std::nullopt;
+      by_block[form.block_of(query.cells[k])].emplace_back(form.position_in_block(query.cells[k]),
+                                                           static_cast<std::int64_t>(w));
+    }
+    for (const auto& [block, cells] : by_block) {
+      const std::vector<std::size_t> shape = form.block_shape(block);
+      if (shape_pinned(shape)) continue;  // Pi_b = 0: every cell fixed
+      double n_cells = 1;
+      for (const std::size_t n : shape) n_cells *= double(n);
+      if (n_cells > double(kMaxFunctionalCells)) return std::nullopt;
+      std::vector<std::int64_t> dense(static_cast<std::size_t>(n_cells), 0);
+      std::int64_t largest = 0;
+      for (const auto& [position, w] : cells) {
+        dense[position] += w;
+        largest = std::max(largest, std::int64_t(std::llabs(dense[position])));
+      }
+      std::optional<std::vector<std::int64_t>> v = scaled_projection(shape, std::move(dense), largest, interrupts);
+      if (!v) return std::nullopt;
+      parts.emplace_back(std::move(*v), static_cast<std::uint64_t>(n_cells));
+    }
+  }
+  ScaledWeights out;
+  for (const auto& part : parts) {
+    const std::uint64_t g = std::gcd(out.denominator, part.second);
+    if (double(out.denominator / g) * double(part.second) > kMaxNumerator) return std::nullopt;
+    out.denominator = out.denominator / g * part.second;
+  }
+  std::vector<std::uint64_t> sizes;
+  for (const auto& [v, d] : parts) {
+    const std::uint64_t factor = out.denominator / d;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      interrupts.poll_every(i);
+      if (v[i] == 0) continue;
+      const std::uint64_t size = std::uint64_t(std::llabs(v[i]));
+      if (double(size) * double(factor) > kMaxNumerator) return std::nullopt;
+      sizes.push_back(size * factor);
+    }
+  }
+  for (const auto& [size, cells] : merged(std::move(sizes), interrupts)) out.numerators.push_back({size, cells});
+  return out;
+}
 
 std::optional<std::vector<LaplaceTerm>> projected_weights(const ProjectorForm& form, const CellQuery& query,
                                                           const Interrupts& interrupts) {
-  const std::string structure = form.structure();
+  if (std::string(form.structure()) != "general") {
+    const std::optional<ScaledWeights> w = projected_numerators(form, query, interrupts);
+    if (!w) return std::nullopt;
+    return as_terms(*w);
+  }
+  const std::vector<double> v = form.projection(query, interrupts);
+  double largest = 0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    interrupts.poll_every(i);
+    largest = std::max(largest, std::fabs(v[i]));
+  }
   std::vector<double> sizes;
-  if (structure == "none") {
-    for (std::size_t k = 0; k < query.size(); ++k) {
-      interrupts.poll_every(k);
-      sizes.push_back(std::fabs(query.weights[k]));
-    }
-    return merged(std::move(sizes), interrupts);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    interrupts.poll_every(i);
+    if (std::fabs(v[i]) > kSolveRounding * largest) sizes.push_back(std::fabs(v[i]));
   }
-  if (structure == "general") {
-    const std::vector<double> v = form.projection(query, interrupts);
-    double largest = 0;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      interrupts.poll_every(i);
-      largest = std::max(largest, std::fabs(v[i]));
-    }
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      interrupts.poll_every(i);
-      if (std::fabs(v[i]) > kSolveRounding * largest) sizes.push_back(std::fabs(v[i]));
-    }
-    return merged(std::move(sizes), interrupts);
+  std::vector<LaplaceTerm> out;
+  for (const auto& [size, cells] : merged(std::move(sizes), interrupts)) out.push_back({size, double(cells)});
+  return out;
+}
+
+ScaledWeights cell_projected_numerators(const std::vector<std::size_t>& shape) {
+  // The other cell shares the cell's level on the axes of a subset S:
+  // prod_{k in S} (n_k - 1) over prod n_k, carried by prod_{k not in S}
+  // (n_k - 1) cells.
+  if (shape.size() > 20) throw TooLarge("a table of more than 20 axes has no cell weights here");
+  ScaledWeights out;
+  double denominator = 1;
+  for (const std::size_t n : shape) denominator *= double(n);
+  if (denominator > kMaxNumerator) throw TooLarge("the table is too large for its cells' weights as integers");
+  for (const std::size_t n : shape) out.denominator *= n;
+  std::map<std::uint64_t, std::uint64_t> by_size;
+  for (std::uint32_t subset = 0; subset < (1u << shape.size()); ++subset) {
+    std::uint64_t size = 1, cells = 1;
+    for (std::size_t k = 0; k < shape.size(); ++k) (subset & (1u << k) ? size : cells) *= shape[k] - 1;
+    if (size > 0 && cells > 0) by_size[size] += cells;
   }
-  // Partitions and tables: block by block, each dense.
-  std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::int64_t>>> by_block;
-  for (std::size_t k = 0; k < query.size(); ++k) {
-    interrupts.poll_every(k);
-    const double w = query.weights[k];
-    if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return std::nullopt;
-    by_block[form.block_of(query.cells[k])].emplace_back(form.position_in_block(query.cells[k]),
-                                                         static_cast<std::int64_t>(w));
-  }
-  for (const auto& [block, cells] : by_block) {
-    const std::vector<std::size_t> shape = form.block_shape(block);
-    if (shape_pinned(shape)) continue;  // Pi_b = 0: every cell fixed
-    double n_cells = 1;
-    for (const std::size_t n : shape) n_cells *= double(n);
-    if (n_cells > double(kMaxFunctionalCells)) return std::nullopt;
-    std::vector<std::int64_t> dense(static_cast<std::size_t>(n_cells), 0);
-    std::int64_t largest = 0;
-    for (const auto& [position, w] : cells) {
-      dense[position] += w;
-      largest = std::max(largest, std::int64_t(std::llabs(dense[position])));
-    }
-    const std::optional<std::vector<std::int64_t>> v = scaled_projection(shape, std::move(dense), largest, interrupts);
-    if (!v) return std::nullopt;
-    for (std::size_t i = 0; i < v->size(); ++i) {
-      interrupts.poll_every(i);
-      if ((*v)[i] != 0) sizes.push_back(double(std::llabs((*v)[i])) / n_cells);
-    }
-  }
-  return merged(std::move(sizes), interrupts);
+  for (const auto& [size, cells] : by_size) out.numerators.push_back({size, cells});
+  return out;
 }
 
 std::vector<LaplaceTerm> cell_projected_weights(const std::vector<std::size_t>& shape) {
-  // The other cell shares the cell's level on the axes of a subset S:
-  // weight prod_{k in S} (1 - 1/n_k) prod_{k not in S} 1/n_k, carried by
-  // prod_{k not in S} (n_k - 1) cells.
-  if (shape.size() > 20) throw TooLarge("a table of more than 20 axes has no cell weights here");
-  std::vector<LaplaceTerm> out;
-  for (std::uint32_t subset = 0; subset < (1u << shape.size()); ++subset) {
-    double weight = 1, count = 1;
-    for (std::size_t k = 0; k < shape.size(); ++k) {
-      const double n = double(shape[k]);
-      if (subset & (1u << k)) {
-        weight *= 1 - 1 / n;
-      } else {
-        weight /= n;
-        count *= n - 1;
-      }
-    }
-    if (count > 0 && weight > 0) out.push_back({weight, count});
-  }
+  return as_terms(cell_projected_numerators(shape));
+}
+
+MarginOfError discrete_combination_margin(Rational b, const ScaledWeights& weights, double level,
+                                          const Interrupts& interrupts) {
+  const Quantile q =
+      independent_sum_quantile(IntegerNoise{IntegerNoise::Kind::laplace, b}, weights.numerators, level, interrupts);
+  MarginOfError out;
+  out.tail = SumTail::law_quantile;
+  out.half_width = (double(q.half_width) + 0.5) / double(weights.denominator);
+  out.kind = q.exact ? Exactness::exact : Exactness::certified;
+  out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
+               " of its law (discrete Laplace variables weighted by the projection, on the projection's lattice, by "
+               "Fourier inversion)";
   return out;
 }
 
@@ -145,6 +201,18 @@ std::optional<MarginOfError> projected_laplace_margin(const ProjectorForm& form,
     return out;
   } catch (const TooLarge&) {
     return std::nullopt;  // past the law's work limit: the variance's tail bound
+  }
+}
+
+std::optional<MarginOfError> projected_discrete_laplace_margin(const ProjectorForm& form, Rational b,
+                                                               const CellQuery& query, double level,
+                                                               const Interrupts& interrupts) {
+  try {
+    const std::optional<ScaledWeights> w = projected_numerators(form, query, interrupts);
+    if (!w || w->numerators.empty()) return std::nullopt;
+    return discrete_combination_margin(b, *w, level, interrupts);
+  } catch (const TooLarge&) {
+    return std::nullopt;  // past the inversion's limits: the variance's tail bound
   }
 }
 

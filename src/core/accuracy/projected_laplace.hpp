@@ -1,45 +1,80 @@
-// The law of a linear functional of subspace_laplace's noise Pi_N e, e
-// i.i.d. continuous Laplace(b): w . Pi_N e = (Pi_N w) . e, a combination of
-// independent Laplace variables whose weights are v = Pi_N w
-// (laplace_combination.hpp; DERIVATIONS.md, section 18). Here v, as its
-// distinct sizes with their numbers of cells:
+// The law of a linear functional of projected Laplace noise Pi_N e:
+// w . Pi_N e = (Pi_N w) . e, a combination of the independent cells of e
+// weighted by v = Pi_N w (DERIVATIONS.md, section 18).
+//   subspace_laplace  e continuous Laplace(b): the combination's law by its
+//                     Fourier series (laplace_combination.hpp);
+//   project_l2        e discrete Laplace(b): on the partition and table
+//                     forms v is a lattice vector, integer numerators over
+//                     one denominator D, so D X is a weighted sum of
+//                     independent integer cells (independent_sum_quantiles.hpp)
+//                     and X lives on (1/D) Z.
+// v, as its distinct sizes with their numbers of cells:
 //   none       v = w;
 //   partition  per group, w less its mean (the unlisted cells at -mean);
 //   tables     per complete table, w centred along every axis (the
 //              Kronecker product of centring matrices), computed exactly
 //              as prod n_k times v in integers;
-//   general    the form's projection of w over every cell (one solve);
-//              sizes below 1e-12 of the largest are the solve's rounding
-//              of a 0 and are left out.
+//   general    the form's projection of w over every cell (one solve,
+//              continuous Laplace only); sizes below 1e-12 of the largest
+//              are the solve's rounding of a 0 and are left out.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "../interrupts.hpp"
+#include "../samplers/rational.hpp"
 #include "cell_query.hpp"
+#include "integer_noise_transforms.hpp"
 #include "laplace_combination.hpp"
 #include "margin_of_error.hpp"
 #include "projector_form.hpp"
 
 namespace invariant_dp::accuracy {
 
-// The sizes of Pi_N w over the release's cells; nothing when the weights
-// of a table or group are no integers (within 2^40), a table is past
-// kMaxFunctionalCells, or its exact integers would pass 2^62.
+// v = numerators / denominator, each size with its number of cells.
+struct ScaledWeights {
+  std::vector<WeightedCells> numerators;  // sizes > 0, increasing
+  std::uint64_t denominator = 1;
+};
+
+// Pi_N w on the none, partition and table forms, exactly; nothing for the
+// general form, weights that are no integers (within 2^40), a table past
+// kMaxFunctionalCells, or numerators (over the blocks' common denominator)
+// past 2^62.
+std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, const CellQuery& query,
+                                                  const Interrupts& interrupts);
+
+// The sizes of Pi_N w over the release's cells, on any form; nothing as above
+// (but for the general form).
 std::optional<std::vector<LaplaceTerm>> projected_weights(const ProjectorForm& form, const CellQuery& query,
                                                           const Interrupts& interrupts);
 
 // One cell of a block that is a complete table of this shape (a group of
 // k cells: {k}): the cell's row of Pi_b, prod_k (delta_k - 1/n_k), by the
-// axes on which the other cell shares the cell's level.
+// axes on which the other cell shares the cell's level; numerators over
+// prod n_k.
+ScaledWeights cell_projected_numerators(const std::vector<std::size_t>& shape);
 std::vector<LaplaceTerm> cell_projected_weights(const std::vector<std::size_t>& shape);
 
+// The smallest half-width t with P(|v . e| <= t) >= level for e i.i.d.
+// discrete Laplace(b): the quantile q of D X on the integers, as
+// (q + 1/2) / D (a released value is a float within far less than half a
+// lattice step of x + v . e, and every t in [q/D, (q+1)/D) covers the same
+// lattice points). TooLarge past the inversion's limits.
+MarginOfError discrete_combination_margin(Rational b, const ScaledWeights& weights, double level,
+                                          const Interrupts& interrupts);
+
 // The margin of error of the sum `query` of a subspace_laplace release of
-// scale b: the quantile of its law; nothing where its weights are not
+// scale b (continuous), or of a project_l2 release of parameter b
+// (discrete): the quantile of its law; nothing where its weights are not
 // computed (above) or the law passes its work limit.
 std::optional<MarginOfError> projected_laplace_margin(const ProjectorForm& form, double b, const CellQuery& query,
                                                       double level, const Interrupts& interrupts);
+std::optional<MarginOfError> projected_discrete_laplace_margin(const ProjectorForm& form, Rational b,
+                                                               const CellQuery& query, double level,
+                                                               const Interrupts& interrupts);
 
 }  // namespace invariant_dp::accuracy

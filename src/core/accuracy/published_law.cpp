@@ -122,8 +122,16 @@ void read_flat(const JsonValue& law, PublishedLaw& out) {
     out.exact_parameter = rational_of(required(law, {"noise", "exact_parameter"}, "noise.exact_parameter")
                                           .string("noise.exact_parameter"));
   }
-  if (out.family == LawFamily::projected)
+  if (out.family == LawFamily::projected) {
     out.unit_variance = positive(required(law, {"noise", "unit_variance"}, "noise.unit_variance"), "noise.unit_variance");
+    // Projected discrete noise (project_l2) names its cells' parameter: its
+    // functionals' laws are computed from it.
+    const JsonValue* parameter = required(law, {"noise"}, "noise").find("exact_parameter");
+    if (out.error_law == ErrorLaw::projected_variance && parameter != nullptr && !parameter->is_null()) {
+      out.has_exact_parameter = true;
+      out.exact_parameter = rational_of(parameter->string("noise.exact_parameter"));
+    }
+  }
   out.covariance_scale = covariance_scale_of(law);
 }
 

@@ -390,6 +390,8 @@ CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accur
       // otherwise only the variance is known.
       if (law.error_law == ErrorLaw::projected_log_concave)
         return projected_laplace_intervals(accuracy, level, interrupts);
+      if (law.error_law == ErrorLaw::projected_variance && law.has_exact_parameter)
+        return projected_discrete_laplace_intervals(accuracy, law.exact_parameter, level, interrupts);
       return real_intervals(accuracy, level,
                             law.error_law == ErrorLaw::projected_gaussian ? RealTail::normal : RealTail::chebyshev,
                             interrupts);
@@ -532,12 +534,14 @@ struct PublishedRelease::Impl {
   }
 
   // The margin of a sum of two or more cells of a flat (or rolled-up)
-  // integer lattice law, or of projected continuous Laplace noise, from the
-  // sum's own law, where it is known (sum_quantile.hpp,
+  // integer lattice law, or of projected Laplace noise (continuous or
+  // discrete), from the sum's own law, where it is known (sum_quantile.hpp,
   // projected_laplace.hpp).
   std::optional<MarginOfError> law_of_sum(const CellQuery& cells_query, double level, const Interrupts& interrupts) {
     if (law.family == LawFamily::projected && law.error_law == ErrorLaw::projected_log_concave)
       return projected_laplace_margin(linear->form(), std::sqrt(law.unit_variance / 2), cells_query, level, interrupts);
+    if (law.family == LawFamily::projected && law.error_law == ErrorLaw::projected_variance && law.has_exact_parameter)
+      return projected_discrete_laplace_margin(linear->form(), law.exact_parameter, cells_query, level, interrupts);
     if (!law.has_exact_parameter ||
         (law.family != LawFamily::laplace_lattice && law.family != LawFamily::gaussian_lattice))
       return std::nullopt;

@@ -11,11 +11,10 @@
 // 2 x n table (exact), two margins of a lattice Gaussian (exact: its tilt
 // decides), subspace_gaussian and subspace_laplace (exact: the normal
 // quantile, the quantile of a combination of Laplace variables; one margin
-// and both), project_l2 (certified), cascade (exact) and integer_cascade
-// (exact: its ratio R decides) over a hierarchy with its regions exact.
-// Power: where the interval is tight (the exact families), the same
-// intervals shrunk by 20 % fail the same check; Chebyshev's bound is too
-// loose for that, and its narrower intervals are only reported.
+// and both), project_l2 (exact: the quantile of its lattice law; one margin
+// and both), cascade (exact) and integer_cascade (exact: its ratio R
+// decides) over a hierarchy with its regions exact.
+// Power: the same intervals shrunk by 20 % fail the same check.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -163,7 +162,9 @@ TEST(StatCellIntervals, AtLeastTheLevel) {
       {"integer_gaussian 6x8, margins a and b", test_tables::grid({"a", "b"}, {6, 8}, counts(48, 4)),
        Request{"integer_gaussian", 1, 1e-6, {"a", "b"}}, "exact", true},
       {"project_l2 8x10, margin a", test_tables::grid({"a", "b"}, {8, 10}, counts(80, 6)),
-       Request{"project_l2", 1, 0, {"a"}}, "certified", false},
+       Request{"project_l2", 1, 0, {"a"}}, "exact", true},
+      {"project_l2 4x5, margins a and b", test_tables::grid({"a", "b"}, {4, 5}, counts(20, 7)),
+       Request{"project_l2", 0.5, 0, {"a", "b"}}, "exact", true},
   };
   std::uint64_t seed = 202;
   for (const Case& c : cases) {

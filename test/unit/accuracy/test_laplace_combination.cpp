@@ -5,8 +5,10 @@
 // phi = sum_j A_j / (1 + a_j^2 theta^2), A_j = prod_{k != j} a_j^2 / (a_j^2 - a_k^2).
 // The enclosure holds the closed form and is narrower than 1e-11; the
 // quantile is the closed form's root within its resolution. The weights of
-// subspace_laplace's functionals (accuracy/projected_laplace.hpp) against
-// the dense projector, for every structure; refusals; cancels.
+// projected Laplace noise's functionals (accuracy/projected_laplace.hpp)
+// against the dense projector, for every structure, as sizes and as
+// integer numerators; the lattice law of projected discrete Laplace noise
+// against a direct convolution; refusals; cancels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include "accuracy/integer_noise_transforms.hpp"
 #include "accuracy/laplace_combination.hpp"
 #include "accuracy/projected_laplace.hpp"
 #include "accuracy_fixtures.hpp"
@@ -112,7 +115,7 @@ TEST(LaplaceCombination, DistinctWeightsMatchTheirPartialFractions) {
 // weights decay phi like a Gaussian).
 TEST(LaplaceCombination, ACellOfALargeTableIsCheap) {
   const std::vector<LaplaceTerm> terms = cell_projected_weights({1000, 1000});
-  ASSERT_EQ(terms.size(), 4u);
+  ASSERT_EQ(terms.size(), 3u);  // its row's and its column's cells share one size
   double variance = 0;
   for (const LaplaceTerm& t : terms) variance += 2 * t.count * t.weight * t.weight;
   const LaplaceCombination law(1, terms, 10, Interrupts());
@@ -186,6 +189,72 @@ TEST(ProjectedLaplace, ACellsWeightsAreItsRowOfTheProjector) {
   std::sort(got.begin(), got.end());
   ASSERT_EQ(got.size(), expected.size());
   for (std::size_t k = 0; k < got.size(); ++k) EXPECT_NEAR(got[k], expected[k], 1e-12);
+}
+
+TEST(ProjectedLaplace, NumeratorsAreTheProjectionTimesTheDenominator) {
+  const Release releases[] = {Release(grid({3, 4}), 2, {}), Release(grid({5, 4}), 2, {{0}}),
+                              Release(grid({4, 5}), 2, {{0}, {1}}),
+                              Release(grid({3, 4, 2}), 3, {{0, 1}, {0, 2}, {1, 2}})};
+  std::mt19937_64 gen(31);
+  for (const Release& release : releases) {
+    const Eigen::MatrixXd P = dense_projector(release.tuples, release.margin_columns);
+    const auto form = form_of_model(*release.model, Interrupts());
+    for (int trial = 0; trial < 10; ++trial) {
+      const CellQuery q = random_query(release.n(), 0.3, trial % 2 == 1, gen);
+      const auto w = projected_numerators(*form, q, Interrupts());
+      ASSERT_TRUE(w) << form->structure();
+      const Eigen::VectorXd v = P * dense_weights(q, release.n()) * double(w->denominator);
+      std::vector<std::uint64_t> expected, got;
+      for (Eigen::Index i = 0; i < v.size(); ++i) {
+        const double x = std::fabs(v[i]);
+        EXPECT_NEAR(x, std::round(x), 1e-8) << "an integer numerator";
+        if (std::round(x) != 0) expected.push_back(std::uint64_t(std::round(x)));
+      }
+      for (const WeightedCells& c : w->numerators)
+        for (std::uint64_t k = 0; k < c.cells; ++k) got.push_back(c.weight);
+      std::sort(expected.begin(), expected.end());
+      EXPECT_EQ(got, expected) << form->structure() << " trial " << trial;
+    }
+  }
+  // The general form has no lattice here.
+  const Release general(grid({3, 4, 2}), 3, {{0}, {1}, {2}});
+  EXPECT_FALSE(projected_numerators(*form_of_model(*general.model, Interrupts()), all_cells(24), Interrupts()));
+}
+
+// D X for a cell of a 3 x 3 table (numerators 4, 2 x 4, 1 x 4 over 9) of
+// discrete Laplace cells at b = 1.5, by convolving the cells' laws
+// (truncated where their mass is below 1e-30).
+TEST(ProjectedLaplace, TheLatticeLawIsTheConvolutionOfTheCells) {
+  const Rational b{3, 2};
+  const ScaledWeights cell = cell_projected_numerators({3, 3});
+  ASSERT_EQ(cell.denominator, 9u);
+  const long double a = std::exp(-1.0L / 1.5L);
+  const int reach = 110;  // a^110 < 1e-30
+  std::vector<long double> cell_law(2 * reach + 1);
+  for (int e = -reach; e <= reach; ++e) cell_law[std::size_t(e + reach)] = (1 - a) / (1 + a) * std::pow(a, std::abs(e));
+  std::vector<long double> law{1};  // P(D X = k - offset)
+  int offset = 0;
+  for (const WeightedCells& c : cell.numerators)
+    for (std::uint64_t m = 0; m < c.cells; ++m) {
+      const int w = int(c.weight);
+      std::vector<long double> next(law.size() + 2 * std::size_t(reach * w), 0);
+      for (std::size_t k = 0; k < law.size(); ++k)
+        for (int e = -reach; e <= reach; ++e)
+          next[k + std::size_t((e + reach) * w)] += law[k] * cell_law[std::size_t(e + reach)];
+      law = std::move(next);
+      offset += reach * w;
+    }
+  for (const double level : {0.5, 0.9, 0.99}) {
+    long double covered = law[std::size_t(offset)];
+    int q = 0;
+    while (covered < level) {
+      ++q;
+      covered += law[std::size_t(offset + q)] + law[std::size_t(offset - q)];
+    }
+    const MarginOfError m = discrete_combination_margin(b, cell, level, Interrupts());
+    EXPECT_EQ(m.kind, Exactness::exact) << level;
+    EXPECT_DOUBLE_EQ(m.half_width, (q + 0.5) / 9) << level;
+  }
 }
 
 }  // namespace
