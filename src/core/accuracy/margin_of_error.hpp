@@ -16,7 +16,8 @@
 //                 continuous Laplace noise, subspace_laplace, whose own law
 //                 is past its work limit: projected_laplace.hpp);
 //   chebyshev     certified for any law given its variance (the conditioned
-//                 discrete Laplace, projected discrete Laplace).
+//                 discrete Laplace past its laws' limits; projected discrete
+//                 Laplace on general margins).
 // With an estimated variance every margin is an estimate. Integer releases
 // round the margin up to an integer (the sum is an integer).
 #pragma once
