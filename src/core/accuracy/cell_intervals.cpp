@@ -50,6 +50,11 @@ std::optional<TableCellQuantile> table_cell(Rational b, const std::vector<std::s
   }
 }
 
+// Projected Laplace noise: the block shapes whose cells' laws a release
+// computes (0.05 to 1 ms each, up to 5 ms for a 300 x 300 table's lattice
+// law); the shapes past them take the tail bound.
+constexpr std::size_t kMaxLawShapes = 256;
+
 // Collects the methods used, each once, in the order first used.
 struct Methods {
   std::vector<std::string> names;
@@ -346,8 +351,9 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
 CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts) {
   const ProjectorForm& form = accuracy.form();
   const std::string structure = form.structure();
-  // General margins: a cell's weights need a solve over every cell, per
-  // cell; their bound stays Gauss's.
+  // General margins: a cell's weights are a projection each (O(cells +
+  // factor)), which would cost many times the release; their bound stays
+  // Gauss's (their sums take their laws: projected_laplace.hpp).
   if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
   Methods methods;
   std::vector<double> width(form.n_blocks(), 0.0);
@@ -365,6 +371,7 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
           shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape);
       double t = 0;
       try {
+        if (by_shape.size() >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
         const RealQuantile q = laplace_combination_quantile(b, terms, level, interrupts);
         t = q.half_width;
         methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of independent Laplace variables, "
@@ -407,6 +414,7 @@ CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accurac
     if (found == by_shape.end()) {
       double t = 0;
       try {
+        if (by_shape.size() >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
         const ScaledWeights weights = shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape);
         const MarginOfError m = discrete_combination_margin(b, weights, level, interrupts);
         t = m.half_width;

@@ -103,13 +103,15 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
                              const Interrupts& interrupts);
 // subspace_laplace: each cell's law, a combination of independent Laplace
 // variables of the scale its block's unit variance 2 b^2 gives, weighted by
-// the cell's row of Pi_N (projected_laplace.hpp), once per block shape;
-// general margins, and laws past their work limit, take Gauss's inequality.
+// the cell's row of Pi_N (projected_laplace.hpp), once per block shape (the
+// first 256 shapes of the release); general margins (a projection per
+// cell), further shapes and laws past their work limit take Gauss's
+// inequality.
 CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts);
 // project_l2: each cell's law, discrete Laplace(b) cells weighted by the
 // cell's row of Pi_N, a lattice vector over prod n_k (projected_laplace.hpp),
-// once per block shape; general margins, and laws past the inversion's
-// limits, take Chebyshev's inequality.
+// once per block shape (the first 256); general margins, further shapes
+// and laws past the inversion's limits take Chebyshev's inequality.
 CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
                                                    const Interrupts& interrupts);
 // A chain's law with estimated variances: the discrete Laplace quantile at

@@ -214,6 +214,7 @@ RealQuantile laplace_combination_quantile(double b, std::vector<LaplaceTerm> ter
   // The least x found, certified: widened until its lower coverage reaches
   // the level.
   RealQuantile out;
+  out.work = law.work();
   double candidate = std::min(hi * (1 + kQuantileResolution / 4), ceiling);
   for (double widen = kQuantileResolution / 2;; widen *= 4) {
     interrupts.poll();

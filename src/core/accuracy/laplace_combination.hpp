@@ -37,6 +37,7 @@ struct RealQuantile {
   double coverage_lower = 0;  // a lower bound of P(|X| <= x)
   double narrower_upper = 0;  // an upper bound of P(|X| <= x (1 - kQuantileResolution))
   bool exact = false;         // narrower_upper < level: x is the quantile within that resolution
+  double work = 0;            // distinct weights times series terms
 };
 constexpr double kQuantileResolution = 1e-9;
 
@@ -52,6 +53,7 @@ class LaplaceCombination {
   CoverageBounds coverage(double x, const Interrupts& interrupts, double* slope = nullptr) const;
   double variance() const { return variance_; }
   std::size_t series_terms() const { return phi_.size(); }
+  double work() const { return double(phi_.size()) * double(terms_.size()); }
 
  private:
   // The series at x: its value and its derivative in x.

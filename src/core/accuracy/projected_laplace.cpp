@@ -141,8 +141,20 @@ std::optional<std::vector<LaplaceTerm>> projected_weights(const ProjectorForm& f
     interrupts.poll_every(i);
     if (std::fabs(v[i]) > kSolveRounding * largest) sizes.push_back(std::fabs(v[i]));
   }
+  // Sizes within the solve's rounding of each other are one size (the
+  // largest of them): a cell's row of Pi_N takes few values, each computed
+  // with its own rounding.
   std::vector<LaplaceTerm> out;
-  for (const auto& [size, cells] : merged(std::move(sizes), interrupts)) out.push_back({size, double(cells)});
+  double run_start = 0;
+  for (const auto& [size, cells] : merged(std::move(sizes), interrupts)) {
+    if (!out.empty() && size <= run_start * (1 + kSolveRounding)) {
+      out.back().weight = size;
+      out.back().count += double(cells);
+    } else {
+      out.push_back({size, double(cells)});
+      run_start = size;
+    }
+  }
   return out;
 }
 

@@ -16,9 +16,11 @@
 #include <random>
 #include <vector>
 
+#include "accuracy/cell_intervals.hpp"
 #include "accuracy/integer_noise_transforms.hpp"
 #include "accuracy/laplace_combination.hpp"
 #include "accuracy/projected_laplace.hpp"
+#include "accuracy/tail_quantiles.hpp"
 #include "accuracy_fixtures.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
@@ -219,6 +221,57 @@ TEST(ProjectedLaplace, NumeratorsAreTheProjectionTimesTheDenominator) {
   // The general form has no lattice here.
   const Release general(grid({3, 4, 2}), 3, {{0}, {1}, {2}});
   EXPECT_FALSE(projected_numerators(*form_of_model(*general.model, Interrupts()), all_cells(24), Interrupts()));
+}
+
+// General margins (a 5 x 6 table without three cells): a sum's margin is
+// the quantile of the law of its projection by the dense projector.
+TEST(ProjectedLaplace, GeneralMarginsSumsTakeTheirProjectionsLaw) {
+  std::vector<Tuple> incomplete = grid({5, 6});
+  for (const std::size_t drop : {17, 9, 2}) incomplete.erase(incomplete.begin() + std::ptrdiff_t(drop));
+  const Release release(incomplete, 2, {{0}, {1}});
+  const Eigen::MatrixXd P = dense_projector(release.tuples, release.margin_columns);
+  const auto form = form_of_model(*release.model, Interrupts());
+  ASSERT_STREQ(form->structure(), "general");
+  const double b = 1.5;
+  std::mt19937_64 gen(41);
+  for (int trial = 0; trial < 8; ++trial) {
+    const CellQuery q = random_query(release.n(), 0.2, trial % 2 == 1, gen);
+    const Eigen::VectorXd v = P * dense_weights(q, release.n());
+    std::vector<LaplaceTerm> dense;
+    for (Eigen::Index j = 0; j < v.size(); ++j)
+      if (std::fabs(v[j]) > 1e-12) dense.push_back({std::fabs(v[j]), 1});
+    if (dense.empty()) continue;
+    const RealQuantile expected = laplace_combination_quantile(b, dense, 0.9, Interrupts());
+    const std::optional<MarginOfError> m = projected_laplace_margin(*form, b, q, 0.9, Interrupts());
+    ASSERT_TRUE(m);
+    EXPECT_EQ(m->kind, Exactness::exact);
+    EXPECT_NEAR(m->half_width, expected.half_width, 1e-8 * expected.half_width) << "trial " << trial;
+  }
+}
+
+// A margin whose groups take 299 sizes: the first 256 shapes' cells take
+// their laws, the others the tail bound, and the release says both.
+TEST(ProjectedLaplace, AReleaseComputesItsFirstShapesLaws) {
+  std::vector<std::uint32_t> group_of_cell;
+  for (std::uint32_t size = 2; size <= 300; ++size)
+    for (std::uint32_t k = 0; k < size; ++k) group_of_cell.push_back(size - 2);
+  std::shared_ptr<const ProjectorForm> form = partition_form(group_of_cell, 299);
+  const LinearAccuracy continuous = projected_accuracy(form, 2.0);
+  const CellIntervals c = projected_laplace_intervals(continuous, 0.9, Interrupts());
+  EXPECT_EQ(c.kind(), Exactness::certified);
+  EXPECT_NE(c.method().find("exact: the quantile of the cell's law"), std::string::npos) << c.method();
+  EXPECT_NE(c.method().find("Gauss's inequality"), std::string::npos) << c.method();
+  // The 256th group (size 257) takes its law, the 257th Gauss's bound.
+  const double last_exact =
+      laplace_combination_quantile(1, cell_projected_weights({257}), 0.9, Interrupts()).half_width;
+  std::size_t first_of_257 = 0, first_of_258 = 0;
+  for (std::uint32_t size = 2; size < 257; ++size) first_of_257 += size;
+  first_of_258 = first_of_257 + 257;
+  EXPECT_DOUBLE_EQ(c.half_width(std::uint32_t(first_of_257)), last_exact);
+  EXPECT_DOUBLE_EQ(c.half_width(std::uint32_t(first_of_258)), gauss_half_width(2.0 * (1 - 1.0 / 258), 0.9));
+  const CellIntervals d = projected_discrete_laplace_intervals(continuous, Rational{1, 1}, 0.9, Interrupts());
+  EXPECT_NE(d.method().find("Chebyshev"), std::string::npos) << d.method();
+  EXPECT_NE(d.method().find("exact: the quantile of its law"), std::string::npos) << d.method();
 }
 
 // D X for a cell of a 3 x 3 table (numerators 4, 2 x 4, 1 x 4 over 9) of
