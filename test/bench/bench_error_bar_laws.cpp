@@ -25,7 +25,13 @@
 //     general_lattice_functional; section 13): the lattice's basis once,
 //     then every cell's interval and a random half of the cells;
 //   * queries read as one cell given the margins (one_cell_query.hpp;
-//     section 16) on a 1000 x 1000 table and an incomplete 300 x 300 one.
+//     section 16) on a 1000 x 1000 table and an incomplete 300 x 300 one;
+//   * projected Laplace noise (projected_laplace.hpp, laplace_combination.hpp;
+//     section 18): a cell's quantile at levels 0.9 and 0.99 for tables from
+//     a group of 10 to 1000 x 1000 (subspace_laplace's continuous law, and
+//     project_l2's lattice law), and sums over a 1000 x 1000 table (a
+//     2 x 3 block, a 300 x 500 block, a scattered half), against Gauss's
+//     and Chebyshev's bounds at the same variance.
 // Each half-width is also checked against the normal quantile at its
 // variance (within 3 counts), so a fast wrong answer fails.
 #include <algorithm>
@@ -46,6 +52,7 @@
 #include "accuracy/lattice_gaussian_quantiles.hpp"
 #include "accuracy/linear_accuracy.hpp"
 #include "accuracy/one_cell_query.hpp"
+#include "accuracy/projected_laplace.hpp"
 #include "accuracy/projector_form.hpp"
 #include "accuracy/sum_quantile.hpp"
 #include "accuracy/table_covariance_scale.hpp"
@@ -395,6 +402,65 @@ void one_cell_reading() {
               n, t_first, t_pair);
 }
 
+void projected_laplace() {
+  std::printf("\n== projected Laplace noise: cells (b = 1 continuous, b = 1 discrete) ==\n");
+  const std::vector<std::vector<std::size_t>> shapes = {{10}, {4, 4}, {10, 30}, {3, 4, 5}, {300, 300}, {1000, 1000}};
+  for (const auto& shape : shapes) {
+    std::string name;
+    for (const std::size_t n : shape) name += (name.empty() ? "" : " x ") + std::to_string(n);
+    const std::vector<LaplaceTerm> terms = cell_projected_weights(shape);
+    double variance = 0;
+    for (const LaplaceTerm& t : terms) variance += 2 * t.count * t.weight * t.weight;
+    for (const double level : {0.9, 0.99}) {
+      RealQuantile q;
+      const double t_real = best_of_3([&] { q = laplace_combination_quantile(1, terms, level, Interrupts()); });
+      MarginOfError d;
+      const double t_lattice = best_of_3([&] {
+        d = discrete_combination_margin(Rational{1, 1}, cell_projected_numerators(shape), level, Interrupts());
+      });
+      // Between the normal quantile's half and Gauss's bound: a fast wrong
+      // answer fails.
+      if (!(q.half_width > 0.5 * normal_half_width(variance, level) &&
+            q.half_width < gauss_half_width(variance, level)))
+        bench_checks::fail("a projected Laplace cell's quantile is out of its range");
+      std::printf(
+          "%-12s level %.2f: continuous %.4f (%s, %.2f ms; Gauss %.4f)  lattice %.4f (%s, %.2f ms; Chebyshev %.4f)\n",
+          name.c_str(), level, q.half_width, q.exact ? "exact" : "certified", 1e3 * t_real,
+          gauss_half_width(variance, level), d.half_width, exactness_name(d.kind), 1e3 * t_lattice,
+          chebyshev_half_width(variance, level));
+    }
+  }
+  std::printf("\n== projected Laplace noise: sums over a 1000 x 1000 table (weights Pi_N w, then the law) ==\n");
+  std::vector<LatticeTable> tables{{{1000, 1000}, {}}};
+  for (std::size_t i = 0; i < 1000000; ++i) tables[0].cells.push_back(i);
+  const std::shared_ptr<const ProjectorForm> form = table_form(std::move(tables), 1000000);
+  const std::vector<std::pair<const char*, std::function<bool(std::size_t, std::size_t)>>> sums = {
+      {"a 2 x 3 block", [](std::size_t a, std::size_t b) { return a < 2 && b < 3; }},
+      {"a 300 x 500 block", [](std::size_t a, std::size_t b) { return a < 300 && b < 500; }},
+      {"a scattered half", [](std::size_t a, std::size_t b) { return (a * 31 + b * 17) % 2 == 0; }}};
+  for (const auto& [what, in] : sums) {
+    CellQuery q;
+    for (std::size_t a = 0; a < 1000; ++a)
+      for (std::size_t b = 0; b < 1000; ++b)
+        if (in(a, b)) {
+          q.cells.push_back(std::uint32_t(a * 1000 + b));
+          q.weights.push_back(1);
+        }
+    const double variance = 2 * form->form(q, Interrupts());
+    std::optional<MarginOfError> real, lattice;
+    const double t_real = best_of_3([&] { real = projected_laplace_margin(*form, 1, q, 0.9, Interrupts()); });
+    const double t_lattice = best_of_3([&] {
+      lattice = projected_discrete_laplace_margin(*form, Rational{1, 1}, q, 0.9, Interrupts());
+    });
+    std::printf(
+        "%-18s (%7zu cells): continuous %s (%.3f s; Gauss %.3f)  lattice %s (%.3f s; Chebyshev %.3f)\n", what, q.size(),
+        real ? (format_double(real->half_width) + " " + exactness_name(real->kind)).c_str() : "refused", t_real,
+        gauss_half_width(variance, 0.9),
+        lattice ? (format_double(lattice->half_width) + " " + exactness_name(lattice->kind)).c_str() : "refused",
+        t_lattice, chebyshev_half_width(variance, 0.9));
+  }
+}
+
 }  // namespace
 
 // Every part, or the one named: bench_error_bar_laws l1_tables.
@@ -407,7 +473,8 @@ int main(int argc, char** argv) {
                                                                  {"published_table_scales", published_table_scales},
                                                                  {"l1_tables", laplace_table_laws},
                                                                  {"general_margins", general_margins},
-                                                                 {"one_cell_reading", one_cell_reading}};
+                                                                 {"one_cell_reading", one_cell_reading},
+                                                                 {"projected_laplace", projected_laplace}};
   for (const auto& [name, part] : parts)
     if (only.empty() || only == name) part();
   return 0;

@@ -19,6 +19,7 @@ namespace {
 
 constexpr double kMaxWeight = 0x1p40;
 constexpr double kMaxNumerator = 0x1p62;
+constexpr std::uint64_t kMaxLatticeScan = std::uint64_t(1) << 22;
 // Sizes of a general form's projection below this share of the largest
 // are its rounding of a 0.
 constexpr double kSolveRounding = 1e-12;
@@ -184,6 +185,17 @@ std::vector<LaplaceTerm> cell_projected_weights(const std::vector<std::size_t>& 
 
 MarginOfError discrete_combination_margin(Rational b, const ScaledWeights& weights, double level,
                                           const Interrupts& interrupts) {
+  // Without a weight equal to the weights' gcd the inversion has no
+  // decreasing majorant and scans its period's nodes, some 50 b times the
+  // largest weight over the gcd (independent_sum_quantiles.hpp): refused
+  // past kMaxLatticeScan (about 0.2 s), before any of it.
+  std::uint64_t g = 0;
+  for (const WeightedCells& c : weights.numerators) g = std::gcd(g, c.weight);
+  bool unit = false;
+  for (const WeightedCells& c : weights.numerators) unit = unit || c.weight == g;
+  if (g > 0 && !unit &&
+      double(weights.numerators.back().weight / g) * (b.to_double() + 1) * 64 > double(kMaxLatticeScan))
+    throw TooLarge("the projected noise's lattice law is too wide to scan");
   const Quantile q =
       independent_sum_quantile(IntegerNoise{IntegerNoise::Kind::laplace, b}, weights.numerators, level, interrupts);
   MarginOfError out;

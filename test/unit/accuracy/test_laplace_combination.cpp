@@ -274,6 +274,24 @@ TEST(ProjectedLaplace, AReleaseComputesItsFirstShapesLaws) {
   EXPECT_NE(d.method().find("exact: the quantile of its law"), std::string::npos) << d.method();
 }
 
+// A 2 x 3 block of a 1000 x 1000 table: its numerators over 10^6 have no
+// weight equal to their gcd, so the lattice law would scan some 10^8 nodes:
+// refused at once (the caller keeps Chebyshev's bound); the continuous law
+// of the same weights is computed.
+TEST(ProjectedLaplace, AWideLatticeLawIsRefusedBeforeItsScan) {
+  std::vector<LatticeTable> tables{{{1000, 1000}, {}}};
+  for (std::size_t i = 0; i < 1000000; ++i) tables[0].cells.push_back(i);
+  const auto form = table_form(std::move(tables), 1000000);
+  CellQuery block;
+  for (std::uint32_t a = 0; a < 2; ++a)
+    for (std::uint32_t b = 0; b < 3; ++b) {
+      block.cells.push_back(a * 1000 + b);
+      block.weights.push_back(1);
+    }
+  EXPECT_FALSE(projected_discrete_laplace_margin(*form, Rational{1, 1}, block, 0.9, Interrupts()));
+  EXPECT_TRUE(projected_laplace_margin(*form, 1, block, 0.9, Interrupts()));
+}
+
 // D X for a cell of a 3 x 3 table (numerators 4, 2 x 4, 1 x 4 over 9) of
 // discrete Laplace cells at b = 1.5, by convolving the cells' laws
 // (truncated where their mass is below 1e-30).
