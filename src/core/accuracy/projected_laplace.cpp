@@ -86,12 +86,20 @@ std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, con
       by_block[form.block_of(query.cells[k])].emplace_back(form.position_in_block(query.cells[k]),
                                                            static_cast<std::int64_t>(w));
     }
+    // Every touched block is held dense at once (with its sizes): at most
+    // kMaxFunctionalCells cells in all, counted before any is allocated.
+    double all_cells = 0;
+    for (const auto& entry : by_block) {
+      double n_cells = 1;
+      for (const std::size_t n : form.block_shape(entry.first)) n_cells *= double(n);
+      all_cells += n_cells;
+    }
+    if (all_cells > double(kMaxFunctionalCells)) return std::nullopt;
     for (const auto& [block, cells] : by_block) {
       const std::vector<std::size_t> shape = form.block_shape(block);
       if (shape_pinned(shape)) continue;  // Pi_b = 0: every cell fixed
       double n_cells = 1;
       for (const std::size_t n : shape) n_cells *= double(n);
-      if (n_cells > double(kMaxFunctionalCells)) return std::nullopt;
       std::vector<std::int64_t> dense(static_cast<std::size_t>(n_cells), 0);
       std::int64_t largest = 0;
       for (const auto& [position, w] : cells) {

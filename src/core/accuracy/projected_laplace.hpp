@@ -41,9 +41,9 @@ struct ScaledWeights {
 };
 
 // Pi_N w on the none, partition and table forms, exactly; nothing for the
-// general form, weights that are no integers (within 2^40), a table past
-// kMaxFunctionalCells, or numerators (over the blocks' common denominator)
-// past 2^62.
+// general form, weights that are no integers (within 2^40), touched blocks
+// of more than kMaxFunctionalCells cells in all (each is held dense), or
+// numerators (over the blocks' common denominator) past 2^62.
 std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, const CellQuery& query,
                                                   const Interrupts& interrupts);
 

@@ -292,6 +292,19 @@ TEST(ProjectedLaplace, AWideLatticeLawIsRefusedBeforeItsScan) {
   EXPECT_TRUE(projected_laplace_margin(*form, 1, block, 0.9, Interrupts()));
 }
 
+// A sum touching two groups of 2^22 + 1 cells: held dense together they
+// would pass kMaxFunctionalCells, so no weights (the caller keeps the tail
+// bound), refused before either is allocated; one of them alone is read.
+TEST(ProjectedLaplace, BlocksPastTheirCellsLimitInAllAreRefused) {
+  const std::uint32_t half = (1u << 22) + 1;
+  std::vector<std::uint32_t> group_of_cell(2 * std::size_t(half));
+  for (std::size_t i = half; i < group_of_cell.size(); ++i) group_of_cell[i] = 1;
+  const auto form = partition_form(std::move(group_of_cell), 2);
+  CellQuery both{{0, half}, {1, 1}}, one{{0, 1}, {1, 1}};
+  EXPECT_FALSE(projected_numerators(*form, both, Interrupts()));
+  EXPECT_TRUE(projected_numerators(*form, one, Interrupts()));
+}
+
 // D X for a cell of a 3 x 3 table (numerators 4, 2 x 4, 1 x 4 over 9) of
 // discrete Laplace cells at b = 1.5, by convolving the cells' laws
 // (truncated where their mass is below 1e-30).
