@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <numeric>
 #include <string>
@@ -20,6 +21,9 @@ namespace {
 constexpr double kMaxWeight = 0x1p40;
 constexpr double kMaxNumerator = 0x1p62;
 constexpr std::uint64_t kMaxLatticeScan = std::uint64_t(1) << 22;
+// Tables of three axes or more are made dense, each sum; a sum touching
+// more of their cells keeps the tail bound.
+constexpr std::size_t kMaxDenseBlock = std::size_t(1) << 20;
 // Sizes of a general form's projection below this share of the largest
 // are its rounding of a 0.
 constexpr double kSolveRounding = 1e-12;
@@ -40,17 +44,114 @@ std::vector<std::pair<T, std::uint64_t>> merged(std::vector<T> sizes, const Inte
   return out;
 }
 
-// A table's (or group's) prod n_k Pi_b w, exactly (centred_numerators);
-// nothing when an integer could pass 2^62 (|V| grows at most 2n times an
-// axis).
-std::optional<std::vector<std::int64_t>> scaled_projection(const std::vector<std::size_t>& shape,
-                                                           std::vector<std::int64_t> v, std::int64_t largest,
-                                                           const Interrupts& interrupts) {
+// A block's part of the query: (place in the block, integer weight).
+using BlockEntries = std::vector<std::pair<std::size_t, std::int64_t>>;
+
+// A block's numerators of Pi_b w over its cell count: (value, cells).
+struct BlockNumerators {
+  std::vector<std::pair<std::int64_t, std::uint64_t>> values;
+  std::uint64_t denominator = 1;
+};
+
+// Whether |a| + |b| + ... stays inside the numerators' range.
+bool within(std::initializer_list<double> magnitudes) {
+  double sum = 0;
+  for (const double m : magnitudes) sum += std::fabs(m);
+  return sum < kMaxNumerator;
+}
+
+// A margin group of k cells: k v = k w - S on its listed cells, -S on the
+// others. O(listed).
+std::optional<BlockNumerators> group_numerators(std::size_t k, const BlockEntries& cells,
+                                                const Interrupts& interrupts) {
+  BlockNumerators out;
+  out.denominator = k;
+  double S = 0;
+  for (std::size_t e = 0; e < cells.size(); ++e) {
+    interrupts.poll_every(e);
+    S += double(cells[e].second);
+  }
+  for (std::size_t e = 0; e < cells.size(); ++e) {
+    interrupts.poll_every(e);
+    if (!within({double(k) * double(cells[e].second), S})) return std::nullopt;
+    out.values.emplace_back(std::int64_t(k) * cells[e].second - std::int64_t(S), 1);
+  }
+  out.values.emplace_back(-std::int64_t(S), k - cells.size());
+  return out;
+}
+
+// A complete r x c table: rc v_ij = rc w_ij - r R_i - c C_j + T (R, C, T
+// the query's row, column and whole sums). Off the query a cell's value is
+// a_i + b_j + T with a_i = -r R_i, b_j = -c C_j (the lines the query misses
+// at 0): the rows and columns grouped by those values, each pair of groups
+// holds their product less the query's cells in it. O(query log query +
+// row groups x column groups); nothing past 2^20 pairs of groups.
+std::optional<BlockNumerators> two_way_numerators(const std::vector<std::size_t>& shape, const BlockEntries& cells,
+                                                  const Interrupts& interrupts) {
+  const std::int64_t r = std::int64_t(shape[0]), c = std::int64_t(shape[1]);
+  std::map<std::size_t, std::int64_t> row_sum, col_sum;
+  std::int64_t T = 0;
+  double mass = 0;
+  for (std::size_t e = 0; e < cells.size(); ++e) {
+    interrupts.poll_every(e);
+    const auto [position, w] = cells[e];
+    row_sum[position / std::size_t(c)] += w;
+    col_sum[position % std::size_t(c)] += w;
+    T += w;
+    mass += std::fabs(double(w));
+  }
+  if (!within({double(r) * double(c) * mass, double(r) * mass, double(c) * mass, mass})) return std::nullopt;
+  BlockNumerators out;
+  out.denominator = std::uint64_t(r * c);
+  // The rows' and columns' values, with how many lines take each.
+  std::map<std::int64_t, std::uint64_t> rows_at{{0, std::uint64_t(r) - row_sum.size()}},
+      cols_at{{0, std::uint64_t(c) - col_sum.size()}};
+  for (const auto& [i, R] : row_sum) ++rows_at[-r * R];
+  for (const auto& [j, C] : col_sum) ++cols_at[-c * C];
+  if (double(rows_at.size()) * double(cols_at.size()) > 0x1p20) return std::nullopt;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint64_t> in_query;  // the query's cells per pair of values
+  for (std::size_t e = 0; e < cells.size(); ++e) {
+    interrupts.poll_every(e);
+    const auto [position, w] = cells[e];
+    const std::int64_t a = -r * row_sum[position / std::size_t(c)], b = -c * col_sum[position % std::size_t(c)];
+    ++in_query[{a, b}];
+    out.values.emplace_back(r * c * w + a + b + T, 1);
+  }
+  std::uint64_t pairs = 0;
+  for (const auto& [a, rows] : rows_at)
+    for (const auto& [b, cols] : cols_at) {
+      interrupts.poll_every(++pairs);
+      const auto found = in_query.find({a, b});
+      const std::uint64_t taken = found == in_query.end() ? 0 : found->second;
+      out.values.emplace_back(a + b + T, rows * cols - taken);
+    }
+  return out;
+}
+
+// A table of three axes or more, made dense: prod n_k Pi_b w, exactly
+// (centred_numerators); nothing when an integer could pass 2^62 (|V| grows
+// at most 2n times an axis). O(cells x axes).
+std::optional<BlockNumerators> dense_numerators(const std::vector<std::size_t>& shape, const BlockEntries& cells,
+                                                const Interrupts& interrupts) {
+  double n_cells = 1;
+  for (const std::size_t n : shape) n_cells *= double(n);
+  std::vector<std::int64_t> v(static_cast<std::size_t>(n_cells), 0);
+  std::int64_t largest = 0;
+  for (const auto& [position, w] : cells) {
+    v[position] += w;
+    largest = std::max(largest, std::int64_t(std::llabs(v[position])));
+  }
   double bits = std::log2(double(std::max<std::int64_t>(largest, 1)));
   for (const std::size_t n : shape) bits += std::log2(2 * double(n));
   if (!(bits < 62)) return std::nullopt;
   centred_numerators(shape, v, interrupts);
-  return v;
+  BlockNumerators out;
+  out.denominator = static_cast<std::uint64_t>(n_cells);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    interrupts.poll_every(i);
+    if (v[i] != 0) out.values.emplace_back(v[i], 1);
+  }
+  return out;
 }
 
 std::vector<LaplaceTerm> as_terms(const ScaledWeights& w) {
@@ -66,69 +167,72 @@ std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, con
                                                   const Interrupts& interrupts) {
   const std::string structure = form.structure();
   if (structure == "general") return std::nullopt;
-  // Each block's numerators over its own denominator, then over their lcm.
-  std::vector<std::pair<std::vector<std::int64_t>, std::uint64_t>> parts;
-  if (structure == "none") {
-    std::vector<std::int64_t> w;
-    for (std::size_t k = 0; k < query.size(); ++k) {
-      interrupts.poll_every(k);
-      const double x = query.weights[k];
-      if (!(std::fabs(x) <= kMaxWeight) || x != std::floor(x)) return std::nullopt;
-      w.push_back(static_cast<std::int64_t>(x));
-    }
-    parts.emplace_back(std::move(w), 1);
-  } else {
-    std::map<std::uint32_t, std::vector<std::pair<std::size_t, std::int64_t>>> by_block;
-    for (std::size_t k = 0; k < query.size(); ++k) {
-      interrupts.poll_every(k);
-      const double w = query.weights[k];
-      if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return std::nullopt;
+  // Each block's numerators (value, cells) over its own denominator, then
+  // over their lcm.
+  std::vector<BlockNumerators> parts;
+  std::map<std::uint32_t, BlockEntries> by_block;
+  for (std::size_t k = 0; k < query.size(); ++k) {
+    interrupts.poll_every(k);
+    const double w = query.weights[k];
+    if (!(std::fabs(w) <= kMaxWeight) || w != std::floor(w)) return std::nullopt;
+    if (structure == "none")
+      by_block[0].emplace_back(0, static_cast<std::int64_t>(w));
+    else
       by_block[form.block_of(query.cells[k])].emplace_back(form.position_in_block(query.cells[k]),
                                                            static_cast<std::int64_t>(w));
-    }
-    // Every touched block is held dense at once (with its sizes): at most
-    // kMaxFunctionalCells cells in all, counted before any is allocated.
-    double all_cells = 0;
+  }
+  if (structure == "none") {
+    BlockNumerators part;
+    for (const auto& [position, w] : by_block[0]) part.values.emplace_back(w, 1);
+    parts.push_back(std::move(part));
+  } else {
+    // Tables of three axes or more are held dense: at most kMaxDenseBlock
+    // cells in all, counted before any is allocated.
+    double dense_cells = 0;
     for (const auto& entry : by_block) {
+      const std::vector<std::size_t> shape = form.block_shape(entry.first);
+      if (shape.size() < 3) continue;
       double n_cells = 1;
-      for (const std::size_t n : form.block_shape(entry.first)) n_cells *= double(n);
-      all_cells += n_cells;
+      for (const std::size_t n : shape) n_cells *= double(n);
+      dense_cells += n_cells;
     }
-    if (all_cells > double(kMaxFunctionalCells)) return std::nullopt;
+    if (dense_cells > double(kMaxDenseBlock)) return std::nullopt;
     for (const auto& [block, cells] : by_block) {
       const std::vector<std::size_t> shape = form.block_shape(block);
       if (shape_pinned(shape)) continue;  // Pi_b = 0: every cell fixed
-      double n_cells = 1;
-      for (const std::size_t n : shape) n_cells *= double(n);
-      std::vector<std::int64_t> dense(static_cast<std::size_t>(n_cells), 0);
-      std::int64_t largest = 0;
-      for (const auto& [position, w] : cells) {
-        dense[position] += w;
-        largest = std::max(largest, std::int64_t(std::llabs(dense[position])));
-      }
-      std::optional<std::vector<std::int64_t>> v = scaled_projection(shape, std::move(dense), largest, interrupts);
-      if (!v) return std::nullopt;
-      parts.emplace_back(std::move(*v), static_cast<std::uint64_t>(n_cells));
+      std::optional<BlockNumerators> part = shape.size() == 1   ? group_numerators(shape[0], cells, interrupts)
+                                            : shape.size() == 2 ? two_way_numerators(shape, cells, interrupts)
+                                                                : dense_numerators(shape, cells, interrupts);
+      if (!part) return std::nullopt;
+      parts.push_back(std::move(*part));
     }
   }
   ScaledWeights out;
-  for (const auto& part : parts) {
-    const std::uint64_t g = std::gcd(out.denominator, part.second);
-    if (double(out.denominator / g) * double(part.second) > kMaxNumerator) return std::nullopt;
-    out.denominator = out.denominator / g * part.second;
+  for (const BlockNumerators& part : parts) {
+    const std::uint64_t g = std::gcd(out.denominator, part.denominator);
+    if (double(out.denominator / g) * double(part.denominator) > kMaxNumerator) return std::nullopt;
+    out.denominator = out.denominator / g * part.denominator;
   }
-  std::vector<std::uint64_t> sizes;
-  for (const auto& [v, d] : parts) {
-    const std::uint64_t factor = out.denominator / d;
-    for (std::size_t i = 0; i < v.size(); ++i) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
+  for (const BlockNumerators& part : parts) {
+    const std::uint64_t factor = out.denominator / part.denominator;
+    for (std::size_t i = 0; i < part.values.size(); ++i) {
       interrupts.poll_every(i);
-      if (v[i] == 0) continue;
-      const std::uint64_t size = std::uint64_t(std::llabs(v[i]));
+      const auto [value, cells] = part.values[i];
+      if (value == 0 || cells == 0) continue;
+      const std::uint64_t size = std::uint64_t(std::llabs(value));
       if (double(size) * double(factor) > kMaxNumerator) return std::nullopt;
-      sizes.push_back(size * factor);
+      sizes.emplace_back(size * factor, cells);
     }
   }
-  for (const auto& [size, cells] : merged(std::move(sizes), interrupts)) out.numerators.push_back({size, cells});
+  polled_sort(sizes.begin(), sizes.end(), interrupts);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    interrupts.poll_every(k);
+    if (!out.numerators.empty() && out.numerators.back().weight == sizes[k].first)
+      out.numerators.back().cells += sizes[k].second;
+    else
+      out.numerators.push_back({sizes[k].first, sizes[k].second});
+  }
   return out;
 }
 

@@ -8,15 +8,20 @@
 //                     one denominator D, so D X is a weighted sum of
 //                     independent integer cells (independent_sum_quantiles.hpp)
 //                     and X lives on (1/D) Z.
-// v, as its distinct sizes with their numbers of cells:
+// v, as its distinct sizes with their numbers of cells, exactly as integer
+// numerators over each block's cell count:
 //   none       v = w;
-//   partition  per group, w less its mean (the unlisted cells at -mean);
-//   tables     per complete table, w centred along every axis (the
-//              Kronecker product of centring matrices), computed exactly
-//              as prod n_k times v in integers;
+//   partition  per group of k cells, k w - S on its listed cells and -S on
+//              the others: O(query);
+//   tables     two-way: rc v = rc w - r R_i - c C_j + T, the cells off the
+//              query counted by groups of rows and of columns of one value:
+//              O(query log query); three axes or more: the table made dense
+//              and centred along every axis (up to 2^20 cells in all);
 //   general    the form's projection of w over every cell (one solve,
 //              continuous Laplace only); sizes below 1e-12 of the largest
 //              are the solve's rounding of a 0 and are left out.
+// So a GROUP BY of thousands of sums over one large two-way release costs
+// each sum its own cells, not the table's.
 #pragma once
 
 #include <cstddef>
@@ -41,9 +46,10 @@ struct ScaledWeights {
 };
 
 // Pi_N w on the none, partition and table forms, exactly; nothing for the
-// general form, weights that are no integers (within 2^40), touched blocks
-// of more than kMaxFunctionalCells cells in all (each is held dense), or
-// numerators (over the blocks' common denominator) past 2^62.
+// general form, weights that are no integers (within 2^40), touched tables
+// of three axes or more of over 2^20 cells in all (each is held dense), a
+// two-way table whose query takes over 2^20 pairs of row and column sums,
+// or numerators (over the blocks' common denominator) past 2^62.
 std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, const CellQuery& query,
                                                   const Interrupts& interrupts);
 

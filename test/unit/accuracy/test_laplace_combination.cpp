@@ -176,6 +176,13 @@ TEST(ProjectedLaplace, WeightsAreTheProjectionOfTheQuery) {
   expect_weights_match(Release(grid({4, 5}), 2, {{0}, {1}}), "tables", 3);
   expect_weights_match(Release(grid({3, 4, 2}), 3, {{0, 1}, {0, 2}, {1, 2}}), "tables", 4);
   expect_weights_match(Release(grid({3, 4, 2}), 3, {{0}, {1}, {2}}), "general", 5);
+  // Blocks 3 x 4, 2 x 5 and a pinned 1 x 3, keyed (block, row, column).
+  std::vector<Tuple> blocks;
+  const int rows[] = {3, 2, 1}, cols[] = {4, 5, 3};
+  for (int b = 0; b < 3; ++b)
+    for (int r = 0; r < rows[b]; ++r)
+      for (int c = 0; c < cols[b]; ++c) blocks.push_back({b, r, c});
+  expect_weights_match(Release(blocks, 3, {{0, 1}, {0, 2}}), "tables", 6);
 }
 
 TEST(ProjectedLaplace, ACellsWeightsAreItsRowOfTheProjector) {
@@ -292,17 +299,26 @@ TEST(ProjectedLaplace, AWideLatticeLawIsRefusedBeforeItsScan) {
   EXPECT_TRUE(projected_laplace_margin(*form, 1, block, 0.9, Interrupts()));
 }
 
-// A sum touching two groups of 2^22 + 1 cells: held dense together they
-// would pass kMaxFunctionalCells, so no weights (the caller keeps the tail
-// bound), refused before either is allocated; one of them alone is read.
-TEST(ProjectedLaplace, BlocksPastTheirCellsLimitInAllAreRefused) {
+// Tables of three axes or more are made dense: a sum touching one of
+// 128 x 128 x 65 cells (past 2^20) has no weights (the caller keeps the
+// tail bound), refused before it is allocated; one of 64^3 is read. Groups
+// and two-way tables are read from the query alone, whatever their size.
+TEST(ProjectedLaplace, DenseTablesPastTheirLimitAreRefused) {
+  const auto cube = [](std::size_t n0, std::size_t n1, std::size_t n2) {
+    std::vector<LatticeTable> tables{{{n0, n1, n2}, {}}};
+    for (std::size_t i = 0; i < n0 * n1 * n2; ++i) tables[0].cells.push_back(i);
+    return table_form(std::move(tables), n0 * n1 * n2);
+  };
+  const CellQuery pair{{0, 1}, {1, 1}};
+  EXPECT_FALSE(projected_numerators(*cube(128, 128, 65), pair, Interrupts()));
+  EXPECT_TRUE(projected_numerators(*cube(64, 64, 64), pair, Interrupts()));
   const std::uint32_t half = (1u << 22) + 1;
   std::vector<std::uint32_t> group_of_cell(2 * std::size_t(half));
   for (std::size_t i = half; i < group_of_cell.size(); ++i) group_of_cell[i] = 1;
-  const auto form = partition_form(std::move(group_of_cell), 2);
-  CellQuery both{{0, half}, {1, 1}}, one{{0, 1}, {1, 1}};
-  EXPECT_FALSE(projected_numerators(*form, both, Interrupts()));
-  EXPECT_TRUE(projected_numerators(*form, one, Interrupts()));
+  const auto groups = partition_form(std::move(group_of_cell), 2);
+  const auto both = projected_numerators(*groups, CellQuery{{0, half}, {1, 1}}, Interrupts());
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->denominator, half);
 }
 
 // D X for a cell of a 3 x 3 table (numerators 4, 2 x 4, 1 x 4 over 9) of
