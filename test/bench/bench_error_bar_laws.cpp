@@ -453,7 +453,7 @@ void projected_laplace() {
       lattice = projected_discrete_laplace_margin(*form, Rational{1, 1}, q, 0.9, Interrupts());
     });
     std::printf(
-        "%-18s (%7zu cells): continuous %s (%.3f s; Gauss %.3f)  lattice %s (%.3f s; Chebyshev %.3f)\n", what, q.size(),
+        "%-18s (%7zu cells): continuous %s (%.4f s; Gauss %.3f)  lattice %s (%.4f s; Chebyshev %.3f)\n", what, q.size(),
         real ? (format_double(real->half_width) + " " + exactness_name(real->kind)).c_str() : "refused", t_real,
         gauss_half_width(variance, 0.9),
         lattice ? (format_double(lattice->half_width) + " " + exactness_name(lattice->kind)).c_str() : "refused",
