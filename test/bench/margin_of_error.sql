@@ -7,7 +7,8 @@
 --     (built in every statement). Target: < 1 s.
 --  1b. the same grid released by subspace_laplace with its law given: a
 --     2 x 3 block, 150,000 cells, a random half, each from its own law
---     over Pi_N w on every cell, beside the variance alone. Target: < 1 s.
+--     over Pi_N w on every cell, beside the variance alone (target: < 1 s);
+--     4,000 sums of 250 cells in one GROUP BY.
 --  2. the 3,143 county sums of the 8M-block national integer cascade
 --     (us_geography.sql, as national_integer_cascade.sql releases it), a
 --     governed release: as the county nodes (3,143 rows aggregated) and as
@@ -70,6 +71,13 @@ FROM (SELECT count(*) AS cells, dp.error_bar(r, 0.95, (SELECT law FROM bench_lap
 SELECT cells, round((e).margin_of_error::numeric, 3) AS moe, (e).margin_kind
 FROM (SELECT count(*) AS cells, dp.error_bar(r, 0.95, (SELECT law FROM bench_laplace_law)) AS e
       FROM bench_laplace r WHERE (a * 31 + b * 17) % 2 = 0) s;
+\timing off
+\echo 4,000 sums of 250 cells each in one GROUP BY (each its own law), and the plain sums beside them
+\timing on
+SELECT count(*) AS sums, round(avg(moe)::numeric, 3) AS mean_moe
+FROM (SELECT a, (b - 1) / 250, dp.margin_of_error(r, 0.95, (SELECT law FROM bench_laplace_law)) AS moe
+      FROM bench_laplace r GROUP BY a, (b - 1) / 250) g;
+SELECT count(*) AS sums FROM (SELECT a, (b - 1) / 250, sum(n) FROM bench_laplace r GROUP BY a, (b - 1) / 250) g;
 \timing off
 \echo its variance alone, for the read of the table
 \timing on
