@@ -8,6 +8,7 @@
 #include <map>
 #include <numeric>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "../errors.hpp"
@@ -89,7 +90,7 @@ std::optional<BlockNumerators> group_numerators(std::size_t k, const BlockEntrie
 std::optional<BlockNumerators> two_way_numerators(const std::vector<std::size_t>& shape, const BlockEntries& cells,
                                                   const Interrupts& interrupts) {
   const std::int64_t r = std::int64_t(shape[0]), c = std::int64_t(shape[1]);
-  std::map<std::size_t, std::int64_t> row_sum, col_sum;
+  std::unordered_map<std::size_t, std::int64_t> row_sum, col_sum;
   std::int64_t T = 0;
   double mass = 0;
   for (std::size_t e = 0; e < cells.size(); ++e) {
@@ -109,19 +110,24 @@ std::optional<BlockNumerators> two_way_numerators(const std::vector<std::size_t>
   for (const auto& [i, R] : row_sum) ++rows_at[-r * R];
   for (const auto& [j, C] : col_sum) ++cols_at[-c * C];
   if (double(rows_at.size()) * double(cols_at.size()) > 0x1p20) return std::nullopt;
-  std::map<std::pair<std::int64_t, std::int64_t>, std::uint64_t> in_query;  // the query's cells per pair of values
+  // The query's cells per pair of values, keyed by the pair's place in
+  // the groups' order.
+  std::unordered_map<std::int64_t, std::size_t> row_group, col_group;
+  for (const auto& [a, rows] : rows_at) row_group.emplace(a, row_group.size());
+  for (const auto& [b, cols] : cols_at) col_group.emplace(b, col_group.size());
+  std::unordered_map<std::uint64_t, std::uint64_t> in_query;
   for (std::size_t e = 0; e < cells.size(); ++e) {
     interrupts.poll_every(e);
     const auto [position, w] = cells[e];
     const std::int64_t a = -r * row_sum[position / std::size_t(c)], b = -c * col_sum[position % std::size_t(c)];
-    ++in_query[{a, b}];
+    ++in_query[std::uint64_t(row_group.at(a)) * cols_at.size() + col_group.at(b)];
     out.values.emplace_back(r * c * w + a + b + T, 1);
   }
   std::uint64_t pairs = 0;
   for (const auto& [a, rows] : rows_at)
     for (const auto& [b, cols] : cols_at) {
       interrupts.poll_every(++pairs);
-      const auto found = in_query.find({a, b});
+      const auto found = in_query.find(std::uint64_t(row_group.at(a)) * cols_at.size() + col_group.at(b));
       const std::uint64_t taken = found == in_query.end() ? 0 : found->second;
       out.values.emplace_back(a + b + T, rows * cols - taken);
     }
@@ -213,7 +219,8 @@ std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, con
     if (double(out.denominator / g) * double(part.denominator) > kMaxNumerator) return std::nullopt;
     out.denominator = out.denominator / g * part.denominator;
   }
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes;
+  // Equal sizes merged first (a sum's cells take few values), then sorted.
+  std::unordered_map<std::uint64_t, std::uint64_t> cells_of_size;
   for (const BlockNumerators& part : parts) {
     const std::uint64_t factor = out.denominator / part.denominator;
     for (std::size_t i = 0; i < part.values.size(); ++i) {
@@ -222,9 +229,10 @@ std::optional<ScaledWeights> projected_numerators(const ProjectorForm& form, con
       if (value == 0 || cells == 0) continue;
       const std::uint64_t size = std::uint64_t(std::llabs(value));
       if (double(size) * double(factor) > kMaxNumerator) return std::nullopt;
-      sizes.emplace_back(size * factor, cells);
+      cells_of_size[size * factor] += cells;
     }
   }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> sizes(cells_of_size.begin(), cells_of_size.end());
   polled_sort(sizes.begin(), sizes.end(), interrupts);
   for (std::size_t k = 0; k < sizes.size(); ++k) {
     interrupts.poll_every(k);
