@@ -1,5 +1,5 @@
 -- Coverage of the error bars of sums of two or more cells or nodes (and of
--- one cell of a continuous law), through
+-- one cell of a projected law), through
 -- SQL, on repeated seeded releases: each family whose sums have a known law
 -- (src/core/accuracy/DERIVATIONS.md, section 14) gets its margin of error
 -- from dp.margin_of_error with its law, and that margin must be neither too
@@ -9,13 +9,13 @@
 --  - upper limit: the share the margin one step narrower covers is at most
 --    level + kZ sqrt(level (1 - level) / N): the margin is the exact
 --    quantile (margin_kind exact), so for a law on a lattice of step s
---    (the integers; project_l2's 1/12) P(|X| <= m - s) < level, and for a
+--    (the integers; project_l2's 1/12, 1/20) P(|X| <= m - s) < level, and for a
 --    continuous law (subspace_laplace) the margin itself covers with the
 --    level (within 1e-9 of the quantile).
 -- N = 20,000 sums per shape (1,000 releases of 20 independent sums);
 -- kZ = 4.8916: each one-sided check fails falsely at most once in 2 10^6
 -- (the binomial's tail is largest at p = level, where its variance is
--- level (1 - level)), the 90 checks together at most once in 2.2 10^4 seeds.
+-- level (1 - level)), the 96 checks together at most once in 2.0 10^4 seeds.
 -- Power, each limit against a wrong margin: m - s must fail the lower limit
 -- and 1.3 m, rounded up to the lattice, the upper one (the noise is a few counts wide, so one
 -- count moves the coverage by more than the tolerance; the shapes and
@@ -114,6 +114,11 @@ INSERT INTO cov_sums SELECT 'N', g, 1, 1, g FROM generate_series(1, 20) g;
 INSERT INTO cov_truth SELECT 'O', g, r, c, (g * 3 + r * 2 + c) % 7
 FROM generate_series(1, 20) g, generate_series(1, 3) r, generate_series(1, 4) c;
 INSERT INTO cov_sums SELECT 'O', g, r, r, g FROM generate_series(1, 20) g, generate_series(1, 2) r;
+-- P: the same law on 20 tables of 4 x 5 (lattice step 1/20); a "sum" is
+-- the cell (1, 1) of one table: its margin is the cell's interval.
+INSERT INTO cov_truth SELECT 'P', g, r, c, (g * 2 + r + c * 3) % 9
+FROM generate_series(1, 20) g, generate_series(1, 4) r, generate_series(1, 5) c;
+INSERT INTO cov_sums SELECT 'P', g, 1, 1, g FROM generate_series(1, 20) g;
 
 -- Indexed: each run joins its release's rows to both tables, so a plan
 -- that scans them once per row cannot cost seconds.
@@ -126,7 +131,8 @@ ANALYZE cov_sums;
 -- run number, so that a lateral join draws once per run), and how its rows
 -- name the line r, the column c and the layer k (a rollup row's keys are
 -- NULL and join nothing), and the law's step (1: integer counts; 0: a
--- continuous law; 1/12: project_l2's lattice on 3 x 4 tables).
+-- continuous law; 1/12 and 1/20: project_l2's lattices on 3 x 4 and 4 x 5
+-- tables).
 CREATE TEMP TABLE cov_release (shape text PRIMARY KEY, call text, r text, c text, k text DEFAULT '1',
                                step float8 DEFAULT 1);
 INSERT INTO cov_release VALUES
@@ -166,7 +172,9 @@ INSERT INTO cov_release VALUES
   ('N', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''N''', 0.5 + 0 * run,
           'subspace_laplace', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 0),
   ('O', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''O''', 0.5 + 0 * run,
-          'project_l2', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 1.0 / 12);
+          'project_l2', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 1.0 / 12),
+  ('P', $$dp.privatize('SELECT g, r, c, n FROM cov_truth WHERE shape = ''P''', 0.5 + 0 * run,
+          'project_l2', margins => '{"g,r","g,c"}') AS x(g int, r int, c int, n float8)$$, 'x.r', 'x.c', '1', 1.0 / 20);
 
 -- Per release, each sum's noise (released minus true): one query per shape,
 -- each release materialized once (a function scan the planner put inside a
