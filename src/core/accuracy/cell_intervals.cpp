@@ -348,44 +348,40 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
   return out;
 }
 
-CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts) {
+namespace {
+
+// Projected noise on the none, partition and table forms: every cell of a
+// block shares its law, computed once per block shape and scalar by
+// `law(shape, scalar, methods)` (the shape empty without margins), for the
+// first kMaxLawShapes shapes; further shapes, and laws that refuse
+// (TooLarge), take `tail` at the cell's variance.
+template <class Law>
+CellIntervals per_shape_intervals(const LinearAccuracy& accuracy, double level, RealTail tail,
+                                  const Interrupts& interrupts, const Law& law) {
   const ProjectorForm& form = accuracy.form();
-  const std::string structure = form.structure();
-  // General margins: a cell's weights are a projection each (O(cells +
-  // factor)), which would cost many times the release; their bound stays
-  // Gauss's (their sums take their laws: projected_laplace.hpp).
-  if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
+  const bool none = std::string(form.structure()) == "none";
   Methods methods;
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::pair<std::vector<std::size_t>, double>, double> by_shape;
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
-    std::vector<std::size_t> shape = form.block_shape(block);
-    if (structure == "none") shape = {};
+    const std::vector<std::size_t> shape = none ? std::vector<std::size_t>{} : form.block_shape(block);
     if (!shape.empty() && shape_pinned(shape)) continue;  // every cell fixed: width 0
-    // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
-    const double b = std::sqrt(accuracy.scalars().upper[block] / 2);
-    auto found = by_shape.find({shape, b});
+    const double scalar = accuracy.scalars().upper[block];
+    auto found = by_shape.find({shape, scalar});
     if (found == by_shape.end()) {
-      const std::vector<LaplaceTerm> terms =
-          shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape);
       double t = 0;
       try {
         if (by_shape.size() >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
-        const RealQuantile q = laplace_combination_quantile(b, terms, level, interrupts);
-        t = q.half_width;
-        methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of independent Laplace variables, "
-                              "by its Fourier series)"
-                            : "certified: a covering quantile of the cell's law (a combination of independent "
-                              "Laplace variables, by its Fourier series)",
-                    q.exact ? Exactness::exact : Exactness::certified);
+        t = law(shape, scalar, methods);
       } catch (const TooLarge&) {
-        double v = 0;
-        for (const LaplaceTerm& term : terms) v += 2 * b * b * term.count * term.weight * term.weight;
-        t = gauss_half_width(v, level);
-        methods.add("certified: Gauss's inequality (a symmetric log-concave marginal)", Exactness::certified);
+        const double v = scalar * (shape.empty() ? 1.0 : shape_diagonal(shape));
+        t = tail == RealTail::gauss ? gauss_half_width(v, level) : chebyshev_half_width(v, level);
+        methods.add(tail == RealTail::gauss ? "certified: Gauss's inequality (a symmetric log-concave marginal)"
+                                            : "certified: Chebyshev's inequality",
+                    Exactness::certified);
       }
-      found = by_shape.emplace(std::make_pair(shape, b), t).first;
+      found = by_shape.emplace(std::make_pair(shape, scalar), t).first;
     }
     width[block] = found->second;
   }
@@ -395,43 +391,45 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
   return out;
 }
 
-CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
-                                                   const Interrupts& interrupts) {
+}  // namespace
+
+CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double level, const Interrupts& interrupts) {
   const ProjectorForm& form = accuracy.form();
   const std::string structure = form.structure();
+  // General margins: a cell's weights are a projection each (O(cells +
+  // factor)), which would cost many times the release; their bound stays
+  // Gauss's (their sums take their laws: projected_laplace.hpp).
+  if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
+  return per_shape_intervals(accuracy, level, RealTail::gauss, interrupts,
+                             [&](const std::vector<std::size_t>& shape, double scalar, Methods& methods) {
+                               // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
+                               const RealQuantile q = laplace_combination_quantile(
+                                   std::sqrt(scalar / 2),
+                                   shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape),
+                                   level, interrupts);
+                               methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of "
+                                                     "independent Laplace variables, by its Fourier series)"
+                                                   : "certified: a covering quantile of the cell's law (a combination "
+                                                     "of independent Laplace variables, by its Fourier series)",
+                                           q.exact ? Exactness::exact : Exactness::certified);
+                               return q.half_width;
+                             });
+}
+
+CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
+                                                   const Interrupts& interrupts) {
   // General margins: a cell's weights are no lattice vector here; their
   // bound stays Chebyshev's.
-  if (structure == "general") return real_intervals(accuracy, level, RealTail::chebyshev, interrupts);
-  Methods methods;
-  std::vector<double> width(form.n_blocks(), 0.0);
-  std::map<std::vector<std::size_t>, double> by_shape;
-  for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
-    interrupts.poll_every(block);
-    std::vector<std::size_t> shape = form.block_shape(block);
-    if (structure == "none") shape = {};
-    if (!shape.empty() && shape_pinned(shape)) continue;  // every cell fixed: width 0
-    auto found = by_shape.find(shape);
-    if (found == by_shape.end()) {
-      double t = 0;
-      try {
-        if (by_shape.size() >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
-        const ScaledWeights weights = shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape);
-        const MarginOfError m = discrete_combination_margin(b, weights, level, interrupts);
-        t = m.half_width;
-        methods.add(m.method, m.kind);
-      } catch (const TooLarge&) {
-        const double v = accuracy.scalars().upper[block] * (shape.empty() ? 1.0 : shape_diagonal(shape));
-        t = chebyshev_half_width(v, level);
-        methods.add("certified: Chebyshev's inequality", Exactness::certified);
-      }
-      found = by_shape.emplace(shape, t).first;
-    }
-    width[block] = found->second;
-  }
-  CellIntervals out(accuracy.shared_form(), std::move(width), false, weaker(methods.kind, accuracy.kind()),
-                    methods.text());
-  out.set_level(level);
-  return out;
+  if (std::string(accuracy.form().structure()) == "general")
+    return real_intervals(accuracy, level, RealTail::chebyshev, interrupts);
+  return per_shape_intervals(accuracy, level, RealTail::chebyshev, interrupts,
+                             [&](const std::vector<std::size_t>& shape, double, Methods& methods) {
+                               const MarginOfError m = discrete_combination_margin(
+                                   b, shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape),
+                                   level, interrupts);
+                               methods.add(m.method, m.kind);
+                               return m.half_width;
+                             });
 }
 
 CellIntervals estimated_intervals(const LinearAccuracy& accuracy, double level, bool laplace_shape,
