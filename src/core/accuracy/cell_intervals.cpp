@@ -13,6 +13,7 @@
 #include "../samplers/interval.hpp"
 #include "../samplers/two_line_table.hpp"
 #include "conditioned_marginal.hpp"
+#include "group_cell_lattice_law.hpp"
 #include "laplace_table_cell.hpp"
 #include "lattice_bounds.hpp"
 #include "lattice_gaussian_quantiles.hpp"
@@ -267,6 +268,7 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
   }
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::vector<std::size_t>, double> by_shape;
+  hierarchy::CoordinateTerms terms;  // shared by the shapes' excesses
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = form.block_shape(block);
@@ -282,8 +284,9 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
       // tilted discrete Gaussian of its Klein order (the sums' box path).
       const std::vector<std::size_t> one_level(shape.size(), 1);
       try {
-        const Quantile q = tilted_gaussian_quantile(box_variance(sigma2, shape, one_level), 1,
-                                                    box_log_excess(sigma2, shape, one_level), level, interrupts);
+        const Quantile q =
+            tilted_gaussian_quantile(box_variance(sigma2, shape, one_level), 1,
+                                     box_log_excess(sigma2, shape, one_level, &terms), level, interrupts);
         if (double(q.half_width) <= t) {
           t = double(q.half_width);
           kind = q.exact ? Exactness::exact : Exactness::certified;
@@ -351,18 +354,21 @@ CellIntervals real_intervals(const LinearAccuracy& accuracy, double level, RealT
 namespace {
 
 // Projected noise on the none, partition and table forms: every cell of a
-// block shares its law, computed once per block shape and scalar by
-// `law(shape, scalar, methods)` (the shape empty without margins), for the
-// first kMaxLawShapes shapes; further shapes, and laws that refuse
-// (TooLarge), take `tail` at the cell's variance.
-template <class Law>
+// block shares its law, taken once per block shape and scalar from
+// `known(shape, methods)` where it was computed beforehand (every group
+// size at once), else computed by `law(shape, scalar, methods)` (the shape
+// empty without margins) for the first kMaxLawShapes shapes; further
+// shapes, and laws that refuse (TooLarge), take `tail` at the cell's
+// variance.
+template <class Known, class Law>
 CellIntervals per_shape_intervals(const LinearAccuracy& accuracy, double level, RealTail tail,
-                                  const Interrupts& interrupts, const Law& law) {
+                                  const Interrupts& interrupts, const Known& known, const Law& law) {
   const ProjectorForm& form = accuracy.form();
   const bool none = std::string(form.structure()) == "none";
   Methods methods;
   std::vector<double> width(form.n_blocks(), 0.0);
   std::map<std::pair<std::vector<std::size_t>, double>, double> by_shape;
+  std::size_t computed = 0;  // laws computed here, one shape each
   for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
     interrupts.poll_every(block);
     const std::vector<std::size_t> shape = none ? std::vector<std::size_t>{} : form.block_shape(block);
@@ -372,8 +378,12 @@ CellIntervals per_shape_intervals(const LinearAccuracy& accuracy, double level, 
     if (found == by_shape.end()) {
       double t = 0;
       try {
-        if (by_shape.size() >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
-        t = law(shape, scalar, methods);
+        if (const std::optional<double> given = known(shape, methods)) {
+          t = *given;
+        } else {
+          if (computed++ >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
+          t = law(shape, scalar, methods);
+        }
       } catch (const TooLarge&) {
         const double v = scalar * (shape.empty() ? 1.0 : shape_diagonal(shape));
         t = tail == RealTail::gauss ? gauss_half_width(v, level) : chebyshev_half_width(v, level);
@@ -400,36 +410,61 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
   // factor)), which would cost many times the release; their bound stays
   // Gauss's (their sums take their laws: projected_laplace.hpp).
   if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
-  return per_shape_intervals(accuracy, level, RealTail::gauss, interrupts,
-                             [&](const std::vector<std::size_t>& shape, double scalar, Methods& methods) {
-                               // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
-                               const RealQuantile q = laplace_combination_quantile(
-                                   std::sqrt(scalar / 2),
-                                   shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape),
-                                   level, interrupts);
-                               methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of "
-                                                     "independent Laplace variables, by its Fourier series)"
-                                                   : "certified: a covering quantile of the cell's law (a combination "
-                                                     "of independent Laplace variables, by its Fourier series)",
-                                           q.exact ? Exactness::exact : Exactness::certified);
-                               return q.half_width;
-                             });
+  return per_shape_intervals(
+      accuracy, level, RealTail::gauss, interrupts,
+      [](const std::vector<std::size_t>&, Methods&) { return std::optional<double>(); },
+      [&](const std::vector<std::size_t>& shape, double scalar, Methods& methods) {
+        // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
+        const RealQuantile q = laplace_combination_quantile(
+            std::sqrt(scalar / 2), shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape),
+            level, interrupts);
+        methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of "
+                              "independent Laplace variables, by its Fourier series)"
+                            : "certified: a covering quantile of the cell's law (a combination "
+                              "of independent Laplace variables, by its Fourier series)",
+                    q.exact ? Exactness::exact : Exactness::certified);
+        return q.half_width;
+      });
 }
 
 CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accuracy, Rational b, double level,
                                                    const Interrupts& interrupts) {
   // General margins: a cell's weights are no lattice vector here; their
   // bound stays Chebyshev's.
-  if (std::string(accuracy.form().structure()) == "general")
+  const ProjectorForm& form = accuracy.form();
+  if (std::string(form.structure()) == "general")
     return real_intervals(accuracy, level, RealTail::chebyshev, interrupts);
-  return per_shape_intervals(accuracy, level, RealTail::chebyshev, interrupts,
-                             [&](const std::vector<std::size_t>& shape, double, Methods& methods) {
-                               const MarginOfError m = discrete_combination_margin(
-                                   b, shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape),
-                                   level, interrupts);
-                               methods.add(m.method, m.kind);
-                               return m.half_width;
-                             });
+  // Margin groups of every size in one pass (a margin's groups may take
+  // hundreds of sizes), where that pass fits.
+  std::vector<std::size_t> group_sizes;
+  if (std::string(form.structure()) != "none")
+    for (std::uint32_t block = 0; block < form.n_blocks(); ++block) {
+      interrupts.poll_every(block);
+      const std::vector<std::size_t> shape = form.block_shape(block);
+      if (shape.size() == 1 && !shape_pinned(shape)) group_sizes.push_back(shape[0]);
+    }
+  std::map<std::size_t, Quantile> groups;
+  try {
+    groups = group_cell_lattice_quantiles(b, group_sizes, level, interrupts);
+  } catch (const TooLarge&) {
+    // each size by its own inversion, below
+  }
+  return per_shape_intervals(
+      accuracy, level, RealTail::chebyshev, interrupts,
+      [&](const std::vector<std::size_t>& shape, Methods& methods) -> std::optional<double> {
+        if (shape.size() != 1) return std::nullopt;
+        const auto found = groups.find(shape[0]);
+        if (found == groups.end()) return std::nullopt;
+        const MarginOfError m = lattice_combination_margin(found->second, shape[0], "convolution");
+        methods.add(m.method, m.kind);
+        return m.half_width;
+      },
+      [&](const std::vector<std::size_t>& shape, double, Methods& methods) {
+        const MarginOfError m = discrete_combination_margin(
+            b, shape.empty() ? ScaledWeights{{{1, 1}}, 1} : cell_projected_numerators(shape), level, interrupts);
+        methods.add(m.method, m.kind);
+        return m.half_width;
+      });
 }
 
 CellIntervals estimated_intervals(const LinearAccuracy& accuracy, double level, bool laplace_shape,

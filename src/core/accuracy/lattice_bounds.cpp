@@ -49,8 +49,8 @@ std::vector<std::vector<CoordinateGroup>> table_coordinates(Rational sigma2, con
   return factors;
 }
 
-double table_deficit_bound(Rational sigma2, const std::vector<std::size_t>& shape) {
-  return hierarchy::product_variance_deficit_bound(table_coordinates(sigma2, shape));
+double table_deficit_bound(Rational sigma2, const std::vector<std::size_t>& shape, hierarchy::CoordinateTerms* kept) {
+  return hierarchy::product_variance_deficit_bound(table_coordinates(sigma2, shape), kept);
 }
 
 double log_theta_ratio(const std::vector<std::vector<CoordinateGroup>>& factors) {

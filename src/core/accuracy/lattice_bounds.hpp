@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "../hierarchy/integer_cascade_splits.hpp"
+#include "../hierarchy/theta_sums.hpp"
 #include "../samplers/rational.hpp"
 
 namespace invariant_dp::accuracy {
@@ -41,8 +42,10 @@ std::vector<std::vector<hierarchy::CoordinateGroup>> table_coordinates(Rational 
                                                                        const std::vector<std::size_t>& shape,
                                                                        std::size_t pool = 0);
 
-// B for those coordinates (rounded up; >= 1 says nothing).
-double table_deficit_bound(Rational sigma2, const std::vector<std::size_t>& shape);
+// B for those coordinates (rounded up; >= 1 says nothing); `kept` shares
+// the coordinates' terms across the shapes of one computation.
+double table_deficit_bound(Rational sigma2, const std::vector<std::size_t>& shape,
+                           hierarchy::CoordinateTerms* kept = nullptr);
 
 // log R over the product coordinates of the factors (rounded up; infinity
 // when some q_j >= 1/3, where the bound says nothing). Every coordinate is

@@ -20,26 +20,21 @@ namespace {
 
 using hierarchy::CoordinateGroup;
 
-// count log1p(2 S), S = sum_{m>=1} q^(m^2) <= q / (1 - q), q = exp(-2 pi^2 s2):
-// one coordinate class's share of log(1 + eps), enclosed.
-std::optional<Interval> excess_term(const Interval& s2, const Interval& count) {
-  const std::optional<Interval> two_s = hierarchy::twice_q_ratio(s2, 1.0);
-  if (!two_s) return std::nullopt;
-  return mul(log1p(*two_s), count);
-}
-
-// The sum of excess_term over the products of the factors' groups.
-double product_excess(const std::vector<std::vector<CoordinateGroup>>& factors) {
+// The sum over the products of the factors' groups of count log1p(2 S),
+// S = sum_{m>=1} q^(m^2) <= q / (1 - q), q = exp(-2 pi^2 s2): each
+// coordinate class's share of log(1 + eps), enclosed.
+double product_excess(const std::vector<std::vector<CoordinateGroup>>& factors,
+                      hierarchy::CoordinateTerms* kept = nullptr) {
   Interval total(hierarchy::kThetaPrecision);
   bool says_nothing = false;
   hierarchy::for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
-    const hierarchy::ProductCoordinate c = hierarchy::product_coordinate(groups);
-    const std::optional<Interval> term = excess_term(c.s2, c.count);
-    if (!term) {
+    const std::optional<Interval> log_term =
+        hierarchy::coordinate_term(groups, hierarchy::CoordinateTerm::log1p_twice_q_ratio, 1.0, kept);
+    if (!log_term) {
       says_nothing = true;
       return false;
     }
-    accumulate(total, *term);
+    accumulate(total, mul(*log_term, hierarchy::coordinate_count(groups)));
     return true;
   });
   return says_nothing ? INFINITY : to_double(total, End::upper);
@@ -123,8 +118,8 @@ double log_excess_at_least(double s2, double count) {
   if (count == 0) return 0;
   if (!(s2 > 0)) return INFINITY;
   const mpfr_prec_t p = hierarchy::kThetaPrecision;
-  const std::optional<Interval> term = excess_term(exact_double(p, s2), exact_double(p, count));
-  return term ? to_double(*term, End::upper) : INFINITY;
+  const std::optional<Interval> two_s = hierarchy::twice_q_ratio(exact_double(p, s2), 1.0);
+  return two_s ? to_double(mul(log1p(*two_s), exact_double(p, count)), End::upper) : INFINITY;
 }
 
 double box_variance(Rational sigma2, const std::vector<std::size_t>& shape,
@@ -136,8 +131,8 @@ double box_variance(Rational sigma2, const std::vector<std::size_t>& shape,
   return v;
 }
 
-double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape,
-                      const std::vector<std::size_t>& selected) {
+double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape, const std::vector<std::size_t>& selected,
+                      hierarchy::CoordinateTerms* kept) {
   check_box(shape, selected);
   if (sigma2.num == 0 || sigma2.den == 0) throw InvalidArgument("a lattice Gaussian needs a positive variance");
   // Per axis: the box's levels' zero-sum run, the others', and the bridge
@@ -159,7 +154,7 @@ double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape,
     groups.push_back(bridge);
     factors.push_back(hierarchy::pooled_groups(std::move(groups), pool));
   }
-  return product_excess(factors);
+  return product_excess(factors, kept);
 }
 
 TiltedFunctional independent_blocks(const std::vector<TiltedFunctional>& blocks, const Interrupts& interrupts) {

@@ -37,6 +37,7 @@
 
 #include "../hierarchy/cascade_law.hpp"
 #include "../hierarchy/hierarchy_tree.hpp"
+#include "../hierarchy/theta_sums.hpp"
 #include "../interrupts.hpp"
 #include "../samplers/rational.hpp"
 #include "fourier_coverage.hpp"
@@ -66,7 +67,9 @@ double log_excess_at_least(double s2, double count);
 // sigma2: its sum's continuous variance sigma2 prod_k s_k (n_k - s_k) / n_k,
 // and log(1 + eps).
 double box_variance(Rational sigma2, const std::vector<std::size_t>& shape, const std::vector<std::size_t>& selected);
-double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape, const std::vector<std::size_t>& selected);
+// `kept` shares the coordinates' terms across the boxes of one computation.
+double box_log_excess(Rational sigma2, const std::vector<std::size_t>& shape, const std::vector<std::size_t>& selected,
+                      hierarchy::CoordinateTerms* kept = nullptr);
 
 // The part of the cascade's log excess common to every query: every free
 // Gram-Schmidt coordinate of the tree (hierarchy/integer_cascade_splits.hpp;

@@ -227,6 +227,7 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
     Exactness kind;
   };
   std::map<std::vector<std::size_t>, ShapeScalar> of_shape;
+  hierarchy::CoordinateTerms terms;  // shared by the shapes' bounds
   double largest = 0;
   bool computed = false;
   for (std::uint32_t block = 0; block < n_blocks; ++block) {
@@ -235,7 +236,7 @@ LinearAccuracy lattice_gaussian_accuracy(std::shared_ptr<const ProjectorForm> fo
     if (shape_pinned(shape)) continue;
     auto found = of_shape.find(shape);
     if (found == of_shape.end()) {
-      const double bound = table_deficit_bound(sigma2, shape);
+      const double bound = table_deficit_bound(sigma2, shape, &terms);
       ShapeScalar scalar{lower_of(bound), s2, Exactness::certified};
       double c = 0;
       double error = 0;

@@ -318,13 +318,17 @@ MarginOfError discrete_combination_margin(Rational b, const ScaledWeights& weigh
     throw TooLarge("the projected noise's lattice law is too wide to scan");
   const Quantile q =
       independent_sum_quantile(IntegerNoise{IntegerNoise::Kind::laplace, b}, weights.numerators, level, interrupts);
+  return lattice_combination_margin(q, weights.denominator, "Fourier inversion");
+}
+
+MarginOfError lattice_combination_margin(const Quantile& q, std::uint64_t denominator, const char* how) {
   MarginOfError out;
   out.tail = SumTail::law_quantile;
-  out.half_width = (double(q.half_width) + 0.5) / double(weights.denominator);
+  out.half_width = (double(q.half_width) + 0.5) / double(denominator);
   out.kind = q.exact ? Exactness::exact : Exactness::certified;
   out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
-               " of its law (discrete Laplace variables weighted by the projection, on the projection's lattice, by "
-               "Fourier inversion)";
+               " of its law (discrete Laplace variables weighted by the projection, on the projection's lattice, by " +
+               how + ")";
   return out;
 }
 

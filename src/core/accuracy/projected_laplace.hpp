@@ -32,6 +32,7 @@
 #include "../interrupts.hpp"
 #include "../samplers/rational.hpp"
 #include "cell_query.hpp"
+#include "fourier_coverage.hpp"
 #include "integer_noise_transforms.hpp"
 #include "laplace_combination.hpp"
 #include "margin_of_error.hpp"
@@ -72,6 +73,10 @@ std::vector<LaplaceTerm> cell_projected_weights(const std::vector<std::size_t>& 
 // lattice points). TooLarge past the inversion's limits.
 MarginOfError discrete_combination_margin(Rational b, const ScaledWeights& weights, double level,
                                           const Interrupts& interrupts);
+
+// The same margin from D X's quantile q however it was computed (`how`:
+// "Fourier inversion", "convolution").
+MarginOfError lattice_combination_margin(const Quantile& q, std::uint64_t denominator, const char* how);
 
 // The margin of error of the sum `query` of a subspace_laplace release of
 // scale b (continuous), or of a project_l2 release of parameter b

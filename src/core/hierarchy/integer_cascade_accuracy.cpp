@@ -29,7 +29,7 @@ double deficit_bound_double(const std::vector<std::vector<CoordinateGroup>>& fac
 
 }  // namespace
 
-double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors) {
+double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors, CoordinateTerms* kept) {
   // eta = 2^-k minimising the double estimate (every eta gives a valid bound).
   double eta = 0.5, best = INFINITY;
   for (int k = 1; k <= 24; ++k) {
@@ -45,13 +45,12 @@ double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGr
   Interval total(p);
   bool says_nothing = false;
   for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
-    const ProductCoordinate c = product_coordinate(groups);
-    const std::optional<Interval> t = twice_q_ratio(c.s2, 1 - eta);
+    const std::optional<Interval> t = coordinate_term(groups, CoordinateTerm::twice_q_ratio, 1 - eta, kept);
     if (!t) {
       says_nothing = true;
       return false;
     }
-    accumulate(total, mul(*t, c.count));
+    accumulate(total, mul(*t, coordinate_count(groups)));
     return true;
   });
   if (says_nothing) return INFINITY;

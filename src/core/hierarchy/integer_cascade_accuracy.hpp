@@ -39,6 +39,7 @@
 #include "cascade_law.hpp"
 #include "hierarchy_tree.hpp"
 #include "integer_cascade_splits.hpp"
+#include "theta_sums.hpp"
 
 namespace invariant_dp::hierarchy {
 
@@ -52,8 +53,10 @@ double integer_cascade_variance_deficit_bound(const IntegerSplits& splits);
 inline double published_deficit_bound(double bound) { return bound < 0x1p-53 ? 0x1p-53 : bound; }
 // The same for the coordinates of a product of lattices (crossed trees):
 // each coordinate's s^2 the product of its factors' (the argument above only
-// uses the triangular form, which the Kronecker product keeps).
-double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors);
+// uses the triangular form, which the Kronecker product keeps). `kept`
+// shares coordinates' terms across the calls of one computation.
+double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors,
+                                      CoordinateTerms* kept = nullptr);
 
 struct VarianceBounds {
   double lower = 0;  // (1 - B) times the closed form, rounded down (0 when B >= 1)

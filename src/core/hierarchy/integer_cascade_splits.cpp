@@ -148,10 +148,15 @@ std::vector<CoordinateGroup> pooled_groups(std::vector<CoordinateGroup> groups, 
     out.insert(out.end(), rest.begin(), rest.end());
     return out;
   }
-  // Exact order of the rationals: a/b < c/d iff a d < c b (BigInt, no overflow).
-  std::sort(rest.begin(), rest.end(), [](const CoordinateGroup& x, const CoordinateGroup& y) {
+  // Exact order of the rationals: a/b < c/d iff a d < c b (BigInt, no
+  // overflow). Tables list them strictly increasing already (checked
+  // first; that order is the only sorted one, so the sort would keep it).
+  const auto smaller = [](const CoordinateGroup& x, const CoordinateGroup& y) {
     return BigInt(x.s2_num) * BigInt(y.s2_den) < BigInt(y.s2_num) * BigInt(x.s2_den);
-  });
+  };
+  const auto not_increasing = [&](const CoordinateGroup& x, const CoordinateGroup& y) { return !smaller(x, y); };
+  if (std::adjacent_find(rest.begin(), rest.end(), not_increasing) != rest.end())
+    std::sort(rest.begin(), rest.end(), smaller);
   const std::size_t run = (rest.size() + max_groups - 1) / max_groups;
   for (std::size_t k = 0; k < rest.size(); k += run) {
     CoordinateGroup g = rest[k];  // the smallest s^2 of its run

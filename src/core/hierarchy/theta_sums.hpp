@@ -9,7 +9,9 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "../samplers/interval.hpp"
@@ -30,10 +32,32 @@ struct ProductCoordinate {
   Interval s2, count;
 };
 ProductCoordinate product_coordinate(const std::vector<const CoordinateGroup*>& groups);
+Interval coordinate_count(const std::vector<const CoordinateGroup*>& groups);
 
 // 2 q / (1 - q), q = exp(-2 pi^2 factor s2), enclosed, for s2 >= 0 and a
 // factor > 0 that a double holds exactly; nothing when q may reach 1 (the
 // geometric bound then says nothing).
 std::optional<Interval> twice_q_ratio(const Interval& s2, double factor);
+
+// The terms of a coordinate group that the sums take: 2 q / (1 - q) at a
+// factor (the deficit bound), or log1p of it at factor 1 (the excess).
+enum class CoordinateTerm { twice_q_ratio, log1p_twice_q_ratio };
+
+// One computation's terms over many shapes, kept: a margin whose groups
+// take hundreds of sizes asks mostly the same coordinates for each size.
+// Keyed by the groups' exact s^2, the term and its factor, it returns the
+// enclosure computed the first time, so no figure differs from a fresh
+// computation; it lives as long as the computation that owns it.
+class CoordinateTerms {
+ public:
+  std::optional<Interval> term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what, double factor);
+
+ private:
+  std::map<std::tuple<CoordinateTerm, double, std::vector<Uint128>>, std::optional<Interval>> kept_;
+};
+
+// The term at the groups' product coordinate, from `kept` where given.
+std::optional<Interval> coordinate_term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what,
+                                        double factor, CoordinateTerms* kept);
 
 }  // namespace invariant_dp::hierarchy

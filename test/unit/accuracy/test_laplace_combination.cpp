@@ -276,9 +276,18 @@ TEST(ProjectedLaplace, AReleaseComputesItsFirstShapesLaws) {
   first_of_258 = first_of_257 + 257;
   EXPECT_DOUBLE_EQ(c.half_width(std::uint32_t(first_of_257)), last_exact);
   EXPECT_DOUBLE_EQ(c.half_width(std::uint32_t(first_of_258)), gauss_half_width(2.0 * (1 - 1.0 / 258), 0.9));
+  // The lattice law: every group size in one pass, by convolution, the
+  // 258-cell group's as its own inversion gives it; where that pass is
+  // past its work (b = 2000), each size's inversion, the first 256 sizes.
   const CellIntervals d = projected_discrete_laplace_intervals(continuous, Rational{1, 1}, 0.9, Interrupts());
-  EXPECT_NE(d.method().find("Chebyshev"), std::string::npos) << d.method();
-  EXPECT_NE(d.method().find("exact: the quantile of its law"), std::string::npos) << d.method();
+  EXPECT_EQ(d.kind(), Exactness::exact) << d.method();
+  EXPECT_NE(d.method().find("by convolution"), std::string::npos) << d.method();
+  EXPECT_DOUBLE_EQ(d.half_width(std::uint32_t(first_of_258)),
+                   discrete_combination_margin({1, 1}, cell_projected_numerators({258}), 0.9, {}).half_width);
+  const CellIntervals wide = projected_discrete_laplace_intervals(continuous, Rational{2000, 1}, 0.9, Interrupts());
+  EXPECT_NE(wide.method().find("Chebyshev"), std::string::npos) << wide.method();
+  EXPECT_NE(wide.method().find("exact: the quantile of its law"), std::string::npos) << wide.method();
+  EXPECT_NE(wide.method().find("Fourier inversion"), std::string::npos) << wide.method();
 }
 
 // A 2 x 3 block of a 1000 x 1000 table: its numerators over 10^6 have no

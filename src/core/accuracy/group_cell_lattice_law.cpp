@@ -1,0 +1,175 @@
+// One cell's lattice law in zero-sum groups of every size at once
+// (group_cell_lattice_law.hpp).
+#include "group_cell_lattice_law.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "../errors.hpp"
+#include "../samplers/interval.hpp"
+#include "integer_noise_transforms.hpp"
+#include "tail_quantiles.hpp"
+
+namespace invariant_dp::accuracy {
+namespace {
+
+using Real = long double;
+constexpr Real kUnit = 0x1p-64L;  // 80-bit arithmetic's unit roundoff
+
+// Mass left out: below any level's resolution, and far below the
+// enclosures' own rounding.
+constexpr double kDropped = 1e-18;
+
+// The pmf of T_m on [-W, W] (index y + W), and what the pass needs to
+// enclose what it computes.
+class SumOfCells {
+ public:
+  SumOfCells(Rational b, std::int64_t W) : W_(W), f_(std::size_t(2 * W + 1), 0), F_(f_.size()) {
+    x_ = Real(b.den) / Real(b.num);  // 1/b
+    a_ = std::exp(-x_);
+    c_ = -std::expm1(-x_) / (1 + a_);  // (1 - a)/(1 + a)
+    f_[std::size_t(W)] = 1;            // T_0 = 0
+    // a's relative error: x's rounding (u) through exp (x u) and exp's own
+    // (2 u); a term reaching distance d carries d factors of a and 2 d + 1
+    // roundings; c and the step's last add and product some 2x + 20 u.
+    const Real delta_a = (x_ + 3) * kUnit * Real(1.01);
+    rho_step_ = std::expm1(Real(2 * W) * (delta_a + 2 * kUnit) + (2 * x_ + 20) * kUnit);
+  }
+
+  // T_(m+1) from T_m: f <- c (F + a B(. + 1)), F(y) = f(y) + a F(y - 1),
+  // B(y) = f(y) + a B(y + 1); what leaves the window is dropped.
+  void convolve(const Interrupts& interrupts) {
+    const std::size_t n = f_.size();
+    Real run = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      interrupts.poll_every(i);
+      run = f_[i] + a_ * run;
+      F_[i] = run;
+    }
+    Real back = 0;  // B(y + 1) of the old f
+    for (std::size_t i = n; i-- > 0;) {
+      interrupts.poll_every(i);
+      const Real old = f_[i];
+      f_[i] = c_ * (F_[i] + a_ * back);
+      back = old + a_ * back;
+    }
+    ++m_;
+  }
+
+  std::int64_t cells() const { return m_; }
+  Real at(std::int64_t y) const { return f_[std::size_t(y + W_)]; }
+  // Relative error of every computed value against the window's exact
+  // (truncated) recursion.
+  Real rho() const { return std::expm1(Real(m_) * std::log1p(rho_step_)); }
+
+  // Prefix sums, P[i] = sum of the values at indices < i.
+  void prefix(std::vector<Real>& P, const Interrupts& interrupts) const {
+    P.assign(f_.size() + 1, 0);
+    for (std::size_t i = 0; i < f_.size(); ++i) {
+      interrupts.poll_every(i);
+      P[i + 1] = P[i] + f_[i];
+    }
+  }
+
+ private:
+  std::int64_t W_;
+  std::int64_t m_ = 0;
+  std::vector<Real> f_, F_;
+  Real x_ = 0, a_ = 0, c_ = 0, rho_step_ = 0;
+};
+
+}  // namespace
+
+std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const std::vector<std::size_t>& sizes,
+                                                             double level, const Interrupts& interrupts) {
+  check_level(level);
+  if (b.num == 0 || b.den == 0) throw InvalidArgument("a discrete Laplace law needs a positive scale");
+  std::vector<std::size_t> wanted(sizes);
+  std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
+  std::map<std::size_t, Quantile> out;
+  if (wanted.empty()) return out;
+  if (wanted.front() < 2) throw InvalidArgument("a zero-sum group's cell law needs at least two cells");
+  const auto m_max = static_cast<std::int64_t>(wanted.back() - 1);
+
+  // The window: T_(m_max)'s tails past R and e_0's past K are below
+  // kDropped (Chernoff; the closed form 2 a^(K+1)/(1 + a)).
+  const IntegerNoise noise{IntegerNoise::Kind::laplace, b};
+  const NoiseTransform law(noise);
+  const double bd = b.to_double();
+  const auto K = static_cast<std::int64_t>(std::ceil(bd * std::log(2 / kDropped)));
+  const std::int64_t R = law.tail_point({{1, static_cast<std::uint64_t>(m_max)}}, kDropped);
+  const std::int64_t W = std::max(R, K);
+  // Work: three passes of the window per cell added; per size a prefix
+  // pass, some 40 coverages, each reading the k whose windows meet [-W, W]
+  // (about 2 (W + q)/m of them); memory: three arrays of the window (16 MB
+  // each at most).
+  const double window = 2 * double(W) + 1;
+  double work = double(m_max) * 3 * window;
+  for (const std::size_t g : wanted) work += window + 41 * (2 * std::min(double(K), 2 * window / double(g - 1)) + 1);
+  if (!(work <= kMaxGroupLawWork) || W > (std::int64_t(1) << 19))
+    throw TooLarge("the groups' cell laws are too wide for one pass");
+
+  SumOfCells T(b, W);
+  T.convolve(interrupts);  // T_1: e_0's law too
+  std::vector<Real> p(std::size_t(2 * K + 1));
+  for (std::int64_t k = -K; k <= K; ++k) p[std::size_t(k + K)] = T.at(k);
+  const Real rho_p = T.rho();
+  // P(|e_0| > K) <= 2 a^(K+1).
+  const double tail_k = next_up(2 * std::exp(-double(K + 1) / bd) * (1 + 1e-9));
+  const double variance_cell = law.variance();
+
+  std::vector<Real> P;
+  for (const std::size_t g : wanted) {
+    const auto m = static_cast<std::int64_t>(g - 1);
+    // Ends: at most m_max passes, each a bounded pass over the window.
+    while (T.cells() < m) T.convolve(interrupts);
+    T.prefix(P, interrupts);
+    const Real rho = T.rho();
+    const Real total = P.back();
+    const Real abs_prefix = Real(2 * W + 2) * kUnit * Real(1.01) * std::max<Real>(1, total);
+    // The window's exact mass is at least total / (1 + rho) less the sums'
+    // rounding: what it dropped is at most the rest.
+    const Real deficit = std::max<Real>(0, 1 - (total - abs_prefix) / (1 + rho));
+    // The computed mass of T in [lo, hi] (clipped to the window).
+    const auto window_mass = [&](std::int64_t lo, std::int64_t hi) -> Real {
+      lo = std::max(lo, -W), hi = std::min(hi, W);
+      if (lo > hi) return -1;  // nothing of the window: exactly 0
+      return P[std::size_t(hi + W + 1)] - P[std::size_t(lo + W)];
+    };
+    const Real sum_rounding = Real(4 * K + 8) * kUnit;
+    const auto coverage = [&](std::int64_t q) {
+      Real low = 0, up = 0;
+      // Past |k| = (W + q)/m the window [m k - q, m k + q] misses [-W, W].
+      const std::int64_t k_reach = std::min(K, (W + q) / m);
+      for (std::int64_t k = -k_reach; k <= k_reach; ++k) {
+        interrupts.poll_every(std::uint64_t(k + k_reach));
+        const Real w = window_mass(m * k - q, m * k + q);
+        if (w < 0) continue;
+        const Real pk = p[std::size_t(k + K)];
+        low += pk * std::max<Real>(0, w - 3 * abs_prefix);
+        up += pk * (w + 3 * abs_prefix);
+      }
+      CoverageBounds c;
+      c.lower = next_down(double(low * (1 - sum_rounding) / ((1 + rho) * (1 + rho_p))));
+      c.lower = std::max(0.0, next_down(c.lower));
+      const Real upper = up * (1 + sum_rounding) / ((1 - rho) * (1 - rho_p)) + deficit;
+      c.upper = std::min(1.0, next_up(next_up(double(upper)) + tail_k));
+      return c;
+    };
+    // The search's ceiling: a q that covers with room to spare, m K' + R'
+    // with P(|e_0| > K') and P(|T_m| > R') each at most a quarter of
+    // 1 - level (the closed form; Chebyshev), so that its coverage is
+    // certain and reads few k; g X's variance is (m^2 + m) times a cell's.
+    const double quarter = (1 - level) / 4;
+    const auto k_room = static_cast<std::int64_t>(std::ceil(bd * std::log(2 / quarter)));
+    const auto r_room = static_cast<std::int64_t>(std::ceil(std::sqrt(double(m) * variance_cell / quarter)));
+    const std::int64_t ceiling = std::min(m * K + W, m * std::min(k_room, K) + std::min(r_room, W));
+    const double sd = std::sqrt((double(m) * double(m) + double(m)) * variance_cell);
+    const auto guess = static_cast<std::int64_t>(std::floor(normal_quantile(level) * sd));
+    out.emplace(g, smallest_covering(coverage, level, guess, ceiling, interrupts));
+  }
+  return out;
+}
+
+}  // namespace invariant_dp::accuracy
