@@ -28,13 +28,13 @@ double product_excess(const std::vector<std::vector<CoordinateGroup>>& factors,
   Interval total(hierarchy::kThetaPrecision);
   bool says_nothing = false;
   hierarchy::for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
-    const std::optional<Interval> log_term =
+    const std::optional<Interval> term =
         hierarchy::coordinate_term(groups, hierarchy::CoordinateTerm::log1p_twice_q_ratio, 1.0, kept);
-    if (!log_term) {
+    if (!term) {
       says_nothing = true;
       return false;
     }
-    accumulate(total, mul(*log_term, hierarchy::coordinate_count(groups)));
+    accumulate(total, *term);
     return true;
   });
   return says_nothing ? INFINITY : to_double(total, End::upper);

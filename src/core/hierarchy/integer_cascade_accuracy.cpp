@@ -50,7 +50,7 @@ double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGr
       says_nothing = true;
       return false;
     }
-    accumulate(total, mul(*t, coordinate_count(groups)));
+    accumulate(total, *t);
     return true;
   });
   if (says_nothing) return INFINITY;

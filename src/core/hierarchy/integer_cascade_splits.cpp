@@ -152,6 +152,11 @@ std::vector<CoordinateGroup> pooled_groups(std::vector<CoordinateGroup> groups, 
   // overflow). Tables list them strictly increasing already (checked
   // first; that order is the only sorted one, so the sort would keep it).
   const auto smaller = [](const CoordinateGroup& x, const CoordinateGroup& y) {
+    // 80-bit quotients decide all but near-ties (each within 2^-63).
+    const long double qx = static_cast<long double>(x.s2_num) / static_cast<long double>(x.s2_den);
+    const long double qy = static_cast<long double>(y.s2_num) / static_cast<long double>(y.s2_den);
+    if (qx < qy * (1 - 0x1p-60L)) return true;
+    if (qy < qx * (1 - 0x1p-60L)) return false;
     return BigInt(x.s2_num) * BigInt(y.s2_den) < BigInt(y.s2_num) * BigInt(x.s2_den);
   };
   const auto not_increasing = [&](const CoordinateGroup& x, const CoordinateGroup& y) { return !smaller(x, y); };

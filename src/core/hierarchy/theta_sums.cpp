@@ -23,15 +23,12 @@ void for_each_product(const std::vector<std::vector<CoordinateGroup>>& factors,
 // s^2 as (s^2 num) / den factor by factor, each step rounded outward.
 ProductCoordinate product_coordinate(const std::vector<const CoordinateGroup*>& groups) {
   const mpfr_prec_t p = kThetaPrecision;
-  ProductCoordinate c{exact(p, std::uint64_t{1}), coordinate_count(groups)};
-  for (const CoordinateGroup* g : groups) c.s2 = div(mul(c.s2, exact(p, g->s2_num)), exact(p, g->s2_den));
+  ProductCoordinate c{exact(p, std::uint64_t{1}), exact(p, std::uint64_t{1})};
+  for (const CoordinateGroup* g : groups) {
+    c.s2 = div(mul(c.s2, exact(p, g->s2_num)), exact(p, g->s2_den));
+    c.count = mul(c.count, static_cast<unsigned long>(g->count));
+  }
   return c;
-}
-
-Interval coordinate_count(const std::vector<const CoordinateGroup*>& groups) {
-  Interval count = exact(kThetaPrecision, std::uint64_t{1});
-  for (const CoordinateGroup* g : groups) count = mul(count, static_cast<unsigned long>(g->count));
-  return count;
 }
 
 // The exponent in one fixed order, pi^2 s2, then 2, then the factor (the
@@ -50,18 +47,20 @@ namespace {
 
 std::optional<Interval> fresh_term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what,
                                    double factor) {
-  const std::optional<Interval> t = twice_q_ratio(product_coordinate(groups).s2, factor);
-  if (!t || what == CoordinateTerm::twice_q_ratio) return t;
-  return log1p(*t);
+  const ProductCoordinate c = product_coordinate(groups);
+  const std::optional<Interval> t = twice_q_ratio(c.s2, factor);
+  if (!t) return t;
+  return mul(what == CoordinateTerm::twice_q_ratio ? *t : log1p(*t), c.count);
 }
 
 }  // namespace
 
 std::optional<Interval> CoordinateTerms::term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what,
                                               double factor) {
-  std::vector<Uint128> s2;
-  for (const CoordinateGroup* g : groups) s2.push_back(g->s2_num), s2.push_back(g->s2_den);
-  auto key = std::make_tuple(what, factor, std::move(s2));
+  std::vector<Uint128> coordinate;
+  for (const CoordinateGroup* g : groups)
+    coordinate.push_back(g->s2_num), coordinate.push_back(g->s2_den), coordinate.push_back(g->count);
+  auto key = std::make_tuple(what, factor, std::move(coordinate));
   const auto found = kept_.find(key);
   if (found != kept_.end()) return found->second;
   return kept_.emplace(std::move(key), fresh_term(groups, what, factor)).first->second;

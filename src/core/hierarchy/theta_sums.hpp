@@ -32,20 +32,20 @@ struct ProductCoordinate {
   Interval s2, count;
 };
 ProductCoordinate product_coordinate(const std::vector<const CoordinateGroup*>& groups);
-Interval coordinate_count(const std::vector<const CoordinateGroup*>& groups);
 
 // 2 q / (1 - q), q = exp(-2 pi^2 factor s2), enclosed, for s2 >= 0 and a
 // factor > 0 that a double holds exactly; nothing when q may reach 1 (the
 // geometric bound then says nothing).
 std::optional<Interval> twice_q_ratio(const Interval& s2, double factor);
 
-// The terms of a coordinate group that the sums take: 2 q / (1 - q) at a
-// factor (the deficit bound), or log1p of it at factor 1 (the excess).
+// The terms of a coordinate group that the sums take, times its count:
+// 2 q / (1 - q) at a factor (the deficit bound), or log1p of it at factor
+// 1 (the excess).
 enum class CoordinateTerm { twice_q_ratio, log1p_twice_q_ratio };
 
 // One computation's terms over many shapes, kept: a margin whose groups
 // take hundreds of sizes asks mostly the same coordinates for each size.
-// Keyed by the groups' exact s^2, the term and its factor, it returns the
+// Keyed by the groups' exact s^2 and counts, the term and its factor, it returns the
 // enclosure computed the first time, so no figure differs from a fresh
 // computation; it lives as long as the computation that owns it.
 class CoordinateTerms {
