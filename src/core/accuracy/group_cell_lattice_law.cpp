@@ -120,6 +120,8 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
   const double variance_cell = law.variance();
 
   std::vector<Real> P;
+  std::int64_t last_q = 0;
+  double last_sd = 0;
   for (const std::size_t g : wanted) {
     const auto m = static_cast<std::int64_t>(g - 1);
     // Ends: at most m_max passes, each a bounded pass over the window.
@@ -165,9 +167,14 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
     const auto k_room = static_cast<std::int64_t>(std::ceil(bd * std::log(2 / quarter)));
     const auto r_room = static_cast<std::int64_t>(std::ceil(std::sqrt(double(m) * variance_cell / quarter)));
     const std::int64_t ceiling = std::min(m * K + W, m * std::min(k_room, K) + std::min(r_room, W));
+    // The search starts from the last size's quantile scaled by the sd
+    // (within a count or two for neighbouring sizes), else the normal one.
     const double sd = std::sqrt((double(m) * double(m) + double(m)) * variance_cell);
-    const auto guess = static_cast<std::int64_t>(std::floor(normal_quantile(level) * sd));
-    out.emplace(g, smallest_covering(coverage, level, guess, ceiling, interrupts));
+    const auto guess = static_cast<std::int64_t>(
+        std::floor(last_sd > 0 ? double(last_q) * sd / last_sd : normal_quantile(level) * sd));
+    const Quantile q = smallest_covering(coverage, level, guess, ceiling, interrupts);
+    last_q = q.half_width, last_sd = sd;
+    out.emplace(g, q);
   }
   return out;
 }
