@@ -18,6 +18,7 @@ constexpr long double kPi = 3.141592653589793238462643383279502884L;
 constexpr double kSeriesError = 1e-13;
 // The unit roundoff of long double.
 constexpr long double kLongUnit = 0x1p-64L;
+constexpr long double kDoubleUnitLong = 0x1p-53L;
 // sin and cos of pi k x/L are carried by rotation and taken afresh this
 // often (each rotation adds a few units of rounding).
 constexpr std::size_t kRotationRun = 1024;
@@ -105,21 +106,27 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
   phi_.reserve(n_terms);
   long double rounding = 0;
   const long double weight_count = (long double)terms_.size();
+  const double theta_step = double(kPi) / period_half_;
   for (std::size_t k = 1; k <= n_terms; ++k) {
-    const long double theta = kPi * (long double)k / (long double)period_half_;
-    long double log_phi = 0;
+    // phi in double (a release takes a law for each of up to 256 shapes;
+    // 80-bit logarithms and exponentials cost three times as much), its
+    // rounding counted in double units below.
+    const double theta = theta_step * double(k);
+    double log_phi = 0;
     for (std::size_t j = 0; j < terms_.size(); ++j) {
       interrupts.poll_every(k * terms_.size() + j);
-      const long double y = (long double)b * terms_[j].weight * theta;
+      const double y = b * terms_[j].weight * theta;
       log_phi -= terms_[j].count * std::log1p(y * y);
     }
     const long double phi = std::exp(log_phi);
     const long double term = 2 / (kPi * (long double)k) * phi;
-    // The term's rounding: log phi's (some units per weight), its
-    // exponential's (|log phi| units), the rotation's (a few units per step
-    // of a run), the summation's (K units of each term).
-    rounding +=
-        term * (4 * weight_count + 30 + 2 * std::fabs(log_phi) + 4 * kRotationRun + (long double)n_terms) * kLongUnit;
+    // The term's rounding: log phi's, in double (y within 4 units moves
+    // each log1p(y^2) by 8 y^2/(1 + y^2) <= 12 log1p(y^2) units, and each
+    // log1p, product and sum adds some; the exponential |log phi| + 1 more),
+    // the rotation's (a few units per
+    // step of a run), the summation's (K units of each term).
+    rounding += term * ((4 * weight_count + 30 + 14 * std::fabs((long double)log_phi)) * kDoubleUnitLong +
+                        (4 * kRotationRun + (long double)n_terms) * kLongUnit);
     phi_.push_back(phi);
     // The terms k' = k + 1 .. K: at most (2/pi) phi_k sum 1/k' <= (2/pi) phi_k ln(K/k).
     const long double rest = 2 / kPi * phi * std::log((long double)n_terms / (long double)k);
