@@ -19,6 +19,8 @@ constexpr Real kUnit = 0x1p-64L;  // 80-bit arithmetic's unit roundoff
 // Mass left out: below any level's resolution, and far below the
 // enclosures' own rounding.
 constexpr double kDropped = 1e-18;
+// The window's half-width at most: three arrays of 2^20 80-bit values.
+constexpr std::int64_t kMaxWindow = std::int64_t(1) << 19;
 
 // The pmf of T_m on [-W, W] (index y + W), and what the pass needs to
 // enclose what it computes.
@@ -97,7 +99,9 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
   const IntegerNoise noise{IntegerNoise::Kind::laplace, b};
   const NoiseTransform law(noise);
   const double bd = b.to_double();
-  const auto K = static_cast<std::int64_t>(std::ceil(bd * std::log(2 / kDropped)));
+  const double k_reach = std::ceil(bd * std::log(2 / kDropped));
+  if (!(k_reach <= double(kMaxWindow))) throw TooLarge("the groups' cell laws are too wide for one pass");
+  const auto K = static_cast<std::int64_t>(k_reach);
   const std::int64_t R = law.tail_point({{1, static_cast<std::uint64_t>(m_max)}}, kDropped);
   const std::int64_t W = std::max(R, K);
   // Work: three passes of the window per cell added; per size a prefix
@@ -107,8 +111,7 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
   const double window = 2 * double(W) + 1;
   double work = double(m_max) * 3 * window;
   for (const std::size_t g : wanted) work += window + 41 * (2 * std::min(double(K), 2 * window / double(g - 1)) + 1);
-  if (!(work <= kMaxGroupLawWork) || W > (std::int64_t(1) << 19))
-    throw TooLarge("the groups' cell laws are too wide for one pass");
+  if (!(work <= kMaxGroupLawWork) || W > kMaxWindow) throw TooLarge("the groups' cell laws are too wide for one pass");
 
   SumOfCells T(b, W);
   T.convolve(interrupts);  // T_1: e_0's law too

@@ -103,6 +103,9 @@ TEST(GroupCellLatticeLaw, RefusesBeforeItWorks) {
   EXPECT_THROW(group_cell_lattice_quantiles({4000, 1}, sizes_up_to(1000), 0.9,
                                             Interrupts(test_interrupts::always_pending, nullptr)),
                TooLarge);
+  // A scale whose tails pass any window (epsilon about 1e-17): refused
+  // before its tail is even sought.
+  EXPECT_THROW(group_cell_lattice_quantiles({std::uint64_t(1) << 60, 1}, {2, 3}, 0.9, Interrupts()), TooLarge);
 }
 
 TEST(GroupCellLatticeLaw, ACancelStops) {
