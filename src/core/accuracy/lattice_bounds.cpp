@@ -37,6 +37,7 @@ std::vector<std::vector<CoordinateGroup>> table_coordinates(Rational sigma2, con
   std::vector<std::vector<CoordinateGroup>> factors;
   for (std::size_t k = 0; k < shape.size(); ++k) {
     std::vector<CoordinateGroup> groups;
+    groups.reserve(shape[k]);
     for (std::size_t i = 1; i < shape[k]; ++i) {
       CoordinateGroup g;
       g.s2_num = Uint128(i) * (k == 0 ? sigma2.num : 1);
