@@ -327,7 +327,8 @@ void general_margins() {
     if (form->lattice_functionals(Interrupts()) == nullptr) bench_checks::fail("an incomplete table has no basis");
     const LinearAccuracy accuracy = lattice_gaussian_accuracy(form, sigma2, Interrupts());
     CellIntervals intervals(0, 0, true, Exactness::exact, "");
-    const double t_cells = best_of_3([&] { intervals = lattice_gaussian_intervals(accuracy, sigma2, 0.9, Interrupts()); });
+    const double t_cells =
+        best_of_3([&] { intervals = lattice_gaussian_intervals(accuracy.shared_form(), sigma2, 0.9, Interrupts()); });
     if (intervals.kind() != Exactness::exact) bench_checks::fail("an incomplete table's cells are not exact");
     CellQuery half;
     std::uint64_t state = 4242;

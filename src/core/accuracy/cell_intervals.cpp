@@ -225,9 +225,9 @@ CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational
   return out;
 }
 
-CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rational sigma2, double level,
-                                         const Interrupts& interrupts) {
-  const ProjectorForm& form = accuracy.form();
+CellIntervals lattice_gaussian_intervals(std::shared_ptr<const ProjectorForm> shared_form, Rational sigma2,
+                                         double level, const Interrupts& interrupts) {
+  const ProjectorForm& form = *shared_form;
   const std::string structure = form.structure();
   if (structure == "none") return discrete_gaussian_intervals(form.n_cells(), sigma2, level);
   const double s2 = sigma2.to_double();
@@ -311,7 +311,7 @@ CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rationa
     }
     width[block] = found->second;
   }
-  CellIntervals out(accuracy.shared_form(), std::move(width), true, methods.kind, methods.text());
+  CellIntervals out(std::move(shared_form), std::move(width), true, methods.kind, methods.text());
   out.set_level(level);
   return out;
 }

@@ -93,7 +93,9 @@ CellIntervals discrete_laplace_intervals(std::size_t n_cells, Rational b, double
 CellIntervals discrete_gaussian_intervals(std::size_t n_cells, Rational sigma2, double level);
 CellIntervals laplace_lattice_intervals(const LinearAccuracy& accuracy, Rational b, double level,
                                         const Interrupts& interrupts, double max_steps = 5e8);
-CellIntervals lattice_gaussian_intervals(const LinearAccuracy& accuracy, Rational sigma2, double level,
+// The lattice Gaussian's read the form and sigma^2 alone (its cells' laws),
+// not the variance brackets a LinearAccuracy carries.
+CellIntervals lattice_gaussian_intervals(std::shared_ptr<const ProjectorForm> form, Rational sigma2, double level,
                                          const Interrupts& interrupts);
 // Real-valued releases whose law is exactly Gaussian (normal), symmetric
 // log-concave (gauss) or only of known variance (chebyshev), from the

@@ -375,14 +375,22 @@ Rectangles collapse_rectangles(const hierarchy::HierarchyTree& rows, const hiera
 }
 
 // A flat law's per-cell intervals, by family (cell_intervals.hpp's table).
-CellIntervals law_intervals(const PublishedLaw& law, const LinearAccuracy& accuracy, double level,
-                            const Interrupts& interrupts) {
+// The per-cell intervals of a flat release on this form, from its
+// accuracy, built here when not given: the lattice Gaussian's intervals
+// need none (they read the form alone), and building it would compute a
+// variance deficit bound per table shape (a margin's groups may take
+// hundreds of sizes) for nothing.
+CellIntervals law_intervals(const PublishedLaw& law, const std::shared_ptr<const ProjectorForm>& form,
+                            const LinearAccuracy* given, double level, const Interrupts& interrupts) {
   check_level(level);
+  if (law.family == LawFamily::gaussian_lattice)
+    return lattice_gaussian_intervals(form, law.exact_parameter, level, interrupts);
+  std::unique_ptr<LinearAccuracy> built;
+  if (given == nullptr) built = flat_accuracy(law, form, interrupts);
+  const LinearAccuracy& accuracy = given != nullptr ? *given : *built;
   switch (law.family) {
     case LawFamily::laplace_lattice:
       return laplace_lattice_intervals(accuracy, law.exact_parameter, level, interrupts);
-    case LawFamily::gaussian_lattice:
-      return lattice_gaussian_intervals(accuracy, law.exact_parameter, level, interrupts);
     case LawFamily::l2_lattice: return estimated_intervals(accuracy, level, false, interrupts);
     case LawFamily::projected:
       // Projected Gaussian noise is Gaussian; a cell of projected continuous
@@ -427,7 +435,7 @@ struct PublishedRelease::Impl {
     if (!unit_intervals || unit_intervals->level() != level) {
       check_level(level);
       CellIntervals all = hierarchy ? hierarchy->node_intervals(level, interrupts)
-                                    : law_intervals(law, *linear, level, interrupts);
+                                    : law_intervals(law, linear->shared_form(), linear.get(), level, interrupts);
       all.set_level(level);
       unit_intervals = std::make_unique<CellIntervals>(std::move(all));
     }
@@ -580,7 +588,7 @@ PublishedRelease::~PublishedRelease() = default;
 CellIntervals PublishedRelease::row_intervals(double level, const Interrupts& interrupts) const {
   const Impl& s = *impl_;
   if (s.linear && !s.law.hierarchical()) {
-    CellIntervals out = law_intervals(s.law, *s.linear, level, interrupts);
+    CellIntervals out = law_intervals(s.law, s.linear->shared_form(), s.linear.get(), level, interrupts);
     out.set_level(level);
     return out;
   }
@@ -752,7 +760,7 @@ CellIntervals flat_intervals(const PublishedLaw& law, const CellKeys& cells, dou
     check_model(law, model);
     form = form_of_model(model, interrupts);
   }
-  CellIntervals out = law_intervals(law, *flat_accuracy(law, form, interrupts), level, interrupts);
+  CellIntervals out = law_intervals(law, form, nullptr, level, interrupts);
   out.set_level(level);
   return out;
 }

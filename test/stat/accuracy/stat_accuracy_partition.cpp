@@ -144,7 +144,7 @@ TEST(StatAccuracy, PartitionIntegerGaussian) {
   const Rational sigma2{6, 1};
   const Groups g = make_groups();
   const auto acc = lattice_gaussian_accuracy(partition_form(g.group_of, kSizes.size()), sigma2, Interrupts());
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kPartitionLevel, Interrupts());
+  const CellIntervals intervals = lattice_gaussian_intervals(acc.shared_form(), sigma2, kPartitionLevel, Interrupts());
   ASSERT_EQ(intervals.kind(), Exactness::exact);
   // The exact coverage, averaged over cells: a cell of a group of k is the
   // discrete Gaussian at sigma2 (k - 1)/k within a tilt far below 1e-9 here.

@@ -143,7 +143,7 @@ TEST(StatAccuracy, TwoWayIntegerGaussian) {
     r.wrong.push_back(sum_check("integer_gaussian 10x12: " + name + ", variance x 0.8", acc, q, kTableLevel,
                                 LawShape::lattice_gaussian, true, 0.8));
   }
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kTableLevel, Interrupts());
+  const CellIntervals intervals = lattice_gaussian_intervals(acc.shared_form(), sigma2, kTableLevel, Interrupts());
   r.cells = coverage::Check{"integer_gaussian 10x12: per-cell (certified)", kTableLevel, true};
   auto rng = make_seeded_random_source(31);
   run(r, intervals, n, [&](std::vector<std::int64_t>& z) {
@@ -182,7 +182,7 @@ TEST(StatAccuracy, CubeIntegerGaussian) {
       sum_check("integer_gaussian 3x3x4: a random subset", acc, random, kTableLevel, LawShape::lattice_gaussian, true));
   r.wrong.push_back(sum_check("integer_gaussian 3x3x4: a random subset, variance x 0.8", acc, random, kTableLevel,
                               LawShape::lattice_gaussian, true, 0.8));
-  const CellIntervals intervals = lattice_gaussian_intervals(acc, sigma2, kTableLevel, Interrupts());
+  const CellIntervals intervals = lattice_gaussian_intervals(acc.shared_form(), sigma2, kTableLevel, Interrupts());
   r.cells = coverage::Check{"integer_gaussian 3x3x4: per-cell (certified)", kTableLevel, true};
   auto rng = make_seeded_random_source(33);
   run(r, intervals, n, [&](std::vector<std::int64_t>& z) {

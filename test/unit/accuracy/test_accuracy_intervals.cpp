@@ -190,7 +190,7 @@ TEST(AccuracyIntervals, FamiliesCoverUnderTheirLaws) {
   const Rational sigma2{3, 1};
   const Release table(grid({3, 3}), 2, {{0}, {1}});
   const auto gacc = lattice_gaussian_accuracy(form_of_model(*table.model, Interrupts()), sigma2, Interrupts());
-  const CellIntervals giv = lattice_gaussian_intervals(gacc, sigma2, level, Interrupts());
+  const CellIntervals giv = lattice_gaussian_intervals(gacc.shared_form(), sigma2, level, Interrupts());
   EXPECT_EQ(giv.kind(), Exactness::exact);
   // The 3 x 3 cell law: enumerate the free 2 x 2 block.
   std::map<int, double> law;

@@ -214,7 +214,7 @@ TEST(GeneralLatticeFunctional, CellIntervalsAreTheCellsMargins) {
   const Rational sigma2{147, 10};
   std::shared_ptr<const ProjectorForm> form = general_form(rows_of(n, rows), Interrupts());
   const LinearAccuracy accuracy = lattice_gaussian_accuracy(form, sigma2, Interrupts());
-  const CellIntervals intervals = lattice_gaussian_intervals(accuracy, sigma2, 0.9, Interrupts());
+  const CellIntervals intervals = lattice_gaussian_intervals(accuracy.shared_form(), sigma2, 0.9, Interrupts());
   EXPECT_EQ(intervals.kind(), Exactness::exact);
   EXPECT_NE(intervals.method().find("general margins"), std::string::npos) << intervals.method();
   for (std::uint32_t i = 0; i < n; ++i) {
