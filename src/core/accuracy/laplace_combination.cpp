@@ -3,6 +3,7 @@
 #include "laplace_combination.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -23,6 +24,8 @@ constexpr long double kDoubleUnitLong = 0x1p-53L;
 // often (each rotation adds a few units of rounding).
 constexpr std::size_t kRotationRun = 1024;
 constexpr double kMaxSeriesTerms = 0x1p26;
+// The series' tail bound takes at most this many of the largest factors.
+constexpr std::size_t kMaxTailFactors = 512;
 // The Chernoff bound's lambdas, as fractions of 1/(b max|v|).
 constexpr double kChernoffFractions[] = {0.25, 0.5, 0.7, 0.8, 0.88, 0.93, 0.96, 0.98, 0.99, 0.995};
 
@@ -78,21 +81,30 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
   // multiplicity, the largest weights first), |phi(theta)| <= P_q theta^(-2q),
   // P_q = prod (b v)^-2 over them, so sum_{k > K} (2/(pi k)) |phi(pi k/L)|
   // <= (2/pi) P_q (L/pi)^(2q) / (2q K^(2q)). K is the least over q.
+  // The least log K, then K (exp is monotone); log(2q) from a table: a
+  // release takes up to 256 shapes' laws, and 512 logarithms and
+  // exponentials each were a third of a group's law.
+  static const std::array<long double, kMaxTailFactors + 1> log_twice = [] {
+    std::array<long double, kMaxTailFactors + 1> out{};
+    for (std::size_t q = 1; q <= kMaxTailFactors; ++q) out[q] = std::log(2 * (long double)q);
+    return out;
+  }();
   const long double log_l_pi = std::log((long double)period_half_ / kPi);
-  long double log_p = 0, best_k = std::numeric_limits<long double>::infinity();
-  double q = 0;
-  for (std::size_t k = 0; k < terms_.size() && q < 512; ++k) {
+  long double log_p = 0, best_log_k = std::numeric_limits<long double>::infinity();
+  std::size_t q = 0;
+  for (std::size_t k = 0; k < terms_.size() && q < kMaxTailFactors; ++k) {
     interrupts.poll_every(k);
     const long double log_factor = -2 * std::log((long double)b * terms_[k].weight);
-    // Ends: q grows every pass and stops at 512.
-    for (double c = 0; c < terms_[k].count && q < 512; ++c) {
+    // Ends: q grows every pass and stops at kMaxTailFactors.
+    for (double c = 0; c < terms_[k].count && q < kMaxTailFactors; ++c) {
       ++q;
       log_p += log_factor;
       const long double log_k =
-          (std::log(2 / kPi) + log_p + 2 * q * log_l_pi - std::log(2 * (long double)q) - log_tau) / (2 * q);
-      best_k = std::min(best_k, std::exp(log_k));
+          (std::log(2 / kPi) + log_p + 2 * (long double)q * log_l_pi - log_twice[q] - log_tau) / (2 * (long double)q);
+      best_log_k = std::min(best_log_k, log_k);
     }
   }
+  const long double best_k = std::exp(best_log_k);
   const double K = std::ceil(double(std::max<long double>(best_k, 1)));
   if (!(K <= kMaxSeriesTerms) || K * double(terms_.size()) > max_work)
     throw TooLarge(
