@@ -51,10 +51,12 @@ std::optional<TableCellQuantile> table_cell(Rational b, const std::vector<std::s
   }
 }
 
-// Projected Laplace noise: the block shapes whose cells' laws a release
-// computes (0.05 to 1 ms each, up to 5 ms for a 300 x 300 table's lattice
-// law); the shapes past them take the tail bound.
-constexpr std::size_t kMaxLawShapes = 256;
+// Projected discrete Laplace noise: the block shapes whose cells' laws a
+// release computes each by its own inversion (0.5 to 5 ms each); the shapes
+// past them take the tail bound. Continuous Laplace noise's laws (0.02 to
+// 1 ms each) are bounded by their work instead: all of a release's
+// together within one law's limit (kCombinationWork, about 0.4 s).
+constexpr std::size_t kMaxLatticeLawShapes = 256;
 
 // Collects the methods used, each once, in the order first used.
 struct Methods {
@@ -357,12 +359,13 @@ namespace {
 // block shares its law, taken once per block shape and scalar from
 // `known(shape, methods)` where it was computed beforehand (every group
 // size at once), else computed by `law(shape, scalar, methods)` (the shape
-// empty without margins) for the first kMaxLawShapes shapes; further
+// empty without margins) for the first `max_computed` shapes; further
 // shapes, and laws that refuse (TooLarge), take `tail` at the cell's
 // variance.
 template <class Known, class Law>
 CellIntervals per_shape_intervals(const LinearAccuracy& accuracy, double level, RealTail tail,
-                                  const Interrupts& interrupts, const Known& known, const Law& law) {
+                                  const Interrupts& interrupts, std::size_t max_computed, const Known& known,
+                                  const Law& law) {
   const ProjectorForm& form = accuracy.form();
   const bool none = std::string(form.structure()) == "none";
   Methods methods;
@@ -381,7 +384,7 @@ CellIntervals per_shape_intervals(const LinearAccuracy& accuracy, double level, 
         if (const std::optional<double> given = known(shape, methods)) {
           t = *given;
         } else {
-          if (computed++ >= kMaxLawShapes) throw TooLarge("too many table shapes for their cells' laws");
+          if (computed++ >= max_computed) throw TooLarge("too many table shapes for their cells' laws");
           t = law(shape, scalar, methods);
         }
       } catch (const TooLarge&) {
@@ -410,14 +413,16 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
   // factor)), which would cost many times the release; their bound stays
   // Gauss's (their sums take their laws: projected_laplace.hpp).
   if (structure == "general") return real_intervals(accuracy, level, RealTail::gauss, interrupts);
+  double spent = 0;  // the laws' work so far
   return per_shape_intervals(
-      accuracy, level, RealTail::gauss, interrupts,
+      accuracy, level, RealTail::gauss, interrupts, SIZE_MAX,
       [](const std::vector<std::size_t>&, Methods&) { return std::optional<double>(); },
       [&](const std::vector<std::size_t>& shape, double scalar, Methods& methods) {
         // Each cell is Laplace(b) with variance 2 b^2, the block's scalar.
         const RealQuantile q = laplace_combination_quantile(
             std::sqrt(scalar / 2), shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape),
-            level, interrupts);
+            level, interrupts, kCombinationWork - spent);
+        spent += q.work;
         methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of "
                               "independent Laplace variables, by its Fourier series)"
                             : "certified: a covering quantile of the cell's law (a combination "
@@ -450,7 +455,7 @@ CellIntervals projected_discrete_laplace_intervals(const LinearAccuracy& accurac
     // each size by its own inversion, below
   }
   return per_shape_intervals(
-      accuracy, level, RealTail::chebyshev, interrupts,
+      accuracy, level, RealTail::chebyshev, interrupts, kMaxLatticeLawShapes,
       [&](const std::vector<std::size_t>& shape, Methods& methods) -> std::optional<double> {
         if (shape.size() != 1) return std::nullopt;
         const auto found = groups.find(shape[0]);

@@ -38,44 +38,50 @@ class SumOfCells {
     rho_step_ = std::expm1(Real(2 * W) * (delta_a + 2 * kUnit) + (2 * x_ + 20) * kUnit);
   }
 
-  // T_(m+1) from T_m: f <- c (F + a B(. + 1)), F(y) = f(y) + a F(y - 1),
-  // B(y) = f(y) + a B(y + 1); what leaves the window is dropped.
-  void convolve(const Interrupts& interrupts) {
-    const std::size_t n = f_.size();
+  // T_(m+1) from T_m on [-reach, reach] (reach never shrinking, at most
+  // W): f <- c (F + a B(. + 1)), F(y) = f(y) + a F(y - 1), B(y) = f(y) +
+  // a B(y + 1); what leaves it is dropped.
+  void convolve(std::int64_t reach, const Interrupts& interrupts) {
+    const auto first = std::size_t(W_ - reach), end = std::size_t(W_ + reach + 1);
     Real run = 0;
-    for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t i = first; i < end; ++i) {
       interrupts.poll_every(i);
       run = f_[i] + a_ * run;
       F_[i] = run;
     }
     Real back = 0;  // B(y + 1) of the old f
-    for (std::size_t i = n; i-- > 0;) {
+    for (std::size_t i = end; i-- > first;) {
       interrupts.poll_every(i);
       const Real old = f_[i];
       f_[i] = c_ * (F_[i] + a_ * back);
       back = old + a_ * back;
     }
     ++m_;
+    reach_ = reach;
   }
 
   std::int64_t cells() const { return m_; }
+  // The values outside [-reach, reach] are 0.
+  std::int64_t reach() const { return reach_; }
   Real at(std::int64_t y) const { return f_[std::size_t(y + W_)]; }
   // Relative error of every computed value against the window's exact
   // (truncated) recursion.
   Real rho() const { return std::expm1(Real(m_) * std::log1p(rho_step_)); }
 
-  // Prefix sums, P[i] = sum of the values at indices < i.
+  // Prefix sums over [-reach, reach]: P[i] = the sum of the values at
+  // y < i - reach.
   void prefix(std::vector<Real>& P, const Interrupts& interrupts) const {
-    P.assign(f_.size() + 1, 0);
-    for (std::size_t i = 0; i < f_.size(); ++i) {
+    const auto n = std::size_t(2 * reach_ + 1), first = std::size_t(W_ - reach_);
+    P.assign(n + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
       interrupts.poll_every(i);
-      P[i + 1] = P[i] + f_[i];
+      P[i + 1] = P[i] + f_[first + i];
     }
   }
 
  private:
   std::int64_t W_;
-  std::int64_t m_ = 0;
+  std::int64_t m_ = 0, reach_ = 0;
   std::vector<Real> f_, F_;
   Real x_ = 0, a_ = 0, c_ = 0, rho_step_ = 0;
 };
@@ -104,17 +110,28 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
   const auto K = static_cast<std::int64_t>(k_reach);
   const std::int64_t R = law.tail_point({{1, static_cast<std::uint64_t>(m_max)}}, kDropped);
   const std::int64_t W = std::max(R, K);
-  // Work: three passes of the window per cell added; per size a prefix
-  // pass, some 40 coverages, each reading the k whose windows meet [-W, W]
-  // (about 2 (W + q)/m of them); memory: three arrays of the window (16 MB
-  // each at most).
-  const double window = 2 * double(W) + 1;
-  double work = double(m_max) * 3 * window;
-  for (const std::size_t g : wanted) work += window + 41 * (2 * std::min(double(K), 2 * window / double(g - 1)) + 1);
+  // Work: three passes of T_m's reach per cell added; per size a prefix
+  // pass over it and some 16 coverages (the search starts from the last
+  // size's quantile), each reading the k >= 0 whose windows meet it (about
+  // (reach + q)/m of them); memory: three arrays of the window (16 MB each
+  // at most).
+  // T_m's pass reaches R sqrt(m / m_max) + K (T_m's spread grows as
+  // sqrt(m); K keeps a cell's own tail): what it drops is counted.
+  const auto reach = [&](std::int64_t m) {
+    return std::min(W, K + static_cast<std::int64_t>(std::ceil(double(R) * std::sqrt(double(m) / double(m_max)))));
+  };
+  // Their sum is at most M K + R (2/3) (M + 1)^(3/2) / sqrt(M) + M (the sum
+  // of sqrt(m) below the integral), M = m_max.
+  const double M = double(m_max);
+  double work = 3 * (2 * (M * double(K) + double(R) * (2.0 / 3) * std::pow(M + 1, 1.5) / std::sqrt(M) + M) + M);
+  for (const std::size_t g : wanted) {
+    const double spread = 2 * double(reach(std::int64_t(g - 1))) + 1;
+    work += spread + 16 * (std::min(double(K), 2 * spread / double(g - 1)) + 1);
+  }
   if (!(work <= kMaxGroupLawWork) || W > kMaxWindow) throw TooLarge("the groups' cell laws are too wide for one pass");
 
   SumOfCells T(b, W);
-  T.convolve(interrupts);  // T_1: e_0's law too
+  T.convolve(reach(1), interrupts);  // T_1: e_0's law too
   std::vector<Real> p(std::size_t(2 * K + 1));
   for (std::int64_t k = -K; k <= K; ++k) p[std::size_t(k + K)] = T.at(k);
   const Real rho_p = T.rho();
@@ -128,30 +145,33 @@ std::map<std::size_t, Quantile> group_cell_lattice_quantiles(Rational b, const s
   for (const std::size_t g : wanted) {
     const auto m = static_cast<std::int64_t>(g - 1);
     // Ends: at most m_max passes, each a bounded pass over the window.
-    while (T.cells() < m) T.convolve(interrupts);
+    while (T.cells() < m) T.convolve(reach(T.cells() + 1), interrupts);
     T.prefix(P, interrupts);
     const Real rho = T.rho();
     const Real total = P.back();
-    const Real abs_prefix = Real(2 * W + 2) * kUnit * Real(1.01) * std::max<Real>(1, total);
+    const std::int64_t V = T.reach();  // T_m's computed values: on [-V, V]
+    const Real abs_prefix = Real(2 * V + 2) * kUnit * Real(1.01) * std::max<Real>(1, total);
     // The window's exact mass is at least total / (1 + rho) less the sums'
     // rounding: what it dropped is at most the rest.
     const Real deficit = std::max<Real>(0, 1 - (total - abs_prefix) / (1 + rho));
     // The computed mass of T in [lo, hi] (clipped to the window).
     const auto window_mass = [&](std::int64_t lo, std::int64_t hi) -> Real {
-      lo = std::max(lo, -W), hi = std::min(hi, W);
+      lo = std::max(lo, -V), hi = std::min(hi, V);
       if (lo > hi) return -1;  // nothing of the window: exactly 0
-      return P[std::size_t(hi + W + 1)] - P[std::size_t(lo + W)];
+      return P[std::size_t(hi + V + 1)] - P[std::size_t(lo + V)];
     };
     const Real sum_rounding = Real(4 * K + 8) * kUnit;
     const auto coverage = [&](std::int64_t q) {
       Real low = 0, up = 0;
-      // Past |k| = (W + q)/m the window [m k - q, m k + q] misses [-W, W].
-      const std::int64_t k_reach = std::min(K, (W + q) / m);
-      for (std::int64_t k = -k_reach; k <= k_reach; ++k) {
-        interrupts.poll_every(std::uint64_t(k + k_reach));
+      // Past |k| = (V + q)/m the window [m k - q, m k + q] misses [-V, V].
+      // The window's exact pmf and p are even, so k and -k are one term,
+      // twice (each enclosure holds for both).
+      const std::int64_t k_reach = std::min(K, (V + q) / m);
+      for (std::int64_t k = 0; k <= k_reach; ++k) {
+        interrupts.poll_every(std::uint64_t(k));
         const Real w = window_mass(m * k - q, m * k + q);
         if (w < 0) continue;
-        const Real pk = p[std::size_t(k + K)];
+        const Real pk = (k == 0 ? 1 : 2) * p[std::size_t(k + K)];
         low += pk * std::max<Real>(0, w - 3 * abs_prefix);
         up += pk * (w + 3 * abs_prefix);
       }
