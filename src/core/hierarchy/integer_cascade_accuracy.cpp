@@ -3,26 +3,37 @@
 
 #include <cmath>
 
+#include "../math_constants.hpp"
 #include "../samplers/interval.hpp"
 #include "cascade_covariance.hpp"
 #include "theta_sums.hpp"
 
 namespace invariant_dp::hierarchy {
+namespace {
 
-double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors, CoordinateTerms* kept) {
-  // eta = 2^-k minimising the double estimate B(eta) = (2/(eta e))
-  // expm1(sum of the coordinates' terms) (every eta gives a valid bound);
-  // each eta's sum adds the coordinates in their order.
-  EtaEstimates sums{};
+// B(eta) in double, for choosing eta only.
+double deficit_bound_double(const std::vector<std::vector<CoordinateGroup>>& factors, double eta) {
+  double sum = 0;
   for_each_product(factors, [&](const std::vector<const CoordinateGroup*>& groups) {
-    const EtaEstimates fresh = kept ? EtaEstimates{} : eta_estimates(groups);
-    const EtaEstimates& terms = kept ? kept->estimates(groups) : fresh;
-    for (int k = 0; k < kEtaChoices; ++k) sums[std::size_t(k)] += terms[std::size_t(k)];
+    double s2 = 1, count = 1;
+    for (const CoordinateGroup* g : groups) {
+      s2 *= g->s2();
+      count *= double(g->count);
+    }
+    const double q = std::exp(-kTwoPiSquared * (1 - eta) * s2);
+    sum += q < 1 ? count * 2 * q / (1 - q) : INFINITY;
     return true;
   });
+  return 2 / (eta * std::exp(1.0)) * std::expm1(sum);
+}
+
+}  // namespace
+
+double product_variance_deficit_bound(const std::vector<std::vector<CoordinateGroup>>& factors, CoordinateTerms* kept) {
+  // eta = 2^-k minimising the double estimate (every eta gives a valid bound).
   double eta = 0.5, best = INFINITY;
-  for (int k = 1; k <= kEtaChoices; ++k) {
-    const double e = std::ldexp(1.0, -k), b = 2 / (e * std::exp(1.0)) * std::expm1(sums[std::size_t(k - 1)]);
+  for (int k = 1; k <= 24; ++k) {
+    const double e = std::ldexp(1.0, -k), b = deficit_bound_double(factors, e);
     if (b < best) {
       best = b;
       eta = e;

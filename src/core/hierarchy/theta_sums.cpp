@@ -1,10 +1,6 @@
 // Theta sums over product coordinates (theta_sums.hpp).
 #include "theta_sums.hpp"
 
-#include <cmath>
-
-#include "../math_constants.hpp"
-
 namespace invariant_dp::hierarchy {
 
 void for_each_product(const std::vector<std::vector<CoordinateGroup>>& factors,
@@ -47,20 +43,6 @@ std::optional<Interval> twice_q_ratio(const Interval& s2, double factor) {
   return scale_2exp(div(q, one_minus_q), 1);
 }
 
-EtaEstimates eta_estimates(const std::vector<const CoordinateGroup*>& groups) {
-  double s2 = 1, count = 1;
-  for (const CoordinateGroup* g : groups) {
-    s2 *= g->s2();
-    count *= double(g->count);
-  }
-  EtaEstimates out;
-  for (int k = 1; k <= kEtaChoices; ++k) {
-    const double q = std::exp(-kTwoPiSquared * (1 - std::ldexp(1.0, -k)) * s2);
-    out[std::size_t(k - 1)] = q < 1 ? count * 2 * q / (1 - q) : INFINITY;
-  }
-  return out;
-}
-
 namespace {
 
 std::vector<Uint128> coordinate_key(const std::vector<const CoordinateGroup*>& groups) {
@@ -86,13 +68,6 @@ std::optional<Interval> CoordinateTerms::term(const std::vector<const Coordinate
   const auto found = kept_.find(key);
   if (found != kept_.end()) return found->second;
   return kept_.emplace(std::move(key), fresh_term(groups, what, factor)).first->second;
-}
-
-const EtaEstimates& CoordinateTerms::estimates(const std::vector<const CoordinateGroup*>& groups) {
-  std::vector<Uint128> key = coordinate_key(groups);
-  const auto found = kept_estimates_.find(key);
-  if (found != kept_estimates_.end()) return found->second;
-  return kept_estimates_.emplace(std::move(key), eta_estimates(groups)).first->second;
 }
 
 std::optional<Interval> coordinate_term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what,

@@ -8,7 +8,6 @@
 // rounding outward (samplers/interval.hpp).
 #pragma once
 
-#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -49,21 +48,12 @@ enum class CoordinateTerm { twice_q_ratio, log1p_twice_q_ratio };
 // Keyed by the groups' exact s^2 and counts, the term and its factor, it returns the
 // enclosure computed the first time, so no figure differs from a fresh
 // computation; it lives as long as the computation that owns it.
-// The deficit bound's choices of eta, 2^-1 .. 2^-kEtaChoices, and a
-// coordinate group's count * 2 q / (1 - q) at q = exp(-2 pi^2 (1 - eta) s^2)
-// for each, in double, for choosing eta only (infinity where q reaches 1).
-constexpr int kEtaChoices = 24;
-using EtaEstimates = std::array<double, kEtaChoices>;
-EtaEstimates eta_estimates(const std::vector<const CoordinateGroup*>& groups);
-
 class CoordinateTerms {
  public:
   std::optional<Interval> term(const std::vector<const CoordinateGroup*>& groups, CoordinateTerm what, double factor);
-  const EtaEstimates& estimates(const std::vector<const CoordinateGroup*>& groups);
 
  private:
   std::map<std::tuple<CoordinateTerm, double, std::vector<Uint128>>, std::optional<Interval>> kept_;
-  std::map<std::vector<Uint128>, EtaEstimates> kept_estimates_;
 };
 
 // The term at the groups' product coordinate, from `kept` where given.
