@@ -106,16 +106,25 @@ double CellIntervals::half_width(std::uint32_t cell) const {
   return uniform_;
 }
 
-void CellIntervals::integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
-                                   const Interrupts& interrupts) const {
-  const bool uniform = cell_width_.empty() && class_of_cell_.empty() && !form_;
-  const std::int64_t t0 = integer_half_width(uniform_);
+template <class Visit>
+void CellIntervals::visit_half_widths(Visit visit, const Interrupts& interrupts) const {
+  const std::uint32_t* block = form_ ? form_->block_of_cells() : nullptr;
   for (std::size_t i = 0; i < n_cells_; ++i) {
     interrupts.poll_every(i);
-    const std::int64_t t = uniform ? t0 : integer_half_width(half_width(static_cast<std::uint32_t>(i)));
-    if (__builtin_sub_overflow(values[i], t, &lower[i]) || __builtin_add_overflow(values[i], t, &upper[i]))
-      throw OutOfRange("an interval bound is out of range for bigint");
+    const auto cell = static_cast<std::uint32_t>(i);
+    visit(i, block != nullptr ? block_width_[block[i]] : half_width(cell));
   }
+}
+
+void CellIntervals::integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
+                                   const Interrupts& interrupts) const {
+  visit_half_widths(
+      [&](std::size_t i, double real_t) {
+        const std::int64_t t = integer_half_width(real_t);
+        if (__builtin_sub_overflow(values[i], t, &lower[i]) || __builtin_add_overflow(values[i], t, &upper[i]))
+          throw OutOfRange("an interval bound is out of range for bigint");
+      },
+      interrupts);
 }
 
 std::int64_t CellIntervals::uniform_integer_half_width(const std::int64_t* values,
@@ -136,13 +145,13 @@ std::int64_t CellIntervals::uniform_integer_half_width(const std::int64_t* value
 
 void CellIntervals::real_bounds(const double* values, double* lower, double* upper,
                                 const Interrupts& interrupts) const {
-  for (std::size_t i = 0; i < n_cells_; ++i) {
-    interrupts.poll_every(i);
-    const double t = half_width(static_cast<std::uint32_t>(i));
-    // Rounded outward: the bounds are never inside the interval claimed.
-    lower[i] = next_down(values[i] - t);
-    upper[i] = next_up(values[i] + t);
-  }
+  visit_half_widths(
+      [&](std::size_t i, double t) {
+        // Rounded outward: the bounds are never inside the interval claimed.
+        lower[i] = next_down(values[i] - t);
+        upper[i] = next_up(values[i] + t);
+      },
+      interrupts);
 }
 
 CellIntervals discrete_laplace_intervals(std::size_t n_cells, Rational b, double level) {

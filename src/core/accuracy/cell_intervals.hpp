@@ -74,6 +74,10 @@ class CellIntervals {
   void real_bounds(const double* values, double* lower, double* upper, const Interrupts& interrupts) const;
 
  private:
+  // visit(i, t_i) for every cell, its half-width's lookup chosen once.
+  template <class Visit>
+  void visit_half_widths(Visit visit, const Interrupts& interrupts) const;
+
   std::size_t n_cells_ = 0;
   double uniform_ = 0;
   std::shared_ptr<const ProjectorForm> form_;

@@ -12,7 +12,7 @@
 // independent_sum_quantiles.hpp costs each size its own transform and tail
 // bounds (some 0.8 ms a size, 0.24 s for a margin of 300 group sizes).
 // Every quantity is a sum of products of positive numbers, so its rounding
-// is bounded relatively (80-bit arithmetic), and the window's dropped mass is
+// is bounded relatively (in double), and the window's dropped mass is
 // read off the computed total: each coverage is enclosed, and a size's
 // quantile is exact where the enclosures decide it, as smallest_covering
 // decides it for the inversion (the same q wherever both are exact).

@@ -18,11 +18,13 @@ constexpr long double kPi = 3.141592653589793238462643383279502884L;
 // The wrapped mass and the series' tail, each at most this.
 constexpr double kSeriesError = 1e-13;
 // The unit roundoff of long double.
-constexpr long double kLongUnit = 0x1p-64L;
-constexpr long double kDoubleUnitLong = 0x1p-53L;
-// sin and cos of pi k x/L are carried by rotation and taken afresh this
-// often (each rotation adds a few units of rounding).
-constexpr std::size_t kRotationRun = 1024;
+// sin and cos of pi k x/L are carried by rotations in double and taken
+// afresh this often (each rotation adds a few units of rounding), in
+// kLanes independent chains a term apart, each rotating by kLanes terms
+// (one chain's latency was most of a term's cost).
+constexpr std::size_t kRotationRun = 512;
+constexpr std::size_t kLanes = 4;
+static_assert(kRotationRun % kLanes == 0 && kLanes == 4, "the series adds up four lanes");
 constexpr double kMaxSeriesTerms = 0x1p26;
 // The series' tail bound takes at most this many of the largest factors.
 constexpr std::size_t kMaxTailFactors = 512;
@@ -116,63 +118,92 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
   // by phi_k (below), they are bounded, not summed.
   const std::size_t n_terms = static_cast<std::size_t>(K);
   phi_.reserve(n_terms);
-  long double rounding = 0;
-  const long double weight_count = (long double)terms_.size();
+  term_.reserve(n_terms);
+  // The terms and their rounding in double (a release takes a law for each
+  // group size: 80-bit arithmetic here was most of a law's cost).
+  double rounding = 0;
+  const double weight_count = double(terms_.size());
+  double direct_count = 0;  // weights carried by one variable
+  for (const LaplaceTerm& t : terms_) direct_count += t.count == 1;
   const double theta_step = double(kPi) / period_half_;
+  const double two_over_pi = double(2 / kPi);
+  const double log_n_terms = std::log(double(n_terms));
   for (std::size_t k = 1; k <= n_terms; ++k) {
-    // phi in double (a release takes a law for each of up to 256 shapes;
-    // 80-bit logarithms and exponentials cost three times as much), its
-    // rounding counted in double units below.
     const double theta = theta_step * double(k);
-    double log_phi = 0;
+    double log_phi = 0, direct = 1;
     for (std::size_t j = 0; j < terms_.size(); ++j) {
       interrupts.poll_every(k * terms_.size() + j);
       const double y = b * terms_[j].weight * theta;
-      log_phi -= terms_[j].count * std::log1p(y * y);
+      // A weight carried once: its factor 1/(1 + y^2) as it is, a logarithm fewer.
+      if (terms_[j].count == 1)
+        direct *= 1 + y * y;
+      else
+        log_phi -= terms_[j].count * std::log1p(y * y);
     }
-    const long double phi = std::exp(log_phi);
-    const long double term = 2 / (kPi * (long double)k) * phi;
-    // The term's rounding: log phi's, in double (y within 4 units moves
-    // each log1p(y^2) by 8 y^2/(1 + y^2) <= 12 log1p(y^2) units, and each
-    // log1p, product and sum adds some; the exponential |log phi| + 1 more),
-    // the rotation's (a few units per
-    // step of a run), the summation's (K units of each term).
-    rounding += term * ((4 * weight_count + 30 + 14 * std::fabs((long double)log_phi)) * kDoubleUnitLong +
-                        (4 * kRotationRun + (long double)n_terms) * kLongUnit);
+    const double phi = std::exp(log_phi) / direct;
+    const double term = two_over_pi * phi / double(k);
+    // The term's rounding: log phi's (y within 4 units moves each
+    // log1p(y^2) by 8 y^2/(1 + y^2) <= 12 log1p(y^2) units, and each log1p,
+    // product and sum adds some; the exponential |log phi| + 1 more), each
+    // direct factor's (1 + y^2 within 11 units, its product 1 more), the
+    // division and the term's three; then the series' (a few units per
+    // rotation of a lane's run, the lane's sum of at most K/kLanes + 1
+    // terms, the product and the lanes' two sums), all in double units.
+    rounding += term * kDoubleUnit *
+                ((4 * weight_count + 12 * direct_count + 34 + 14 * std::fabs(log_phi)) +
+                 (4 * double(kRotationRun / kLanes) + double(n_terms) / kLanes + 4));
     phi_.push_back(phi);
-    // The terms k' = k + 1 .. K: at most (2/pi) phi_k sum 1/k' <= (2/pi) phi_k ln(K/k).
-    const long double rest = 2 / kPi * phi * std::log((long double)n_terms / (long double)k);
-    if (rest < 1e-17L) {
-      truncation_ += double(rest);
+    term_.push_back(term);
+    // The terms k' = k + 1 .. K: at most (2/pi) phi_k sum 1/k' <= (2/pi) phi_k ln(K/k)
+    // <= (2/pi) phi_k ln K (a logarithm a term cost as much as the rest of it).
+    const double rest = two_over_pi * phi * log_n_terms;
+    if (rest < 1e-17) {
+      truncation_ += rest;
       break;
     }
   }
-  rounding_ = double(rounding) + 8 * 0x1p-53;
+  // The sum of K positive terms in double: within K units of it, and K <= 2^26.
+  rounding_ = rounding * (1 + 0x1p-20) + 8 * 0x1p-53;
 }
 
-void LaplaceCombination::series(double x, long double& value, long double& slope, const Interrupts& interrupts) const {
+void LaplaceCombination::series(double x, double& value, double& slope, const Interrupts& interrupts) const {
   const long double r = (long double)x / (long double)period_half_;
-  long double sum_sin = 0, sum_cos = 0;
-  const long double step_c = std::cos(kPi * r), step_s = std::sin(kPi * r);
-  long double c = 0, s = 0;
-  for (std::size_t i = 0; i < phi_.size(); ++i) {
-    const std::size_t k = i + 1;
-    if (i % kRotationRun == 0) {
-      interrupts.poll();
-      // pi k r reduced modulo 2 pi exactly enough: k r mod 2.
-      const long double turns = std::fmod((long double)k * r, 2.0L);
-      c = std::cos(kPi * turns);
-      s = std::sin(kPi * turns);
-    } else {
-      const long double next_c = c * step_c - s * step_s;
-      s = s * step_c + c * step_s;
-      c = next_c;
+  // One step's rotation, in 80 bits; the lanes step kLanes of them at once.
+  const long double c1 = std::cos(kPi * r), s1 = std::sin(kPi * r);
+  const long double c2 = c1 * c1 - s1 * s1, s2 = 2 * s1 * c1;
+  const double step_c = double(c2 * c2 - s2 * s2), step_s = double(2 * s2 * c2);
+  double c[kLanes], s[kLanes], sum_sin[kLanes] = {}, sum_cos[kLanes] = {};
+  const std::size_t n = phi_.size();
+  for (std::size_t run = 0; run < n; run += kRotationRun) {
+    interrupts.poll();
+    // pi k r reduced modulo 2 pi exactly enough (k r mod 2) for the run's
+    // first k, the next lanes' one 80-bit step apart.
+    const long double turns = std::fmod((long double)(run + 1) * r, 2.0L);
+    long double lc = std::cos(kPi * turns), ls = std::sin(kPi * turns);
+    for (std::size_t lane = 0; lane < kLanes; ++lane) {
+      c[lane] = double(lc), s[lane] = double(ls);
+      const long double next_c = lc * c1 - ls * s1;
+      ls = ls * c1 + lc * s1;
+      lc = next_c;
     }
-    sum_sin += phi_[i] * s / (long double)k;
-    sum_cos += phi_[i] * c;
+    const std::size_t end = std::min(n, run + kRotationRun);
+    std::size_t i = run;
+    for (; i + kLanes <= end; i += kLanes) {
+      for (std::size_t lane = 0; lane < kLanes; ++lane) {
+        sum_sin[lane] += term_[i + lane] * s[lane];
+        sum_cos[lane] += phi_[i + lane] * c[lane];
+        const double next_c = c[lane] * step_c - s[lane] * step_s;
+        s[lane] = s[lane] * step_c + c[lane] * step_s;
+        c[lane] = next_c;
+      }
+    }
+    for (std::size_t lane = 0; i < end; ++i, ++lane) {
+      sum_sin[lane] += term_[i] * s[lane];
+      sum_cos[lane] += phi_[i] * c[lane];
+    }
   }
-  value = r + 2 / kPi * sum_sin;
-  slope = (1 + 2 * sum_cos) / (long double)period_half_;
+  value = double(r) + ((sum_sin[0] + sum_sin[1]) + (sum_sin[2] + sum_sin[3]));
+  slope = (1 + 2 * ((sum_cos[0] + sum_cos[1]) + (sum_cos[2] + sum_cos[3]))) / period_half_;
 }
 
 double LaplaceCombination::alias_bound(double t) const {
@@ -196,10 +227,9 @@ CoverageBounds LaplaceCombination::coverage(double x, const Interrupts& interrup
     out.upper = std::clamp(p + 8 * 0x1p-53, 0.0, 1.0);
     return out;
   }
-  long double value = 0, derivative = 0;
-  series(x, value, derivative, interrupts);
-  if (slope != nullptr) *slope = double(derivative);
-  const double v = double(value);
+  double v = 0, derivative = 0;
+  series(x, v, derivative, interrupts);
+  if (slope != nullptr) *slope = derivative;
   out.lower = std::clamp(v - truncation_ - rounding_ - alias_bound(2 * period_half_ - x), 0.0, 1.0);
   out.upper = std::clamp(v + truncation_ + rounding_, 0.0, 1.0);
   return out;
@@ -224,8 +254,12 @@ RealQuantile laplace_combination_quantile(double b, std::vector<LaplaceTerm> ter
     (mid < level ? lo : hi) = x;
     if (hi - lo <= 1e-3 * kQuantileResolution * hi) break;
     const double next = slope > 0 ? x - (mid - level) / slope : (lo + hi) / 2;
-    if (std::fabs(next - x) <= 1e-3 * kQuantileResolution * x) {
-      hi = std::max(x, next);  // converged: the widening below certifies it
+    // Converged: a Newton step of d leaves an error of about C d^2 (C the
+    // coverage's curvature over its slope, of order 1/x), so a step of
+    // 1e-7 x leaves some 1e-14 x, far inside the resolution; the widening
+    // below certifies whatever it left.
+    if (slope > 0 && next > lo && next < hi && std::fabs(next - x) <= 1e-7 * x) {
+      hi = next;
       break;
     }
     x = next > lo && next < hi ? next : (lo + hi) / 2;

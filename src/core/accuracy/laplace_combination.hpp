@@ -28,8 +28,9 @@ struct LaplaceTerm {
 };
 
 // The work of one law: distinct weights times series terms (about 40 ns
-// each, an 80-bit log1p); past it a law is refused before its series is
-// computed (about 0.4 s).
+// each, a log1p and its share of an exponential and of the searches'
+// series); past it a law is refused before its series is computed (about
+// 0.4 s).
 constexpr double kCombinationWork = 1e7;
 
 struct RealQuantile {
@@ -57,14 +58,15 @@ class LaplaceCombination {
 
  private:
   // The series at x: its value and its derivative in x.
-  void series(double x, long double& value, long double& slope, const Interrupts& interrupts) const;
+  void series(double x, double& value, double& slope, const Interrupts& interrupts) const;
   double alias_bound(double t) const;
 
   double b_ = 0, ceiling_ = 0, variance_ = 0;
   std::vector<LaplaceTerm> terms_;
   bool single_ = false;           // one variable: Laplace(b |v|)
   double period_half_ = 0;        // L
-  std::vector<long double> phi_;  // phi(pi k/L), k = 1 .. K
+  std::vector<double> phi_;       // phi(pi k/L), k = 1 .. K
+  std::vector<double> term_;      // the sine series' terms 2/(pi k) phi(pi k/L), computed once
   double truncation_ = 0, rounding_ = 0;
   std::vector<double> chernoff_lambda_, chernoff_log_mgf_;
 };

@@ -74,6 +74,7 @@ class PartitionForm final : public ProjectorForm {
   std::size_t n_cells() const override { return group_.size(); }
   std::size_t n_blocks() const override { return size_.size(); }
   std::uint32_t block_of(std::uint32_t cell) const override { return group_[cell]; }
+  const std::uint32_t* block_of_cells() const override { return group_.data(); }
   double diagonal(std::uint32_t cell) const override { return 1 - 1.0 / size_[group_[cell]]; }
   std::vector<std::size_t> block_shape(std::uint32_t group) const override { return {size_[group]}; }
   std::size_t position_in_block(std::uint32_t cell) const override { return position_[cell]; }

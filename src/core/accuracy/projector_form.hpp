@@ -58,6 +58,9 @@ class ProjectorForm {
   virtual std::size_t n_cells() const = 0;
   virtual std::size_t n_blocks() const = 0;
   virtual std::uint32_t block_of(std::uint32_t cell) const = 0;
+  // Every cell's block_of as one array, for forms that keep one (a
+  // partition's groups); nullptr for the others.
+  virtual const std::uint32_t* block_of_cells() const { return nullptr; }
   // (Pi_N)_{ii}: a cell's variance per unit of its block's scalar.
   virtual double diagonal(std::uint32_t cell) const = 0;
   // The block as a complete table: {k} for a margin group of k cells (a

@@ -376,8 +376,6 @@ double to_double(const Interval& a, End e) { return mpfr_get_d(a.end(e), toward(
 
 // ---- bounds computed in double --------------------------------------------
 
-double next_down(double x) { return std::nextafter(x, -INFINITY); }
-double next_up(double x) { return std::nextafter(x, INFINITY); }
 double next_down_to_zero(double x) { return std::nextafter(x, 0.0); }
 
 }  // namespace invariant_dp

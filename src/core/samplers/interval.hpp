@@ -40,6 +40,8 @@
 #include <mpfr.h>
 
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include "wide_int.hpp"
 
@@ -158,8 +160,18 @@ double to_double(const Interval& a, End e);
 // of its value per operation; the figures below are stepped one double
 // beyond it, away from what they bound, so that a certified figure is never
 // on the wrong side by the rounding of its last operation.
-double next_down(double x);  // the next double toward -inf
-double next_up(double x);    // the next double toward +inf
+// The next double toward +inf, as std::nextafter(x, +inf) (and -inf for
+// next_down), inline: every cell of a release with intervals takes two.
+inline double next_up(double x) {
+  if (!(x < std::numeric_limits<double>::infinity())) return x;  // +inf and NaN stay
+  if (x == 0) return std::numeric_limits<double>::denorm_min();  // from +0 and -0
+  std::uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  bits = x > 0 ? bits + 1 : bits - 1;  // the magnitude up for x > 0, down for x < 0
+  std::memcpy(&x, &bits, sizeof bits);
+  return x;
+}
+inline double next_down(double x) { return -next_up(-x); }
 // A lower bound of a quantity known to be >= 0 from its computed value
 // x >= 0: the next double below x, and 0 at 0 (never a negative bound).
 double next_down_to_zero(double x);

@@ -448,6 +448,18 @@ TEST(Interval, BoundsComputedInDoubleStepOutward) {
     EXPECT_EQ(std::nextafter(next_down(x), INFINITY), x);
     EXPECT_EQ(std::nextafter(next_up(x), -INFINITY), x);
   }
+  // As std::nextafter on every kind of double, the signed zeros and
+  // subnormals, the largest finite, the infinities and NaN included.
+  const double max = std::numeric_limits<double>::max(), tiny = std::numeric_limits<double>::denorm_min();
+  for (double x : {0.0, -0.0, tiny, -tiny, 2 * tiny, -2 * tiny, 1e-310, -1e-310, 2.2250738585072014e-308, 1.0, -1.0,
+                   3.5, -3.5, max, -max, double(INFINITY), -double(INFINITY)}) {
+    EXPECT_EQ(next_up(x), std::nextafter(x, INFINITY)) << x;
+    EXPECT_EQ(next_down(x), std::nextafter(x, -INFINITY)) << x;
+    EXPECT_EQ(std::signbit(next_up(x)), std::signbit(std::nextafter(x, INFINITY))) << x;
+    EXPECT_EQ(std::signbit(next_down(x)), std::signbit(std::nextafter(x, -INFINITY))) << x;
+  }
+  EXPECT_TRUE(std::isnan(next_up(NAN)));
+  EXPECT_TRUE(std::isnan(next_down(NAN)));
   EXPECT_EQ(next_down_to_zero(0.0), 0.0);
   EXPECT_LT(next_down_to_zero(1e-300), 1e-300);
   EXPECT_GE(next_down_to_zero(4.9e-324), 0.0);
