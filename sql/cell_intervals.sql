@@ -373,36 +373,47 @@ WHERE (q.id = 1 AND (r.g, r.k) = (1, 1)) OR (q.id = 2 AND r.g = 1 AND r.k <> 1)
    OR (q.id IN (3, 4) AND (r.g, r.k) IN ((1, 1), (2, 2))) OR (q.id = 4 AND r.g = 3)
 GROUP BY q.what, l.law ORDER BY q.what;
 DROP TABLE laplace_cells, laplace_cells_law;
--- project_l2 on one margin whose groups take twelve sizes (2 to 13 cells):
--- each cell's interval is the exact quantile of its group size's law,
--- every size's in one pass (by convolution), one half-width per size (on
--- that size's lattice: (q + 1/2)/g); the margin of a cell alone and of the rest of
+-- project_l2 and subspace_laplace on one margin whose groups take twelve
+-- sizes (2 to 13 cells): each cell's interval is the exact quantile of its
+-- group size's law (project_l2: every size's in one pass, by convolution,
+-- on that size's lattice, (q + 1/2)/g; subspace_laplace: in closed form),
+-- one half-width per size; the margin of a cell alone and of the rest of
 -- its group (the group's total is exact) are that interval, with its kind
 -- and method.
+CREATE FUNCTION pg_temp.group_intervals(mechanism text)
+RETURNS TABLE (size bigint, half_widths bigint, half_width numeric, alone_and_rest_are_the_interval boolean)
+LANGUAGE plpgsql AS $f$
+BEGIN
+  CREATE TEMP TABLE group_cells AS
+  SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 24) g, generate_series(1, 2 + g % 12) k,
+                               generate_series(1, 1 + (g * k) % 3) GROUP BY 1, 2$$, 1, mechanism,
+                             margins => '{g}', options => '{"interval": 0.9}')
+      AS t(g int, k int, n float8, lower float8, upper float8);
+  CREATE TEMP TABLE group_cells_law AS SELECT dp.last_release() AS law;
+  RETURN QUERY
+  SELECT s.size, count(DISTINCT round((c.upper - c.n)::numeric, 6)),
+         round(min(c.upper - c.n)::numeric, 6),
+         bool_and(round((alone.bar).margin_of_error::numeric, 6) = round((c.upper - c.n)::numeric, 6)
+                  AND round((rest.bar).margin_of_error::numeric, 6) = round((c.upper - c.n)::numeric, 6)
+                  AND (alone.bar).method = l.law -> 'interval' ->> 'method'
+                  AND (rest.bar).method = (alone.bar).method
+                  AND (rest.bar).margin_kind = 'exact')
+  FROM group_cells c
+  JOIN (SELECT g, count(*) AS size FROM group_cells GROUP BY g) s USING (g)
+  CROSS JOIN group_cells_law l,
+       LATERAL (SELECT dp.error_bar(r, 0.9, l.law) AS bar FROM group_cells r WHERE r.g = c.g AND r.k = c.k) alone,
+       LATERAL (SELECT dp.error_bar(r, 0.9, l.law) AS bar FROM group_cells r WHERE r.g = c.g AND r.k <> c.k) rest
+  WHERE c.k <= 2
+  GROUP BY s.size ORDER BY s.size;
+  RAISE NOTICE '% intervals: %, %', mechanism, (SELECT law -> 'interval' ->> 'kind' FROM group_cells_law),
+    (SELECT law -> 'interval' ->> 'method' FROM group_cells_law);
+  DROP TABLE group_cells, group_cells_law;
+END $f$;
 SET dp.seed = 16;
-CREATE TABLE group_cells AS
-SELECT * FROM dp.privatize($$SELECT g, k, count(*) FROM generate_series(1, 24) g, generate_series(1, 2 + g % 12) k,
-                             generate_series(1, 1 + (g * k) % 3) GROUP BY 1, 2$$, 1, 'project_l2',
-                           margins => '{g}', options => '{"interval": 0.9}')
-    AS t(g int, k int, n float8, lower float8, upper float8);
-CREATE TABLE group_cells_law AS SELECT dp.last_release() AS law;
+SELECT * FROM pg_temp.group_intervals('project_l2');
+SET dp.seed = 16;
+SELECT * FROM pg_temp.group_intervals('subspace_laplace');
 RESET dp.seed;
-SELECT law -> 'interval' ->> 'kind' AS kind, law -> 'interval' ->> 'method' AS method FROM group_cells_law;
-SELECT s.size, count(DISTINCT round((c.upper - c.n)::numeric, 6)) AS half_widths,
-       round(min(c.upper - c.n)::numeric, 6) AS half_width,
-       bool_and(round((alone.bar).margin_of_error::numeric, 6) = round((c.upper - c.n)::numeric, 6)
-                AND round((rest.bar).margin_of_error::numeric, 6) = round((c.upper - c.n)::numeric, 6)
-                AND (alone.bar).method = l.law -> 'interval' ->> 'method'
-                AND (rest.bar).method = (alone.bar).method
-                AND (rest.bar).margin_kind = 'exact') AS alone_and_rest_are_the_interval
-FROM group_cells c
-JOIN (SELECT g, count(*) AS size FROM group_cells GROUP BY g) s USING (g)
-CROSS JOIN group_cells_law l,
-     LATERAL (SELECT dp.error_bar(r, 0.9, l.law) AS bar FROM group_cells r WHERE r.g = c.g AND r.k = c.k) alone,
-     LATERAL (SELECT dp.error_bar(r, 0.9, l.law) AS bar FROM group_cells r WHERE r.g = c.g AND r.k <> c.k) rest
-WHERE c.k <= 2
-GROUP BY s.size ORDER BY s.size;
-DROP TABLE group_cells, group_cells_law;
 -- On a table too large to try every corner of the lattice's basis (40 x 36,
 -- integer_gaussian with both margins: sides of more than 32 levels), a
 -- scattered set of cells with one of them twice, the set with row 1 added,

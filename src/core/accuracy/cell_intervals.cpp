@@ -432,10 +432,9 @@ CellIntervals projected_laplace_intervals(const LinearAccuracy& accuracy, double
             std::sqrt(scalar / 2), shape.empty() ? std::vector<LaplaceTerm>{{1, 1}} : cell_projected_weights(shape),
             level, interrupts, kCombinationWork - spent);
         spent += q.work;
-        methods.add(q.exact ? "exact: the quantile of the cell's law (a combination of "
-                              "independent Laplace variables, by its Fourier series)"
-                            : "certified: a covering quantile of the cell's law (a combination "
-                              "of independent Laplace variables, by its Fourier series)",
+        methods.add(std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
+                        " of the cell's law (a combination of independent Laplace variables, " + laplace_law_method(q) +
+                        ")",
                     q.exact ? Exactness::exact : Exactness::certified);
         return q.half_width;
       });

@@ -57,6 +57,8 @@ LaplaceCombination::LaplaceCombination(double b, std::vector<LaplaceTerm> terms,
   // Largest weights first: the series' tail bound takes them (below).
   std::sort(terms_.begin(), terms_.end(),
             [](const LaplaceTerm& x, const LaplaceTerm& y) { return x.weight > y.weight; });
+  closed_ = LaplaceClosedForm::of(b, terms_);
+  if (closed_) return;
 
   // The moment generating function at a few lambdas below its pole
   // 1/(b max|v|): P(|X| >= t) <= 2 e^(-lambda t) E e^(lambda X).
@@ -217,6 +219,7 @@ double LaplaceCombination::alias_bound(double t) const {
 CoverageBounds LaplaceCombination::coverage(double x, const Interrupts& interrupts, double* slope) const {
   if (!(x >= 0) || !(x <= ceiling_))
     throw InvalidArgument("a Laplace combination's coverage is asked within [0, its ceiling]");
+  if (closed_) return closed_->coverage(x, interrupts, slope);
   CoverageBounds out;
   if (single_) {
     // Laplace(b |v|): P(|X| <= x) = 1 - e^(-x/(b |v|)), to a few units.
@@ -268,6 +271,7 @@ RealQuantile laplace_combination_quantile(double b, std::vector<LaplaceTerm> ter
   // the level.
   RealQuantile out;
   out.work = law.work();
+  out.closed_form = law.closed_form();
   double candidate = std::min(hi * (1 + kQuantileResolution / 4), ceiling);
   for (double widen = kQuantileResolution / 2;; widen *= 4) {
     interrupts.poll();

@@ -11,13 +11,17 @@
 // coverage only); the series' tail past K terms (phi's decay through its
 // largest factors); the rounding of the sum (a bound on each term's
 // arithmetic). L and K are chosen so that the first two are below 1e-13.
-// One weight alone is Laplace, in closed form.
+// One weight alone is Laplace, in closed form, and so are one weight
+// carried by several variables and a margin group's cell
+// (laplace_closed_form.hpp).
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "../interrupts.hpp"
 #include "fourier_coverage.hpp"
+#include "laplace_closed_form.hpp"
 
 namespace invariant_dp::accuracy {
 
@@ -38,9 +42,15 @@ struct RealQuantile {
   double coverage_lower = 0;  // a lower bound of P(|X| <= x)
   double narrower_upper = 0;  // an upper bound of P(|X| <= x (1 - kQuantileResolution))
   bool exact = false;         // narrower_upper < level: x is the quantile within that resolution
-  double work = 0;            // distinct weights times series terms
+  double work = 0;            // distinct weights times series terms (variables in closed form)
+  bool closed_form = false;   // the law in closed form (laplace_closed_form.hpp), not its series
 };
 constexpr double kQuantileResolution = 1e-9;
+// How a quantile's law was read, for its method: "in closed form" or "by
+// its Fourier series".
+inline const char* laplace_law_method(const RealQuantile& q) {
+  return q.closed_form ? "in closed form" : "by its Fourier series";
+}
 
 class LaplaceCombination {
  public:
@@ -54,7 +64,10 @@ class LaplaceCombination {
   CoverageBounds coverage(double x, const Interrupts& interrupts, double* slope = nullptr) const;
   double variance() const { return variance_; }
   std::size_t series_terms() const { return phi_.size(); }
-  double work() const { return double(phi_.size()) * double(terms_.size()); }
+  double work() const { return closed_ ? double(closed_->variables()) : double(phi_.size()) * double(terms_.size()); }
+  // One weight carried by several variables, and a margin group's cell,
+  // have a closed form, taken instead of the series.
+  bool closed_form() const { return closed_.has_value(); }
 
  private:
   // The series at x: its value and its derivative in x.
@@ -64,6 +77,7 @@ class LaplaceCombination {
   double b_ = 0, ceiling_ = 0, variance_ = 0;
   std::vector<LaplaceTerm> terms_;
   bool single_ = false;           // one variable: Laplace(b |v|)
+  std::optional<LaplaceClosedForm> closed_;
   double period_half_ = 0;        // L
   std::vector<double> phi_;       // phi(pi k/L), k = 1 .. K
   std::vector<double> term_;      // the sine series' terms 2/(pi k) phi(pi k/L), computed once

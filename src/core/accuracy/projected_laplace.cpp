@@ -342,10 +342,8 @@ std::optional<MarginOfError> projected_laplace_margin(const ProjectorForm& form,
     out.tail = SumTail::law_quantile;
     out.half_width = q.half_width;
     out.kind = q.exact ? Exactness::exact : Exactness::certified;
-    out.method = q.exact ? "exact: the quantile of the sum's law (a combination of independent Laplace variables, "
-                           "by its Fourier series)"
-                         : "certified: a covering quantile of the sum's law (a combination of independent Laplace "
-                           "variables, by its Fourier series)";
+    out.method = std::string(q.exact ? "exact: the quantile" : "certified: a covering quantile") +
+                 " of the sum's law (a combination of independent Laplace variables, " + laplace_law_method(q) + ")";
     return out;
   } catch (const TooLarge&) {
     return std::nullopt;  // past the law's work limit: the variance's tail bound

@@ -71,19 +71,27 @@ TEST(LaplaceCombination, OneWeightIsLaplace) {
 }
 
 TEST(LaplaceCombination, TwoEqualWeightsMatchTheirClosedForm) {
+  // As one weight carried twice (laplace_closed_form.hpp) and as two
+  // terms of equal weight (the Fourier series).
   const double b = 3;
   const auto coverage = [b](double x) { return double(1 - std::exp(-(long double)x / b) * (1 + x / (2 * b))); };
-  const LaplaceCombination law(b, {{1, 2}}, 60, Interrupts());
-  for (const double x : {0.0, 0.01, 0.5, 2.0, 7.3, 15.0, 40.0, 60.0}) expect_combination_encloses(law, x, coverage(x));
-  for (const double level : {0.5, 0.9, 0.99}) {
-    const RealQuantile q = laplace_combination_quantile(b, {{1, 2}}, level, Interrupts());
-    const double expected = closed_form_quantile(coverage, level, 100);
-    EXPECT_TRUE(q.exact) << level;
-    EXPECT_GE(q.half_width, expected * (1 - 1e-12)) << level;
-    EXPECT_LE(q.half_width, expected * (1 + kQuantileResolution)) << level;
-    EXPECT_GE(q.coverage_lower, level);
-    EXPECT_LT(q.narrower_upper, level);
+  const LaplaceCombination closed(b, {{1, 2}}, 60, Interrupts()), series(b, {{1, 1}, {1, 1}}, 60, Interrupts());
+  EXPECT_TRUE(closed.closed_form());
+  EXPECT_FALSE(series.closed_form());
+  for (const double x : {0.0, 0.01, 0.5, 2.0, 7.3, 15.0, 40.0, 60.0}) {
+    expect_combination_encloses(closed, x, coverage(x));
+    expect_combination_encloses(series, x, coverage(x));
   }
+  for (const auto& terms : {std::vector<LaplaceTerm>{{1, 2}}, std::vector<LaplaceTerm>{{1, 1}, {1, 1}}})
+    for (const double level : {0.5, 0.9, 0.99}) {
+      const RealQuantile q = laplace_combination_quantile(b, terms, level, Interrupts());
+      const double expected = closed_form_quantile(coverage, level, 100);
+      EXPECT_TRUE(q.exact) << level;
+      EXPECT_GE(q.half_width, expected * (1 - 1e-12)) << level;
+      EXPECT_LE(q.half_width, expected * (1 + kQuantileResolution)) << level;
+      EXPECT_GE(q.coverage_lower, level);
+      EXPECT_LT(q.narrower_upper, level);
+    }
 }
 
 TEST(LaplaceCombination, DistinctWeightsMatchTheirPartialFractions) {
@@ -133,7 +141,8 @@ TEST(LaplaceCombination, RefusesBadArgumentsAndTooMuchWork) {
   EXPECT_THROW(LaplaceCombination(1, {{0, 3}}, 1, Interrupts()), InvalidArgument);
   EXPECT_THROW(LaplaceCombination(1, {{NAN, 1}}, 1, Interrupts()), InvalidArgument);
   EXPECT_THROW(LaplaceCombination(1, {{1, 0.5}}, 1, Interrupts()), InvalidArgument);
-  EXPECT_THROW(LaplaceCombination(1, {{1, 1}, {1e-6, 1}}, 1, Interrupts(), 1e3), TooLarge);
+  // A series of too many terms (three weights: no closed form).
+  EXPECT_THROW(LaplaceCombination(1, {{1, 1}, {1e-6, 1}, {2e-6, 1}}, 1, Interrupts(), 1e3), TooLarge);
   const LaplaceCombination law(1, {{1, 1}, {0.5, 1}}, 5, Interrupts());
   EXPECT_THROW(law.coverage(6, Interrupts()), InvalidArgument);
 }
