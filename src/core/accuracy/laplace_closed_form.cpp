@@ -16,6 +16,11 @@ constexpr Real kUnit = 0x1p-64L;
 // A weight carried once must be at least this multiple of the other
 // (below it the integral of e^((1/r - 1) s) is no Poisson probability).
 constexpr double kMinRatio = 1.5;
+// The weights d_k / beta1^(k+1) grow by r/(r - 1) a step: at most e^40
+// times d_k (so in double's range, and the sums' rounding small beside
+// what they add up to). A group's cell has m ln(m/(m - 1)) < 1.
+constexpr double kMaxLogGrowth = 40;
+bool growth_fits(double r, std::size_t m) { return r == 0 || double(m) * std::log(r / (r - 1)) <= kMaxLogGrowth; }
 // The Poisson probabilities are read until they fall below this (their
 // rest then bounded by a geometric series).
 constexpr Real kNegligible = 1e-24L;
@@ -148,8 +153,10 @@ Enclosed weighted(const std::vector<double>& w, const std::vector<double>& sum, 
 
 LaplaceClosedForm::LaplaceClosedForm(double unit, double r, std::size_t m) : unit_(unit), r_(r), m_(m) {
   if (!(unit > 0) || !std::isfinite(unit) || m < 1 || m > kMaxClosedFormVariables || !(r == 0 || r >= kMinRatio) ||
-      !std::isfinite(r))
-    throw InvalidArgument("a Laplace closed form needs a positive unit, 1 to 1,000 variables and r = 0 or r >= 1.5");
+      !std::isfinite(r) || !growth_fits(r, m))
+    throw InvalidArgument(
+        "a Laplace closed form needs a positive unit, 1 to 1,000 variables and r = 0, or r >= 1.5 with m ln(r/(r - 1)) "
+        "<= 40");
   // d_0 = C(2m - 2, m - 1) / 2^(2m - 1), d_(k+1) = d_k 2 (m - 1 - k) / (2m - 2 - k):
   // the partial products stay below 1e130 for m <= 1,000, d_(m-1) = 2^-m
   // above double's least normal. In double: a law's set-up is O(m).
@@ -195,7 +202,7 @@ std::optional<LaplaceClosedForm> LaplaceClosedForm::of(double b, const std::vect
   if (once.count != 1 || !whole(many.count) || !(many.weight > 0) || many.count + 1 > kMaxClosedFormVariables)
     return std::nullopt;
   const double r = once.weight / many.weight;
-  if (!(r >= kMinRatio) || !std::isfinite(r)) return std::nullopt;
+  if (!(r >= kMinRatio) || !std::isfinite(r) || !growth_fits(r, std::size_t(many.count))) return std::nullopt;
   return LaplaceClosedForm(b * many.weight, r, std::size_t(many.count));
 }
 
@@ -223,13 +230,16 @@ CoverageBounds LaplaceClosedForm::coverage(double x, const Interrupts& interrupt
     const Enclosed a = weighted(over_beta1_.w, over_beta1_.sum, low, true);
     const Enclosed d = weighted(over_beta2_.w, over_beta2_.sum, high, false);
     const Real b = over_beta2_.sum[m];
-    const Real e_minus = std::exp(-y / r), e_plus = std::exp(y / r), e_error = (std::fabs(y / r) + 4) * kUnit;
+    const Real e_minus = std::exp(-y / r), e_error = (std::fabs(y / r) + 4) * kUnit;
+    // e^(y/r) D, D tiny where e^(y/r) would overflow: by logarithms.
+    const auto grown = [&](Real v) { return v > 0 ? std::exp(y / r + std::log(v)) : Real(0); };
+    const Real d_low = grown(d.low), d_high = grown(d.high);
     // P(|Y| > y) = e^(-y/r) (A + B) + (2 C1 - e^(y/r) D), e^(y/r) D <= C1
     // term by term: increasing in A and C1, decreasing in D.
-    tail_low = e_minus * (1 - e_error) * (a.low + b) + 2 * c1.low - e_plus * (1 + e_error) * d.high;
-    tail_high = e_minus * (1 + e_error) * (a.high + b) + 2 * c1.high - e_plus * (1 - e_error) * d.low;
-    magnitude = e_minus * (a.high + b) + 2 * c1.high + e_plus * d.high;
-    density = (e_minus * (a.low + b) + e_plus * d.low) / (2 * r);
+    tail_low = e_minus * (1 - e_error) * (a.low + b) + 2 * c1.low - (1 + e_error) * d_high;
+    tail_high = e_minus * (1 + e_error) * (a.high + b) + 2 * c1.high - (1 - e_error) * d_low;
+    magnitude = e_minus * (a.high + b) + 2 * c1.high + d_high;
+    density = (e_minus * (a.low + b) + d_low) / (2 * r);
   }
   // The weights (in double: d_k within 3m units, the powers of 1/beta
   // within 2m, the prefix sums m) and the sums here, on everything added.
