@@ -25,9 +25,9 @@ bool growth_fits(double r, std::size_t m) { return r == 0 || double(m) * std::lo
 // rest then bounded by a geometric series).
 constexpr Real kNegligible = 1e-24L;
 
-// 1/i for i <= 2 kMaxClosedFormVariables (each within a unit): a law's
-// weights and the Poisson steps multiply by them (a chain of divisions
-// was most of a law's set-up).
+// 1/i for i <= 2 kMaxClosedFormVariables, in double (each within a unit
+// of it): a law's weights multiply by them (a chain of divisions was most
+// of a law's set-up).
 const std::vector<double>& inverses() {
   static const std::vector<double> table = [] {
     std::vector<double> out(2 * kMaxClosedFormVariables + 1, 0);
@@ -60,8 +60,6 @@ void poisson_window(Real z, std::size_t m, PoissonWindow& out, const Interrupts&
   // nothing overflows, and long double's range holds what would underflow.
   const auto top = static_cast<std::size_t>(std::min<Real>(Real(m - 1), std::floor(z)));
   const Real log_z = std::log(z), inverse_z = 1 / z;
-  const std::vector<double>& inverse = inverses();
-  const auto inverse_of = [&](std::size_t i) { return i < inverse.size() ? Real(inverse[i]) : 1 / Real(i); };
   const Real at_top = std::exp(-z + Real(top) * log_z - std::lgamma(Real(top) + 1));
   // Down: p_(i-1) = p_i i / z, until negligible (written from the top
   // down, then turned).
@@ -82,7 +80,7 @@ void poisson_window(Real z, std::size_t m, PoissonWindow& out, const Interrupts&
   std::size_t hi = top;
   while (hi + 1 < m && !(out.p.back() < kNegligible && z < Real(hi + 1))) {
     interrupts.poll_every(hi);
-    out.p.push_back(out.p.back() * z * inverse_of(hi + 1));
+    out.p.push_back(out.p.back() * z / Real(hi + 1));
     ++hi;
   }
   out.hi = hi;
@@ -241,9 +239,10 @@ CoverageBounds LaplaceClosedForm::coverage(double x, const Interrupts& interrupt
     magnitude = e_minus * (a.high + b) + 2 * c1.high + d_high;
     density = (e_minus * (a.low + b) + d_low) / (2 * r);
   }
-  // The weights (in double: d_k within 3m units, the powers of 1/beta
-  // within 2m, the prefix sums m) and the sums here, on everything added.
-  const Real rounding = magnitude * (Real(6 * m + 20) * 0x1p-53L + Real(4 * windows + 40) * kUnit);
+  // The weights (in double: d_k within 6m units, three a step; the powers
+  // of 1/beta within 4m, their base's three units compounding; the prefix
+  // sums m more) and the sums here, on everything added.
+  const Real rounding = magnitude * (Real(12 * m + 20) * 0x1p-53L + Real(4 * windows + 40) * kUnit);
   tail_low = std::max<Real>(0, tail_low - rounding);
   tail_high += rounding;
   if (slope != nullptr) *slope = double(2 * density / Real(unit_));

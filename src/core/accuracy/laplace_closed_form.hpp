@@ -46,7 +46,7 @@ class LaplaceClosedForm {
   double unit_ = 0, r_ = 0;
   std::size_t m_ = 0;
   // Weights over k < m with their prefix sums (sum[k] = the weights below
-  // k), in double (each within 5m units of it).
+  // k), in double (each within 11m units of it).
   struct Weights {
     std::vector<double> w, sum;
   };
