@@ -415,7 +415,7 @@ double residue_node_points(int r, double n) {
 // over the whole circle) and up to negation. Four cells: over the whole
 // grid by the orbits of three points (for_each_orbit), or over the box
 // max |j_i| <= J by its own (for_each_box_orbit). Three cells: the whole
-// circle of alpha_1, whose orbits are {j, -j}.
+// circle of alpha_1 or the box |j| <= J, whose orbits are {j, -j}.
 template <class Real>
 Sums residue_trapezoid(Rational b, int r, int n, const QuadratureGrid& g, const Interrupts& interrupts) {
   const auto N = static_cast<std::int64_t>(g.N), J = static_cast<std::int64_t>(g.J);
@@ -441,14 +441,13 @@ Sums residue_trapezoid(Rational b, int r, int n, const QuadratureGrid& g, const 
     nodes += weight;
     ++visited;
   };
-  if (r == 3) {
-    if (!g.whole) throw std::logic_error("table_covariance_scale: three-cell residues take the whole circle");
+  if (!g.whole) {
+    for_each_box_orbit(r - 2, J, interrupts, visit);
+  } else if (r == 3) {
     // Ends: j rises to N / 2.
     for (std::int64_t j = 0; j <= N / 2; ++j) visit(&j, j == 0 || 2 * j == N ? 1 : 2);
-  } else if (g.whole) {
-    for_each_orbit(3, N, interrupts, visit);
   } else {
-    for_each_box_orbit(2, J, interrupts, visit);
+    for_each_orbit(3, N, interrupts, visit);
   }
   const long double side = g.whole ? (long double)N : (long double)(2 * J + 1);
   if (nodes != (r == 3 ? side : side * side))
@@ -546,12 +545,12 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
   // met its target 30 to over 1000 times over, on some 16 % more points.
   const double num_scale = var1 * d * d / (4.0 * r * n);
   // Three- and four-line l1 tables may integrate their last free angle by
-  // residues (below); four-line ones bound their box by the means I_n and
-  // I_(n-1) of the pair majorant's powers over that angle.
+  // residues (below), and bound their box by the mean powers of the pair
+  // majorant over that angle: I_n and I_(n-1) on four-line tables, I_1 on
+  // three-line ones.
   const bool residues = aliasing && r >= 3 && long_side <= kResidueLines && quadrature != ScaleQuadrature::all_angles;
-  const bool box = residues && r == 4;
-  const double mean_power[2] = {box ? law.pair_majorant_mean_power(int(long_side)) : 1,
-                                box ? law.pair_majorant_mean_power(int(long_side) - 1) : 1};
+  const double mean_power[2] = {residues ? law.pair_majorant_mean_power(r == 4 ? int(long_side) : 1) : 1,
+                                residues ? law.pair_majorant_mean_power(r == 4 ? int(long_side) - 1 : 1) : 1};
   for (const double target : {first, first * kAliasRetry, target_error * kAliasLast}) {
     const std::int64_t x =
         aliasing ? std::max(aliasing->point(target), aliasing->product_point(target * num_scale))
@@ -591,15 +590,23 @@ TableScale compute_scale(IntegerNoise noise, std::size_t rows, std::size_t cols,
       // is below a quarter of the target against P(S = 0) and, for the
       // numerator, against P(S = 0) Var Z_31, Var Z_31 taken at var1 (3/16)
       // (1 - 1/n) (c at a quarter of var1, as above).
-      // Three-line tables take the whole circle of alpha_1 (side / 2 orbits).
-      const double share = std::max(target / 4 * side * side, 1e-300);
-      QuadratureGrid residue_grid;
-      if (box)
-        residue_grid = quadrature_grid(law, 2, n, n, var1 * mean_power[1], var1 * 3 / 16 * (1 - 1 / n), xr, 4,
-                                       interrupts, share, mean_power[0]);
+      // Three-line tables: the node at alpha_1 = 2 pi s / N integrates
+      // alpha_2. Conditioned on Y_2 (on Y_1), a line's pair (1, 3) (its pair
+      // (2, 3)) has a fixed sum, so |psi| <= min(M_s, M(alpha_2)) <=
+      // M_s^(n-1) M(alpha_2) over n lines: the node's mass is at most
+      // M_s^(n-1) I_1. The weighted line, conditioned on its Y_2, is within
+      // var1 M_s, the others within M_s^(n-2) M(alpha_2): the second moment
+      // within var1 M_s^(n-1) I_1; against P(S = 0) Var Z_12, Var Z_12 taken
+      // at var1 (1/6)(1 - 1/n). The box's nodes are {j, -j}.
+      const double share = std::max(target / 4 * nodes_all, 1e-300);
+      QuadratureGrid residue_grid =
+          r == 4 ? quadrature_grid(law, 2, n, n, var1 * mean_power[1], var1 * 3 / 16 * (1 - 1 / n), xr, 4, interrupts,
+                                   share, mean_power[0])
+                 : quadrature_grid(law, 1, n - 1, n - 1, var1 * mean_power[1], var1 / 6 * (1 - 1 / n), xr, 2,
+                                   interrupts, share, mean_power[0]);
       residue_grid.N = static_cast<std::uint64_t>(side);
       const double whole_points = r == 4 ? side * side / 12 : side / 2;
-      if (!box || residue_grid.whole || whole_points <= residue_grid.points) {
+      if (residue_grid.whole || whole_points <= residue_grid.points) {
         residue_grid.whole = true;
         residue_grid.points = whole_points;
         residue_grid.omitted_den = residue_grid.omitted_num = 0;

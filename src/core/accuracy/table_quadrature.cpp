@@ -24,7 +24,7 @@ QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, doubl
   g.N = static_cast<std::uint64_t>(x + 1);
   g.J = g.N / 2;
   const double all = std::pow(double(g.N), d);
-  if (n >= 3) {
+  if (n >= 2) {
     // Suffix sums of the shells' bounds, from the outermost shell inwards;
     // stop at the first shell whose suffix (the shells beyond it) is not
     // negligible against the node at 0 (1 / N^d of the denominator's

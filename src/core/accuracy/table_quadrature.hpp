@@ -174,7 +174,8 @@ inline double lines_sum_at_zero(double var1, int r, double n) {
 
 // `negligible`: the shells' share left out, in units of the node at 0
 // (a pass that decides a quantile to 1e-5 affords more than one that
-// publishes a figure). N = x + 1 points per axis; n >= 3 lines (fewer: the whole grid);
+// publishes a figure). N = x + 1 points per axis; n >= 2 (the
+// denominator's power; below, the whole grid);
 // `symmetry` the number of nodes each visited one stands for. TooLarge for
 // N past 2^24.
 QuadratureGrid quadrature_grid(const NoiseTransform& law, int d, double n, double num_power, double num_bound,

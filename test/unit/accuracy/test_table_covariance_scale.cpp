@@ -329,16 +329,35 @@ TEST(TableCovarianceScale, CertifiedTargetIsWithinItsErrorOnFewerPoints) {
 // one circle of some 30 b nodes, so 3 x 3 and 3 x 8 tables at b = 400
 // (epsilon 0.01) are computed to the published target within a release's
 // points, where the integral over both angles (N^2 / 12 nodes) is past
-// them from about b = 70.
-TEST(TableCovarianceScale, ShortThreeLineTablesAtSmallEpsilonAreExact) {
-  for (const std::size_t n : {3, 8}) {
-    const TableScale scale =
+// them from about b = 70. At the certified target the circle's nodes past
+// the law's mass are bounded, not summed (the box, whose size does not
+// grow with b): within its stated error of the published c on a fraction
+// of the points, and within a release's points at b = 64,000 (epsilon
+// 3e-5), where the circle alone has some 2e6 nodes. There c / b^2, which
+// moves by some 1e-6 between b = 400 and the limit, agrees with the exact
+// one at b = 400 to the certified error.
+TEST(TableCovarianceScale, ShortThreeLineTablesAtSmallEpsilonAreExactOrCertified) {
+  for (const std::size_t n : {3, 5, 8}) {
+    const std::string shape = "3x" + std::to_string(n);
+    const TableScale exact =
         table_covariance_scale(laplace(400, 1), 3, n, Interrupts(), kErrorBarScalePoints, kPublishedScaleError);
-    EXPECT_LE(scale.quadrature_error + scale.rounding_error, 1e-9) << "3x" << n;
+    EXPECT_LE(exact.quadrature_error + exact.rounding_error, 1e-9) << shape;
     EXPECT_THROW(table_covariance_scale(laplace(400, 1), 3, n, Interrupts(), kErrorBarScalePoints, kCertifiedScaleError,
                                         ScaleQuadrature::all_angles),
                  TooLarge)
-        << "3x" << n;
+        << shape;
+    const TableScale certified =
+        table_covariance_scale(laplace(400, 1), 3, n, Interrupts(), kErrorBarScalePoints, kCertifiedScaleError);
+    const double error = certified.quadrature_error + certified.rounding_error;
+    EXPECT_LE(error, kCertifiedScaleError) << shape;
+    EXPECT_LE(std::abs(certified.scale / exact.scale - 1), error + 1e-9) << shape;
+    EXPECT_LT(4 * certified.points, exact.points) << shape;
+    const double far_b = 64000;
+    const TableScale far = release_table_scale(laplace(64000, 1), 3, n, Interrupts(), kErrorBarScalePoints);
+    const double far_error = far.quadrature_error + far.rounding_error;
+    EXPECT_LE(far_error, kCertifiedScaleError) << shape;
+    EXPECT_LT(far.points, 2e4) << shape;
+    EXPECT_LE(std::abs(far.scale / (far_b * far_b) / (exact.scale / (400.0 * 400.0)) - 1), far_error + 1e-5) << shape;
   }
 }
 
@@ -380,7 +399,7 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 4, 1000, stop), Interrupted);
   // The residues poll at every node (each is thousands of operations), and
   // stop at the poll asked: a 4 x 4 table at b = 16 visits some 34,000; a
-  // 3 x 8 table at b = 400, whose grid left is one circle, some 13,000.
+  // 3 x 3 table at b = 400, whose grid left is one circle, some 11,000.
   struct Polls {
     int count = 0, stop_at = -1;
   } polls;
@@ -392,7 +411,7 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
       &polls);
   for (const auto& [r, n, b, at_least, stop_at] :
        {std::tuple<std::size_t, std::size_t, std::uint64_t, int, int>{4, 4, 16, 30000, 5000},
-        {3, 8, 400, 12000, 2000}}) {
+        {3, 3, 400, 10000, 2000}}) {
     const auto residues = [&] {
       forget_kept_table_scales();
       return table_covariance_scale(laplace(b, 1), r, n, counting, kMaxScalePoints, kPublishedScaleError,
