@@ -221,9 +221,9 @@ void table_scales() {
 // published target within a release's points (kErrorBarScalePoints), else
 // the certified one within the same points, else the Monte Carlo estimate;
 // short three- and four-line tables from the scale of epsilon 1 down to
-// epsilon 0.004.
+// epsilon 6e-5 (b = 64,000).
 void published_table_scales() {
-  const Rational scales[] = {{4, 1}, {52, 5}, {16, 1}, {40, 1}, {100, 1}, {400, 1}, {1000, 1}};
+  const Rational scales[] = {{4, 1}, {52, 5}, {16, 1}, {40, 1}, {100, 1}, {400, 1}, {1000, 1}, {4000, 1}, {64000, 1}};
   for (const std::size_t r : {3u, 4u})
     for (const Rational b : scales)
       for (const std::size_t n : {std::size_t(r), std::size_t(6), std::size_t(10), std::size_t(20), std::size_t(30)}) {

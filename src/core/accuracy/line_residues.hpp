@@ -12,12 +12,18 @@
 //   Phi(z) = R(z) / (P_in(z) D_out(z)),
 // P_in = prod_k (z - a^2 u_k), D_out = prod_k (1 - a^2 conj(u_k) z) over the
 // m = r - 1 other cells' angles (u = u_1 .. u_(r-2), 1), R a polynomial of
-// degree at most 2m (read from eight values of Phi on the unit circle by a
-// discrete Fourier transform, exact for that degree). The constant
-// coefficient of Phi^n is then the sum of the residues inside the unit
-// circle, at 0 and at the a^2 u_k, each of order n: one divided difference
-// of R^n / D_out^n, evaluated by Opitz's formula (table_quadrature.hpp)
-// without any difference of nodes. The numerator's E[Y_(r-1)^2 ...] is the
+// degree at most 2m, read from eight values of Phi by a discrete Fourier
+// transform, exact for that degree: on the unit circle, or, where every
+// pole lies near 1 (the nodes that carry the mass at small epsilon), on a
+// circle about 1 of twice the poles' distance from it, in the frame
+// t = (z - 1) / radius in which R is then evaluated (read on the unit
+// circle, R would lose some b^4 units near 1, where it is some b^-6). The
+// constant coefficient of Phi^n is then the sum of the residues inside the
+// unit circle, at 0 and at the a^2 u_k, each of order n: one divided
+// difference of R^n / D_out^n (near 1, of R^n / (z D_out^n) at the a^2 u_k,
+// the residue at 0, Phi(0)^n, taken apart), evaluated by Opitz's formula
+// (table_quadrature.hpp) without any difference of nodes, its row rescaled
+// by powers of 2 to stay within the exponent's range. The numerator's E[Y_(r-1)^2 ...] is the
 // second derivative at beta = 0 of the constant coefficient of
 // Phi(z e^beta) Phi(z)^(n-1), the same divided difference with m nodes
 // moving with beta, carried as second-order Taylor jets. The grid left is
@@ -68,10 +74,10 @@ class LineResidues {
  private:
   using C = Cx<Real>;
   using Jet = TaylorJet<Real>;
-  Real a_ = 0, scale_ = 0;
+  Real a_ = 0, scale_ = 0, one_minus_a2_ = 0, one_minus_a4_ = 0;
   int m_ = 0, n_ = 0;  // the other cells of a line (r - 1), the lines
-  // Opitz's row vector, its scratch and the nodes: as jets, and the plain
-  // part before the m nodes that move.
+  // Opitz's row vector, its scratch and the nodes (in the frame t): as
+  // jets, and the plain part before the m nodes that move.
   std::vector<Jet> row_, acc_, node_;
   std::vector<C> plain_row_, plain_acc_, plain_node_;
 };

@@ -33,8 +33,9 @@ BlockScalars uniform_scalars(std::size_t n_blocks, double lower, double upper, E
 // kCertifiedScaleError on a coarser grid (fewer points, and on four-line
 // l1 tables a box that stops growing with b) when `coarser` is set: c within a
 // certified relative error, written to `error`. false where every grid is
-// refused (past the points, or a scale its bound does not certify): 4 x 4
-// l1 tables past about b = 65 (epsilon 0.06).
+// refused (past the points, or a scale its bound does not certify): l1
+// tables past about b = 2e5 (epsilon 2e-5), where the grid's side would
+// pass 2^24 points.
 bool computed_table_scale(IntegerNoise noise, const std::vector<std::size_t>& shape, bool coarser, double& c,
                           double& error, const Interrupts& interrupts) {
   if (shape.size() != 2 || shape_pinned(shape) || std::min(shape[0], shape[1]) > 4) return false;

@@ -474,8 +474,10 @@ double residue_node_rounding(Rational b, int r, int n, std::uint64_t grid) {
     const ResidueNode c =
         coarse.evaluate(double(std::cos(x)), double(std::sin(x)), double(std::cos(y)), double(std::sin(y)));
     const ResidueNode f = fine.evaluate(std::cos(x), std::sin(x), std::cos(y), std::sin(y));
-    worst = std::max({worst, double(std::fabs((c.den - f.den) / origin.den)),
-                      double(std::fabs((c.second - f.second) / origin.second))});
+    const double difference = std::max(double(std::fabs((c.den - f.den) / origin.den)),
+                                       double(std::fabs((c.second - f.second) / origin.second)));
+    // A difference that is not a number (an arithmetic that failed) is infinite.
+    worst = std::isnan(difference) ? HUGE_VAL : std::max(worst, difference);
   }
   return 10 * worst;
 }

@@ -34,8 +34,8 @@
 // N^(r-1) / (2 r!) by the symmetries of a line (N growing with the scale);
 // TooLarge beyond kMaxScalePoints. Three- and four-line l1 tables of up to
 // 32 lines may instead take their last free angle by residues
-// (line_residues.hpp): a grid of N^(r-2) nodes, or on four-line tables a
-// box whose size does not grow with the scale, at some n^2 operations a
+// (line_residues.hpp): a grid of N^(r-2) nodes, or a box whose size does
+// not grow with the scale, at some n^2 operations a
 // node, wherever that is less work (DERIVATIONS.md, section 12, "One angle
 // by residues").
 #pragma once

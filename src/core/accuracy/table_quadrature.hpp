@@ -135,13 +135,31 @@ struct LaplaceLinePoles {
     }
   }
 
-  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r (real: the law is symmetric).
-  Real transform_difference() const {
+  // The same rational function of the u_k continued off the circle: each
+  // u_k given with its inverse (conj(u_k) on the circle), every entry
+  // divided.
+  LaplaceLinePoles(Real a, int lines, const Cx<Real>* angles, const Cx<Real>* inverse_angles) : r(lines) {
+    for (int k = 0; k < r; ++k) {
+      u[k] = angles[k];
+      x[k] = {a * inverse_angles[k].re, a * inverse_angles[k].im};
+      beta[k] = {a * u[k].re, a * u[k].im};
+    }
+    for (int b = 0; b < r; ++b)
+      for (int k = 0; k < r; ++k) {
+        const Cx<Real> p = beta[b] * x[k];
+        inverse[b][k] = b == k ? Cx<Real>{1 / (1 - a * a), 0} : reciprocal(Cx<Real>{1 - p.re, -p.im});
+      }
+  }
+
+  // f[x_1 .. x_r]: the transform divided by (1 - a^2)^r; complex off the circle.
+  Cx<Real> complex_transform_difference() const {
     int nodes[kMaxNodes] = {};
     for (int k = 0; k < r; ++k) nodes[k] = k;
     const Cx<Real> one[1] = {Cx<Real>{1, 0}};
-    return divided_difference(x, nodes, r, r - 1, one, 0, beta, nodes, r, inverse).re;
+    return divided_difference(x, nodes, r, r - 1, one, 0, beta, nodes, r, inverse);
   }
+  // On the circle, real: the law is symmetric.
+  Real transform_difference() const { return complex_transform_difference().re; }
 };
 
 // The quadrature grid: N points per axis (aliasing), and the box of nodes

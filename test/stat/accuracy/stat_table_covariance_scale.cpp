@@ -134,9 +134,11 @@ TEST(StatTableCovarianceScale, FourLineLatticeGaussianTablesByTheTableChain) {
 // The scale integer_laplace releases publish (noise.covariance_scale, from
 // their cells' sd), release by release: on a 4 x 60 table at epsilon 2 the
 // scale computed at the published target (the same number every release);
-// on a 4 x 4 table at epsilon 0.004 (b = 1000), past the work a release
-// spends on it at either target, the Monte Carlo estimate from further
-// exact draws, against the scale computed without that limit.
+// on a 4 x 4 table at epsilon 0.004 (b = 1000) the scale certified by the
+// residues' box; at epsilon 1e-5 (b = 400,000), where the grid's side
+// would pass 2^24 points, the Monte Carlo estimate from further exact
+// draws, against the scale computed at b = 64,000 times (b / 64,000)^2
+// (c / b^2 moves by some 3e-6 past b = 400).
 std::vector<double> published_scales(std::size_t r, std::size_t c, double epsilon, int releases, Rational& b) {
   const auto table = test_tables::grid({"edu", "county"}, {int(r), int(c)}, std::vector<std::int64_t>(r * c, 20));
   const auto keys = table.keys();
@@ -166,17 +168,26 @@ TEST(StatTableCovarianceScale, TheScaleIntegerLaplaceReleasesPublish) {
   for (const double c : computed_by_releases) EXPECT_NEAR(c / published.scale - 1, 0, 1e-12);
   EXPECT_NEAR(published.scale / table_covariance_scale(noise, 4, 60, Interrupts()).scale - 1, 0, 1e-10);
 
-  // Past a release's work at both targets: a 4 x 4 table at epsilon 0.004
-  // (b = 1000), whose releases publish their estimate; checked against the
-  // scale computed to the certified target with the points of the default
-  // limit (its error, below 1e-3, is far inside the estimates' spread).
+  // A 4 x 4 table at epsilon 0.004 (b = 1000): past the published target's
+  // work, its releases publish the certified scale.
+  const std::vector<double> certified_by_releases = published_scales(4, 4, 0.004, 3, b);
+  const TableScale certified_scale =
+      release_table_scale({IntegerNoise::Kind::laplace, b}, 4, 4, Interrupts(), kErrorBarScalePoints);
+  EXPECT_GT(certified_scale.quadrature_error, 1e-9);
+  for (const double c : certified_by_releases) EXPECT_NEAR(c / certified_scale.scale - 1, 0, 1e-12);
+
+  // At epsilon 1e-5 the grid is refused: the releases publish their
+  // estimate, checked against the certified scale at b = 64,000 scaled
+  // (its error, below 1e-3, is far inside the estimates' spread).
   Estimates e;
-  for (const double c : published_scales(4, 4, 0.004, 20, b)) e.add(c);
+  for (const double c : published_scales(4, 4, 1e-5, 20, b)) e.add(c);
   const IntegerNoise wide{IntegerNoise::Kind::laplace, b};
-  for (const double target : {kPublishedScaleError, kCertifiedScaleError})
-    EXPECT_THROW(table_covariance_scale(wide, 4, 4, Interrupts(), kErrorBarScalePoints, target), TooLarge);
-  const auto certified = [&wide](std::size_t n) {
-    return table_covariance_scale(wide, 4, n, Interrupts(), kMaxScalePoints, kCertifiedScaleError).scale;
+  EXPECT_THROW(release_table_scale(wide, 4, 4, Interrupts(), kErrorBarScalePoints), TooLarge);
+  const double near_b = 64000, ratio = b.to_double() / near_b;
+  const auto certified = [&](std::size_t n) {
+    return release_table_scale({IntegerNoise::Kind::laplace, {64000, 1}}, 4, n, Interrupts(), kErrorBarScalePoints)
+               .scale *
+           ratio * ratio;
   };
   expect_scale("integer_laplace 4x4 releases' estimated scale", e, certified(4), certified(10), "the 4x10 scale");
 }
