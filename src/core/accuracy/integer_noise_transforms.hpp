@@ -57,7 +57,9 @@ class NoiseTransform {
 
   // log phi(2 pi r / N), N >= 1, any r (reduced modulo N exactly).
   double log_phi(std::uint64_t r, std::uint64_t N) const;
-  // The pair majorant at 2 pi r / N (at most 1).
+  // The pair majorant at 2 pi r / N (at most 1; it does not increase from
+  // the angle 0 to pi, for either law: quadrature_grid bounds runs of
+  // shells by it).
   double pair_majorant(std::uint64_t r, std::uint64_t N) const;
   // Its mean k-th power over the circle, (2 pi)^-1 int M(theta)^k d theta,
   // 0 <= k <= 64, from above (its rounding's few units added). The l1 law

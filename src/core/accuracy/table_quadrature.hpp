@@ -170,9 +170,11 @@ struct LaplaceLinePoles {
 // sum_{s > J} ((2s + 1)^d - (2s - 1)^d) M_s^power (times num_bound for the
 // numerator, den_bound for the denominator: a node that integrates one more
 // angle in closed form is bounded by M_s^power times the integral of the
-// majorant's power over that angle), in units of the node at 0; the box stops at the first shell
-// whose suffix is not negligible (1e-18 unless told) against the node at 0, the
-// numerator's taken as num_at_zero.
+// majorant's power over that angle), in units of the node at 0; the box
+// stops at the first shell whose suffix is not negligible (1e-18 unless
+// told) against the node at 0, the numerator's taken as num_at_zero (the
+// outer shells bounded in runs, as the majorant does not increase from the
+// angle 0 to pi).
 struct QuadratureGrid {
   std::uint64_t N = 0, J = 0;
   bool whole = true;

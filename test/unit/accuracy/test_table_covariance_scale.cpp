@@ -400,6 +400,55 @@ TEST(TableCovarianceScale, ShortFourLineTablesAtSmallEpsilonAreCertified) {
   }
 }
 
+// The box's shells are bounded in runs, which relies on the pair majorant
+// not increasing from the angle 0 to pi: checked for both laws over small
+// and large scales, and the box against the shell-by-shell scan of the
+// same bounds (the box never smaller, at most two shells larger, and what
+// it leaves out bounded above by the shells' own sum).
+TEST(TableCovarianceScale, TheBoxsShellsAreBoundedInRuns) {
+  for (const IntegerNoise noise : {laplace(1, 2), laplace(3, 1), laplace(1000, 1), gaussian(3, 10), gaussian(2, 1),
+                                   gaussian(50, 1), gaussian(10000, 1)}) {
+    const NoiseTransform law(noise);
+    for (const std::uint64_t N : {1000, 1001}) {
+      for (std::uint64_t r = 0; r < N / 2; ++r)
+        ASSERT_LE(law.pair_majorant(r + 1, N), law.pair_majorant(r, N)) << noise.parameter.to_double() << " " << r;
+    }
+  }
+  struct Case {
+    IntegerNoise noise;
+    int d;
+    double n, num_power, negligible;
+    std::int64_t x;
+  };
+  for (const Case& c : {Case{laplace(4, 1), 3, 30, 28, 1e-18, 4000}, Case{laplace(400, 1), 2, 4, 4, 1e-6, 60000},
+                        Case{laplace(64000, 1), 1, 7, 7, 1e-5, 3000000}, Case{gaussian(2, 1), 3, 30, 28, 1e-18, 500},
+                        Case{laplace(16, 1), 1, 6, 5, 1e-9, 20000}}) {
+    const NoiseTransform law(c.noise);
+    const QuadratureGrid g = quadrature_grid(law, c.d, c.n, c.num_power, 1.5, 0.1, c.x, 1, Interrupts(), c.negligible);
+    // The shell-by-shell scan of the same bounds.
+    const auto N = static_cast<std::uint64_t>(c.x + 1);
+    double tail_den = 0, tail_num = 0;
+    std::uint64_t J = 0;
+    for (std::uint64_t s = N / 2; s >= 1; --s) {
+      const double m = law.pair_majorant(s, N);
+      const double count = std::pow(2.0 * double(s) + 1, c.d) - std::pow(2.0 * double(s) - 1, c.d);
+      const double den = tail_den + count * std::pow(m, c.n), num = tail_num + count * 1.5 * std::pow(m, c.num_power);
+      if (den > c.negligible || num > c.negligible * 0.1) {
+        J = s;
+        break;
+      }
+      tail_den = den, tail_num = num;
+    }
+    const std::string which = std::to_string(c.noise.parameter.to_double()) + " d = " + std::to_string(c.d);
+    EXPECT_GE(g.J, J) << which;
+    EXPECT_LE(g.J, J + 2) << which;
+    const double all = std::pow(double(N), c.d);
+    EXPECT_GE(g.omitted_den * all, tail_den * (g.J == J ? 1.0 : 0.0)) << which;
+    EXPECT_LE(g.omitted_den * all, c.negligible * 1.02) << which;
+    EXPECT_LE(g.omitted_num * all, c.negligible * 0.1 * 1.02) << which;
+  }
+}
+
 TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 5, 5, Interrupts()), InvalidArgument);
   EXPECT_THROW(table_covariance_scale(laplace(3, 1), 1, 5, Interrupts()), InvalidArgument);
@@ -409,8 +458,7 @@ TEST(TableCovarianceScale, RefusesWhatItCannotBound) {
   EXPECT_THROW(table_covariance_scale(laplace(400, 1), 4, 4, Interrupts()), TooLarge);
   EXPECT_THROW(table_covariance_scale(laplace(4, 1), 4, 4, Interrupts(), kErrorBarScalePoints / 100), TooLarge);
   // A scale far from any calibrated release (epsilon 1e-12): its grid would
-  // have some 1e15 points a side, refused before its shells are scanned
-  // (which would not end in hours).
+  // have some 1e15 points a side, refused before its shells are scanned.
   EXPECT_THROW(table_covariance_scale(laplace(4000000000000, 1), 3, 50, Interrupts()), TooLarge);
   // At b = 1/100 the cells are 0 but with probability 1e-87: its own error bound refuses it.
   EXPECT_THROW(table_covariance_scale(laplace(1, 100), 3, 3, Interrupts()), OutOfRange);
