@@ -314,12 +314,29 @@ count_datum(double value, int64 integer_value, bool integer_output, Oid type)
  * keys are returned from them) and the core's table. All of it lives in
  * one memory context; resetting or deleting it frees the core's table too.
  */
+/*
+ * The interval bounds of a few consecutive rows, read from the core as the
+ * rows are returned (idp_release_bounds): a release of millions of rows
+ * holds no arrays of bounds.
+ */
+#define BOUNDS_CHUNK 256
+typedef struct RowBounds
+{
+	size_t		first;			/* the first row held */
+	size_t		n;				/* rows held (0: none yet) */
+	double		lower[BOUNDS_CHUNK];
+	double		upper[BOUNDS_CHUNK];
+	int64		integer_lower[BOUNDS_CHUNK];
+	int64		integer_upper[BOUNDS_CHUNK];
+} RowBounds;
+
 struct PrivatizedRows
 {
 	Privatize	p;
 	const QueryRows *cells;		/* the domain's rows, or the source's */
 	idp_release_table *table;
 	Oid			count_type;
+	RowBounds  *bounds;			/* when the table has intervals */
 	MemoryContextCallback free_table;
 };
 
@@ -378,6 +395,10 @@ release_rows(FunctionCallInfo fcinfo, int base, Oid run_as, const char *search_p
 	out->free_table.func = free_release_table;
 	out->free_table.arg = out;
 	MemoryContextRegisterResetCallback(cxt, &out->free_table);
+	if (p->info.interval_level > 0 && !out->table->has_intervals)
+		elog(ERROR, "the release has no intervals");
+	if (p->info.interval_level > 0)
+		out->bounds = palloc0(sizeof(RowBounds));
 	remember_release(out->table->metadata_json);
 	SPI_finish();
 	MemoryContextSwitchTo(caller);
@@ -441,20 +462,21 @@ privatized_row(const PrivatizedRows *rows, size_t r, const bool *needed, Datum *
 		nulls[column] = false;
 		values[column++] = Int32GetDatum((int32) table->row_depth[r * table->n_axes + a]);
 	}
-	if (p->info.interval_level > 0 && table->integer_half_width >= 0)
+	if (p->info.interval_level > 0)
 	{
-		/* One half-width for every row; the core checked that none overflows. */
-		int64		t = table->integer_half_width;
+		RowBounds  *bounds = rows->bounds;
+		size_t		j;
 
-		put_count(rows, column++, needed, 0, table->integer_values[r] - t, values, nulls);
-		put_count(rows, column, needed, 0, table->integer_values[r] + t, values, nulls);
-	}
-	else if (p->info.interval_level > 0)
-	{
-		put_count(rows, column++, needed, table->lower ? table->lower[r] : 0,
-				  table->integer_lower ? table->integer_lower[r] : 0, values, nulls);
-		put_count(rows, column, needed, table->upper ? table->upper[r] : 0,
-				  table->integer_upper ? table->integer_upper[r] : 0, values, nulls);
+		if (r < bounds->first || r - bounds->first >= bounds->n)
+		{
+			bounds->first = r - r % BOUNDS_CHUNK;
+			bounds->n = Min(BOUNDS_CHUNK, table->n_rows - bounds->first);
+			idp_release_bounds(table, bounds->first, bounds->n, bounds->lower, bounds->upper,
+							   bounds->integer_lower, bounds->integer_upper);
+		}
+		j = r - bounds->first;
+		put_count(rows, column++, needed, bounds->lower[j], bounds->integer_lower[j], values, nulls);
+		put_count(rows, column, needed, bounds->upper[j], bounds->integer_upper[j], values, nulls);
 	}
 }
 

@@ -229,7 +229,7 @@ void independent_case() {
   });
   const double t_intervals = best_of_3([&] {
     const CellIntervals intervals = discrete_laplace_intervals(n, b, 0.9);
-    intervals.integer_bounds(released.data(), lower.data(), upper.data(), Interrupts());
+    intervals.integer_bounds(0, released.size(), released.data(), lower.data(), upper.data());
   });
   std::printf("5e6 independent discrete Laplace cells (b = 2): release (noise + counts) %.3f s, per-cell intervals "
               "%.3f s: %.3f x the release (half-width %lld)\n",

@@ -21,16 +21,17 @@ namespace invariant_dp::test_tables {
 
 inline idp_row_id row_id(std::size_t row) { return idp_row_id{0x9e3779b97f4a7c15ull * (row + 1), row}; }
 
-// Row r's interval as the table carries it: per-row bounds of the values'
-// type, or one integer half-width around every value.
+// Row r's interval as the shim reads it (idp_release_bounds), in the
+// values' type.
 struct RowInterval {
   double lower, upper;
 };
 inline RowInterval row_interval(const idp_release_table& out, std::size_t r) {
-  if (out.integer_half_width >= 0)
-    return {double(out.integer_values[r] - out.integer_half_width), double(out.integer_values[r] + out.integer_half_width)};
-  if (out.integer_lower != nullptr) return {double(out.integer_lower[r]), double(out.integer_upper[r])};
-  return {out.lower[r], out.upper[r]};
+  double lower = 0, upper = 0;
+  std::int64_t integer_lower = 0, integer_upper = 0;
+  idp_release_bounds(&out, r, 1, &lower, &upper, &integer_lower, &integer_upper);
+  if (out.integer_output) return {double(integer_lower), double(integer_upper)};
+  return {lower, upper};
 }
 
 class ReleaseTableRows {

@@ -41,8 +41,9 @@
 //  4. Per-cell intervals (cell_intervals.hpp): discrete_laplace_intervals,
 //     discrete_gaussian_intervals, laplace_lattice_intervals,
 //     lattice_gaussian_intervals, real_intervals, estimated_intervals,
-//     HierarchyAccuracy::node_intervals; then integer_bounds or real_bounds
-//     over the released values, and method()/kind() for the metadata.
+//     HierarchyAccuracy::node_intervals; then check_integer_bounds once,
+//     integer_bounds or real_bounds over the released values as their rows
+//     are read, and method()/kind() for the metadata.
 // A privacy unit changes nothing here: its bounds are already in the
 // calibrated scale the law publishes.
 #pragma once

@@ -107,51 +107,51 @@ double CellIntervals::half_width(std::uint32_t cell) const {
 }
 
 template <class Visit>
-void CellIntervals::visit_half_widths(Visit visit, const Interrupts& interrupts) const {
+void CellIntervals::visit_half_widths(std::size_t first, std::size_t end, Visit visit) const {
   const std::uint32_t* block = form_ ? form_->block_of_cells() : nullptr;
-  for (std::size_t i = 0; i < n_cells_; ++i) {
-    interrupts.poll_every(i);
-    const auto cell = static_cast<std::uint32_t>(i);
-    visit(i, block != nullptr ? block_width_[block[i]] : half_width(cell));
+  for (std::size_t i = first; i < end; ++i)
+    visit(i, block != nullptr ? block_width_[block[i]] : half_width(static_cast<std::uint32_t>(i)));
+}
+
+void CellIntervals::check_integer_bounds(const std::int64_t* values, const Interrupts& interrupts) const {
+  if (cell_width_.empty() && class_of_cell_.empty() && !form_) {
+    // One half-width: the extreme values alone can leave bigint.
+    const std::int64_t t = integer_half_width(uniform_);
+    std::int64_t low = INT64_MAX, high = INT64_MIN, unused;
+    for (std::size_t i = 0; i < n_cells_; ++i) {
+      interrupts.poll_every(i);
+      low = std::min(low, values[i]);
+      high = std::max(high, values[i]);
+    }
+    if (n_cells_ > 0 && (__builtin_sub_overflow(low, t, &unused) || __builtin_add_overflow(high, t, &unused)))
+      throw OutOfRange("an interval bound is out of range for bigint");
+    return;
   }
-}
-
-void CellIntervals::integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
-                                   const Interrupts& interrupts) const {
-  visit_half_widths(
-      [&](std::size_t i, double real_t) {
-        const std::int64_t t = integer_half_width(real_t);
-        if (__builtin_sub_overflow(values[i], t, &lower[i]) || __builtin_add_overflow(values[i], t, &upper[i]))
-          throw OutOfRange("an interval bound is out of range for bigint");
-      },
-      interrupts);
-}
-
-std::int64_t CellIntervals::uniform_integer_half_width(const std::int64_t* values,
-                                                       const Interrupts& interrupts) const {
-  if (!cell_width_.empty() || !class_of_cell_.empty() || form_) return -1;
-  const std::int64_t t = integer_half_width(uniform_);
-  std::int64_t low = INT64_MAX, high = INT64_MIN;
-  for (std::size_t i = 0; i < n_cells_; ++i) {
+  visit_half_widths(0, n_cells_, [&](std::size_t i, double real_t) {
     interrupts.poll_every(i);
-    low = std::min(low, values[i]);
-    high = std::max(high, values[i]);
-  }
-  std::int64_t unused;
-  if (n_cells_ > 0 && (__builtin_sub_overflow(low, t, &unused) || __builtin_add_overflow(high, t, &unused)))
-    throw OutOfRange("an interval bound is out of range for bigint");
-  return t;
+    const std::int64_t t = integer_half_width(real_t);
+    std::int64_t unused;
+    if (__builtin_sub_overflow(values[i], t, &unused) || __builtin_add_overflow(values[i], t, &unused))
+      throw OutOfRange("an interval bound is out of range for bigint");
+  });
 }
 
-void CellIntervals::real_bounds(const double* values, double* lower, double* upper,
-                                const Interrupts& interrupts) const {
-  visit_half_widths(
-      [&](std::size_t i, double t) {
-        // Rounded outward: the bounds are never inside the interval claimed.
-        lower[i] = next_down(values[i] - t);
-        upper[i] = next_up(values[i] + t);
-      },
-      interrupts);
+void CellIntervals::integer_bounds(std::size_t first, std::size_t n, const std::int64_t* values, std::int64_t* lower,
+                                   std::int64_t* upper) const noexcept {
+  visit_half_widths(first, first + n, [&](std::size_t i, double real_t) {
+    const std::int64_t t = integer_half_width(real_t);
+    lower[i - first] = values[i] - t;
+    upper[i - first] = values[i] + t;
+  });
+}
+
+void CellIntervals::real_bounds(std::size_t first, std::size_t n, const double* values, double* lower,
+                                double* upper) const noexcept {
+  visit_half_widths(first, first + n, [&](std::size_t i, double t) {
+    // Rounded outward: the bounds are never inside the interval claimed.
+    lower[i - first] = next_down(values[i] - t);
+    upper[i - first] = next_up(values[i] + t);
+  });
 }
 
 CellIntervals discrete_laplace_intervals(std::size_t n_cells, Rational b, double level) {

@@ -63,20 +63,22 @@ class CellIntervals {
   double level() const { return level_; }
   void set_level(double level) { level_ = level; }
 
-  // lower[i] = values[i] - t_i, upper[i] = values[i] + t_i for every cell
-  // (n = n_cells()); OutOfRange when a bound leaves bigint.
-  void integer_bounds(const std::int64_t* values, std::int64_t* lower, std::int64_t* upper,
-                      const Interrupts& interrupts) const;
-  // When every cell has the same integer half-width t: t, after checking
-  // that no values[i] -+ t leaves bigint (OutOfRange), so that the bounds
-  // need not be stored; -1 when the half-widths differ.
-  std::int64_t uniform_integer_half_width(const std::int64_t* values, const Interrupts& interrupts) const;
-  void real_bounds(const double* values, double* lower, double* upper, const Interrupts& interrupts) const;
+  // OutOfRange when some values[i] -+ t_i leaves bigint (n = n_cells()):
+  // checked once, so that integer bounds can then be written as they are
+  // read, a few rows at a time, without an error and without two arrays of
+  // millions of bounds.
+  void check_integer_bounds(const std::int64_t* values, const Interrupts& interrupts) const;
+  // Cells [first, first + n): lower[j] = values[first + j] - t and
+  // upper[j] = values[first + j] + t. Integer bounds as they are (after
+  // check_integer_bounds), real ones rounded outward.
+  void integer_bounds(std::size_t first, std::size_t n, const std::int64_t* values, std::int64_t* lower,
+                      std::int64_t* upper) const noexcept;
+  void real_bounds(std::size_t first, std::size_t n, const double* values, double* lower, double* upper) const noexcept;
 
  private:
-  // visit(i, t_i) for every cell, its half-width's lookup chosen once.
+  // visit(i, t_i) for the cells [first, end), the half-width's lookup chosen once.
   template <class Visit>
-  void visit_half_widths(Visit visit, const Interrupts& interrupts) const;
+  void visit_half_widths(std::size_t first, std::size_t end, Visit visit) const;
 
   std::size_t n_cells_ = 0;
   double uniform_ = 0;

@@ -756,7 +756,9 @@ CellIntervals flat_intervals(const PublishedLaw& law, const CellKeys& cells, dou
       for (const std::string& name : names) m.columns.push_back(cells.column_index(name));
       margins.push_back(std::move(m));
     }
-    const InvariantModel model(cells, std::move(margins), interrupts);
+    // The cells outlive the model, whose groups may be their codes (the
+    // form keeps copies of its own).
+    const InvariantModel model(cells, std::move(margins), interrupts, KeyCodes::borrowed);
     check_model(law, model);
     form = form_of_model(model, interrupts);
   }

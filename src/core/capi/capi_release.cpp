@@ -45,11 +45,7 @@ idp_release_table* c_table(ReleaseTable&& released) {
   out->values = table->integer_output ? nullptr : const_cast<double*>(table->real_values());
   out->integer_values = table->integer_output ? const_cast<std::int64_t*>(table->integers()) : nullptr;
   out->noise_sd = or_null(table->noise_sd);
-  out->lower = or_null(table->lower);
-  out->upper = or_null(table->upper);
-  out->integer_lower = or_null(table->integer_lower);
-  out->integer_upper = or_null(table->integer_upper);
-  out->integer_half_width = table->integer_half_width;
+  out->has_intervals = table->intervals != nullptr;
   out->metadata_json = table->metadata_json.data();
   out->storage = table.release();
   return out;
@@ -100,6 +96,11 @@ void idp_free_release(idp_release_table* table) {
   if (table == nullptr) return;
   delete static_cast<ReleaseTable*>(table->storage);
   std::free(table);
+}
+
+void idp_release_bounds(const idp_release_table* table, size_t first, size_t n, double* lower, double* upper,
+                        int64_t* integer_lower, int64_t* integer_upper) {
+  static_cast<const ReleaseTable*>(table->storage)->bounds(first, n, lower, upper, integer_lower, integer_upper);
 }
 
 }  // extern "C"

@@ -294,17 +294,7 @@ typedef struct idp_release_table
 	double	   *values;			/* real mechanisms, else NULL */
 	int64_t    *integer_values;	/* integer mechanisms, else NULL */
 	double	   *noise_sd;		/* when stddev was asked, else NULL */
-	/*
-	 * When an interval was asked (idp_request_info.interval_level): per row,
-	 * value - t and value + t, in the values' type (the other pair NULL);
-	 * or, for integer values whose rows share one t, integer_half_width = t
-	 * (>= 0, the arrays NULL), with every value -+ t checked to fit.
-	 */
-	double	   *lower;
-	double	   *upper;
-	int64_t    *integer_lower;
-	int64_t    *integer_upper;
-	int64_t		integer_half_width;	/* -1: none, or per-row bounds */
+	bool		has_intervals;	/* an interval was asked: idp_release_bounds reads them */
 	char	   *metadata_json;	/* the published noise law */
 	void	   *storage;		/* the core's: what the arrays point into */
 } idp_release_table;
@@ -320,6 +310,18 @@ idp_status	idp_release(const idp_prepared_request *prepared, const idp_cells *ce
 						idp_release_table **table, idp_error *error);
 
 void		idp_free_release(idp_release_table *table);
+
+/*
+ * Rows [first, first + n) of a table with intervals: each row's bounds,
+ * value - t and value + t, in the values' type (integer_lower and
+ * integer_upper for integer values, lower and upper for real ones, which
+ * are rounded outward; the other pair is not written). The core computes
+ * them as they are read, a few rows at a time, instead of two arrays of
+ * bounds per release; integer bounds were checked to fit bigint when the
+ * release was made, so this cannot fail.
+ */
+void		idp_release_bounds(const idp_release_table *table, size_t first, size_t n, double *lower,
+							   double *upper, int64_t *integer_lower, int64_t *integer_upper);
 
 /*
  * Names the role a call into the core runs as, before any call that may

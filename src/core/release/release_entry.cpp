@@ -101,7 +101,7 @@ ReleaseTable release_hierarchy(const CheckedRequest& checked, ReleasedCells& cel
   move_values(result, request.with_stddev, table);
   // While row_cell still names the cells the keys were read from.
   if (request.interval_level > 0 && result.intervals)
-    add_release_intervals(table, *result.intervals, request.interval_level, interrupts);
+    add_release_intervals(table, std::move(result.intervals), request.interval_level, interrupts);
   else if (request.interval_level > 0)
     add_hierarchy_intervals(table, *cells.keys, cells.keys->column_names(), request.interval_level, interrupts);
   print_from_source_rows(cells.row_of_cell, table, interrupts);

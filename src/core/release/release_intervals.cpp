@@ -1,6 +1,7 @@
 #include "release_intervals.hpp"
 
 #include <cstdint>
+#include <memory>
 
 #include "../accuracy/published_release.hpp"
 #include "../errors.hpp"
@@ -11,26 +12,16 @@ namespace invariant_dp {
 
 namespace {
 
-// The bounds of every row, and the metadata's "interval" field.
-void attach(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+// The rows' half-widths (their bounds are read as the rows are), and the
+// metadata's "interval" field.
+void attach(ReleaseTable& table, std::shared_ptr<const accuracy::CellIntervals> intervals, double level,
             const Interrupts& interrupts) {
-  if (intervals.n_cells() != table.n_rows) throw Error("the intervals are not one per released row");
-  if (table.integer_output) {
-    // One half-width for every row when the law gives one; else the bounds.
-    table.integer_half_width = intervals.uniform_integer_half_width(table.integers(), interrupts);
-    if (table.integer_half_width < 0) {
-      table.integer_lower.resize(table.n_rows);
-      table.integer_upper.resize(table.n_rows);
-      intervals.integer_bounds(table.integers(), table.integer_lower.data(), table.integer_upper.data(), interrupts);
-    }
-  } else {
-    table.lower.resize(table.n_rows);
-    table.upper.resize(table.n_rows);
-    intervals.real_bounds(table.real_values(), table.lower.data(), table.upper.data(), interrupts);
-  }
-  table.metadata.add("interval", "{\"level\": " + json_number(level) + ", \"method\": " +
-                                     json_quoted(intervals.method()) + ", \"kind\": \"" +
-                                     accuracy::exactness_name(intervals.kind()) + "\"}");
+  if (intervals->n_cells() != table.n_rows) throw Error("the intervals are not one per released row");
+  if (table.integer_output) intervals->check_integer_bounds(table.integers(), interrupts);
+  table.metadata.add("interval", "{\"level\": " + json_number(level) +
+                                     ", \"method\": " + json_quoted(intervals->method()) + ", \"kind\": \"" +
+                                     accuracy::exactness_name(intervals->kind()) + "\"}");
+  table.intervals = std::move(intervals);
 }
 
 }  // namespace
@@ -55,9 +46,9 @@ void check_interval_request(const ReleaseRequest& request, const HierarchyReques
                           "release the cells flat with \"interval\".");
 }
 
-void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+void add_release_intervals(ReleaseTable& table, std::shared_ptr<const accuracy::CellIntervals> intervals, double level,
                            const Interrupts& interrupts) {
-  attach(table, intervals, level, interrupts);
+  attach(table, std::move(intervals), level, interrupts);
 }
 
 void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level, const Interrupts& interrupts) {
@@ -72,7 +63,9 @@ void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level
       (law.family == accuracy::LawFamily::l2_lattice ||
        (law.family == accuracy::LawFamily::laplace_lattice && !law.margins.empty()));
   try {
-    attach(table, accuracy::flat_intervals(law, cells, level, interrupts), level, interrupts);
+    attach(table,
+           std::make_shared<const accuracy::CellIntervals>(accuracy::flat_intervals(law, cells, level, interrupts)),
+           level, interrupts);
   } catch (const InvalidArgument& e) {
     if (!may_need_scale) throw;
     throw InvalidArgument("this release has no per-cell intervals: its law has no closed-form covariance",
@@ -120,7 +113,8 @@ void add_hierarchy_intervals(ReleaseTable& table, const CellKeys& cells, const s
   }
   accuracy::check_has_error_bars(table.law);
   const accuracy::PublishedRelease published(table.law, layout, rows, interrupts);
-  attach(table, published.row_intervals(level, interrupts), level, interrupts);
+  attach(table, std::make_shared<const accuracy::CellIntervals>(published.row_intervals(level, interrupts)), level,
+         interrupts);
 }
 
 }  // namespace invariant_dp

@@ -1,6 +1,7 @@
-// Per-cell intervals of a release (options {"interval": level}): lower =
-// value - t and upper = value + t per row, covering the row's true count
-// with at least that probability under the published noise law. They are
+// Per-cell intervals of a release (options {"interval": level}): a
+// half-width t per row, whose bounds value - t and value + t cover the
+// row's true count with at least that probability under the published
+// noise law (ReleaseTable::bounds reads them). They are
 // post-processing of the law: computed after the draw, from the law the
 // release publishes and the cells it released (accuracy/published_release.hpp
 // and accuracy/cell_intervals.hpp), never from a count, and they draw
@@ -8,6 +9,7 @@
 // metadata gains "interval": {"level", "method", "kind"}.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,7 @@ void add_flat_intervals(ReleaseTable& table, const CellKeys& cells, double level
 
 // Intervals a release computed itself (nonnegative_cascade, whose law
 // depends on the counts: its figures at the released counts), one per row.
-void add_release_intervals(ReleaseTable& table, const accuracy::CellIntervals& intervals, double level,
+void add_release_intervals(ReleaseTable& table, std::shared_ptr<const accuracy::CellIntervals> intervals, double level,
                            const Interrupts& interrupts);
 
 // A cascade over one hierarchy or two crossed ones, while its rows'

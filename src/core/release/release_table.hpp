@@ -7,9 +7,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "../accuracy/cell_intervals.hpp"
 #include "../accuracy/published_law_json.hpp"
 
 namespace invariant_dp {
@@ -33,14 +35,11 @@ struct ReleaseTable {
   std::int64_t* integer_values_in_place = nullptr;
   double* values_in_place = nullptr;
   std::vector<double> noise_sd;  // per row, when asked for
-  // options {"interval": level}: per row, value - t and value + t
-  // (release_intervals.hpp), of the values' type; empty otherwise. Integer
-  // values whose rows all share one t send t alone (integer_half_width >= 0,
-  // the arrays empty): no value -+ t leaves bigint, the core has checked,
-  // and millions of rows need no two arrays of bounds.
-  std::vector<std::int64_t> integer_lower, integer_upper;
-  std::vector<double> lower, upper;
-  std::int64_t integer_half_width = -1;
+  // options {"interval": level}: per row a half-width t, the bounds value
+  // - t and value + t read a few rows at a time (bounds()), never stored:
+  // millions of rows need no two arrays of bounds. Integer bounds were
+  // checked to fit bigint when the intervals were attached.
+  std::shared_ptr<const accuracy::CellIntervals> intervals;
   // The published law, typed (accuracy/published_law.hpp), and the
   // metadata object it is written in; metadata_json is that object's text,
   // written once the release is complete (finish_metadata).
@@ -53,6 +52,16 @@ struct ReleaseTable {
   const double* real_values() const { return values_in_place != nullptr ? values_in_place : values.data(); }
   const std::int64_t* integers() const {
     return integer_values_in_place != nullptr ? integer_values_in_place : integer_values.data();
+  }
+  // Rows [first, first + n)'s bounds, in the values' type (the other pair
+  // is not written; nothing is without intervals).
+  void bounds(std::size_t first, std::size_t n, double* lower, double* upper, std::int64_t* integer_lower,
+              std::int64_t* integer_upper) const noexcept {
+    if (intervals == nullptr || first > n_rows || n > n_rows - first) return;
+    if (integer_output)
+      intervals->integer_bounds(first, n, integers(), integer_lower, integer_upper);
+    else
+      intervals->real_bounds(first, n, real_values(), lower, upper);
   }
 };
 

@@ -75,7 +75,8 @@ void run_independent(const std::string& family, const LinearAccuracy& acc, const
   for (int release = 0; release < kIndependentReleases; ++release) {
     draw(z);
     for (std::size_t i = 0; i < kCells; ++i) y[i] = x[i] + z[i];
-    intervals.integer_bounds(y.data(), lower.data(), upper.data(), Interrupts());
+    intervals.check_integer_bounds(y.data(), Interrupts());
+    intervals.integer_bounds(0, kCells, y.data(), lower.data(), upper.data());
     double covered = 0;
     for (std::size_t i = 0; i < kCells; ++i) covered += lower[i] <= x[i] && x[i] <= upper[i];
     cells.add(covered / kCells);

@@ -228,16 +228,27 @@ TEST(AccuracyIntervals, TailBoundsAndIntegerBounds) {
   const CellIntervals iv(3, 5, true, Exactness::exact, "x");
   const std::int64_t values[] = {0, -7, INT64_MAX - 2};
   std::int64_t lower[3], upper[3];
-  EXPECT_THROW(iv.integer_bounds(values, lower, upper, Interrupts()), OutOfRange);
+  EXPECT_THROW(iv.check_integer_bounds(values, Interrupts()), OutOfRange);
   const std::int64_t fine[] = {0, -7, 100};
-  iv.integer_bounds(fine, lower, upper, Interrupts());
+  iv.check_integer_bounds(fine, Interrupts());
+  iv.integer_bounds(0, 3, fine, lower, upper);
   EXPECT_EQ(lower[1], -12);
   EXPECT_EQ(upper[2], 105);
+  // A few rows from the middle: the bounds of rows 1 and 2 at 0 and 1.
+  iv.integer_bounds(1, 2, fine, lower, upper);
+  EXPECT_EQ(lower[0], -12);
+  EXPECT_EQ(upper[1], 105);
+  // Per block: a bound past bigint in any cell is found, whatever its block.
+  const CellIntervals per_cell(std::vector<double>{1, 2, 3}, true, Exactness::exact, "x");
+  const std::int64_t near_top[] = {0, 0, INT64_MAX - 2};
+  EXPECT_THROW(per_cell.check_integer_bounds(near_top, Interrupts()), OutOfRange);
+  const std::int64_t at_top_fine[] = {0, 0, INT64_MAX - 3};
+  per_cell.check_integer_bounds(at_top_fine, Interrupts());
   const double real[] = {1.5};
   double rl, ru;
-  CellIntervals(1, 0.25, false, Exactness::exact, "x").real_bounds(real, &rl, &ru, Interrupts());
-  EXPECT_LE(rl, 1.25);
-  EXPECT_GE(ru, 1.75);
+  CellIntervals(1, 0.25, false, Exactness::exact, "x").real_bounds(0, 1, real, &rl, &ru);
+  EXPECT_LT(rl, 1.25);
+  EXPECT_GT(ru, 1.75);
 }
 
 }  // namespace

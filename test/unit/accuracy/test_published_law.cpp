@@ -124,7 +124,7 @@ std::unique_ptr<Released> run_release(const TestTable& table, const Request& r,
   auto released = std::make_unique<Released>();
   if (out == nullptr) return released;
   released->rows = std::make_unique<ReleaseTableRows>(table, *out);
-  if (out->integer_half_width >= 0 || out->integer_lower != nullptr || out->lower != nullptr)
+  if (out->has_intervals)
     for (std::size_t row = 0; row < out->n_rows; ++row) {
       const test_tables::RowInterval i = test_tables::row_interval(*out, row);
       released->interval_half_width.push_back((i.upper - i.lower) / 2);

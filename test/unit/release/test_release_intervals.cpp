@@ -11,6 +11,7 @@
 
 #include "capi/invariant_dp_core.h"
 #include "prepared_release.hpp"
+#include "release_table_rows.hpp"
 #include "table_builder.hpp"
 #include "table_request.hpp"
 
@@ -53,14 +54,19 @@ TEST(CApiIntervals, IntegerReleasesGetIntegerBoundsCentredOnTheValues) {
 
   idp_release_table* out = nullptr;
   ASSERT_EQ(r.run("integer_laplace", 0, &out, &error), IDP_OK) << error.message;
-  EXPECT_EQ(out->integer_half_width, -1);  // per cell, from the groups' sizes
-  ASSERT_NE(out->integer_lower, nullptr);
-  ASSERT_NE(out->integer_upper, nullptr);
-  EXPECT_EQ(out->lower, nullptr);
-  EXPECT_EQ(out->upper, nullptr);
+  ASSERT_TRUE(out->has_intervals);
+  // Read as the shim reads them, all rows at once and a row at a time: the
+  // same bounds, centred on the values.
+  std::vector<std::int64_t> lower(out->n_rows), upper(out->n_rows);
+  std::vector<double> untouched(out->n_rows, -1.0);
+  idp_release_bounds(out, 0, out->n_rows, untouched.data(), untouched.data(), lower.data(), upper.data());
   for (std::size_t i = 0; i < out->n_rows; ++i) {
-    EXPECT_LE(out->integer_lower[i], out->integer_values[i]);
-    EXPECT_EQ(out->integer_values[i] - out->integer_lower[i], out->integer_upper[i] - out->integer_values[i]);
+    EXPECT_LE(lower[i], out->integer_values[i]);
+    EXPECT_EQ(out->integer_values[i] - lower[i], upper[i] - out->integer_values[i]);
+    EXPECT_EQ(untouched[i], -1.0);  // the real pair is not written
+    const test_tables::RowInterval one = test_tables::row_interval(*out, i);
+    EXPECT_EQ(one.lower, double(lower[i]));
+    EXPECT_EQ(one.upper, double(upper[i]));
   }
   const std::string law = out->metadata_json;
   EXPECT_NE(
@@ -76,30 +82,32 @@ TEST(CApiIntervals, IntegerReleasesGetIntegerBoundsCentredOnTheValues) {
   ASSERT_EQ(plain.run("integer_laplace", 0, &without, &error), IDP_OK) << error.message;
   ASSERT_EQ(without->n_rows, out->n_rows);
   EXPECT_EQ(std::memcmp(without->integer_values, out->integer_values, sizeof(int64_t) * out->n_rows), 0);
-  EXPECT_EQ(without->integer_lower, nullptr);
-  EXPECT_EQ(without->integer_upper, nullptr);
+  EXPECT_FALSE(without->has_intervals);
   EXPECT_EQ(std::string(without->metadata_json).find("\"interval\""), std::string::npos);
   idp_free_release(without);
   idp_free_release(out);
 }
 
-// Independent integer cells share one half-width: the table carries it
-// alone, not two arrays of bounds, and without intervals it carries none.
+// Independent integer cells share one half-width; without intervals a
+// table has none.
 TEST(CApiIntervals, OneHalfWidthForIndependentIntegerCells) {
   IntervalRelease r;
   r.interval("0.9");
   idp_error error{};
   idp_release_table* out = nullptr;
   ASSERT_EQ(r.run("discrete_laplace", 0, &out, &error), IDP_OK) << error.message;
-  EXPECT_EQ(out->integer_lower, nullptr);
-  EXPECT_EQ(out->integer_upper, nullptr);
+  ASSERT_TRUE(out->has_intervals);
   // b = 2 (replace_one at epsilon 1): P(|Z| <= t) = 1 - 2 a^(t+1) / (1 + a),
   // a = e^(-1/2), first at least 0.9 at t = 5.
-  EXPECT_EQ(out->integer_half_width, 5);
+  for (std::size_t i = 0; i < out->n_rows; ++i) {
+    const test_tables::RowInterval one = test_tables::row_interval(*out, i);
+    EXPECT_EQ(one.lower, double(out->integer_values[i] - 5));
+    EXPECT_EQ(one.upper, double(out->integer_values[i] + 5));
+  }
   idp_free_release(out);
   IntervalRelease plain;
   ASSERT_EQ(plain.run("discrete_laplace", 0, &out, &error), IDP_OK) << error.message;
-  EXPECT_EQ(out->integer_half_width, -1);
+  EXPECT_FALSE(out->has_intervals);
   idp_free_release(out);
 }
 
@@ -110,13 +118,19 @@ TEST(CApiIntervals, RealReleasesGetRealBounds) {
   idp_error error{};
   idp_release_table* out = nullptr;
   ASSERT_EQ(r.run("subspace_gaussian", 1e-6, &out, &error), IDP_OK) << error.message;
-  ASSERT_NE(out->lower, nullptr);
-  ASSERT_NE(out->upper, nullptr);
-  EXPECT_EQ(out->integer_lower, nullptr);
+  ASSERT_TRUE(out->has_intervals);
+  std::vector<double> lower(out->n_rows), upper(out->n_rows);
+  std::vector<std::int64_t> untouched(out->n_rows, -1);
+  idp_release_bounds(out, 0, out->n_rows, lower.data(), upper.data(), untouched.data(), untouched.data());
   for (std::size_t i = 0; i < out->n_rows; ++i) {
-    EXPECT_LT(out->lower[i], out->values[i]);
-    EXPECT_GT(out->upper[i], out->values[i]);
+    EXPECT_LT(lower[i], out->values[i]);
+    EXPECT_GT(upper[i], out->values[i]);
+    EXPECT_EQ(untouched[i], -1);  // the integer pair is not written
   }
+  // Rows past the table are not read.
+  double past = 7;
+  idp_release_bounds(out, out->n_rows, 1, &past, &past, nullptr, nullptr);
+  EXPECT_EQ(past, 7);
   EXPECT_NE(std::string(out->metadata_json).find("\"kind\": \"exact\""), std::string::npos);
   idp_free_release(out);
 }
@@ -129,8 +143,11 @@ TEST(CApiIntervals, ACascadeGetsOneIntervalPerNode) {
   idp_release_table* out = nullptr;
   ASSERT_EQ(r.run("cascade", 1e-6, &out, &error), IDP_OK) << error.message;
   ASSERT_GT(out->n_rows, r.table.counts.size());  // the total and the counties too
-  ASSERT_NE(out->lower, nullptr);
-  for (std::size_t i = 0; i < out->n_rows; ++i) EXPECT_LT(out->lower[i], out->upper[i]);
+  ASSERT_TRUE(out->has_intervals);
+  for (std::size_t i = 0; i < out->n_rows; ++i) {
+    const test_tables::RowInterval one = test_tables::row_interval(*out, i);
+    EXPECT_LT(one.lower, one.upper);
+  }
   idp_free_release(out);
 }
 
