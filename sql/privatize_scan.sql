@@ -97,6 +97,23 @@ EXPLAIN (COSTS OFF) SELECT r, count(DISTINCT (county, n)) FROM runs,
     dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0) AS t(county text, n bigint) GROUP BY r;
 SELECT count(DISTINCT (county, n)) AS distinct_rows, count(*) AS rows FROM runs,
     dp.privatize('SELECT county, count(*) FROM delinquents GROUP BY 1', 1.0) AS t(county text, n bigint);
+-- With intervals, over more rows than the shim reads bounds at a time
+-- (256): a rescan reads them again from the first row, the same bounds,
+-- centred on the values, of one width per group size (integer), or
+-- around the values (real).
+CREATE TEMP TABLE long_margin AS
+SELECT CASE WHEN g <= 2 THEN 1 WHEN g <= 5 THEN 2 WHEN g <= 300 THEN 3 ELSE 4 END AS grp, g AS cell,
+       (g % 13)::bigint AS n
+FROM generate_series(1, 700) g;
+SELECT count(DISTINCT (cell, n, lower, upper)) AS distinct_rows, count(*) AS rows,
+       count(DISTINCT upper - lower) AS widths, bool_and(upper - n = n - lower) AS centred
+FROM runs, dp.privatize('SELECT grp, cell, n FROM long_margin', 1.0, 'integer_laplace', margins => '{grp}',
+                        options => '{"interval": 0.9}') AS t(grp int, cell int, n bigint, lower bigint, upper bigint);
+SELECT count(DISTINCT (cell, n, lower, upper)) AS distinct_rows, count(*) AS rows,
+       bool_and(lower < n AND n < upper) AS around
+FROM runs, dp.privatize('SELECT grp, cell, n FROM long_margin', 1.0, 'subspace_laplace', margins => '{grp}',
+                        options => '{"interval": 0.9}') AS t(grp int, cell int, n float8, lower float8, upper float8);
+DROP TABLE long_margin;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;

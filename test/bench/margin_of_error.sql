@@ -55,7 +55,7 @@ SELECT count(*) AS cells, sum(n) FROM bench_two_way r WHERE (a * 31 + b * 17) % 
 \timing off
 
 \echo
-\echo === 1b. the same grid by subspace_laplace (real, both margins): each sum's own law over Pi_N w, all 10^6 cells
+\echo === 1b. the same grid by subspace_laplace (real, both margins): the law of each sum, over Pi_N w, all 10^6 cells
 CREATE TABLE bench_laplace AS
 SELECT * FROM dp.privatize('SELECT a, b, n FROM bench_grid', 1.0, 'subspace_laplace', margins => '{a,b}')
     AS t(a int, b int, n float8);
