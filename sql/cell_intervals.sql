@@ -251,9 +251,10 @@ SELECT (dp.error_bar(r, 0.9, l.law)).margin_of_error AS pair_margin, (dp.error_b
 FROM one_bar_l4s r, one_bar_l4s_law l WHERE r.g || '/' || r.k IN ('1/1', '2/2') GROUP BY l.law;
 DROP TABLE one_bar_l4s, one_bar_l4s_law;
 -- 4 x 4 tables: at epsilon 0.5 (b = 8) the cells' law by the same pass,
--- within the release's limit, exact; at 1/3 (b = 12) past it, so the
--- intervals are estimates (the discrete Laplace quantile at the cell's
--- variance, its scale c computed). Either way the figure asked four ways has one
+-- within the release's limit, exact (and at 1/3, b = 12, by residues over
+-- the asked cell's angle); at 1/4 (b = 16) past it, so the intervals are
+-- estimates (the discrete Laplace quantile at the cell's variance, its
+-- scale c computed). Either way the figure asked four ways has one
 -- margin, one kind and one method: a cell's interval, that cell alone, the
 -- rest of its row (its row's total less the cell: the cell's noise,
 -- negated) and the cell with its column added.
@@ -287,7 +288,7 @@ SELECT count(*) AS cells, min(upper - n) AS min_half_width, max(upper - n) AS ma
 EXECUTE one_bar_l44_asked;
 TRUNCATE one_bar_l44, one_bar_l44_law;
 SET dp.seed = 13;
-EXECUTE one_bar_l44_release(1.0 / 3);
+EXECUTE one_bar_l44_release(0.25);
 INSERT INTO one_bar_l44_law SELECT dp.last_release();
 RESET dp.seed;
 EXECUTE one_bar_l44_asked;

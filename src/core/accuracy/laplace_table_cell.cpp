@@ -13,6 +13,7 @@
 #include "../samplers/interval.hpp"
 #include "laplace_cell_line.hpp"
 #include "laplace_table_sparse_sum.hpp"
+#include "line_power_coefficients.hpp"
 #include "table_quadrature.hpp"
 #include "tail_quantiles.hpp"
 #include "zero_sum_line_mass.hpp"
@@ -83,6 +84,137 @@ CellSums cell_trapezoid(Rational b, int r, double n, std::int64_t T, const Quadr
   return out;
 }
 
+// The asked cell's angle by residues (DERIVATIONS.md, section 15): take
+// the cell asked to be cell r - 1 of line 1, whose angle z the node
+// integrates in closed form. At the other angles u, line 1 given Y = s
+// contributes phi_s z^s, phi_s = [z^s] Phi (the asked cell's law at the
+// node with its own angle 0: LaplaceCellLine), and the other n - 1 lines
+// Phi^(n-1): the node's P(Y = s, S = 0) is phi_s [z^-s] Phi^(n-1), and its
+// P(S = 0) is [z^0] Phi^n (LinePowerCoefficients). The nodes left are the
+// r - 2 angles of the other cells but the last, on the whole torus: a node
+// depends on the angles of those r - 1 cells (the last one's 0) up to a
+// common shift (which moves z too, integrated over the whole circle) and a
+// sign, so each orbit of all their permutations is visited once.
+constexpr int kResidueLines = 12;  // tables whose long side has at most this many lines
+// A node's operations (LinePowerCoefficients::operations) per work unit of
+// the cell's (a node of the grid over all angles, about 3.3e-8 s): some 80
+// (6 microseconds a node of a 4 x 4 table at T = 8, 10 of a 4 x 6 at
+// T = 16); in 80-bit arithmetic some six times the work.
+constexpr double kResidueOperationsPerWork = 80, kWideResidueCellWork = 6;
+
+std::vector<CellPermutation> all_permutations(int k) {
+  std::vector<CellPermutation> out;
+  CellPermutation perm{};
+  for (int i = 0; i < k; ++i) perm[i] = i;
+  // Ends: next_permutation runs through the k! orders.
+  do out.push_back(perm);
+  while (std::next_permutation(perm.begin(), perm.begin() + k));
+  return out;
+}
+
+// The nodes of the residue grid (N^(r-2) over the orbits' number of nodes).
+double residue_cell_nodes(int r, std::uint64_t N) { return r == 4 ? double(N) * double(N) / 12 : double(N) / 2; }
+
+// One node's sums: den += weight [z^0] Phi^n, mass[s] += weight Re(phi_s [z^-s] Phi^(n-1)).
+template <class Real>
+struct ResidueCellNode {
+  ResidueCellNode(Rational b, int r, int n, std::int64_t T)
+      : r_(r), n_(n), T_(T), powers_(b, r, n), line_(b, r, T), c_(std::size_t(T) + 1), h_(std::size_t(T) + 1) {
+    const Cx<Real> zero[kMaxLines] = {{1, 0}, {1, 0}, {1, 0}, {1, 0}};
+    psi0_ = line_.evaluate(zero, h_.data());
+  }
+  // At the other cells' angles u (the last one 1).
+  void add(const Cx<Real>* u, Real weight, long double& den, std::vector<long double>& mass) {
+    Cx<Real> c0[1];
+    powers_.coefficients(u, n_, 0, c0);
+    den += weight * c0[0].re;
+    powers_.coefficients(u, n_ - 1, T_, c_.data());
+    const Cx<Real> angles[kMaxLines] = {{1, 0}, u[0], r_ == 4 ? u[1] : Cx<Real>{1, 0}, {1, 0}};
+    line_.evaluate(angles, h_.data());
+    for (std::size_t s = 0; s < h_.size(); ++s) mass[s] += weight * (h_[s] * c_[s]).re / psi0_;
+  }
+  int r_, n_;
+  std::int64_t T_;
+  LinePowerCoefficients<Real> powers_;
+  LaplaceCellLine<Real> line_;
+  std::vector<Cx<Real>> c_, h_;
+  Real psi0_ = 1;
+};
+
+// node_work: a node's work units, for the polls' stride.
+template <class Real>
+CellSums residue_cell_trapezoid(Rational b, int r, int n, std::int64_t T, std::uint64_t grid, double node_work,
+                                const Interrupts& interrupts) {
+  ResidueCellNode<Real> node(b, r, n, T);
+  const auto N = static_cast<std::int64_t>(grid);
+  const std::int64_t first = -(N - 1) / 2, last = N / 2;
+  const LineOrbits orbits(r - 1, N, first, all_permutations(r - 1));
+  CellSums out;
+  out.mass.assign(static_cast<std::size_t>(T) + 1, 0);
+  std::array<std::int64_t, kMaxLines> j{};
+  const int d = r - 2;
+  for (int i = 0; i < d; ++i) j[i] = first;
+  const auto angle = [N](std::int64_t k) {
+    const Real t = 2 * Real(kQuadraturePi) * (Real(k) / Real(N));
+    return Cx<Real>{std::cos(t), std::sin(t)};
+  };
+  std::uint64_t counted = 0;
+  for (;;) {
+    interrupts.poll_scaled(++counted, static_cast<std::uint64_t>(node_work) + 1);
+    if (const int weight = orbits.whole_weight(j)) {
+      ++out.visited;
+      Cx<Real> u[kMaxLines] = {angle(j[0]), d == 2 ? angle(j[1]) : Cx<Real>{1, 0}, {1, 0}};
+      node.add(u, Real(weight), out.den, out.mass);
+    }
+    int k = d - 1;
+    // Ends: k falls to at most -1.
+    while (k >= 0 && j[k] == last) --k;
+    if (k < 0) break;
+    ++j[k];
+    for (int i = k + 1; i < d; ++i) j[i] = first;
+  }
+  return out;
+}
+
+// The rounding of residue_cell_trapezoid's double arithmetic: at the node
+// 0 and two at the law's scale (angles about 2/b), the coverage's
+// numerators and the denominator in double against 80-bit arithmetic,
+// relative to the node 0's; ten times the largest difference. The 80-bit
+// arithmetic's: the same times 2^-11.
+double residue_cell_rounding(Rational b, int r, int n, std::int64_t T, std::uint64_t grid) {
+  ResidueCellNode<double> coarse(b, r, n, T);
+  ResidueCellNode<long double> fine(b, r, n, T);
+  const long double step = 2 * kQuadraturePi / (long double)grid;
+  const long double inv_b = (long double)b.den / (long double)b.num;
+  const long double away =
+      step * std::max<long double>(1, std::round(std::min<long double>(2 * inv_b / step, (long double)grid / 4)));
+  long double den0 = 0;
+  std::vector<long double> mass0(std::size_t(T) + 1, 0);
+  const Cx<long double> zero[kMaxLines] = {{1, 0}, {1, 0}, {1, 0}, {1, 0}};
+  fine.add(zero, 1, den0, mass0);
+  double worst = 0;
+  for (auto [x, y] : {std::pair<long double, long double>{0, 0}, {away, 0}, {away, 2 * away}}) {
+    if (r == 3) y = 0;  // three cells: the other cells' last angle is 0
+    long double den_c = 0, den_f = 0;
+    std::vector<long double> mass_c(mass0.size(), 0), mass_f(mass0.size(), 0);
+    const Cx<double> uc[kMaxLines] = {
+        {double(std::cos(x)), double(std::sin(x))}, {double(std::cos(y)), double(std::sin(y))}, {1, 0}};
+    const Cx<long double> uf[kMaxLines] = {{std::cos(x), std::sin(x)}, {std::cos(y), std::sin(y)}, {1, 0}};
+    coarse.add(uc, 1, den_c, mass_c);
+    fine.add(uf, 1, den_f, mass_f);
+    double difference = double(std::fabs((den_c - den_f) / den0));
+    long double sum_c = 0, sum_f = 0;
+    for (std::size_t s = 0; s < mass0.size(); ++s) {
+      sum_c += (s == 0 ? 1 : 2) * mass_c[s];
+      sum_f += (s == 0 ? 1 : 2) * mass_f[s];
+      difference = std::max(difference, double(std::fabs((sum_c - sum_f) / den0)));
+    }
+    // A difference that is not a number (an arithmetic that failed) is infinite.
+    worst = std::isnan(difference) ? HUGE_VAL : std::max(worst, difference);
+  }
+  return 10 * worst;
+}
+
 struct QuantileKey {
   std::uint64_t num = 0, den = 0;
   std::size_t lines = 0, length = 0;  // the shorter side, the longer
@@ -104,7 +236,8 @@ TableCellQuantile search_quantile(Rational b, std::size_t rows, std::size_t cols
 }  // namespace
 
 TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
-                                              const Interrupts& interrupts, double max_work, double* spent) {
+                                              const Interrupts& interrupts, double max_work, double* spent,
+                                              CellQuadrature quadrature) {
   const std::size_t short_side = std::min(rows, cols), long_side = std::max(rows, cols);
   if (short_side < 3 || short_side > std::size_t(kMaxLines))
     throw InvalidArgument("a table cell's law is computed for tables whose shorter side has 3 or 4 levels");
@@ -124,21 +257,68 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
     QuadratureGrid g = quadrature_grid(law, d, n, n - 1, 1, 0.1, x, box_symmetry, interrupts);
     if (g.whole) g.points *= box_symmetry / whole_symmetry;
     if (spent != nullptr) *spent = out.work;
-    if (out.work + g.points * double(T + r) > max_work)
-      throw TooLarge("the table cell's law needs too many quadrature points",
-                     "It would evaluate " + format_double(g.points) + " points.");
+    // The asked cell's angle by residues on short tables, wherever that is
+    // less work (in the cell's units: a node's operations over
+    // kResidueOperationsPerWork) and its double arithmetic, or else the
+    // 80-bit one, rounds within the target.
     const bool wide = n > kDoubleLines;
-    const CellSums sums = wide ? cell_trapezoid<long double>(b, r, n, T, g, interrupts)
-                               : cell_trapezoid<double>(b, r, n, T, g, interrupts);
-    out.points = double(sums.visited);
-    out.work += out.points * double(T + r);
-    // In units of N^d: the denominator D ~ P(S = 0 mod N), the numerators
-    // U_t ~ P(|Z_11| <= t, S = 0 mod N); tau bounds P(S = 0 mod N, S != 0).
-    const long double all = std::pow((long double)g.N, d);
+    const double unit = wide ? 0x1p-64 : 0x1p-53;
+    double rounding = 100 * n * unit;
+    double grid_work = g.points * double(T + r);
+    bool by_residues = false, residues_wide = false;
+    if (long_side <= std::size_t(kResidueLines) && quadrature != CellQuadrature::all_angles) {
+      const double node_work = (LinePowerCoefficients<double>::operations(r, int(long_side), 0) +
+                                LinePowerCoefficients<double>::operations(r, int(long_side) - 1, T)) /
+                               kResidueOperationsPerWork;
+      const double nodes = residue_cell_nodes(r, g.N);
+      const bool forced = quadrature == CellQuadrature::asked_angle_by_residues;
+      // The rounding's nodes only where the residues could be taken: less
+      // work than the grid over all angles (or asked for), and within the
+      // limit at least in double.
+      if (forced && out.work + nodes * node_work > max_work)
+        throw TooLarge("the table cell's law needs too many quadrature points",
+                       "By residues it would evaluate " + format_double(nodes * node_work) + " points' work.");
+      if ((nodes * node_work < grid_work || forced) && out.work + nodes * node_work <= max_work) {
+        const double node_rounding = residue_cell_rounding(b, r, int(long_side), T, g.N);
+        residues_wide = node_rounding > kTargetError / 4;
+        const double residue_rounding = node_rounding * (residues_wide ? 0x1p-11 : 1);
+        const double work = nodes * node_work * (residues_wide ? kWideResidueCellWork : 1);
+        if (residue_rounding <= kTargetError / 4 && (work < grid_work || forced)) {
+          by_residues = true;
+          grid_work = work;
+          rounding = residue_rounding;
+          g.omitted_num = g.omitted_den = 0;
+        }
+      }
+    }
+    if (quadrature == CellQuadrature::asked_angle_by_residues && !by_residues)
+      throw InvalidArgument(
+          "the asked cell's angle is taken by residues on tables of three or four lines of at "
+          "most 12 cells, where their arithmetic rounds within the target");
+    if (out.work + grid_work > max_work)
+      throw TooLarge("the table cell's law needs too many quadrature points",
+                     "It would evaluate " + format_double(grid_work) + " points' work.");
+    const int grid_dimension = by_residues ? d - 1 : d;
+    CellSums sums;
+    if (by_residues) {
+      const double node_work = grid_work / residue_cell_nodes(r, g.N);
+      sums = residues_wide ? residue_cell_trapezoid<long double>(b, r, int(long_side), T, g.N, node_work, interrupts)
+                           : residue_cell_trapezoid<double>(b, r, int(long_side), T, g.N, node_work, interrupts);
+      out.points = double(sums.visited);
+      out.work += node_work * double(sums.visited);
+    } else {
+      sums = wide ? cell_trapezoid<long double>(b, r, n, T, g, interrupts)
+                  : cell_trapezoid<double>(b, r, n, T, g, interrupts);
+      out.points = double(sums.visited);
+      out.work += out.points * double(T + r);
+    }
+    // In units of N^d (N^(d-1) by residues): the denominator D ~ P(S = 0
+    // mod N), the numerators U_t ~ P(|Z_11| <= t, S = 0 mod N); tau bounds
+    // P(S = 0 mod N, S != 0).
+    const long double all = std::pow((long double)g.N, grid_dimension);
     const double D = double(sums.den / all);
     const double tau = aliasing.bound(double(g.N));
-    const double unit = wide ? 0x1p-64 : 0x1p-53;
-    const double rounding = 100 * n * unit + 4 * double(sums.visited) * 0x1p-64 + double(T) * 0x1p-53;
+    rounding += 4 * double(sums.visited) * 0x1p-64 + double(T) * 0x1p-53;
     out.lower.assign(static_cast<std::size_t>(T) + 1, 0);
     out.upper.assign(static_cast<std::size_t>(T) + 1, 1);
     long double U = 0;

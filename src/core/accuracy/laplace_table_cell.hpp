@@ -20,7 +20,10 @@
 // psi^(n-1) is not negligible are visited (the pair majorant bounds the
 // rest): both bounds enclose the coverage. The floating-point rounding is
 // estimated (about n times the unit of the arithmetic, as for the
-// covariance scale).
+// covariance scale). On tables of at most 12 lines the asked cell may be
+// taken as the one whose angle the node integrates in closed form, by
+// residues (line_power_coefficients.hpp): a grid of one dimension less,
+// its rounding measured against 80-bit arithmetic at three nodes.
 #pragma once
 
 #include <cstddef>
@@ -56,9 +59,15 @@ constexpr double kCellWorkPerSumWork = 4.5;
 // OutOfRange when the error bound passes 1e-9 (scales far from calibrated).
 // `spent`, when given, receives the work spent, also when refused for work
 // (after a coarser grid).
+// `quadrature`: the grid over all the short side's angles but the last
+// line's, or (tables of at most 12 lines) the asked cell's angle by
+// residues and the grid over the others' (DERIVATIONS.md, section 15), or
+// whichever is less work (automatic).
+enum class CellQuadrature { automatic, all_angles, asked_angle_by_residues };
 TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std::size_t cols, std::int64_t T,
                                               const Interrupts& interrupts, double max_work = kTableCellWork,
-                                              double* spent = nullptr);
+                                              double* spent = nullptr,
+                                              CellQuadrature quadrature = CellQuadrature::automatic);
 
 // The smallest t whose certified coverage reaches the level (exact when
 // t - 1 certainly does not), searched up to a ceiling well past the
@@ -66,7 +75,7 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
 // limit, the same law by one pass that decides at a coarser grid first and
 // leaves out the nodes where psi^(n-1) is negligible
 // (laplace_table_sparse_sum.hpp: a sum of this one cell): long tables at
-// small epsilon, e.g. 4 x 20 at b = 10.4 in 0.01 s, and 4 x 4 at b = 8 (epsilon 0.5) in 0.44 s. The same errors as
+// small epsilon, e.g. 4 x 20 at b = 10.4 in 0.01 s. The same errors as
 // above, and OutOfRange when the ceiling does not cover. The last 64 quantiles found are kept for the process (they
 // depend on b, the shape and the level alone; dropped when another role calls: release/kept_results.hpp): asked again,
 // one is read without computing and reports the work its search took (asked under a lower limit, it is searched again);

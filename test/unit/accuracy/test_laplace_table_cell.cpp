@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "accuracy/laplace_table_cell.hpp"
+#include "accuracy/laplace_table_sparse_sum.hpp"
 #include "accuracy/table_covariance_scale.hpp"
+#include "accuracy/tail_quantiles.hpp"
 #include "errors.hpp"
 #include "interrupt_callbacks.hpp"
 #include "table_laws.hpp"
@@ -85,10 +87,71 @@ void expect_encloses(const TableCellCoverage& c, const std::vector<double>& mass
 }
 
 TEST(LaplaceTableCell, ThreeByThreeMatchesEnumeration) {
-  for (const auto& [b, R] : {std::pair<Rational, std::int64_t>{{7, 10}, 30}, {{6, 5}, 48}}) {
-    const std::vector<double> mass = enumerated_3x3_cell(b.to_double(), R);
-    const TableCellCoverage c = laplace_table_cell_coverage(b, 3, 3, 8, Interrupts());
-    expect_encloses(c, mass, 1e-9);
+  for (const CellQuadrature quadrature : {CellQuadrature::all_angles, CellQuadrature::asked_angle_by_residues})
+    for (const auto& [b, R] : {std::pair<Rational, std::int64_t>{{7, 10}, 30}, {{6, 5}, 48}}) {
+      const std::vector<double> mass = enumerated_3x3_cell(b.to_double(), R);
+      const TableCellCoverage c =
+          laplace_table_cell_coverage(b, 3, 3, 8, Interrupts(), kTableCellWork, nullptr, quadrature);
+      expect_encloses(c, mass, 1e-9);
+    }
+}
+
+// The asked cell's angle by residues against the grid over all angles:
+// the same law, within both enclosures, on three- and four-line tables of
+// several lengths and scales; and another table's law told apart.
+TEST(LaplaceTableCell, ResiduesAgreeWithAllAngles) {
+  struct Case {
+    Rational b;
+    std::size_t rows, cols;
+    std::int64_t T;
+  };
+  for (const Case& k : {Case{{9, 4}, 4, 4, 12}, Case{{4, 1}, 5, 4, 16}, Case{{3, 2}, 4, 12, 10}, Case{{8, 1}, 3, 3, 24},
+                        Case{{20, 1}, 3, 4, 50}, Case{{7, 10}, 12, 3, 6}}) {
+    const TableCellCoverage all =
+        laplace_table_cell_coverage(k.b, k.rows, k.cols, k.T, Interrupts(), 1e9, nullptr, CellQuadrature::all_angles);
+    const TableCellCoverage by_residues = laplace_table_cell_coverage(k.b, k.rows, k.cols, k.T, Interrupts(), 1e9,
+                                                                      nullptr, CellQuadrature::asked_angle_by_residues);
+    for (std::size_t t = 0; t <= std::size_t(k.T); ++t) {
+      EXPECT_LE(by_residues.lower[t], all.upper[t]) << k.rows << " x " << k.cols << " at " << t;
+      EXPECT_LE(all.lower[t], by_residues.upper[t]) << k.rows << " x " << k.cols << " at " << t;
+      EXPECT_LT(by_residues.upper[t] - by_residues.lower[t], 1e-9) << t;
+    }
+  }
+  const TableCellCoverage four =
+      laplace_table_cell_coverage({4, 1}, 4, 4, 4, Interrupts(), 1e9, nullptr, CellQuadrature::asked_angle_by_residues);
+  const TableCellCoverage five =
+      laplace_table_cell_coverage({4, 1}, 4, 5, 4, Interrupts(), 1e9, nullptr, CellQuadrature::all_angles);
+  EXPECT_GT(std::fabs(four.lower[0] - five.lower[0]), 1e-4);
+  // Past twelve lines the residues are not taken.
+  EXPECT_THROW(laplace_table_cell_coverage({2, 1}, 3, 13, 4, Interrupts(), 1e9, nullptr,
+                                           CellQuadrature::asked_angle_by_residues),
+               InvalidArgument);
+}
+
+// Short tables at small epsilon, where the grid over all angles is past a
+// release's work: exact by residues (a 4 x 4 table at b = 12, epsilon
+// about 1/3 under replace_one; a 3 x 3 table at b = 100).
+TEST(LaplaceTableCell, ShortTablesAtSmallEpsilonAreExact) {
+  struct Case {
+    Rational b;
+    std::size_t rows, cols;
+  };
+  for (const Case& k : {Case{{12, 1}, 4, 4}, Case{{100, 1}, 3, 3}}) {
+    const std::int64_t T = discrete_laplace_half_width(k.b, 0.9) + 2;
+    EXPECT_THROW(laplace_table_cell_coverage(k.b, k.rows, k.cols, T, Interrupts(), kTableCellWork, nullptr,
+                                             CellQuadrature::all_angles),
+                 TooLarge);
+    const TableCellQuantile q = laplace_table_cell_quantile(k.b, k.rows, k.cols, 0.9, Interrupts());
+    EXPECT_TRUE(q.quantile.exact) << k.rows << " x " << k.cols;
+    EXPECT_LE(q.work, kTableCellWork);
+    // Conditioning on the margins narrows the cell's law: below the
+    // unconditioned cell's quantile; and within a fifth of the normal one
+    // at the cell's computed variance (a Laplace law's is 0.99 times it).
+    const TableScale scale = table_covariance_scale({IntegerNoise::Kind::laplace, k.b}, k.rows, k.cols, Interrupts());
+    const double normal = normal_half_width(scale.cell_variance, 0.9);
+    EXPECT_LT(q.quantile.half_width, T - 2);
+    EXPECT_GT(double(q.quantile.half_width), 0.8 * normal);
+    EXPECT_LT(double(q.quantile.half_width), 1.2 * normal);
   }
 }
 
@@ -191,23 +254,31 @@ TEST(LaplaceTableCell, AKeptQuantileKeepsItsWork) {
   EXPECT_THROW(laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, stop, 1e7), Interrupted);
 }
 
-// Past the cell's law's work limit, the one-pass law (a sum of this one
-// cell) gives the same quantile: a 4 x 10 table at b = 5 (epsilon 4/5),
-// within the release's limit in 0.04 s, against the cell's law under twice
-// that limit (2.1e7 units, 1 s). Refused for work by both, the search
-// says so as the cell's law.
+// The one-pass law (a sum of this one cell, laplace_table_sparse_sum.hpp)
+// gives the cell's quantile: on a 4 x 10 table at b = 5 (epsilon 4/5),
+// where the grid over all angles is past a release's limit, the same as
+// the residues' within it. On a 4 x 20 table at b = 10.4, past both (the
+// residues take at most 12 lines), the search falls back on it. Refused
+// for work by all, the search says so as the cell's law.
 TEST(LaplaceTableCell, PastItsLimitTheOnePassLaw) {
   forget_kept_cell_quantiles();
-  EXPECT_THROW(laplace_table_cell_coverage({5, 1}, 4, 10, 9, Interrupts()), TooLarge);
+  EXPECT_THROW(
+      laplace_table_cell_coverage({5, 1}, 4, 10, 9, Interrupts(), kTableCellWork, nullptr, CellQuadrature::all_angles),
+      TooLarge);
   const TableCellQuantile q = laplace_table_cell_quantile({5, 1}, 4, 10, 0.9, Interrupts());
   EXPECT_TRUE(q.quantile.exact);
   EXPECT_LE(q.work, kTableCellWork);
+  double spent = 0;
+  const SparseTableSum one_cell{4, 10, {{0, 1}}};
+  const Quantile one_pass = sparse_sum_quantile({5, 1}, one_cell, 0.9, Interrupts(), 1e9, spent);
+  EXPECT_EQ(one_pass.half_width, q.quantile.half_width);
+  EXPECT_NEAR(one_pass.coverage_lower, q.quantile.coverage_lower, 1e-3);
   forget_kept_cell_quantiles();
-  const TableCellQuantile full = laplace_table_cell_quantile({5, 1}, 4, 10, 0.9, Interrupts(), 2 * kTableCellWork);
-  EXPECT_GT(full.work, kTableCellWork);  // by the cell's law: the one-pass law is only its fallback
-  EXPECT_TRUE(full.quantile.exact);
-  EXPECT_EQ(q.quantile.half_width, full.quantile.half_width);
-  EXPECT_NEAR(q.quantile.coverage_lower, full.quantile.coverage_lower, 1e-3);
+  const std::int64_t T = discrete_laplace_half_width({52, 5}, 0.9) + 2;
+  EXPECT_THROW(laplace_table_cell_coverage({52, 5}, 4, 20, T, Interrupts()), TooLarge);
+  const TableCellQuantile long_table = laplace_table_cell_quantile({52, 5}, 4, 20, 0.9, Interrupts());
+  EXPECT_TRUE(long_table.quantile.exact);
+  EXPECT_LE(long_table.work, kTableCellWork);
   forget_kept_cell_quantiles();
   try {
     laplace_table_cell_quantile({8, 1}, 4, 4, 0.9, Interrupts(), 2e6);

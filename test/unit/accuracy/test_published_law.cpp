@@ -796,15 +796,15 @@ TEST(OneErrorBar, IncompleteTablesOneCellHoweverAsked) {
   }
 }
 
-// integer_laplace on 4 x 4 tables: at epsilon 0.5 (b = 8) a cell's law is
-// exact within a release's limit; at 1/3 (b = 12) it is past it and the
-// interval is an estimate. Either way the rest of a cell's row or column,
+// integer_laplace on 4 x 4 tables: at epsilon 0.5 (b = 8) and 1/3 (b =
+// 12) a cell's law is exact within a release's limit; at 1/4 (b = 16) it
+// is past it and the interval is an estimate. Either way the rest of a cell's row or column,
 // and the cell with its line, take the cell's figure and its label.
 TEST(OneErrorBar, ShortFourLineTablesOneCellHoweverAsked) {
   std::vector<std::int64_t> counts(16);
   for (std::size_t i = 0; i < counts.size(); ++i) counts[i] = std::int64_t(3 + (i * 5) % 7);
   const TestTable table = test_tables::grid({"a", "b"}, {4, 4}, counts);
-  for (const auto& [epsilon, kind] : {std::pair{0.5, "exact"}, {1.0 / 3, "estimate"}}) {
+  for (const auto& [epsilon, kind] : {std::pair{0.5, "exact"}, {1.0 / 3, "exact"}, {0.25, "estimate"}}) {
     const auto r = run_release(table, Request{"integer_laplace", epsilon, 0, {"a", "b"}, {}, {"interval"}, {"0.9"}});
     ASSERT_EQ(r->status, IDP_OK) << r->error.message;
     EXPECT_STREQ(r->sum({0}, 0.9).margin_kind, kind) << epsilon;
