@@ -106,17 +106,20 @@ class LaplaceCellLine {
 // A permutation of a line's r cells.
 using CellPermutation = std::array<int, kMaxLines>;
 
-// The permutations of lines 2 .. r: the symmetries of an integrand that
-// depends on the angles through psi and the first cell's h alone.
-inline std::vector<CellPermutation> first_cell_symmetries(int r) {
+// The permutations of r cells that leave the first `fixed` in place.
+inline std::vector<CellPermutation> cell_permutations(int r, int fixed) {
   std::vector<CellPermutation> out;
   CellPermutation perm{};
   for (int k = 0; k < r; ++k) perm[k] = k;
-  // Ends: next_permutation runs through the (r - 1)! orders of lines 2 .. r.
+  // Ends: next_permutation runs through the (r - fixed)! orders of the rest.
   do out.push_back(perm);
-  while (std::next_permutation(perm.begin() + 1, perm.begin() + r));
+  while (std::next_permutation(perm.begin() + fixed, perm.begin() + r));
   return out;
 }
+
+// The permutations of lines 2 .. r: the symmetries of an integrand that
+// depends on the angles through psi and the first cell's h alone.
+inline std::vector<CellPermutation> first_cell_symmetries(int r) { return cell_permutations(r, 1); }
 
 // The orbits of the grid's nodes under the sign (psi(-alpha) = psi(alpha),
 // h_-alpha(s) = conj(h_alpha(s))) and a group of permutations of the

@@ -102,16 +102,6 @@ constexpr int kResidueLines = 12;  // tables whose long side has at most this ma
 // T = 16); in 80-bit arithmetic some six times the work.
 constexpr double kResidueOperationsPerWork = 80, kWideResidueCellWork = 6;
 
-std::vector<CellPermutation> all_permutations(int k) {
-  std::vector<CellPermutation> out;
-  CellPermutation perm{};
-  for (int i = 0; i < k; ++i) perm[i] = i;
-  // Ends: next_permutation runs through the k! orders.
-  do out.push_back(perm);
-  while (std::next_permutation(perm.begin(), perm.begin() + k));
-  return out;
-}
-
 // The nodes of the residue grid (N^(r-2) over the orbits' number of nodes).
 double residue_cell_nodes(int r, std::uint64_t N) { return r == 4 ? double(N) * double(N) / 12 : double(N) / 2; }
 
@@ -148,7 +138,7 @@ CellSums residue_cell_trapezoid(Rational b, int r, int n, std::int64_t T, std::u
   ResidueCellNode<Real> node(b, r, n, T);
   const auto N = static_cast<std::int64_t>(grid);
   const std::int64_t first = -(N - 1) / 2, last = N / 2;
-  const LineOrbits orbits(r - 1, N, first, all_permutations(r - 1));
+  const LineOrbits orbits(r - 1, N, first, cell_permutations(r - 1, 0));
   CellSums out;
   out.mass.assign(static_cast<std::size_t>(T) + 1, 0);
   std::array<std::int64_t, kMaxLines> j{};
@@ -215,6 +205,40 @@ double residue_cell_rounding(Rational b, int r, int n, std::int64_t T, std::uint
   return 10 * worst;
 }
 
+// Whether one attempt takes the asked cell's angle by residues: on
+// tables of at most kResidueLines lines, wherever that is less work than
+// the grid over all angles (grid_work, in the cell's units: a node's
+// operations over kResidueOperationsPerWork) within what is left of the
+// limit, and its double arithmetic, or else the 80-bit one, rounds within
+// a quarter of the target; or wherever asked (TooLarge past the limit).
+// The rounding's nodes are evaluated only where the residues could be
+// taken.
+struct ResiduePlan {
+  bool taken = false, wide = false;
+  double work = 0, rounding = 0;
+};
+ResiduePlan plan_residues(Rational b, int r, std::size_t long_side, std::int64_t T, std::uint64_t N, double grid_work,
+                          double work_left, CellQuadrature quadrature) {
+  ResiduePlan plan;
+  if (long_side > std::size_t(kResidueLines) || quadrature == CellQuadrature::all_angles) return plan;
+  const int n = static_cast<int>(long_side);
+  const double node_work =
+      (LinePowerCoefficients<double>::operations(r, n, 0) + LinePowerCoefficients<double>::operations(r, n - 1, T)) /
+      kResidueOperationsPerWork;
+  const double work = residue_cell_nodes(r, N) * node_work;
+  const bool forced = quadrature == CellQuadrature::asked_angle_by_residues;
+  if (forced && work > work_left)
+    throw TooLarge("the table cell's law needs too many quadrature points",
+                   "By residues it would evaluate " + format_double(work) + " points' work.");
+  if (!(work < grid_work || forced) || work > work_left) return plan;
+  const double node_rounding = residue_cell_rounding(b, r, n, T, N);
+  plan.wide = node_rounding > kTargetError / 4;
+  plan.rounding = node_rounding * (plan.wide ? 0x1p-11 : 1);
+  plan.work = work * (plan.wide ? kWideResidueCellWork : 1);
+  plan.taken = plan.rounding <= kTargetError / 4 && (plan.work < grid_work || forced);
+  return plan;
+}
+
 struct QuantileKey {
   std::uint64_t num = 0, den = 0;
   std::size_t lines = 0, length = 0;  // the shorter side, the longer
@@ -257,39 +281,17 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
     QuadratureGrid g = quadrature_grid(law, d, n, n - 1, 1, 0.1, x, box_symmetry, interrupts);
     if (g.whole) g.points *= box_symmetry / whole_symmetry;
     if (spent != nullptr) *spent = out.work;
-    // The asked cell's angle by residues on short tables, wherever that is
-    // less work (in the cell's units: a node's operations over
-    // kResidueOperationsPerWork) and its double arithmetic, or else the
-    // 80-bit one, rounds within the target.
+    // The asked cell's angle by residues where plan_residues says so.
     const bool wide = n > kDoubleLines;
     const double unit = wide ? 0x1p-64 : 0x1p-53;
     double rounding = 100 * n * unit;
     double grid_work = g.points * double(T + r);
-    bool by_residues = false, residues_wide = false;
-    if (long_side <= std::size_t(kResidueLines) && quadrature != CellQuadrature::all_angles) {
-      const double node_work = (LinePowerCoefficients<double>::operations(r, int(long_side), 0) +
-                                LinePowerCoefficients<double>::operations(r, int(long_side) - 1, T)) /
-                               kResidueOperationsPerWork;
-      const double nodes = residue_cell_nodes(r, g.N);
-      const bool forced = quadrature == CellQuadrature::asked_angle_by_residues;
-      // The rounding's nodes only where the residues could be taken: less
-      // work than the grid over all angles (or asked for), and within the
-      // limit at least in double.
-      if (forced && out.work + nodes * node_work > max_work)
-        throw TooLarge("the table cell's law needs too many quadrature points",
-                       "By residues it would evaluate " + format_double(nodes * node_work) + " points' work.");
-      if ((nodes * node_work < grid_work || forced) && out.work + nodes * node_work <= max_work) {
-        const double node_rounding = residue_cell_rounding(b, r, int(long_side), T, g.N);
-        residues_wide = node_rounding > kTargetError / 4;
-        const double residue_rounding = node_rounding * (residues_wide ? 0x1p-11 : 1);
-        const double work = nodes * node_work * (residues_wide ? kWideResidueCellWork : 1);
-        if (residue_rounding <= kTargetError / 4 && (work < grid_work || forced)) {
-          by_residues = true;
-          grid_work = work;
-          rounding = residue_rounding;
-          g.omitted_num = g.omitted_den = 0;
-        }
-      }
+    const ResiduePlan plan = plan_residues(b, r, long_side, T, g.N, grid_work, max_work - out.work, quadrature);
+    const bool by_residues = plan.taken;
+    if (by_residues) {
+      grid_work = plan.work;
+      rounding = plan.rounding;
+      g.omitted_num = g.omitted_den = 0;
     }
     if (quadrature == CellQuadrature::asked_angle_by_residues && !by_residues)
       throw InvalidArgument(
@@ -302,8 +304,8 @@ TableCellCoverage laplace_table_cell_coverage(Rational b, std::size_t rows, std:
     CellSums sums;
     if (by_residues) {
       const double node_work = grid_work / residue_cell_nodes(r, g.N);
-      sums = residues_wide ? residue_cell_trapezoid<long double>(b, r, int(long_side), T, g.N, node_work, interrupts)
-                           : residue_cell_trapezoid<double>(b, r, int(long_side), T, g.N, node_work, interrupts);
+      sums = plan.wide ? residue_cell_trapezoid<long double>(b, r, int(long_side), T, g.N, node_work, interrupts)
+                       : residue_cell_trapezoid<double>(b, r, int(long_side), T, g.N, node_work, interrupts);
       out.points = double(sums.visited);
       out.work += node_work * double(sums.visited);
     } else {
